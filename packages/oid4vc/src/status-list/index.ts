@@ -1,0 +1,3 @@
+export * from "./status-list-bytes";
+export * from "./status-list-encoding";
+export * from "./status-list-token";
