@@ -1,0 +1,50 @@
+import { createHash } from "node:crypto";
+
+/** Client Identifier Prefixes of OpenID4VP §5.9.3 that this package produces or understands. */
+export type ClientIdPrefix =
+  | "x509_hash"
+  | "x509_san_dns"
+  | "redirect_uri"
+  | "decentralized_identifier"
+  | "verifier_attestation"
+  | "openid_federation"
+  | "origin";
+
+const KNOWN_PREFIXES = new Set<string>([
+  "x509_hash",
+  "x509_san_dns",
+  "redirect_uri",
+  "decentralized_identifier",
+  "verifier_attestation",
+  "openid_federation",
+  "origin",
+]);
+
+function derBytes(leafDer: Uint8Array | string): Uint8Array {
+  return typeof leafDer === "string" ? Buffer.from(leafDer, "base64") : leafDer;
+}
+
+/** `x509_hash:<base64url(SHA-256(DER leaf))>` (HAIP-mandated prefix). `leafDer` may be an `x5c` entry. */
+export function x509HashClientId(leafDer: Uint8Array | string): string {
+  return `x509_hash:${createHash("sha256").update(derBytes(leafDer)).digest("base64url")}`;
+}
+
+/** `x509_san_dns:<dns>`: the DNS name must be a `dNSName` SAN of the leaf certificate. */
+export function x509SanDnsClientId(dnsName: string): string {
+  if (!/^[A-Za-z0-9.-]+$/.test(dnsName) || dnsName.startsWith(".") || dnsName.endsWith(".")) {
+    throw new TypeError(`not a DNS name: ${dnsName}`);
+  }
+  return `x509_san_dns:${dnsName.toLowerCase()}`;
+}
+
+/**
+ * Splits a client identifier into prefix and original identifier. No colon (or an unknown prefix such as
+ * `https:`) means a pre-registered client identifier (`prefix: null`).
+ */
+export function parseClientId(clientId: string): { prefix: ClientIdPrefix | null; value: string } {
+  const colon = clientId.indexOf(":");
+  if (colon <= 0) return { prefix: null, value: clientId };
+  const prefix = clientId.slice(0, colon);
+  if (!KNOWN_PREFIXES.has(prefix)) return { prefix: null, value: clientId };
+  return { prefix: prefix as ClientIdPrefix, value: clientId.slice(colon + 1) };
+}

@@ -1,0 +1,36 @@
+export * from "./authorization-response";
+export * from "./claims-path";
+export * from "./client-id";
+export * from "./dcql";
+export * from "./errors";
+export type { Jwk, KeyInput } from "./keys";
+export { publicJwk } from "./keys";
+export * from "./match-presentations";
+export * from "./random";
+export * from "./reasons";
+export {
+  type AuthorizationRequestPayload,
+  authorizationRequestLink,
+  type BuildAuthorizationRequestInput,
+  buildAuthorizationRequest,
+  InvalidAuthorizationRequestError,
+  parseRequestUriPostBody,
+  REQUEST_OBJECT_CONTENT_TYPE,
+  REQUEST_OBJECT_TYP,
+  type ResponseEncValue,
+  type ResponseMode,
+  SD_JWT_VC_VP_FORMATS,
+  SELF_ISSUED_AUDIENCE,
+  SUPPORTED_RESPONSE_ENC_VALUES,
+  signRequestObject,
+  type VerifierClientMetadata,
+} from "./request-object";
+export * from "./response-encryption";
+// Test helpers (clearly labelled in their files): the test wallet and a minimal SD-JWT VC issuer/verifier.
+export * from "./test-sd-jwt";
+export * from "./test-wallet";
+export * from "./verifier-certificate";
+export * from "./verify-presentation";
+export * from "./verify-request-object";
+export * from "./z-authorization-response";
+export * from "./z-dcql";

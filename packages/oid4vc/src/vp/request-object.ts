@@ -1,0 +1,183 @@
+import { CompactSign } from "jose";
+import { type Jwk, type KeyInput, toPrivateKey } from "./keys";
+import { URL_SAFE_VALUE } from "./random";
+import type { DcqlQuery } from "./z-dcql";
+
+export { generateNonce, generateResponseCode, generateState } from "./random";
+
+export type ResponseMode = "direct_post" | "direct_post.jwt";
+
+/** `aud` of a request object under static discovery (OpenID4VP §5.8). */
+export const SELF_ISSUED_AUDIENCE = "https://self-issued.me/v2";
+export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
+/** Content-Type of the request_uri response (§5.10.1). */
+export const REQUEST_OBJECT_CONTENT_TYPE = "application/oauth-authz-req+jwt";
+/** HAIP: verifiers support both and list both. */
+export const SUPPORTED_RESPONSE_ENC_VALUES = ["A128GCM", "A256GCM"] as const;
+export type ResponseEncValue = (typeof SUPPORTED_RESPONSE_ENC_VALUES)[number];
+
+export const SD_JWT_VC_VP_FORMATS = {
+  "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"] },
+} as const;
+
+export interface VerifierClientMetadata {
+  vp_formats_supported: Record<string, Record<string, string[]>>;
+  jwks?: { keys: Jwk[] };
+  encrypted_response_enc_values_supported?: string[];
+}
+
+export interface AuthorizationRequestPayload {
+  response_type: "vp_token";
+  response_mode: ResponseMode;
+  client_id: string;
+  response_uri: string;
+  nonce: string;
+  state: string;
+  dcql_query: DcqlQuery;
+  client_metadata: VerifierClientMetadata;
+  aud: string;
+  iat: number;
+  exp: number;
+  wallet_nonce?: string;
+}
+
+export interface BuildAuthorizationRequestInput {
+  /** Full prefixed client id, e.g. `x509_hash:…` or `x509_san_dns:verifier.example`. */
+  clientId: string;
+  responseUri: string;
+  responseMode: ResponseMode;
+  nonce: string;
+  state: string;
+  dcqlQuery: DcqlQuery;
+  /** The per-request public encryption key (`kid`, `alg: ECDH-ES`, `use: enc`); required for `.jwt`. */
+  encryptionJwk?: Jwk;
+  /** `wallet_nonce` from a `request_uri_method=post` request (§5.10), echoed in the object. */
+  walletNonce?: string;
+  /** Seconds since the epoch. */
+  iat: number;
+  exp: number;
+}
+
+export class InvalidAuthorizationRequestError extends Error {
+  override readonly name = "InvalidAuthorizationRequestError";
+}
+
+/** Builds the Request Object payload (OpenID4VP §5, HAIP verifier profile). Pure. */
+export function buildAuthorizationRequest(
+  input: BuildAuthorizationRequestInput,
+): AuthorizationRequestPayload {
+  const fail = (message: string): never => {
+    throw new InvalidAuthorizationRequestError(message);
+  };
+  if (!URL_SAFE_VALUE.test(input.nonce) || input.nonce.length < 22) {
+    fail("nonce must be ≥128 bits of URL-safe characters");
+  }
+  if (!URL_SAFE_VALUE.test(input.state)) fail("state must contain URL-safe characters only");
+  if (!input.clientId.includes(":")) fail("clientId must carry its client identifier prefix");
+  let responseUri: URL | undefined;
+  try {
+    responseUri = new URL(input.responseUri);
+  } catch {
+    fail("responseUri must be an absolute URL");
+  }
+  if (responseUri && responseUri.protocol !== "https:" && responseUri.protocol !== "http:") {
+    fail("responseUri must be an http(s) URL");
+  }
+  if (!(input.exp > input.iat)) fail("exp must be after iat");
+
+  const client_metadata: VerifierClientMetadata = {
+    vp_formats_supported: {
+      "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"] },
+    },
+  };
+  if (input.responseMode === "direct_post.jwt") {
+    const jwk = input.encryptionJwk ?? fail("direct_post.jwt requires an encryption key");
+    if ("d" in jwk) fail("encryptionJwk must be the public key");
+    if (!jwk.kid) fail("encryptionJwk needs a kid");
+    if (jwk.alg !== "ECDH-ES") fail("encryptionJwk.alg must be ECDH-ES");
+    client_metadata.jwks = { keys: [{ ...jwk, use: "enc" }] };
+    client_metadata.encrypted_response_enc_values_supported = [...SUPPORTED_RESPONSE_ENC_VALUES];
+  } else if (input.responseMode !== "direct_post") {
+    fail(`unsupported response mode ${String(input.responseMode)}`);
+  }
+
+  const payload: AuthorizationRequestPayload = {
+    response_type: "vp_token",
+    response_mode: input.responseMode,
+    client_id: input.clientId,
+    response_uri: input.responseUri,
+    nonce: input.nonce,
+    state: input.state,
+    dcql_query: input.dcqlQuery,
+    client_metadata,
+    aud: SELF_ISSUED_AUDIENCE,
+    iat: input.iat,
+    exp: input.exp,
+  };
+  if (input.walletNonce !== undefined) payload.wallet_nonce = input.walletNonce;
+  return payload;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Signs a Request Object: JWS compact, header `{ alg: "ES256", typ: "oauth-authz-req+jwt", x5c }`.
+ * `x5c` is the verifier chain without the trust anchor, leaf first. The private key import is cached.
+ */
+export async function signRequestObject(
+  payload: AuthorizationRequestPayload | Record<string, unknown>,
+  options: { privateKey: KeyInput; x5c: readonly string[] },
+): Promise<string> {
+  if (options.x5c.length === 0) throw new InvalidAuthorizationRequestError("x5c must hold at least the leaf");
+  return new CompactSign(encoder.encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: "ES256", typ: REQUEST_OBJECT_TYP, x5c: [...options.x5c] })
+    .sign(toPrivateKey(options.privateKey));
+}
+
+/**
+ * The link a QR code or button carries: `openid4vp://?client_id=…&request_uri=…[&request_uri_method=post]`.
+ * `scheme` may also be a wallet's https universal link (`https://wallet.example/authorize`).
+ */
+export function authorizationRequestLink(input: {
+  clientId: string;
+  requestUri: string;
+  requestUriMethod?: "get" | "post";
+  scheme?: string;
+}): string {
+  const params = new URLSearchParams({ client_id: input.clientId, request_uri: input.requestUri });
+  if (input.requestUriMethod) params.set("request_uri_method", input.requestUriMethod);
+  const scheme = input.scheme ?? "openid4vp://";
+  if (scheme.endsWith("://")) return `${scheme}?${params.toString()}`;
+  const url = new URL(scheme);
+  for (const [k, v] of params) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+/** Parses the `wallet_nonce` of a `request_uri_method=post` form body (§5.10); `undefined` when absent. */
+export function parseRequestUriPostBody(form: URLSearchParams | Record<string, string | undefined>): {
+  walletNonce?: string;
+  walletMetadata?: Record<string, unknown>;
+} {
+  const get = (name: string) =>
+    form instanceof URLSearchParams ? (form.get(name) ?? undefined) : form[name];
+  const out: { walletNonce?: string; walletMetadata?: Record<string, unknown> } = {};
+  const walletNonce = get("wallet_nonce");
+  if (walletNonce !== undefined) {
+    if (!URL_SAFE_VALUE.test(walletNonce) || walletNonce.length > 512) {
+      throw new InvalidAuthorizationRequestError("wallet_nonce must be URL-safe and at most 512 characters");
+    }
+    out.walletNonce = walletNonce;
+  }
+  const walletMetadata = get("wallet_metadata");
+  if (walletMetadata !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(walletMetadata);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+        out.walletMetadata = parsed as Record<string, unknown>;
+      }
+    } catch {
+      // Unparsable wallet metadata is ignored; it only informs, never constrains, our request.
+    }
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+import { generateKeyPairSync } from "node:crypto";
+import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
+import { randomB64url } from "./encoding";
+import { VpError } from "./errors";
+import { type Jwk, type KeyInput, toPrivateKey, toPublicKey } from "./keys";
+import { type ResponseEncValue, SUPPORTED_RESPONSE_ENC_VALUES } from "./request-object";
+
+export interface ResponseEncryptionKey {
+  /** Goes into `client_metadata.jwks` of the request: `{ kty, crv, x, y, kid, alg: "ECDH-ES", use: "enc" }`. */
+  publicJwk: Jwk;
+  /** Keep with the session (secret) to decrypt the response; same members plus `d`. */
+  privateJwk: Jwk;
+}
+
+/** A fresh, per-request ECDH-ES P-256 key pair for `direct_post.jwt` (HAIP: ephemeral key per request). */
+export function generateResponseEncryptionKey(): ResponseEncryptionKey {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const jwk = privateKey.export({ format: "jwk" }) as Jwk;
+  const kid = randomB64url(16);
+  const publicJwk: Jwk = { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y, kid, alg: "ECDH-ES", use: "enc" };
+  return { publicJwk, privateJwk: { ...publicJwk, d: jwk.d } };
+}
+
+export interface JweHeader {
+  alg?: string;
+  enc?: string;
+  kid?: string;
+}
+
+/** Reads the protected header of a compact JWE without decrypting (e.g. to find the session by `kid`). */
+export function readJweHeader(jwe: string): JweHeader {
+  try {
+    const header = decodeProtectedHeader(jwe) as JweHeader;
+    if (jwe.split(".").length !== 5) throw new Error("not a compact JWE");
+    return header;
+  } catch (cause) {
+    throw new VpError("invalid_request", "response is not a compact JWE", { cause });
+  }
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Decrypts a `direct_post.jwt` response (OpenID4VP §8.3): compact JWE, `alg` ECDH-ES, `enc` A128GCM or
+ * A256GCM, `kid` equal to the key's `kid` (required when the key has one). Returns the payload object.
+ * Any failure is a `VpError` with `invalid_request`.
+ */
+export async function decryptDirectPostJwt(
+  jwe: string,
+  privateJwk: Jwk | KeyInput,
+  options: { expectedKid?: string; allowedEnc?: readonly ResponseEncValue[] } = {},
+): Promise<Record<string, unknown>> {
+  const header = readJweHeader(jwe);
+  const allowedEnc: readonly string[] = options.allowedEnc ?? SUPPORTED_RESPONSE_ENC_VALUES;
+  if (header.alg !== "ECDH-ES")
+    throw new VpError("invalid_request", `unsupported JWE alg ${String(header.alg)}`);
+  if (!header.enc || !allowedEnc.includes(header.enc)) {
+    throw new VpError("invalid_request", `unsupported JWE enc ${String(header.enc)}`);
+  }
+  const expectedKid = options.expectedKid ?? ("kty" in privateJwk ? (privateJwk as Jwk).kid : undefined);
+  if (expectedKid !== undefined && header.kid !== expectedKid) {
+    throw new VpError("invalid_request", "JWE kid does not match the request's encryption key");
+  }
+  let plaintext: Uint8Array;
+  try {
+    ({ plaintext } = await compactDecrypt(jwe, toPrivateKey(privateJwk), {
+      keyManagementAlgorithms: ["ECDH-ES"],
+      contentEncryptionAlgorithms: [...allowedEnc],
+    }));
+  } catch (cause) {
+    throw new VpError("invalid_request", "response could not be decrypted", { cause });
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(decoder.decode(plaintext));
+  } catch (cause) {
+    throw new VpError("invalid_request", "decrypted response is not JSON", { cause });
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    throw new VpError("invalid_request", "decrypted response is not a JSON object");
+  }
+  return payload as Record<string, unknown>;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Wallet side (tests, benchmarks): encrypts the response parameters to the verifier's key from
+ * `client_metadata.jwks`, copying its `kid`; `alg` is the key's `alg` (ECDH-ES).
+ */
+export async function encryptDirectPostJwtResponse(
+  payload: Record<string, unknown>,
+  verifierPublicJwk: Jwk,
+  enc: ResponseEncValue | string = "A128GCM",
+): Promise<string> {
+  const alg = typeof verifierPublicJwk.alg === "string" ? verifierPublicJwk.alg : "ECDH-ES";
+  return new CompactEncrypt(encoder.encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg, enc, ...(verifierPublicJwk.kid ? { kid: verifierPublicJwk.kid } : {}) })
+    .encrypt(toPublicKey(verifierPublicJwk));
+}
