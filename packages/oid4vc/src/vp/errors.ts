@@ -1,7 +1,7 @@
+import { OAuthError } from "../shared/oauth-error";
+
 /**
- * OAuth-style error raised by the OpenID4VP protocol functions.
- * `oauthError` is the wire code (OpenID4VP §8.5 / RFC 6749 §4.1.2.1); `status` the HTTP status a
- * wallet-facing endpoint should answer with.
+ * OAuth error codes of OpenID4VP §8.5 (plus RFC 6749's), used on the wallet-facing endpoints.
  */
 export type VpOAuthErrorCode =
   | "invalid_request"
@@ -14,20 +14,20 @@ export type VpOAuthErrorCode =
   | "wallet_unavailable"
   | "server_error";
 
-export class VpError extends Error {
-  override readonly name = "VpError";
+/**
+ * An `OAuthError` raised by the OpenID4VP functions: `error` / `oauthError` is the wire code, `status` the
+ * HTTP status (400 unless `server_error`), `toJSON()` the `{ error, error_description }` body.
+ */
+export class VpError extends OAuthError {
   readonly oauthError: VpOAuthErrorCode;
-  readonly status: number;
 
   constructor(oauthError: VpOAuthErrorCode, message: string, options?: { status?: number; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(oauthError, message, {
+      status: options?.status ?? (oauthError === "server_error" ? 500 : 400),
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.name = "VpError";
     this.oauthError = oauthError;
-    this.status = options?.status ?? (oauthError === "server_error" ? 500 : 400);
-  }
-
-  /** The OAuth error body (`{ error, error_description }`). */
-  toOAuthBody(): { error: VpOAuthErrorCode; error_description: string } {
-    return { error: this.oauthError, error_description: this.message };
   }
 }
 
