@@ -1,0 +1,66 @@
+import { ERROR_STATUS, type ErrorCode } from "@cred/core";
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+
+export function sendError(
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+  extra: {
+    headers?: Record<string, string>;
+    details?: { code: string; target: string; message: string }[];
+  } = {},
+) {
+  if (extra.headers) reply.headers(extra.headers);
+  return reply
+    .code(ERROR_STATUS[code])
+    .type("application/json")
+    .send({
+      error: {
+        code,
+        message,
+        requestId: reply.request.id,
+        ...(extra.details ? { details: extra.details } : {}),
+      },
+    });
+}
+
+const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ["PayloadTooLarge", "The request body is too large."],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ["UnsupportedMediaType", "This content type is not supported here."],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    "ValidationFailed",
+    "The Content-Length header does not match the body.",
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ["MalformedJson", "The request body is empty."],
+  MALFORMED_JSON: ["MalformedJson", "The request body is not valid JSON."],
+};
+
+/** Every framework-level failure leaves in the ErrorEnvelope; unexpected ones as a bare 500. */
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (known) return sendError(reply, known[0], known[1]);
+    if (error.validation) return sendError(reply, "ValidationFailed", "The request is not valid.");
+    request.log.error({ err: error }, "unhandled error");
+    return sendError(
+      reply,
+      "InternalError",
+      "An unexpected error occurred. Quote the request id when contacting support.",
+    );
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(app, request.url, request.method);
+    if (allowed.length > 0) {
+      reply.header("Allow", allowed.join(", "));
+      return sendError(reply, "MethodNotAllowed", `Use one of: ${allowed.join(", ")}.`);
+    }
+    return sendError(reply, "RouteNotFound", "No operation matches this path.");
+  });
+}
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+function allowedMethods(app: FastifyInstance, url: string, method: string): string[] {
+  const path = url.split("?")[0] ?? url;
+  return METHODS.filter((m) => m !== method && app.findRoute({ method: m, url: path }) !== null);
+}

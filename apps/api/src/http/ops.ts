@@ -1,0 +1,32 @@
+import type { AppDeps } from "@cred/core";
+import { listMigrations } from "@cred/db";
+import type { FastifyInstance } from "fastify";
+
+/** Liveness, readiness and the one access-log line per request (ids, status, timing; never secrets). */
+export function registerOps(app: FastifyInstance, deps: AppDeps) {
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        clientRequestId: request.clientRequestId,
+      },
+      "request",
+    );
+  });
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    try {
+      const rows = await deps.database.prisma.$queryRaw<{ migration_name: string }[]>`
+        SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+      const applied = new Set(rows.map((r) => r.migration_name));
+      const pending = listMigrations().filter((m) => !applied.has(m));
+      if (pending.length > 0) return reply.code(503).send({ status: "migrations pending", pending });
+      return { status: "ready", database: deps.database.kind };
+    } catch {
+      return reply.code(503).send({ status: "database unreachable" });
+    }
+  });
+}

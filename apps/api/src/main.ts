@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import path from "node:path";
+import { bootstrap } from "@cred/core";
+import { loadMasterKey, readEnv } from "./env";
+import { createServer } from "./server";
+
+const env = readEnv();
+const publicBaseUrl = env.publicBaseUrl ?? `http://localhost:${env.port}`;
+const server = await createServer({
+  databaseUrl: env.databaseUrl,
+  dataDir: env.dataDir,
+  masterKey: loadMasterKey(env),
+  publicBaseUrl,
+  developmentMode: env.developmentMode,
+  logLevel: env.logLevel,
+  rateLimit: { points: env.rateLimitPoints, durationSeconds: env.rateLimitWindowSeconds },
+  webhookAllowedHosts: env.webhookAllowedHosts,
+});
+
+const created = await bootstrap(server.database.prisma, env.bootstrapAdminEmail);
+const bootstrapFile = path.join(env.dataDir, "bootstrap.json");
+if (created) {
+  fs.mkdirSync(env.dataDir, { recursive: true });
+  fs.writeFileSync(bootstrapFile, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
+}
+
+await server.app.listen({ host: env.host, port: env.port });
+
+const lines = [
+  "",
+  `Credential platform is running (${server.database.kind === "embedded" ? `embedded database in ${env.dataDir}` : "PostgreSQL"}).`,
+  `  API:            ${publicBaseUrl}  (Product /v1.0, Management /management?api-version=2026-08-30)`,
+  `  API reference:  ${publicBaseUrl}/docs   OpenAPI: ${publicBaseUrl}/openapi.json`,
+];
+if (created) {
+  lines.push(
+    "  First start: bootstrap credentials (shown once; also written to " + bootstrapFile + "):",
+    `    Sandbox API key (all scopes): ${created.apiKey}`,
+    `    Console admin: ${created.consoleEmail} / ${created.consolePassword}`,
+    `  Try: curl -H "Authorization: ApiKey ${created.apiKey}" "${publicBaseUrl}/management/organisations?api-version=2026-08-30"`,
+  );
+} else {
+  lines.push(`  Bootstrap credentials were printed on first start; see ${bootstrapFile}.`);
+}
+process.stdout.write(`${lines.join("\n")}\n\n`);
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, "shutting down");
+    await server.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,144 @@
+import { appRouter, ERROR_STATUS } from "@cred/core";
+import { generateOpenApiDocument } from "trpc-to-openapi";
+import { SUPPORTED_API_VERSION } from "./mount-rest";
+import { REST_OPERATIONS } from "./operations";
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "The request was not valid.",
+  401: "Authentication failed: the API key is missing, malformed, revoked or expired.",
+  403: "Authenticated, but the key does not carry the required scope.",
+  404: "Not visible to this caller. A resource in another tenant or environment reports as not found.",
+  409: "The request conflicts with the resource state, or an idempotency key was reused with a different payload.",
+  429: "Throttled. Retry after the number of seconds in Retry-After.",
+};
+
+const errorEnvelopeSchema = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message", "requestId"],
+      properties: {
+        code: {
+          type: "string",
+          description: "Stable PascalCase error code.",
+          enum: Object.keys(ERROR_STATUS),
+          example: "ValidationFailed",
+        },
+        message: {
+          type: "string",
+          description: "Human-readable explanation.",
+          example: "The request is not valid.",
+        },
+        requestId: {
+          type: "string",
+          description: "Quote this in support requests (equals x-ms-request-id).",
+        },
+        details: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["code", "target", "message"],
+            properties: {
+              code: { type: "string", example: "InvalidValue" },
+              target: {
+                type: "string",
+                description: "Path of the offending field.",
+                example: "claims.birthdate",
+              },
+              message: { type: "string" },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** OpenAPI 3.1 of both planes, with the spec's operation ids, statuses and the ErrorEnvelope. */
+export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<string, any> {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: "Credential Platform API",
+    version: SUPPORTED_API_VERSION,
+    baseUrl,
+    description:
+      "Issue, verify and manage digital credentials (OpenID4VCI, OpenID4VP, SD-JWT VC). Product plane under /v1.0, Management plane under /management (api-version required).",
+    securitySchemes: {
+      ApiKey: {
+        type: "apiKey",
+        in: "header",
+        name: "Authorization",
+        description: "`Authorization: ApiKey <key>`",
+      },
+    },
+  }) as unknown as Record<string, any>;
+
+  doc.components ??= {};
+  doc.components.schemas ??= {};
+  doc.components.schemas.ErrorEnvelope = errorEnvelopeSchema;
+  doc.components.parameters = {
+    ApiVersion: {
+      name: "api-version",
+      in: "query",
+      required: true,
+      description: "Management API version.",
+      schema: { type: "string", enum: [SUPPORTED_API_VERSION] },
+    },
+    ClientRequestId: {
+      name: "x-ms-client-request-id",
+      in: "header",
+      required: false,
+      description: "Caller's own request id; echoed back and logged, never used for anything else.",
+      schema: { type: "string", maxLength: 128 },
+    },
+    IdempotencyKey: {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description: "Replays the original result for a repeated request with the same payload for 24 hours.",
+      schema: { type: "string", maxLength: 255 },
+    },
+  };
+  doc.components.headers = {
+    RequestId: { description: "Request id; quote it in support requests.", schema: { type: "string" } },
+  };
+  const errorResponse = (status: number) => ({
+    description: STATUS_TEXT[status] ?? "Error.",
+    headers: {
+      "x-ms-request-id": { $ref: "#/components/headers/RequestId" },
+      ...(status === 429
+        ? { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } }
+        : {}),
+    },
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+  });
+
+  for (const op of REST_OPERATIONS) {
+    const path = op.path;
+    const operation = doc.paths?.[path]?.[op.method.toLowerCase()];
+    if (!operation) continue;
+    operation.security = [{ ApiKey: [] }];
+    const success = operation.responses["200"];
+    const successStatus = String(op.meta.successStatus ?? 200);
+    const responses: Record<string, unknown> = {};
+    if (success) {
+      success.headers = { "x-ms-request-id": { $ref: "#/components/headers/RequestId" } };
+      responses[successStatus] = success;
+    }
+    for (const status of op.meta.errorStatuses ?? [400, 401, 403, 429]) {
+      responses[String(status)] = errorResponse(status);
+    }
+    operation.responses = responses;
+    operation.parameters ??= [];
+    const params = operation.parameters as Record<string, unknown>[];
+    params.push({ $ref: "#/components/parameters/ClientRequestId" });
+    if (path.startsWith("/management/")) params.unshift({ $ref: "#/components/parameters/ApiVersion" });
+    if (op.meta.idempotent) params.push({ $ref: "#/components/parameters/IdempotencyKey" });
+  }
+  // Remove the library's own error schemas: clients only ever see the ErrorEnvelope.
+  for (const name of Object.keys(doc.components.schemas)) {
+    if (name.startsWith("error.")) delete doc.components.schemas[name];
+  }
+  return doc;
+}

@@ -1,0 +1,96 @@
+import { type AppDeps, type CoreConfig, createRateLimiter, SecretBox } from "@cred/core";
+import { applyMigrations, type Database, openDatabase } from "@cred/db";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { registerErrorHandling } from "./http/errors";
+import { registerJsonParser } from "./http/json-body";
+import { registerOps } from "./http/ops";
+import { genRequestId, registerRequestIds } from "./http/request-ids";
+import { mountRest } from "./rest/mount-rest";
+import { registerOpenApi } from "./rest/openapi-routes";
+
+export interface ServerOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  masterKey: Buffer;
+  publicBaseUrl: string;
+  developmentMode: boolean;
+  logLevel?: string;
+  rateLimit: { points: number; durationSeconds: number };
+  webhookAllowedHosts?: string[];
+  config?: Partial<CoreConfig>;
+}
+
+export interface Server {
+  app: FastifyInstance;
+  deps: AppDeps;
+  database: Database;
+  close(): Promise<void>;
+}
+
+export const REDACTED_PATHS = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "headers.authorization",
+  "*.apiKey",
+  "*.key",
+  "*.secret",
+  "*.password",
+  "*.pre-authorized_code",
+  "*.tx_code",
+  "*.access_token",
+];
+
+export function defaultCoreConfig(options: ServerOptions): CoreConfig {
+  return {
+    publicBaseUrl: options.publicBaseUrl.replace(/\/+$/, ""),
+    developmentMode: options.developmentMode,
+    idempotencyRetentionHours: 24,
+    webhookAllowedHosts: options.webhookAllowedHosts ?? [],
+    issuance: {
+      offerLifetimeSeconds: 900,
+      accessTokenLifetimeSeconds: 300,
+      nonceLifetimeSeconds: 300,
+      txCodeMaxAttempts: 5,
+      batchSize: 10,
+      statusListSize: 131072,
+      statusListTtlSeconds: 300,
+    },
+    ...options.config,
+  };
+}
+
+/** Composition root: database, migrations, dependencies and every route. */
+export async function createServer(options: ServerOptions): Promise<Server> {
+  const database = openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+  await applyMigrations(database.adapterFactory);
+  const deps: AppDeps = {
+    database,
+    config: defaultCoreConfig(options),
+    secretBox: new SecretBox(options.masterKey),
+    rateLimiter: await createRateLimiter(options.rateLimit, database.pool),
+  };
+
+  const app = Fastify({
+    logger: { level: options.logLevel ?? "info", redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
+    genReqId: genRequestId,
+    logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+  });
+  registerJsonParser(app);
+  registerRequestIds(app);
+  registerErrorHandling(app);
+  registerOps(app, deps);
+  registerOpenApi(app);
+  mountRest(app, deps);
+
+  return {
+    app,
+    deps,
+    database,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,381 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+const org = (reference: string) => ({ reference, displayName: `Org ${reference}` });
+
+describe("request ids", () => {
+  it("sets x-ms-request-id on success, errors, unknown routes and ops endpoints", async () => {
+    const results = await Promise.all([
+      call(t, "GET", "/management/organisations", { key: t.adminKey }),
+      call(t, "GET", "/management/organisations", { key: null }),
+      call(t, "GET", "/nowhere"),
+      call(t, "GET", "/healthz"),
+      call(t, "GET", "/openapi.json"),
+    ]);
+    for (const r of results) expect(r.headers.get("x-ms-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const ids = new Set(results.map((r) => r.headers.get("x-ms-request-id")));
+    expect(ids.size).toBe(results.length);
+  });
+
+  it("echoes a header-safe x-ms-client-request-id and drops an unsafe or oversized one", async () => {
+    const ok = await call(t, "GET", "/healthz", { headers: { "x-ms-client-request-id": "my-trace-1" } });
+    expect(ok.headers.get("x-ms-client-request-id")).toBe("my-trace-1");
+    const long = await call(t, "GET", "/healthz", { headers: { "x-ms-client-request-id": "x".repeat(500) } });
+    expect(long.headers.get("x-ms-client-request-id")).toBeNull();
+  });
+
+  it("never lets x-ms-client-request-id influence authentication", async () => {
+    const r = await call(t, "GET", "/management/organisations", {
+      headers: { "x-ms-client-request-id": t.adminKey },
+    });
+    expect(r.status).toBe(401);
+  });
+
+  it("adds X-Correlation-Id and X-Request-Id on the Product plane only", async () => {
+    const product = await call(t, "GET", "/v1.0/issuance-transactions/itx_x", {
+      headers: { "x-correlation-id": "corr-42" },
+    });
+    expect(product.headers.get("x-correlation-id")).toBe("corr-42");
+    expect(product.headers.get("x-request-id")).toBe(product.headers.get("x-ms-request-id"));
+    const generated = await call(t, "GET", "/v1.0/issuance-transactions/itx_x");
+    expect(generated.headers.get("x-correlation-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const management = await call(t, "GET", "/management/organisations", { key: t.adminKey });
+    expect(management.headers.get("x-correlation-id")).toBeNull();
+  });
+});
+
+describe("error envelope", () => {
+  it("answers unknown routes with 404 RouteNotFound", async () => {
+    const r = await call(t, "GET", "/nowhere");
+    expect(r.status).toBe(404);
+    expect(errorCode(r)).toBe("RouteNotFound");
+    const rest = await call(t, "GET", "/management/unknown-things", { key: t.adminKey });
+    expect(rest.status).toBe(404);
+    expect(errorCode(rest)).toBe("RouteNotFound");
+  });
+
+  it("answers a wrong method with 405 and Allow", async () => {
+    const r = await call(t, "DELETE", "/management/organisations", { key: t.adminKey });
+    expect(r.status).toBe(405);
+    expect(errorCode(r)).toBe("MethodNotAllowed");
+    expect(r.headers.get("allow")).toContain("GET");
+    const ops = await call(t, "POST", "/healthz");
+    expect(ops.status).toBe(405);
+    expect(errorCode(ops)).toBe("MethodNotAllowed");
+  });
+
+  it("answers malformed JSON with 400 MalformedJson", async () => {
+    const r = await call(t, "POST", "/management/organisations", { key: t.adminKey, rawBody: "{not json" });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("MalformedJson");
+  });
+
+  it("answers an oversized body with 413 PayloadTooLarge", async () => {
+    const r = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      rawBody: JSON.stringify({ reference: "big", displayName: "x".repeat(2 * 1024 * 1024) }),
+    });
+    expect(r.status).toBe(413);
+    expect(errorCode(r)).toBe("PayloadTooLarge");
+  });
+
+  it("answers an unsupported content type with 415", async () => {
+    const r = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      rawBody: "<xml/>",
+      headers: { "content-type": "application/xml" },
+    });
+    expect(r.status).toBe(415);
+    expect(errorCode(r)).toBe("UnsupportedMediaType");
+  });
+
+  it("reports validation failures with details and never the library's default body", async () => {
+    const r = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      body: { reference: "Bad Ref" },
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("ValidationFailed");
+    expect(Object.keys(r.body)).toEqual(["error"]);
+    expect(r.body.error.details.map((d: { target: string }) => d.target)).toEqual(
+      expect.arrayContaining(["reference", "displayName"]),
+    );
+  });
+
+  it("rejects unknown body fields", async () => {
+    const r = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      body: { ...org("extra-field"), colour: "red" },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details[0].code).toBe("UnknownField");
+  });
+
+  it("hides unexpected failures (the database gone) behind a 500 without internals", async () => {
+    const broken = await startTestServer();
+    try {
+      await broken.server.database.close();
+      const r = await call(broken, "GET", "/management/organisations", { key: broken.adminKey });
+      expect(r.status).toBe(500);
+      expect(errorCode(r)).toBe("InternalError");
+      expect(Object.keys(r.body)).toEqual(["error"]);
+      expect(JSON.stringify(r.body)).not.toMatch(/prisma|pglite|stack|\.ts/i);
+      expect((await call(broken, "GET", "/readyz")).status).toBe(503);
+    } finally {
+      await broken.server.app.close();
+    }
+  });
+});
+
+describe("api-version", () => {
+  it("is required on the Management plane", async () => {
+    const r = await call(t, "GET", "/management/organisations", { key: t.adminKey, apiVersion: false });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("MissingApiVersion");
+  });
+  it("must be the supported value", async () => {
+    const r = await call(t, "GET", "/management/organisations", {
+      key: t.adminKey,
+      apiVersion: "2020-01-01",
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("UnsupportedApiVersion");
+  });
+  it("is not needed on the Product plane", async () => {
+    const r = await call(t, "GET", "/v1.0/issuance-transactions/itx_00000000000000000000000000", {
+      key: t.adminKey,
+    });
+    expect(r.status).not.toBe(400);
+  });
+});
+
+describe("authentication", () => {
+  const path = "/management/organisations";
+  it("401 when the key is missing", async () => {
+    const r = await call(t, "GET", path);
+    expect(r.status).toBe(401);
+    expect(errorCode(r)).toBe("Unauthenticated");
+  });
+  it("401 when the header is malformed", async () => {
+    for (const value of ["Bearer abc", "ApiKey", "ApiKey not-a-key", `Basic ${t.adminKey}`]) {
+      const r = await call(t, "GET", path, { headers: { authorization: value } });
+      expect(r.status, value).toBe(401);
+      expect(errorCode(r)).toBe("Unauthenticated");
+    }
+  });
+  it("401 when the key is unknown", async () => {
+    const unknown = `ak_aaaaaaaaaaaa_${"A".repeat(43)}`;
+    const r = await call(t, "GET", path, { key: unknown });
+    expect(r.status).toBe(401);
+    // The right prefix with a wrong secret is just as unknown.
+    const wrongSecret = `${t.adminKey.slice(0, 16)}${"B".repeat(43)}`;
+    expect((await call(t, "GET", path, { key: wrongSecret })).status).toBe(401);
+  });
+  it("401 when the key is revoked", async () => {
+    const key = await t.key();
+    expect((await call(t, "GET", path, { key })).status).toBe(200);
+    const { revokeApiKey } = await import("@cred/core");
+    const prefix = key.slice(3, 15);
+    const row = await t.server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix } });
+    await revokeApiKey(t.server.database.prisma, { tenantId: t.tenantId }, row.id);
+    const r = await call(t, "GET", path, { key });
+    expect(r.status).toBe(401);
+    expect(r.body.error.message).toContain("revoked");
+  });
+  it("401 when the key has expired", async () => {
+    const key = await t.key({ expiresAt: new Date(Date.now() - 1000) });
+    const r = await call(t, "GET", path, { key });
+    expect(r.status).toBe(401);
+    expect(r.body.error.message).toContain("expired");
+  });
+  it("403 when the key lacks the scope", async () => {
+    const key = await t.key({ scopes: ["organisations.read"] });
+    const r = await call(t, "POST", path, { key, body: org("no-scope") });
+    expect(r.status).toBe(403);
+    expect(errorCode(r)).toBe("MissingScope");
+    expect((await call(t, "GET", path, { key })).status).toBe(200);
+  });
+  it("stores keys hashed, never in clear", async () => {
+    const rows = await t.server.database.prisma.apiKey.findMany();
+    for (const row of rows) expect(JSON.stringify(row)).not.toContain(t.adminKey.slice(16));
+  });
+});
+
+describe("tenancy", () => {
+  it("reads another tenant's or environment's organisation as 404", async () => {
+    expect(
+      (await call(t, "POST", "/management/organisations", { key: t.adminKey, body: org("mine") })).status,
+    ).toBe(201);
+    const other = await t.otherTenant();
+    const foreign = await call(t, "GET", "/management/organisations/mine", { key: other.key });
+    expect(foreign.status).toBe(404);
+    expect(errorCode(foreign)).toBe("NotFound");
+    const production = await t.key({ environment: "production" });
+    expect((await call(t, "GET", "/management/organisations/mine", { key: production })).status).toBe(404);
+    const list = await call(t, "GET", "/management/organisations", { key: other.key });
+    expect(list.body.data).toEqual([]);
+    // The same reference is free in another tenant.
+    expect(
+      (await call(t, "POST", "/management/organisations", { key: other.key, body: org("mine") })).status,
+    ).toBe(201);
+  });
+});
+
+describe("idempotency", () => {
+  const path = "/management/organisations";
+  it("replays the original status and body with Idempotent-Replayed", async () => {
+    const headers = { "idempotency-key": "idem-1" };
+    const first = await call(t, "POST", path, { key: t.adminKey, body: org("idem-one"), headers });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const second = await call(t, "POST", path, { key: t.adminKey, body: org("idem-one"), headers });
+    expect(second.status).toBe(201);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body).toEqual(first.body);
+  });
+  it("rejects the same key with another payload (409 IdempotencyKeyReused)", async () => {
+    const headers = { "idempotency-key": "idem-2" };
+    expect((await call(t, "POST", path, { key: t.adminKey, body: org("idem-two"), headers })).status).toBe(
+      201,
+    );
+    const r = await call(t, "POST", path, { key: t.adminKey, body: org("idem-other"), headers });
+    expect(r.status).toBe(409);
+    expect(errorCode(r)).toBe("IdempotencyKeyReused");
+  });
+  it("produces one effect for concurrent duplicates", async () => {
+    const headers = { "idempotency-key": "idem-3" };
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call(t, "POST", path, { key: t.adminKey, body: org("idem-three"), headers }),
+      ),
+    );
+    for (const r of results) expect([201, 409]).toContain(r.status);
+    expect(results.filter((r) => r.status === 201 && !r.headers.get("idempotent-replayed"))).toHaveLength(1);
+    const count = await t.server.database.prisma.organisation.count({ where: { reference: "idem-three" } });
+    expect(count).toBe(1);
+  });
+  it("does not keep a record when the operation fails, so a corrected retry works", async () => {
+    const headers = { "idempotency-key": "idem-4" };
+    expect((await call(t, "POST", path, { key: t.adminKey, body: org("mine"), headers })).status).toBe(409);
+    expect((await call(t, "POST", path, { key: t.adminKey, body: org("mine"), headers })).status).toBe(409);
+  });
+  it("rejects keys longer than 255 characters", async () => {
+    const r = await call(t, "POST", path, {
+      key: t.adminKey,
+      body: org("idem-five"),
+      headers: { "idempotency-key": "k".repeat(256) },
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("InvalidIdempotencyKey");
+  });
+  it("scopes keys per tenant", async () => {
+    const other = await t.otherTenant();
+    const headers = { "idempotency-key": "shared-key" };
+    expect((await call(t, "POST", path, { key: t.adminKey, body: org("idem-six"), headers })).status).toBe(
+      201,
+    );
+    const r = await call(t, "POST", path, { key: other.key, body: org("idem-seven"), headers });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
+describe("throttling", () => {
+  it("answers 429 with Retry-After and RateLimit headers once the budget is spent", async () => {
+    const small = await startTestServer({ rateLimit: { points: 3, durationSeconds: 60 } });
+    try {
+      const results = [];
+      for (let i = 0; i < 4; i++)
+        results.push(await call(small, "GET", "/management/organisations", { key: small.adminKey }));
+      expect(results.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
+      const limited = results[3]!;
+      expect(limited.status).toBe(429);
+      expect(errorCode(limited)).toBe("Throttled");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(limited.headers.get("ratelimit")).toMatch(/r=0/);
+      expect(results[0]!.headers.get("ratelimit-policy")).toContain("q=3");
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe("organisations", () => {
+  it("creates, gets and lists with cursor pagination in a stable order", async () => {
+    const key = await t.key({ environment: "production" });
+    const refs = ["page-a", "page-b", "page-c", "page-d", "page-e"];
+    for (const ref of refs) {
+      const r = await call(t, "POST", "/management/organisations", {
+        key,
+        body: { ...org(ref), legalName: "L", country: "NL", identifiers: [{ scheme: "LEI", value: "123" }] },
+      });
+      expect(r.status).toBe(201);
+      expect(r.body.data).toMatchObject({ reference: ref, country: "NL", environment: "production" });
+    }
+    const got = await call(t, "GET", "/management/organisations/page-c", { key });
+    expect(got.body.data.reference).toBe("page-c");
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await call(
+        t,
+        "GET",
+        `/management/organisations?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        {
+          key,
+        },
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.data.map((o: { reference: string }) => o.reference));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(refs);
+  });
+  it("409 on a duplicate reference", async () => {
+    await call(t, "POST", "/management/organisations", { key: t.adminKey, body: org("dup") });
+    const r = await call(t, "POST", "/management/organisations", { key: t.adminKey, body: org("dup") });
+    expect(r.status).toBe(409);
+    expect(errorCode(r)).toBe("AlreadyExists");
+  });
+  it("400 on a bad limit or cursor", async () => {
+    expect((await call(t, "GET", "/management/organisations?limit=0", { key: t.adminKey })).status).toBe(400);
+    expect((await call(t, "GET", "/management/organisations?limit=101", { key: t.adminKey })).status).toBe(
+      400,
+    );
+    expect((await call(t, "GET", "/management/organisations?cursor=zzz", { key: t.adminKey })).status).toBe(
+      400,
+    );
+  });
+});
+
+describe("operations endpoints", () => {
+  it("serves health, readiness, OpenAPI and the reference", async () => {
+    expect((await call(t, "GET", "/healthz")).body).toEqual({ status: "ok" });
+    expect((await call(t, "GET", "/readyz")).body.status).toBe("ready");
+    const doc = await call(t, "GET", "/openapi.json");
+    expect(doc.body.openapi).toMatch(/^3\.1/);
+    const create = doc.body.paths["/management/organisations"].post;
+    expect(create.operationId).toBe("Organisations_Create");
+    expect(Object.keys(create.responses)).toEqual(
+      expect.arrayContaining(["201", "400", "401", "403", "409", "429"]),
+    );
+    expect(create.responses["200"]).toBeUndefined();
+    expect(create.responses["409"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/ErrorEnvelope",
+    );
+    expect(doc.body.components.securitySchemes.ApiKey).toMatchObject({
+      type: "apiKey",
+      name: "Authorization",
+    });
+    const docs = await fetch(`${t.baseUrl}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("swagger");
+  });
+});

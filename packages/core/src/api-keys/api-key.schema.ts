@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { ENVIRONMENTS, SCOPES } from "../shared/scopes";
+
+export const zApiKey = z.object({
+  id: z.string().meta({ example: "key_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
+  name: z.string(),
+  prefix: z.string().meta({ description: "Public part of the key, shown to tell keys apart." }),
+  environment: z.enum(ENVIRONMENTS),
+  scopes: z.array(z.enum(SCOPES)),
+  issuerId: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  createdAt: z.string(),
+  status: z.enum(["active", "revoked", "expired"]),
+});
+
+export const ZCreateApiKeyRequest = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  issuerId: z.string().max(64).nullish(),
+  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+});
+export type TCreateApiKeyRequest = z.infer<typeof ZCreateApiKeyRequest>;
+
+export const ZCreateApiKeyResponse = z.object({
+  data: zApiKey.extend({ key: z.string().meta({ description: "The secret key. Shown once." }) }),
+});

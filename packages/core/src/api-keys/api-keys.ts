@@ -1,0 +1,67 @@
+import type { Db } from "@cred/db";
+import type { z } from "zod";
+import { notFound } from "../shared/errors";
+import { newId } from "../shared/ids";
+import type { TenantScope } from "../shared/principal";
+import type { Scope } from "../shared/scopes";
+import { hashSecret } from "../shared/secret-box";
+import type { zApiKey } from "./api-key.schema";
+import { generateApiKey } from "./api-key-format";
+
+type ApiKeyRow = Awaited<ReturnType<Db["apiKey"]["findFirstOrThrow"]>>;
+
+export function toApiKeyDto(row: ApiKeyRow): z.infer<typeof zApiKey> {
+  const expired = row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    environment: row.environment as "sandbox" | "production",
+    scopes: row.scopes as Scope[],
+    issuerId: row.issuerId,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    status: row.revokedAt ? "revoked" : expired ? "expired" : "active",
+  };
+}
+
+export async function createApiKey(
+  db: Db,
+  scope: TenantScope,
+  input: { name: string; scopes: Scope[]; issuerId?: string | null; expiresAt?: Date | null },
+) {
+  if (input.issuerId) {
+    const issuer = await db.issuer.findFirst({ where: { id: input.issuerId, ...scope } });
+    if (!issuer) throw notFound("The issuer");
+  }
+  const { key, prefix, secret } = generateApiKey();
+  const row = await db.apiKey.create({
+    data: {
+      id: newId("key"),
+      ...scope,
+      name: input.name,
+      prefix,
+      secretHash: hashSecret(secret),
+      scopes: [...new Set(input.scopes)],
+      issuerId: input.issuerId ?? null,
+      expiresAt: input.expiresAt ?? null,
+    },
+  });
+  return { ...toApiKeyDto(row), key };
+}
+
+export async function listApiKeys(db: Db, scope: Partial<TenantScope> & { tenantId: string }) {
+  const rows = await db.apiKey.findMany({ where: scope, orderBy: { id: "asc" } });
+  return rows.map(toApiKeyDto);
+}
+
+export async function revokeApiKey(db: Db, scope: Partial<TenantScope> & { tenantId?: string }, id: string) {
+  const row = await db.apiKey.findFirst({ where: { id, ...scope } });
+  if (!row) throw notFound("The API key");
+  const updated = row.revokedAt
+    ? row
+    : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  return toApiKeyDto(updated);
+}

@@ -1,0 +1,31 @@
+import type { Db } from "@cred/db";
+import type { Principal } from "../shared/principal";
+import { type Environment, isScope, type Scope } from "../shared/scopes";
+import { constantTimeEqual, hashSecret } from "../shared/secret-box";
+import { parseApiKey } from "./api-key-format";
+
+export type ApiKeyLookup = { ok: true; principal: Principal } | { ok: false; reason: string };
+
+export async function findApiKeyPrincipal(db: Db, key: string): Promise<ApiKeyLookup> {
+  const parsed = parseApiKey(key);
+  if (!parsed) return { ok: false, reason: "The API key is malformed." };
+  const row = await db.apiKey.findUnique({ where: { prefix: parsed.prefix } });
+  // Hash even on a miss so the timing of unknown and wrong keys matches.
+  const presented = hashSecret(parsed.secret);
+  if (!row || !constantTimeEqual(presented, row.secretHash))
+    return { ok: false, reason: "The API key is not valid." };
+  if (row.revokedAt) return { ok: false, reason: "The API key has been revoked." };
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now())
+    return { ok: false, reason: "The API key has expired." };
+  return {
+    ok: true,
+    principal: {
+      kind: "apiKey",
+      id: row.id,
+      tenantId: row.tenantId,
+      environment: row.environment as Environment,
+      scopes: new Set(row.scopes.filter(isScope) as Scope[]),
+      issuerId: row.issuerId,
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Database, Db } from "@cred/db";
+import type { Principal } from "./shared/principal";
+import type { RateLimiter } from "./shared/rate-limit";
+import type { SecretBox } from "./shared/secret-box";
+
+export interface CoreConfig {
+  /** Public https origin wallets and integrators reach (issuer identifiers, offer URIs, status lists). */
+  publicBaseUrl: string;
+  /** Development mode: allows http loopback URLs (webhooks, base URL). */
+  developmentMode: boolean;
+  idempotencyRetentionHours: number;
+  /** Hosts a webhook URL may use even though they resolve to private addresses (tests only). */
+  webhookAllowedHosts: string[];
+  issuance: {
+    offerLifetimeSeconds: number;
+    accessTokenLifetimeSeconds: number;
+    nonceLifetimeSeconds: number;
+    txCodeMaxAttempts: number;
+    batchSize: number;
+    statusListSize: number;
+    statusListTtlSeconds: number;
+  };
+}
+
+/** Long-lived dependencies, built once per process. */
+export interface AppDeps {
+  database: Database;
+  config: CoreConfig;
+  secretBox: SecretBox;
+  rateLimiter: RateLimiter;
+}
+
+/** Per-request context shared by REST (trpc-to-openapi) and the console (tRPC). */
+export interface RequestContext {
+  deps: AppDeps;
+  db: Db;
+  requestId: string;
+  /** Raw `Authorization` header, when present. */
+  authorization: string | undefined;
+  /** Console session token (cookie), when the call comes from the console. */
+  staffSessionToken: string | undefined;
+  /** Console CSRF token (header), checked for mutations by staff. */
+  csrfToken: string | undefined;
+  idempotencyKey: string | undefined;
+  /** Filled by procedures; the transport applies them to the response. */
+  response: { status?: number; headers: Record<string, string> };
+  principal?: Principal;
+}
+
+export function createRequestContext(
+  deps: AppDeps,
+  init: Pick<
+    RequestContext,
+    "requestId" | "authorization" | "staffSessionToken" | "csrfToken" | "idempotencyKey"
+  >,
+): RequestContext {
+  return { deps, db: deps.database.prisma, response: { headers: {} }, ...init };
+}

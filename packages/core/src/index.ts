@@ -1,0 +1,13 @@
+export * from "./api-keys/api-keys";
+export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./context";
+export { type AppRouter, appRouter } from "./router";
+export { toErrorEnvelope } from "./shared/error-shape";
+export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
+export { purgeExpiredIdempotencyRecords } from "./shared/idempotency";
+export { newId } from "./shared/ids";
+export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
+export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";
+export { hashSecret, SecretBox } from "./shared/secret-box";
+export * from "./staff/staff-auth";
+export { bootstrap } from "./tenants/bootstrap";
+export { createTenant } from "./tenants/tenants";

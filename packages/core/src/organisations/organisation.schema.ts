@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+
+export const zOrganisationReference = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "Use 1–64 lower-case letters, digits and inner hyphens.")
+  .meta({
+    description: "Caller-chosen slug, unique per tenant and environment; the path key.",
+    example: "acme-bank",
+  });
+
+const zIdentifier = z.strictObject({
+  scheme: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,32}$/)
+    .meta({ description: "Identifier scheme, e.g. LEI, VAT, EUID.", example: "LEI" }),
+  value: z.string().trim().min(1).max(128).meta({ example: "5493001KJTIIGC8Y1R12" }),
+});
+
+export const zOrganisation = z
+  .object({
+    reference: zOrganisationReference,
+    displayName: z.string().meta({ description: "Name shown to people.", example: "Acme Bank" }),
+    legalName: z
+      .string()
+      .nullable()
+      .meta({ description: "Registered legal name.", example: "Acme Bank N.V." }),
+    country: z
+      .string()
+      .nullable()
+      .meta({ description: "ISO 3166-1 alpha-2 country of registration.", example: "NL" }),
+    identifiers: z.array(zIdentifier).meta({ description: "Registry identifiers (LEI, VAT, …)." }),
+    environment: z
+      .enum(["sandbox", "production"])
+      .meta({ description: "Environment the resource lives in." }),
+    createdAt: z
+      .string()
+      .meta({ description: "Creation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    updatedAt: z
+      .string()
+      .meta({ description: "Last change (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+  })
+  .meta({ id: "Organisation", description: "An organisation that operates one or more issuers." });
+
+export const ZCreateOrganisationRequest = z.strictObject({
+  reference: zOrganisationReference,
+  displayName: z.string().trim().min(1).max(200).meta({ example: "Acme Bank" }),
+  legalName: z.string().trim().min(1).max(300).nullish().meta({ example: "Acme Bank N.V." }),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, "Use an ISO 3166-1 alpha-2 code, e.g. NL.")
+    .nullish()
+    .meta({ example: "NL" }),
+  identifiers: z.array(zIdentifier).max(20).default([]),
+});
+export type TCreateOrganisationRequest = z.infer<typeof ZCreateOrganisationRequest>;
+
+export const ZGetOrganisationRequest = z.object({ organisationReference: z.string().max(64) });
+export const ZListOrganisationsRequest = zListQuery;
+
+export const ZOrganisationResponse = resourceOf(zOrganisation).meta({
+  id: "ManagementResourceOfOrganisation",
+});
+export const ZOrganisationCollection = collectionOf(zOrganisation).meta({
+  id: "ManagementCollectionOfOrganisation",
+});

@@ -1,0 +1,24 @@
+import { findApiKeyPrincipal } from "../api-keys/authenticate-api-key";
+import type { RequestContext } from "../context";
+import { findStaffPrincipal } from "../staff/authenticate-staff";
+import { DomainError } from "./errors";
+import type { Principal } from "./principal";
+
+const unauthenticated = (message: string) => new DomainError("Unauthenticated", message);
+
+/** Resolves the caller: a console session when present, otherwise `Authorization: ApiKey <key>`. */
+export async function authenticate(ctx: RequestContext): Promise<Principal> {
+  if (ctx.principal) return ctx.principal;
+  if (ctx.staffSessionToken) {
+    const staff = await findStaffPrincipal(ctx.db, ctx.staffSessionToken);
+    if (!staff) throw unauthenticated("The console session is missing or has expired; sign in again.");
+    return staff;
+  }
+  const header = ctx.authorization;
+  if (!header) throw unauthenticated("Send the header 'Authorization: ApiKey <key>'.");
+  const match = /^ApiKey +(\S+)$/i.exec(header.trim());
+  if (!match) throw unauthenticated("The Authorization header must use the ApiKey scheme: 'ApiKey <key>'.");
+  const principal = await findApiKeyPrincipal(ctx.db, match[1]!);
+  if (!principal.ok) throw unauthenticated(principal.reason);
+  return principal.principal;
+}

@@ -1,0 +1,59 @@
+/** Stable, documented error codes and the HTTP status each one maps to (docs/api/errors.md). */
+export const ERROR_STATUS = {
+  ValidationFailed: 400,
+  MalformedJson: 400,
+  UnknownClaim: 400,
+  PlatformLimit: 400,
+  MissingApiVersion: 400,
+  UnsupportedApiVersion: 400,
+  InvalidIdempotencyKey: 400,
+  ReadOnlyField: 400,
+  UnknownPolicy: 400,
+  IssuerRequired: 400,
+  Unauthenticated: 401,
+  MissingScope: 403,
+  IssuerBindingMismatch: 403,
+  NotFound: 404,
+  RouteNotFound: 404,
+  MethodNotAllowed: 405,
+  AlreadyExists: 409,
+  InvalidState: 409,
+  IssuerNotReady: 409,
+  IssuerNotActive: 409,
+  PolicySuspended: 409,
+  IdempotencyKeyReused: 409,
+  IdempotencyKeyInUse: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Throttled: 429,
+  InternalError: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  code: string;
+  target: string;
+  message: string;
+}
+
+/** The one error type use-cases throw; transports render it (REST envelope, tRPC shape). */
+export class DomainError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "DomainError";
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export interface ErrorEnvelope {
+  error: { code: string; message: string; requestId: string; details?: ErrorDetail[] };
+}
+
+export const notFound = (what: string) => new DomainError("NotFound", `${what} was not found.`);

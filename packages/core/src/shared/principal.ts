@@ -1,0 +1,32 @@
+import type { Environment, Scope } from "./scopes";
+
+/** Who is calling, after authentication: an API key or a console staff member. */
+export type Principal =
+  | {
+      kind: "apiKey";
+      id: string;
+      tenantId: string;
+      environment: Environment;
+      scopes: ReadonlySet<Scope>;
+      /** Set for issuer-client keys, which act for one issuer only. */
+      issuerId: string | null;
+    }
+  | {
+      kind: "staff";
+      id: string;
+      tenantId: string;
+      environment: Environment;
+      scopes: ReadonlySet<Scope>;
+      issuerId: null;
+      role: StaffRole;
+      email: string;
+    };
+
+export type StaffRole = "admin" | "operator" | "viewer";
+
+/** The partition every repository call is filtered by. */
+export interface Scope_ {
+  tenantId: string;
+  environment: Environment;
+}
+export type TenantScope = Scope_;

@@ -1,0 +1,9 @@
+import type { StaffRole } from "../shared/principal";
+import { SCOPES, type Scope } from "../shared/scopes";
+
+/** Console roles mapped onto the API's scopes, so one scope check serves staff and API keys. */
+export const ROLE_SCOPES: Record<StaffRole, readonly Scope[]> = {
+  admin: SCOPES,
+  operator: SCOPES.filter((s) => s !== "webhooks.manage"),
+  viewer: SCOPES.filter((s) => s.endsWith(".read")),
+};

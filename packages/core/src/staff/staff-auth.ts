@@ -1,0 +1,59 @@
+import type { Db } from "@cred/db";
+import { hash, verify } from "@node-rs/argon2";
+import { newId, randomToken } from "../shared/ids";
+import type { StaffRole } from "../shared/principal";
+import type { Environment } from "../shared/scopes";
+import { hashSecret } from "../shared/secret-box";
+
+const SESSION_HOURS = 12;
+// argon2id, OWASP's second recommended configuration (19 MiB, 2 passes).
+const ARGON2 = { algorithm: 2 as const, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2);
+}
+
+export async function createStaffUser(
+  db: Db,
+  input: { tenantId: string; email: string; password: string; role: StaffRole },
+) {
+  return db.staffUser.create({
+    data: {
+      id: newId("usr"),
+      tenantId: input.tenantId,
+      email: input.email.toLowerCase(),
+      passwordHash: await hashPassword(input.password),
+      role: input.role,
+    },
+  });
+}
+
+/** Returns a new session (token shown to the browser once, stored hashed) or null on bad credentials. */
+export async function signIn(db: Db, email: string, password: string) {
+  const user = await db.staffUser.findUnique({ where: { email: email.toLowerCase() } });
+  const ok = user
+    ? await verify(user.passwordHash, password)
+    : await hashPassword(password).then(() => false);
+  if (!user || !ok) return null;
+  const token = randomToken(32);
+  const csrfToken = randomToken(24);
+  await db.staffSession.create({
+    data: {
+      id: newId("ses"),
+      userId: user.id,
+      tokenHash: hashSecret(token),
+      csrfToken,
+      environment: "sandbox",
+      expiresAt: new Date(Date.now() + SESSION_HOURS * 3600_000),
+    },
+  });
+  return { token, csrfToken, user };
+}
+
+export async function signOut(db: Db, token: string) {
+  await db.staffSession.deleteMany({ where: { tokenHash: hashSecret(token) } });
+}
+
+export async function switchEnvironment(db: Db, token: string, environment: Environment) {
+  await db.staffSession.updateMany({ where: { tokenHash: hashSecret(token) }, data: { environment } });
+}

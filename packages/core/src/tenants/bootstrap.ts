@@ -1,0 +1,42 @@
+import { type Db, inTransaction } from "@cred/db";
+import { createApiKey } from "../api-keys/api-keys";
+import { randomToken } from "../shared/ids";
+import { SCOPES } from "../shared/scopes";
+import { createStaffUser } from "../staff/staff-auth";
+import { createTenant } from "./tenants";
+
+export interface BootstrapCredentials {
+  tenantId: string;
+  apiKey: string;
+  apiKeyEnvironment: "sandbox";
+  consoleEmail: string;
+  consolePassword: string;
+}
+
+/**
+ * On a fresh database, creates the default tenant, a sandbox API key with every scope and a console
+ * admin. Returns the secrets once; returns null when the database was already bootstrapped.
+ */
+export async function bootstrap(
+  db: Db,
+  adminEmail = "admin@localhost",
+): Promise<BootstrapCredentials | null> {
+  if ((await db.tenant.count()) > 0) return null;
+  return inTransaction(db, async (tx) => {
+    const tenant = await createTenant(tx, "Default tenant");
+    const key = await createApiKey(
+      tx,
+      { tenantId: tenant.id, environment: "sandbox" },
+      { name: "Bootstrap admin key", scopes: [...SCOPES] },
+    );
+    const password = randomToken(15);
+    await createStaffUser(tx, { tenantId: tenant.id, email: adminEmail, password, role: "admin" });
+    return {
+      tenantId: tenant.id,
+      apiKey: key.key,
+      apiKeyEnvironment: "sandbox" as const,
+      consoleEmail: adminEmail,
+      consolePassword: password,
+    };
+  });
+}

@@ -1,0 +1,36 @@
+// `pnpm db:migrate` applies pending migrations; `pnpm db:diff <name>` authors a new one from the schema.
+import fs from "node:fs";
+import path from "node:path";
+import { openDatabase } from "./client";
+import { applyMigrations, diffSchema, MIGRATIONS_DIR, SCHEMA_PATH } from "./migrate";
+
+const [command, name] = process.argv.slice(2);
+const db = openDatabase({
+  databaseUrl: process.env.DATABASE_URL || undefined,
+  dataDir: process.env.DATA_DIR || path.resolve(process.env.INIT_CWD ?? process.cwd(), ".data"),
+});
+try {
+  if (command === "deploy") {
+    const applied = await applyMigrations(db.adapterFactory);
+    console.log(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
+  } else if (command === "diff") {
+    if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error("usage: pnpm db:diff <snake_case_name>");
+    const sql = await diffSchema(db.adapterFactory);
+    if (!sql.trim() || /This is an empty migration/.test(sql)) {
+      console.log("Schema unchanged: no migration written.");
+    } else {
+      const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+      const dir = path.join(MIGRATIONS_DIR, `${stamp}_${name}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, "migration.sql"), sql);
+      fs.copyFileSync(SCHEMA_PATH, path.join(dir, "schema.snapshot.prisma"));
+      const lock = path.join(MIGRATIONS_DIR, "migration_lock.toml");
+      if (!fs.existsSync(lock)) fs.writeFileSync(lock, 'provider = "postgresql"\n');
+      console.log(`Wrote ${path.relative(process.cwd(), dir)}/migration.sql`);
+    }
+  } else {
+    throw new Error("usage: migrate deploy | diff <name>");
+  }
+} finally {
+  await db.close();
+}

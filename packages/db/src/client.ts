@@ -1,0 +1,65 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "./generated/prisma/client";
+
+export type DatabaseKind = "embedded" | "postgres";
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  databaseUrl?: string;
+  /** Folder for the embedded database; `":memory:"` keeps it in memory (tests). */
+  dataDir: string;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+export interface Database {
+  kind: DatabaseKind;
+  prisma: PrismaClient;
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** Raw pg pool when on PostgreSQL (rate limiter store, SKIP LOCKED claims). */
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+export function openDatabase(options: DatabaseOptions): Database {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const adapterFactory = new PrismaPg(pool);
+    const prisma = new PrismaClient({ adapter: adapterFactory });
+    return {
+      kind: "postgres",
+      prisma,
+      adapterFactory,
+      pool,
+      async close() {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  let pglite: PGlite;
+  if (options.dataDir === ":memory:") {
+    pglite = new PGlite();
+  } else {
+    const dir = path.resolve(options.dataDir, "pgdata");
+    fs.mkdirSync(dir, { recursive: true });
+    pglite = new PGlite(dir);
+  }
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    kind: "embedded",
+    prisma,
+    adapterFactory,
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}

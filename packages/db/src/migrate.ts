@@ -1,0 +1,118 @@
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from "@prisma/driver-adapter-utils";
+import * as engineBindings from "@prisma/schema-engine-wasm/schema_engine_bg";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const PRISMA_DIR = path.resolve(here, "../../../prisma");
+export const SCHEMA_PATH = path.join(PRISMA_DIR, "schema.prisma");
+export const MIGRATIONS_DIR = path.join(PRISMA_DIR, "migrations");
+
+const filters = { externalTables: [], externalEnums: [] };
+let wasmReady: Promise<void> | undefined;
+
+function loadWasm(): Promise<void> {
+  wasmReady ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const bindingsPath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
+    const wasmPath = path.join(path.dirname(bindingsPath), "schema_engine_bg.wasm");
+    const { instance } = await (globalThis as any).WebAssembly.instantiate(fs.readFileSync(wasmPath), {
+      "./schema_engine_bg.js": engineBindings as any,
+    });
+    (engineBindings as any).__wbg_set_wasm(instance.exports);
+    (instance.exports as any).__wbindgen_start?.();
+  })();
+  return wasmReady;
+}
+
+async function openEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory, schemaText: string) {
+  await loadWasm();
+  return (engineBindings as any).SchemaEngine.new(
+    { datamodels: [[SCHEMA_PATH, schemaText]] },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}
+
+export function listMigrations(dir = MIGRATIONS_DIR): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, "migration.sql")))
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Applies pending migrations from `prisma/migrations`; returns the names applied (empty when up to date). */
+export async function applyMigrations(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  options: { dir?: string; only?: string[] } = {},
+): Promise<string[]> {
+  const dir = options.dir ?? MIGRATIONS_DIR;
+  const names = options.only ?? listMigrations(dir);
+  const engine = await openEngine(adapterFactory, fs.readFileSync(SCHEMA_PATH, "utf8"));
+  const lockPath = path.join(dir, "migration_lock.toml");
+  const result = await engine.applyMigrations({
+    filters,
+    migrationsList: {
+      baseDir: dir,
+      lockfile: {
+        path: "migration_lock.toml",
+        content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, "utf8") : null,
+      },
+      shadowDbInitScript: "",
+      migrationDirectories: names.map((name) => ({
+        path: name,
+        migrationFile: {
+          path: "migration.sql",
+          content: { tag: "ok", value: fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8") },
+        },
+      })),
+    },
+  });
+  return result.appliedMigrationNames as string[];
+}
+
+/** Names of migrations recorded as finished in `_prisma_migrations`. */
+export async function appliedMigrationNames(query: (sql: string) => Promise<{ migration_name: string }[]>) {
+  const rows = await query(
+    "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name",
+  );
+  return rows.map((r) => r.migration_name);
+}
+
+/**
+ * SQL that takes the database from the schema snapshot of the last migration to the current schema.
+ * The snapshot (`schema.snapshot.prisma`, written beside each migration) lets us diff without a shadow database.
+ */
+export async function diffSchema(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  dir = MIGRATIONS_DIR,
+): Promise<string> {
+  const current = fs.readFileSync(SCHEMA_PATH, "utf8");
+  const engine = await openEngine(adapterFactory, current);
+  const last = listMigrations(dir).at(-1);
+  const snapshotPath = last ? path.join(dir, last, "schema.snapshot.prisma") : undefined;
+  const from =
+    snapshotPath && fs.existsSync(snapshotPath)
+      ? {
+          tag: "schemaDatamodel",
+          files: [{ path: snapshotPath, content: fs.readFileSync(snapshotPath, "utf8") }],
+        }
+      : { tag: "empty" };
+  let out = "";
+  const result = await engine.diff({
+    from,
+    to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: current }] },
+    script: true,
+    exitCode: null,
+    filters,
+  });
+  out = result?.stdout ?? "";
+  return out;
+}
