@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+import type { CryptoKey } from "jose";
+import { z } from "zod";
+import { signEs256Jwt } from "../shared/jws";
+
+/** Header `typ` of a Key Binding JWT (RFC 9901 §4.3). */
+export const KB_JWT_TYP = "kb+jwt";
+
+/** `sd_hash` (RFC 9901 §4.3.1): base64url(SHA-256(ASCII(<issuer-jwt>~<disclosures>~))). */
+export function computeSdHash(sdJwt: string): string {
+  return createHash("sha256").update(sdJwt, "ascii").digest("base64url");
+}
+
+export const ZKbJwtPayload = z.looseObject({
+  iat: z.number().int().nonnegative(),
+  aud: z.string().min(1),
+  nonce: z.string().min(1),
+  sd_hash: z.string().min(1),
+});
+export type TKbJwtPayload = z.infer<typeof ZKbJwtPayload>;
+
+export interface CreateKbJwtInput {
+  /** The holder's private key (the one whose public part is in `cnf.jwk`). */
+  privateKey: CryptoKey;
+  /** The presented SD-JWT up to and including the last `~`. */
+  sdJwt: string;
+  aud: string;
+  nonce: string;
+  /** Epoch seconds. */
+  iat: number;
+}
+
+/** Creates a KB-JWT (wallet side). */
+export function createKbJwt(input: CreateKbJwtInput): Promise<string> {
+  return signEs256Jwt(
+    { alg: "ES256", typ: KB_JWT_TYP },
+    { iat: input.iat, aud: input.aud, nonce: input.nonce, sd_hash: computeSdHash(input.sdJwt) },
+    input.privateKey,
+  );
+}
