@@ -21,7 +21,7 @@ export type CredentialVerification<TChecks = Record<string, unknown>> =
       /** Whether a KB-JWT was present and verified. When `"absent"` but required, the presentation fails. */
       holderBinding?: "verified" | "absent";
     }
-  | { ok: false; reasons: { code: string; message: string }[] };
+  | { ok: false; reasons: readonly { readonly code: string; readonly message: string }[] };
 
 export type VerifyCredentialFn<TChecks = Record<string, unknown>> = (
   presentation: string,
