@@ -26,9 +26,11 @@ export {
   type VerifierClientMetadata,
 } from "./request-object";
 export * from "./response-encryption";
+export * from "./sd-jwt-vc-credential-verifier";
 // Test helpers (clearly labelled in their files): the test wallet and a minimal SD-JWT VC issuer/verifier.
 export * from "./test-sd-jwt";
 export * from "./test-wallet";
+export * from "./trusted-authorities";
 export * from "./verifier-certificate";
 export * from "./verify-presentation";
 export * from "./verify-request-object";

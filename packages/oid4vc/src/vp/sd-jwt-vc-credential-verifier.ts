@@ -1,0 +1,97 @@
+import type { CryptoKey, JWK } from "jose";
+import { type VerifiedSdJwtVc, verifySdJwtVc } from "../sd-jwt-vc/verify-sd-jwt-vc";
+import type { JwsHeader } from "../shared/jws";
+import type { Instant } from "../shared/time";
+import { matchesTrustedAuthorities } from "./trusted-authorities";
+import type { CredentialVerification, VerifyCredentialFn } from "./verify-presentation";
+import type { DcqlCredentialQuery } from "./z-dcql";
+
+export type CredentialCheckOutcome = "passed" | "skipped";
+
+export type PolicyCheckResult =
+  | { ok: true; checks?: Record<string, CredentialCheckOutcome> }
+  | { ok: false; reasons: readonly { code: string; message: string }[] };
+
+export interface SdJwtVcCredentialVerifierOptions {
+  /** Full prefixed client_id of the request: the expected KB-JWT `aud`. */
+  clientId: string;
+  /** The request `nonce`: the expected KB-JWT `nonce`. */
+  nonce: string;
+  /** Issuer key resolution and trust (see `verifySdJwtVc`). */
+  resolveIssuerKey: (header: JwsHeader, payload: Record<string, unknown>) => Promise<CryptoKey | JWK | null>;
+  now?: () => Instant;
+  iatWindowSeconds?: number;
+  clockToleranceSeconds?: number;
+  acceptLegacyTyp?: boolean;
+  /** Reject credentials whose `x5c` chain does not match the query's `trusted_authorities` (type `aki`). */
+  enforceTrustedAuthorities?: boolean;
+  /** Further policy checks after the cryptographic ones (§8.6 step 2.5), e.g. status list, credential age. */
+  policyChecks?: (
+    verified: VerifiedSdJwtVc,
+    credentialQuery: DcqlCredentialQuery,
+  ) => Promise<PolicyCheckResult>;
+}
+
+/**
+ * Adapts `verifySdJwtVc` (../sd-jwt-vc) to the `verifyCredential` function `verifyVpToken` expects:
+ * `vct` against `meta.vct_values`, KB-JWT required unless the query waives holder binding, `aud` =
+ * client_id, `nonce`, then the optional trusted-authorities and policy checks.
+ */
+export function createSdJwtVcCredentialVerifier(
+  options: SdJwtVcCredentialVerifierOptions,
+): VerifyCredentialFn<Record<string, CredentialCheckOutcome>> {
+  return async (
+    presentation,
+    credentialQuery,
+  ): Promise<CredentialVerification<Record<string, CredentialCheckOutcome>>> => {
+    const bindingRequired = credentialQuery.require_cryptographic_holder_binding !== false;
+    const result = await verifySdJwtVc(presentation, {
+      resolveIssuerKey: options.resolveIssuerKey,
+      now: options.now?.() ?? new Date(),
+      ...(credentialQuery.meta.vct_values ? { expectedVct: credentialQuery.meta.vct_values } : {}),
+      keyBinding: {
+        required: bindingRequired,
+        audience: options.clientId,
+        nonce: options.nonce,
+        ...(options.iatWindowSeconds === undefined ? {} : { iatWindowSeconds: options.iatWindowSeconds }),
+      },
+      ...(options.acceptLegacyTyp === undefined ? {} : { acceptLegacyTyp: options.acceptLegacyTyp }),
+      ...(options.clockToleranceSeconds === undefined
+        ? {}
+        : { clockToleranceSeconds: options.clockToleranceSeconds }),
+    });
+    if (!result.ok) return { ok: false, reasons: result.reasons };
+
+    const checks: Record<string, CredentialCheckOutcome> = {
+      issuerSignature: "passed",
+      disclosures: "passed",
+      validityPeriod: "passed",
+      holderBinding: result.keyBindingVerified ? "passed" : "skipped",
+    };
+    if (options.enforceTrustedAuthorities && credentialQuery.trusted_authorities) {
+      const x5c = Array.isArray(result.header.x5c) ? (result.header.x5c as string[]) : undefined;
+      if (!matchesTrustedAuthorities(x5c, credentialQuery.trusted_authorities)) {
+        return {
+          ok: false,
+          reasons: [
+            { code: "untrusted_authority", message: "issuer chain matches none of trusted_authorities" },
+          ],
+        };
+      }
+      checks.trustedAuthorities = "passed";
+    }
+    if (options.policyChecks) {
+      const policy = await options.policyChecks(result, credentialQuery);
+      if (!policy.ok) return { ok: false, reasons: policy.reasons };
+      Object.assign(checks, policy.checks);
+    }
+    return {
+      ok: true,
+      claims: result.payload,
+      vct: String(result.payload.vct),
+      issuer: typeof result.payload.iss === "string" ? result.payload.iss : "",
+      checks,
+      holderBinding: result.keyBindingVerified ? "verified" : "absent",
+    };
+  };
+}
