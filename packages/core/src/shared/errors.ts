@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   ReadOnlyField: 400,
   UnknownPolicy: 400,
   IssuerRequired: 400,
+  WebhookUrlNotAllowed: 400,
   Unauthenticated: 401,
   MissingScope: 403,
   IssuerBindingMismatch: 403,
