@@ -1,0 +1,4 @@
+export * from "./sd-jwt-vc/index";
+export * from "./shared/index";
+export * from "./status-list/index";
+export * from "./vci/index";

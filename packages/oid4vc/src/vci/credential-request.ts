@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { isPlainObject } from "../shared/jws";
+import { credentialError } from "./errors";
+
+/** Credential Request (OpenID4VCI 1.0 §8.2), as this issuer accepts it: `jwt` proofs only, no encryption. */
+export const ZCredentialRequest = z.union([
+  z.looseObject({
+    credential_configuration_id: z.string().min(1),
+    credential_identifier: z.undefined().optional(),
+  }),
+  z.looseObject({
+    credential_identifier: z.string().min(1),
+    credential_configuration_id: z.undefined().optional(),
+  }),
+]);
+
+export type TCredentialRequest = (
+  | { credential_configuration_id: string; credential_identifier?: undefined }
+  | { credential_identifier: string; credential_configuration_id?: undefined }
+) & {
+  /** Absent when the wallet sent none; require it with `proofsRequired` for holder-bound configurations. */
+  proofs?: { jwt: string[] };
+};
+
+export interface ParseCredentialRequestOptions {
+  /** Known configuration ids (e.g. those the access token covers); unknown ones give `unknown_credential_configuration`. */
+  isKnownConfigurationId?: (id: string) => boolean;
+  /** Known credential identifiers from the token response; unknown ones give `unknown_credential_identifier`. */
+  isKnownCredentialIdentifier?: (id: string) => boolean;
+  /** When true, a request without `proofs` is `invalid_proof` (§8.3.1.2: "the field is missing"). */
+  proofsRequired?: boolean;
+}
+
+/**
+ * Validates a Credential Request body. Throws `OAuthError` with a §8.3.1.2 code:
+ * - `invalid_credential_request`: not an object; both or neither of `credential_configuration_id`
+ *   and `credential_identifier`; the draft-era singular `proof`; `proofs` not an object with exactly
+ *   one proof type; an empty or non-string proof array;
+ * - `invalid_proof`: proofs missing while required, or a proof type other than `jwt`;
+ * - `invalid_encryption_parameters`: `credential_response_encryption` (this issuer does not encrypt);
+ * - `unknown_credential_configuration` / `unknown_credential_identifier`.
+ * The `proofs.jwt` array length is checked against the batch size by `verifyProofs`.
+ */
+export function parseCredentialRequest(
+  body: unknown,
+  options: ParseCredentialRequestOptions = {},
+): TCredentialRequest {
+  if (!isPlainObject(body))
+    throw credentialError("invalid_credential_request", "request body must be a JSON object");
+  if (body.proof !== undefined) {
+    throw credentialError(
+      "invalid_credential_request",
+      "proof is not supported; send proofs (OpenID4VCI 1.0)",
+    );
+  }
+  if (body.credential_configuration_id !== undefined && body.credential_identifier !== undefined) {
+    throw credentialError(
+      "invalid_credential_request",
+      "credential_configuration_id and credential_identifier must not both be present",
+    );
+  }
+  const ids = ZCredentialRequest.safeParse(body);
+  if (!ids.success) {
+    throw credentialError(
+      "invalid_credential_request",
+      "exactly one of credential_configuration_id or credential_identifier (a non-empty string) is required",
+    );
+  }
+  if (body.credential_response_encryption !== undefined) {
+    throw credentialError("invalid_encryption_parameters", "credential response encryption is not supported");
+  }
+
+  let request: TCredentialRequest;
+  if (typeof body.credential_configuration_id === "string") {
+    if (options.isKnownConfigurationId && !options.isKnownConfigurationId(body.credential_configuration_id)) {
+      throw credentialError("unknown_credential_configuration", "unknown credential_configuration_id");
+    }
+    request = { credential_configuration_id: body.credential_configuration_id };
+  } else {
+    const id = body.credential_identifier as string;
+    if (options.isKnownCredentialIdentifier && !options.isKnownCredentialIdentifier(id)) {
+      throw credentialError("unknown_credential_identifier", "unknown credential_identifier");
+    }
+    request = { credential_identifier: id };
+  }
+
+  const proofs = body.proofs;
+  if (proofs === undefined) {
+    if (options.proofsRequired)
+      throw credentialError("invalid_proof", "proofs are required for this credential");
+    return request;
+  }
+  if (!isPlainObject(proofs)) throw credentialError("invalid_credential_request", "proofs must be an object");
+  const types = Object.keys(proofs);
+  if (types.length !== 1) {
+    throw credentialError("invalid_credential_request", "proofs must contain exactly one proof type");
+  }
+  if (types[0] !== "jwt") throw credentialError("invalid_proof", `proof type ${types[0]} is not supported`);
+  const jwts = z.array(z.string().min(1)).min(1).safeParse(proofs.jwt);
+  if (!jwts.success) {
+    throw credentialError("invalid_credential_request", "proofs.jwt must be a non-empty array of strings");
+  }
+  request.proofs = { jwt: jwts.data };
+  return request;
+}

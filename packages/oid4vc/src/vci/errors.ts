@@ -1,0 +1,34 @@
+import { OAuthError } from "../shared/oauth-error";
+
+/** Token endpoint error codes (RFC 6749 §5.2, OpenID4VCI §6.3, RFC 9396 §5). */
+export type TokenErrorCode =
+  | "invalid_request"
+  | "invalid_grant"
+  | "invalid_client"
+  | "unsupported_grant_type"
+  | "invalid_authorization_details";
+
+/** Credential endpoint error codes (OpenID4VCI §8.3.1.2). */
+export type CredentialErrorCode =
+  | "invalid_credential_request"
+  | "unknown_credential_configuration"
+  | "unknown_credential_identifier"
+  | "invalid_proof"
+  | "invalid_nonce"
+  | "invalid_encryption_parameters"
+  | "credential_request_denied";
+
+/** Protocol responses must not be cached (OpenID4VCI §6.2, §7.2, §8.3). */
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export function tokenError(
+  code: TokenErrorCode,
+  description: string,
+  status = code === "invalid_client" ? 401 : 400,
+) {
+  return new OAuthError(code, description, { status, headers: NO_STORE });
+}
+
+export function credentialError(code: CredentialErrorCode, description: string) {
+  return new OAuthError(code, description, { status: 400, headers: NO_STORE });
+}

@@ -1,0 +1,188 @@
+import type { CryptoKey, JWK } from "jose";
+import { z } from "zod";
+import { base64urlDecodeJson } from "../shared/base64url";
+import { hasPrivateKeyMaterial, jwkThumbprintKid, toPublicJwk } from "../shared/jwk";
+import {
+  type DecodedJwt,
+  decodeJwtUnverified,
+  isPlainObject,
+  type JwsHeader,
+  signEs256Jwt,
+  verifyEs256Signature,
+} from "../shared/jws";
+import { importEs256PublicKey } from "../shared/keys";
+import { type Instant, toEpochSeconds } from "../shared/time";
+import { credentialError } from "./errors";
+
+/** Header `typ` of a key proof JWT (OpenID4VCI 1.0 Appendix F.1). */
+export const PROOF_JWT_TYP = "openid4vci-proof+jwt";
+
+export const ZProofJwtPayload = z.looseObject({
+  aud: z.string().min(1),
+  iat: z.number().int().nonnegative(),
+  nonce: z.string().min(1).optional(),
+  iss: z.string().optional(),
+});
+export type TProofJwtPayload = z.infer<typeof ZProofJwtPayload>;
+
+export interface VerifyProofJwtOptions {
+  /** The Credential Issuer Identifier; `aud` must equal it exactly. */
+  audience: string;
+  now: Instant;
+  /** How old `iat` may be. Default 300. */
+  iatWindowSeconds?: number;
+  /** How far in the future `iat` may be. Default 60. */
+  futureSkewSeconds?: number;
+  /**
+   * Atomically checks and consumes a `c_nonce` issued by the nonce endpoint; false when unknown,
+   * expired or already used (→ `invalid_nonce`). Only called once every other check has passed.
+   */
+  consumeNonce: (nonce: string) => Promise<boolean>;
+  /** When given, an `iss` in the proof must equal it (the client_id of an authenticated client). */
+  clientId?: string;
+}
+
+export interface VerifiedProof {
+  /** The holder's public key (kty, crv, x, y only), to put in `cnf.jwk`. */
+  holderJwk: JWK;
+  /** RFC 7638 thumbprint of `holderJwk`. */
+  holderKeyThumbprint: string;
+  nonce: string;
+  header: JwsHeader;
+  payload: TProofJwtPayload;
+}
+
+const invalidProof = (description: string) => credentialError("invalid_proof", description);
+
+function holderJwkFromHeader(header: JwsHeader): JWK {
+  const sources = (["jwk", "kid", "x5c"] as const).filter((k) => header[k] !== undefined);
+  if (sources.length !== 1)
+    throw invalidProof("the proof header must contain exactly one of jwk, kid or x5c");
+  let jwk: unknown;
+  if (header.jwk !== undefined) {
+    jwk = header.jwk;
+  } else if (header.kid !== undefined) {
+    const kid = String(header.kid);
+    if (!kid.startsWith("did:jwk:")) {
+      throw invalidProof(
+        "kid is only supported as a did:jwk DID URL; send the key in the jwk header instead",
+      );
+    }
+    const encoded = kid.slice("did:jwk:".length).split("#")[0]!;
+    try {
+      jwk = base64urlDecodeJson(encoded);
+    } catch {
+      throw invalidProof("the did:jwk in kid is not a base64url-encoded JWK");
+    }
+  } else {
+    throw invalidProof("x5c-bound proofs are not supported; send the key in the jwk header instead");
+  }
+  if (!isPlainObject(jwk)) throw invalidProof("the proof key is not a JWK object");
+  if (hasPrivateKeyMaterial(jwk)) throw invalidProof("the proof JWK contains private key material");
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string") {
+    throw invalidProof("the proof key must be an EC P-256 public JWK");
+  }
+  return toPublicJwk({ kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y });
+}
+
+/** Every check of `verifyProofJwt` except nonce consumption. */
+async function checkProofJwt(
+  jwt: string,
+  options: Omit<VerifyProofJwtOptions, "consumeNonce">,
+): Promise<VerifiedProof> {
+  let decoded: DecodedJwt;
+  try {
+    decoded = decodeJwtUnverified(jwt);
+  } catch {
+    throw invalidProof("the proof is not a well-formed JWT");
+  }
+  const { header } = decoded;
+  if (header.typ !== PROOF_JWT_TYP) throw invalidProof(`the proof typ must be ${PROOF_JWT_TYP}`);
+  if (header.alg !== "ES256") throw invalidProof("the proof alg must be ES256");
+  const holderJwk = holderJwkFromHeader(header);
+  let key: CryptoKey;
+  try {
+    key = await importEs256PublicKey(holderJwk);
+  } catch {
+    throw invalidProof("the proof key is not a valid P-256 public key");
+  }
+  if (!(await verifyEs256Signature(jwt, key))) throw invalidProof("the proof signature is invalid");
+
+  const parsed = ZProofJwtPayload.safeParse(decoded.payload);
+  if (!parsed.success) throw invalidProof("the proof must contain aud (string) and iat (number)");
+  const payload = parsed.data;
+  if (payload.aud !== options.audience) throw invalidProof("the proof aud is not this credential issuer");
+  if (options.clientId !== undefined && payload.iss !== undefined && payload.iss !== options.clientId) {
+    throw invalidProof("the proof iss is not the client_id");
+  }
+  const now = toEpochSeconds(options.now);
+  if (payload.iat > now + (options.futureSkewSeconds ?? 60))
+    throw invalidProof("the proof iat is in the future");
+  if (payload.iat < now - (options.iatWindowSeconds ?? 300)) throw invalidProof("the proof is too old");
+  if (payload.nonce === undefined)
+    throw invalidProof("the proof must contain the c_nonce from the nonce endpoint");
+  return {
+    holderJwk,
+    holderKeyThumbprint: jwkThumbprintKid(holderJwk),
+    nonce: payload.nonce,
+    header,
+    payload,
+  };
+}
+
+/**
+ * Verifies one `jwt` key proof (OpenID4VCI 1.0 Appendix F.1, §8.3.1.2). Throws `OAuthError`
+ * `invalid_proof` (format, typ, alg, key, signature, aud, iat, missing nonce) or `invalid_nonce`.
+ */
+export async function verifyProofJwt(jwt: string, options: VerifyProofJwtOptions): Promise<VerifiedProof> {
+  const proof = await checkProofJwt(jwt, options);
+  if (!(await options.consumeNonce(proof.nonce))) {
+    throw credentialError("invalid_nonce", "the c_nonce is unknown, expired or already used");
+  }
+  return proof;
+}
+
+/**
+ * Verifies a batch of key proofs: at most `batchSize` proofs (else `invalid_credential_request`),
+ * each valid, each for a distinct key (else `invalid_proof`). Each distinct nonce is consumed once,
+ * after all proofs have passed, so a batch sharing one `c_nonce` works with single-use nonces.
+ */
+export async function verifyProofs(
+  jwts: ReadonlyArray<string>,
+  options: VerifyProofJwtOptions & { batchSize: number },
+): Promise<VerifiedProof[]> {
+  if (jwts.length === 0) throw credentialError("invalid_proof", "at least one proof is required");
+  if (jwts.length > options.batchSize) {
+    throw credentialError("invalid_credential_request", `at most ${options.batchSize} proofs are accepted`);
+  }
+  const proofs = await Promise.all(jwts.map((jwt) => checkProofJwt(jwt, options)));
+  const keys = new Set(proofs.map((p) => p.holderKeyThumbprint));
+  if (keys.size !== proofs.length) throw invalidProof("each proof in a batch must use a distinct key");
+  for (const nonce of new Set(proofs.map((p) => p.nonce))) {
+    if (!(await options.consumeNonce(nonce))) {
+      throw credentialError("invalid_nonce", "the c_nonce is unknown, expired or already used");
+    }
+  }
+  return proofs;
+}
+
+/** Wallet side, for tests and benchmarks: a key proof JWT with the public key in the `jwk` header. */
+export function createProofJwt(input: {
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+  audience: string;
+  nonce?: string;
+  /** Epoch seconds. */
+  iat: number;
+  iss?: string;
+}): Promise<string> {
+  const { kty, crv, x, y } = input.publicJwk;
+  const payload: Record<string, unknown> = { aud: input.audience, iat: input.iat };
+  if (input.nonce !== undefined) payload.nonce = input.nonce;
+  if (input.iss !== undefined) payload.iss = input.iss;
+  return signEs256Jwt(
+    { typ: PROOF_JWT_TYP, alg: "ES256", jwk: { kty, crv, x, y } },
+    payload,
+    input.privateKey,
+  );
+}
