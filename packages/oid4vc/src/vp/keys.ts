@@ -27,22 +27,20 @@ function isJwk(key: KeyInput): key is Jwk {
 }
 
 /**
- * Imports a private key once and caches the result (bounded, insertion-ordered) keyed by its JWK
+ * Imports a private key once and caches the result (unless `cache: false`) (bounded, insertion-ordered) keyed by its JWK
  * members, so request-object signing and response decryption don't re-import a stored JWK every time.
  */
-export function toPrivateKey(key: KeyInput): KeyObject | CryptoKey {
+export function toPrivateKey(key: KeyInput, options: { cache?: boolean } = {}): KeyObject | CryptoKey {
   if (!isJwk(key)) return key;
   const id = `${key.kty}|${key.crv}|${key.x}|${key.y}|${key.d}`;
   const cached = privateCache.get(id);
   if (cached) return cached;
-  return remember(
-    privateCache,
-    id,
-    createPrivateKey({
-      key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y, d: key.d },
-      format: "jwk",
-    } as Parameters<typeof createPrivateKey>[0]),
-  );
+  const imported = createPrivateKey({
+    key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y, d: key.d },
+    format: "jwk",
+  } as Parameters<typeof createPrivateKey>[0]);
+  // Single-use keys (per-request decryption keys) would only evict the long-lived ones.
+  return options.cache === false ? imported : remember(privateCache, id, imported);
 }
 
 /** Public-key counterpart of `toPrivateKey` (cached). */

@@ -1,5 +1,6 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, KeyObject } from "node:crypto";
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
+import { decryptEcdhEsCompactJwe } from "./ecdh-es-decrypt";
 import { randomB64url } from "./encoding";
 import { VpError } from "./errors";
 import { type Jwk, type KeyInput, toPrivateKey, toPublicKey } from "./keys";
@@ -40,6 +41,10 @@ export function readJweHeader(jwe: string): JweHeader {
 
 const decoder = new TextDecoder();
 
+function isKeyObject(key: unknown): key is KeyObject {
+  return key instanceof KeyObject;
+}
+
 /**
  * Decrypts a `direct_post.jwt` response (OpenID4VP §8.3): compact JWE, `alg` ECDH-ES, `enc` A128GCM or
  * A256GCM, `kid` equal to the key's `kid` (required when the key has one). Returns the payload object.
@@ -63,10 +68,15 @@ export async function decryptDirectPostJwt(
   }
   let plaintext: Uint8Array;
   try {
-    ({ plaintext } = await compactDecrypt(jwe, toPrivateKey(privateJwk), {
-      keyManagementAlgorithms: ["ECDH-ES"],
-      contentEncryptionAlgorithms: [...allowedEnc],
-    }));
+    const key = toPrivateKey(privateJwk, { cache: false }); // ephemeral, single use
+    plaintext = isKeyObject(key)
+      ? decryptEcdhEsCompactJwe(jwe, key, allowedEnc).plaintext
+      : (
+          await compactDecrypt(jwe, key, {
+            keyManagementAlgorithms: ["ECDH-ES"],
+            contentEncryptionAlgorithms: [...allowedEnc],
+          })
+        ).plaintext;
   } catch (cause) {
     throw new VpError("invalid_request", "response could not be decrypted", { cause });
   }
