@@ -2,3 +2,4 @@ export * from "./sd-jwt-vc/index";
 export * from "./shared/index";
 export * from "./status-list/index";
 export * from "./vci/index";
+export * from "./vp/index";
