@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// The whole test suite: contract check, unit tests, HTTP tests on the embedded database and, when
+// TEST_POSTGRES_URL names a PostgreSQL server, the HTTP tests again on PostgreSQL; then browser tests.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+
+const run = (label, cmd, args, env = {}) => {
+  process.stdout.write(`\n=== ${label} ===\n`);
+  const result = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  if (result.status !== 0) {
+    process.stderr.write(`\n${label} failed.\n`);
+    process.exit(result.status ?? 1);
+  }
+};
+
+const pg = process.env.TEST_POSTGRES_URL;
+run("OpenAPI document matches the code", "pnpm", ["--silent", "openapi", "--check"]);
+run("Unit tests", "npx", ["vitest", "run", "--project", "unit"], { TEST_POSTGRES_URL: "" });
+run("HTTP tests (embedded PGlite)", "npx", ["vitest", "run", "--project", "http"], { TEST_POSTGRES_URL: "" });
+if (pg)
+  run("HTTP tests (PostgreSQL)", "npx", ["vitest", "run", "--project", "http"], { TEST_POSTGRES_URL: pg });
+else process.stdout.write("\n(TEST_POSTGRES_URL not set: the PostgreSQL pass is skipped; CI runs it.)\n");
+if (fs.existsSync("e2e/playwright.config.ts"))
+  run("Browser tests (Playwright)", "pnpm", ["--filter", "@cred/e2e", "test"]);
