@@ -6,6 +6,7 @@ import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { mountRest } from "./rest/mount-rest";
+import { registerWalletRoutes } from "./wallet";
 import { registerOpenApi } from "./rest/openapi-routes";
 
 export interface ServerOptions {
@@ -83,6 +84,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerOps(app, deps);
   registerOpenApi(app);
   mountRest(app, deps);
+  registerWalletRoutes(app, deps);
 
   return {
     app,
