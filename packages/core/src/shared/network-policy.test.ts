@@ -134,6 +134,17 @@ describe("assertPublicHttpsUrl", () => {
     );
   });
 
+  it("checks literals and known names only when resolution is off", async () => {
+    const never = async (): Promise<ResolvedAddress[]> => {
+      throw new Error("must not resolve");
+    };
+    const options = { lookup: never, resolveHostnames: false };
+    expect(await reasonOf(assertPublicHttpsUrl("https://issuer.example.org/jwks", options))).toBe("accepted");
+    expect(await reasonOf(assertPublicHttpsUrl("https://10.0.0.1/jwks", options))).toBe("ForbiddenAddress");
+    expect(await reasonOf(assertPublicHttpsUrl("https://localhost/jwks", options))).toBe("ForbiddenAddress");
+    expect(await reasonOf(assertPublicHttpsUrl("https://metadata.goog/", options))).toBe("MetadataHost");
+  });
+
   it("times out slow lookups", async () => {
     const slow = () => new Promise<ResolvedAddress[]>(() => {});
     expect(

@@ -57,6 +57,11 @@ export interface UrlPolicyOptions {
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Give up resolving after this many milliseconds (default 5000). */
   lookupTimeoutMs?: number;
+  /**
+   * Resolve host names and check their addresses (default true). Set false for a static check of
+   * configuration (IP literals and known names only) when the request-time check will resolve.
+   */
+  resolveHostnames?: boolean;
 }
 
 /** Host names of cloud metadata services, refused whatever the allow-list says. */
@@ -290,6 +295,7 @@ export async function assertPublicHttpsUrl(
     throw new UrlPolicyViolation("ForbiddenAddress", "The host is a loopback address.", "loopback");
   }
 
+  if (family === 0 && options.resolveHostnames === false) return { url, addresses: [] };
   const addresses = await resolve(host, options);
   if (!allowed) {
     for (const { address } of addresses) {

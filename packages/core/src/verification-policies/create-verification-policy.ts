@@ -1,0 +1,112 @@
+import { type Db, isUniqueViolation } from "@cred/db";
+import type { CoreConfig } from "../context";
+import { DomainError, type ErrorDetail } from "../shared/errors";
+import { newId } from "../shared/ids";
+import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
+import type { TenantScope } from "../shared/principal";
+import type { TCreateVerificationPolicyRequest, TPolicyRules } from "./verification-policy.schema";
+import { toVerificationPolicyDto } from "./verification-policy-dto";
+import { verificationPolicyRepository as repo } from "./verification-policy-repository";
+
+/**
+ * Checks what the schema cannot: credential types known in this environment (unless the credential
+ * trusts an external issuer), platform issuers that exist here, external JWKS URLs that are public.
+ */
+async function checkReferences(
+  db: Db,
+  scope: TenantScope,
+  config: Pick<CoreConfig, "developmentMode">,
+  rules: TPolicyRules,
+): Promise<ErrorDetail[]> {
+  const details: ErrorDetail[] = [];
+  const [knownTypes, knownIssuers] = await Promise.all([
+    repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
+    repo.existingIssuerIds(db, scope, [
+      ...new Set(
+        rules.credentials.flatMap((c) =>
+          c.trustedIssuers.flatMap((t) => ("issuerId" in t ? [t.issuerId] : [])),
+        ),
+      ),
+    ]),
+  ]);
+
+  for (const [i, credential] of rules.credentials.entries()) {
+    const external = credential.trustedIssuers.some((t) => !("issuerId" in t));
+    if (!external) {
+      for (const [j, type] of credential.credentialTypes.entries()) {
+        if (knownTypes.has(type)) continue;
+        details.push({
+          code: "UnknownCredentialType",
+          target: `credentials.${i}.credentialTypes.${j}`,
+          message: `No credential configuration in this environment has the credential type '${type}'; create one, or trust an external issuer (jwksUri or x5cRoot) for this credential.`,
+        });
+      }
+    }
+    for (const [j, trusted] of credential.trustedIssuers.entries()) {
+      if ("issuerId" in trusted && !knownIssuers.has(trusted.issuerId)) {
+        details.push({
+          code: "UnknownIssuer",
+          target: `credentials.${i}.trustedIssuers.${j}.issuerId`,
+          message: `No issuer '${trusted.issuerId}' exists in this environment.`,
+        });
+      }
+      if ("jwksUri" in trusted) {
+        try {
+          // Static check now; the fetch re-checks at request time with resolution.
+          await assertPublicHttpsUrl(trusted.jwksUri, {
+            allowLoopbackHttp: config.developmentMode,
+            resolveHostnames: false,
+          });
+        } catch (error) {
+          if (!(error instanceof UrlPolicyViolation)) throw error;
+          details.push({
+            code: "UrlNotAllowed",
+            target: `credentials.${i}.trustedIssuers.${j}.jwksUri`,
+            message: error.message,
+          });
+        }
+      }
+    }
+  }
+  return details;
+}
+
+export async function createVerificationPolicy(
+  db: Db,
+  scope: TenantScope,
+  config: Pick<CoreConfig, "developmentMode">,
+  input: TCreateVerificationPolicyRequest,
+) {
+  const rules: TPolicyRules = {
+    credentials: input.credentials,
+    credentialSets: input.credentialSets,
+    responseMode: input.responseMode,
+    sessionLifetimeSeconds: input.sessionLifetimeSeconds,
+    sameDeviceRedirectUri: input.sameDeviceRedirectUri,
+  };
+  const details = await checkReferences(db, scope, config, rules);
+  if (details.length > 0) {
+    throw new DomainError("ValidationFailed", "The policy rules are not valid; see details.", details);
+  }
+  try {
+    const row = await repo.create(db, {
+      id: newId("vpol"),
+      ...scope,
+      identifier: input.identifier,
+      displayName: input.displayName,
+      purpose: input.purpose ?? null,
+      status: "active",
+      rules: rules as object,
+    });
+    return toVerificationPolicyDto(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new DomainError(
+        "AlreadyExists",
+        `A verification policy with identifier '${input.identifier}' already exists.`,
+        [{ code: "Duplicate", target: "identifier", message: "Choose another identifier." }],
+      );
+    }
+    throw error;
+  }
+}

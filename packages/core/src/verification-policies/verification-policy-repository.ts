@@ -1,0 +1,49 @@
+import type { Db, Prisma } from "@cred/db";
+import type { TenantScope } from "../shared/principal";
+
+export const verificationPolicyRepository = {
+  create(db: Db, data: Prisma.VerificationPolicyUncheckedCreateInput) {
+    return db.verificationPolicy.create({ data });
+  },
+  findByIdentifier(db: Db, scope: TenantScope, identifier: string) {
+    return db.verificationPolicy.findUnique({
+      where: { tenantId_environment_identifier: { ...scope, identifier } },
+    });
+  },
+  list(db: Db, scope: TenantScope, page: { afterId?: string; take: number }) {
+    return db.verificationPolicy.findMany({
+      where: { ...scope, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
+      select: { id: true, identifier: true, displayName: true, status: true },
+      orderBy: { id: "asc" },
+      take: page.take,
+    });
+  },
+  /** Moves a policy from `from` to `to` atomically; false when it is missing or not in `from`. */
+  async transition(db: Db, scope: TenantScope, identifier: string, from: string, to: string) {
+    const { count } = await db.verificationPolicy.updateMany({
+      where: { ...scope, identifier, status: from },
+      data: { status: to },
+    });
+    return count === 1;
+  },
+
+  /** Which of `types` are the credentialType of a credential configuration in this partition. */
+  async knownCredentialTypes(db: Db, scope: TenantScope, types: string[]): Promise<Set<string>> {
+    if (types.length === 0) return new Set();
+    const rows = await db.credentialConfiguration.findMany({
+      where: { ...scope, credentialType: { in: types } },
+      select: { credentialType: true },
+    });
+    return new Set(rows.map((r) => r.credentialType));
+  },
+  /** Which of `ids` are issuers in this partition. */
+  async existingIssuerIds(db: Db, scope: TenantScope, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db.issuer.findMany({ where: { ...scope, id: { in: ids } }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
+  },
+};
+
+export type VerificationPolicyRow = NonNullable<
+  Awaited<ReturnType<typeof verificationPolicyRepository.findByIdentifier>>
+>;

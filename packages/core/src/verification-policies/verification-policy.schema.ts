@@ -1,0 +1,335 @@
+import { X509Certificate } from "node:crypto";
+import { z } from "zod";
+import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+
+const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
+
+export const zPolicyIdentifier = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "Use 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
+  )
+  .meta({
+    description:
+      "Caller-chosen identifier, unique per tenant and environment; named when starting a verification.",
+    example: "over-18",
+  });
+
+export const zPolicyStatus = z.enum(["active", "suspended"]).meta({
+  description: "`active` policies can start verifications; `suspended` ones are refused until reactivated.",
+  example: "active",
+});
+
+/** A DCQL claims path pointer (OpenID4VP §7): object keys, array indices, or null for every element. */
+export const zClaimPath = z
+  .array(
+    z.union([
+      z.string().min(1).max(256).meta({ description: "Object key." }),
+      z.number().int().min(0).max(10_000).meta({ description: "Array index." }),
+      z.null().meta({ description: "Every element of an array." }),
+    ]),
+  )
+  .min(1)
+  .max(16)
+  .refine((path) => typeof path[0] === "string", "A claim path starts with a claim name.")
+  .meta({
+    description:
+      "Claims path pointer (OpenID4VP DCQL): claim names, with non-negative integers or null to select array elements.",
+    example: ["address", "country"],
+  });
+
+function isPemCertificate(pem: string): boolean {
+  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) return false;
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const zHttpsUrl = z.url({ protocol: /^https$/, error: "Use an https URL." }).max(2048);
+
+export const zTrustedIssuer = z
+  .union([
+    z
+      .strictObject({
+        issuerId: z.string().min(1).max(64).meta({
+          description: "An issuer of this tenant and environment.",
+          example: "iss_01jd5x6c3v8w9y0z1a2b3c4d5e",
+        }),
+      })
+      .meta({ title: "TrustedPlatformIssuer", description: "An issuer managed on this platform." }),
+    z
+      .strictObject({
+        jwksUri: zHttpsUrl.meta({
+          description: "https URL of the external issuer's JWKS (public keys that sign its credentials).",
+          example: "https://issuer.example.com/.well-known/jwks.json",
+        }),
+      })
+      .meta({ title: "TrustedJwksIssuer", description: "An external issuer identified by its JWKS." }),
+    z
+      .strictObject({
+        x5cRoot: z
+          .string()
+          .max(20_000)
+          .refine(isPemCertificate, "Give one PEM-encoded X.509 certificate.")
+          .meta({
+            description: "PEM X.509 root certificate; credentials whose x5c chain ends at it are trusted.",
+            example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
+          }),
+      })
+      .meta({ title: "TrustedX5cRoot", description: "External issuers certified under an X.509 root." }),
+  ])
+  .meta({ description: "One trust source: a platform issuer, an external JWKS or an X.509 root." });
+
+export const zCredentialId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, "Use letters, digits, '_' and '-'.")
+  .max(64)
+  .meta({
+    description: "Id of this credential within the policy (a DCQL credential query id).",
+    example: "pid",
+  });
+
+export const zPolicyCredential = z
+  .strictObject({
+    id: zCredentialId,
+    credentialTypes: z
+      .array(z.string().min(1).max(512).meta({ example: "https://credentials.example.com/pid" }))
+      .min(1)
+      .max(20)
+      .meta({
+        description:
+          "Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).",
+        example: ["https://credentials.example.com/pid"],
+      }),
+    trustedIssuers: z
+      .array(zTrustedIssuer)
+      .min(1)
+      .max(20)
+      .meta({
+        description: "Issuers whose credentials are accepted.",
+        example: [{ issuerId: "iss_01jd5x6c3v8w9y0z1a2b3c4d5e" }],
+      }),
+    requiredClaims: z
+      .array(zClaimPath)
+      .max(100)
+      .default([])
+      .meta({
+        description: "Claims the holder must disclose.",
+        example: [["given_name"], ["age_equal_or_over", "18"]],
+      }),
+    optionalClaims: z
+      .array(zClaimPath)
+      .max(100)
+      .default([])
+      .meta({ description: "Claims requested when available.", example: [["family_name"]] }),
+    holderBindingRequired: z.boolean().default(true).meta({
+      description: "Require proof of possession of the holder key (key binding JWT).",
+      example: true,
+    }),
+    checkStatus: z
+      .boolean()
+      .default(true)
+      .meta({ description: "Check the credential's status list (revocation).", example: true }),
+    maxCredentialAgeDays: z.number().int().min(1).max(36_500).nullable().default(null).meta({
+      description: "Refuse credentials issued longer ago than this many days; null for no limit.",
+      example: 365,
+    }),
+  })
+  .meta({
+    id: "VerificationPolicyCredential",
+    description: "One credential the holder is asked to present.",
+  });
+
+export const zCredentialSet = z
+  .strictObject({
+    options: z
+      .array(z.array(zCredentialId).min(1).max(20))
+      .min(1)
+      .max(20)
+      .meta({
+        description: "Alternative combinations of credential ids; any one option satisfies the set.",
+        example: [["pid"], ["mdl"]],
+      }),
+    required: z
+      .boolean()
+      .default(true)
+      .meta({ description: "Whether the set must be satisfied.", example: true }),
+  })
+  .meta({ id: "VerificationPolicyCredentialSet", description: "A DCQL credential set." });
+
+const rulesShape = {
+  credentials: z
+    .array(zPolicyCredential)
+    .min(1)
+    .max(20)
+    .meta({ description: "Credentials requested from the holder." }),
+  credentialSets: z.array(zCredentialSet).min(1).max(20).nullable().default(null).meta({
+    description: "Combinations of credentials that satisfy the request; null means all credentials.",
+  }),
+  responseMode: z.enum(["direct_post.jwt", "direct_post"]).default("direct_post.jwt").meta({
+    description: "OpenID4VP response mode; `direct_post.jwt` encrypts the wallet's response.",
+    example: "direct_post.jwt",
+  }),
+  sessionLifetimeSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(3600)
+    .default(600)
+    .meta({ description: "How long a verification session stays open, 60–3600 seconds.", example: 600 }),
+  sameDeviceRedirectUri: zHttpsUrl.nullable().default(null).meta({
+    description: "https URL the wallet returns the user to in same-device flows; null for none.",
+    example: "https://shop.example.com/checkout/verified",
+  }),
+};
+
+type RulesInput = {
+  credentials: {
+    id: string;
+    requiredClaims: (string | number | null)[][];
+    optionalClaims: (string | number | null)[][];
+  }[];
+  credentialSets: { options: string[][] }[] | null;
+};
+
+/** Cross-field rules: unique credential ids, well-formed claim lists, credential sets naming known ids. */
+function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
+  const ids = new Set<string>();
+  rules.credentials.forEach((credential, i) => {
+    if (ids.has(credential.id)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["credentials", i, "id"],
+        message: `The credential id '${credential.id}' is used more than once.`,
+      });
+    }
+    ids.add(credential.id);
+    const required = new Set<string>();
+    for (const [list, kind] of [
+      [credential.requiredClaims, "requiredClaims"],
+      [credential.optionalClaims, "optionalClaims"],
+    ] as const) {
+      const seen = new Set<string>();
+      list.forEach((path, j) => {
+        const key = JSON.stringify(path);
+        if (seen.has(key)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["credentials", i, kind, j],
+            message: `The claim path ${key} is listed more than once.`,
+          });
+        } else if (kind === "optionalClaims" && required.has(key)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["credentials", i, kind, j],
+            message: `The claim path ${key} cannot be both required and optional.`,
+          });
+        }
+        seen.add(key);
+        if (kind === "requiredClaims") required.add(key);
+      });
+    }
+  });
+  rules.credentialSets?.forEach((set, i) => {
+    set.options.forEach((option, j) => {
+      option.forEach((id, k) => {
+        if (!ids.has(id)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["credentialSets", i, "options", j, k],
+            message: `No credential in this policy has the id '${id}'.`,
+          });
+        }
+      });
+    });
+  });
+}
+
+/** The rules of a policy: as stored, as returned, and the tail of the create request. */
+export const zPolicyRules = z.object(rulesShape).superRefine(checkRuleConsistency).meta({
+  id: "VerificationPolicyRules",
+  description: "What a verification under this policy asks for and accepts.",
+});
+export type TPolicyRules = z.infer<typeof zPolicyRules>;
+export type TPolicyCredential = z.infer<typeof zPolicyCredential>;
+
+export const ZCreateVerificationPolicyRequest = z
+  .strictObject({
+    identifier: zPolicyIdentifier,
+    displayName: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .meta({ description: "Name shown to people.", example: "Age over 18" }),
+    purpose: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .nullish()
+      .meta({ description: "Default purpose shown to the holder.", example: "Age check at checkout" }),
+    ...rulesShape,
+  })
+  .superRefine(checkRuleConsistency)
+  .meta({ id: "CreateVerificationPolicyRequest" });
+export type TCreateVerificationPolicyRequest = z.infer<typeof ZCreateVerificationPolicyRequest>;
+
+const timestamps = {
+  createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
+  updatedAt: z.string().meta({ description: "Last change (ISO 8601).", example: ISO_EXAMPLE }),
+};
+
+export const zVerificationPolicy = z
+  .object({
+    identifier: zPolicyIdentifier,
+    displayName: z.string().meta({ description: "Name shown to people.", example: "Age over 18" }),
+    purpose: z
+      .string()
+      .nullable()
+      .meta({ description: "Default purpose shown to the holder.", example: "Age check at checkout" }),
+    status: zPolicyStatus,
+    rules: zPolicyRules,
+    ...timestamps,
+  })
+  .meta({ id: "PublicVerificationPolicyResponse", description: "A server-managed verification policy." });
+export type TVerificationPolicy = z.infer<typeof zVerificationPolicy>;
+
+/** What lists show: never the rules. */
+export const zVerificationPolicySummary = z
+  .object({
+    identifier: zPolicyIdentifier,
+    displayName: z.string().meta({ description: "Name shown to people.", example: "Age over 18" }),
+    status: zPolicyStatus,
+  })
+  .meta({
+    id: "PublicVerificationPolicySummary",
+    description: "A verification policy as listed: the identifier to name when starting a verification.",
+  });
+
+export const ZPolicyIdentifierParams = z.object({
+  policyIdentifier: z
+    .string()
+    .min(1)
+    .max(64)
+    .meta({ description: "The policy's identifier.", example: "over-18" }),
+});
+export const ZGetVerificationPolicyRequest = ZPolicyIdentifierParams;
+export const ZSuspendVerificationPolicyRequest = ZPolicyIdentifierParams;
+export const ZReactivateVerificationPolicyRequest = ZPolicyIdentifierParams;
+export const ZListVerificationPoliciesRequest = zListQuery;
+
+export const ZVerificationPolicyResponse = resourceOf(zVerificationPolicy).meta({
+  id: "ManagementResourceOfPublicVerificationPolicyResponse",
+});
+export const ZCreateVerificationPolicyResponse = ZVerificationPolicyResponse;
+export const ZGetVerificationPolicyResponse = ZVerificationPolicyResponse;
+export const ZSuspendVerificationPolicyResponse = ZVerificationPolicyResponse;
+export const ZReactivateVerificationPolicyResponse = ZVerificationPolicyResponse;
+export const ZListVerificationPoliciesResponse = collectionOf(zVerificationPolicySummary).meta({
+  id: "ManagementCollectionOfPublicVerificationPolicyResponse",
+});
