@@ -5,7 +5,9 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 
 /** Runs `fn` in a transaction, joining the caller's one when `db` is already a transaction. */
 export function inTransaction<T>(db: Db, fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-  if ("$transaction" in db) return db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 });
+  // Prisma 7 transaction clients also expose `$transaction` (savepoints, which the PGlite adapter lacks);
+  // only the root client has `$connect`, so that is what tells the two apart.
+  if ("$connect" in db) return db.$transaction(fn, { maxWait: 10_000, timeout: 15_000 });
   return fn(db);
 }
 
