@@ -1,10 +1,13 @@
 import { organisationsRouter } from "./organisations/router";
 import { router } from "./trpc";
 import { verificationPoliciesRouter } from "./verification-policies/router";
+import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks/router";
 
 export const appRouter = router({
   organisations: organisationsRouter,
   verificationPolicies: verificationPoliciesRouter,
+  webhooks: webhooksRouter,
+  webhookDeliveries: webhookDeliveriesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,40 @@
+import { randomBytes } from "node:crypto";
+import type { Db } from "@cred/db";
+import type { CoreConfig } from "../context";
+import { newId } from "../shared/ids";
+import type { TenantScope } from "../shared/principal";
+import type { SecretBox } from "../shared/secret-box";
+import type { TCreateWebhookRequest } from "./webhook.schema";
+import { toWebhookDto } from "./webhook-dto";
+import { webhookRepository } from "./webhook-repository";
+import { assertWebhookUrlAllowed } from "./webhook-url-policy";
+
+/** A Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+/**
+ * Creates a subscription after checking its URL. The secret is sealed at rest (bound to the
+ * subscription id) and returned only here.
+ */
+export async function createWebhook(
+  db: Db,
+  scope: TenantScope,
+  deps: { config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">; secretBox: SecretBox },
+  input: TCreateWebhookRequest,
+) {
+  const url = await assertWebhookUrlAllowed(input.url, deps.config);
+  const id = newId("wh");
+  const secret = generateWebhookSecret();
+  const row = await webhookRepository.create(db, {
+    id,
+    ...scope,
+    url,
+    events: input.events,
+    description: input.description ?? null,
+    status: "active",
+    secretCipher: deps.secretBox.seal(secret, id),
+  });
+  return { ...toWebhookDto(row), secret };
+}

@@ -1,0 +1,11 @@
+import type { Db } from "@cred/db";
+import { notFound } from "../shared/errors";
+import type { TenantScope } from "../shared/principal";
+import { toWebhookDto } from "./webhook-dto";
+import { webhookRepository } from "./webhook-repository";
+
+export async function getWebhook(db: Db, scope: TenantScope, id: string) {
+  const row = await webhookRepository.findById(db, scope, id);
+  if (!row) throw notFound("The webhook subscription");
+  return toWebhookDto(row);
+}

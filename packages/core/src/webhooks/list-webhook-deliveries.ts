@@ -1,0 +1,21 @@
+import type { Db } from "@cred/db";
+import { decodeCursor, toPage } from "../shared/pagination";
+import type { TenantScope } from "../shared/principal";
+import type { TListWebhookDeliveriesRequest } from "./webhook.schema";
+import { toWebhookDeliveryDto } from "./webhook-dto";
+import { webhookDeliveryRepository } from "./webhook-repository";
+
+/** Deliveries in creation order, deleted subscriptions' included (their history stays). */
+export async function listWebhookDeliveries(
+  db: Db,
+  scope: TenantScope,
+  query: TListWebhookDeliveriesRequest,
+) {
+  const rows = await webhookDeliveryRepository.list(
+    db,
+    scope,
+    { subscriptionId: query.subscriptionId, status: query.status, eventType: query.eventType },
+    { afterId: decodeCursor(query.cursor), take: query.limit + 1 },
+  );
+  return toPage(rows, query.limit, toWebhookDeliveryDto);
+}

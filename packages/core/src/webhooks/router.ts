@@ -1,0 +1,122 @@
+import { scopeOf } from "../shared/scope-of";
+import { protectedProcedure, router } from "../trpc";
+import { createWebhook } from "./create-webhook";
+import { deleteWebhook } from "./delete-webhook";
+import { getWebhook } from "./get-webhook";
+import { listWebhookDeliveries } from "./list-webhook-deliveries";
+import { listWebhooks } from "./list-webhooks";
+import {
+  ZCreateWebhookRequest,
+  ZCreateWebhookResponse,
+  ZDeleteWebhookRequest,
+  ZDeleteWebhookResponse,
+  ZGetWebhookRequest,
+  ZGetWebhookResponse,
+  ZListWebhookDeliveriesRequest,
+  ZListWebhookDeliveriesResponse,
+  ZListWebhooksRequest,
+  ZListWebhooksResponse,
+} from "./webhook.schema";
+
+const TAGS = ["Webhooks"];
+const BASE = "/management/webhooks";
+
+export const webhooksRouter = router({
+  // Not idempotent on purpose: a replay would have to store the one-time secret in the idempotency record.
+  create: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: BASE,
+        operationId: "Webhooks_Create",
+        summary: "Create a webhook subscription",
+        description:
+          "The URL must be https (http only to loopback in development mode) and must not be, or resolve to, a private, loopback, link-local, CGNAT, unique-local, multicast or cloud metadata address (400 WebhookUrlNotAllowed). The response carries the signing secret (`whsec_…`, Standard Webhooks) once; it is never shown again.",
+        tags: TAGS,
+        successDescription: "The subscription was created; store the secret now.",
+      },
+      scopes: ["webhooks.manage"],
+      successStatus: 201,
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZCreateWebhookRequest)
+    .output(ZCreateWebhookResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await createWebhook(ctx.db, scopeOf(ctx), ctx.deps, input),
+    })),
+
+  get: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${BASE}/{subscriptionId}`,
+        operationId: "Webhooks_Get",
+        summary: "Get a webhook subscription (without its secret)",
+        tags: TAGS,
+      },
+      scopes: ["webhooks.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZGetWebhookRequest)
+    .output(ZGetWebhookResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getWebhook(ctx.db, scopeOf(ctx), input.subscriptionId),
+    })),
+
+  list: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: BASE,
+        operationId: "Webhooks_List",
+        summary: "List webhook subscriptions (without secrets)",
+        tags: TAGS,
+      },
+      scopes: ["webhooks.read"],
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZListWebhooksRequest)
+    .output(ZListWebhooksResponse)
+    .query(({ ctx, input }) => listWebhooks(ctx.db, scopeOf(ctx), input)),
+
+  delete: protectedProcedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: `${BASE}/{subscriptionId}`,
+        operationId: "Webhooks_Delete",
+        summary: "Delete a webhook subscription",
+        description:
+          "Answers 200 with the subscription as it was when deleted. The subscription stops receiving events at once and reads as 404 afterwards (deleting it again → 404); its deliveries stay listed in WebhookDeliveries_List.",
+        tags: TAGS,
+        successDescription: "The subscription was deleted; the body shows it as it was.",
+      },
+      scopes: ["webhooks.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZDeleteWebhookRequest)
+    .output(ZDeleteWebhookResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await deleteWebhook(ctx.db, scopeOf(ctx), input.subscriptionId),
+    })),
+});
+
+export const webhookDeliveriesRouter = router({
+  list: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/management/webhook-deliveries",
+        operationId: "WebhookDeliveries_List",
+        summary: "List webhook deliveries",
+        description:
+          "Every event delivery with its attempts, oldest first; filter by subscription, status and event type. Deliveries of deleted subscriptions stay listed.",
+        tags: TAGS,
+      },
+      scopes: ["webhooks.read"],
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZListWebhookDeliveriesRequest)
+    .output(ZListWebhookDeliveriesResponse)
+    .query(({ ctx, input }) => listWebhookDeliveries(ctx.db, scopeOf(ctx), input)),
+});

@@ -1,0 +1,30 @@
+import type { TWebhookDelivery, TWebhookSubscription } from "./webhook.schema";
+import type { WebhookDeliveryRow, WebhookSubscriptionRow } from "./webhook-repository";
+
+/** The public view of a subscription: never the secret. */
+export function toWebhookDto(row: WebhookSubscriptionRow): TWebhookSubscription {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events as TWebhookSubscription["events"],
+    description: row.description,
+    status: row.status as TWebhookSubscription["status"],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function toWebhookDeliveryDto(row: WebhookDeliveryRow): TWebhookDelivery {
+  return {
+    id: row.id,
+    subscriptionId: row.subscriptionId,
+    eventId: row.eventId,
+    eventType: row.eventType as TWebhookDelivery["eventType"],
+    status: row.status as TWebhookDelivery["status"],
+    attempts: row.attempts,
+    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    lastResponseStatus: row.lastResponseStatus,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

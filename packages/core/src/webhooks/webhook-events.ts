@@ -1,0 +1,26 @@
+/** Every event a webhook subscription can receive (DESIGN §7); `*` subscribes to all of them. */
+export const WEBHOOK_EVENT_TYPES = [
+  "issuance.transaction.created",
+  "issuance.transaction.completed",
+  "issuance.transaction.cancelled",
+  "issuance.transaction.expired",
+  "credential.revoked",
+  "verification.session.created",
+  "verification.session.verified",
+  "verification.session.rejected",
+  "verification.session.cancelled",
+  "verification.session.expired",
+  "issuer.activated",
+  "credential_configuration.created",
+  "verification_policy.suspended",
+  "verification_policy.reactivated",
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const ALL_EVENTS = "*";
+
+/** Whether a subscription's `events` list covers `type`. */
+export function subscribesTo(events: readonly string[], type: string): boolean {
+  return events.includes(ALL_EVENTS) || events.includes(type);
+}

@@ -1,0 +1,53 @@
+import type { Db, Prisma } from "@cred/db";
+import type { TenantScope } from "../shared/principal";
+
+/** Subscriptions are soft-deleted (deliveries keep their history); a deleted one reads as absent. */
+const live = { deletedAt: null };
+
+export const webhookRepository = {
+  create(db: Db, data: Prisma.WebhookSubscriptionUncheckedCreateInput) {
+    return db.webhookSubscription.create({ data });
+  },
+  findById(db: Db, scope: TenantScope, id: string) {
+    return db.webhookSubscription.findFirst({ where: { id, ...scope, ...live } });
+  },
+  list(db: Db, scope: TenantScope, page: { afterId?: string; take: number }) {
+    return db.webhookSubscription.findMany({
+      where: { ...scope, ...live, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
+      orderBy: { id: "asc" },
+      take: page.take,
+    });
+  },
+  /** Marks a live subscription deleted; false when there is none. */
+  async softDelete(db: Db, scope: TenantScope, id: string, at: Date) {
+    const { count } = await db.webhookSubscription.updateMany({
+      where: { id, ...scope, ...live },
+      data: { deletedAt: at },
+    });
+    return count === 1;
+  },
+};
+
+export const webhookDeliveryRepository = {
+  list(
+    db: Db,
+    scope: TenantScope,
+    filter: { subscriptionId?: string; status?: string; eventType?: string },
+    page: { afterId?: string; take: number },
+  ) {
+    return db.webhookDelivery.findMany({
+      where: {
+        ...scope,
+        ...(filter.subscriptionId ? { subscriptionId: filter.subscriptionId } : {}),
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.eventType ? { eventType: filter.eventType } : {}),
+        ...(page.afterId ? { id: { gt: page.afterId } } : {}),
+      },
+      orderBy: { id: "asc" },
+      take: page.take,
+    });
+  },
+};
+
+export type WebhookSubscriptionRow = NonNullable<Awaited<ReturnType<typeof webhookRepository.findById>>>;
+export type WebhookDeliveryRow = Awaited<ReturnType<typeof webhookDeliveryRepository.list>>[number];

@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from "./webhook-events";
+
+const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
+const SUBSCRIPTION_ID_EXAMPLE = "wh_01jd5x6c3v8w9y0z1a2b3c4d5e";
+
+const zEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({
+  description: "An event type of the catalogue.",
+  example: "verification.session.verified",
+});
+
+const zSubscribedEvent = z.enum([...WEBHOOK_EVENT_TYPES, ALL_EVENTS]).meta({
+  description: "An event type of the catalogue, or `*` for every event.",
+  example: "verification.session.verified",
+});
+
+const zSubscriptionId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "The webhook subscription's id.", example: SUBSCRIPTION_ID_EXAMPLE });
+
+export const zWebhookSubscription = z
+  .object({
+    id: zSubscriptionId,
+    url: z.string().meta({
+      description: "Endpoint that receives the events (https).",
+      example: "https://hooks.example.com/credentials",
+    }),
+    events: z.array(zSubscribedEvent).meta({
+      description: 'Event types delivered to the endpoint; `["*"]` for all.',
+      example: ["verification.session.verified"],
+    }),
+    description: z
+      .string()
+      .nullable()
+      .meta({ description: "Free text for the integrator.", example: "Checkout backend" }),
+    status: z.enum(["active", "disabled"]).meta({
+      description:
+        "`active` subscriptions receive events; `disabled` ones (e.g. after repeated failures) do not.",
+      example: "active",
+    }),
+    createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
+    updatedAt: z.string().meta({ description: "Last change (ISO 8601).", example: ISO_EXAMPLE }),
+  })
+  .meta({
+    id: "WebhookSubscription",
+    description: "Where and which events are delivered (Standard Webhooks).",
+  });
+export type TWebhookSubscription = z.infer<typeof zWebhookSubscription>;
+
+export const ZCreateWebhookRequest = z.strictObject({
+  url: z.url({ error: "Give an absolute URL." }).max(2048).meta({
+    description:
+      "https endpoint that receives the events. Hosts that are or resolve to private, loopback, link-local or metadata addresses are refused.",
+    example: "https://hooks.example.com/credentials",
+  }),
+  events: z
+    .array(zSubscribedEvent)
+    .min(1)
+    .max(WEBHOOK_EVENT_TYPES.length)
+    .superRefine((events, ctx) => {
+      if (events.includes(ALL_EVENTS) && events.length > 1) {
+        ctx.addIssue({ code: "custom", message: "Use `*` alone to receive every event." });
+      }
+      if (new Set(events).size !== events.length) {
+        ctx.addIssue({ code: "custom", message: "List each event type once." });
+      }
+    })
+    .meta({
+      description: 'Event types to deliver, or `["*"]` for every event.',
+      example: ["verification.session.verified", "verification.session.rejected"],
+    }),
+  description: z
+    .string()
+    .trim()
+    .max(500)
+    .nullish()
+    .meta({ description: "Free text for the integrator.", example: "Checkout backend" }),
+});
+export type TCreateWebhookRequest = z.infer<typeof ZCreateWebhookRequest>;
+
+export const ZCreateWebhookResponse = resourceOf(
+  zWebhookSubscription
+    .extend({
+      secret: z.string().meta({
+        description:
+          "Signing secret (Standard Webhooks `whsec_` form) to verify `webhook-signature`. Shown only in this response; store it now.",
+        example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      }),
+    })
+    .meta({
+      id: "WebhookSubscriptionWithSecret",
+      description: "A new subscription with its signing secret.",
+    }),
+).meta({ id: "ManagementResourceOfWebhookSubscriptionWithSecret" });
+
+export const ZWebhookIdParams = z.object({ subscriptionId: zSubscriptionId });
+export const ZGetWebhookRequest = ZWebhookIdParams;
+export const ZDeleteWebhookRequest = ZWebhookIdParams;
+export const ZWebhookResponse = resourceOf(zWebhookSubscription).meta({
+  id: "ManagementResourceOfWebhookSubscription",
+});
+export const ZGetWebhookResponse = ZWebhookResponse;
+export const ZDeleteWebhookResponse = ZWebhookResponse;
+export const ZListWebhooksRequest = zListQuery;
+export const ZListWebhooksResponse = collectionOf(zWebhookSubscription).meta({
+  id: "ManagementCollectionOfWebhookSubscription",
+});
+
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+
+export const zWebhookDelivery = z
+  .object({
+    id: z.string().meta({ description: "Delivery id.", example: "whd_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
+    subscriptionId: zSubscriptionId,
+    eventId: z.string().meta({
+      description: "Id of the event (the `webhook-id` header).",
+      example: "evt_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
+    eventType: zEventType,
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        "`pending` while attempts remain, `succeeded` after a 2xx answer, `failed` once retries are exhausted.",
+      example: "succeeded",
+    }),
+    attempts: z.number().int().meta({ description: "Attempts made so far.", example: 1 }),
+    lastAttemptAt: z
+      .string()
+      .nullable()
+      .meta({ description: "Time of the latest attempt (ISO 8601).", example: ISO_EXAMPLE }),
+    lastResponseStatus: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "HTTP status of the latest attempt; null when none was received.", example: 200 }),
+    nextAttemptAt: z.string().nullable().meta({
+      description: "When the next attempt is due (ISO 8601); null when none is planned.",
+      example: null,
+    }),
+    createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
+  })
+  .meta({
+    id: "WebhookDelivery",
+    description: "One event's delivery to one subscription, across its attempts.",
+  });
+export type TWebhookDelivery = z.infer<typeof zWebhookDelivery>;
+
+export const ZListWebhookDeliveriesRequest = zListQuery.extend({
+  subscriptionId: zSubscriptionId.optional(),
+  status: z
+    .enum(DELIVERY_STATUSES)
+    .optional()
+    .meta({ description: "Only deliveries in this status.", example: "failed" }),
+  eventType: zEventType.optional().meta({ description: "Only deliveries of this event type." }),
+});
+export type TListWebhookDeliveriesRequest = z.infer<typeof ZListWebhookDeliveriesRequest>;
+export const ZListWebhookDeliveriesResponse = collectionOf(zWebhookDelivery).meta({
+  id: "ManagementCollectionOfWebhookDelivery",
+});
