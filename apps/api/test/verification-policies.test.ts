@@ -571,7 +571,10 @@ describe("VerificationPolicies_Suspend and _Reactivate", () => {
 });
 
 describe("getActivePolicyForVerification", () => {
-  const scope = () => ({ tenantId: t.tenantId, environment: "sandbox" as const });
+  const scope = (): { tenantId: string; environment: Environment } => ({
+    tenantId: t.tenantId,
+    environment: "sandbox",
+  });
 
   it("returns the row and parsed rules of an active policy", async () => {
     expect((await create(policy("for-verification"))).status).toBe(201);
