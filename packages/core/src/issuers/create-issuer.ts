@@ -1,0 +1,63 @@
+import { type Db, inTransaction } from "@cred/db";
+import { generateEs256KeyPair } from "@cred/oid4vc";
+import type { CoreConfig } from "../context";
+import { organisationRepository } from "../organisations/organisation-repository";
+import { DomainError } from "../shared/errors";
+import { newId } from "../shared/ids";
+import type { SecretBox } from "../shared/secret-box";
+import type { TCreateIssuerRequest, TIssuer } from "./issuer.schema";
+import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { toIssuerDto } from "./issuer-dto";
+import { issuerRepository } from "./issuer-repository";
+import { provisionStatusList } from "./provision-status-list";
+
+export interface IssuerDeps {
+  db: Db;
+  config: CoreConfig;
+  secretBox: SecretBox;
+}
+
+export const organisationNotFound = (reference: string) =>
+  new DomainError("NotFound", `The organisation '${reference}' was not found.`, [
+    { code: "NotFound", target: "organisationReference", message: "Create the organisation first." },
+  ]);
+
+/**
+ * Creates a draft issuer with a fresh ES256 signing key (private JWK sealed at rest, bound to the
+ * issuer id) and its first status list, in one transaction.
+ */
+export async function createIssuer(
+  deps: IssuerDeps,
+  caller: IssuerCaller,
+  input: TCreateIssuerRequest,
+): Promise<TIssuer> {
+  if (caller.boundIssuerId !== null) {
+    throw new DomainError(
+      "IssuerBindingMismatch",
+      "This API key acts for one issuer only and cannot create issuers.",
+    );
+  }
+  const scope = scopeOfCaller(caller);
+  const { privateJwk, publicJwk } = await generateEs256KeyPair();
+  const kid = publicJwk.kid!;
+  return inTransaction(deps.db, async (tx) => {
+    const organisation = await organisationRepository.findByReference(tx, scope, input.organisationReference);
+    if (!organisation) throw organisationNotFound(input.organisationReference);
+    const id = newId("iss");
+    const row = await issuerRepository.create(tx, {
+      id,
+      ...scope,
+      organisationId: organisation.id,
+      displayName: input.displayName,
+      description: input.description ?? null,
+      logoUri: input.logoUri ?? null,
+      display: input.display ?? [],
+      status: "draft",
+      signingKid: kid,
+      publicJwk: publicJwk as object,
+      privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), id),
+    });
+    await provisionStatusList(tx, scope, id, deps.config);
+    return toIssuerDto(deps.config, row, organisation.reference);
+  });
+}

@@ -1,0 +1,27 @@
+import type { Db } from "@cred/db";
+import type { CoreConfig } from "../context";
+import type { TenantScope } from "../shared/principal";
+import type { TIssuer } from "./issuer.schema";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { toIssuerDto } from "./issuer-dto";
+import { type IssuerRow, issuerRepository } from "./issuer-repository";
+
+/** The DTO of a row, with its organisation's reference. */
+export async function loadIssuerDto(
+  db: Db,
+  config: Pick<CoreConfig, "publicBaseUrl">,
+  scope: TenantScope,
+  row: IssuerRow,
+): Promise<TIssuer> {
+  const references = await issuerRepository.organisationReferences(db, scope, [row.organisationId]);
+  return toIssuerDto(config, row, references.get(row.organisationId)!);
+}
+
+export async function getIssuer(
+  deps: { db: Db; config: CoreConfig },
+  caller: IssuerCaller,
+  issuerId: string,
+): Promise<TIssuer> {
+  const row = await findVisibleIssuer(deps.db, caller, issuerId);
+  return loadIssuerDto(deps.db, deps.config, scopeOfCaller(caller), row);
+}

@@ -1,0 +1,32 @@
+import type { Db } from "@cred/db";
+import { notFound } from "../shared/errors";
+import type { Principal, TenantScope } from "../shared/principal";
+import { type IssuerRow, issuerRepository } from "./issuer-repository";
+
+/** The caller's partition plus, for issuer-client keys, the one issuer it may act for. */
+export interface IssuerCaller extends TenantScope {
+  boundIssuerId: string | null;
+}
+
+export function issuerCallerOf(ctx: { principal: Principal }): IssuerCaller {
+  const { tenantId, environment, issuerId } = ctx.principal;
+  return { tenantId, environment, boundIssuerId: issuerId };
+}
+
+export function scopeOfCaller(caller: IssuerCaller): TenantScope {
+  return { tenantId: caller.tenantId, environment: caller.environment };
+}
+
+/** True when the caller may see this issuer at all (issuer-client keys see only their own). */
+export function canSeeIssuer(caller: IssuerCaller, issuerId: string): boolean {
+  return caller.boundIssuerId === null || caller.boundIssuerId === issuerId;
+}
+
+/** The issuer, when it exists in the caller's partition and the caller may see it; otherwise 404. */
+export async function findVisibleIssuer(db: Db, caller: IssuerCaller, issuerId: string): Promise<IssuerRow> {
+  const row = canSeeIssuer(caller, issuerId)
+    ? await issuerRepository.findById(db, scopeOfCaller(caller), issuerId)
+    : null;
+  if (!row) throw notFound("The issuer");
+  return row;
+}

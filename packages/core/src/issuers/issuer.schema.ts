@@ -1,0 +1,268 @@
+import { z } from "zod";
+import { zOrganisationReference } from "../organisations/organisation.schema";
+import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { ENVIRONMENTS } from "../shared/scopes";
+
+export const ISSUER_STATUSES = ["draft", "active"] as const;
+export type IssuerStatus = (typeof ISSUER_STATUSES)[number];
+
+const EXAMPLE_ISSUER_ID = "iss_01jd5x6c3v8w9y0z1a2b3c4d5e";
+
+export const zIssuerId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "Identifier of the issuer.", example: EXAMPLE_ISSUER_ID });
+
+const zHttpsUri = z
+  .url({ protocol: /^https$/, hostname: z.regexes.domain, error: "Use an absolute https URL." })
+  .max(2048);
+
+/** BCP 47 language tag (the common subset: language, optional script/region/variants). */
+export const zLocale = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/, "Use a BCP 47 language tag, e.g. en or nl-NL.")
+  .max(35)
+  .meta({ description: "BCP 47 language tag.", example: "en-GB" });
+
+const zLogo = z.strictObject({
+  uri: zHttpsUri.meta({
+    description: "https URL of the logo image.",
+    example: "https://acme.example/logo.png",
+  }),
+  altText: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Alternative text for the logo.", example: "Acme Bank logo" }),
+});
+
+export const zIssuerDisplay = z
+  .strictObject({
+    locale: zLocale,
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .meta({ description: "Issuer name shown by wallets in this locale.", example: "Acme Bank" }),
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({ description: "Short description in this locale.", example: "Retail bank" }),
+    logo: zLogo.optional().meta({ description: "Logo wallets show for this issuer in this locale." }),
+  })
+  .meta({
+    id: "IssuerDisplay",
+    description: "Wallet-facing display metadata for one locale (OpenID4VCI issuer `display`).",
+  });
+
+const zDisplayList = z
+  .array(zIssuerDisplay)
+  .max(50)
+  .refine((items) => new Set(items.map((d) => d.locale.toLowerCase())).size === items.length, {
+    message: "Each locale may appear only once.",
+  });
+
+const zDisplayName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .meta({ description: "Name of the issuer shown in the console and to integrators.", example: "Acme Bank" });
+const zDescription = z
+  .string()
+  .trim()
+  .min(1)
+  .max(1000)
+  .meta({ description: "What the issuer issues, for people.", example: "Issues Acme account credentials." });
+const zLogoUri = zHttpsUri.meta({
+  description: "https URL of the issuer's logo.",
+  example: "https://acme.example/logo.png",
+});
+
+export const zIssuerSigningKey = z
+  .object({
+    kid: z.string().meta({
+      description: "Key id: the RFC 7638 JWK SHA-256 thumbprint of the public key.",
+      example: "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+    }),
+    alg: z.literal("ES256").meta({ description: "Signing algorithm.", example: "ES256" }),
+    publicJwk: z.record(z.string(), z.unknown()).meta({
+      description: "Public key as a JWK (EC P-256). The private key never leaves the service.",
+      example: { kty: "EC", crv: "P-256", x: "…", y: "…", kid: "…", alg: "ES256", use: "sig" },
+    }),
+  })
+  .meta({ id: "IssuerSigningKey", description: "The issuer's credential signing key (public part)." });
+
+export const zIssuer = z
+  .object({
+    id: zIssuerId,
+    organisationReference: zOrganisationReference,
+    displayName: zDisplayName,
+    description: zDescription.nullable(),
+    logoUri: zLogoUri.nullable(),
+    display: z.array(zIssuerDisplay).meta({ description: "Wallet-facing display metadata per locale." }),
+    status: z.enum(ISSUER_STATUSES).meta({
+      description: "`draft` until activated; `active` issuers can issue credentials.",
+      example: "draft",
+    }),
+    credentialIssuer: z.string().meta({
+      description: "The OpenID4VCI credential issuer identifier (URL) wallets see as `iss`.",
+      example: `https://credentials.example/issuers/${EXAMPLE_ISSUER_ID}`,
+    }),
+    signingKey: zIssuerSigningKey,
+    environment: z
+      .enum(ENVIRONMENTS)
+      .meta({ description: "Environment the resource lives in.", example: "sandbox" }),
+    createdAt: z
+      .string()
+      .meta({ description: "Creation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    updatedAt: z
+      .string()
+      .meta({ description: "Last change (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    activatedAt: z
+      .string()
+      .nullable()
+      .meta({
+        description: "Activation time (ISO 8601); null while draft.",
+        example: "2026-08-30T12:05:00.000Z",
+      }),
+  })
+  .meta({ id: "Issuer", description: "An issuer of credentials, operated by an organisation." });
+export type TIssuer = z.infer<typeof zIssuer>;
+
+const zIssuerResource = resourceOf(zIssuer).meta({ id: "ManagementResourceOfIssuer" });
+
+// Issuers_Create
+export const ZCreateIssuerRequest = z.strictObject({
+  organisationReference: zOrganisationReference,
+  displayName: zDisplayName,
+  description: zDescription.optional(),
+  logoUri: zLogoUri.optional(),
+  display: zDisplayList.optional().meta({
+    description: "Wallet-facing display metadata per locale; at least one entry is needed to activate.",
+  }),
+});
+export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
+export const ZCreateIssuerResponse = zIssuerResource;
+
+// Issuers_Get
+export const ZGetIssuerRequest = z.object({ issuerId: zIssuerId });
+export const ZGetIssuerResponse = zIssuerResource;
+
+// Issuers_List
+export const ZListIssuersRequest = zListQuery.extend({
+  organisationReference: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ description: "Only issuers of this organisation.", example: "acme-bank" }),
+  status: z
+    .enum(ISSUER_STATUSES)
+    .optional()
+    .meta({ description: "Only issuers in this state.", example: "active" }),
+});
+export type TListIssuersRequest = z.infer<typeof ZListIssuersRequest>;
+export const ZListIssuersResponse = collectionOf(zIssuer).meta({ id: "ManagementCollectionOfIssuer" });
+
+// Issuers_Update (JSON merge patch: absent = unchanged, null = cleared)
+/** Fields of the issuer resource that a PATCH may not set (400 ReadOnlyField). */
+export const ISSUER_READ_ONLY_FIELDS = [
+  "id",
+  "status",
+  "signingKey",
+  "kid",
+  "signingKid",
+  "publicJwk",
+  "credentialIssuer",
+  "environment",
+  "createdAt",
+  "updatedAt",
+  "activatedAt",
+] as const;
+
+export const ZUpdateIssuerRequest = z.strictObject({
+  issuerId: zIssuerId,
+  organisationReference: zOrganisationReference.optional(),
+  displayName: zDisplayName.optional(),
+  description: zDescription.nullable().optional(),
+  logoUri: zLogoUri.nullable().optional(),
+  display: zDisplayList
+    .nullable()
+    .optional()
+    .meta({ description: "Replaces the whole display list; null clears it." }),
+});
+export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
+export const ZUpdateIssuerResponse = zIssuerResource;
+
+// Issuers_Activate
+export const ZActivateIssuerRequest = z.object({ issuerId: zIssuerId });
+export const ZActivateIssuerResponse = zIssuerResource;
+
+// Issuers_GetReadiness
+export const READINESS_ITEM_IDS = [
+  "organisation",
+  "display-metadata",
+  "signing-key",
+  "active-credential-configuration",
+  "status-list",
+  "public-base-url",
+] as const;
+
+export const zReadinessItem = z
+  .object({
+    id: z
+      .enum(READINESS_ITEM_IDS)
+      .meta({ description: "Stable id of the requirement.", example: "display-metadata" }),
+    title: z
+      .string()
+      .meta({ description: "The requirement, for people.", example: "Display metadata complete" }),
+    status: z
+      .enum(["satisfied", "outstanding"])
+      .meta({ description: "Whether the requirement is met.", example: "outstanding" }),
+    detail: z.string().meta({
+      description: "What was checked and, when outstanding, what is missing.",
+      example: "Add at least one display entry with a locale and a name.",
+    }),
+    action: z
+      .object({
+        operationId: z
+          .string()
+          .meta({ description: "Operation that resolves it.", example: "Issuers_Update" }),
+        method: z.string().meta({ description: "HTTP method.", example: "PATCH" }),
+        path: z
+          .string()
+          .meta({ description: "Path to call.", example: `/management/issuers/${EXAMPLE_ISSUER_ID}` }),
+        hint: z.string().meta({
+          description: "What to send.",
+          example: 'Send {"display":[{"locale":"en","name":"Acme Bank"}]}.',
+        }),
+      })
+      .optional()
+      .meta({ description: "What to do next; present when outstanding and fixable through the API." }),
+  })
+  .meta({ id: "IssuerReadinessItem", description: "One requirement of the readiness checklist." });
+export type TReadinessItem = z.infer<typeof zReadinessItem>;
+
+export const zIssuerReadiness = z
+  .object({
+    issuerId: zIssuerId,
+    ready: z.boolean().meta({ description: "True when every item is satisfied.", example: false }),
+    items: z.array(zReadinessItem).meta({ description: "One item per requirement, in a fixed order." }),
+  })
+  .meta({
+    id: "IssuerReadinessResponse",
+    description: "What the issuer still needs before it can be activated.",
+  });
+export type TIssuerReadiness = z.infer<typeof zIssuerReadiness>;
+
+export const ZGetIssuerReadinessRequest = z.object({ issuerId: zIssuerId });
+export const ZGetIssuerReadinessResponse = z
+  .object({ data: zIssuerReadiness })
+  .meta({ id: "ApiEnvelopeOfIssuerReadinessResponse" });

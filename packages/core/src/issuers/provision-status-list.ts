@@ -1,0 +1,30 @@
+import type { Db } from "@cred/db";
+import type { CoreConfig } from "../context";
+import { newId } from "../shared/ids";
+import type { TenantScope } from "../shared/principal";
+import { issuerRepository } from "./issuer-repository";
+
+/** Bits per entry: IETF Token Status List with 2 bits (0 valid, 1 invalid, 2 suspended). */
+export const STATUS_LIST_BITS = 2;
+
+/**
+ * Creates an empty status list for an issuer (every entry 0 = valid). Issuance allocates indices
+ * from it; call it in the transaction that needs the list.
+ */
+export async function provisionStatusList(
+  db: Db,
+  scope: TenantScope,
+  issuerId: string,
+  config: Pick<CoreConfig, "issuance">,
+): Promise<string> {
+  const size = config.issuance.statusListSize;
+  const row = await issuerRepository.createStatusList(db, {
+    id: newId("sl"),
+    ...scope,
+    issuerId,
+    bits: STATUS_LIST_BITS,
+    size,
+    data: new Uint8Array(Math.ceil((size * STATUS_LIST_BITS) / 8)),
+  });
+  return row.id;
+}

@@ -1,0 +1,151 @@
+import { withIdempotency } from "../shared/idempotency";
+import { protectedProcedure, router } from "../trpc";
+import { activateIssuer } from "./activate-issuer";
+import { createIssuer } from "./create-issuer";
+import { getIssuer } from "./get-issuer";
+import { getIssuerReadiness } from "./get-issuer-readiness";
+import {
+  ZActivateIssuerRequest,
+  ZActivateIssuerResponse,
+  ZCreateIssuerRequest,
+  ZCreateIssuerResponse,
+  ZGetIssuerReadinessRequest,
+  ZGetIssuerReadinessResponse,
+  ZGetIssuerRequest,
+  ZGetIssuerResponse,
+  ZListIssuersRequest,
+  ZListIssuersResponse,
+  ZUpdateIssuerRequest,
+  ZUpdateIssuerResponse,
+} from "./issuer.schema";
+import { issuerCallerOf } from "./issuer-caller";
+import { listIssuers } from "./list-issuers";
+import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
+
+const TAGS = ["Issuers"];
+
+export const issuersRouter = router({
+  create: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/management/issuers",
+        operationId: "Issuers_Create",
+        summary: "Create an issuer",
+        description:
+          "Creates a draft issuer for an organisation, generates its ES256 signing key (the private key is encrypted at rest and never returned) and provisions its first status list.",
+        tags: TAGS,
+        successDescription: "The issuer was created (status draft).",
+      },
+      scopes: ["issuers.manage"],
+      successStatus: 201,
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
+    })
+    .input(ZCreateIssuerRequest)
+    .output(ZCreateIssuerResponse)
+    .mutation(({ ctx, input }) =>
+      withIdempotency(ctx, "Issuers_Create", input, async (db) => ({
+        data: await createIssuer({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
+      })),
+    ),
+
+  get: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/management/issuers/{issuerId}",
+        operationId: "Issuers_Get",
+        summary: "Get an issuer",
+        tags: TAGS,
+      },
+      scopes: ["issuers.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZGetIssuerRequest)
+    .output(ZGetIssuerResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input.issuerId),
+    })),
+
+  list: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/management/issuers",
+        operationId: "Issuers_List",
+        summary: "List issuers",
+        description: "Issuers in creation order, optionally filtered by organisation and status.",
+        tags: TAGS,
+      },
+      scopes: ["issuers.read"],
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZListIssuersRequest)
+    .output(ZListIssuersResponse)
+    .query(({ ctx, input }) => listIssuers({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input)),
+
+  update: protectedProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/management/issuers/{issuerId}",
+        operationId: "Issuers_Update",
+        summary: "Update an issuer (JSON merge patch)",
+        description:
+          "JSON merge patch (RFC 7396): members left out are unchanged, null clears an optional member, `display` is replaced as a whole. Read-only members (id, status, signingKey, credentialIssuer, timestamps) give 400 ReadOnlyField.",
+        tags: TAGS,
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .use(async ({ getRawInput, next }) => {
+      assertNoReadOnlyIssuerFields(await getRawInput());
+      return next();
+    })
+    .input(ZUpdateIssuerRequest)
+    .output(ZUpdateIssuerResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await updateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input),
+    })),
+
+  activate: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/management/issuers/{issuerId}/activate",
+        operationId: "Issuers_Activate",
+        summary: "Activate an issuer",
+        description:
+          "Moves a draft issuer to active once every readiness item is satisfied; otherwise 409 IssuerNotReady lists the outstanding items in `details`. Activating an active issuer returns it unchanged.",
+        tags: TAGS,
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+    })
+    .input(ZActivateIssuerRequest)
+    .output(ZActivateIssuerResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await activateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input.issuerId),
+    })),
+
+  getReadiness: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/management/issuers/{issuerId}/readiness",
+        operationId: "Issuers_GetReadiness",
+        summary: "Get an issuer's readiness checklist",
+        description:
+          "A structured checklist with one item per requirement for activation, each satisfied or outstanding with what to do next.",
+        tags: TAGS,
+      },
+      scopes: ["issuers.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZGetIssuerReadinessRequest)
+    .output(ZGetIssuerReadinessResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getIssuerReadiness({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input.issuerId),
+    })),
+});

@@ -1,0 +1,57 @@
+import { type Db, inTransaction, type Prisma } from "@cred/db";
+import type { CoreConfig } from "../context";
+import { organisationRepository } from "../organisations/organisation-repository";
+import { DomainError } from "../shared/errors";
+import { organisationNotFound } from "./create-issuer";
+import { loadIssuerDto } from "./get-issuer";
+import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "./issuer.schema";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { issuerRepository } from "./issuer-repository";
+
+/**
+ * Refuses a patch that names a read-only field of the issuer resource (400 ReadOnlyField). Runs on
+ * the raw body, before the strict schema would report the field as merely unknown.
+ */
+export function assertNoReadOnlyIssuerFields(raw: unknown): void {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return;
+  const named = ISSUER_READ_ONLY_FIELDS.filter((field) => Object.hasOwn(raw, field));
+  if (named.length === 0) return;
+  throw new DomainError(
+    "ReadOnlyField",
+    `${named.map((f) => `'${f}'`).join(", ")} ${named.length === 1 ? "is" : "are"} read-only and cannot be changed.`,
+    named.map((field) => ({ code: "ReadOnlyField", target: field, message: `'${field}' is read-only.` })),
+  );
+}
+
+/**
+ * JSON merge patch (RFC 7396) of an issuer: an absent member is unchanged, `null` clears an optional
+ * member, and `display` is replaced as a whole.
+ */
+export async function updateIssuer(
+  deps: { db: Db; config: CoreConfig },
+  caller: IssuerCaller,
+  input: TUpdateIssuerRequest,
+): Promise<TIssuer> {
+  const scope = scopeOfCaller(caller);
+  return inTransaction(deps.db, async (tx) => {
+    const current = await findVisibleIssuer(tx, caller, input.issuerId);
+    const data: Prisma.IssuerUncheckedUpdateManyInput = {};
+    if (input.organisationReference !== undefined) {
+      const organisation = await organisationRepository.findByReference(
+        tx,
+        scope,
+        input.organisationReference,
+      );
+      if (!organisation) throw organisationNotFound(input.organisationReference);
+      data.organisationId = organisation.id;
+    }
+    if (input.displayName !== undefined) data.displayName = input.displayName;
+    if (input.description !== undefined) data.description = input.description;
+    if (input.logoUri !== undefined) data.logoUri = input.logoUri;
+    if (input.display !== undefined) data.display = input.display ?? [];
+    if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
+    await issuerRepository.update(tx, scope, current.id, data);
+    const updated = await findVisibleIssuer(tx, caller, current.id);
+    return loadIssuerDto(tx, deps.config, scope, updated);
+  });
+}
