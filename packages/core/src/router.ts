@@ -1,3 +1,5 @@
+import { credentialConfigurationsRouter } from "./credential-configurations/router";
+import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
 import { router } from "./trpc";
 import { verificationPoliciesRouter } from "./verification-policies/router";
@@ -5,6 +7,8 @@ import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks/router";
 
 export const appRouter = router({
   organisations: organisationsRouter,
+  issuers: issuersRouter,
+  credentialConfigurations: credentialConfigurationsRouter,
   verificationPolicies: verificationPoliciesRouter,
   webhooks: webhooksRouter,
   webhookDeliveries: webhookDeliveriesRouter,

@@ -1,0 +1,122 @@
+import { type Db, inTransaction, isUniqueViolation } from "@cred/db";
+import type { CoreConfig } from "../context";
+import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
+import { DomainError, type ErrorDetail } from "../shared/errors";
+import { newId } from "../shared/ids";
+import { emitEvent } from "../shared/outbox";
+import {
+  SUPPORTED_FORMAT,
+  SUPPORTED_SIGNING_ALGORITHM,
+  type TCreateCredentialConfigurationRequest,
+  type TCredentialConfiguration,
+} from "./credential-configuration.schema";
+import { toCredentialConfigurationDto } from "./credential-configuration-dto";
+import { credentialConfigurationRepository } from "./credential-configuration-repository";
+import { validateClaims } from "./validate-claims";
+
+export const DEFAULT_LIFETIME_DAYS = 365;
+
+function assertPlatformLimits(input: TCreateCredentialConfigurationRequest): void {
+  const details: ErrorDetail[] = [];
+  if (input.format != null && input.format !== SUPPORTED_FORMAT) {
+    details.push({
+      code: "UnsupportedFormat",
+      target: "format",
+      message: `Only '${SUPPORTED_FORMAT}' is supported.`,
+    });
+  }
+  if (input.signingAlgorithm != null && input.signingAlgorithm !== SUPPORTED_SIGNING_ALGORITHM) {
+    details.push({
+      code: "UnsupportedSigningAlgorithm",
+      target: "signingAlgorithm",
+      message: `Only '${SUPPORTED_SIGNING_ALGORITHM}' is supported.`,
+    });
+  }
+  if (details.length > 0) {
+    throw new DomainError(
+      "PlatformLimit",
+      `The platform issues ${SUPPORTED_FORMAT} credentials signed with ${SUPPORTED_SIGNING_ALGORITHM} only; this cannot be overridden.`,
+      details,
+    );
+  }
+}
+
+const duplicateIdentifier = (identifier: string) =>
+  new DomainError(
+    "AlreadyExists",
+    `A credential configuration with identifier '${identifier}' already exists.`,
+    [{ code: "Duplicate", target: "identifier", message: "Choose another identifier." }],
+  );
+
+/**
+ * Creates a credential configuration in one transaction: the configuration (in the issuer's
+ * environment), version 1 as active, the grant authorising the issuer, and the
+ * `credential_configuration.created` event.
+ */
+export async function createCredentialConfiguration(
+  deps: { db: Db; config: CoreConfig },
+  caller: IssuerCaller,
+  input: TCreateCredentialConfigurationRequest,
+): Promise<TCredentialConfiguration> {
+  assertPlatformLimits(input);
+  const claims = input.claims ?? [];
+  const problems = validateClaims(claims);
+  if (problems.length > 0) {
+    throw new DomainError("ValidationFailed", "The claims schema is not valid; see details.", problems);
+  }
+
+  return inTransaction(deps.db, async (tx) => {
+    const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    // The issuer was found in the caller's partition: the configuration takes its environment.
+    const scope = scopeOfCaller(caller);
+    if (await credentialConfigurationRepository.findByIdentifier(tx, scope, input.identifier)) {
+      throw duplicateIdentifier(input.identifier);
+    }
+    const id = newId("ccf");
+    const now = new Date();
+    let created: Awaited<ReturnType<typeof credentialConfigurationRepository.create>>;
+    try {
+      created = await credentialConfigurationRepository.create(
+        tx,
+        {
+          id,
+          ...scope,
+          issuerId: issuer.id,
+          identifier: input.identifier,
+          displayName: input.displayName,
+          schemaId: input.schemaId,
+          credentialType:
+            input.credentialType ??
+            `${credentialIssuerIdentifier(deps.config, issuer.id)}/credentials/${input.identifier}`,
+          format: SUPPORTED_FORMAT,
+          signingAlgorithm: SUPPORTED_SIGNING_ALGORITHM,
+          defaultLifetimeDays: input.defaultLifetimeDays ?? DEFAULT_LIFETIME_DAYS,
+          holderBindingRequired: input.holderBindingRequired ?? true,
+          statusEnabled: input.statusEnabled ?? true,
+          activeVersion: 1,
+        },
+        {
+          id: newId("ccv"),
+          version: 1,
+          status: "active",
+          claims,
+          reason: input.reason ?? null,
+          activatedAt: now,
+        },
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateIdentifier(input.identifier);
+      throw error;
+    }
+    const dto = toCredentialConfigurationDto(created.configuration, created.versions);
+    await emitEvent(tx, scope, "credential_configuration.created", {
+      credentialConfigurationId: dto.id,
+      identifier: dto.identifier,
+      issuerId: dto.issuerId,
+      credentialType: dto.credentialType,
+      version: dto.activeVersion,
+    });
+    return dto;
+  });
+}
