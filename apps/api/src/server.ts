@@ -6,8 +6,8 @@ import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { mountRest } from "./rest/mount-rest";
-import { registerWalletRoutes } from "./wallet";
 import { registerOpenApi } from "./rest/openapi-routes";
+import { registerWalletRoutes } from "./wallet";
 
 export interface ServerOptions {
   databaseUrl?: string;

@@ -1,4 +1,6 @@
 import { credentialConfigurationsRouter } from "./credential-configurations/router";
+import { credentialsRouter } from "./credentials/router";
+import { issuanceTransactionsRouter } from "./issuance/router";
 import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
 import { router } from "./trpc";
@@ -12,6 +14,8 @@ export const appRouter = router({
   verificationPolicies: verificationPoliciesRouter,
   webhooks: webhooksRouter,
   webhookDeliveries: webhookDeliveriesRouter,
+  issuanceTransactions: issuanceTransactionsRouter,
+  credentials: credentialsRouter,
 });
 
 export type AppRouter = typeof appRouter;

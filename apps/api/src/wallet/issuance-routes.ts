@@ -1,4 +1,121 @@
 import type { AppDeps } from "@cred/core";
-import type { FastifyInstance } from "fastify";
+import {
+  authorizationServerMetadata,
+  credentialIssuerMetadata,
+  credentialOfferByHandle,
+  exchangePreAuthorizedCode,
+  issueCredentials,
+  issueNonce,
+  jwtVcIssuerMetadata,
+  loadWalletIssuer,
+  NO_STORE,
+  recordNotification,
+  statusListToken,
+} from "@cred/core/issuance/index";
+import { OAuthError } from "@cred/oid4vc";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { notFound, walletHandler } from "./oauth-reply";
 
-export function registerIssuanceWalletRoutes(_app: FastifyInstance, _deps: AppDeps) {}
+type IssuerParams = { issuerId: string };
+
+/**
+ * OpenID4VCI 1.0 wallet endpoints of every issuer, under its credential issuer identifier
+ * `<base>/issuers/<issuerId>`, plus the `.well-known` documents with path insertion.
+ */
+export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps) {
+  const db = deps.database.prisma;
+
+  const withIssuer = (
+    handler: (
+      issuer: NonNullable<Awaited<ReturnType<typeof loadWalletIssuer>>>,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) => Promise<unknown>,
+  ) =>
+    walletHandler(async (request, reply) => {
+      const { issuerId } = request.params as IssuerParams;
+      const issuer = await loadWalletIssuer(db, issuerId);
+      if (!issuer) return notFound(reply, "The issuer");
+      return handler(issuer, request, reply);
+    });
+
+  const issuerMetadata = withIssuer(async (issuer) => credentialIssuerMetadata(db, deps.config, issuer));
+  app.get("/.well-known/openid-credential-issuer/issuers/:issuerId", issuerMetadata);
+  // Some wallets still append the well-known suffix (pre-1.0 drafts); serve the same document there.
+  app.get("/issuers/:issuerId/.well-known/openid-credential-issuer", issuerMetadata);
+
+  const asMetadata = withIssuer(async (issuer) => authorizationServerMetadata(deps.config, issuer));
+  app.get("/.well-known/oauth-authorization-server/issuers/:issuerId", asMetadata);
+  app.get("/issuers/:issuerId/.well-known/oauth-authorization-server", asMetadata);
+
+  app.get(
+    "/.well-known/jwt-vc-issuer/issuers/:issuerId",
+    withIssuer(async (issuer) => jwtVcIssuerMetadata(deps.config, issuer)),
+  );
+
+  app.get(
+    "/issuers/:issuerId/offers/:handle",
+    withIssuer(async (issuer, request, reply) => {
+      const { handle } = request.params as { handle: string };
+      const offer = await credentialOfferByHandle(deps, db, issuer.id, handle);
+      if (!offer) return notFound(reply, "The credential offer");
+      reply.headers(NO_STORE);
+      return offer;
+    }),
+  );
+
+  app.post(
+    "/issuers/:issuerId/token",
+    withIssuer(async (issuer, request, reply) => {
+      if (!(request.body instanceof URLSearchParams)) {
+        throw new OAuthError(
+          "invalid_request",
+          "Send the token request as application/x-www-form-urlencoded.",
+          {
+            status: 400,
+            headers: NO_STORE,
+          },
+        );
+      }
+      const response = await exchangePreAuthorizedCode(db, deps.config, issuer.id, request.body);
+      reply.headers({ ...NO_STORE, Pragma: "no-cache" });
+      return response;
+    }),
+  );
+
+  app.post(
+    "/issuers/:issuerId/nonce",
+    withIssuer(async (_issuer, _request, reply) => {
+      reply.headers(NO_STORE);
+      return issueNonce(db, deps.config.issuance.nonceLifetimeSeconds);
+    }),
+  );
+
+  app.post(
+    "/issuers/:issuerId/credential",
+    withIssuer(async (issuer, request, reply) => {
+      const result = await issueCredentials(deps, issuer, request.headers.authorization, request.body);
+      reply.headers(result.headers);
+      return result.body;
+    }),
+  );
+
+  app.post(
+    "/issuers/:issuerId/notification",
+    withIssuer(async (issuer, request, reply) => {
+      await recordNotification(db, issuer.id, request.headers.authorization, request.body);
+      return reply.code(204).headers(NO_STORE).send();
+    }),
+  );
+
+  app.get("/issuers/:issuerId/status-lists/:listId", async (request, reply) => {
+    const { issuerId, listId } = request.params as IssuerParams & { listId: string };
+    reply.header("Access-Control-Allow-Origin", "*");
+    const result = await statusListToken(deps, db, issuerId, listId);
+    if (!result) return notFound(reply, "The status list");
+    return reply
+      .header("Cache-Control", `max-age=0, must-revalidate`)
+      .type("application/statuslist+jwt")
+      .send(result.token);
+  });
+}

@@ -67,15 +67,17 @@ export function buildCredentialOffer(input: BuildCredentialOfferInput): TCredent
 
 /**
  * The offer deep link (§4.1): exactly one of `credential_offer` (by value, URL-encoded JSON) or
- * `credential_offer_uri` (by reference; must be https).
+ * `credential_offer_uri` (by reference; must be https — `allowHttp` relaxes that for local development).
  */
 export function credentialOfferLink(
   source: { offer: TCredentialOffer } | { offerUri: string },
   scheme: string = CREDENTIAL_OFFER_SCHEME,
+  options: { allowHttp?: boolean } = {},
 ): string {
   const base = scheme.endsWith("?") ? scheme : `${scheme}${scheme.includes("?") ? "&" : "?"}`;
   if ("offerUri" in source) {
-    if (!source.offerUri.startsWith("https://"))
+    const secure = source.offerUri.startsWith("https://");
+    if (!secure && !(options.allowHttp && source.offerUri.startsWith("http://")))
       throw new TypeError("credential_offer_uri must be an https URL");
     return `${base}credential_offer_uri=${encodeURIComponent(source.offerUri)}`;
   }

@@ -2,6 +2,7 @@
 import "./reflect-metadata-shim";
 import * as x509 from "@peculiar/x509";
 
-x509.cryptoProvider.set(globalThis.crypto);
+// Node's webcrypto and the DOM Crypto type differ only in typings.
+x509.cryptoProvider.set(globalThis.crypto as never);
 
 export { x509 };

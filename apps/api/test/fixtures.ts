@@ -1,0 +1,71 @@
+import { call, type TestServer } from "./harness";
+
+let counter = 0;
+
+export interface ActiveIssuer {
+  issuerId: string;
+  credentialIssuer: string;
+  configuration: string;
+  credentialType: string;
+}
+
+export const EMPLOYEE_CLAIMS = [
+  { path: ["given_name"], type: "string", required: true },
+  { path: ["family_name"], type: "string", required: true },
+  { path: ["birthdate"], type: "date" },
+  { path: ["employee_number"], type: "integer", selectivelyDisclosable: false },
+  { path: ["address"], type: "object" },
+  { path: ["address", "country"], type: "string", constraints: { pattern: "^[A-Z]{2}$" } },
+];
+
+/** Organisation → issuer (with display) → credential configuration → activation, through the API. */
+export async function activeIssuer(
+  t: TestServer,
+  key: string,
+  configuration: Record<string, unknown> = {},
+): Promise<ActiveIssuer> {
+  const n = ++counter;
+  const org = await call(t, "POST", "/management/organisations", {
+    key,
+    body: { reference: `org-${n}-${Date.now().toString(36)}`, displayName: `Org ${n}` },
+  });
+  if (org.status !== 201) throw new Error(`organisation: ${JSON.stringify(org.body)}`);
+  const issuer = await call(t, "POST", "/management/issuers", {
+    key,
+    body: {
+      organisationReference: org.body.data.reference,
+      displayName: `Issuer ${n}`,
+      display: [{ locale: "en", name: `Issuer ${n}` }],
+    },
+  });
+  if (issuer.status !== 201) throw new Error(`issuer: ${JSON.stringify(issuer.body)}`);
+  const issuerId = issuer.body.data.id as string;
+  const config = await call(t, "POST", "/management/credential-configurations", {
+    key,
+    body: {
+      identifier: `employee-${n}-${Date.now().toString(36)}`,
+      displayName: "Employee badge",
+      issuerId,
+      schemaId: "employee-v1",
+      claims: EMPLOYEE_CLAIMS,
+      ...configuration,
+    },
+  });
+  if (config.status !== 201) throw new Error(`configuration: ${JSON.stringify(config.body)}`);
+  const activated = await call(t, "POST", `/management/issuers/${issuerId}/activate`, { key });
+  if (activated.status !== 200) throw new Error(`activate: ${JSON.stringify(activated.body)}`);
+  return {
+    issuerId,
+    credentialIssuer: issuer.body.data.credentialIssuer,
+    configuration: config.body.data.identifier,
+    credentialType: config.body.data.credentialType,
+  };
+}
+
+export const VALID_CLAIMS = {
+  given_name: "Erika",
+  family_name: "Mustermann",
+  birthdate: "1984-01-26",
+  employee_number: 4711,
+  address: { country: "DE" },
+};

@@ -1,0 +1,732 @@
+import {
+  decodeStatusList,
+  getStatus,
+  importEs256PublicKey,
+  verifySdJwtVc,
+  verifyStatusListToken,
+} from "@cred/oid4vc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import {
+  fetchJson,
+  holderKey,
+  nonce,
+  proof,
+  redeemOffer,
+  requestCredential,
+  resolveOffer,
+  token,
+  wellKnown,
+} from "./wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+const PATH = "/v1.0/issuance-transactions";
+const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+
+beforeAll(async () => {
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+});
+afterAll(() => t?.close());
+
+const body = (extra: Record<string, unknown> = {}) => ({
+  credentialConfiguration: issuer.configuration,
+  issuerId: issuer.issuerId,
+  claims: VALID_CLAIMS,
+  ...extra,
+});
+
+async function create(extra: Record<string, unknown> = {}, key = t.adminKey) {
+  const r = await call(t, "POST", PATH, { key, body: body(extra) });
+  if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+  return r.body.data;
+}
+
+async function issuerKey() {
+  const doc = await fetchJson(wellKnown("jwt-vc-issuer", issuer.credentialIssuer));
+  expect(doc.body.issuer).toBe(issuer.credentialIssuer);
+  return importEs256PublicKey(doc.body.jwks.keys[0]);
+}
+
+describe("IssuanceTransactions_Create", () => {
+  it("201 with an offer by reference, unique per offer", async () => {
+    const r = await call(t, "POST", PATH, { key: t.adminKey, body: body({ callbackReference: "order-1" }) });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("x-correlation-id")).toBeTruthy();
+    const tx = r.body.data;
+    expect(tx).toMatchObject({
+      status: "pending",
+      issuerId: issuer.issuerId,
+      credentialConfiguration: issuer.configuration,
+    });
+    expect(tx.credentialOffer).toMatch(/^openid-credential-offer:\/\/\?credential_offer_uri=/);
+    expect(tx.txCode).toBeNull();
+    const other = await create();
+    expect(other.credentialOfferUri).not.toBe(tx.credentialOfferUri);
+    const offerRes = await fetch(tx.credentialOfferUri);
+    expect(offerRes.headers.get("content-type")).toMatch(/^application\/json/);
+    const offer = await offerRes.json();
+    expect(offer.credential_issuer).toBe(issuer.credentialIssuer);
+    expect(offer.credential_configuration_ids).toEqual([issuer.configuration]);
+    expect(offer.grants[PRE_AUTH]["pre-authorized_code"]).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+  });
+
+  it("201 with an offer by value and a tx_code returned once", async () => {
+    const tx = await create({
+      delivery: { offerBy: "value", txCode: { inputMode: "numeric", length: 6, description: "By SMS" } },
+    });
+    expect(tx.credentialOfferUri).toBeNull();
+    expect(tx.txCode).toMatch(/^\d{6}$/);
+    const offer = await resolveOffer(tx.credentialOffer);
+    expect(offer.grants[PRE_AUTH].tx_code).toEqual({
+      input_mode: "numeric",
+      length: 6,
+      description: "By SMS",
+    });
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
+    expect(read.body.data.txCode).toBeNull();
+    expect(read.body.data.credentialOffer).toBe(tx.credentialOffer);
+  });
+
+  it("400 UnknownClaim naming the path", async () => {
+    const r = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: body({ claims: { ...VALID_CLAIMS, address: { country: "DE", city: "Berlin" } } }),
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("UnknownClaim");
+    expect(r.body.error.details[0].target).toBe("claims.address.city");
+  });
+
+  it("400 for invalid claims, with details", async () => {
+    const r = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: body({ claims: { family_name: 7, birthdate: "26.01.1984", address: { country: "de" } } }),
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("ValidationFailed");
+    expect(r.body.error.details.map((d: { target: string }) => d.target).sort()).toEqual(
+      ["claims.address.country", "claims.birthdate", "claims.family_name", "claims.given_name"].sort(),
+    );
+  });
+
+  it("400 for a malformed body", async () => {
+    const r = await call(t, "POST", PATH, { key: t.adminKey, body: { issuerId: issuer.issuerId } });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("ValidationFailed");
+  });
+
+  it("401 without a key and 403 without credentials.issue", async () => {
+    expect((await call(t, "POST", PATH, { body: body() })).status).toBe(401);
+    const reader = await t.key({ scopes: ["credentials.read"] });
+    const r = await call(t, "POST", PATH, { key: reader, body: body() });
+    expect(r.status).toBe(403);
+    expect(errorCode(r)).toBe("MissingScope");
+  });
+
+  it("404 for an unknown configuration or another tenant's issuer", async () => {
+    const r = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: body({ credentialConfiguration: "nope" }),
+    });
+    expect(r.status).toBe(404);
+    const other = await t.otherTenant();
+    const foreign = await call(t, "POST", PATH, { key: other.key, body: body() });
+    expect(foreign.status).toBe(404);
+    const production = await t.key({ environment: "production" });
+    expect((await call(t, "POST", PATH, { key: production, body: body() })).status).toBe(404);
+  });
+
+  it("409 when the issuer is not active", async () => {
+    const org = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      body: { reference: "draft-org", displayName: "D" },
+    });
+    const draft = await call(t, "POST", "/management/issuers", {
+      key: t.adminKey,
+      body: { organisationReference: org.body.data.reference, displayName: "Draft" },
+    });
+    const cfg = await call(t, "POST", "/management/credential-configurations", {
+      key: t.adminKey,
+      body: {
+        identifier: "draft-cfg",
+        displayName: "D",
+        issuerId: draft.body.data.id,
+        schemaId: "s",
+        claims: [],
+      },
+    });
+    expect(cfg.status).toBe(201);
+    const r = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: { credentialConfiguration: "draft-cfg", issuerId: draft.body.data.id, claims: {} },
+    });
+    expect(r.status).toBe(409);
+    expect(errorCode(r)).toBe("IssuerNotActive");
+  });
+
+  it("409 when the issuer is not authorised for the configuration", async () => {
+    const second = await activeIssuer(t, t.adminKey);
+    const r = await call(t, "POST", PATH, { key: t.adminKey, body: body({ issuerId: second.issuerId }) });
+    expect(r.status).toBe(409);
+    expect(errorCode(r)).toBe("IssuerNotAuthorised");
+  });
+
+  it("Idempotency-Key replays and refuses another payload (409)", async () => {
+    const headers = { "idempotency-key": "itx-1" };
+    const first = await call(t, "POST", PATH, { key: t.adminKey, body: body(), headers });
+    const again = await call(t, "POST", PATH, { key: t.adminKey, body: body(), headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.data.id).toBe(first.body.data.id);
+    const other = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: body({ callbackReference: "x" }),
+      headers,
+    });
+    expect(other.status).toBe(409);
+    expect(errorCode(other)).toBe("IdempotencyKeyReused");
+    const count = await t.server.database.prisma.issuanceTransaction.count({
+      where: { id: first.body.data.id },
+    });
+    expect(count).toBe(1);
+  });
+
+  it("issuer-bound keys use their issuer and may not name another", async () => {
+    const bound = await t.key({
+      issuerId: issuer.issuerId,
+      scopes: ["credentials.issue", "credentials.read"],
+    });
+    const r = await call(t, "POST", PATH, {
+      key: bound,
+      body: { credentialConfiguration: issuer.configuration, claims: VALID_CLAIMS },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.data.issuerId).toBe(issuer.issuerId);
+    const second = await activeIssuer(t, t.adminKey);
+    const mismatch = await call(t, "POST", PATH, { key: bound, body: body({ issuerId: second.issuerId }) });
+    expect(mismatch.status).toBe(403);
+  });
+
+  it("writes issuance.transaction.created to the outbox without claims", async () => {
+    const tx = await create({ externalSubjectReference: "crm-1" });
+    const events = await t.server.database.prisma.outboxEvent.findMany({
+      where: { type: "issuance.transaction.created" },
+    });
+    const event = events.find((e) => (e.payload as { transactionId: string }).transactionId === tx.id);
+    expect(event?.payload).toMatchObject({ transactionId: tx.id, externalSubjectReference: "crm-1" });
+    expect(JSON.stringify(event?.payload)).not.toContain("Mustermann");
+  });
+});
+
+describe("request bodies", () => {
+  it("are never coerced: a string where a boolean belongs is a 400, not true", async () => {
+    const r = await call(t, "POST", "/management/credential-configurations", {
+      key: t.adminKey,
+      body: {
+        identifier: "coerce-check",
+        displayName: "C",
+        issuerId: issuer.issuerId,
+        schemaId: "s",
+        holderBindingRequired: "false",
+      },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details[0].target).toBe("holderBindingRequired");
+  });
+  it("accept application/merge-patch+json on PATCH", async () => {
+    const r = await call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, {
+      key: t.adminKey,
+      rawBody: JSON.stringify({ description: "Patched" }),
+      headers: { "content-type": "application/merge-patch+json" },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.data.description).toBe("Patched");
+  });
+});
+
+describe("Credentials_Issue", () => {
+  it("400 IssuerRequired without issuerId, 201 with it", async () => {
+    const r = await call(t, "POST", "/v1.0/credentials/issuance", {
+      key: t.adminKey,
+      body: { credentialConfiguration: issuer.configuration, claims: VALID_CLAIMS },
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("IssuerRequired");
+    const ok = await call(t, "POST", "/v1.0/credentials/issuance", { key: t.adminKey, body: body() });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.status).toBe("pending");
+  });
+  it("403 without scope, 401 without key, 404 for another tenant, 409 idempotency reuse", async () => {
+    const reader = await t.key({ scopes: ["credentials.read"] });
+    expect((await call(t, "POST", "/v1.0/credentials/issuance", { key: reader, body: body() })).status).toBe(
+      403,
+    );
+    expect((await call(t, "POST", "/v1.0/credentials/issuance", { body: body() })).status).toBe(401);
+    const other = await t.otherTenant();
+    expect(
+      (await call(t, "POST", "/v1.0/credentials/issuance", { key: other.key, body: body() })).status,
+    ).toBe(404);
+    const headers = { "idempotency-key": "ci-1" };
+    await call(t, "POST", "/v1.0/credentials/issuance", { key: t.adminKey, body: body(), headers });
+    const reused = await call(t, "POST", "/v1.0/credentials/issuance", {
+      key: t.adminKey,
+      body: body({ callbackReference: "y" }),
+      headers,
+    });
+    expect(reused.status).toBe(409);
+  });
+});
+
+describe("IssuanceTransactions_Get and _Cancel", () => {
+  it("reads its own, 404 for another tenant or environment, 403 without credentials.read", async () => {
+    const tx = await create();
+    expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey })).body.data.id).toBe(tx.id);
+    const other = await t.otherTenant();
+    expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: other.key })).status).toBe(404);
+    const production = await t.key({ environment: "production" });
+    expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: production })).status).toBe(404);
+    const issuerOnly = await t.key({ scopes: ["credentials.issue"] });
+    expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: issuerOnly })).status).toBe(403);
+    expect((await call(t, "GET", `${PATH}/${tx.id}`)).status).toBe(401);
+    expect((await call(t, "GET", `${PATH}/itx_unknown`, { key: t.adminKey })).status).toBe(404);
+  });
+
+  it("cancels a pending transaction once; then 409; the offer stops working", async () => {
+    const tx = await create();
+    const r = await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: t.adminKey });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ status: "cancelled", credentialOffer: null });
+    const again = await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: t.adminKey });
+    expect(again.status).toBe(409);
+    expect(errorCode(again)).toBe("InvalidState");
+    expect((await fetch(tx.credentialOfferUri)).status).toBe(404);
+    const reader = await t.key({ scopes: ["credentials.read"] });
+    expect((await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: reader })).status).toBe(403);
+    const other = await t.otherTenant();
+    expect((await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: other.key })).status).toBe(404);
+  });
+
+  it("409 when cancelling a completed transaction", async () => {
+    const tx = await create();
+    const flow = await redeemOffer(tx.credentialOffer);
+    expect(flow.credentialRes.status).toBe(200);
+    const r = await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: t.adminKey });
+    expect(r.status).toBe(409);
+  });
+
+  it("reads as expired past its lifetime and the code no longer works", async () => {
+    const tx = await create();
+    const offer = await resolveOffer(tx.credentialOffer);
+    await t.server.database.prisma.issuanceTransaction.update({
+      where: { id: tx.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey })).body.data.status).toBe("expired");
+    const res = await token(`${issuer.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("invalid_grant");
+    expect((await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: t.adminKey })).status).toBe(409);
+  });
+});
+
+describe("OpenID4VCI flow", () => {
+  it("serves issuer and authorization server metadata by path insertion", async () => {
+    const md = await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer));
+    expect(md.status).toBe(200);
+    expect(md.body.credential_issuer).toBe(issuer.credentialIssuer);
+    expect(md.body.credential_endpoint).toBe(`${issuer.credentialIssuer}/credential`);
+    expect(md.body.nonce_endpoint).toBe(`${issuer.credentialIssuer}/nonce`);
+    expect(md.body.batch_credential_issuance.batch_size).toBeGreaterThanOrEqual(2);
+    const cfg = md.body.credential_configurations_supported[issuer.configuration];
+    expect(cfg).toMatchObject({
+      format: "dc+sd-jwt",
+      vct: issuer.credentialType,
+      scope: issuer.configuration,
+      cryptographic_binding_methods_supported: ["jwk"],
+      credential_signing_alg_values_supported: ["ES256"],
+      proof_types_supported: { jwt: { proof_signing_alg_values_supported: ["ES256"] } },
+    });
+    expect(cfg.credential_metadata.claims.map((c: { path: string[] }) => c.path)).toContainEqual([
+      "address",
+      "country",
+    ]);
+    const as = await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer));
+    expect(as.body).toMatchObject({
+      issuer: issuer.credentialIssuer,
+      token_endpoint: `${issuer.credentialIssuer}/token`,
+      "pre-authorized_grant_anonymous_access_supported": true,
+    });
+    expect(as.body.grant_types_supported).toContain(PRE_AUTH);
+  });
+
+  it("issues an SD-JWT VC a wallet can verify with the published key, and completes the transaction", async () => {
+    const tx = await create();
+    const flow = await redeemOffer(tx.credentialOffer);
+    expect(flow.tokenRes.headers.get("cache-control")).toBe("no-store");
+    expect(flow.tokenRes.body.token_type).toBe("Bearer");
+    expect(flow.credentialRes.status).toBe(200);
+    expect(flow.credentialRes.headers.get("cache-control")).toBe("no-store");
+    const [{ credential }] = flow.credentialRes.body.credentials;
+    expect(typeof flow.credentialRes.body.notification_id).toBe("string");
+    const key = await issuerKey();
+    const verified = await verifySdJwtVc(credential, {
+      resolveIssuerKey: async () => key,
+      now: new Date(),
+      expectedVct: [issuer.credentialType],
+    });
+    if (!verified.ok) throw new Error(JSON.stringify(verified.reasons));
+    expect(verified.header).toMatchObject({ typ: "dc+sd-jwt", alg: "ES256" });
+    expect(verified.header.kid).toBeTruthy();
+    const p = verified.payload as Record<string, any>;
+    expect(p.iss).toBe(issuer.credentialIssuer);
+    expect(p.vct).toBe(issuer.credentialType);
+    expect(p.exp - p.iat).toBe(365 * 86400);
+    expect(p.cnf.jwk).toMatchObject({ kty: "EC", crv: "P-256", x: flow.keys[0]!.publicJwk.x });
+    expect(p.status.status_list.uri).toMatch(`${issuer.credentialIssuer}/status-lists/`);
+    expect(p).toMatchObject({
+      given_name: "Erika",
+      family_name: "Mustermann",
+      employee_number: 4711,
+      address: { country: "DE" },
+    });
+    // Configured claims are disclosures; registered claims and non-SD claims are in the clear.
+    const issuerJwtPayload = JSON.parse(
+      Buffer.from(credential.split("~")[0].split(".")[1], "base64url").toString(),
+    );
+    expect(issuerJwtPayload.given_name).toBeUndefined();
+    expect(issuerJwtPayload.employee_number).toBe(4711);
+    expect(issuerJwtPayload._sd.length).toBeGreaterThanOrEqual(4);
+    for (const registered of ["iss", "vct", "iat", "exp", "cnf", "status"])
+      expect(issuerJwtPayload[registered]).toBeDefined();
+
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
+    expect(read.body.data).toMatchObject({ status: "completed", credentialOffer: null });
+    expect(read.body.data.credentialId).toMatch(/^cred_/);
+    // Issued claims are not kept.
+    const row = await t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({
+      where: { id: tx.id },
+    });
+    expect(row.claimsCipher).toBeNull();
+    const cred = await t.server.database.prisma.credential.findUniqueOrThrow({
+      where: { id: read.body.data.credentialId },
+    });
+    expect(JSON.stringify(cred)).not.toMatch(/Erika|Mustermann/);
+  });
+
+  it("accepts the tx_code, limits wrong attempts and then invalidates the code", async () => {
+    const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
+    const offer = await resolveOffer(tx.credentialOffer);
+    const code = offer.grants[PRE_AUTH]["pre-authorized_code"];
+    const tokenEndpoint = `${issuer.credentialIssuer}/token`;
+    const missing = await token(tokenEndpoint, { grant_type: PRE_AUTH, "pre-authorized_code": code });
+    expect(missing.body.error).toBe("invalid_request");
+    const wrong = tx.txCode === "000000" ? "111111" : "000000";
+    for (let i = 0; i < 5; i++) {
+      const r = await token(tokenEndpoint, {
+        grant_type: PRE_AUTH,
+        "pre-authorized_code": code,
+        tx_code: wrong,
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("invalid_grant");
+    }
+    const late = await token(tokenEndpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": code,
+      tx_code: tx.txCode,
+    });
+    expect(late.body.error).toBe("invalid_grant");
+
+    const ok = await create({ delivery: { txCode: { inputMode: "text", length: 8 } } });
+    expect(ok.txCode).toMatch(/^[A-Z2-9]{8}$/);
+    const flow = await redeemOffer(ok.credentialOffer, { txCode: ok.txCode });
+    expect(flow.credentialRes.status).toBe(200);
+  });
+
+  it("refuses a tx_code that was not asked for, a reused code, and bad grant types", async () => {
+    const tx = await create();
+    const offer = await resolveOffer(tx.credentialOffer);
+    const code = offer.grants[PRE_AUTH]["pre-authorized_code"];
+    const tokenEndpoint = `${issuer.credentialIssuer}/token`;
+    expect(
+      (await token(tokenEndpoint, { grant_type: PRE_AUTH, "pre-authorized_code": code, tx_code: "1234" }))
+        .body.error,
+    ).toBe("invalid_request");
+    expect((await token(tokenEndpoint, { grant_type: "authorization_code", code: "x" })).body.error).toBe(
+      "unsupported_grant_type",
+    );
+    expect((await token(tokenEndpoint, { grant_type: PRE_AUTH, "pre-authorized_code": code })).status).toBe(
+      200,
+    );
+    const reused = await token(tokenEndpoint, { grant_type: PRE_AUTH, "pre-authorized_code": code });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe("invalid_grant");
+    const json = await fetchJson(tokenEndpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(json.body.error).toBe("invalid_request");
+  });
+
+  it("nonces are single use; proofs with a wrong aud, stale iat or missing proof are refused", async () => {
+    const tx = await create();
+    const offer = await resolveOffer(tx.credentialOffer);
+    const tok = await token(`${issuer.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    const at = tok.body.access_token;
+    const endpoint = `${issuer.credentialIssuer}/credential`;
+    const key = await holderKey();
+    const nonceRes = await fetch(`${issuer.credentialIssuer}/nonce`, { method: "POST" });
+    expect(nonceRes.headers.get("cache-control")).toBe("no-store");
+    const send = (jwts: string[]) =>
+      requestCredential(endpoint, at, {
+        credential_configuration_id: issuer.configuration,
+        proofs: { jwt: jwts },
+      });
+
+    const wrongAud = await send([
+      await proof(key, "https://elsewhere.example", await nonce(`${issuer.credentialIssuer}/nonce`)),
+    ]);
+    expect(wrongAud.body.error).toBe("invalid_proof");
+    const stale = await send([
+      await proof(
+        key,
+        issuer.credentialIssuer,
+        await nonce(`${issuer.credentialIssuer}/nonce`),
+        Math.floor(Date.now() / 1000) - 3600,
+      ),
+    ]);
+    expect(stale.body.error).toBe("invalid_proof");
+    const noProof = await requestCredential(endpoint, at, {
+      credential_configuration_id: issuer.configuration,
+    });
+    expect(noProof.body.error).toBe("invalid_proof");
+    const unknownCfg = await requestCredential(endpoint, at, {
+      credential_configuration_id: "other",
+      proofs: { jwt: ["x"] },
+    });
+    expect(unknownCfg.body.error).toBe("unknown_credential_configuration");
+    const fabricated = await send([await proof(key, issuer.credentialIssuer, "not-a-nonce-we-issued")]);
+    expect(fabricated.body.error).toBe("invalid_nonce");
+
+    const n = await nonce(`${issuer.credentialIssuer}/nonce`);
+    const ok = await send([await proof(key, issuer.credentialIssuer, n)]);
+    expect(ok.status).toBe(200);
+    const second = await create();
+    const flow2Offer = await resolveOffer(second.credentialOffer);
+    const tok2 = await token(`${issuer.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": flow2Offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    const replay = await requestCredential(endpoint, tok2.body.access_token, {
+      credential_configuration_id: issuer.configuration,
+      proofs: { jwt: [await proof(key, issuer.credentialIssuer, n)] },
+    });
+    expect(replay.body.error).toBe("invalid_nonce");
+    // The completed transaction refuses another credential.
+    const again = await send([
+      await proof(key, issuer.credentialIssuer, await nonce(`${issuer.credentialIssuer}/nonce`)),
+    ]);
+    expect(again.body.error).toBe("credential_request_denied");
+  });
+
+  it("answers 401 invalid_token without a valid bearer token", async () => {
+    const r = await requestCredential(`${issuer.credentialIssuer}/credential`, "bogus", {
+      credential_configuration_id: issuer.configuration,
+    });
+    expect(r.status).toBe(401);
+    expect(r.body.error).toBe("invalid_token");
+    expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
+  });
+
+  it("issues a batch with distinct keys, status indices and salts", async () => {
+    const tx = await create();
+    const flow = await redeemOffer(tx.credentialOffer, { proofs: 3 });
+    expect(flow.credentialRes.status).toBe(200);
+    const creds: string[] = flow.credentialRes.body.credentials.map(
+      (c: { credential: string }) => c.credential,
+    );
+    expect(creds).toHaveLength(3);
+    const payloads = creds.map((c) =>
+      JSON.parse(Buffer.from(c.split("~")[0]!.split(".")[1]!, "base64url").toString()),
+    );
+    expect(new Set(payloads.map((p) => p.status.status_list.idx)).size).toBe(3);
+    expect(new Set(payloads.map((p) => p.cnf.jwk.x)).size).toBe(3);
+    const firstDisclosures = creds.map((c) => c.split("~")[1]);
+    expect(new Set(firstDisclosures).size).toBe(3);
+  });
+
+  it("records wallet notifications (204, idempotent) and emits an event", async () => {
+    const tx = await create();
+    const flow = await redeemOffer(tx.credentialOffer);
+    const endpoint = `${issuer.credentialIssuer}/notification`;
+    const send = (b: unknown) =>
+      fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${flow.accessToken}` },
+        body: JSON.stringify(b),
+      });
+    const notification = {
+      notification_id: flow.credentialRes.body.notification_id,
+      event: "credential_accepted",
+    };
+    expect((await send(notification)).status).toBe(204);
+    expect((await send(notification)).status).toBe(204);
+    const bad = await send({ notification_id: "unknown", event: "credential_accepted" });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toBe("invalid_notification_id");
+    const events = await t.server.database.prisma.outboxEvent.findMany({
+      where: { type: "credential.accepted" },
+    });
+    expect(
+      events.filter((e) => (e.payload as { transactionId: string }).transactionId === tx.id),
+    ).toHaveLength(1);
+  });
+
+  it("gives concurrent issuances distinct status indices", async () => {
+    const txs = await Promise.all(Array.from({ length: 8 }, () => create()));
+    const flows = await Promise.all(txs.map((tx) => redeemOffer(tx.credentialOffer)));
+    const indices = flows.map((f) => {
+      const c = f.credentialRes.body.credentials[0].credential as string;
+      return JSON.parse(Buffer.from(c.split("~")[0]!.split(".")[1]!, "base64url").toString()).status
+        .status_list.idx;
+    });
+    expect(new Set(indices).size).toBe(indices.length);
+  });
+});
+
+describe("Credentials_Revoke and the status list", () => {
+  async function issued() {
+    const tx = await create();
+    const flow = await redeemOffer(tx.credentialOffer);
+    const credential = flow.credentialRes.body.credentials[0].credential as string;
+    const payload = JSON.parse(Buffer.from(credential.split("~")[0]!.split(".")[1]!, "base64url").toString());
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
+    return {
+      credentialId: read.body.data.credentialId as string,
+      status: payload.status.status_list as { idx: number; uri: string },
+    };
+  }
+
+  async function statusOf(entry: { idx: number; uri: string }) {
+    const res = await fetch(entry.uri, { headers: { accept: "application/statuslist+jwt" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/statuslist\+jwt/);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const jwt = await res.text();
+    const header = JSON.parse(Buffer.from(jwt.split(".")[0]!, "base64url").toString());
+    expect(header.typ).toBe("statuslist+jwt");
+    const list = await verifyStatusListToken(jwt, await issuerKey(), {
+      expectedSub: entry.uri,
+      now: new Date(),
+    });
+    expect(list.bits).toBe(2);
+    expect(list.ttl).toBeGreaterThan(0);
+    return getStatus(list.bytes, list.bits, entry.idx);
+  }
+
+  it("shows a revocation from the moment Credentials_Revoke returns; repeat is 200", async () => {
+    const { credentialId, status } = await issued();
+    expect(await statusOf(status)).toBe(0);
+    const r = await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: t.adminKey });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ credentialId, status: "revoked", statusList: status });
+    expect(await statusOf(status)).toBe(1);
+    const again = await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: t.adminKey });
+    expect(again.status).toBe(200);
+    expect(again.body.data.revokedAt).toBe(r.body.data.revokedAt);
+    const events = await t.server.database.prisma.outboxEvent.findMany({
+      where: { type: "credential.revoked" },
+    });
+    expect(
+      events.filter((e) => (e.payload as { credentialId: string }).credentialId === credentialId),
+    ).toHaveLength(1);
+  });
+
+  it("revocations of neighbours in the same byte do not disturb each other", async () => {
+    const a = await issued();
+    const b = await issued();
+    await Promise.all([
+      call(t, "POST", `/v1.0/credentials/${a.credentialId}/revoke`, { key: t.adminKey }),
+      call(t, "POST", `/v1.0/credentials/${b.credentialId}/revoke`, { key: t.adminKey }),
+    ]);
+    expect(await statusOf(a.status)).toBe(1);
+    expect(await statusOf(b.status)).toBe(1);
+    const row = await t.server.database.prisma.statusList.findFirstOrThrow({
+      where: { issuerId: issuer.issuerId },
+    });
+    const revoked = await t.server.database.prisma.credential.count({
+      where: { statusListId: row.id, status: "revoked" },
+    });
+    let set = 0;
+    for (let i = 0; i < row.size; i++) if (getStatus(new Uint8Array(row.data), 2, i) === 1) set++;
+    expect(set).toBe(revoked);
+    expect(decodeStatusList).toBeTypeOf("function");
+  });
+
+  it("404 for unknown or foreign credentials, 403 without scope, 401 without key", async () => {
+    const { credentialId } = await issued();
+    expect((await call(t, "POST", "/v1.0/credentials/cred_unknown/revoke", { key: t.adminKey })).status).toBe(
+      404,
+    );
+    const other = await t.otherTenant();
+    expect(
+      (await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: other.key })).status,
+    ).toBe(404);
+    const production = await t.key({ environment: "production" });
+    expect(
+      (await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: production })).status,
+    ).toBe(404);
+    const issuerOnly = await t.key({ scopes: ["credentials.issue"] });
+    expect(
+      (await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: issuerOnly })).status,
+    ).toBe(403);
+    expect((await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`)).status).toBe(401);
+  });
+
+  it("400 for a credential issued without status", async () => {
+    const noStatus = await activeIssuer(t, t.adminKey, {
+      statusEnabled: false,
+      holderBindingRequired: false,
+    });
+    const tx = (
+      await call(t, "POST", PATH, {
+        key: t.adminKey,
+        body: {
+          credentialConfiguration: noStatus.configuration,
+          issuerId: noStatus.issuerId,
+          claims: VALID_CLAIMS,
+        },
+      })
+    ).body.data;
+    const offer = await resolveOffer(tx.credentialOffer);
+    const tok = await token(`${noStatus.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    const res = await requestCredential(`${noStatus.credentialIssuer}/credential`, tok.body.access_token, {
+      credential_configuration_id: noStatus.configuration,
+    });
+    expect(res.status).toBe(200);
+    const payload = JSON.parse(
+      Buffer.from(res.body.credentials[0].credential.split("~")[0].split(".")[1], "base64url").toString(),
+    );
+    expect(payload.cnf).toBeUndefined();
+    expect(payload.status).toBeUndefined();
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
+    const r = await call(t, "POST", `/v1.0/credentials/${read.body.data.credentialId}/revoke`, {
+      key: t.adminKey,
+    });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("RevocationNotSupported");
+  });
+});

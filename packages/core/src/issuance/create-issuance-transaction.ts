@@ -1,0 +1,141 @@
+import { randomInt } from "node:crypto";
+import { type Db, inTransaction } from "@cred/db";
+import type { AppDeps } from "../context";
+import type { TClaimDefinition } from "../credential-configurations/credential-configuration.schema";
+import { DomainError, notFound } from "../shared/errors";
+import { newId, randomToken } from "../shared/ids";
+import { emitEvent } from "../shared/outbox";
+import type { Principal, TenantScope } from "../shared/principal";
+import { hashSecret } from "../shared/secret-box";
+import type { TCreateIssuanceTransactionRequest, TIssuanceTransaction } from "./issuance.schema";
+import { type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
+import { validateClaims } from "./validate-claims";
+
+const NUMERIC = "0123456789";
+const TEXT = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+function generateTxCode(inputMode: "numeric" | "text", length: number): string {
+  const alphabet = inputMode === "numeric" ? NUMERIC : TEXT;
+  let code = "";
+  for (let i = 0; i < length; i++) code += alphabet[randomInt(alphabet.length)];
+  return code;
+}
+
+/**
+ * The issuer a call acts for: an issuer-bound key's own issuer (naming another → 403), otherwise the
+ * named `issuerId` (`requireExplicitIssuer`: Credentials_Issue must name it even when bound).
+ */
+function resolveIssuerId(
+  principal: Principal,
+  requested: string | null | undefined,
+  requireExplicit: boolean,
+): string {
+  if (principal.issuerId) {
+    if (requested && requested !== principal.issuerId) {
+      throw new DomainError("IssuerBindingMismatch", "This API key is bound to another issuer.", [
+        {
+          code: "IssuerBindingMismatch",
+          target: "issuerId",
+          message: "Omit issuerId or name the key's issuer.",
+        },
+      ]);
+    }
+    if (requireExplicit && !requested) throw issuerRequired();
+    return principal.issuerId;
+  }
+  if (!requested) throw issuerRequired();
+  return requested;
+}
+
+const issuerRequired = () =>
+  new DomainError("IssuerRequired", "Name the issuer with issuerId.", [
+    { code: "Required", target: "issuerId", message: "issuerId is required for this call." },
+  ]);
+
+/** Creates a pending issuance transaction and its OpenID4VCI credential offer (pre-authorized code flow). */
+export async function createIssuanceTransaction(
+  deps: AppDeps,
+  db: Db,
+  principal: Principal,
+  input: TCreateIssuanceTransactionRequest,
+  options: { requireExplicitIssuer: boolean },
+): Promise<TIssuanceTransaction> {
+  const scope: TenantScope = { tenantId: principal.tenantId, environment: principal.environment };
+  const issuerId = resolveIssuerId(principal, input.issuerId, options.requireExplicitIssuer);
+  const configuration = await db.credentialConfiguration.findUnique({
+    where: { tenantId_environment_identifier: { ...scope, identifier: input.credentialConfiguration } },
+  });
+  if (!configuration) throw notFound("The credential configuration");
+  const issuer = await db.issuer.findFirst({ where: { id: issuerId, ...scope } });
+  if (!issuer) throw notFound("The issuer");
+  if (issuer.status !== "active") {
+    throw new DomainError(
+      "IssuerNotActive",
+      "The issuer is not active; check its readiness and activate it first.",
+    );
+  }
+  const grant = await db.issuerConfigurationGrant.findUnique({
+    where: { issuerId_configurationId: { issuerId, configurationId: configuration.id } },
+  });
+  if (!grant) {
+    throw new DomainError(
+      "IssuerNotAuthorised",
+      `The issuer is not authorised for the credential configuration '${configuration.identifier}'.`,
+    );
+  }
+  const version = await db.credentialConfigurationVersion.findUnique({
+    where: {
+      configurationId_version: { configurationId: configuration.id, version: configuration.activeVersion },
+    },
+  });
+  const definitions = (version?.claims ?? []) as TClaimDefinition[];
+  const claims = input.claims ?? {};
+  validateClaims(definitions, claims);
+
+  const delivery = input.delivery ?? { offerBy: "reference" as const };
+  const id = newId("itx");
+  const sealed: SealedOffer = { preAuthorizedCode: randomToken(32), offerHandle: randomToken(24) };
+  const txCodeSpec = delivery.txCode
+    ? {
+        input_mode: delivery.txCode.inputMode,
+        length: delivery.txCode.length,
+        ...(delivery.txCode.description ? { description: delivery.txCode.description } : {}),
+      }
+    : null;
+  const txCode = delivery.txCode ? generateTxCode(delivery.txCode.inputMode, delivery.txCode.length) : null;
+  const lifetime = delivery.expiresInSeconds ?? deps.config.issuance.offerLifetimeSeconds;
+
+  const row = await inTransaction(db, async (tx) => {
+    const created = await tx.issuanceTransaction.create({
+      data: {
+        id,
+        ...scope,
+        issuerId,
+        configurationId: configuration.id,
+        configurationIdentifier: configuration.identifier,
+        configurationVersion: configuration.activeVersion,
+        status: "pending",
+        claimsCipher: deps.secretBox.seal(JSON.stringify(claims), id),
+        callbackReference: input.callbackReference ?? null,
+        externalSubjectReference: input.externalSubjectReference ?? null,
+        offerBy: delivery.offerBy,
+        offerCipher: deps.secretBox.seal(JSON.stringify(sealed), id),
+        offerHandleHash: hashSecret(sealed.offerHandle),
+        preAuthorizedCodeHash: hashSecret(sealed.preAuthorizedCode),
+        txCodeHash: txCode ? hashSecret(`${id}:${txCode}`) : null,
+        txCodeSpec: txCodeSpec ?? undefined,
+        expiresAt: new Date(Date.now() + lifetime * 1000),
+      },
+    });
+    await emitEvent(tx, scope, "issuance.transaction.created", {
+      transactionId: id,
+      issuerId,
+      credentialConfiguration: configuration.identifier,
+      status: "pending",
+      callbackReference: created.callbackReference,
+      externalSubjectReference: created.externalSubjectReference,
+    });
+    return created;
+  });
+  return toIssuanceTransactionDto(deps, row, txCode);
+}

@@ -1,0 +1,69 @@
+import { type Db, inTransaction } from "@cred/db";
+import type { AppDeps } from "../context";
+import { DomainError, notFound } from "../shared/errors";
+import { emitEvent } from "../shared/outbox";
+import type { Principal } from "../shared/principal";
+import { scopeOfRow } from "../shared/scope-of";
+import type { TIssuanceTransaction } from "./issuance.schema";
+import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
+
+async function findVisible(db: Db, principal: Principal, id: string) {
+  const row = await db.issuanceTransaction.findFirst({
+    where: {
+      id,
+      tenantId: principal.tenantId,
+      environment: principal.environment,
+      ...(principal.issuerId ? { issuerId: principal.issuerId } : {}),
+    },
+  });
+  if (!row) throw notFound("The issuance transaction");
+  return row;
+}
+
+export async function getIssuanceTransaction(deps: AppDeps, db: Db, principal: Principal, id: string) {
+  return toIssuanceTransactionDto(deps, await findVisible(db, principal, id));
+}
+
+/** pending → cancelled (200); completed, cancelled or expired → 409 InvalidState (spec §3.2). */
+export async function cancelIssuanceTransaction(
+  deps: AppDeps,
+  db: Db,
+  principal: Principal,
+  id: string,
+): Promise<TIssuanceTransaction> {
+  const row = await findVisible(db, principal, id);
+  const status = effectiveStatus(row);
+  if (status !== "pending") {
+    throw new DomainError(
+      "InvalidState",
+      `The issuance transaction is ${status}; only a pending one can be cancelled.`,
+    );
+  }
+  const updated = await inTransaction(db, async (tx) => {
+    const now = new Date();
+    // Conditional update: a wallet redeeming the offer at the same moment wins or loses atomically.
+    const { count } = await tx.issuanceTransaction.updateMany({
+      where: { id, status: "pending", expiresAt: { gt: now } },
+      data: {
+        status: "cancelled",
+        cancelledAt: now,
+        claimsCipher: null,
+        offerCipher: null,
+        preAuthorizedCodeHash: null,
+        offerHandleHash: null,
+      },
+    });
+    if (count === 0) throw new DomainError("InvalidState", "The issuance transaction is no longer pending.");
+    await tx.accessToken.deleteMany({ where: { transactionId: id } });
+    await emitEvent(tx, scopeOfRow(row), "issuance.transaction.cancelled", {
+      transactionId: id,
+      issuerId: row.issuerId,
+      credentialConfiguration: row.configurationIdentifier,
+      status: "cancelled",
+      callbackReference: row.callbackReference,
+      externalSubjectReference: row.externalSubjectReference,
+    });
+    return tx.issuanceTransaction.findUniqueOrThrow({ where: { id } });
+  });
+  return toIssuanceTransactionDto(deps, updated);
+}

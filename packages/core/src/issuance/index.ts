@@ -1,0 +1,12 @@
+export { statusListToken } from "../credentials/status-list-token";
+export { issueCredentials } from "./wallet/credential";
+export { loadWalletIssuer, NO_STORE } from "./wallet/load-wallet-issuer";
+export {
+  authorizationServerMetadata,
+  credentialIssuerMetadata,
+  jwtVcIssuerMetadata,
+} from "./wallet/metadata";
+export { issueNonce } from "./wallet/nonce";
+export { recordNotification } from "./wallet/notification";
+export { credentialOfferByHandle } from "./wallet/offer";
+export { exchangePreAuthorizedCode } from "./wallet/token";

@@ -1,0 +1,92 @@
+import { buildCredentialOffer, credentialOfferLink } from "@cred/oid4vc";
+import type { CoreConfig } from "../context";
+import type { SecretBox } from "../shared/secret-box";
+import type { IssuanceStatus, TIssuanceTransaction } from "./issuance.schema";
+import { issuerUrls } from "./issuance-urls";
+
+export interface IssuanceTransactionRow {
+  id: string;
+  status: string;
+  issuerId: string;
+  configurationIdentifier: string;
+  offerBy: string;
+  offerCipher: string | null;
+  txCodeSpec: unknown;
+  expiresAt: Date;
+  credentialId: string | null;
+  callbackReference: string | null;
+  externalSubjectReference: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  cancelledAt: Date | null;
+}
+
+export interface SealedOffer {
+  preAuthorizedCode: string;
+  offerHandle: string;
+}
+
+/** The state a caller sees: a pending transaction past its expiry reads as expired. */
+export function effectiveStatus(
+  row: Pick<IssuanceTransactionRow, "status" | "expiresAt">,
+  now = Date.now(),
+): IssuanceStatus {
+  if (row.status === "pending" && row.expiresAt.getTime() <= now) return "expired";
+  return row.status as IssuanceStatus;
+}
+
+export function offerFor(
+  config: Pick<CoreConfig, "publicBaseUrl">,
+  row: Pick<IssuanceTransactionRow, "issuerId" | "configurationIdentifier" | "txCodeSpec">,
+  sealed: SealedOffer,
+) {
+  const urls = issuerUrls(config, row.issuerId);
+  const txCode = row.txCodeSpec as {
+    input_mode: "numeric" | "text";
+    length: number;
+    description?: string;
+  } | null;
+  return buildCredentialOffer({
+    credentialIssuer: urls.credentialIssuer,
+    configurationIds: [row.configurationIdentifier],
+    preAuthorizedCode: sealed.preAuthorizedCode,
+    ...(txCode ? { txCode } : {}),
+  });
+}
+
+export function toIssuanceTransactionDto(
+  deps: { config: Pick<CoreConfig, "publicBaseUrl" | "developmentMode">; secretBox: SecretBox },
+  row: IssuanceTransactionRow,
+  txCode: string | null = null,
+): TIssuanceTransaction {
+  const status = effectiveStatus(row);
+  let credentialOffer: string | null = null;
+  let credentialOfferUri: string | null = null;
+  if (status === "pending" && row.offerCipher) {
+    const sealed = JSON.parse(deps.secretBox.open(row.offerCipher, row.id)) as SealedOffer;
+    if (row.offerBy === "reference") {
+      credentialOfferUri = issuerUrls(deps.config, row.issuerId).offer(sealed.offerHandle);
+      credentialOffer = credentialOfferLink({ offerUri: credentialOfferUri }, undefined, {
+        allowHttp: deps.config.developmentMode,
+      });
+    } else {
+      credentialOffer = credentialOfferLink({ offer: offerFor(deps.config, row, sealed) });
+    }
+  }
+  return {
+    id: row.id,
+    status,
+    issuerId: row.issuerId,
+    credentialConfiguration: row.configurationIdentifier,
+    credentialOffer,
+    credentialOfferUri,
+    txCode,
+    expiresAt: row.expiresAt.toISOString(),
+    credentialId: row.credentialId,
+    callbackReference: row.callbackReference,
+    externalSubjectReference: row.externalSubjectReference,
+    createdAt: row.createdAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+    cancelledAt: row.cancelledAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,16 @@
+import type { CoreConfig } from "../context";
+import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+
+/** Every wallet-facing URL of an issuer, derived from its credential issuer identifier. */
+export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: string) {
+  const credentialIssuer = credentialIssuerIdentifier(config, issuerId);
+  return {
+    credentialIssuer,
+    token: `${credentialIssuer}/token`,
+    nonce: `${credentialIssuer}/nonce`,
+    credential: `${credentialIssuer}/credential`,
+    notification: `${credentialIssuer}/notification`,
+    offer: (handle: string) => `${credentialIssuer}/offers/${handle}`,
+    statusList: (listId: string) => `${credentialIssuer}/status-lists/${listId}`,
+  };
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { resourceOf } from "../shared/pagination";
+
+export const ISSUANCE_STATUSES = ["pending", "completed", "cancelled", "expired"] as const;
+export type IssuanceStatus = (typeof ISSUANCE_STATUSES)[number];
+
+const zTxCodeRequest = z
+  .strictObject({
+    inputMode: z
+      .enum(["numeric", "text"])
+      .default("numeric")
+      .meta({ description: "Characters the wallet asks the person for.", example: "numeric" }),
+    length: z.int().min(4).max(12).default(6).meta({ description: "Number of characters.", example: 6 }),
+    description: z
+      .string()
+      .max(300)
+      .optional()
+      .meta({
+        description: "Hint the wallet shows, e.g. where the code was sent.",
+        example: "Sent to you by SMS",
+      }),
+  })
+  .meta({ description: "Ask for a transaction code (tx_code) that the person enters in the wallet." });
+
+export const zDelivery = z
+  .strictObject({
+    offerBy: z.enum(["reference", "value"]).default("reference").meta({
+      description:
+        "`reference`: the offer link carries `credential_offer_uri` (small QR codes); `value`: the offer itself.",
+      example: "reference",
+    }),
+    txCode: zTxCodeRequest.optional(),
+    expiresInSeconds: z
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .optional()
+      .meta({ description: "Lifetime of the offer; default 15 minutes.", example: 900 }),
+  })
+  .meta({ id: "IssuanceDelivery", description: "How the credential offer reaches the wallet." });
+
+export const ZCreateIssuanceTransactionRequest = z
+  .strictObject({
+    credentialConfiguration: z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({
+        description: "Identifier of the credential configuration to issue.",
+        example: "employee-badge",
+      }),
+    issuerId: z.string().max(64).nullish().meta({
+      description:
+        "Issuer to issue with. Taken from the key when it is bound to an issuer; required otherwise for Credentials_Issue.",
+      example: "iss_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
+    claims: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .meta({
+        description: "Claim values, validated against the configuration's declared claims.",
+        example: { given_name: "Erika", family_name: "Mustermann", birthdate: "1984-01-26" },
+      }),
+    callbackReference: z
+      .string()
+      .max(200)
+      .nullish()
+      .meta({ description: "Caller's reference, returned in events.", example: "order-8812" }),
+    externalSubjectReference: z
+      .string()
+      .max(200)
+      .nullish()
+      .meta({ description: "Caller's id for the person; returned in events.", example: "crm-4411" }),
+    delivery: zDelivery.optional(),
+  })
+  .meta({ id: "CreateIssuanceTransactionRequest" });
+export type TCreateIssuanceTransactionRequest = z.infer<typeof ZCreateIssuanceTransactionRequest>;
+
+export const zIssuanceTransaction = z
+  .object({
+    id: z.string().meta({ description: "Transaction id.", example: "itx_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
+    status: z.enum(ISSUANCE_STATUSES).meta({ description: "Lifecycle state.", example: "pending" }),
+    issuerId: z.string().meta({ description: "Issuer that signs the credential." }),
+    credentialConfiguration: z.string().meta({ description: "Credential configuration identifier." }),
+    credentialOffer: z.string().nullable().meta({
+      description:
+        "The offer link a wallet opens (what a QR code encodes); null once the offer was redeemed, cancelled or expired.",
+      example: "openid-credential-offer://?credential_offer_uri=https%3A%2F%2F…",
+    }),
+    credentialOfferUri: z.string().nullable().meta({
+      description:
+        "URI the wallet fetches the offer from (offerBy=reference); null otherwise or when no longer pending.",
+    }),
+    txCode: z.string().nullable().meta({
+      description: "The transaction code, returned once at creation so the caller can send it out of band.",
+      example: "493817",
+    }),
+    expiresAt: z.string().meta({ description: "When the offer stops being redeemable (ISO 8601)." }),
+    credentialId: z.string().nullable().meta({ description: "The issued credential, once completed." }),
+    callbackReference: z.string().nullable(),
+    externalSubjectReference: z.string().nullable(),
+    createdAt: z.string(),
+    completedAt: z.string().nullable(),
+    cancelledAt: z.string().nullable(),
+  })
+  .meta({ id: "IssuanceTransaction", description: "One credential offer and its outcome." });
+export type TIssuanceTransaction = z.infer<typeof zIssuanceTransaction>;
+
+export const ZIssuanceTransactionResponse = resourceOf(zIssuanceTransaction).meta({
+  id: "ApiEnvelopeOfIssuanceTransactionResponse",
+});
+
+export const ZTransactionIdRequest = z.object({
+  transactionId: z.string().max(64).meta({ description: "Issuance transaction id." }),
+});

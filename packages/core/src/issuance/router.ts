@@ -1,0 +1,76 @@
+import { withIdempotency } from "../shared/idempotency";
+import { protectedProcedure, router } from "../trpc";
+import { createIssuanceTransaction } from "./create-issuance-transaction";
+import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
+import {
+  ZCreateIssuanceTransactionRequest,
+  ZIssuanceTransactionResponse,
+  ZTransactionIdRequest,
+} from "./issuance.schema";
+
+const TAGS = ["Issuance"];
+
+export const issuanceTransactionsRouter = router({
+  create: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1.0/issuance-transactions",
+        operationId: "IssuanceTransactions_Create",
+        summary: "Create an issuance transaction (credential offer)",
+        description:
+          "Validates the claims against the credential configuration and creates an OpenID4VCI credential offer (pre-authorized code flow). An issuer-bound key uses its issuer; otherwise name `issuerId`.",
+        tags: TAGS,
+      },
+      scopes: ["credentials.issue"],
+      successStatus: 201,
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
+    })
+    .input(ZCreateIssuanceTransactionRequest)
+    .output(ZIssuanceTransactionResponse)
+    .mutation(({ ctx, input }) =>
+      withIdempotency(ctx, "IssuanceTransactions_Create", input, async (db) => ({
+        data: await createIssuanceTransaction(ctx.deps, db, ctx.principal, input, {
+          requireExplicitIssuer: false,
+        }),
+      })),
+    ),
+
+  get: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1.0/issuance-transactions/{transactionId}",
+        operationId: "IssuanceTransactions_Get",
+        summary: "Get an issuance transaction",
+        tags: TAGS,
+      },
+      scopes: ["credentials.read"],
+      errorStatuses: [401, 403, 404, 429],
+    })
+    .input(ZTransactionIdRequest)
+    .output(ZIssuanceTransactionResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getIssuanceTransaction(ctx.deps, ctx.db, ctx.principal, input.transactionId),
+    })),
+
+  cancel: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1.0/issuance-transactions/{transactionId}/cancel",
+        operationId: "IssuanceTransactions_Cancel",
+        summary: "Cancel a pending issuance transaction",
+        description: "pending → cancelled. A completed, cancelled or expired transaction gives 409.",
+        tags: TAGS,
+      },
+      scopes: ["credentials.issue"],
+      errorStatuses: [401, 403, 404, 409, 429],
+    })
+    .input(ZTransactionIdRequest)
+    .output(ZIssuanceTransactionResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await cancelIssuanceTransaction(ctx.deps, ctx.db, ctx.principal, input.transactionId),
+    })),
+});

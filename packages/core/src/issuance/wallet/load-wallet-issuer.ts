@@ -1,0 +1,23 @@
+import type { Db } from "@cred/db";
+import { OAuthError } from "@cred/oid4vc";
+
+/** The issuer behind a wallet-facing URL; only active issuers face wallets. */
+export async function loadWalletIssuer(db: Db, issuerId: string) {
+  const issuer = await db.issuer.findUnique({ where: { id: issuerId } });
+  if (!issuer || issuer.status !== "active") return null;
+  return issuer;
+}
+
+export type WalletIssuer = NonNullable<Awaited<ReturnType<typeof loadWalletIssuer>>>;
+
+export const NO_STORE = { "Cache-Control": "no-store" } as const;
+
+export function invalidToken(description: string) {
+  return new OAuthError("invalid_token", description, {
+    status: 401,
+    headers: {
+      ...NO_STORE,
+      "WWW-Authenticate": `Bearer error="invalid_token", error_description="${description}"`,
+    },
+  });
+}

@@ -1,0 +1,55 @@
+import type { Db } from "@cred/db";
+import { buildAuthorizationServerMetadata, buildCredentialIssuerMetadata } from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
+import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
+import { issuerUrls } from "../issuance-urls";
+import type { WalletIssuer } from "./load-wallet-issuer";
+
+/** OpenID4VCI credential issuer metadata (§12.2) for an active issuer and its authorised configurations. */
+export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issuer: WalletIssuer) {
+  const urls = issuerUrls(config, issuer.id);
+  const grants = await db.issuerConfigurationGrant.findMany({ where: { issuerId: issuer.id } });
+  const configurations = await db.credentialConfiguration.findMany({
+    where: { id: { in: grants.map((g) => g.configurationId) } },
+    orderBy: { id: "asc" },
+  });
+  const versions = await db.credentialConfigurationVersion.findMany({
+    where: { configurationId: { in: configurations.map((c) => c.id) }, status: "active" },
+  });
+  const claimsOf = new Map(versions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
+  const display =
+    (issuer.display as { locale: string; name: string; description?: string; logo?: unknown }[]) ?? [];
+  return buildCredentialIssuerMetadata({
+    credentialIssuer: urls.credentialIssuer,
+    credentialEndpoint: urls.credential,
+    nonceEndpoint: urls.nonce,
+    notificationEndpoint: urls.notification,
+    batchSize: config.issuance.batchSize,
+    display: display.length > 0 ? display : [{ name: issuer.displayName }],
+    configurations: configurations.map((c) => ({
+      id: c.identifier,
+      vct: c.credentialType,
+      scope: c.identifier,
+      display: [{ name: c.displayName }],
+      claims: (claimsOf.get(c.id) ?? []).map((claim) => ({
+        path: claim.path,
+        ...(claim.display?.length ? { display: claim.display } : {}),
+        mandatory: claim.required,
+      })),
+      holderBinding: c.holderBindingRequired,
+    })),
+  });
+}
+
+export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIssuer) {
+  const urls = issuerUrls(config, issuer.id);
+  return buildAuthorizationServerMetadata({ issuer: urls.credentialIssuer, tokenEndpoint: urls.token });
+}
+
+/** SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`): `issuer` equals the credentials' `iss`. */
+export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
+  return {
+    issuer: issuerUrls(config, issuer.id).credentialIssuer,
+    jwks: { keys: [issuer.publicJwk] },
+  };
+}

@@ -1,0 +1,76 @@
+import { type Db, inTransaction } from "@cred/db";
+import { type FormParams, parseTokenRequest, tokenError } from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
+import { randomToken } from "../../shared/ids";
+import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
+import { effectiveStatus } from "../issuance-transaction-dto";
+
+/**
+ * Token endpoint, pre-authorized code grant (OpenID4VCI §6): the code is single use and short-lived;
+ * a wrong tx_code counts against a limit, after which the code is invalidated.
+ */
+export async function exchangePreAuthorizedCode(
+  db: Db,
+  config: CoreConfig,
+  issuerId: string,
+  form: FormParams,
+) {
+  const request = parseTokenRequest(form);
+  const code = request["pre-authorized_code"];
+  const row = await db.issuanceTransaction.findUnique({ where: { preAuthorizedCodeHash: hashSecret(code) } });
+  if (!row || row.issuerId !== issuerId || row.codeRedeemedAt || effectiveStatus(row) !== "pending") {
+    throw tokenError("invalid_grant", "The pre-authorized code is invalid, expired or already used.");
+  }
+  const txCode = request.tx_code;
+  if (row.txCodeHash) {
+    if (txCode === undefined) throw tokenError("invalid_request", "This offer requires a tx_code.");
+    if (!constantTimeEqual(hashSecret(`${row.id}:${txCode}`), row.txCodeHash)) {
+      const failures = row.txCodeFailures + 1;
+      const exhausted = failures >= config.issuance.txCodeMaxAttempts;
+      await db.issuanceTransaction.update({
+        where: { id: row.id },
+        data: { txCodeFailures: failures, ...(exhausted ? { preAuthorizedCodeHash: null } : {}) },
+      });
+      throw tokenError(
+        "invalid_grant",
+        exhausted ? "Too many wrong tx_code attempts; the code is no longer valid." : "The tx_code is wrong.",
+      );
+    }
+  } else if (txCode !== undefined) {
+    throw tokenError("invalid_request", "This offer does not use a tx_code.");
+  }
+
+  const accessToken = randomToken(32);
+  const expiresIn = config.issuance.accessTokenLifetimeSeconds;
+  await inTransaction(db, async (tx) => {
+    // Single use under concurrency: only one request can move codeRedeemedAt from null.
+    const { count } = await tx.issuanceTransaction.updateMany({
+      where: { id: row.id, codeRedeemedAt: null, preAuthorizedCodeHash: hashSecret(code) },
+      data: { codeRedeemedAt: new Date(), preAuthorizedCodeHash: null },
+    });
+    if (count !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
+    await tx.accessToken.create({
+      data: {
+        tokenHash: hashSecret(accessToken),
+        transactionId: row.id,
+        expiresAt: new Date(Date.now() + expiresIn * 1000),
+      },
+    });
+  });
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: expiresIn,
+    ...(request.authorization_details
+      ? {
+          authorization_details: [
+            {
+              type: "openid_credential",
+              credential_configuration_id: row.configurationIdentifier,
+              credential_identifiers: [row.configurationIdentifier],
+            },
+          ],
+        }
+      : {}),
+  };
+}
