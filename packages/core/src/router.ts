@@ -5,6 +5,7 @@ import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
 import { router } from "./trpc";
 import { verificationPoliciesRouter } from "./verification-policies/router";
+import { verificationsRouter } from "./verification/router";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks/router";
 
 export const appRouter = router({
@@ -12,6 +13,7 @@ export const appRouter = router({
   issuers: issuersRouter,
   credentialConfigurations: credentialConfigurationsRouter,
   verificationPolicies: verificationPoliciesRouter,
+  verifications: verificationsRouter,
   webhooks: webhooksRouter,
   webhookDeliveries: webhookDeliveriesRouter,
   issuanceTransactions: issuanceTransactionsRouter,

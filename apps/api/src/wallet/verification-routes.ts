@@ -1,4 +1,67 @@
 import type { AppDeps } from "@cred/core";
-import type { FastifyInstance } from "fastify";
+import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-response";
+import { serveRequestObject, type WalletHttpResponse } from "@cred/core/verification/serve-request-object";
+import { OAuthError } from "@cred/oid4vc";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
-export function registerVerificationWalletRoutes(_app: FastifyInstance, _deps: AppDeps) {}
+type HandleParams = { Params: { handle: string } };
+
+const HANDLE = /^[A-Za-z0-9_-]{16,128}$/;
+
+function formOf(request: FastifyRequest): URLSearchParams | undefined {
+  return request.body instanceof URLSearchParams ? request.body : undefined;
+}
+
+function send(reply: FastifyReply, response: WalletHttpResponse) {
+  if (response.headers) reply.headers(response.headers);
+  return reply.code(response.status).type(response.contentType).send(response.body);
+}
+
+/** OAuth-shaped error (`{ error, error_description }`) for the wallet; anything unexpected is a 500 server_error. */
+async function guarded(request: FastifyRequest, reply: FastifyReply, run: () => Promise<WalletHttpResponse>) {
+  try {
+    return send(reply, await run());
+  } catch (error) {
+    if (error instanceof OAuthError) {
+      return reply
+        .code(error.status)
+        .headers({ ...error.headers, "cache-control": "no-store" })
+        .type("application/json")
+        .send(error.toJSON());
+    }
+    request.log.error({ err: error }, "verifier endpoint failed");
+    return reply
+      .code(500)
+      .type("application/json")
+      .send({ error: "server_error", error_description: "an unexpected error occurred" });
+  }
+}
+
+const unknownRequest = (reply: FastifyReply, status: number) =>
+  reply
+    .code(status)
+    .type("application/json")
+    .send({ error: "invalid_request", error_description: "unknown request" });
+
+/**
+ * OpenID4VP verifier endpoints (unauthenticated, wallet-facing):
+ * - `GET|POST /verifier/requests/{state}`: the signed request object (`application/oauth-authz-req+jwt`);
+ *   POST takes a form with `wallet_nonce` (request_uri_method=post);
+ * - `POST /verifier/responses/{state}`: the response endpoint (`direct_post` / `direct_post.jwt`, form).
+ */
+export function registerVerificationWalletRoutes(app: FastifyInstance, deps: AppDeps) {
+  app.get<HandleParams>("/verifier/requests/:handle", (request, reply) => {
+    if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
+    return guarded(request, reply, () => serveRequestObject(deps, request.params.handle));
+  });
+  app.post<HandleParams>("/verifier/requests/:handle", (request, reply) => {
+    if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
+    return guarded(request, reply, () =>
+      serveRequestObject(deps, request.params.handle, formOf(request) ?? new URLSearchParams()),
+    );
+  });
+  app.post<HandleParams>("/verifier/responses/:handle", (request, reply) => {
+    if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 400);
+    return guarded(request, reply, () => receiveWalletResponse(deps, request.params.handle, formOf(request)));
+  });
+}

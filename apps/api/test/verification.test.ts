@@ -1,0 +1,984 @@
+import { createHash } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { newId } from "@cred/core";
+import { runVerificationEngine } from "@cred/core/verification/verification-engine";
+import {
+  createTestPresentation,
+  type Es256KeyPair,
+  generateEs256KeyPair,
+  generateVerifierCertificate,
+  importEs256PrivateKey,
+  issueSdJwtVc,
+  presentWithTestWallet,
+  type StatusListBits,
+  setStatus,
+  signStatusListToken,
+  verifyRequestObject,
+} from "@cred/oid4vc";
+import type { CryptoKey, JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+
+let t: TestServer;
+let prisma: TestServer["server"]["database"]["prisma"];
+
+interface TestIssuer {
+  issuerId: string;
+  credentialIssuer: string;
+  kid: string;
+  privateKey: CryptoKey;
+  vct: string;
+  statusListId: string;
+}
+
+let issuerA: TestIssuer;
+let issuerB: TestIssuer;
+let holder: Es256KeyPair;
+let n = 0;
+const REDIRECT = "https://shop.example.com/checkout/done";
+
+async function createIssuer(key: string): Promise<TestIssuer> {
+  const i = ++n;
+  const org = await call(t, "POST", "/management/organisations", {
+    key,
+    body: { reference: `vorg-${i}-${Date.now().toString(36)}`, displayName: `Org ${i}` },
+  });
+  expect(org.status).toBe(201);
+  const issuer = await call(t, "POST", "/management/issuers", {
+    key,
+    body: {
+      organisationReference: org.body.data.reference,
+      displayName: `Issuer ${i}`,
+      display: [{ locale: "en", name: `Issuer ${i}` }],
+    },
+  });
+  expect(issuer.status).toBe(201);
+  const issuerId = issuer.body.data.id as string;
+  const config = await call(t, "POST", "/management/credential-configurations", {
+    key,
+    body: {
+      identifier: `pid-${i}-${Date.now().toString(36)}`,
+      displayName: "PID",
+      issuerId,
+      schemaId: "pid-v1",
+    },
+  });
+  expect(config.status).toBe(201);
+  const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuerId } });
+  const list = await prisma.statusList.findFirstOrThrow({ where: { issuerId } });
+  const privateJwk = JSON.parse(t.server.deps.secretBox.open(row.privateKeyCipher, issuerId)) as JWK;
+  return {
+    issuerId,
+    credentialIssuer: issuer.body.data.credentialIssuer,
+    kid: row.signingKid,
+    privateKey: await importEs256PrivateKey(privateJwk),
+    vct: config.body.data.credentialType,
+    statusListId: list.id,
+  };
+}
+
+const CLAIMS = { given_name: "Erika", family_name: "Mustermann", age_over_18: true, birthdate: "1984-01-26" };
+let nextIdx = 1;
+
+interface IssueOptions {
+  issuer?: TestIssuer;
+  claims?: Record<string, unknown>;
+  iat?: number;
+  exp?: number;
+  holderJwk?: JWK;
+  status?: boolean;
+}
+
+async function issue(options: IssueOptions = {}) {
+  const issuer = options.issuer ?? issuerA;
+  const now = Math.floor(Date.now() / 1000);
+  const claims = options.claims ?? CLAIMS;
+  const idx = nextIdx++;
+  const credential = await issueSdJwtVc({
+    privateKey: issuer.privateKey,
+    kid: issuer.kid,
+    iss: issuer.credentialIssuer,
+    vct: issuer.vct,
+    iat: options.iat ?? now,
+    exp: options.exp ?? now + 86_400,
+    cnfJwk: options.holderJwk ?? holder.publicJwk,
+    ...(options.status === false
+      ? {}
+      : { status: { idx, uri: `${issuer.credentialIssuer}/status-lists/${issuer.statusListId}` } }),
+    claims,
+    disclosable: Object.keys(claims).map((k) => [k]),
+  });
+  return { credential, idx };
+}
+
+/** A Credential row as issuance writes it (digest of the issuer-signed JWT), for the legacy submission. */
+async function recordCredential(issuer: TestIssuer, credential: string, tenantId = t.tenantId) {
+  const id = newId("cred");
+  await prisma.credential.create({
+    data: {
+      id,
+      tenantId,
+      environment: "sandbox",
+      issuerId: issuer.issuerId,
+      configurationId: "cfg_x",
+      transactionId: newId("itx"),
+      status: "issued",
+      digest: createHash("sha256").update(credential.split("~")[0]!).digest("base64url"),
+      issuedAt: new Date(),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    },
+  });
+  return id;
+}
+
+async function setRevoked(issuer: TestIssuer, idx: number) {
+  const list = await prisma.statusList.findUniqueOrThrow({ where: { id: issuer.statusListId } });
+  const bytes = new Uint8Array(list.data);
+  setStatus(bytes, list.bits as StatusListBits, idx, 1);
+  await prisma.statusList.update({ where: { id: list.id }, data: { data: bytes } });
+}
+
+function policyBody(
+  identifier: string,
+  overrides: Record<string, unknown> = {},
+  credential: Record<string, unknown> = {},
+) {
+  return {
+    identifier,
+    displayName: identifier,
+    purpose: "Age check",
+    credentials: [
+      {
+        id: "pid",
+        credentialTypes: [issuerA.vct],
+        trustedIssuers: [{ issuerId: issuerA.issuerId }],
+        requiredClaims: [["given_name"], ["age_over_18"]],
+        optionalClaims: [["family_name"]],
+        ...credential,
+      },
+    ],
+    ...overrides,
+  };
+}
+
+async function createPolicy(body: Record<string, unknown>, key = t.adminKey) {
+  const r = await call(t, "POST", "/management/verification-policies", { key, body });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+}
+
+async function start(policy: string, key = t.adminKey, extra: Record<string, unknown> = {}) {
+  const r = await call(t, "POST", "/v1.0/verifications", { key, body: { policy, ...extra } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data as {
+    id: string;
+    status: string;
+    authorizationRequestUri: string;
+    requestUri: string;
+    expiresAt: string;
+  };
+}
+
+async function read(id: string, key = t.adminKey) {
+  const r = await call(t, "GET", `/v1.0/verification-sessions/${id}`, { key });
+  expect(r.status).toBe(200);
+  return r.body.data;
+}
+
+type WalletOptions = Omit<Parameters<typeof presentWithTestWallet>[0], "authorizationRequestUri" | "fetch">;
+
+async function present(
+  session: { authorizationRequestUri: string },
+  options: Partial<WalletOptions> & { credential: string | string[] },
+) {
+  return presentWithTestWallet({
+    authorizationRequestUri: session.authorizationRequestUri,
+    fetch: (input, init) => fetch(input, init),
+    holderPrivateKey: holder.privateJwk,
+    ...options,
+  });
+}
+
+/** Starts a session under `policy`, lets the test wallet answer, returns the session as read afterwards. */
+async function verifyWith(
+  policy: string,
+  options: Partial<WalletOptions> & { credential: string | string[] },
+) {
+  const session = await start(policy);
+  const wallet = await present(session, options);
+  return { session: await read(session.id), wallet };
+}
+
+const reasonCodes = (s: { result?: { reasons?: { code: string }[] } }) =>
+  (s.result?.reasons ?? []).map((r) => r.code);
+
+async function events(sessionId: string, type: string) {
+  const rows = await prisma.outboxEvent.findMany({ where: { type } });
+  return rows.filter(
+    (r) => (r.payload as { verificationSessionId?: string }).verificationSessionId === sessionId,
+  );
+}
+
+beforeAll(async () => {
+  t = await startTestServer();
+  prisma = t.server.database.prisma;
+  holder = await generateEs256KeyPair();
+  issuerA = await createIssuer(t.adminKey);
+  issuerB = await createIssuer(t.adminKey);
+  await createPolicy(policyBody("pid-jwt", { sameDeviceRedirectUri: REDIRECT }));
+  await createPolicy(policyBody("pid-plain", { responseMode: "direct_post" }));
+  await createPolicy(policyBody("pid-young", {}, { maxCredentialAgeDays: 1 }));
+  await createPolicy(policyBody("pid-nostatus", {}, { checkStatus: false }));
+});
+afterAll(() => t?.close());
+
+describe("full flows with the test wallet over HTTP", () => {
+  it("direct_post.jwt (A128GCM): verified, claim-minimised, same-device redirect with a response code", async () => {
+    const { credential } = await issue();
+    const session = await start("pid-jwt");
+    expect(session.status).toBe("pending");
+    expect(session.authorizationRequestUri).toMatch(/^openid4vp:\/\/\?client_id=x509_hash%3A/);
+    const wallet = await present(session, { credential, enc: "A128GCM" });
+    expect(wallet.status).toBe(200);
+    expect(wallet.request.response_mode).toBe("direct_post.jwt");
+    expect(wallet.request.response_uri).toBe(`${t.baseUrl}/verifier/responses/${wallet.request.state}`);
+    const redirect = (wallet.body as { redirect_uri: string }).redirect_uri;
+    expect(redirect).toMatch(new RegExp(`^${REDIRECT}#response_code=[A-Za-z0-9_-]{43}$`));
+
+    const after = await read(session.id);
+    expect(after.status).toBe("verified");
+    expect(after.result.outcome).toBe("verified");
+    expect(after.result.credentials).toHaveLength(1);
+    const [vc] = after.result.credentials;
+    expect(vc.credentialType).toBe(issuerA.vct);
+    expect(vc.issuer).toBe(issuerA.credentialIssuer);
+    expect(vc.issuerId).toBe(issuerA.issuerId);
+    expect(vc.claims).toEqual({ given_name: "Erika", family_name: "Mustermann", age_over_18: true });
+    expect(vc.checks).toMatchObject({ issuerSignature: "passed", holderBinding: "passed", status: "passed" });
+    expect(await events(session.id, "verification.session.created")).toHaveLength(1);
+    const verifiedEvents = await events(session.id, "verification.session.verified");
+    expect(verifiedEvents).toHaveLength(1);
+    expect(JSON.stringify(verifiedEvents[0]!.payload)).not.toContain("Erika");
+
+    // The response code the redirect carried belongs to this session (Verifications_Get checks it).
+    const code = redirect.split("#response_code=")[1]!;
+    const ok = await call(t, "GET", `/v1.0/verifications/${session.id}?responseCode=${code}`, {
+      key: t.adminKey,
+    });
+    expect(ok.status).toBe(200);
+    const bad = await call(t, "GET", `/v1.0/verifications/${session.id}?responseCode=nope`, {
+      key: t.adminKey,
+    });
+    expect(bad.status).toBe(400);
+    expect(errorCode(bad)).toBe("ValidationFailed");
+    // The raw presentation and the per-session key are not kept.
+    const row = await prisma.verificationSession.findUniqueOrThrow({ where: { id: session.id } });
+    expect(row.encryptionKeyCipher).toBeNull();
+    expect(JSON.stringify(row)).not.toContain(credential.split("~")[0]!);
+    expect(JSON.stringify(row)).not.toContain("Erika");
+  });
+
+  it("direct_post.jwt with A256GCM and request_uri_method=post (wallet_nonce echoed)", async () => {
+    const { credential } = await issue();
+    const session = await start("pid-jwt");
+    expect(session.authorizationRequestUri).toContain("request_uri_method=post");
+    const wallet = await present(session, { credential, enc: "A256GCM", walletNonce: "wn-12345" });
+    expect(wallet.status).toBe(200);
+    expect(wallet.request.wallet_nonce).toBe("wn-12345");
+    expect((await read(session.id)).status).toBe("verified");
+  });
+
+  it("serves the request object: typ, x5c, client_id, DCQL from the policy, client_metadata", async () => {
+    const session = await start("pid-jwt");
+    const res = await fetch(session.requestUri);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/oauth-authz-req+jwt");
+    expect(res.headers.get("x-ms-request-id")).toBeTruthy();
+    const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+    const { payload, header } = await verifyRequestObject(await res.text(), { clientId });
+    expect(header.typ).toBe("oauth-authz-req+jwt");
+    expect(payload.response_type).toBe("vp_token");
+    expect(String(payload.nonce).length).toBeGreaterThanOrEqual(22);
+    const query = payload.dcql_query as any;
+    expect(query.credentials[0]).toMatchObject({
+      id: "pid",
+      format: "dc+sd-jwt",
+      meta: { vct_values: [issuerA.vct] },
+      require_cryptographic_holder_binding: true,
+    });
+    expect(query.credentials[0].claim_sets).toHaveLength(2);
+    const metadata = payload.client_metadata as any;
+    expect(metadata.vp_formats_supported["dc+sd-jwt"]).toBeTruthy();
+    expect(metadata.encrypted_response_enc_values_supported).toEqual(["A128GCM", "A256GCM"]);
+    expect(metadata.jwks.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ECDH-ES" });
+    expect(metadata.jwks.keys[0].d).toBeUndefined();
+    // Fresh nonce and state per session.
+    const other = await start("pid-jwt");
+    expect(other.requestUri).not.toBe(session.requestUri);
+  });
+
+  it("direct_post (plain): verified, answers {} without a redirect", async () => {
+    const { credential } = await issue();
+    const { session, wallet } = await verifyWith("pid-plain", { credential });
+    expect(wallet.request.response_mode).toBe("direct_post");
+    expect(wallet.status).toBe(200);
+    expect(wallet.body).toEqual({});
+    expect(session.status).toBe("verified");
+  });
+
+  it("a wallet's access_denied rejects the session with the reason", async () => {
+    const { session, wallet } = await verifyWith("pid-jwt", {
+      credential: (await issue()).credential,
+      error: { error: "access_denied", errorDescription: "the holder declined" },
+    });
+    expect(wallet.status).toBe(200);
+    expect(session.status).toBe("rejected");
+    expect(session.result.reasons).toEqual([{ code: "access_denied", message: "the holder declined" }]);
+    expect(await events(session.id, "verification.session.rejected")).toHaveLength(1);
+  });
+
+  it("a decided session refuses a second answer (OAuth error shape)", async () => {
+    const { credential } = await issue();
+    const session = await start("pid-plain");
+    expect((await present(session, { credential })).status).toBe(200);
+    const again = await present(session, { credential }).catch((e: Error) => e);
+    // The request object is gone once decided (404), so the wallet aborts.
+    expect(again).toBeInstanceOf(Error);
+    const state = new URL(session.requestUri).pathname.split("/").pop()!;
+    const post = await fetch(`${t.baseUrl}/verifier/responses/${state}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ vp_token: "{}", state }).toString(),
+    });
+    expect(post.status).toBe(400);
+    expect(await post.json()).toMatchObject({ error: "invalid_request" });
+  });
+
+  it("rejects malformed wallet posts with 400 invalid_request and leaves the session pending", async () => {
+    const session = await start("pid-plain");
+    const state = new URL(session.requestUri).pathname.split("/").pop()!;
+    const post = (body: string, type = "application/x-www-form-urlencoded") =>
+      fetch(`${t.baseUrl}/verifier/responses/${state}`, {
+        method: "POST",
+        headers: { "content-type": type },
+        body,
+      });
+    for (const body of [
+      "vp_token=notjson",
+      "state=abc",
+      `vp_token=${encodeURIComponent('{"pid":["x~"]}')}&state=wrong`,
+    ]) {
+      const r = await post(body);
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: string }).error).toBe("invalid_request");
+    }
+    expect((await read(session.id)).status).toBe("pending");
+    const unknown = await fetch(`${t.baseUrl}/verifier/requests/${"x".repeat(43)}`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: string }).error).toBe("invalid_request");
+  });
+
+  it("trusts an external issuer under an X.509 root (x5c chain), with trusted_authorities aki in the query", async () => {
+    const chain = await generateVerifierCertificate({ dnsName: "issuer.example.com" });
+    const vct = "https://issuer.example.com/pid";
+    await createPolicy({
+      identifier: "x5c-pid",
+      displayName: "x5c",
+      responseMode: "direct_post",
+      credentials: [
+        {
+          id: "pid",
+          credentialTypes: [vct],
+          trustedIssuers: [{ x5cRoot: chain.caCertificatePem }],
+          requiredClaims: [["given_name"]],
+        },
+      ],
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const credential = await issueSdJwtVc({
+      privateKey: await importEs256PrivateKey(chain.privateKeyJwk),
+      x5c: chain.x5c,
+      iss: "https://issuer.example.com",
+      vct,
+      iat: now,
+      exp: now + 3600,
+      cnfJwk: holder.publicJwk,
+      claims: { given_name: "Erika" },
+      disclosable: [["given_name"]],
+    });
+    const { session, wallet } = await verifyWith("x5c-pid", { credential });
+    expect((wallet.request.dcql_query as any).credentials[0].trusted_authorities[0].type).toBe("aki");
+    expect(session.status, JSON.stringify(session.result)).toBe("verified");
+    expect(session.result.credentials[0]).toMatchObject({ issuerId: null, claims: { given_name: "Erika" } });
+
+    // A chain under another root is not trusted.
+    const other = await generateVerifierCertificate({ dnsName: "issuer.example.com" });
+    const forged = await issueSdJwtVc({
+      privateKey: await importEs256PrivateKey(other.privateKeyJwk),
+      x5c: other.x5c,
+      iss: "https://issuer.example.com",
+      vct,
+      iat: now,
+      exp: now + 3600,
+      cnfJwk: holder.publicJwk,
+      claims: { given_name: "Erika" },
+      disclosable: [["given_name"]],
+    });
+    const rejected = await verifyWith("x5c-pid", { credential: forged });
+    expect(rejected.session.status).toBe("rejected");
+    expect(reasonCodes(rejected.session)).toContain("unknown_issuer_key");
+  });
+});
+
+describe("engine negatives (one per check)", () => {
+  const expectRejected = async (
+    policy: string,
+    options: Partial<WalletOptions> & { credential: string | string[] },
+    code: string,
+  ) => {
+    const { session, wallet } = await verifyWith(policy, options);
+    expect(wallet.status).toBe(200);
+    expect(session.status).toBe("rejected");
+    expect(reasonCodes(session)).toContain(code);
+    expect(session.result.credentials).toEqual([]);
+    return session;
+  };
+
+  it("bad issuer signature", async () => {
+    const { credential } = await issue();
+    const [jws, ...rest] = credential.split("~");
+    const [h, p, s] = jws!.split(".");
+    const flipped = `${s!.slice(0, 10)}${s![10] === "A" ? "B" : "A"}${s!.slice(11)}`;
+    await expectRejected(
+      "pid-jwt",
+      { credential: [`${h}.${p}.${flipped}`, ...rest].join("~") },
+      "invalid_issuer_signature",
+    );
+  });
+
+  it("bad key-binding signature (KB-JWT not signed by the cnf key)", async () => {
+    const other = await generateEs256KeyPair();
+    await expectRejected(
+      "pid-jwt",
+      { credential: (await issue()).credential, holderPrivateKey: other.privateJwk },
+      "invalid_kb_signature",
+    );
+  });
+
+  it("wrong aud", async () => {
+    await expectRejected(
+      "pid-jwt",
+      { credential: (await issue()).credential, keyBindingOverrides: { aud: "x509_hash:someone-else" } },
+      "kb_audience_mismatch",
+    );
+  });
+
+  it("wrong nonce", async () => {
+    await expectRejected(
+      "pid-jwt",
+      {
+        credential: (await issue()).credential,
+        keyBindingOverrides: { nonce: "not-the-request-nonce-0000" },
+      },
+      "kb_nonce_mismatch",
+    );
+  });
+
+  it("stale iat", async () => {
+    await expectRejected(
+      "pid-jwt",
+      { credential: (await issue()).credential, now: () => Math.floor(Date.now() / 1000) - 3600 },
+      "kb_iat_out_of_window",
+    );
+  });
+
+  it("wrong sd_hash", async () => {
+    await expectRejected(
+      "pid-jwt",
+      { credential: (await issue()).credential, keyBindingOverrides: { sd_hash: "AAAA" } },
+      "kb_sd_hash_mismatch",
+    );
+  });
+
+  it("missing key binding when the policy requires it", async () => {
+    await expectRejected(
+      "pid-jwt",
+      { credential: (await issue()).credential, withoutKeyBinding: true },
+      "key_binding_missing",
+    );
+  });
+
+  it("tampered disclosure", async () => {
+    const { credential } = await issue();
+    const parts = credential.split("~");
+    const i = parts.findIndex(
+      (d, j) => j > 0 && d && JSON.parse(Buffer.from(d, "base64url").toString())[1] === "given_name",
+    );
+    const [salt] = JSON.parse(Buffer.from(parts[i]!, "base64url").toString());
+    parts[i] = Buffer.from(JSON.stringify([salt, "given_name", "Mallory"])).toString("base64url");
+    await expectRejected("pid-jwt", { credential: parts.join("~") }, "invalid_disclosure");
+  });
+
+  it("revoked (status list bit set)", async () => {
+    const { credential, idx } = await issue();
+    await setRevoked(issuerA, idx);
+    await expectRejected("pid-jwt", { credential }, "credential_revoked");
+    // The same credential passes when the policy does not check status.
+    const { session } = await verifyWith("pid-nostatus", { credential });
+    expect(session.status).toBe("verified");
+    expect(session.result.credentials[0].checks.status).toBe("skipped");
+  });
+
+  it("expired", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const { credential } = await issue({ iat: now - 7200, exp: now - 3600 });
+    await expectRejected("pid-jwt", { credential }, "expired");
+  });
+
+  it("older than maxCredentialAgeDays", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const { credential } = await issue({ iat: now - 3 * 86_400 });
+    await expectRejected("pid-young", { credential }, "credential_too_old");
+    const fresh = await verifyWith("pid-young", { credential: (await issue()).credential });
+    expect(fresh.session.status).toBe("verified");
+  });
+
+  it("untrusted issuer (a platform issuer the policy does not list)", async () => {
+    const { credential } = await issue({ issuer: { ...issuerB, vct: issuerA.vct } });
+    await expectRejected("pid-jwt", { credential }, "unknown_issuer_key");
+  });
+
+  it("missing required claim", async () => {
+    const { credential } = await issue({ claims: { given_name: "Erika", family_name: "M" } });
+    await expectRejected("pid-jwt", { credential }, "missing_required_claims");
+  });
+
+  it("over-disclosure never reaches the result", async () => {
+    const { session } = await verifyWith("pid-jwt", {
+      credential: (await issue()).credential,
+      discloseAll: true,
+    });
+    expect(session.status).toBe("verified");
+    expect(session.result.credentials[0].claims).toEqual({
+      given_name: "Erika",
+      family_name: "Mustermann",
+      age_over_18: true,
+    });
+    expect(JSON.stringify(session)).not.toContain("1984-01-26");
+  });
+});
+
+describe("state machine (spec §3.1)", () => {
+  const expire = (id: string) =>
+    prisma.verificationSession.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+
+  it("pending → read past expiry → expired (persisted once, event once)", async () => {
+    const session = await start("pid-jwt");
+    await expire(session.id);
+    expect((await read(session.id)).status).toBe("expired");
+    const viaVerifications = await call(t, "GET", `/v1.0/verifications/${session.id}`, { key: t.adminKey });
+    expect(viaVerifications.body.data.status).toBe("expired");
+    expect((await prisma.verificationSession.findUniqueOrThrow({ where: { id: session.id } })).status).toBe(
+      "expired",
+    );
+    expect(await events(session.id, "verification.session.expired")).toHaveLength(1);
+    // The wallet can no longer fetch the request or answer.
+    expect((await fetch(session.requestUri)).status).toBe(404);
+  });
+
+  it("pending → cancel → cancelled (200); cancel again → 200 unchanged", async () => {
+    const session = await start("pid-jwt");
+    const first = await call(t, "POST", `/v1.0/verification-sessions/${session.id}/cancel`, {
+      key: t.adminKey,
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.data.status).toBe("cancelled");
+    const second = await call(t, "POST", `/v1.0/verification-sessions/${session.id}/cancel`, {
+      key: t.adminKey,
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.data).toEqual(first.body.data);
+    expect(await events(session.id, "verification.session.cancelled")).toHaveLength(1);
+    expect((await fetch(session.requestUri)).status).toBe(404);
+  });
+
+  it.each([
+    [
+      "verified",
+      async () => {
+        const s = await start("pid-plain");
+        await present(s, { credential: (await issue()).credential });
+        return s.id;
+      },
+    ],
+    [
+      "rejected",
+      async () => {
+        const s = await start("pid-plain");
+        await present(s, { credential: (await issue()).credential, error: { error: "access_denied" } });
+        return s.id;
+      },
+    ],
+    [
+      "expired",
+      async () => {
+        const s = await start("pid-plain");
+        await expire(s.id);
+        return s.id;
+      },
+    ],
+  ])("%s → cancel → 409, unchanged", async (status, make) => {
+    const id = await make();
+    const r = await call(t, "POST", `/v1.0/verification-sessions/${id}/cancel`, { key: t.adminKey });
+    expect(r.status).toBe(409);
+    expect(errorCode(r)).toBe("InvalidState");
+    expect((await read(id)).status).toBe(status);
+  });
+});
+
+describe("Verifications_Create", () => {
+  it("201 with the session resource; Idempotency-Key replays, other payload → 409", async () => {
+    const headers = { "idempotency-key": `k-${Date.now()}` };
+    const a = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      headers,
+      body: { policy: "pid-jwt" },
+    });
+    expect(a.status).toBe(201);
+    expect(a.body.data).toMatchObject({ status: "pending", policy: "pid-jwt", purpose: "Age check" });
+    expect(a.body.data.result).toBeUndefined();
+    expect(a.headers.get("x-correlation-id")).toBeTruthy();
+    const b = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      headers,
+      body: { policy: "pid-jwt" },
+    });
+    expect(b.status).toBe(201);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(b.body.data.id).toBe(a.body.data.id);
+    const c = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      headers,
+      body: { policy: "pid-plain" },
+    });
+    expect(c.status).toBe(409);
+    expect(errorCode(c)).toBe("IdempotencyKeyReused");
+  });
+
+  it("purpose overrides the policy's", async () => {
+    const s = await start("pid-jwt", t.adminKey, { purpose: "Entry to the venue" });
+    expect((await read(s.id)).purpose).toBe("Entry to the venue");
+  });
+
+  it("400 for an unknown policy or an invalid body", async () => {
+    const unknown = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      body: { policy: "nope" },
+    });
+    expect(unknown.status).toBe(400);
+    expect(errorCode(unknown)).toBe("UnknownPolicy");
+    const invalid = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      body: { policy: "pid-jwt", x: 1 },
+    });
+    expect(invalid.status).toBe(400);
+    expect(errorCode(invalid)).toBe("ValidationFailed");
+    const missing = await call(t, "POST", "/v1.0/verifications", { key: t.adminKey, body: {} });
+    expect(missing.status).toBe(400);
+  });
+
+  it("409 for a suspended policy", async () => {
+    await createPolicy(policyBody("to-suspend"));
+    const s = await call(t, "POST", "/management/verification-policies/to-suspend/suspend", {
+      key: t.adminKey,
+    });
+    expect(s.status).toBe(200);
+    const r = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      body: { policy: "to-suspend" },
+    });
+    expect(r.status).toBe(409);
+    expect(errorCode(r)).toBe("PolicySuspended");
+  });
+
+  it("401 without a key, 403 without verification.execute; a policy of another tenant is unknown", async () => {
+    expect((await call(t, "POST", "/v1.0/verifications", { body: { policy: "pid-jwt" } })).status).toBe(401);
+    const readOnly = await t.key({ scopes: ["verification.read"] });
+    const r = await call(t, "POST", "/v1.0/verifications", { key: readOnly, body: { policy: "pid-jwt" } });
+    expect(r.status).toBe(403);
+    expect(errorCode(r)).toBe("MissingScope");
+    const other = await t.otherTenant();
+    const foreign = await call(t, "POST", "/v1.0/verifications", {
+      key: other.key,
+      body: { policy: "pid-jwt" },
+    });
+    expect(foreign.status).toBe(400);
+    expect(errorCode(foreign)).toBe("UnknownPolicy");
+  });
+});
+
+describe("Verifications_Get / VerificationSessions_Get", () => {
+  it("return the same resource", async () => {
+    const s = await start("pid-jwt");
+    const a = await call(t, "GET", `/v1.0/verifications/${s.id}`, { key: t.adminKey });
+    const b = await call(t, "GET", `/v1.0/verification-sessions/${s.id}`, { key: t.adminKey });
+    expect(a.status).toBe(200);
+    expect(a.body).toEqual(b.body);
+    expect(a.body.data).toEqual(s);
+  });
+
+  it("404 unknown, cross-tenant and cross-environment; 401; 403 without verification.read", async () => {
+    const s = await start("pid-jwt");
+    const other = await t.otherTenant();
+    const production = await t.key({ environment: "production" });
+    const executeOnly = await t.key({ scopes: ["verification.execute"] });
+    for (const path of [`/v1.0/verifications/${s.id}`, `/v1.0/verification-sessions/${s.id}`]) {
+      for (const key of [other.key, production]) {
+        const r = await call(t, "GET", path, { key });
+        expect(r.status).toBe(404);
+        expect(errorCode(r)).toBe("NotFound");
+      }
+      expect((await call(t, "GET", path, {})).status).toBe(401);
+      const forbidden = await call(t, "GET", path, { key: executeOnly });
+      expect(forbidden.status).toBe(403);
+    }
+    const unknown = await call(t, "GET", "/v1.0/verification-sessions/vs_unknown", { key: t.adminKey });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("VerificationSessions_Cancel", () => {
+  it("401, 403 (needs verification.execute), 404 cross-tenant", async () => {
+    const s = await start("pid-jwt");
+    const path = `/v1.0/verification-sessions/${s.id}/cancel`;
+    expect((await call(t, "POST", path, {})).status).toBe(401);
+    const readOnly = await t.key({ scopes: ["verification.read"] });
+    expect((await call(t, "POST", path, { key: readOnly })).status).toBe(403);
+    const other = await t.otherTenant();
+    expect((await call(t, "POST", path, { key: other.key })).status).toBe(404);
+    expect((await read(s.id)).status).toBe("pending");
+  });
+});
+
+describe("VerificationSessions_Submit (legacy)", () => {
+  /** What a server-to-server caller does: read nonce and client_id from the request object, present. */
+  async function legacyPresentation(
+    session: { authorizationRequestUri: string; requestUri: string },
+    credential: string,
+  ) {
+    const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+    const { payload } = await verifyRequestObject(await (await fetch(session.requestUri)).text(), {
+      clientId,
+    });
+    const names = new Set(["given_name", "age_over_18", "family_name"]);
+    const sdJwtVc = await createTestPresentation({
+      credential,
+      disclose: (name) => names.has(name),
+      holderPrivateKey: holder.privateJwk,
+      aud: clientId,
+      nonce: String(payload.nonce),
+      iat: Math.floor(Date.now() / 1000),
+    });
+    return { clientId, sdJwtVc };
+  }
+  const submit = (id: string, body: unknown, key: string | null = t.adminKey) =>
+    call(t, "POST", `/v1.0/verification-sessions/${id}/submissions`, { key, body });
+
+  it("200 verified through the same engine; a second submission → 409", async () => {
+    const { credential } = await issue();
+    const credentialId = await recordCredential(issuerA, credential);
+    const session = await start("pid-jwt");
+    const { clientId, sdJwtVc } = await legacyPresentation(session, credential);
+    const r = await submit(session.id, { credentialId, sdJwtVc, audience: clientId });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.status).toBe("verified");
+    expect(r.body.data.result.credentials[0].claims).toEqual({
+      given_name: "Erika",
+      family_name: "Mustermann",
+      age_over_18: true,
+    });
+    expect((await read(session.id)).status).toBe("verified");
+    const again = await submit(session.id, { credentialId, sdJwtVc });
+    expect(again.status).toBe(409);
+    expect(errorCode(again)).toBe("InvalidState");
+    // The wallet cannot answer it either.
+    const state = new URL(session.requestUri).pathname.split("/").pop()!;
+    const wallet = await fetch(`${t.baseUrl}/verifier/responses/${state}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ response: "a.b.c.d.e", state }).toString(),
+    });
+    expect(wallet.status).toBe(400);
+  });
+
+  it("a failing presentation rejects the session (200, rejected with reasons)", async () => {
+    const { credential, idx } = await issue();
+    await setRevoked(issuerA, idx);
+    const credentialId = await recordCredential(issuerA, credential);
+    const session = await start("pid-jwt");
+    const { sdJwtVc } = await legacyPresentation(session, credential);
+    const r = await submit(session.id, { credentialId, sdJwtVc });
+    expect(r.status).toBe(200);
+    expect(r.body.data.status).toBe("rejected");
+    expect(reasonCodes(r.body.data)).toContain("credential_revoked");
+  });
+
+  it("400 when credentialId does not name the presented credential or audience is not the client_id", async () => {
+    const { credential } = await issue();
+    const credentialId = await recordCredential(issuerA, credential);
+    const otherId = await recordCredential(issuerA, (await issue()).credential);
+    const session = await start("pid-jwt");
+    const { sdJwtVc } = await legacyPresentation(session, credential);
+    const wrongCredential = await submit(session.id, { credentialId: otherId, sdJwtVc });
+    expect(wrongCredential.status).toBe(400);
+    expect(wrongCredential.body.error.details[0].code).toBe("CredentialMismatch");
+    const unknownCredential = await submit(session.id, { credentialId: "cred_nope", sdJwtVc });
+    expect(unknownCredential.status).toBe(400);
+    const wrongAudience = await submit(session.id, { credentialId, sdJwtVc, audience: "x509_hash:other" });
+    expect(wrongAudience.status).toBe(400);
+    expect(wrongAudience.body.error.details[0].code).toBe("AudienceMismatch");
+    const invalid = await submit(session.id, { credentialId });
+    expect(invalid.status).toBe(400);
+    expect((await read(session.id)).status).toBe("pending");
+  });
+
+  it("401, 403, 404 (cross-tenant), 409 on a cancelled session", async () => {
+    const { credential } = await issue();
+    const credentialId = await recordCredential(issuerA, credential);
+    const session = await start("pid-jwt");
+    const body = { credentialId, sdJwtVc: credential };
+    expect((await submit(session.id, body, null)).status).toBe(401);
+    expect((await submit(session.id, body, await t.key({ scopes: ["verification.read"] }))).status).toBe(403);
+    expect((await submit(session.id, body, (await t.otherTenant()).key)).status).toBe(404);
+    expect((await submit("vs_unknown", body)).status).toBe(404);
+    await call(t, "POST", `/v1.0/verification-sessions/${session.id}/cancel`, { key: t.adminKey });
+    const cancelled = await submit(session.id, body);
+    expect(cancelled.status).toBe(409);
+  });
+});
+
+describe("external issuers over the network (engine, loopback servers allowed in development mode)", () => {
+  let server: http.Server;
+  let base: string;
+  const routes = new Map<string, { type: string; body: string }>();
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const route = routes.get(req.url ?? "");
+      if (!route) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": route.type }).end(route.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("pinned JWKS by kid, remote status list (verified, then revoked after the cache ttl)", async () => {
+    const issuerKeys = await generateEs256KeyPair();
+    const kid = issuerKeys.publicJwk.kid!;
+    routes.set("/jwks", { type: "application/json", body: JSON.stringify({ keys: [issuerKeys.publicJwk] }) });
+    const bytes = new Uint8Array(16);
+    const statusUri = `${base}/status/1`;
+    const publishStatus = async (ttl: number) =>
+      routes.set("/status/1", {
+        type: "application/statuslist+jwt",
+        body: await signStatusListToken({
+          privateKey: issuerKeys.privateKey,
+          kid,
+          sub: statusUri,
+          iat: Math.floor(Date.now() / 1000),
+          ttl,
+          bits: 1,
+          bytes,
+        }),
+      });
+    await publishStatus(1);
+    const vct = "https://external.example/pid";
+    const now = Math.floor(Date.now() / 1000);
+    const credential = await issueSdJwtVc({
+      privateKey: issuerKeys.privateKey,
+      kid,
+      iss: "https://external.example",
+      vct,
+      iat: now,
+      exp: now + 3600,
+      status: { idx: 5, uri: statusUri },
+      claims: { given_name: "Erika", secret: "x" },
+      disclosable: [["given_name"], ["secret"]],
+    });
+    const rules = {
+      credentials: [
+        {
+          id: "pid",
+          credentialTypes: [vct],
+          trustedIssuers: [{ jwksUri: `${base}/jwks` }],
+          requiredClaims: [["given_name"]],
+          optionalClaims: [],
+          holderBindingRequired: false,
+          checkStatus: true,
+          maxCredentialAgeDays: null,
+        },
+      ],
+      credentialSets: null,
+      responseMode: "direct_post" as const,
+      sessionLifetimeSeconds: 600,
+      sameDeviceRedirectUri: null,
+    };
+    const session = {
+      scope: { tenantId: t.tenantId, environment: "sandbox" as const },
+      rules,
+      clientId: "x509_hash:abc",
+      nonce: "n".repeat(43),
+    };
+    const presentation = `${credential}`;
+    const ok = await runVerificationEngine(t.server.deps, session, { pid: [presentation] });
+    expect(ok.outcome, JSON.stringify(ok.reasons)).toBe("verified");
+    expect(ok.credentials[0]).toMatchObject({ issuerId: null, claims: { given_name: "Erika" } });
+    expect(ok.credentials[0]!.checks.status).toBe("passed");
+
+    bytes[0] = 0b0010_0000; // idx 5 revoked
+    await publishStatus(1);
+    await new Promise((r) => setTimeout(r, 1100));
+    const revoked = await runVerificationEngine(t.server.deps, session, { pid: [presentation] });
+    expect(revoked.outcome).toBe("rejected");
+    expect(revoked.reasons?.map((r) => r.code)).toContain("credential_revoked");
+
+    // A key that is not in the pinned JWKS is unknown.
+    const stranger = await generateEs256KeyPair();
+    const foreign = await issueSdJwtVc({
+      privateKey: stranger.privateKey,
+      kid: stranger.publicJwk.kid!,
+      iss: "https://external.example",
+      vct,
+      iat: now,
+      exp: now + 3600,
+      claims: { given_name: "Erika" },
+      disclosable: [["given_name"]],
+    });
+    const unknown = await runVerificationEngine(t.server.deps, session, { pid: [foreign] });
+    expect(unknown.reasons?.map((r) => r.code)).toContain("unknown_issuer_key");
+  });
+
+  it("refuses JWKS URLs on private addresses that are not allow-listed", async () => {
+    const { outboundGet } = await import("@cred/core/verification/outbound-fetch");
+    await expect(
+      outboundGet({ developmentMode: false, webhookAllowedHosts: [] }, "http://127.0.0.1:1/jwks", {
+        accept: "application/json",
+        maxBytes: 1000,
+      }),
+    ).rejects.toThrow(/not allowed/);
+    await expect(
+      outboundGet({ developmentMode: false, webhookAllowedHosts: [] }, "https://10.0.0.1/jwks", {
+        accept: "application/json",
+        maxBytes: 1000,
+      }),
+    ).rejects.toThrow(/not allowed/);
+    routes.set("/big", { type: "application/json", body: "x".repeat(5000) });
+    await expect(
+      outboundGet(t.server.deps.config, `${base}/big`, { accept: "application/json", maxBytes: 1000 }),
+    ).rejects.toThrow(/too large/);
+  });
+});

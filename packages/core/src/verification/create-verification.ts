@@ -1,0 +1,58 @@
+import { type Db, inTransaction } from "@cred/db";
+import { generateNonce, generateResponseEncryptionKey, generateState } from "@cred/oid4vc";
+import type { AppDeps } from "../context";
+import { newId } from "../shared/ids";
+import { emitEvent } from "../shared/outbox";
+import type { TenantScope } from "../shared/principal";
+import { getActivePolicyForVerification } from "../verification-policies/get-active-policy-for-verification";
+import { dcqlQueryFor } from "./policy-query";
+import { verificationRepository } from "./verification-repository";
+import type { TCreateVerificationRequest, TVerificationSession } from "./verification-session.schema";
+import {
+  encryptionKeySealContext,
+  sessionEventData,
+  toVerificationSessionDto,
+} from "./verification-session-dto";
+import { getVerifierIdentity } from "./verifier-identity";
+
+/**
+ * Starts a verification under a server-managed policy: a pending session with a fresh nonce and state,
+ * the client_id of the tenant's verifier certificate (generated on first use) and, for
+ * `direct_post.jwt`, a fresh ECDH-ES P-256 key (sealed). The request object itself is built and signed
+ * when the wallet fetches `requestUri`.
+ */
+export async function createVerification(
+  deps: AppDeps,
+  db: Db,
+  scope: TenantScope,
+  input: TCreateVerificationRequest,
+): Promise<TVerificationSession> {
+  const { row: policy, rules } = await getActivePolicyForVerification(db, scope, input.policy);
+  dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
+  const identity = await getVerifierIdentity(deps, scope);
+  const id = newId("vs");
+  const now = Date.now();
+  const encryptionKey =
+    rules.responseMode === "direct_post.jwt" ? generateResponseEncryptionKey().privateJwk : null;
+  return inTransaction(db, async (tx) => {
+    const row = await verificationRepository.createSession(tx, {
+      id,
+      ...scope,
+      policyId: policy.id,
+      policyIdentifier: policy.identifier,
+      purpose: input.purpose ?? policy.purpose,
+      status: "pending",
+      rules: rules as object,
+      state: generateState(),
+      nonce: generateNonce(),
+      clientId: identity.clientIds.x509_hash,
+      responseMode: rules.responseMode,
+      encryptionKeyCipher: encryptionKey
+        ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
+        : null,
+      expiresAt: new Date(now + rules.sessionLifetimeSeconds * 1000),
+    });
+    await emitEvent(tx, scope, "verification.session.created", sessionEventData(row, "pending"));
+    return toVerificationSessionDto(deps, row);
+  });
+}

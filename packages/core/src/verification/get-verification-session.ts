@@ -1,0 +1,36 @@
+import type { Db } from "@cred/db";
+import type { AppDeps } from "../context";
+import { DomainError } from "../shared/errors";
+import type { TenantScope } from "../shared/principal";
+import { constantTimeEqual, hashSecret } from "../shared/secret-box";
+import { loadSession } from "./session-lifecycle";
+import type { TVerificationSession } from "./verification-session.schema";
+import { toVerificationSessionDto } from "./verification-session-dto";
+
+/**
+ * Reads a session (Verifications_Get and VerificationSessions_Get return the same resource). A pending
+ * session past its expiry is returned, and persisted, as `expired`. With `responseCode` (the value the
+ * same-device redirect delivered), the code must be the one issued for this session.
+ */
+export async function getVerificationSession(
+  deps: AppDeps,
+  db: Db,
+  scope: TenantScope,
+  id: string,
+  options: { responseCode?: string } = {},
+): Promise<TVerificationSession> {
+  const row = await loadSession(db, scope, id);
+  if (options.responseCode !== undefined) {
+    const expected = row.responseCodeHash;
+    if (!expected || !constantTimeEqual(hashSecret(options.responseCode), expected)) {
+      throw new DomainError("ValidationFailed", "The response code does not belong to this verification.", [
+        {
+          code: "ResponseCodeMismatch",
+          target: "responseCode",
+          message: "Pass the response_code of this session's redirect.",
+        },
+      ]);
+    }
+  }
+  return toVerificationSessionDto(deps, row);
+}

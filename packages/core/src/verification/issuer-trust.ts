@@ -1,0 +1,245 @@
+import { createHash, X509Certificate } from "node:crypto";
+import { importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
+import type { CryptoKey, JWK } from "jose";
+import type { AppDeps } from "../context";
+import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+import type { TenantScope } from "../shared/principal";
+import type { TPolicyCredential } from "../verification-policies/verification-policy.schema";
+import { outboundGet } from "./outbound-fetch";
+import { verificationRepository } from "./verification-repository";
+
+/** How an issuer key was found, i.e. why the issuer is trusted. */
+export type TrustSource =
+  | { kind: "platform"; issuerId: string }
+  | { kind: "jwks"; jwksUri: string }
+  | { kind: "x5c"; rootPem: string };
+
+export interface ResolvedIssuerKey {
+  key: CryptoKey;
+  source: TrustSource;
+}
+
+const TTL_MS = 5 * 60_000;
+const MAX_ENTRIES = 1000;
+const JWKS_MAX_BYTES = 64 * 1024;
+
+interface Entry<T> {
+  value: T;
+  expires: number;
+}
+
+function boundedSet<T>(map: Map<string, Entry<T>>, key: string, value: T, ttlMs = TTL_MS) {
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  map.set(key, { value, expires: Date.now() + ttlMs });
+}
+
+function fresh<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
+  const entry = map.get(key);
+  if (!entry) return undefined;
+  if (entry.expires <= Date.now()) {
+    map.delete(key);
+    return undefined;
+  }
+  return entry.value;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Platform issuers: by `kid`, public key imported once.
+
+const platformKeys = new Map<string, Entry<{ issuerId: string; key: CryptoKey } | null>>();
+
+async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
+  const cacheKey = `${scope.tenantId}|${scope.environment}|${kid}`;
+  const cached = fresh(platformKeys, cacheKey);
+  if (cached !== undefined) return cached;
+  const row = await verificationRepository.findIssuerByKid(deps.database.prisma, scope, kid);
+  const value = row
+    ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
+    : null;
+  // Misses are remembered briefly only (an issuer created a moment later must become usable).
+  boundedSet(platformKeys, cacheKey, value, value ? TTL_MS : 5_000);
+  return value;
+}
+
+function publicOnly(jwk: JWK): JWK {
+  return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// External issuers pinned by JWKS URL.
+
+const jwksCache = new Map<string, Entry<Map<string, JWK>>>();
+const jwkKeys = new Map<string, Entry<CryptoKey>>();
+
+async function jwksOf(deps: AppDeps, jwksUri: string): Promise<Map<string, JWK>> {
+  const cached = fresh(jwksCache, jwksUri);
+  if (cached) return cached;
+  const body = await outboundGet(deps.config, jwksUri, {
+    accept: "application/jwk-set+json, application/json",
+    maxBytes: JWKS_MAX_BYTES,
+  });
+  const parsed = JSON.parse(body) as { keys?: unknown };
+  const keys = new Map<string, JWK>();
+  if (Array.isArray(parsed.keys)) {
+    for (const key of parsed.keys.slice(0, 100) as JWK[]) {
+      if (typeof key?.kid === "string" && key.kty === "EC" && key.crv === "P-256") keys.set(key.kid, key);
+    }
+  }
+  boundedSet(jwksCache, jwksUri, keys);
+  return keys;
+}
+
+async function jwksKey(deps: AppDeps, jwksUri: string, kid: string): Promise<CryptoKey | null> {
+  const cacheKey = `${jwksUri}|${kid}`;
+  const cached = fresh(jwkKeys, cacheKey);
+  if (cached) return cached;
+  const jwk = (await jwksOf(deps, jwksUri)).get(kid);
+  if (!jwk) return null;
+  const key = await importEs256PublicKey(publicOnly(jwk));
+  boundedSet(jwkKeys, cacheKey, key);
+  return key;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// External issuers under an X.509 root: `x5c` chain validated up to the pinned root.
+
+const chainCache = new Map<string, Entry<{ key: CryptoKey; leaf: X509Certificate; notAfter: number }>>();
+const rootCache = new Map<string, X509Certificate>();
+
+function rootCertificate(pem: string): X509Certificate {
+  let cert = rootCache.get(pem);
+  if (!cert) {
+    cert = new X509Certificate(pem);
+    if (rootCache.size >= MAX_ENTRIES) rootCache.delete(rootCache.keys().next().value!);
+    rootCache.set(pem, cert);
+  }
+  return cert;
+}
+
+function withinValidity(cert: X509Certificate, now: number): boolean {
+  return new Date(cert.validFrom).getTime() <= now && now <= new Date(cert.validTo).getTime();
+}
+
+async function x5cKey(x5c: readonly string[], rootPem: string, now: number) {
+  const cacheKey = createHash("sha256")
+    .update(`${rootPem}|${x5c.join(",")}`)
+    .digest("base64url");
+  const cached = fresh(chainCache, cacheKey);
+  if (cached) return cached.notAfter >= now ? cached : null;
+  if (x5c.length === 0 || x5c.length > 5) return null;
+  let certs: X509Certificate[];
+  try {
+    certs = x5c.map((der) => new X509Certificate(Buffer.from(der, "base64")));
+  } catch {
+    return null;
+  }
+  const root = rootCertificate(rootPem);
+  // A chain may end with the root itself; otherwise its last certificate must be issued by the root.
+  const last = certs[certs.length - 1]!;
+  const chain = last.fingerprint256 === root.fingerprint256 ? certs.slice(0, -1) : certs;
+  if (chain.length === 0) return null; // the root alone never signs credentials
+  for (let i = 0; i < chain.length; i++) {
+    const cert = chain[i]!;
+    const issuer = chain[i + 1] ?? root;
+    if (!withinValidity(cert, now) || !cert.checkIssued(issuer) || !cert.verify(issuer.publicKey))
+      return null;
+    if (i > 0 && !cert.ca) return null;
+  }
+  if (!withinValidity(root, now)) return null;
+  const leaf = chain[0]!;
+  if (leaf.ca) return null;
+  const jwk = leaf.publicKey.export({ format: "jwk" }) as JWK;
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256") return null;
+  const value = {
+    key: await importEs256PublicKey(publicOnly(jwk)),
+    leaf,
+    notAfter: Math.min(...chain.map((c) => new Date(c.validTo).getTime())),
+  };
+  boundedSet(chainCache, cacheKey, value);
+  return value;
+}
+
+/** SD-JWT VC §3.5: with `x5c`, the `iss` must be named by the leaf (a URI SAN, or its host a DNS SAN). */
+function leafNamesIssuer(leaf: X509Certificate, iss: unknown): boolean {
+  if (typeof iss !== "string") return false;
+  const entries = (leaf.subjectAltName ?? "").split(/,\s*/);
+  if (entries.includes(`URI:${iss}`)) return true;
+  let host: string;
+  try {
+    host = new URL(iss).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return entries.some((e) => e.toLowerCase() === `dns:${host}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface TrustContext {
+  deps: AppDeps;
+  scope: TenantScope;
+  credential: Pick<TPolicyCredential, "trustedIssuers">;
+  now: number;
+}
+
+/**
+ * The key that verifies a credential's signature, or null when its issuer is not one the policy
+ * credential trusts: a platform issuer of this tenant + environment (by `kid`, and `iss` must be that
+ * issuer's identifier), an external issuer's pinned JWKS (by `kid`), or an `x5c` chain ending at a
+ * pinned root (the leaf must name `iss`). Receives the unverified header and payload.
+ */
+export async function resolveIssuerKey(
+  ctx: TrustContext,
+  header: JwsHeader,
+  payload: Record<string, unknown>,
+): Promise<ResolvedIssuerKey | null> {
+  const trusted = ctx.credential.trustedIssuers;
+  if (Array.isArray(header.x5c)) {
+    for (const t of trusted) {
+      if (!("x5cRoot" in t)) continue;
+      const chain = await x5cKey(header.x5c as string[], t.x5cRoot, ctx.now);
+      if (chain && leafNamesIssuer(chain.leaf, payload.iss)) {
+        return { key: chain.key, source: { kind: "x5c", rootPem: t.x5cRoot } };
+      }
+    }
+  }
+  const kid = typeof header.kid === "string" ? header.kid : undefined;
+  if (kid === undefined) return null;
+  const platformIds = trusted.flatMap((t) => ("issuerId" in t ? [t.issuerId] : []));
+  if (platformIds.length > 0) {
+    const platform = await platformKey(ctx.deps, ctx.scope, kid);
+    if (
+      platform &&
+      platformIds.includes(platform.issuerId) &&
+      payload.iss === credentialIssuerIdentifier(ctx.deps.config, platform.issuerId)
+    ) {
+      return { key: platform.key, source: { kind: "platform", issuerId: platform.issuerId } };
+    }
+  }
+  for (const t of trusted) {
+    if (!("jwksUri" in t)) continue;
+    const key = await jwksKey(ctx.deps, t.jwksUri, kid);
+    if (key) return { key, source: { kind: "jwks", jwksUri: t.jwksUri } };
+  }
+  return null;
+}
+
+/**
+ * The key of a remote Status List Token, found the way the credential's own key was (status list
+ * draft §10: same key or resolution mechanism): the same pinned JWKS by `kid`, or an `x5c` chain to the
+ * same root; failing both, the credential issuer's own key.
+ */
+export async function resolveStatusListKey(
+  ctx: TrustContext,
+  source: TrustSource,
+  issuerKey: CryptoKey,
+  header: JwsHeader,
+): Promise<CryptoKey | null> {
+  if (source.kind === "x5c" && Array.isArray(header.x5c)) {
+    return (await x5cKey(header.x5c as string[], source.rootPem, ctx.now))?.key ?? null;
+  }
+  if (source.kind === "jwks" && typeof header.kid === "string") {
+    return jwksKey(ctx.deps, source.jwksUri, header.kid);
+  }
+  return issuerKey;
+}

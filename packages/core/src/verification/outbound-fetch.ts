@@ -1,0 +1,124 @@
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import type { CoreConfig } from "../context";
+import { assertPublicHttpsUrl, type ResolvedAddress } from "../shared/network-policy";
+
+/** Why an outbound fetch (external JWKS, remote status list) failed; becomes a rejection reason. */
+export class OutboundFetchError extends Error {
+  override readonly name = "OutboundFetchError";
+}
+
+export interface OutboundFetchOptions {
+  accept: string;
+  maxBytes: number;
+  timeoutMs?: number;
+  maxRedirects?: number;
+}
+
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction | undefined {
+  if (addresses.length === 0) return undefined;
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  }) as unknown as LookupFunction;
+}
+
+function getOnce(
+  url: URL,
+  addresses: ResolvedAddress[],
+  options: OutboundFetchOptions,
+  deadline: number,
+): Promise<{ status: number; location?: string; body: string; contentType?: string }> {
+  return new Promise((resolve, reject) => {
+    const lib = url.protocol === "https:" ? https : http;
+    const lookup = pinnedLookup(addresses);
+    const request = lib.get(
+      url,
+      {
+        headers: { accept: options.accept, "user-agent": "cred-verifier/1" },
+        timeout: Math.max(1, deadline - Date.now()),
+        ...(lookup ? { lookup } : {}),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          response.resume();
+          resolve({ status, location: response.headers.location ?? "", body: "" });
+          return;
+        }
+        const declared = Number(response.headers["content-length"] ?? "0");
+        if (declared > options.maxBytes) {
+          response.destroy();
+          reject(new OutboundFetchError("the response is too large"));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            response.destroy();
+            reject(new OutboundFetchError("the response is too large"));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on("end", () =>
+          resolve({
+            status,
+            body: Buffer.concat(chunks).toString("utf8"),
+            contentType: response.headers["content-type"],
+          }),
+        );
+        response.on("error", (e) => reject(new OutboundFetchError(e.message)));
+      },
+    );
+    request.on("timeout", () => request.destroy(new OutboundFetchError("the request timed out")));
+    request.on("error", (e) =>
+      reject(
+        e instanceof OutboundFetchError ? e : new OutboundFetchError(`the request failed: ${e.message}`),
+      ),
+    );
+  });
+}
+
+/**
+ * GET of a caller-configured URL (external issuers' JWKS, remote status lists) under the outbound URL
+ * policy: https only (http to loopback in development mode), no private/loopback/metadata addresses
+ * unless allow-listed (`webhookAllowedHosts`), checked on every redirect hop with the connection pinned
+ * to the checked addresses; overall timeout, bounded redirects and response size.
+ */
+export async function outboundGet(
+  config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">,
+  target: string,
+  options: OutboundFetchOptions,
+): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 5000);
+  let current = target;
+  for (let hop = 0; hop <= (options.maxRedirects ?? 2); hop++) {
+    let checked: Awaited<ReturnType<typeof assertPublicHttpsUrl>>;
+    try {
+      checked = await assertPublicHttpsUrl(current, {
+        allowLoopbackHttp: config.developmentMode,
+        allowedHosts: config.webhookAllowedHosts,
+        lookupTimeoutMs: Math.max(1, deadline - Date.now()),
+      });
+    } catch (error) {
+      throw new OutboundFetchError(`the URL is not allowed: ${(error as Error).message}`);
+    }
+    const response = await getOnce(checked.url, checked.addresses, options, deadline);
+    if (response.status >= 300 && response.status < 400) {
+      if (!response.location) throw new OutboundFetchError(`the server answered ${response.status}`);
+      current = new URL(response.location, checked.url).toString();
+      continue;
+    }
+    if (response.status !== 200) throw new OutboundFetchError(`the server answered ${response.status}`);
+    return response.body;
+  }
+  throw new OutboundFetchError("too many redirects");
+}

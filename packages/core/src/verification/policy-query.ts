@@ -1,0 +1,73 @@
+import { X509Certificate } from "node:crypto";
+import { type DcqlQuery, InvalidDcqlQueryError, policyToDcqlQuery } from "@cred/oid4vc";
+import { DomainError } from "../shared/errors";
+import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+
+// policyToDcqlQuery takes string segments only; array indices and null (every element) are valid
+// claims path pointers, so they travel through it as marked strings and are restored afterwards.
+const MARK = "\u0000seg:";
+
+function encodeSegment(segment: string | number | null): string {
+  return typeof segment === "string" ? segment : `${MARK}${JSON.stringify(segment)}`;
+}
+
+function decodeSegment(segment: string | number | null): string | number | null {
+  return typeof segment === "string" && segment.startsWith(MARK)
+    ? (JSON.parse(segment.slice(MARK.length)) as number | null)
+    : segment;
+}
+
+/**
+ * SubjectKeyIdentifier of a certificate, base64url: the DCQL `aki` value that matches credentials whose
+ * chain was issued under it (their AuthorityKeyIdentifier). Read from the DER (extension 2.5.29.14).
+ */
+export function subjectKeyIdentifier(pem: string): string | null {
+  const der = new X509Certificate(pem).raw;
+  const oid = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x0e]);
+  let at = der.indexOf(oid);
+  if (at < 0) return null;
+  at += oid.length;
+  if (der[at] === 0x01) at += 3; // critical BOOLEAN
+  if (der[at] !== 0x04) return null; // extnValue OCTET STRING
+  at += 2;
+  if (der[at] !== 0x04) return null; // KeyIdentifier OCTET STRING
+  const length = der[at + 1]!;
+  return der.subarray(at + 2, at + 2 + length).toString("base64url");
+}
+
+/**
+ * The DCQL query a session sends (OpenID4VP §6): one credential query per policy credential
+ * (`meta.vct_values`, claim paths, optional claims as `claim_sets`), `credential_sets` for alternatives,
+ * and `trusted_authorities` of type `aki` when a credential trusts X.509 roots only.
+ */
+export function dcqlQueryFor(rules: TPolicyRules): DcqlQuery {
+  try {
+    const query = policyToDcqlQuery({
+      credentials: rules.credentials.map((credential) => {
+        const roots = credential.trustedIssuers.flatMap((t) => ("x5cRoot" in t ? [t.x5cRoot] : []));
+        const akis = roots.map(subjectKeyIdentifier).filter((v): v is string => v !== null);
+        const pinnedByCertificate = roots.length === credential.trustedIssuers.length && akis.length > 0;
+        return {
+          id: credential.id,
+          credentialTypes: credential.credentialTypes,
+          requiredClaims: credential.requiredClaims.map((p) => p.map(encodeSegment)),
+          optionalClaims: credential.optionalClaims.map((p) => p.map(encodeSegment)),
+          holderBindingRequired: credential.holderBindingRequired,
+          ...(pinnedByCertificate ? { trustedAuthorities: { aki: akis } } : {}),
+        };
+      }),
+      credentialSets: rules.credentialSets,
+    });
+    for (const credential of query.credentials) {
+      for (const claim of credential.claims ?? []) claim.path = claim.path.map(decodeSegment);
+    }
+    return query;
+  } catch (error) {
+    if (error instanceof InvalidDcqlQueryError) {
+      throw new DomainError("ValidationFailed", "The policy cannot be expressed as a DCQL query.", [
+        { code: "InvalidPolicy", target: "policy", message: error.issues.join("; ").slice(0, 500) },
+      ]);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,83 @@
+import {
+  decryptDirectPostJwt,
+  generateResponseCode,
+  type Jwk,
+  type ParsedAuthorizationResponse,
+  parseAuthorizationResponse,
+  VpError,
+} from "@cred/oid4vc";
+import type { AppDeps } from "../context";
+import { hashSecret } from "../shared/secret-box";
+import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { WalletHttpResponse } from "./serve-request-object";
+import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
+import { runVerificationEngine, walletErrorResult } from "./verification-engine";
+import { verificationRepository } from "./verification-repository";
+import { encryptionKeySealContext } from "./verification-session-dto";
+
+const json = (status: number, body: unknown): WalletHttpResponse => ({
+  status,
+  contentType: "application/json",
+  body: JSON.stringify(body),
+  headers: { "cache-control": "no-store" },
+});
+
+/**
+ * The response_uri endpoint (OpenID4VP §8.2, §8.3): takes `direct_post` (`vp_token`, `state`) or
+ * `direct_post.jwt` (`response` JWE, decrypted with the session's single-use key) or a wallet error
+ * (`error`, `error_description`), runs the engine and decides the session. Answers 200 `{}` or, when
+ * the policy has a same-device redirect, `{ redirect_uri: "<uri>#response_code=<fresh>" }` (the code is
+ * stored hashed). Malformed input, a wrong `state`, or a session that is not pending → 400 in the
+ * OAuth shape (a decided session refuses a second answer).
+ */
+export async function receiveWalletResponse(
+  deps: AppDeps,
+  handle: string,
+  form: URLSearchParams | undefined,
+): Promise<WalletHttpResponse> {
+  if (!form) throw new VpError("invalid_request", "send the response as application/x-www-form-urlencoded");
+  const found = await verificationRepository.findSessionByState(deps.database.prisma, handle);
+  if (!found) throw new VpError("invalid_request", "unknown request");
+  const row = await settleExpiry(deps.database.prisma, found);
+  if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);
+
+  const responseMode = row.responseMode as "direct_post" | "direct_post.jwt";
+  const parsed: ParsedAuthorizationResponse = await parseAuthorizationResponse(form, {
+    responseMode,
+    decrypt: async (jwe) => {
+      if (!row.encryptionKeyCipher)
+        throw new VpError("invalid_request", "encrypted responses are not accepted");
+      const privateJwk = JSON.parse(
+        deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
+      ) as Jwk;
+      return decryptDirectPostJwt(jwe, privateJwk);
+    },
+  });
+  if (parsed.state !== row.state) throw new VpError("invalid_request", "state does not match the request");
+
+  const rules = row.rules as TPolicyRules;
+  const result =
+    parsed.kind === "error"
+      ? walletErrorResult(parsed.error, parsed.errorDescription)
+      : await runVerificationEngine(
+          deps,
+          {
+            scope: scopeOfRow(row),
+            rules,
+            clientId: row.clientId,
+            nonce: row.nonce,
+          },
+          parsed.vpToken,
+        );
+
+  const responseCode = rules.sameDeviceRedirectUri ? generateResponseCode() : undefined;
+  const decided = await decideSession(
+    deps,
+    row,
+    result,
+    responseCode ? { responseCodeHash: hashSecret(responseCode) } : {},
+  );
+  if (!decided) throw new VpError("invalid_request", "the request has already been answered or has expired");
+  if (!responseCode) return json(200, {});
+  return json(200, { redirect_uri: `${rules.sameDeviceRedirectUri}#response_code=${responseCode}` });
+}

@@ -1,0 +1,81 @@
+import {
+  buildAuthorizationRequest,
+  InvalidAuthorizationRequestError,
+  type Jwk,
+  parseRequestUriPostBody,
+  publicJwk,
+  REQUEST_OBJECT_CONTENT_TYPE,
+  signRequestObject,
+  VpError,
+} from "@cred/oid4vc";
+import type { AppDeps } from "../context";
+import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import { dcqlQueryFor } from "./policy-query";
+import { scopeOfRow, settleExpiry } from "./session-lifecycle";
+import { verificationRepository } from "./verification-repository";
+import { encryptionKeySealContext, responseUriOf } from "./verification-session-dto";
+import { getVerifierIdentity } from "./verifier-identity";
+
+export interface WalletHttpResponse {
+  status: number;
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The request_uri endpoint (OpenID4VP §5.10): the signed request object of a pending session, built
+ * from the session's policy snapshot, `typ: oauth-authz-req+jwt`, `x5c` of the tenant's verifier
+ * certificate. With a POST form (`request_uri_method=post`), `wallet_nonce` is echoed in the object.
+ * Unknown, decided or expired sessions → 404 `invalid_request` (the wallet aborts on any HTTP error).
+ */
+export async function serveRequestObject(
+  deps: AppDeps,
+  state: string,
+  form?: URLSearchParams,
+): Promise<WalletHttpResponse> {
+  let walletNonce: string | undefined;
+  if (form) {
+    try {
+      walletNonce = parseRequestUriPostBody(form).walletNonce;
+    } catch (error) {
+      if (error instanceof InvalidAuthorizationRequestError)
+        throw new VpError("invalid_request", error.message);
+      throw error;
+    }
+  }
+  const found = await verificationRepository.findSessionByState(deps.database.prisma, state);
+  const row = found ? await settleExpiry(deps.database.prisma, found) : null;
+  if (row?.status !== "pending") {
+    throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });
+  }
+  const scope = scopeOfRow(row);
+  const identity = await getVerifierIdentity(deps, scope);
+  let encryptionJwk: Jwk | undefined;
+  if (row.responseMode === "direct_post.jwt" && row.encryptionKeyCipher) {
+    const privateJwk = JSON.parse(
+      deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
+    );
+    encryptionJwk = publicJwk(privateJwk);
+  }
+  const iat = Math.floor(Date.now() / 1000);
+  const payload = buildAuthorizationRequest({
+    clientId: row.clientId,
+    responseUri: responseUriOf(deps.config, row.state),
+    responseMode: row.responseMode as "direct_post" | "direct_post.jwt",
+    nonce: row.nonce,
+    state: row.state,
+    dcqlQuery: dcqlQueryFor(row.rules as TPolicyRules),
+    ...(encryptionJwk ? { encryptionJwk } : {}),
+    ...(walletNonce !== undefined ? { walletNonce } : {}),
+    iat,
+    exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
+  });
+  const jwt = await signRequestObject(payload, { privateKey: identity.privateKey, x5c: identity.x5c });
+  return {
+    status: 200,
+    contentType: REQUEST_OBJECT_CONTENT_TYPE,
+    body: jwt,
+    headers: { "cache-control": "no-store" },
+  };
+}

@@ -1,0 +1,97 @@
+import { type Db, inTransaction } from "@cred/db";
+import type { AppDeps } from "../context";
+import { DomainError, notFound } from "../shared/errors";
+import { emitEvent } from "../shared/outbox";
+import type { TenantScope } from "../shared/principal";
+import type { Environment } from "../shared/scopes";
+import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
+import type { TVerificationResult } from "./verification-session.schema";
+import { sealResult, sessionEventData } from "./verification-session-dto";
+
+/** The partition a session row belongs to. */
+export function scopeOfRow(row: Pick<VerificationSessionRow, "tenantId" | "environment">): TenantScope {
+  return { tenantId: row.tenantId, environment: row.environment as Environment };
+}
+
+export const sessionNotFound = () => notFound("The verification session");
+
+/**
+ * Lazy expiry (spec §3.1): a pending session past its expiry becomes `expired` when it is read. The
+ * transition is persisted once (conditional update) and emits `verification.session.expired` in the same
+ * transaction; concurrent readers all see `expired`. Returns the row as it now stands.
+ */
+export async function settleExpiry(
+  db: Db,
+  row: VerificationSessionRow,
+  now = new Date(),
+): Promise<VerificationSessionRow> {
+  if (row.status !== "pending" || row.expiresAt > now) return row;
+  await inTransaction(db, async (tx) => {
+    const moved = await verificationRepository.transitionFromPending(tx, row.id, "expired", {
+      encryptionKeyCipher: null,
+    });
+    if (moved) {
+      await emitEvent(tx, scopeOfRow(row), "verification.session.expired", sessionEventData(row, "expired"));
+    }
+  });
+  return { ...row, status: "expired", encryptionKeyCipher: null };
+}
+
+/** A session of the caller's partition, expiry settled; foreign or unknown → 404. */
+export async function loadSession(db: Db, scope: TenantScope, id: string): Promise<VerificationSessionRow> {
+  const row = await verificationRepository.findSession(db, scope, id);
+  if (!row) throw sessionNotFound();
+  return settleExpiry(db, row);
+}
+
+export const alreadyDecided = (status: string) =>
+  new DomainError("InvalidState", `The verification session is ${status}; it accepts no further answer.`, [
+    { code: "InvalidState", target: "id", message: "Start a new verification." },
+  ]);
+
+/**
+ * Records the engine's decision: pending → verified | rejected with the sealed, claim-minimised result,
+ * the single-use encryption key dropped, and the event, in one transaction. Returns null when the
+ * session was no longer pending or unexpired (a concurrent answer, cancel or expiry won).
+ */
+export async function decideSession(
+  deps: AppDeps,
+  row: VerificationSessionRow,
+  result: TVerificationResult,
+  extra: { responseCodeHash?: string } = {},
+): Promise<VerificationSessionRow | null> {
+  const decidedAt = new Date(result.decidedAt);
+  const resultCipher = sealResult(deps.secretBox, row.id, result);
+  const moved = await inTransaction(deps.database.prisma, async (tx) => {
+    const ok = await verificationRepository.transitionFromPending(
+      tx,
+      row.id,
+      result.outcome,
+      {
+        resultCipher,
+        decidedAt,
+        encryptionKeyCipher: null,
+        responseCodeHash: extra.responseCodeHash ?? null,
+      },
+      decidedAt,
+    );
+    if (ok) {
+      await emitEvent(
+        tx,
+        scopeOfRow(row),
+        `verification.session.${result.outcome}`,
+        sessionEventData(row, result.outcome),
+      );
+    }
+    return ok;
+  });
+  if (!moved) return null;
+  return {
+    ...row,
+    status: result.outcome,
+    resultCipher,
+    decidedAt,
+    encryptionKeyCipher: null,
+    responseCodeHash: extra.responseCodeHash ?? null,
+  };
+}

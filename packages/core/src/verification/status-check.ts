@@ -1,0 +1,120 @@
+import {
+  decodeJwtUnverified,
+  getStatus,
+  STATUS_LIST_MEDIA_TYPE,
+  type StatusListBits,
+  StatusListTokenError,
+  verifyStatusListToken,
+} from "@cred/oid4vc";
+import type { CryptoKey } from "jose";
+import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";
+import { OutboundFetchError, outboundGet } from "./outbound-fetch";
+import { verificationRepository } from "./verification-repository";
+
+export type StatusCheck = { ok: true } | { ok: false; code: string; message: string };
+
+const STATUS_TOKEN_MAX_BYTES = 2 * 1024 * 1024;
+const DEFAULT_TTL_SECONDS = 300;
+const MAX_TTL_SECONDS = 3600;
+const MAX_ENTRIES = 200;
+
+interface CachedList {
+  bits: StatusListBits;
+  bytes: Uint8Array;
+  expires: number;
+}
+const remoteLists = new Map<string, CachedList>();
+
+/** The status list id in one of our own list URLs: `<publicBaseUrl>/…/<list id>`. */
+export function ownStatusListId(publicBaseUrl: string, uri: string): string | null {
+  const base = `${publicBaseUrl.replace(/\/+$/, "")}/`;
+  if (!uri.startsWith(base)) return null;
+  const last = new URL(uri).pathname.split("/").filter(Boolean).pop() ?? "";
+  return /^sl_[0-9a-z]{26}$/.test(last) ? last : null;
+}
+
+function judge(value: number): StatusCheck {
+  if (value === 0) return { ok: true };
+  if (value === 1)
+    return { ok: false, code: "credential_revoked", message: "the credential has been revoked" };
+  if (value === 2) return { ok: false, code: "credential_suspended", message: "the credential is suspended" };
+  return { ok: false, code: "credential_status_invalid", message: `the credential's status is ${value}` };
+}
+
+const unavailable = (message: string): StatusCheck => ({ ok: false, code: "status_unavailable", message });
+
+async function remoteList(
+  ctx: TrustContext,
+  issuer: ResolvedIssuerKey,
+  uri: string,
+): Promise<CachedList | StatusCheck> {
+  const cached = remoteLists.get(uri);
+  if (cached && cached.expires > Date.now()) return cached;
+  let token: string;
+  try {
+    token = (
+      await outboundGet(ctx.deps.config, uri, {
+        accept: STATUS_LIST_MEDIA_TYPE,
+        maxBytes: STATUS_TOKEN_MAX_BYTES,
+      })
+    ).trim();
+  } catch (error) {
+    if (error instanceof OutboundFetchError)
+      return unavailable(`status list could not be fetched: ${error.message}`);
+    throw error;
+  }
+  let key: CryptoKey | null;
+  try {
+    key = await resolveStatusListKey(ctx, issuer.source, issuer.key, decodeJwtUnverified(token).header);
+  } catch {
+    return unavailable("status list token is malformed");
+  }
+  if (!key) return unavailable("status list token is not signed by a trusted key");
+  try {
+    const list = await verifyStatusListToken(token, key, { expectedSub: uri, now: new Date(ctx.now) });
+    const ttl = Math.min(list.ttl ?? DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
+    const expires = Math.min(
+      Date.now() + ttl,
+      list.exp !== undefined ? list.exp * 1000 : Number.POSITIVE_INFINITY,
+    );
+    const entry = { bits: list.bits, bytes: list.bytes, expires };
+    if (remoteLists.size >= MAX_ENTRIES) remoteLists.delete(remoteLists.keys().next().value!);
+    remoteLists.set(uri, entry);
+    return entry;
+  } catch (error) {
+    if (error instanceof StatusListTokenError) return unavailable(`status list token: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * IETF Token Status List check. Our own lists (a platform issuer's credential pointing at one of our
+ * list URLs) are read straight from the StatusList row, so a revocation counts from the moment it is
+ * written; remote lists are fetched under the outbound policy, verified with the issuer's key (same
+ * resolution mechanism) and cached for their `ttl` (default 300 s, at most 1 h, never past `exp`).
+ */
+export async function checkCredentialStatus(
+  ctx: TrustContext,
+  issuer: ResolvedIssuerKey,
+  status: { idx: number; uri: string },
+): Promise<StatusCheck> {
+  const listId = ownStatusListId(ctx.deps.config.publicBaseUrl, status.uri);
+  if (issuer.source.kind === "platform") {
+    if (!listId) return unavailable("the credential does not point at one of its issuer's status lists");
+    const row = await verificationRepository.findIssuerStatusList(
+      ctx.deps.database.prisma,
+      ctx.scope,
+      issuer.source.issuerId,
+      listId,
+    );
+    if (!row) return unavailable("the credential's status list does not exist");
+    if (status.idx >= row.size) return unavailable("the status index is out of range");
+    return judge(getStatus(row.data, row.bits as StatusListBits, status.idx));
+  }
+  if (listId) return unavailable("an external credential points at a platform status list");
+  const list = await remoteList(ctx, issuer, status.uri);
+  if (!("bytes" in list)) return list;
+  if (status.idx >= (list.bytes.length * 8) / list.bits)
+    return unavailable("the status index is out of range");
+  return judge(getStatus(list.bytes, list.bits, status.idx));
+}

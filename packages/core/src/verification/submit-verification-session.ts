@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import type { Db } from "@cred/db";
+import { decodeJwtUnverified } from "@cred/oid4vc";
+import type { AppDeps } from "../context";
+import { DomainError } from "../shared/errors";
+import type { TenantScope } from "../shared/principal";
+import { constantTimeEqual } from "../shared/secret-box";
+import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import { dcqlQueryFor } from "./policy-query";
+import { alreadyDecided, decideSession, loadSession } from "./session-lifecycle";
+import { runVerificationEngine } from "./verification-engine";
+import { verificationRepository } from "./verification-repository";
+import type { TSubmitVerificationSessionRequest, TVerificationSession } from "./verification-session.schema";
+import { toVerificationSessionDto } from "./verification-session-dto";
+
+const invalid = (code: string, target: string, message: string) =>
+  new DomainError("ValidationFailed", message, [{ code, target, message }]);
+
+/** Credential.digest: base64url(SHA-256(issuer-signed JWT)), the compact part before the first `~`. */
+export function credentialDigest(sdJwtVc: string): string {
+  return createHash("sha256")
+    .update(sdJwtVc.split("~")[0] ?? "")
+    .digest("base64url");
+}
+
+/**
+ * VerificationSessions_Submit, the legacy server-to-server alternative to the wallet callback: the
+ * same engine decides the same session. `credentialId` must name the platform credential (this tenant
+ * and environment) presented in `sdJwtVc`; `audience`, when given, must be the session's client_id.
+ * The presentation answers the policy credential whose `credentialTypes` list its `vct`.
+ * A session that is no longer pending → 409.
+ */
+export async function submitVerificationSession(
+  deps: AppDeps,
+  db: Db,
+  scope: TenantScope,
+  input: TSubmitVerificationSessionRequest,
+): Promise<TVerificationSession> {
+  const row = await loadSession(db, scope, input.id);
+  if (row.status !== "pending") throw alreadyDecided(row.status);
+  if (input.audience != null && input.audience !== row.clientId) {
+    throw invalid("AudienceMismatch", "audience", "The audience is not this session's client_id.");
+  }
+  let vct: unknown;
+  try {
+    vct = decodeJwtUnverified(input.sdJwtVc.split("~")[0] ?? "").payload.vct;
+  } catch {
+    throw invalid("InvalidPresentation", "sdJwtVc", "sdJwtVc is not a compact SD-JWT VC.");
+  }
+  const credential = await verificationRepository.findCredential(db, scope, input.credentialId);
+  if (!credential || !constantTimeEqual(credential.digest, credentialDigest(input.sdJwtVc))) {
+    throw invalid(
+      "CredentialMismatch",
+      "credentialId",
+      "credentialId does not name the credential presented in sdJwtVc.",
+    );
+  }
+
+  const rules = row.rules as TPolicyRules;
+  const query = dcqlQueryFor(rules);
+  const match = rules.credentials.find((c) => typeof vct === "string" && c.credentialTypes.includes(vct));
+  const queryId = (match ?? rules.credentials[0]!).id;
+  const result = await runVerificationEngine(
+    deps,
+    { scope, rules, clientId: row.clientId, nonce: row.nonce },
+    { [queryId]: [input.sdJwtVc] },
+    { query },
+  );
+  const decided = await decideSession(deps, row, result);
+  if (!decided) {
+    const current = await loadSession(db, scope, input.id);
+    throw alreadyDecided(current.status);
+  }
+  return toVerificationSessionDto(deps, decided);
+}

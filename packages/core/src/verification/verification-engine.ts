@@ -1,0 +1,142 @@
+import {
+  type CredentialVerification,
+  createSdJwtVcCredentialVerifier,
+  type DcqlQuery,
+  type VerifyCredentialFn,
+  verifyVpToken,
+} from "@cred/oid4vc";
+import type { AppDeps } from "../context";
+import type { TenantScope } from "../shared/principal";
+import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import { type ResolvedIssuerKey, resolveIssuerKey, type TrustContext } from "./issuer-trust";
+import { dcqlQueryFor } from "./policy-query";
+import { checkCredentialStatus } from "./status-check";
+import type { TVerificationResult } from "./verification-session.schema";
+
+/** The session facts a presentation is judged against. */
+export interface EngineSession {
+  scope: TenantScope;
+  rules: TPolicyRules;
+  clientId: string;
+  nonce: string;
+}
+
+type Outcome = "passed" | "skipped";
+interface EngineChecks {
+  outcomes: Record<string, Outcome>;
+  issuerId: string | null;
+}
+
+/** How old a KB-JWT `iat` may be, in seconds. */
+export const KB_IAT_WINDOW_SECONDS = 300;
+
+/**
+ * The one verification engine (wallet callback and legacy submission): OpenID4VP §8.6 order over the
+ * session's DCQL query: format; per presentation the issuer signature and trust (per policy credential),
+ * disclosures, `vct`, `exp`/`nbf`, key binding (`typ`, `aud` = client_id, `nonce`, `iat` window,
+ * `sd_hash`, signature by `cnf`), status list, maximum credential age; then required claims and
+ * credential sets. Any failure rejects with structured reasons. The result holds only the claims the
+ * policy asked for; the presentation itself is not kept.
+ */
+export async function runVerificationEngine(
+  deps: AppDeps,
+  session: EngineSession,
+  vpToken: unknown,
+  options: { now?: Date; query?: DcqlQuery } = {},
+): Promise<TVerificationResult> {
+  const now = options.now ?? new Date();
+  const query = options.query ?? dcqlQueryFor(session.rules);
+  const policyCredentials = new Map(session.rules.credentials.map((c) => [c.id, c]));
+
+  const verifyCredential: VerifyCredentialFn<EngineChecks> = async (presentation, credentialQuery) => {
+    const credential = policyCredentials.get(credentialQuery.id)!;
+    const trust: TrustContext = { deps, scope: session.scope, credential, now: now.getTime() };
+    let issuer: ResolvedIssuerKey | null = null;
+    const inner = createSdJwtVcCredentialVerifier({
+      clientId: session.clientId,
+      nonce: session.nonce,
+      now: () => now,
+      iatWindowSeconds: KB_IAT_WINDOW_SECONDS,
+      resolveIssuerKey: async (header, payload) => {
+        issuer = await resolveIssuerKey(trust, header, payload);
+        return issuer?.key ?? null;
+      },
+      policyChecks: async (verified) => {
+        const resolved = issuer!;
+        const checks: Record<string, Outcome> = { issuerTrusted: "passed" };
+        if (credential.maxCredentialAgeDays !== null) {
+          const iat = verified.payload.iat;
+          if (typeof iat !== "number") {
+            return {
+              ok: false,
+              reasons: [{ code: "credential_age_unknown", message: "the credential has no iat" }],
+            };
+          }
+          if (now.getTime() / 1000 - iat > credential.maxCredentialAgeDays * 86_400) {
+            return {
+              ok: false,
+              reasons: [
+                {
+                  code: "credential_too_old",
+                  message: `the credential was issued more than ${credential.maxCredentialAgeDays} days ago`,
+                },
+              ],
+            };
+          }
+          checks.credentialAge = "passed";
+        }
+        if (credential.checkStatus && verified.status) {
+          const status = await checkCredentialStatus(trust, resolved, verified.status);
+          if (!status.ok) return { ok: false, reasons: [{ code: status.code, message: status.message }] };
+          checks.status = "passed";
+        } else {
+          checks.status = "skipped";
+        }
+        return { ok: true, checks };
+      },
+    });
+    const result = await inner(presentation, credentialQuery);
+    if (!result.ok) return result;
+    const source = (issuer as ResolvedIssuerKey | null)?.source;
+    return {
+      ...result,
+      checks: { outcomes: result.checks, issuerId: source?.kind === "platform" ? source.issuerId : null },
+    } satisfies CredentialVerification<EngineChecks>;
+  };
+
+  const verification = await verifyVpToken({ query, vpToken, verifyCredential });
+  const result: TVerificationResult = {
+    decidedAt: now.toISOString(),
+    outcome: verification.outcome,
+    credentials: verification.credentials.map((c) => ({
+      credentialQueryId: c.queryId,
+      credentialType: c.credentialType,
+      issuer: c.issuer,
+      issuerId: c.checks.issuerId,
+      claims: c.claims,
+      checks: c.checks.outcomes,
+    })),
+  };
+  if (verification.reasons.length > 0) {
+    result.reasons = verification.reasons.map((r) => ({
+      code: r.code,
+      message: r.message,
+      ...(r.credentialQueryId ? { credentialQueryId: r.credentialQueryId } : {}),
+    }));
+  }
+  return result;
+}
+
+/** A wallet's error response (§8.5), e.g. the holder declined: the session is rejected with the reason. */
+export function walletErrorResult(
+  error: string,
+  description: string | undefined,
+  now = new Date(),
+): TVerificationResult {
+  return {
+    decidedAt: now.toISOString(),
+    outcome: "rejected",
+    reasons: [{ code: error, message: description ?? `the wallet answered ${error}` }],
+    credentials: [],
+  };
+}

@@ -1,0 +1,63 @@
+import type { Db, Prisma } from "@cred/db";
+import type { TenantScope } from "../shared/principal";
+
+/** Every Prisma call of the verification slice (sessions, verifier certificates, trust and status reads). */
+export const verificationRepository = {
+  createSession(db: Db, data: Prisma.VerificationSessionUncheckedCreateInput) {
+    return db.verificationSession.create({ data });
+  },
+  findSession(db: Db, scope: TenantScope, id: string) {
+    return db.verificationSession.findFirst({ where: { id, ...scope } });
+  },
+  /** Wallet endpoints know the session only by its `state` (the handle in request_uri / response_uri). */
+  findSessionByState(db: Db, state: string) {
+    return db.verificationSession.findUnique({ where: { state } });
+  },
+  /**
+   * Moves a session from `pending` to `to` atomically; false when it is no longer pending (someone
+   * else decided, cancelled or expired it first). `notExpiredAt` also requires it to be unexpired.
+   */
+  async transitionFromPending(
+    db: Db,
+    id: string,
+    to: string,
+    data: Omit<Prisma.VerificationSessionUpdateManyMutationInput, "status"> = {},
+    notExpiredAt?: Date,
+  ) {
+    const { count } = await db.verificationSession.updateMany({
+      where: { id, status: "pending", ...(notExpiredAt ? { expiresAt: { gt: notExpiredAt } } : {}) },
+      data: { ...data, status: to },
+    });
+    return count === 1;
+  },
+
+  findVerifierCertificate(db: Db, scope: TenantScope) {
+    return db.verifierCertificate.findUnique({ where: { tenantId_environment: scope } });
+  },
+  createVerifierCertificate(db: Db, data: Prisma.VerifierCertificateUncheckedCreateInput) {
+    return db.verifierCertificate.create({ data });
+  },
+
+  /** A platform issuer of this partition by its signing `kid`. */
+  findIssuerByKid(db: Db, scope: TenantScope, kid: string) {
+    return db.issuer.findFirst({
+      where: { ...scope, signingKid: kid },
+      select: { id: true, publicJwk: true },
+    });
+  },
+  /** One status list of a platform issuer: its raw bytes, read directly (no token round trip). */
+  findIssuerStatusList(db: Db, scope: TenantScope, issuerId: string, listId: string) {
+    return db.statusList.findFirst({
+      where: { id: listId, issuerId, ...scope },
+      select: { bits: true, data: true, size: true },
+    });
+  },
+  /** A platform credential by id, for the legacy submission's `credentialId` check. */
+  findCredential(db: Db, scope: TenantScope, id: string) {
+    return db.credential.findFirst({ where: { id, ...scope }, select: { id: true, digest: true } });
+  },
+};
+
+export type VerificationSessionRow = NonNullable<
+  Awaited<ReturnType<typeof verificationRepository.findSession>>
+>;

@@ -1,0 +1,63 @@
+import { authorizationRequestLink } from "@cred/oid4vc";
+import type { CoreConfig } from "../context";
+import type { SecretBox } from "../shared/secret-box";
+import type { VerificationSessionRow } from "./verification-repository";
+import type {
+  TVerificationResult,
+  TVerificationSession,
+  VerificationSessionStatus,
+} from "./verification-session.schema";
+
+function base(config: Pick<CoreConfig, "publicBaseUrl">) {
+  return config.publicBaseUrl.replace(/\/+$/, "");
+}
+
+/** Where the wallet fetches the signed request object (GET, or POST with `wallet_nonce`). */
+export function requestUriOf(config: Pick<CoreConfig, "publicBaseUrl">, state: string): string {
+  return `${base(config)}/verifier/requests/${state}`;
+}
+
+/** Where the wallet posts its response (`direct_post` / `direct_post.jwt`). */
+export function responseUriOf(config: Pick<CoreConfig, "publicBaseUrl">, state: string): string {
+  return `${base(config)}/verifier/responses/${state}`;
+}
+
+export const resultSealContext = (sessionId: string) => `verification-result:${sessionId}`;
+export const encryptionKeySealContext = (sessionId: string) => `verification-encryption-key:${sessionId}`;
+
+export function sealResult(secretBox: SecretBox, sessionId: string, result: TVerificationResult): string {
+  return secretBox.seal(JSON.stringify(result), resultSealContext(sessionId));
+}
+
+export function toVerificationSessionDto(
+  deps: { config: Pick<CoreConfig, "publicBaseUrl">; secretBox: SecretBox },
+  row: VerificationSessionRow,
+): TVerificationSession {
+  const requestUri = requestUriOf(deps.config, row.state);
+  const dto: TVerificationSession = {
+    id: row.id,
+    status: row.status as VerificationSessionStatus,
+    policy: row.policyIdentifier,
+    purpose: row.purpose,
+    authorizationRequestUri: authorizationRequestLink({
+      clientId: row.clientId,
+      requestUri,
+      requestUriMethod: "post",
+    }),
+    requestUri,
+    expiresAt: row.expiresAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+  };
+  if (row.resultCipher) {
+    dto.result = JSON.parse(deps.secretBox.open(row.resultCipher, resultSealContext(row.id)));
+  }
+  return dto;
+}
+
+/** What events carry: ids, state and policy identifier, never claims. */
+export function sessionEventData(
+  row: Pick<VerificationSessionRow, "id" | "policyIdentifier">,
+  status: string,
+) {
+  return { verificationSessionId: row.id, status, policy: row.policyIdentifier };
+}

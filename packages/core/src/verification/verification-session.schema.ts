@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { resourceOf } from "../shared/pagination";
+
+const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
+
+export const VERIFICATION_SESSION_STATUSES = [
+  "pending",
+  "verified",
+  "rejected",
+  "expired",
+  "cancelled",
+] as const;
+export type VerificationSessionStatus = (typeof VERIFICATION_SESSION_STATUSES)[number];
+
+const zSessionId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "The verification session's id.", example: "vs_01jd5x6c3v8w9y0z1a2b3c4d5e" });
+
+// Verifications_Create
+export const ZCreateVerificationRequest = z
+  .strictObject({
+    policy: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({ description: "Identifier of a server-managed verification policy.", example: "over-18" }),
+    purpose: z.string().trim().min(1).max(500).nullish().meta({
+      description: "Why the claims are asked for; defaults to the policy's purpose.",
+      example: "Age check at checkout",
+    }),
+  })
+  .meta({ id: "CreateVerificationSessionRequest" });
+export type TCreateVerificationRequest = z.infer<typeof ZCreateVerificationRequest>;
+
+// Verifications_Get
+export const ZGetVerificationRequest = z.object({
+  verificationId: zSessionId,
+  responseCode: z.string().min(1).max(256).optional().meta({
+    description:
+      "The `response_code` the wallet's same-device redirect delivered. When given, it must belong to this session (400 otherwise).",
+  }),
+});
+
+// VerificationSessions_Get / _Cancel
+export const ZSessionIdParams = z.object({ id: zSessionId });
+
+// VerificationSessions_Submit
+export const ZSubmitVerificationSessionRequest = z
+  .strictObject({
+    id: zSessionId,
+    credentialId: z.string().min(1).max(64).meta({
+      description: "Id of the platform credential presented in `sdJwtVc`.",
+      example: "cred_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
+    sdJwtVc: z
+      .string()
+      .min(1)
+      .max(256 * 1024)
+      .meta({
+        description:
+          "The presented SD-JWT VC (`<issuer-jwt>~<disclosures>~<kb-jwt>`); its KB-JWT carries `aud` = the request's client_id and the request's `nonce` (read both from the request object at `requestUri`).",
+      }),
+    audience: z.string().max(512).nullish().meta({
+      description: "The audience the presentation was made for; must equal the session's client_id.",
+    }),
+  })
+  .meta({ id: "SubmitVerificationSessionRequest" });
+export type TSubmitVerificationSessionRequest = z.infer<typeof ZSubmitVerificationSessionRequest>;
+
+const zCheckOutcome = z.enum(["passed", "skipped"]);
+
+export const zVerificationReason = z
+  .object({
+    code: z.string().meta({ description: "Stable reason code.", example: "kb_nonce_mismatch" }),
+    message: z.string().meta({ description: "Human-readable explanation." }),
+    credentialQueryId: z
+      .string()
+      .optional()
+      .meta({ description: "The policy credential id the reason concerns.", example: "pid" }),
+  })
+  .meta({ id: "VerificationReason" });
+
+export const zVerifiedCredential = z
+  .object({
+    credentialQueryId: z
+      .string()
+      .meta({ description: "The policy credential id it answers.", example: "pid" }),
+    credentialType: z
+      .string()
+      .meta({ description: "The credential's `vct`.", example: "https://credentials.example.com/pid" }),
+    issuer: z.string().meta({ description: "The credential's `iss`." }),
+    issuerId: z
+      .string()
+      .nullable()
+      .meta({ description: "The platform issuer that signed it, null for external issuers." }),
+    claims: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "Only the claims the policy asked for (claim-minimised)." }),
+    checks: z.record(z.string(), zCheckOutcome).meta({
+      description: "Checks performed: issuerSignature, disclosures, validityPeriod, holderBinding, status, …",
+      example: { issuerSignature: "passed", holderBinding: "passed", status: "passed" },
+    }),
+  })
+  .meta({ id: "VerifiedCredential" });
+
+export const zVerificationResult = z
+  .object({
+    decidedAt: z
+      .string()
+      .meta({ description: "When the session was decided (ISO 8601).", example: ISO_EXAMPLE }),
+    outcome: z.enum(["verified", "rejected"]),
+    reasons: z.array(zVerificationReason).optional().meta({ description: "Why the outcome is `rejected`." }),
+    credentials: z.array(zVerifiedCredential),
+  })
+  .meta({ id: "VerificationResult" });
+export type TVerificationResult = z.infer<typeof zVerificationResult>;
+
+export const zVerificationSession = z
+  .object({
+    id: zSessionId,
+    status: z.enum(VERIFICATION_SESSION_STATUSES).meta({ example: "pending" }),
+    policy: z.string().meta({ description: "Identifier of the policy.", example: "over-18" }),
+    purpose: z.string().nullable().meta({ example: "Age check at checkout" }),
+    authorizationRequestUri: z.string().meta({
+      description: "`openid4vp://?client_id=…&request_uri=…`: what a QR code or same-device link carries.",
+    }),
+    requestUri: z.string().meta({ description: "URL of the signed request object." }),
+    expiresAt: z.string().meta({ example: ISO_EXAMPLE }),
+    createdAt: z.string().meta({ example: ISO_EXAMPLE }),
+    result: zVerificationResult
+      .optional()
+      .meta({ description: "Present once the session is `verified` or `rejected`." }),
+  })
+  .meta({ id: "VerificationSessionResponse", description: "A verification session (OpenID4VP)." });
+export type TVerificationSession = z.infer<typeof zVerificationSession>;
+
+export const ZVerificationSessionResponse = resourceOf(zVerificationSession).meta({
+  id: "ApiEnvelopeOfVerificationSessionResponse",
+});
