@@ -29,7 +29,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function freshPostgresDatabase(adminUrl: string) {
+export async function freshPostgresDatabase(adminUrl: string) {
   const name = `test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

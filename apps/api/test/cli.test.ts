@@ -1,0 +1,98 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { createServer } from "../src/server";
+import { call } from "./harness";
+
+const run = promisify(execFile);
+const CLI = path.resolve(__dirname, "../src/cli/main.ts");
+const TSX = path.resolve(__dirname, "../node_modules/.bin/tsx");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-test-"));
+const masterKey = randomBytes(32);
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+async function cli(...args: string[]) {
+  const { stdout } = await run(TSX, [CLI, ...args, "--json"], {
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "silent" },
+  });
+  return JSON.parse(stdout);
+}
+
+/** Starts the API on the CLI's data directory, runs `fn`, stops it (PGlite has one owner at a time). */
+async function withServer(fn: (baseUrl: string) => Promise<void>) {
+  const server = await createServer({
+    dataDir,
+    masterKey,
+    publicBaseUrl: "http://localhost",
+    developmentMode: true,
+    logLevel: "silent",
+    rateLimit: { points: 1000, durationSeconds: 1 },
+  });
+  await server.app.listen({ host: "127.0.0.1", port: 0 });
+  const { port } = server.app.server.address() as { port: number };
+  try {
+    await fn(`http://127.0.0.1:${port}`);
+  } finally {
+    await server.close();
+  }
+}
+
+describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
+  it("creates a tenant and a scoped key that works, lists it, and revokes it", async () => {
+    const tenant = await cli("tenants", "create", "CLI tenant");
+    expect(tenant.id).toMatch(/^ten_/);
+    const key = await cli(
+      "keys",
+      "create",
+      "--tenant",
+      tenant.id,
+      "--env",
+      "production",
+      "--scopes",
+      "organisations.read",
+    );
+    expect(key.key).toMatch(/^ak_/);
+    expect(key).toMatchObject({
+      environment: "production",
+      scopes: ["organisations.read"],
+      status: "active",
+    });
+    const listed = await cli("keys", "list", "--tenant", tenant.id);
+    expect(listed.map((k: { id: string }) => k.id)).toContain(key.id);
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+
+    await withServer(async (baseUrl) => {
+      expect((await call({ baseUrl }, "GET", "/management/organisations", { key: key.key })).status).toBe(
+        200,
+      );
+      expect(
+        (
+          await call({ baseUrl }, "POST", "/management/organisations", {
+            key: key.key,
+            body: { reference: "x", displayName: "X" },
+          })
+        ).status,
+      ).toBe(403);
+    });
+    const revoked = await cli("keys", "revoke", key.id);
+    expect(revoked.status).toBe("revoked");
+    await withServer(async (baseUrl) => {
+      expect((await call({ baseUrl }, "GET", "/management/organisations", { key: key.key })).status).toBe(
+        401,
+      );
+    });
+  }, 120_000);
+
+  it("refuses unknown scopes and environments with exit code 2", async () => {
+    await expect(
+      cli("keys", "create", "--tenant", "ten_x", "--env", "staging", "--scopes", "all"),
+    ).rejects.toMatchObject({ code: 2 });
+    await expect(
+      cli("keys", "create", "--tenant", "ten_x", "--env", "sandbox", "--scopes", "bogus.scope"),
+    ).rejects.toMatchObject({ code: 2 });
+  }, 60_000);
+});

@@ -1,0 +1,99 @@
+// Interoperability: an independent wallet library (oid4vc-ts, @openid4vc/openid4vci, by the Credo
+// maintainers) drives our issuer unchanged — offer by reference, metadata, token, nonce, credential.
+import { createHash, randomBytes } from "node:crypto";
+import { generateEs256KeyPair, importEs256PublicKey, verifySdJwtVc } from "@cred/oid4vc";
+import { clientAuthenticationAnonymous, setGlobalConfig } from "@openid4vc/oauth2";
+import { Openid4vciClient } from "@openid4vc/openid4vci";
+import { CompactSign } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, startTestServer, type TestServer } from "./harness";
+import { fetchJson, wellKnown } from "./wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+
+beforeAll(async () => {
+  // Test servers listen on http://127.0.0.1; production issuers are https.
+  setGlobalConfig({ allowInsecureUrls: true });
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+});
+afterAll(() => t?.close());
+
+describe("oid4vc-ts wallet client", () => {
+  it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
+    const holder = await generateEs256KeyPair();
+    const client = new Openid4vciClient({
+      callbacks: {
+        fetch,
+        generateRandom: (n) => randomBytes(n),
+        hash: (data, alg) => createHash(alg.replace("-", "")).update(data).digest(),
+        clientAuthentication: clientAuthenticationAnonymous(),
+        signJwt: async (_signer, { header, payload }) => {
+          const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+            .setProtectedHeader(header as never)
+            .sign(holder.privateKey);
+          return { jwt, signerJwk: holder.publicJwk as never };
+        },
+      },
+    });
+    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key: t.adminKey,
+      body: {
+        credentialConfiguration: issuer.configuration,
+        issuerId: issuer.issuerId,
+        claims: VALID_CLAIMS,
+        delivery: { txCode: { inputMode: "numeric", length: 6 } },
+      },
+    });
+    expect(created.status).toBe(201);
+    const { credentialOffer, txCode } = created.body.data;
+
+    const offer = await client.resolveCredentialOffer(credentialOffer);
+    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+      txCode,
+    });
+    const { c_nonce } = await client.requestNonce({ issuerMetadata });
+    const { jwt } = await client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: issuer.configuration,
+      signer: { method: "jwk", alg: "ES256", publicJwk: holder.publicJwk as never },
+      nonce: c_nonce,
+    });
+    const response = await client.retrieveCredentials({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: issuer.configuration,
+      proofs: { jwt: [jwt] },
+    });
+    const credential = response.credentialResponse.credentials?.[0]?.credential as string;
+    expect(typeof credential).toBe("string");
+
+    const jwks = await fetchJson(wellKnown("jwt-vc-issuer", issuer.credentialIssuer));
+    const key = await importEs256PublicKey(jwks.body.jwks.keys[0]);
+    const verified = await verifySdJwtVc(credential, { resolveIssuerKey: async () => key, now: new Date() });
+    expect(verified.ok).toBe(true);
+    if (verified.ok)
+      expect(verified.payload).toMatchObject({
+        given_name: "Erika",
+        cnf: { jwk: { x: holder.publicJwk.x } },
+      });
+
+    await client.sendNotification({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      notification: {
+        notificationId: response.credentialResponse.notification_id as string,
+        event: "credential_accepted",
+      },
+    });
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.body.data.id}`, {
+      key: t.adminKey,
+    });
+    expect(tx.body.data.status).toBe("completed");
+  });
+});
