@@ -1,6 +1,7 @@
 import { type AppDeps, type CoreConfig, createRateLimiter, SecretBox } from "@cred/core";
 import { applyMigrations, type Database, openDatabase } from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { mountConsole } from "./console/mount-console";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
@@ -85,6 +86,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerOpenApi(app);
   mountRest(app, deps);
   registerWalletRoutes(app, deps);
+  mountConsole(app, deps);
 
   return {
     app,

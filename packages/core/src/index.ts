@@ -9,5 +9,6 @@ export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./s
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";
 export { hashSecret, SecretBox } from "./shared/secret-box";
 export * from "./staff/staff-auth";
+export { readSessionCookie, SESSION_COOKIE } from "./staff/session-cookie";
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant } from "./tenants/tenants";

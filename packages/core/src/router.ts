@@ -1,11 +1,14 @@
+import { apiKeysRouter } from "./api-keys/router";
 import { credentialConfigurationsRouter } from "./credential-configurations/router";
 import { credentialsRouter } from "./credentials/router";
+import { dashboardRouter } from "./dashboard/router";
 import { issuanceTransactionsRouter } from "./issuance/router";
 import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
+import { staffRouter } from "./staff/router";
 import { router } from "./trpc";
-import { verificationPoliciesRouter } from "./verification-policies/router";
 import { verificationsRouter } from "./verification/router";
+import { verificationPoliciesRouter } from "./verification-policies/router";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks/router";
 
 export const appRouter = router({
@@ -18,6 +21,10 @@ export const appRouter = router({
   webhookDeliveries: webhookDeliveriesRouter,
   issuanceTransactions: issuanceTransactionsRouter,
   credentials: credentialsRouter,
+  // Console-only (tRPC, no OpenAPI meta):
+  staff: staffRouter,
+  apiKeys: apiKeysRouter,
+  dashboard: dashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,7 @@ import { authenticate } from "./shared/authenticate";
 import { toErrorEnvelope } from "./shared/error-shape";
 import { DomainError } from "./shared/errors";
 import type { Scope } from "./shared/scopes";
+import { assertStaffCsrf } from "./staff/staff-session";
 
 export interface OperationMeta extends OpenApiMeta {
   /** The caller needs one of these scopes. */
@@ -38,8 +39,12 @@ export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Authenticated, throttled, scope-checked procedure: the base of every spec operation. */
-export const protectedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
   const principal = await authenticate(ctx);
+  // Console mutations: the one CSRF check for staff principals (API keys are not ambient credentials).
+  if (principal.kind === "staff" && type === "mutation") {
+    await assertStaffCsrf(ctx.db, ctx.staffSessionToken ?? "", ctx.csrfToken);
+  }
   Object.assign(ctx.response.headers, await ctx.deps.rateLimiter.consume(principal.id));
   const needed = meta?.scopes ?? [];
   if (needed.length > 0 && !needed.some((scope) => principal.scopes.has(scope))) {

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   WebhookUrlNotAllowed: 400,
   Unauthenticated: 401,
   MissingScope: 403,
+  CsrfTokenInvalid: 403,
   IssuerBindingMismatch: 403,
   NotFound: 404,
   RouteNotFound: 404,

@@ -1,0 +1,58 @@
+import {
+  type AppDeps,
+  appRouter,
+  createRequestContext,
+  readSessionCookie,
+  toErrorEnvelope,
+} from "@cred/core";
+import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+export const CONSOLE_TRPC_PREFIX = "/trpc";
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The console's tRPC endpoint (the same appRouter as REST). The console reaches it through its own
+ * origin (a Next proxy), so the `cp_session` cookie is first-party. Only staff sessions authenticate
+ * here: the Authorization header is ignored, so API keys keep using the REST planes.
+ */
+export function mountConsole(app: FastifyInstance, deps: AppDeps) {
+  async function handler(request: FastifyRequest, reply: FastifyReply) {
+    const path = (request.params as { "*": string })["*"] ?? "";
+    await fastifyRequestHandler({
+      router: appRouter,
+      req: request,
+      res: reply,
+      path,
+      createContext: () =>
+        createRequestContext(deps, {
+          requestId: request.id,
+          authorization: undefined,
+          staffSessionToken: readSessionCookie(header(request, "cookie")),
+          csrfToken: header(request, "x-csrf-token"),
+          idempotencyKey: header(request, "idempotency-key"),
+        }),
+      responseMeta: ({ ctx, errors }) => {
+        const headers: Record<string, string> = {
+          "cache-control": "no-store",
+          ...(ctx?.response.headers ?? {}),
+        };
+        if (errors.length === 0) return { headers };
+        const statuses = errors.map((e) => toErrorEnvelope(e, request.id).status);
+        // A batch whose calls fail differently answers 207, as tRPC does; one failure keeps its status.
+        const status = statuses.every((s) => s === statuses[0]) ? statuses[0] : 207;
+        return { status, headers };
+      },
+      onError: ({ error }) => {
+        if (toErrorEnvelope(error, request.id).status >= 500) {
+          app.log.error({ err: error.cause ?? error, requestId: request.id }, "console operation failed");
+        }
+      },
+    });
+  }
+  app.route({ method: ["GET", "POST"], url: `${CONSOLE_TRPC_PREFIX}/*`, handler });
+}

@@ -1,0 +1,15 @@
+import { scopeOf } from "../shared/scope-of";
+import { protectedProcedure, router } from "../trpc";
+import { ZDashboardSummaryRequest, ZDashboardSummaryResponse } from "./dashboard.schema";
+import { getDashboardSummary } from "./get-dashboard-summary";
+
+/** Console-only (tRPC, no REST). */
+export const dashboardRouter = router({
+  summary: protectedProcedure
+    .meta({ scopes: ["credentials.read", "verification.read", "issuers.read"] })
+    .input(ZDashboardSummaryRequest)
+    .output(ZDashboardSummaryResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getDashboardSummary(ctx.db, scopeOf(ctx), input.days),
+    })),
+});
