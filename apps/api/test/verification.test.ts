@@ -113,18 +113,22 @@ async function issue(options: IssueOptions = {}) {
 }
 
 /** A Credential row as issuance writes it (digest of the issuer-signed JWT), for the legacy submission. */
-async function recordCredential(issuer: TestIssuer, credential: string, tenantId = t.tenantId) {
+async function recordCredential(issuer: TestIssuer, credential: string, status?: { idx: number }) {
   const id = newId("cred");
+  const configuration = await prisma.credentialConfiguration.findFirstOrThrow({
+    where: { issuerId: issuer.issuerId },
+  });
   await prisma.credential.create({
     data: {
       id,
-      tenantId,
+      tenantId: t.tenantId,
       environment: "sandbox",
       issuerId: issuer.issuerId,
-      configurationId: "cfg_x",
+      configurationId: configuration.id,
       transactionId: newId("itx"),
       status: "issued",
       digest: createHash("sha256").update(credential.split("~")[0]!).digest("base64url"),
+      ...(status ? { statusListId: issuer.statusListId, statusIndex: status.idx } : {}),
       issuedAt: new Date(),
       expiresAt: new Date(Date.now() + 86_400_000),
     },
@@ -527,6 +531,16 @@ describe("engine negatives (one per check)", () => {
     const { session } = await verifyWith("pid-nostatus", { credential });
     expect(session.status).toBe("verified");
     expect(session.result.credentials[0].checks.status).toBe("skipped");
+  });
+
+  it("revoked through Credentials_Revoke takes effect for the very next verification", async () => {
+    const { credential, idx } = await issue();
+    const credentialId = await recordCredential(issuerA, credential, { idx });
+    const before = await verifyWith("pid-jwt", { credential });
+    expect(before.session.status).toBe("verified");
+    const revoke = await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: t.adminKey });
+    expect(revoke.status, JSON.stringify(revoke.body)).toBe(200);
+    await expectRejected("pid-jwt", { credential }, "credential_revoked");
   });
 
   it("expired", async () => {

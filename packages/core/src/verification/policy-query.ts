@@ -17,12 +17,23 @@ function decodeSegment(segment: string | number | null): string | number | null 
     : segment;
 }
 
+const skiCache = new Map<string, string | null>();
+
 /**
  * SubjectKeyIdentifier of a certificate, base64url: the DCQL `aki` value that matches credentials whose
  * chain was issued under it (their AuthorityKeyIdentifier). Read from the DER (extension 2.5.29.14).
  */
 export function subjectKeyIdentifier(pem: string): string | null {
-  const der = new X509Certificate(pem).raw;
+  let ski = skiCache.get(pem);
+  if (ski === undefined) {
+    ski = readSubjectKeyIdentifier(new X509Certificate(pem).raw);
+    if (skiCache.size >= 1000) skiCache.delete(skiCache.keys().next().value!);
+    skiCache.set(pem, ski);
+  }
+  return ski;
+}
+
+function readSubjectKeyIdentifier(der: Buffer): string | null {
   const oid = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x0e]);
   let at = der.indexOf(oid);
   if (at < 0) return null;
