@@ -1,0 +1,234 @@
+import { z } from "zod";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../webhooks/webhook-events";
+
+/**
+ * The event catalogue (DESIGN §7): every webhook event type with the schema of its `data`. Payloads
+ * carry ids, states and caller references only, never credential claims or personal data. The
+ * schemas document what the emitting operations write (`emitEvent`); the worker sends `data` as stored.
+ */
+
+const id = (description: string, example: string) => z.string().meta({ description, example });
+const nullableRef = (description: string) =>
+  z.string().nullable().meta({ description, example: "order-4711" });
+
+const zIssuanceTransactionData = (status: string, extra: z.ZodRawShape = {}) =>
+  z.object({
+    transactionId: id("The issuance transaction's id.", "itx_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+    issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+    credentialConfiguration: id("Identifier of the credential configuration.", "employee-badge"),
+    status: z.literal(status).meta({ description: "The transaction's state after the change." }),
+    ...extra,
+    callbackReference: nullableRef("The caller's reference given at creation."),
+    externalSubjectReference: nullableRef("The caller's subject reference given at creation."),
+  });
+
+const zVerificationSessionData = (status: string) =>
+  z.object({
+    verificationSessionId: id("The verification session's id.", "vs_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+    status: z.literal(status).meta({ description: "The session's state after the change." }),
+    policy: id("Identifier of the verification policy.", "over-18"),
+  });
+
+const zVerificationPolicyData = (status: string) =>
+  z.object({
+    identifier: id("The verification policy's identifier.", "over-18"),
+    displayName: z.string().meta({ description: "The policy's display name.", example: "Age over 18" }),
+    status: z.literal(status).meta({ description: "The policy's state after the change." }),
+  });
+
+interface CatalogueEntry {
+  /** Component name in the OpenAPI document (`<name>Event`). */
+  name: string;
+  description: string;
+  data: z.ZodObject;
+}
+
+export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
+  "issuance.transaction.created": {
+    name: "IssuanceTransactionCreated",
+    description: "An issuance transaction was created (IssuanceTransactions_Create); its offer is pending.",
+    data: zIssuanceTransactionData("pending"),
+  },
+  "issuance.transaction.completed": {
+    name: "IssuanceTransactionCompleted",
+    description: "The wallet redeemed the offer and received its credential(s).",
+    data: zIssuanceTransactionData("completed", {
+      credentialIds: z.array(z.string()).meta({
+        description: "Ids of the credentials issued.",
+        example: ["cred_01jd5x6c3v8w9y0z1a2b3c4d5e"],
+      }),
+    }),
+  },
+  "issuance.transaction.cancelled": {
+    name: "IssuanceTransactionCancelled",
+    description: "A pending issuance transaction was cancelled (IssuanceTransactions_Cancel).",
+    data: zIssuanceTransactionData("cancelled"),
+  },
+  "issuance.transaction.expired": {
+    name: "IssuanceTransactionExpired",
+    description:
+      "A pending issuance transaction reached its expiry unredeemed. Emitted once by the background sweeper (within about a minute of the expiry).",
+    data: zIssuanceTransactionData("expired"),
+  },
+  "credential.revoked": {
+    name: "CredentialRevoked",
+    description: "A credential was revoked (Credentials_Revoke); its status list entry now says so.",
+    data: z.object({
+      credentialId: id("The credential's id.", "cred_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      credentialConfiguration: id("Identifier of the credential configuration.", "employee-badge"),
+      transactionId: id("The issuance transaction that issued it.", "itx_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      status: z.literal("revoked").meta({ description: "The credential's state after the change." }),
+    }),
+  },
+  "verification.session.created": {
+    name: "VerificationSessionCreated",
+    description: "A verification session was created (Verifications_Create); it waits for the wallet.",
+    data: zVerificationSessionData("pending"),
+  },
+  "verification.session.verified": {
+    name: "VerificationSessionVerified",
+    description:
+      "The wallet's presentation passed every check. Fetch the session for the (claim-minimised) result; the event carries no claims.",
+    data: zVerificationSessionData("verified"),
+  },
+  "verification.session.rejected": {
+    name: "VerificationSessionRejected",
+    description: "The wallet's presentation failed a check. Fetch the session for the reasons.",
+    data: zVerificationSessionData("rejected"),
+  },
+  "verification.session.cancelled": {
+    name: "VerificationSessionCancelled",
+    description: "A pending verification session was cancelled.",
+    data: zVerificationSessionData("cancelled"),
+  },
+  "verification.session.expired": {
+    name: "VerificationSessionExpired",
+    description:
+      "A pending verification session reached its expiry unanswered. Emitted once, either when the session is read after its expiry or by the background sweeper, whichever comes first.",
+    data: zVerificationSessionData("expired"),
+  },
+  "issuer.activated": {
+    name: "IssuerActivated",
+    description: "An issuer was activated (Issuers_Activate) and can issue.",
+    data: z.object({
+      issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      organisationReference: id("Reference of the issuer's organisation.", "acme"),
+      credentialIssuer: id(
+        "The issuer's credential issuer identifier (URL).",
+        "https://credentials.example.com/issuers/iss_01jd5x6c3v8w9y0z1a2b3c4d5e",
+      ),
+      activatedAt: z
+        .string()
+        .meta({ description: "Activation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    }),
+  },
+  "credential_configuration.created": {
+    name: "CredentialConfigurationCreated",
+    description: "A credential configuration was created with its version 1 active.",
+    data: z.object({
+      credentialConfigurationId: id("The configuration's id.", "cc_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      identifier: id("The configuration's identifier.", "employee-badge"),
+      issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      credentialType: id("The SD-JWT VC `vct`.", "https://credentials.example.com/vct/employee-badge"),
+      version: z.number().int().meta({ description: "The active version.", example: 1 }),
+    }),
+  },
+  "verification_policy.suspended": {
+    name: "VerificationPolicySuspended",
+    description: "A verification policy was suspended; new verifications under it are refused.",
+    data: zVerificationPolicyData("suspended"),
+  },
+  "verification_policy.reactivated": {
+    name: "VerificationPolicyReactivated",
+    description: "A suspended verification policy was reactivated.",
+    data: zVerificationPolicyData("active"),
+  },
+};
+
+/** True for the event types a webhook subscription can receive (others stay internal to the outbox). */
+export function isCatalogued(type: string): type is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The schema of the webhook body `{ type, timestamp, data }` for one event type. */
+export function webhookBodySchema(type: WebhookEventType) {
+  const entry = EVENT_CATALOGUE[type];
+  return z
+    .object({
+      type: z.literal(type).meta({ description: "The event type." }),
+      timestamp: z.string().meta({
+        description: "When the event occurred (ISO 8601). The same on every retry.",
+        example: "2026-08-30T12:00:00.000Z",
+      }),
+      data: entry.data,
+    })
+    .meta({ description: entry.description });
+}
+
+/** The webhook body as sent: the stored payload of the event, under its type and occurrence time. */
+export function webhookBody(event: { type: string; occurredAt: Date; payload: unknown }): string {
+  return JSON.stringify({ type: event.type, timestamp: event.occurredAt.toISOString(), data: event.payload });
+}
+
+/**
+ * OpenAPI 3.1 fragments for the catalogue: one component schema per event body, and a top-level
+ * `webhooks` entry per event type describing the signed POST the receiver gets.
+ */
+export function eventCatalogueOpenApi(): {
+  schemas: Record<string, unknown>;
+  webhooks: Record<string, unknown>;
+} {
+  const schemas: Record<string, unknown> = {};
+  const webhooks: Record<string, unknown> = {};
+  const header = (description: string, example: string) => ({
+    in: "header",
+    required: true,
+    description,
+    schema: { type: "string" },
+    example,
+  });
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    const entry = EVENT_CATALOGUE[type];
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(webhookBodySchema(type)) as Record<
+      string,
+      unknown
+    >;
+    const name = `${entry.name}Event`;
+    schemas[name] = schema;
+    webhooks[type] = {
+      post: {
+        operationId: `Webhook_${entry.name}`,
+        summary: type,
+        description: `${entry.description}\n\nSigned per Standard Webhooks: verify \`webhook-signature\` over \`<webhook-id>.<webhook-timestamp>.<body>\` with your subscription secret (e.g. \`new Webhook(secret).verify(body, headers)\` of the \`standardwebhooks\` library). Delivered at least once: deduplicate by \`webhook-id\`.`,
+        tags: ["Webhook events"],
+        parameters: [
+          {
+            name: "webhook-id",
+            ...header("The event id; the same on every retry.", "evt_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+          },
+          {
+            name: "webhook-timestamp",
+            ...header("Unix seconds when this attempt was signed.", "1788091200"),
+          },
+          {
+            name: "webhook-signature",
+            ...header(
+              "Space-separated `v1,<base64 HMAC-SHA256>` signatures (two while a rotated secret overlaps).",
+              "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+            ),
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
+        },
+        responses: {
+          "2XX": { description: "Received. Any other status (or none within 10 s) is retried with backoff." },
+          "410": { description: "Gone: the subscription is disabled and receives nothing more." },
+        },
+      },
+    };
+  }
+  return { schemas, webhooks };
+}

@@ -1,0 +1,154 @@
+import { type Database, inTransaction, isUniqueViolation } from "@cred/db";
+import type { CoreConfig } from "../context";
+import { newId } from "../shared/ids";
+import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
+import type { SecretBox } from "../shared/secret-box";
+import { webhookUrlPolicy } from "../webhooks/webhook-url-policy";
+import { webhookBody } from "./catalogue";
+import { type DeliveryOptions, nextAttemptAt } from "./delivery-options";
+import { type ClaimedDelivery, eventsRepository } from "./events-repository";
+import { postWebhook } from "./post-webhook";
+import { signWebhook } from "./sign-webhook";
+
+export interface DeliveryDeps {
+  database: Database;
+  config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
+  secretBox: SecretBox;
+}
+
+export type AttemptResult =
+  | "succeeded"
+  | "retrying"
+  | "failed"
+  | "disabled"
+  | "skipped" // subscription deleted or disabled: closed without an attempt
+  | "superseded" // another worker recorded this attempt first (our lease had run out)
+  | "abandoned"; // the worker stopped mid-attempt; the lease lets another worker retry
+
+/** Reserves up to `batchSize` due deliveries for this worker (lease `leaseMs`). */
+export function claimDueDeliveries(
+  deps: { database: Database },
+  options: Pick<DeliveryOptions, "batchSize" | "leaseMs">,
+  now = new Date(),
+): Promise<ClaimedDelivery[]> {
+  return eventsRepository.claimDue(
+    deps.database.prisma,
+    now,
+    new Date(now.getTime() + options.leaseMs),
+    options.batchSize,
+  );
+}
+
+const GONE_REASON = "The endpoint answered 410 Gone.";
+
+/**
+ * Makes the next attempt of a claimed delivery: re-checks the URL against private ranges (pinning the
+ * resolved addresses), signs the body with the current and, during an overlap, the previous secret,
+ * POSTs with a timeout, and records the attempt and the delivery's new state in one transaction.
+ * 2xx → succeeded; 410 → failed and the subscription disabled; anything else → retry per schedule.
+ */
+export async function deliverWebhook(
+  deps: DeliveryDeps,
+  delivery: ClaimedDelivery,
+  options: DeliveryOptions,
+  signal?: AbortSignal,
+): Promise<AttemptResult> {
+  const db = deps.database.prisma;
+  const subscription = await eventsRepository.findSubscription(db, delivery.subscriptionId);
+  if (!subscription || subscription.deletedAt || subscription.status !== "active") {
+    const why = !subscription || subscription.deletedAt ? "deleted" : "disabled";
+    await eventsRepository.closeWithoutAttempt(
+      db,
+      delivery.id,
+      delivery.attempts,
+      `Not attempted: the subscription is ${why}.`,
+    );
+    return "skipped";
+  }
+  const event = await eventsRepository.findEvent(db, delivery.eventId);
+  if (!event) {
+    await eventsRepository.closeWithoutAttempt(
+      db,
+      delivery.id,
+      delivery.attempts,
+      "The event no longer exists.",
+    );
+    return "skipped";
+  }
+
+  const attemptNumber = delivery.attempts + 1;
+  const startedAt = new Date();
+  let status: number | null = null;
+  let error: string | null = null;
+  try {
+    const { url, addresses } = await assertPublicHttpsUrl(subscription.url, {
+      ...webhookUrlPolicy(deps.config),
+      lookup: options.lookup,
+    });
+    const body = webhookBody(event);
+    const now = new Date();
+    const previousLive =
+      subscription.previousSecretCipher &&
+      subscription.previousSecretExpiresAt &&
+      subscription.previousSecretExpiresAt > now;
+    const headers = signWebhook(
+      {
+        current: deps.secretBox.open(subscription.secretCipher, subscription.id),
+        previous: previousLive
+          ? deps.secretBox.open(subscription.previousSecretCipher!, subscription.id)
+          : null,
+      },
+      event.id,
+      body,
+      now,
+    );
+    const outcome = await postWebhook(url, addresses, headers, body, {
+      timeoutMs: options.attemptTimeoutMs,
+      signal,
+    });
+    if (outcome.kind === "aborted") return "abandoned";
+    if (outcome.kind === "response") status = outcome.status;
+    else error = outcome.error;
+  } catch (e) {
+    if (!(e instanceof UrlPolicyViolation)) throw e;
+    error = `Refused before connecting: ${e.message}`;
+  }
+  if (signal?.aborted) return "abandoned";
+
+  const finishedAt = new Date();
+  const ok = status !== null && status >= 200 && status < 300;
+  const gone = status === 410;
+  if (status !== null && !ok) error = gone ? GONE_REASON : `The endpoint answered ${status}.`;
+  const retryAt = ok || gone ? null : nextAttemptAt(attemptNumber, options, finishedAt);
+  const result: AttemptResult = ok ? "succeeded" : gone ? "disabled" : retryAt ? "retrying" : "failed";
+
+  try {
+    const recorded = await inTransaction(db, async (tx) => {
+      const written = await eventsRepository.recordAttempt(
+        tx,
+        {
+          id: newId("wha"),
+          deliveryId: delivery.id,
+          attemptNumber,
+          startedAt,
+          durationMs: finishedAt.getTime() - startedAt.getTime(),
+          responseStatus: status,
+          error,
+        },
+        {
+          status: ok ? "succeeded" : retryAt ? "pending" : "failed",
+          lastAttemptAt: startedAt,
+          lastResponseStatus: status,
+          lastError: error,
+          nextAttemptAt: retryAt,
+        },
+      );
+      if (written && gone) await eventsRepository.disableSubscription(tx, subscription.id, GONE_REASON);
+      return written;
+    });
+    return recorded ? result : "superseded";
+  } catch (e) {
+    if (isUniqueViolation(e)) return "superseded";
+    throw e;
+  }
+}

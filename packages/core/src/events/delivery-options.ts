@@ -1,0 +1,51 @@
+import type { ResolvedAddress } from "../shared/network-policy";
+
+/** How the delivery worker paces and bounds its attempts. */
+export interface DeliveryOptions {
+  /**
+   * Delay before each retry: entry k follows failed attempt k+1. After the last entry the delivery
+   * fails. The default spans about a day (30 s … 12 h; nine attempts in all).
+   */
+  retryScheduleMs: number[];
+  /** Random spread applied to each delay, as a fraction (0.2 = ±20 %). */
+  jitter: number;
+  /** Per-attempt timeout (connect, send, first byte and body). */
+  attemptTimeoutMs: number;
+  /**
+   * How long a claimed delivery stays reserved for the worker that claimed it. Longer than the
+   * attempt timeout; when a worker dies mid-attempt, another picks the delivery up after the lease.
+   */
+  leaseMs: number;
+  /** Deliveries claimed per round. */
+  batchSize: number;
+  /** Host resolver for the delivery-time address check (tests); defaults to the system resolver. */
+  lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
+  retryScheduleMs: [30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR],
+  jitter: 0.2,
+  attemptTimeoutMs: 10 * SECOND,
+  leaseMs: 60 * SECOND,
+  batchSize: 20,
+};
+
+/**
+ * When to try again after failed attempt number `attempt` (1-based), or null when the schedule is
+ * exhausted and the delivery fails.
+ */
+export function nextAttemptAt(
+  attempt: number,
+  options: Pick<DeliveryOptions, "retryScheduleMs" | "jitter">,
+  now: Date,
+  random: () => number = Math.random,
+): Date | null {
+  const base = options.retryScheduleMs[attempt - 1];
+  if (base === undefined) return null;
+  const spread = base * options.jitter * (2 * random() - 1);
+  return new Date(now.getTime() + Math.max(0, Math.round(base + spread)));
+}

@@ -1,0 +1,139 @@
+import type { Db, Prisma } from "@cred/db";
+import type { TenantScope } from "../shared/principal";
+
+/** Every Prisma call of the events slice: outbox fan-out, delivery claims and attempts, the sweeper. */
+export const eventsRepository = {
+  /**
+   * Locks up to `take` undispatched events, oldest first. Call inside a transaction: on PostgreSQL
+   * `SKIP LOCKED` lets concurrent dispatchers take disjoint batches.
+   */
+  async lockUndispatched(tx: Db, take: number) {
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT "id" FROM "OutboxEvent"
+       WHERE "dispatchedAt" IS NULL
+       ORDER BY "occurredAt", "id"
+       LIMIT ${take}
+       FOR UPDATE SKIP LOCKED`;
+    if (locked.length === 0) return [];
+    return tx.outboxEvent.findMany({
+      where: { id: { in: locked.map((r) => r.id) } },
+      orderBy: [{ occurredAt: "asc" }, { id: "asc" }],
+    });
+  },
+  liveSubscriptions(db: Db, scope: TenantScope) {
+    return db.webhookSubscription.findMany({
+      where: { ...scope, status: "active", deletedAt: null },
+      select: { id: true, events: true, createdAt: true },
+    });
+  },
+  async createDeliveries(tx: Db, rows: Prisma.WebhookDeliveryCreateManyInput[]) {
+    if (rows.length === 0) return 0;
+    const { count } = await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
+    return count;
+  },
+  async markDispatched(tx: Db, ids: string[], at: Date) {
+    await tx.outboxEvent.updateMany({ where: { id: { in: ids } }, data: { dispatchedAt: at } });
+  },
+
+  /**
+   * Claims up to `take` due deliveries in one statement: rows another worker holds (row lock or
+   * unexpired lease) are skipped, and the lease keeps them reserved after the statement commits.
+   */
+  async claimDue(db: Db, now: Date, leaseUntil: Date, take: number) {
+    const claimed = await db.$queryRaw<{ id: string }[]>`
+      UPDATE "WebhookDelivery" SET "lockedUntil" = ${leaseUntil}
+       WHERE "id" IN (
+         SELECT "id" FROM "WebhookDelivery"
+          WHERE "status" = 'pending'
+            AND "nextAttemptAt" <= ${now}
+            AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
+          ORDER BY "nextAttemptAt", "id"
+          LIMIT ${take}
+          FOR UPDATE SKIP LOCKED)
+       RETURNING "id"`;
+    if (claimed.length === 0) return [];
+    return db.webhookDelivery.findMany({
+      where: { id: { in: claimed.map((r) => r.id) } },
+      orderBy: { id: "asc" },
+    });
+  },
+  findSubscription(db: Db, id: string) {
+    return db.webhookSubscription.findUnique({ where: { id } });
+  },
+  findEvent(db: Db, id: string) {
+    return db.outboxEvent.findUnique({ where: { id } });
+  },
+  /**
+   * Records attempt `attemptNumber` and its outcome on the delivery, fenced on the attempt count the
+   * worker claimed: false (nothing written) when another worker recorded that attempt first.
+   */
+  async recordAttempt(
+    tx: Db,
+    attempt: Prisma.WebhookAttemptUncheckedCreateInput,
+    delivery: Omit<Prisma.WebhookDeliveryUpdateManyMutationInput, "attempts">,
+  ) {
+    const { count } = await tx.webhookDelivery.updateMany({
+      where: { id: attempt.deliveryId, attempts: attempt.attemptNumber - 1 },
+      data: { ...delivery, attempts: attempt.attemptNumber, lockedUntil: null },
+    });
+    if (count !== 1) return false;
+    await tx.webhookAttempt.create({ data: attempt });
+    return true;
+  },
+  /** Ends a delivery without an attempt (its subscription is gone or disabled). */
+  async closeWithoutAttempt(db: Db, id: string, attempts: number, lastError: string) {
+    await db.webhookDelivery.updateMany({
+      where: { id, attempts, status: "pending" },
+      data: { status: "failed", nextAttemptAt: null, lockedUntil: null, lastError },
+    });
+  },
+  async disableSubscription(tx: Db, id: string, reason: string) {
+    await tx.webhookSubscription.updateMany({
+      where: { id, status: "active" },
+      data: { status: "disabled", disabledReason: reason },
+    });
+  },
+
+  // Sweeper ---------------------------------------------------------------------------------------
+
+  expiredPendingIssuanceTransactions(db: Db, now: Date, take: number) {
+    return db.issuanceTransaction.findMany({
+      where: { status: "pending", expiresAt: { lte: now }, expiryEventAt: null },
+      orderBy: { expiresAt: "asc" },
+      take,
+    });
+  },
+  /** pending → expired exactly once (the conditional update on `expiryEventAt IS NULL` decides). */
+  async expireIssuanceTransaction(tx: Db, id: string, now: Date) {
+    const { count } = await tx.issuanceTransaction.updateMany({
+      where: { id, status: "pending", expiresAt: { lte: now }, expiryEventAt: null },
+      data: {
+        status: "expired",
+        expiryEventAt: now,
+        claimsCipher: null,
+        offerCipher: null,
+        preAuthorizedCodeHash: null,
+        offerHandleHash: null,
+      },
+    });
+    if (count === 1) await tx.accessToken.deleteMany({ where: { transactionId: id } });
+    return count === 1;
+  },
+  expiredPendingVerificationSessions(db: Db, now: Date, take: number) {
+    return db.verificationSession.findMany({
+      where: { status: "pending", expiresAt: { lte: now } },
+      orderBy: { expiresAt: "asc" },
+      take,
+    });
+  },
+  async purgeExpiredWalletNonces(db: Db, now: Date) {
+    const { count } = await db.walletNonce.deleteMany({ where: { expiresAt: { lt: now } } });
+    return count;
+  },
+  async purgeExpiredAccessTokens(db: Db, now: Date) {
+    const { count } = await db.accessToken.deleteMany({ where: { expiresAt: { lt: now } } });
+    return count;
+  },
+};
+
+export type ClaimedDelivery = Awaited<ReturnType<typeof eventsRepository.claimDue>>[number];

@@ -1,0 +1,18 @@
+export {
+  EVENT_CATALOGUE,
+  eventCatalogueOpenApi,
+  isCatalogued,
+  webhookBody,
+  webhookBodySchema,
+} from "./catalogue";
+export {
+  type AttemptResult,
+  claimDueDeliveries,
+  type DeliveryDeps,
+  deliverWebhook,
+} from "./deliver-webhooks";
+export { DEFAULT_DELIVERY_OPTIONS, type DeliveryOptions, nextAttemptAt } from "./delivery-options";
+export { dispatchOutboxEvents } from "./dispatch-outbox-events";
+export type { ClaimedDelivery } from "./events-repository";
+export { signWebhook } from "./sign-webhook";
+export { type SweepReport, sweepExpired } from "./sweep-expired";

@@ -1,0 +1,61 @@
+import { type Database, inTransaction } from "@cred/db";
+import { purgeExpiredIdempotencyRecords } from "../shared/idempotency";
+import { emitEvent } from "../shared/outbox";
+import { scopeOfRow } from "../shared/scope-of";
+import { settleExpiry } from "../verification/session-lifecycle";
+import { eventsRepository } from "./events-repository";
+
+export interface SweepReport {
+  issuanceTransactionsExpired: number;
+  verificationSessionsExpired: number;
+  idempotencyRecordsPurged: number;
+  walletNoncesPurged: number;
+  accessTokensPurged: number;
+}
+
+/**
+ * Periodic housekeeping: emits `issuance.transaction.expired` and `verification.session.expired` for
+ * pending ones past their expiry that nobody read (each exactly once: a conditional update decides,
+ * in the same transaction as the event, so the read-time transition and the sweeper never both
+ * emit), and purges expired idempotency records, wallet nonces and access tokens.
+ */
+export async function sweepExpired(
+  deps: { database: Database },
+  options: { batchSize?: number; now?: Date } = {},
+): Promise<SweepReport> {
+  const db = deps.database.prisma;
+  const now = options.now ?? new Date();
+  const take = options.batchSize ?? 200;
+
+  let issuanceTransactionsExpired = 0;
+  for (const row of await eventsRepository.expiredPendingIssuanceTransactions(db, now, take)) {
+    const moved = await inTransaction(db, async (tx) => {
+      if (!(await eventsRepository.expireIssuanceTransaction(tx, row.id, now))) return false;
+      await emitEvent(tx, scopeOfRow(row), "issuance.transaction.expired", {
+        transactionId: row.id,
+        issuerId: row.issuerId,
+        credentialConfiguration: row.configurationIdentifier,
+        status: "expired",
+        callbackReference: row.callbackReference,
+        externalSubjectReference: row.externalSubjectReference,
+      });
+      return true;
+    });
+    if (moved) issuanceTransactionsExpired++;
+  }
+
+  // The verification slice owns the pending → expired transition (and its event); reuse it.
+  let verificationSessionsExpired = 0;
+  for (const row of await eventsRepository.expiredPendingVerificationSessions(db, now, take)) {
+    await settleExpiry(db, row, now);
+    verificationSessionsExpired++;
+  }
+
+  return {
+    issuanceTransactionsExpired,
+    verificationSessionsExpired,
+    idempotencyRecordsPurged: await purgeExpiredIdempotencyRecords(db),
+    walletNoncesPurged: await eventsRepository.purgeExpiredWalletNonces(db, now),
+    accessTokensPurged: await eventsRepository.purgeExpiredAccessTokens(db, now),
+  };
+}
