@@ -5,6 +5,8 @@ import { deleteWebhook } from "./delete-webhook";
 import { getWebhook } from "./get-webhook";
 import { listWebhookDeliveries } from "./list-webhook-deliveries";
 import { listWebhooks } from "./list-webhooks";
+import { redeliverWebhookDelivery } from "./redeliver-webhook-delivery";
+import { rotateWebhookSecret } from "./rotate-webhook-secret";
 import {
   ZCreateWebhookRequest,
   ZCreateWebhookResponse,
@@ -16,6 +18,10 @@ import {
   ZListWebhookDeliveriesResponse,
   ZListWebhooksRequest,
   ZListWebhooksResponse,
+  ZRedeliverWebhookDeliveryRequest,
+  ZRedeliverWebhookDeliveryResponse,
+  ZRotateWebhookSecretRequest,
+  ZRotateWebhookSecretResponse,
 } from "./webhook.schema";
 
 const TAGS = ["Webhooks"];
@@ -99,6 +105,27 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => ({
       data: await deleteWebhook(ctx.db, scopeOf(ctx), input.subscriptionId),
     })),
+
+  rotateSecret: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{subscriptionId}/rotate-secret`,
+        operationId: "Webhooks_RotateSecret",
+        summary: "Rotate a webhook subscription's signing secret",
+        description:
+          "Returns the new secret once. During `overlapSeconds` (default one day) every delivery carries two `v1,` signatures, one per secret, so the receiver can switch over without losing events.",
+        tags: TAGS,
+        successDescription: "The secret was rotated; store the new one now.",
+      },
+      scopes: ["webhooks.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZRotateWebhookSecretRequest)
+    .output(ZRotateWebhookSecretResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await rotateWebhookSecret(ctx.db, scopeOf(ctx), ctx.deps, input),
+    })),
 });
 
 export const webhookDeliveriesRouter = router({
@@ -119,4 +146,26 @@ export const webhookDeliveriesRouter = router({
     .input(ZListWebhookDeliveriesRequest)
     .output(ZListWebhookDeliveriesResponse)
     .query(({ ctx, input }) => listWebhookDeliveries(ctx.db, scopeOf(ctx), input)),
+
+  redeliver: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/management/webhook-deliveries/{deliveryId}/redeliver",
+        operationId: "WebhookDeliveries_Redeliver",
+        summary: "Redeliver a webhook delivery now",
+        description:
+          "Schedules one more attempt at once, whatever the delivery's status (a retry after failure or a resend after success), with the same `webhook-id`. 409 InvalidState when the subscription is disabled or deleted.",
+        tags: TAGS,
+        successDescription: "The attempt is scheduled; the body shows the delivery.",
+      },
+      scopes: ["webhooks.manage"],
+      successStatus: 202,
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+    })
+    .input(ZRedeliverWebhookDeliveryRequest)
+    .output(ZRedeliverWebhookDeliveryResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await redeliverWebhookDelivery(ctx.db, scopeOf(ctx), input.deliveryId),
+    })),
 });

@@ -26,9 +26,27 @@ export const webhookRepository = {
     });
     return count === 1;
   },
+  rotateSecret(
+    db: Db,
+    scope: TenantScope,
+    id: string,
+    data: { secretCipher: string; previousSecretCipher: string | null; previousSecretExpiresAt: Date | null },
+  ) {
+    return db.webhookSubscription.update({ where: { id, ...scope }, data });
+  },
 };
 
 export const webhookDeliveryRepository = {
+  findById(db: Db, scope: TenantScope, id: string) {
+    return db.webhookDelivery.findFirst({ where: { id, ...scope } });
+  },
+  /** Makes a delivery due now (status pending); the worker's claim and attempt fence still apply. */
+  scheduleNow(db: Db, scope: TenantScope, id: string, at: Date) {
+    return db.webhookDelivery.update({
+      where: { id, ...scope },
+      data: { status: "pending", nextAttemptAt: at },
+    });
+  },
   list(
     db: Db,
     scope: TenantScope,

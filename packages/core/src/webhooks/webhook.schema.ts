@@ -159,3 +159,30 @@ export type TListWebhookDeliveriesRequest = z.infer<typeof ZListWebhookDeliverie
 export const ZListWebhookDeliveriesResponse = collectionOf(zWebhookDelivery).meta({
   id: "ManagementCollectionOfWebhookDelivery",
 });
+
+const zDeliveryId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "The webhook delivery's id.", example: "whd_01jd5x6c3v8w9y0z1a2b3c4d5e" });
+
+export const ZRedeliverWebhookDeliveryRequest = z.object({ deliveryId: zDeliveryId });
+export const ZRedeliverWebhookDeliveryResponse = resourceOf(zWebhookDelivery).meta({
+  id: "ManagementResourceOfWebhookDelivery",
+});
+
+export const ZRotateWebhookSecretRequest = ZWebhookIdParams.extend({
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(24 * 3600)
+    .meta({
+      description:
+        "How long deliveries stay signed with the previous secret too (a second `v1,` signature), so receivers can switch over. 0 ends the old secret at once. Default one day, at most seven.",
+      example: 86400,
+    }),
+});
+export type TRotateWebhookSecretRequest = z.infer<typeof ZRotateWebhookSecretRequest>;
+export const ZRotateWebhookSecretResponse = ZCreateWebhookResponse;

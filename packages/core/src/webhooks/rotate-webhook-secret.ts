@@ -1,0 +1,32 @@
+import { type Db, inTransaction } from "@cred/db";
+import { notFound } from "../shared/errors";
+import type { TenantScope } from "../shared/principal";
+import type { SecretBox } from "../shared/secret-box";
+import { generateWebhookSecret } from "./create-webhook";
+import type { TRotateWebhookSecretRequest } from "./webhook.schema";
+import { toWebhookDto } from "./webhook-dto";
+import { webhookRepository } from "./webhook-repository";
+
+/**
+ * Replaces the signing secret and returns the new one (once). For `overlapSeconds` the worker signs
+ * every delivery with both secrets (two `v1,` signatures), so receivers switch without losing events.
+ */
+export async function rotateWebhookSecret(
+  db: Db,
+  scope: TenantScope,
+  deps: { secretBox: SecretBox },
+  input: TRotateWebhookSecretRequest,
+) {
+  return inTransaction(db, async (tx) => {
+    const row = await webhookRepository.findById(tx, scope, input.subscriptionId);
+    if (!row) throw notFound("The webhook subscription");
+    const secret = generateWebhookSecret();
+    const updated = await webhookRepository.rotateSecret(tx, scope, row.id, {
+      secretCipher: deps.secretBox.seal(secret, row.id),
+      previousSecretCipher: input.overlapSeconds > 0 ? row.secretCipher : null,
+      previousSecretExpiresAt:
+        input.overlapSeconds > 0 ? new Date(Date.now() + input.overlapSeconds * 1000) : null,
+    });
+    return { ...toWebhookDto(updated), secret };
+  });
+}
