@@ -15,6 +15,7 @@ const server = await createServer({
   logLevel: env.logLevel,
   rateLimit: { points: env.rateLimitPoints, durationSeconds: env.rateLimitWindowSeconds },
   webhookAllowedHosts: env.webhookAllowedHosts,
+  runWorker: env.runWorker,
 });
 
 const created = await bootstrap(server.database.prisma, env.bootstrapAdminEmail);

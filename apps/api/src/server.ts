@@ -9,6 +9,7 @@ import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
 import { registerWalletRoutes } from "./wallet";
+import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
 
 export interface ServerOptions {
   databaseUrl?: string;
@@ -20,12 +21,20 @@ export interface ServerOptions {
   rateLimit: { points: number; durationSeconds: number };
   webhookAllowedHosts?: string[];
   config?: Partial<CoreConfig>;
+  /** Run the webhook delivery worker (and sweeper) inside this process; off unless set. */
+  runWorker?: boolean;
+  /** Worker pacing (tests shorten the retry schedule and poll interval). */
+  workerOptions?: Partial<Omit<WebhookWorkerOptions, "delivery">> & {
+    delivery?: Partial<WebhookWorkerOptions["delivery"]>;
+  };
 }
 
 export interface Server {
   app: FastifyInstance;
   deps: AppDeps;
   database: Database;
+  /** The in-process webhook worker, when `runWorker` is set. */
+  worker?: WebhookWorker;
   close(): Promise<void>;
 }
 
@@ -88,11 +97,16 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerWalletRoutes(app, deps);
   mountConsole(app, deps);
 
+  const worker = options.runWorker ? createWebhookWorker(deps, app.log, options.workerOptions) : undefined;
+  worker?.start();
+
   return {
     app,
     deps,
     database,
+    worker,
     async close() {
+      await worker?.stop();
       await app.close();
       await database.close();
     },

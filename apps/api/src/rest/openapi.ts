@@ -1,4 +1,5 @@
 import { appRouter, ERROR_STATUS } from "@cred/core";
+import { eventCatalogueOpenApi } from "@cred/core/events/index";
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { SUPPORTED_API_VERSION } from "./mount-rest";
 import { REST_OPERATIONS } from "./operations";
@@ -136,6 +137,10 @@ export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<
     if (path.startsWith("/management/")) params.unshift({ $ref: "#/components/parameters/ApiVersion" });
     if (op.meta.idempotent) params.push({ $ref: "#/components/parameters/IdempotencyKey" });
   }
+  // The event catalogue: one schema per webhook body, and the OpenAPI 3.1 `webhooks` section.
+  const events = eventCatalogueOpenApi();
+  Object.assign(doc.components.schemas, events.schemas);
+  doc.webhooks = events.webhooks;
   // Remove the library's own error schemas: clients only ever see the ErrorEnvelope.
   for (const name of Object.keys(doc.components.schemas)) {
     if (name.startsWith("error.")) delete doc.components.schemas[name];

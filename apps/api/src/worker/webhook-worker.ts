@@ -1,0 +1,152 @@
+import type { AppDeps } from "@cred/core";
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  DEFAULT_DELIVERY_OPTIONS,
+  type DeliveryOptions,
+  deliverWebhook,
+  dispatchOutboxEvents,
+  sweepExpired,
+} from "@cred/core/events/index";
+
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface WebhookWorkerOptions {
+  /** Pause between rounds when there was nothing to do (ms). */
+  pollIntervalMs: number;
+  /** How often the sweeper runs (ms); 0 turns it off. */
+  sweepIntervalMs: number;
+  /** Attempts in flight at once. */
+  concurrency: number;
+  delivery: DeliveryOptions;
+}
+
+export const DEFAULT_WORKER_OPTIONS: WebhookWorkerOptions = {
+  pollIntervalMs: 1000,
+  sweepIntervalMs: 60_000,
+  concurrency: 8,
+  delivery: DEFAULT_DELIVERY_OPTIONS,
+};
+
+export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
+
+export interface WebhookWorker {
+  /** Starts the loop (idempotent). */
+  start(): void;
+  /**
+   * Stops claiming. Graceful (default): waits for attempts in flight to finish and be recorded.
+   * `{ graceful: false }` abandons them unrecorded, as a crash would; their leases run out and
+   * another worker retries them.
+   */
+  stop(options?: { graceful?: boolean }): Promise<void>;
+  /** One round (dispatch, claim, deliver, sweep when due), awaited in full; for tests and tools. */
+  runOnce(): Promise<void>;
+  readonly running: boolean;
+}
+
+/**
+ * The delivery loop: fans outbox events out to deliveries, claims due deliveries (several workers may
+ * run against one PostgreSQL database; claims never overlap), makes their attempts concurrently, and
+ * runs the sweeper periodically. Runs inside the API process or alone (`pnpm worker`).
+ */
+export function createWebhookWorker(
+  deps: WorkerDeps,
+  logger: WorkerLogger,
+  overrides: Partial<Omit<WebhookWorkerOptions, "delivery">> & { delivery?: Partial<DeliveryOptions> } = {},
+): WebhookWorker {
+  const options: WebhookWorkerOptions = {
+    ...DEFAULT_WORKER_OPTIONS,
+    ...overrides,
+    delivery: { ...DEFAULT_DELIVERY_OPTIONS, ...overrides.delivery },
+  };
+  const inFlight = new Set<Promise<void>>();
+  let abort = new AbortController();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  let lastSweep = 0;
+
+  const attempt = (delivery: ClaimedDelivery) => {
+    const job = deliverWebhook(deps, delivery, options.delivery, abort.signal)
+      .then((result) => {
+        if (result !== "succeeded" && result !== "abandoned") {
+          logger.info({ deliveryId: delivery.id, eventType: delivery.eventType, result }, "webhook attempt");
+        }
+      })
+      .catch((error) => logger.error({ err: error, deliveryId: delivery.id }, "webhook attempt failed"))
+      .finally(() => inFlight.delete(job));
+    inFlight.add(job);
+    return job;
+  };
+
+  /** Dispatches, sweeps when due, claims what capacity allows and starts those attempts. */
+  const round = async (): Promise<{ claimed: number; jobs: Promise<void>[] }> => {
+    const batch = 100;
+    while ((await dispatchOutboxEvents(deps, { batchSize: batch })) === batch) {
+      // a backlog: keep fanning out
+    }
+    if (options.sweepIntervalMs > 0 && Date.now() - lastSweep >= options.sweepIntervalMs) {
+      lastSweep = Date.now();
+      const report = await sweepExpired(deps);
+      if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
+        logger.info({ ...report }, "sweeper expired pending sessions");
+      }
+    }
+    const capacity = Math.min(options.concurrency - inFlight.size, options.delivery.batchSize);
+    if (capacity <= 0) return { claimed: 0, jobs: [] };
+    const claimed = await claimDueDeliveries(deps, { ...options.delivery, batchSize: capacity });
+    return { claimed: claimed.length, jobs: claimed.map(attempt) };
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const run = async () => {
+    while (running) {
+      let busy = false;
+      try {
+        busy = (await round()).claimed > 0;
+      } catch (error) {
+        logger.error({ err: error }, "webhook worker round failed");
+      }
+      if (!running) break;
+      // Claimed something: go again at once (a backlog drains quickly), unless at capacity.
+      if (busy && inFlight.size < options.concurrency) continue;
+      await sleep(options.pollIntervalMs);
+    }
+  };
+
+  return {
+    get running() {
+      return running;
+    },
+    start() {
+      if (running) return;
+      running = true;
+      abort = new AbortController();
+      loop = run();
+    },
+    async stop({ graceful = true } = {}) {
+      running = false;
+      wake?.();
+      await loop;
+      loop = undefined;
+      if (!graceful) abort.abort();
+      await Promise.allSettled([...inFlight]);
+    },
+    async runOnce() {
+      const { jobs } = await round();
+      await Promise.allSettled(jobs);
+    },
+  };
+}
