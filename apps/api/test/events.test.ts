@@ -1,0 +1,698 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { SCOPES } from "@cred/core";
+import { webhookBodySchema } from "@cred/core/events/index";
+import { sweepExpired } from "@cred/core/events/sweep-expired";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/core/webhooks/webhook-events";
+import { presentWithTestWallet } from "@cred/oid4vc";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWebhookWorker, type WebhookWorkerOptions } from "../src/worker";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { redeemOffer } from "./wallet-client";
+
+let t: TestServer;
+const silent = { info() {}, warn() {}, error() {} };
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+// ---------------------------------------------------------------------------------------------------
+// A receiver on loopback
+
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+}
+
+type Answer = number | "hang";
+
+async function receiver() {
+  const received: Received[] = [];
+  let answer: (n: number) => Answer = () => 204;
+  const hanging = new Set<http.ServerResponse>();
+  const handler: http.RequestListener = (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
+      received.push({ headers, body: Buffer.concat(chunks).toString("utf8") });
+      const a = answer(received.length);
+      if (a === "hang") {
+        hanging.add(res);
+        return;
+      }
+      res.statusCode = a;
+      res.end("ok");
+    });
+  };
+  let server = http.createServer(handler);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    received,
+    answer(fn: (n: number) => Answer) {
+      answer = fn;
+    },
+    release(status = 200) {
+      for (const res of hanging) res.writeHead(status).end();
+      hanging.clear();
+    },
+    async down() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+    async up() {
+      server = http.createServer(handler);
+      await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+type Receiver = Awaited<ReturnType<typeof receiver>>;
+
+/** Verifies a delivery with the standardwebhooks library and returns the parsed body. */
+function verify(secret: string, r: Received) {
+  return new Webhook(secret).verify(r.body, r.headers) as { type: string; timestamp: string; data: any };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+
+const FAST: Partial<Omit<WebhookWorkerOptions, "delivery">> & {
+  delivery: Partial<WebhookWorkerOptions["delivery"]>;
+} = {
+  pollIntervalMs: 20,
+  sweepIntervalMs: 0,
+  delivery: {
+    retryScheduleMs: [150, 150, 150, 150, 150, 150],
+    jitter: 0,
+    attemptTimeoutMs: 3000,
+    leaseMs: 4000,
+  },
+};
+
+function worker(overrides: Partial<typeof FAST> = {}) {
+  return createWebhookWorker(t.server.deps, silent, {
+    ...FAST,
+    ...overrides,
+    delivery: { ...FAST.delivery, ...overrides.delivery },
+  });
+}
+
+/** A fresh tenant with an active issuer, so each test sees only its own events. */
+async function tenant() {
+  const other = await t.otherTenant();
+  const issuer = await activeIssuer(t, other.key);
+  return { ...other, issuer };
+}
+
+async function subscribe(key: string, url: string, events: string[] = ["*"]) {
+  const r = await call(t, "POST", "/management/webhooks", { key, body: { url, events } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data as { id: string; secret: string };
+}
+
+async function issue(key: string, issuer: ActiveIssuer, extra: Record<string, unknown> = {}) {
+  const r = await call(t, "POST", "/v1.0/issuance-transactions", {
+    key,
+    body: {
+      issuerId: issuer.issuerId,
+      credentialConfiguration: issuer.configuration,
+      claims: VALID_CLAIMS,
+      ...extra,
+    },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data as { id: string; credentialOffer: string };
+}
+
+async function deliveries(key: string, query = "") {
+  const r = await call(t, "GET", `/management/webhook-deliveries?limit=100${query}`, { key });
+  expect(r.status).toBe(200);
+  return r.body.data as any[];
+}
+
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const prisma = () => t.server.database.prisma;
+const attemptsOf = (deliveryId: string) =>
+  prisma().webhookAttempt.findMany({ where: { deliveryId }, orderBy: { attemptNumber: "asc" } });
+
+// ---------------------------------------------------------------------------------------------------
+
+describe("delivery", () => {
+  let rx: Receiver;
+  beforeAll(async () => {
+    rx = await receiver();
+  });
+  afterAll(() => rx.close());
+
+  it("signs every delivery (standardwebhooks verifies it) and sends ids and references, never claims", async () => {
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx.url);
+    const tx = await issue(key, issuer, {
+      callbackReference: "order-77",
+      externalSubjectReference: "subj-9",
+    });
+    const flow = await redeemOffer(tx.credentialOffer);
+    expect(flow.credentialRes.status).toBe(200);
+    await worker().runOnce();
+
+    const mine = rx.received.filter((r) => r.body.includes(tx.id));
+    expect(mine.map((r) => verify(sub.secret, r).type).sort()).toEqual([
+      "issuance.transaction.completed",
+      "issuance.transaction.created",
+    ]);
+    for (const r of mine) {
+      const body = verify(sub.secret, r);
+      expect(r.headers["webhook-id"]).toMatch(/^evt_/);
+      expect(Number(r.headers["webhook-timestamp"])).toBeCloseTo(Date.now() / 1000, -2);
+      expect(r.headers["content-type"]).toBe("application/json");
+      expect(Object.keys(body).sort()).toEqual(["data", "timestamp", "type"]);
+      webhookBodySchema(body.type as WebhookEventType).parse(body);
+      expect(body.data).toMatchObject({
+        transactionId: tx.id,
+        callbackReference: "order-77",
+        externalSubjectReference: "subj-9",
+      });
+      // No claim value travels in an event.
+      for (const value of ["Erika", "Mustermann", "1984-01-26", "4711", "given_name", "birthdate"]) {
+        expect(r.body).not.toContain(value);
+      }
+      // A wrong secret does not verify.
+      expect(() =>
+        new Webhook(`whsec_${Buffer.alloc(24, 1).toString("base64")}`).verify(r.body, r.headers),
+      ).toThrow();
+    }
+    const listed = await deliveries(key, `&subscriptionId=${sub.id}`);
+    expect(listed.length).toBeGreaterThanOrEqual(2);
+    for (const d of listed) {
+      expect(d).toMatchObject({
+        status: "succeeded",
+        attempts: 1,
+        lastResponseStatus: 204,
+        nextAttemptAt: null,
+      });
+    }
+  });
+
+  it("receiver down, then up: retried with backoff, every attempt recorded, then delivered", async () => {
+    const rx2 = await receiver();
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx2.url, ["issuance.transaction.created"]);
+    await rx2.down();
+    const tx = await issue(key, issuer);
+    const w = worker();
+    w.start();
+    try {
+      const [delivery] = await until("two failed attempts", async () => {
+        const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+        return list[0]?.attempts >= 2 && list;
+      });
+      expect(delivery).toMatchObject({ status: "pending", lastResponseStatus: null });
+      expect(delivery.nextAttemptAt).not.toBeNull();
+      await rx2.up();
+      const done = await until("delivery", async () => {
+        const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+        return list[0]?.status === "succeeded" && list[0];
+      });
+      expect(done.attempts).toBeGreaterThanOrEqual(3);
+      const attempts = await attemptsOf(done.id);
+      expect(attempts.map((a) => a.attemptNumber)).toEqual(attempts.map((_, i) => i + 1));
+      expect(attempts.at(-1)).toMatchObject({ responseStatus: 204, error: null });
+      for (const a of attempts.slice(0, -1)) {
+        expect(a.responseStatus).toBeNull();
+        expect(a.error).toMatch(/Connection refused/);
+      }
+      // Backoff: consecutive attempts are at least the scheduled delay apart.
+      for (let i = 1; i < attempts.length; i++) {
+        expect(
+          attempts[i]!.startedAt.getTime() - attempts[i - 1]!.startedAt.getTime(),
+        ).toBeGreaterThanOrEqual(140);
+      }
+      const got = rx2.received.filter((r) => r.body.includes(tx.id));
+      expect(got).toHaveLength(1);
+      expect(verify(sub.secret, got[0]!).data.transactionId).toBe(tx.id);
+    } finally {
+      await w.stop();
+      await rx2.close();
+    }
+  });
+
+  it("a worker killed mid-delivery: its lease runs out and another worker delivers", async () => {
+    const rx3 = await receiver();
+    rx3.answer((n) => (n === 1 ? "hang" : 200));
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx3.url, ["issuance.transaction.created"]);
+    const tx = await issue(key, issuer);
+    const a = worker({ delivery: { leaseMs: 400, attemptTimeoutMs: 30_000 } });
+    a.start();
+    await until("the first request", async () => rx3.received.length === 1);
+    await a.stop({ graceful: false }); // as if the process died: nothing recorded
+    const [pending] = await deliveries(key, `&subscriptionId=${sub.id}`);
+    expect(pending).toMatchObject({ status: "pending", attempts: 0 });
+
+    const b = worker({ delivery: { leaseMs: 400 } });
+    b.start();
+    try {
+      const done = await until("delivery by the second worker", async () => {
+        const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+        return list[0]?.status === "succeeded" && list[0];
+      });
+      expect(done.attempts).toBe(1);
+      expect(await attemptsOf(done.id)).toHaveLength(1);
+      // At least once: the receiver saw the same event (same webhook-id) twice.
+      expect(rx3.received).toHaveLength(2);
+      expect(rx3.received[1]!.headers["webhook-id"]).toBe(rx3.received[0]!.headers["webhook-id"]);
+      expect(verify(sub.secret, rx3.received[1]!).data.transactionId).toBe(tx.id);
+    } finally {
+      await b.stop();
+      await rx3.close();
+    }
+  });
+
+  it("a late answer after the lease ran out does not record a second attempt", async () => {
+    const rx4 = await receiver();
+    rx4.answer((n) => (n === 1 ? "hang" : 200));
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx4.url, ["issuance.transaction.created"]);
+    await issue(key, issuer);
+    const slow = worker({ delivery: { leaseMs: 300, attemptTimeoutMs: 30_000 } });
+    const slowRound = slow.runOnce();
+    await until("the first request", async () => rx4.received.length === 1);
+    await new Promise((r) => setTimeout(r, 350));
+    await worker().runOnce(); // the lease is over: a second worker takes the delivery and succeeds
+    rx4.release(200); // now the first worker's attempt completes too
+    await slowRound;
+    const [done] = await deliveries(key, `&subscriptionId=${sub.id}`);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(await attemptsOf(done.id)).toHaveLength(1);
+    await rx4.close();
+  });
+
+  it("two workers at once never make the same attempt twice", async () => {
+    const rx5 = await receiver();
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx5.url, ["issuance.transaction.created"]);
+    const n = 16;
+    for (let i = 0; i < n; i++) await issue(key, issuer);
+    const w1 = worker({ concurrency: 4, delivery: { batchSize: 3 } });
+    const w2 = worker({ concurrency: 4, delivery: { batchSize: 3 } });
+    w1.start();
+    w2.start();
+    try {
+      await until("all deliveries", async () => {
+        const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+        return list.length === n && list.every((d) => d.status === "succeeded");
+      });
+      const ids = rx5.received.map((r) => r.headers["webhook-id"]);
+      expect(ids).toHaveLength(n);
+      expect(new Set(ids).size).toBe(n);
+      const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+      const attempts = await prisma().webhookAttempt.findMany({
+        where: { deliveryId: { in: list.map((d) => d.id) } },
+      });
+      expect(attempts).toHaveLength(n);
+      expect(attempts.every((a) => a.attemptNumber === 1)).toBe(true);
+    } finally {
+      await Promise.all([w1.stop(), w2.stop()]);
+      await rx5.close();
+    }
+  });
+
+  it("410 Gone disables the subscription; later events are not delivered to it", async () => {
+    const rx6 = await receiver();
+    rx6.answer(() => 410);
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx6.url, ["issuance.transaction.created"]);
+    await issue(key, issuer);
+    await worker().runOnce();
+    const [failed] = await deliveries(key, `&subscriptionId=${sub.id}`);
+    expect(failed).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      lastResponseStatus: 410,
+      nextAttemptAt: null,
+    });
+    const got = await call(t, "GET", `/management/webhooks/${sub.id}`, { key });
+    expect(got.body.data.status).toBe("disabled");
+    const row = await prisma().webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } });
+    expect(row.disabledReason).toMatch(/410/);
+    await issue(key, issuer);
+    await worker().runOnce();
+    expect(await deliveries(key, `&subscriptionId=${sub.id}`)).toHaveLength(1);
+    expect(rx6.received).toHaveLength(1);
+    // A disabled subscription's delivery cannot be redelivered.
+    const again = await call(t, "POST", `/management/webhook-deliveries/${failed.id}/redeliver`, { key });
+    expect(again.status).toBe(409);
+    expect(errorCode(again)).toBe("InvalidState");
+    await rx6.close();
+  });
+
+  it("retries give up after the schedule; a manual redelivery makes one more attempt now", async () => {
+    const rx7 = await receiver();
+    rx7.answer(() => 500);
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx7.url, ["issuance.transaction.created"]);
+    await issue(key, issuer);
+    const w = worker({ delivery: { retryScheduleMs: [50] } });
+    await w.runOnce();
+    await new Promise((r) => setTimeout(r, 80));
+    await w.runOnce();
+    const [failed] = await deliveries(key, `&subscriptionId=${sub.id}`);
+    expect(failed).toMatchObject({
+      status: "failed",
+      attempts: 2,
+      lastResponseStatus: 500,
+      nextAttemptAt: null,
+    });
+    const attempts = await attemptsOf(failed.id);
+    expect(attempts.map((a) => [a.attemptNumber, a.responseStatus])).toEqual([
+      [1, 500],
+      [2, 500],
+    ]);
+    expect(attempts[1]!.error).toBe("The endpoint answered 500.");
+
+    // Scope, tenancy and existence.
+    const readOnly = await call(t, "POST", `/management/webhook-deliveries/${failed.id}/redeliver`, {
+      key: await t.key({ scopes: ["webhooks.read"] }),
+    });
+    expect(readOnly.status).toBe(403);
+    const foreign = await call(t, "POST", `/management/webhook-deliveries/${failed.id}/redeliver`, {
+      key: t.adminKey,
+    });
+    expect(foreign.status).toBe(404);
+    const unknown = await call(t, "POST", "/management/webhook-deliveries/whd_nope/redeliver", { key });
+    expect(unknown.status).toBe(404);
+    expect((await call(t, "POST", `/management/webhook-deliveries/${failed.id}/redeliver`, {})).status).toBe(
+      401,
+    );
+
+    rx7.answer(() => 200);
+    const r = await call(t, "POST", `/management/webhook-deliveries/${failed.id}/redeliver`, { key });
+    expect(r.status).toBe(202);
+    expect(r.body.data).toMatchObject({ id: failed.id, status: "pending", attempts: 2 });
+    await w.runOnce();
+    const [done] = await deliveries(key, `&subscriptionId=${sub.id}`);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 3, lastResponseStatus: 200 });
+    const ids = new Set(rx7.received.map((x) => x.headers["webhook-id"]));
+    expect(ids.size).toBe(1); // the same event id on every attempt
+    await rx7.close();
+  });
+
+  it("re-checks the address at delivery time and connects only to the addresses it checked", async () => {
+    const { key, tenantId, issuer } = await tenant();
+    const secretBox = t.server.deps.secretBox;
+    // Subscriptions whose names resolved to public addresses when they were created (rows written directly).
+    const insert = async (id: string, url: string) => {
+      await prisma().webhookSubscription.create({
+        data: {
+          id,
+          tenantId,
+          environment: "sandbox",
+          url,
+          events: ["issuance.transaction.created"],
+          status: "active",
+          secretCipher: secretBox.seal("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id),
+          createdAt: new Date(Date.now() - 1000),
+        },
+      });
+    };
+    const rx8 = await receiver();
+    await insert("wh_01rebind0000000000000000a", "https://hooks.rebind.example/x");
+    await insert("wh_01pinned0000000000000000b", `http://pinned.localhost:${rx8.port}/hooks`);
+    await issue(key, issuer);
+    const lookups: string[] = [];
+    await worker({
+      delivery: {
+        lookup: async (host) => {
+          lookups.push(host);
+          // DNS now answers with a private address for the first, loopback for the second.
+          return [{ address: host === "hooks.rebind.example" ? "10.0.0.7" : "127.0.0.1", family: 4 }];
+        },
+      },
+    }).runOnce();
+    expect(lookups.sort()).toEqual(["hooks.rebind.example", "pinned.localhost"]);
+
+    const [refused] = await deliveries(key, "&subscriptionId=wh_01rebind0000000000000000a");
+    expect(refused).toMatchObject({ status: "pending", attempts: 1, lastResponseStatus: null });
+    const [attempt] = await attemptsOf(refused.id);
+    expect(attempt!.error).toMatch(/^Refused before connecting: .*private network address/);
+
+    const [pinned] = await deliveries(key, "&subscriptionId=wh_01pinned0000000000000000b");
+    expect(pinned).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(rx8.received).toHaveLength(1);
+    expect(rx8.received[0]!.headers.host).toBe(`pinned.localhost:${rx8.port}`);
+    await rx8.close();
+  });
+
+  it("rotating the secret signs with both secrets during the overlap, then with the new one only", async () => {
+    const rx9 = await receiver();
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx9.url, ["issuance.transaction.created"]);
+    const rotated = await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, {
+      key,
+      body: { overlapSeconds: 3600 },
+    });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const fresh = rotated.body.data.secret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(sub.secret);
+    await issue(key, issuer);
+    await worker().runOnce();
+    const during = rx9.received.at(-1)!;
+    expect(during.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(verify(sub.secret, during).type).toBe("issuance.transaction.created");
+    expect(verify(fresh, during).type).toBe("issuance.transaction.created");
+
+    const ended = await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, {
+      key,
+      body: { overlapSeconds: 0 },
+    });
+    const newest = ended.body.data.secret as string;
+    await issue(key, issuer);
+    await worker().runOnce();
+    const after = rx9.received.at(-1)!;
+    expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    expect(verify(newest, after).type).toBe("issuance.transaction.created");
+    expect(() => verify(fresh, after)).toThrow();
+    expect(
+      (await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, { key: t.adminKey, body: {} }))
+        .status,
+    ).toBe(404);
+    await rx9.close();
+  });
+});
+
+describe("sweeper", () => {
+  it("expires an unread pending issuance transaction once, with its event", async () => {
+    const { key, issuer } = await tenant();
+    const tx = await issue(key, issuer, { callbackReference: "late-1" });
+    const later = new Date(Date.now() + 3600_000);
+    const deps = { database: t.server.database };
+    const first = await sweepExpired(deps, { now: later });
+    expect(first.issuanceTransactionsExpired).toBeGreaterThanOrEqual(1);
+    await sweepExpired(deps, { now: later });
+    const events = await prisma().outboxEvent.findMany({ where: { type: "issuance.transaction.expired" } });
+    const mine = events.filter((e) => (e.payload as any).transactionId === tx.id);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.payload).toMatchObject({ status: "expired", callbackReference: "late-1" });
+    const row = await prisma().issuanceTransaction.findUniqueOrThrow({ where: { id: tx.id } });
+    expect(row).toMatchObject({ status: "expired", claimsCipher: null, offerCipher: null });
+    expect(row.expiryEventAt).not.toBeNull();
+    const read = await call(t, "GET", `/v1.0/issuance-transactions/${tx.id}`, { key });
+    expect(read.body.data.status).toBe("expired");
+    // The offer can no longer be cancelled.
+    expect((await call(t, "POST", `/v1.0/issuance-transactions/${tx.id}/cancel`, { key })).status).toBe(409);
+  });
+
+  it("purges expired idempotency records, wallet nonces and access tokens", async () => {
+    const past = new Date(Date.now() - 1000);
+    await prisma().walletNonce.create({
+      data: { valueHash: `n-${Date.now()}`, purpose: "vci", expiresAt: past },
+    });
+    await prisma().accessToken.create({
+      data: { tokenHash: `a-${Date.now()}`, transactionId: "itx_x", expiresAt: past },
+    });
+    const report = await sweepExpired({ database: t.server.database });
+    expect(report.walletNoncesPurged).toBeGreaterThanOrEqual(1);
+    expect(report.accessTokensPurged).toBeGreaterThanOrEqual(1);
+    expect(await prisma().walletNonce.count({ where: { expiresAt: { lt: new Date() } } })).toBe(0);
+  });
+});
+
+describe("the catalogue", () => {
+  it("every event type is emitted by the operation that owns it and delivered in its documented shape", async () => {
+    const rx = await receiver();
+    const { key } = await t.otherTenant();
+    const sub = await subscribe(key, rx.url);
+    // credential_configuration.created, issuer.activated
+    const issuer = await activeIssuer(t, key);
+    // issuance.transaction.created, .completed
+    const completed = await issue(key, issuer);
+    const flow = await redeemOffer(completed.credentialOffer);
+    const credential = flow.credentialRes.body.credentials[0].credential as string;
+    const read = await call(t, "GET", `/v1.0/issuance-transactions/${completed.id}`, { key });
+    const credentialId = read.body.data.credentialId as string;
+    // issuance.transaction.cancelled
+    const cancelled = await issue(key, issuer);
+    expect(
+      (await call(t, "POST", `/v1.0/issuance-transactions/${cancelled.id}/cancel`, { key })).status,
+    ).toBe(200);
+    // verification_policy.suspended, .reactivated
+    const policy = {
+      identifier: "badge-check",
+      displayName: "Badge check",
+      purpose: "Staff entrance",
+      credentials: [
+        {
+          id: "badge",
+          credentialTypes: [issuer.credentialType],
+          trustedIssuers: [{ issuerId: issuer.issuerId }],
+          requiredClaims: [["given_name"]],
+          holderBindingRequired: true,
+          checkStatus: true,
+        },
+      ],
+      responseMode: "direct_post",
+    };
+    const created = await call(t, "POST", "/management/verification-policies", { key, body: policy });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(
+      (await call(t, "POST", "/management/verification-policies/badge-check/suspend", { key })).status,
+    ).toBe(200);
+    expect(
+      (await call(t, "POST", "/management/verification-policies/badge-check/reactivate", { key })).status,
+    ).toBe(200);
+    // verification.session.created, .verified
+    const start = async () => {
+      const r = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "badge-check" } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.data as { id: string; authorizationRequestUri: string };
+    };
+    const present = async (session: { id: string; authorizationRequestUri: string }) => {
+      await presentWithTestWallet({
+        authorizationRequestUri: session.authorizationRequestUri,
+        fetch: (input, init) => fetch(input, init),
+        holderPrivateKey: flow.keys[0]!.privateJwk,
+        credential,
+      });
+      const r = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key });
+      return r.body.data.status as string;
+    };
+    expect(await present(await start())).toBe("verified");
+    // credential.revoked, then verification.session.rejected (a revoked credential)
+    expect((await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key })).status).toBe(200);
+    expect(await present(await start())).toBe("rejected");
+    // verification.session.cancelled
+    const toCancel = await start();
+    expect((await call(t, "POST", `/v1.0/verification-sessions/${toCancel.id}/cancel`, { key })).status).toBe(
+      200,
+    );
+    // issuance.transaction.expired, verification.session.expired (the sweeper, nobody read them)
+    const expiring = await issue(key, issuer);
+    const unanswered = await start();
+    await sweepExpired({ database: t.server.database }, { now: new Date(Date.now() + 2 * 86_400_000) });
+    expect(
+      (await call(t, "GET", `/v1.0/verification-sessions/${unanswered.id}`, { key })).body.data.status,
+    ).toBe("expired");
+    expect(
+      (await call(t, "GET", `/v1.0/issuance-transactions/${expiring.id}`, { key })).body.data.status,
+    ).toBe("expired");
+
+    const w = worker();
+    await until("every delivery made", async () => {
+      await w.runOnce();
+      const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+      return list.every((d) => d.status === "succeeded");
+    });
+    const bodies = rx.received.map((r) => verify(sub.secret, r));
+    const types = new Set(bodies.map((b) => b.type));
+    expect([...types].sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const body of bodies) {
+      const schema = webhookBodySchema(body.type as WebhookEventType);
+      schema.parse(body);
+      // Exactly the documented fields: nothing undocumented (such as claims) rides along.
+      expect(Object.keys(body.data).sort()).toEqual(Object.keys(schema.shape.data.shape).sort());
+    }
+    // The read after the sweep did not emit a second expiry event.
+    expect(bodies.filter((b) => b.type === "verification.session.expired")).toHaveLength(1);
+    for (const r of rx.received)
+      for (const v of ["Erika", "Mustermann", "1984-01-26"]) expect(r.body).not.toContain(v);
+    await rx.close();
+  });
+
+  it("is in the OpenAPI document: a schema per event and an OpenAPI 3.1 webhooks section", async () => {
+    const r = await call(t, "GET", "/openapi.json");
+    expect(r.status).toBe(200);
+    const doc = r.body;
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const hook = doc.webhooks[type].post;
+      const ref = hook.requestBody.content["application/json"].schema.$ref as string;
+      const schema = doc.components.schemas[ref.replace("#/components/schemas/", "")];
+      expect(schema.properties.type.const).toBe(type);
+      expect(schema.properties.data.type).toBe("object");
+      expect(hook.parameters.map((p: { name: string }) => p.name)).toEqual([
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+      ]);
+    }
+    expect(doc.paths["/management/webhook-deliveries/{deliveryId}/redeliver"].post.operationId).toBe(
+      "WebhookDeliveries_Redeliver",
+    );
+  });
+});
+
+describe("the in-process worker", () => {
+  it("createServer starts it when runWorker is set and stops it on close", async () => {
+    const s = await startTestServer({ runWorker: true, workerOptions: FAST });
+    const rx = await receiver();
+    try {
+      expect(s.server.worker?.running).toBe(true);
+      const sub = await (async () => {
+        const r = await call(s, "POST", "/management/webhooks", {
+          key: s.adminKey,
+          body: { url: rx.url, events: ["issuer.activated"] },
+        });
+        return r.body.data as { id: string; secret: string };
+      })();
+      await activeIssuer(s, s.adminKey);
+      await until("delivery by the in-process worker", async () => rx.received.length === 1);
+      expect(verify(sub.secret, rx.received[0]!).type).toBe("issuer.activated");
+    } finally {
+      await s.close();
+      await rx.close();
+    }
+    expect(s.server.worker?.running).toBe(false);
+  });
+
+  it("is off by default", () => {
+    expect(t.server.worker).toBeUndefined();
+    expect(SCOPES).toContain("webhooks.manage");
+  });
+});
