@@ -35,7 +35,7 @@ const lines = [
 ];
 if (created) {
   lines.push(
-    "  First start: bootstrap credentials (shown once; also written to " + bootstrapFile + "):",
+    `  First start: bootstrap credentials (shown once; also written to ${bootstrapFile}):`,
     `    Sandbox API key (all scopes): ${created.apiKey}`,
     `    Console admin: ${created.consoleEmail} / ${created.consolePassword}`,
     `  Try: curl -H "Authorization: ApiKey ${created.apiKey}" "${publicBaseUrl}/management/organisations?api-version=2026-08-30"`,

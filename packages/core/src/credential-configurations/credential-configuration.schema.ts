@@ -143,33 +143,22 @@ export const ZCreateCredentialConfigurationRequest = z.strictObject({
     .nullish()
     .meta({ description: "The claims schema; unrecognised claims are refused at issuance." }),
   defaultLifetimeDays: zLifetimeDays.optional(),
-  format: z
-    .string()
-    .max(100)
-    .nullish()
-    .meta({
-      description: "Credential format; only `dc+sd-jwt` (platform limit).",
-      example: SUPPORTED_FORMAT,
-    }),
-  signingAlgorithm: z
-    .string()
-    .max(100)
-    .nullish()
-    .meta({
-      description: "Signing algorithm; only `ES256` (platform limit).",
-      example: SUPPORTED_SIGNING_ALGORITHM,
-    }),
+  format: z.string().max(100).nullish().meta({
+    description: "Credential format; only `dc+sd-jwt` (platform limit).",
+    example: SUPPORTED_FORMAT,
+  }),
+  signingAlgorithm: z.string().max(100).nullish().meta({
+    description: "Signing algorithm; only `ES256` (platform limit).",
+    example: SUPPORTED_SIGNING_ALGORITHM,
+  }),
   holderBindingRequired: z
     .boolean()
     .optional()
     .meta({ description: "Bind credentials to the holder's key (`cnf`). Default true.", example: true }),
-  statusEnabled: z
-    .boolean()
-    .optional()
-    .meta({
-      description: "Give credentials a status list entry so they can be revoked. Default true.",
-      example: true,
-    }),
+  statusEnabled: z.boolean().optional().meta({
+    description: "Give credentials a status list entry so they can be revoked. Default true.",
+    example: true,
+  }),
   reason: z
     .string()
     .trim()
@@ -242,14 +231,10 @@ export const ZCreateCredentialConfigurationResponse = resourceOf(zCredentialConf
 
 // CredentialConfigurations_List
 export const ZListCredentialConfigurationsRequest = zListQuery.extend({
-  issuerId: z
-    .string()
-    .max(64)
-    .optional()
-    .meta({
-      description: "Only configurations this issuer may issue.",
-      example: "iss_01jd5x6c3v8w9y0z1a2b3c4d5e",
-    }),
+  issuerId: z.string().max(64).optional().meta({
+    description: "Only configurations this issuer may issue.",
+    example: "iss_01jd5x6c3v8w9y0z1a2b3c4d5e",
+  }),
 });
 export type TListCredentialConfigurationsRequest = z.infer<typeof ZListCredentialConfigurationsRequest>;
 export const ZListCredentialConfigurationsResponse = collectionOf(zCredentialConfiguration).meta({

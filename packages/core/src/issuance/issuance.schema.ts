@@ -11,14 +11,10 @@ const zTxCodeRequest = z
       .default("numeric")
       .meta({ description: "Characters the wallet asks the person for.", example: "numeric" }),
     length: z.int().min(4).max(12).default(6).meta({ description: "Number of characters.", example: 6 }),
-    description: z
-      .string()
-      .max(300)
-      .optional()
-      .meta({
-        description: "Hint the wallet shows, e.g. where the code was sent.",
-        example: "Sent to you by SMS",
-      }),
+    description: z.string().max(300).optional().meta({
+      description: "Hint the wallet shows, e.g. where the code was sent.",
+      example: "Sent to you by SMS",
+    }),
   })
   .meta({ description: "Ask for a transaction code (tx_code) that the person enters in the wallet." });
 
@@ -41,14 +37,10 @@ export const zDelivery = z
 
 export const ZCreateIssuanceTransactionRequest = z
   .strictObject({
-    credentialConfiguration: z
-      .string()
-      .min(1)
-      .max(100)
-      .meta({
-        description: "Identifier of the credential configuration to issue.",
-        example: "employee-badge",
-      }),
+    credentialConfiguration: z.string().min(1).max(100).meta({
+      description: "Identifier of the credential configuration to issue.",
+      example: "employee-badge",
+    }),
     issuerId: z.string().max(64).nullish().meta({
       description:
         "Issuer to issue with. Taken from the key when it is bound to an issuer; required otherwise for Credentials_Issue.",

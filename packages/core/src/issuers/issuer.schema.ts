@@ -126,13 +126,10 @@ export const zIssuer = z
     updatedAt: z
       .string()
       .meta({ description: "Last change (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
-    activatedAt: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Activation time (ISO 8601); null while draft.",
-        example: "2026-08-30T12:05:00.000Z",
-      }),
+    activatedAt: z.string().nullable().meta({
+      description: "Activation time (ISO 8601); null while draft.",
+      example: "2026-08-30T12:05:00.000Z",
+    }),
   })
   .meta({ id: "Issuer", description: "An issuer of credentials, operated by an organisation." });
 export type TIssuer = z.infer<typeof zIssuer>;

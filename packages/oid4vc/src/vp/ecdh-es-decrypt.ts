@@ -64,13 +64,7 @@ export function decryptEcdhEsCompactJwe(
   if (header.crit !== undefined) throw new Error("unsupported crit header");
   if (encryptedKey !== "") throw new Error("ECDH-ES carries no encrypted key");
   const epk = header.epk;
-  if (
-    !epk ||
-    epk.kty !== "EC" ||
-    epk.crv !== "P-256" ||
-    typeof epk.x !== "string" ||
-    typeof epk.y !== "string"
-  ) {
+  if (epk?.kty !== "EC" || epk.crv !== "P-256" || typeof epk.x !== "string" || typeof epk.y !== "string") {
     throw new Error("epk must be a P-256 EC public key");
   }
   if (privateKey.asymmetricKeyDetails?.namedCurve !== "prime256v1") throw new Error("key is not P-256");

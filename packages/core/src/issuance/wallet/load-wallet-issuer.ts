@@ -4,7 +4,7 @@ import { OAuthError } from "@cred/oid4vc";
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
 export async function loadWalletIssuer(db: Db, issuerId: string) {
   const issuer = await db.issuer.findUnique({ where: { id: issuerId } });
-  if (!issuer || issuer.status !== "active") return null;
+  if (issuer?.status !== "active") return null;
   return issuer;
 }
 
