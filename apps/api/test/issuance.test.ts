@@ -730,3 +730,40 @@ describe("Credentials_Revoke and the status list", () => {
     expect(errorCode(r)).toBe("RevocationNotSupported");
   });
 });
+
+describe("status list allocation under pressure", () => {
+  it("never hands out a (list, index) twice and moves to a new list when one fills", async () => {
+    const base = t.server.deps.config.issuance;
+    const small = await startTestServer({ config: { issuance: { ...base, statusListSize: 16 } } });
+    try {
+      const tiny = await activeIssuer(small, small.adminKey);
+      const entries: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const tx = await call(small, "POST", PATH, {
+          key: small.adminKey,
+          body: {
+            credentialConfiguration: tiny.configuration,
+            issuerId: tiny.issuerId,
+            claims: VALID_CLAIMS,
+          },
+        });
+        const flow = await redeemOffer(tx.body.data.credentialOffer, { proofs: 3 });
+        expect(flow.credentialRes.status).toBe(200);
+        for (const { credential } of flow.credentialRes.body.credentials) {
+          const { status } = JSON.parse(
+            Buffer.from(credential.split("~")[0].split(".")[1], "base64url").toString(),
+          );
+          entries.push(`${status.status_list.uri}#${status.status_list.idx}`);
+        }
+      }
+      expect(new Set(entries).size).toBe(24);
+      const lists = await small.server.database.prisma.statusList.findMany({
+        where: { issuerId: tiny.issuerId },
+      });
+      expect(lists.length).toBeGreaterThanOrEqual(2);
+      expect(lists.filter((l) => l.full).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await small.close();
+    }
+  });
+});

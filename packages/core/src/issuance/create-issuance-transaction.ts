@@ -1,13 +1,13 @@
 import { randomInt } from "node:crypto";
 import { type Db, inTransaction } from "@cred/db";
 import type { AppDeps } from "../context";
-import type { TClaimDefinition } from "../credential-configurations/credential-configuration.schema";
 import { DomainError, notFound } from "../shared/errors";
 import { newId, randomToken } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";
 import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import type { TCreateIssuanceTransactionRequest, TIssuanceTransaction } from "./issuance.schema";
+import { issuanceCatalog } from "./issuance-catalog";
 import { type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
 
@@ -62,33 +62,25 @@ export async function createIssuanceTransaction(
 ): Promise<TIssuanceTransaction> {
   const scope: TenantScope = { tenantId: principal.tenantId, environment: principal.environment };
   const issuerId = resolveIssuerId(principal, input.issuerId, options.requireExplicitIssuer);
-  const configuration = await db.credentialConfiguration.findUnique({
-    where: { tenantId_environment_identifier: { ...scope, identifier: input.credentialConfiguration } },
-  });
+  const configuration = await issuanceCatalog.configuration(db, scope, input.credentialConfiguration);
   if (!configuration) throw notFound("The credential configuration");
-  const issuer = await db.issuer.findFirst({ where: { id: issuerId, ...scope } });
-  if (!issuer) throw notFound("The issuer");
+  const issuer = await issuanceCatalog.issuer(db, issuerId);
+  if (!issuer || issuer.tenantId !== scope.tenantId || issuer.environment !== scope.environment) {
+    throw notFound("The issuer");
+  }
   if (issuer.status !== "active") {
     throw new DomainError(
       "IssuerNotActive",
       "The issuer is not active; check its readiness and activate it first.",
     );
   }
-  const grant = await db.issuerConfigurationGrant.findUnique({
-    where: { issuerId_configurationId: { issuerId, configurationId: configuration.id } },
-  });
-  if (!grant) {
+  if (!(await issuanceCatalog.isGranted(db, issuerId, configuration.id))) {
     throw new DomainError(
       "IssuerNotAuthorised",
       `The issuer is not authorised for the credential configuration '${configuration.identifier}'.`,
     );
   }
-  const version = await db.credentialConfigurationVersion.findUnique({
-    where: {
-      configurationId_version: { configurationId: configuration.id, version: configuration.activeVersion },
-    },
-  });
-  const definitions = (version?.claims ?? []) as TClaimDefinition[];
+  const definitions = (await issuanceCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
   const claims = input.claims ?? {};
   validateClaims(definitions, claims);
 

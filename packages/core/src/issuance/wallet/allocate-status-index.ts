@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
-import type { Prisma } from "@cred/db";
+import type { Db, Prisma } from "@cred/db";
 import type { CoreConfig } from "../../context";
 import { provisionStatusList } from "../../issuers/provision-status-list";
+import { MemoCache } from "../../shared/memo-cache";
 import type { TenantScope } from "../../shared/principal";
 
 /** After this many random probes hit taken indices in a row, the list counts as full. */
@@ -12,31 +13,63 @@ export interface StatusSlot {
   idx: number;
 }
 
+interface OpenList {
+  id: string;
+  size: number;
+}
+
+/** The list new credentials draw from, per issuer; re-read when a list fills up. */
+const openLists = new MemoCache<OpenList | null>(10_000, 60_000);
+
+async function findOpenList(db: Db, issuerId: string): Promise<OpenList | null> {
+  return db.statusList.findFirst({
+    where: { issuerId, full: false },
+    orderBy: { id: "desc" },
+    select: { id: true, size: true },
+  });
+}
+
+export async function openStatusList(
+  db: Db,
+  config: Pick<CoreConfig, "issuance">,
+  scope: TenantScope,
+  issuerId: string,
+): Promise<OpenList> {
+  const cached = await openLists.get(issuerId, () => findOpenList(db, issuerId));
+  if (cached) return cached;
+  await provisionStatusList(db, scope, issuerId, config);
+  openLists.delete(issuerId);
+  return (await openLists.get(issuerId, () => findOpenList(db, issuerId)))!;
+}
+
+/** `count` distinct random indices of a list: unpredictable, so credentials cannot be correlated by index. */
+export function randomSlots(list: OpenList, count: number): StatusSlot[] {
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(randomInt(list.size));
+  return [...picked].map((idx) => ({ listId: list.id, idx }));
+}
+
 /**
- * Inserts a credential row at an unpredictable, never reused index of the issuer's current status list
- * (the unique (list, index) constraint is the arbiter, so concurrent issuers can never share an index).
- * `insert` returns false when the index was taken; the row is retried at another index.
+ * The slow path, for the rare index that was taken meanwhile: probe random indices inside the
+ * transaction until `insert` succeeds (the unique (list, index) constraint arbitrates), moving to a new
+ * list when the current one is nearly full.
  */
-export async function withStatusSlot(
+export async function insertAtFreshSlot(
   tx: Prisma.TransactionClient,
   config: Pick<CoreConfig, "issuance">,
   scope: TenantScope,
   issuerId: string,
   insert: (slot: StatusSlot) => Promise<boolean>,
-): Promise<StatusSlot> {
+): Promise<void> {
   for (;;) {
-    let list = await tx.statusList.findFirst({ where: { issuerId, full: false }, orderBy: { id: "desc" } });
-    if (!list) {
-      await provisionStatusList(tx, scope, issuerId, config);
-      list = await tx.statusList.findFirstOrThrow({
-        where: { issuerId, full: false },
-        orderBy: { id: "desc" },
-      });
-    }
+    const list = (await findOpenList(tx, issuerId)) ?? {
+      id: await provisionStatusList(tx, scope, issuerId, config),
+      size: config.issuance.statusListSize,
+    };
     for (let probe = 0; probe < MAX_PROBES; probe++) {
-      const slot = { listId: list.id, idx: randomInt(list.size) };
-      if (await insert(slot)) return slot;
+      if (await insert({ listId: list.id, idx: randomInt(list.size) })) return;
     }
     await tx.statusList.update({ where: { id: list.id }, data: { full: true } });
+    openLists.delete(issuerId);
   }
 }

@@ -9,18 +9,23 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { AppDeps } from "../../context";
-import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import { newId, randomToken } from "../../shared/ids";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
+import { issuanceCatalog } from "../issuance-catalog";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
-import { allocateAndInsert } from "./insert-credential";
+import { insertAtFreshSlot, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { invalidToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { consumeNonce } from "./nonce";
+
+const digestOf = (sdJwt: string) =>
+  createHash("sha256")
+    .update(sdJwt.slice(0, sdJwt.indexOf("~")))
+    .digest("base64url");
 
 const deny = (code: CredentialErrorCode, description: string) => credentialError(code, description);
 
@@ -78,28 +83,70 @@ export async function issueCredentials(
     });
   }
 
-  const version = await db.credentialConfigurationVersion.findUniqueOrThrow({
-    where: {
-      configurationId_version: { configurationId: configuration.id, version: tx.configurationVersion },
-    },
-  });
+  const definitions = (await issuanceCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
   if (!tx.claimsCipher)
     throw deny("credential_request_denied", "The issuance transaction has no claims left.");
   const claims = JSON.parse(deps.secretBox.open(tx.claimsCipher, tx.id)) as Record<string, unknown>;
-  const disclosable = disclosablePaths(version.claims as TClaimDefinition[], claims);
+  const disclosable = disclosablePaths(definitions, claims);
   const signingKey = await issuerSigningKey(deps.secretBox, issuer);
   const scope = scopeOfRow(tx);
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + configuration.defaultLifetimeDays * 86_400;
   const notificationId = randomToken(24);
 
-  const issued = await inTransaction(db, async (dbtx) => {
+  const sign = (proof: VerifiedProof | null, slot: StatusSlot | null) =>
+    issueSdJwtVc({
+      privateKey: signingKey.privateKey,
+      kid: signingKey.kid,
+      iss: urls.credentialIssuer,
+      vct: configuration.credentialType,
+      iat,
+      exp,
+      ...(proof ? { cnfJwk: proof.holderJwk } : {}),
+      ...(slot ? { status: { idx: slot.idx, uri: urls.statusList(slot.listId) } } : {}),
+      claims,
+      disclosable,
+    });
+  const rowFor = (
+    draft: { id: string; proof: VerifiedProof | null; credential: string; slot: StatusSlot | null },
+    i: number,
+  ) => ({
+    id: draft.id,
+    ...scope,
+    issuerId: issuer.id,
+    configurationId: configuration.id,
+    transactionId: tx.id,
+    status: "issued",
+    holderKeyThumb: draft.proof?.holderKeyThumbprint ?? null,
+    notificationId: i === 0 ? notificationId : null,
+    issuedAt: new Date(iat * 1000),
+    expiresAt: new Date(exp * 1000),
+    digest: digestOf(draft.credential),
+    statusListId: draft.slot?.listId ?? null,
+    statusIndex: draft.slot?.idx ?? null,
+  });
+
+  // Sign before the transaction so the database is held only for the writes.
+  const slots = configuration.statusEnabled
+    ? randomSlots(await openStatusList(db, deps.config, scope, issuer.id), proofs.length)
+    : proofs.map(() => null);
+  const drafts = await Promise.all(
+    proofs.map(async (proof, i) => ({
+      id: newId("cred"),
+      proof,
+      slot: slots[i]!,
+      credential: await sign(proof, slots[i]!),
+    })),
+  );
+
+  await inTransaction(db, async (dbtx) => {
     const now = new Date();
     const { count } = await dbtx.issuanceTransaction.updateMany({
       where: { id: tx.id, status: "pending", expiresAt: { gt: now } },
       data: {
         status: "completed",
         completedAt: now,
+        credentialId: drafts[0]!.id,
         claimsCipher: null,
         offerCipher: null,
         offerHandleHash: null,
@@ -107,70 +154,37 @@ export async function issueCredentials(
     });
     if (count !== 1)
       throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
-
-    const credentials: { id: string; credential: string }[] = [];
-    for (const [i, proof] of proofs.entries()) {
-      const id = newId("cred");
-      const sign = (status?: { idx: number; uri: string }) =>
-        issueSdJwtVc({
-          privateKey: signingKey.privateKey,
-          kid: signingKey.kid,
-          iss: urls.credentialIssuer,
-          vct: configuration.credentialType,
-          iat,
-          exp,
-          ...(proof ? { cnfJwk: proof.holderJwk } : {}),
-          ...(status ? { status } : {}),
-          claims,
-          disclosable,
-        });
-      const row = {
-        id,
-        ...scope,
-        issuerId: issuer.id,
-        configurationId: configuration.id,
-        transactionId: tx.id,
-        status: "issued",
-        holderKeyThumb: proof?.holderKeyThumbprint ?? null,
-        notificationId: i === 0 ? notificationId : null,
-        issuedAt: new Date(iat * 1000),
-        expiresAt: new Date(exp * 1000),
-      };
-      const credential = await allocateAndInsert(
-        dbtx,
-        deps.config,
-        scope,
-        issuer.id,
-        configuration.statusEnabled,
-        {
-          sign: (slot) => sign(slot ? { idx: slot.idx, uri: urls.statusList(slot.listId) } : undefined),
-          row,
-          digestOf: (sdJwt) =>
-            createHash("sha256")
-              .update(sdJwt.slice(0, sdJwt.indexOf("~")))
-              .digest("base64url"),
-        },
+    const inserted = await dbtx.credential.createMany({ data: drafts.map(rowFor), skipDuplicates: true });
+    if (inserted.count !== drafts.length) {
+      // An index was taken since it was drawn (rare): sign those credentials again at fresh indices.
+      const present = new Set(
+        (await dbtx.credential.findMany({ where: { transactionId: tx.id }, select: { id: true } })).map(
+          (c) => c.id,
+        ),
       );
-      credentials.push({ id, credential });
+      for (const [i, draft] of drafts.entries()) {
+        if (present.has(draft.id)) continue;
+        await insertAtFreshSlot(dbtx, deps.config, scope, issuer.id, async (slot) => {
+          draft.slot = slot;
+          draft.credential = await sign(draft.proof, slot);
+          const one = await dbtx.credential.createMany({ data: [rowFor(draft, i)], skipDuplicates: true });
+          return one.count === 1;
+        });
+      }
     }
-    await dbtx.issuanceTransaction.update({
-      where: { id: tx.id },
-      data: { credentialId: credentials[0]!.id },
-    });
     await emitEvent(dbtx, scope, "issuance.transaction.completed", {
       transactionId: tx.id,
       issuerId: issuer.id,
       credentialConfiguration: tx.configurationIdentifier,
       status: "completed",
-      credentialIds: credentials.map((c) => c.id),
+      credentialIds: drafts.map((d) => d.id),
       callbackReference: tx.callbackReference,
       externalSubjectReference: tx.externalSubjectReference,
     });
-    return credentials;
   });
 
   return {
     headers: NO_STORE,
-    body: { credentials: issued.map((c) => ({ credential: c.credential })), notification_id: notificationId },
+    body: { credentials: drafts.map((d) => ({ credential: d.credential })), notification_id: notificationId },
   };
 }

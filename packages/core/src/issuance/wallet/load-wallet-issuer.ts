@@ -1,9 +1,10 @@
 import type { Db } from "@cred/db";
 import { OAuthError } from "@cred/oid4vc";
+import { issuanceCatalog } from "../issuance-catalog";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
 export async function loadWalletIssuer(db: Db, issuerId: string) {
-  const issuer = await db.issuer.findUnique({ where: { id: issuerId } });
+  const issuer = await issuanceCatalog.issuer(db, issuerId);
   if (issuer?.status !== "active") return null;
   return issuer;
 }

@@ -17,15 +17,17 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
     where: { configurationId: { in: configurations.map((c) => c.id) }, status: "active" },
   });
   const claimsOf = new Map(versions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
+  // Display metadata can change (Issuers_Update), so it is read fresh rather than from the cached row.
+  const fresh = (await db.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
   const display =
-    (issuer.display as { locale: string; name: string; description?: string; logo?: unknown }[]) ?? [];
+    (fresh.display as { locale: string; name: string; description?: string; logo?: unknown }[]) ?? [];
   return buildCredentialIssuerMetadata({
     credentialIssuer: urls.credentialIssuer,
     credentialEndpoint: urls.credential,
     nonceEndpoint: urls.nonce,
     notificationEndpoint: urls.notification,
     batchSize: config.issuance.batchSize,
-    display: display.length > 0 ? display : [{ name: issuer.displayName }],
+    display: display.length > 0 ? display : [{ name: fresh.displayName }],
     configurations: configurations.map((c) => ({
       id: c.identifier,
       vct: c.credentialType,
