@@ -1,5 +1,9 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { SCOPES } from "@cred/core";
 import { webhookBodySchema } from "@cred/core/events/index";
 import { sweepExpired } from "@cred/core/events/sweep-expired";
@@ -695,4 +699,85 @@ describe("the in-process worker", () => {
     expect(t.server.worker).toBeUndefined();
     expect(SCOPES).toContain("webhooks.manage");
   });
+});
+
+describe("pnpm worker (a separate process, PostgreSQL only)", () => {
+  const apiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const startWorkerProcess = (databaseUrl: string, masterKey: Buffer) =>
+    // What `pnpm worker` runs, without wrappers in between, so signals reach the worker itself.
+    spawn(process.execPath, ["--import", "tsx", "src/worker-main.ts"], {
+      cwd: apiDir,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        MASTER_KEY: masterKey.toString("base64"),
+        DEVELOPMENT_MODE: "true",
+        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
+        LOG_LEVEL: "silent",
+      },
+      stdio: "ignore",
+    });
+  const exited = (child: ChildProcess) =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+      else child.once("exit", (code) => resolve(code));
+    });
+
+  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+    "killed mid-delivery (SIGKILL): after a restart the delivery is made; SIGTERM stops gracefully",
+    async () => {
+      const masterKey = randomBytes(32);
+      const s = await startTestServer({ masterKey });
+      const rx = await receiver();
+      rx.answer((n) => (n === 1 ? "hang" : 200));
+      const databaseUrl = (s.server.database.pool as unknown as { options: { connectionString: string } })
+        .options.connectionString;
+      let first: ChildProcess | undefined;
+      let second: ChildProcess | undefined;
+      try {
+        const r = await call(s, "POST", "/management/webhooks", {
+          key: s.adminKey,
+          body: { url: rx.url, events: ["issuer.activated"] },
+        });
+        const sub = r.body.data as { id: string; secret: string };
+        await activeIssuer(s, s.adminKey);
+
+        first = startWorkerProcess(databaseUrl, masterKey);
+        await until("the first worker's request", async () => rx.received.length === 1, 30_000);
+        first.kill("SIGKILL");
+        await exited(first);
+        const db = s.server.database.prisma;
+        const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: sub.id } });
+        expect(delivery).toMatchObject({ status: "pending", attempts: 0 });
+        expect(delivery.lockedUntil).not.toBeNull();
+        // Let the dead worker's lease run out (a minute by default).
+        await db.webhookDelivery.update({
+          where: { id: delivery.id },
+          data: { lockedUntil: new Date(Date.now() - 1) },
+        });
+
+        second = startWorkerProcess(databaseUrl, masterKey);
+        const done = await until(
+          "delivery by the restarted worker",
+          async () => {
+            const row = await db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+            return row.status === "succeeded" && row;
+          },
+          30_000,
+        );
+        expect(done.attempts).toBe(1);
+        expect(await db.webhookAttempt.count({ where: { deliveryId: delivery.id } })).toBe(1);
+        expect(rx.received).toHaveLength(2);
+        expect(verify(sub.secret, rx.received[1]!).type).toBe("issuer.activated");
+        second.kill("SIGTERM");
+        expect(await exited(second)).toBe(0);
+      } finally {
+        first?.kill("SIGKILL");
+        second?.kill("SIGKILL");
+        await rx.close();
+        await s.close();
+      }
+    },
+    60_000,
+  );
 });
