@@ -1,12 +1,80 @@
-export default function SignedOutLanding() {
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useEffect, useState } from "react";
+import { ErrorAlert, Loading } from "../components/status";
+import { setCsrfToken, useTRPC } from "../lib/trpc";
+
+/** Staff sign-in (the signed-out landing page). */
+export default function SignInPage() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const me = useQuery(trpc.staff.me.queryOptions());
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const signIn = useMutation(
+    trpc.staff.signIn.mutationOptions({
+      onSuccess: (result) => {
+        setCsrfToken(result.data.csrfToken);
+        queryClient.setQueryData(trpc.staff.me.queryKey(), { data: result.data });
+        router.replace("/dashboard");
+      },
+    }),
+  );
+
+  useEffect(() => {
+    if (me.data?.data) router.replace("/dashboard");
+  }, [me.data, router]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate({ email, password });
+  };
+
   return (
-    <main>
+    <main className="sign-in">
       <h1>Credential Platform</h1>
-      <p>
-        Issue, verify and manage digital credentials. Sign in with your staff account to manage organisations,
-        issuers, credential configurations, verification policies and webhooks.
+      <p className="lead">
+        Sign in with your staff account to manage issuers, verification and integrations.
       </p>
-      <p>Staff sign-in is not available yet in this build; use the REST API with an API key meanwhile.</p>
+      {me.isPending ? (
+        <Loading label="Checking your session…" />
+      ) : (
+        <form onSubmit={submit} aria-labelledby="sign-in-title" className="card">
+          <h2 id="sign-in-title">Sign in</h2>
+          <label>
+            Email address
+            <input
+              type="email"
+              name="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
+          </label>
+          <label>
+            Password
+            <input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </label>
+          <ErrorAlert error={signIn.error} title="Sign-in failed" />
+          <button type="submit" disabled={signIn.isPending}>
+            {signIn.isPending ? "Signing in…" : "Sign in"}
+          </button>
+          <p className="hint">
+            First start? The API printed the console admin login and wrote it to{" "}
+            <code>.data/bootstrap.json</code>.
+          </p>
+        </form>
+      )}
     </main>
   );
 }

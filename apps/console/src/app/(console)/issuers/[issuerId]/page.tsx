@@ -1,0 +1,142 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { useCan } from "../../../../components/session";
+import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../../components/status";
+import { useTRPC } from "../../../../lib/trpc";
+
+export default function IssuerPage() {
+  const { issuerId } = useParams<{ issuerId: string }>();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const canManage = useCan("issuers.manage");
+  const issuer = useQuery(trpc.issuers.get.queryOptions({ issuerId }));
+  const readiness = useQuery(trpc.issuers.getReadiness.queryOptions({ issuerId }));
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.issuers.pathFilter()),
+      queryClient.invalidateQueries(trpc.dashboard.pathFilter()),
+    ]);
+  const activate = useMutation(trpc.issuers.activate.mutationOptions({ onSuccess: refresh }));
+  const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
+  const [locale, setLocale] = useState("en");
+  const [walletName, setWalletName] = useState("");
+
+  if (issuer.isPending) return <Loading />;
+  if (issuer.isError) return <ErrorAlert error={issuer.error} title="Could not load the issuer" />;
+  const data = issuer.data.data;
+  const ready = readiness.data?.data.ready ?? false;
+
+  const addDisplay = (e: FormEvent) => {
+    e.preventDefault();
+    update.mutate({ issuerId, display: [...data.display, { locale, name: walletName || data.displayName }] });
+  };
+
+  return (
+    <>
+      <p>
+        <Link href="/issuers">← Issuers</Link>
+      </p>
+      <PageHeader title={data.displayName}>
+        Organisation <code>{data.organisationReference}</code> · <Badge value={data.status} />
+      </PageHeader>
+      <dl className="facts">
+        <dt>Issuer id</dt>
+        <dd>
+          <code>{data.id}</code>
+        </dd>
+        <dt>Credential issuer URL</dt>
+        <dd>
+          <code>{data.credentialIssuer}</code>
+        </dd>
+        <dt>Signing key</dt>
+        <dd>
+          {data.signingKey.alg} <code>{data.signingKey.kid}</code>
+        </dd>
+        <dt>Wallet display</dt>
+        <dd>{data.display.length ? data.display.map((d) => `${d.name} (${d.locale})`).join(", ") : "—"}</dd>
+      </dl>
+
+      <section className="card" aria-labelledby="readiness-title">
+        <h2 id="readiness-title">Readiness</h2>
+        {readiness.isPending && <Loading label="Checking readiness…" />}
+        <ErrorAlert error={readiness.error} />
+        {readiness.data && (
+          <>
+            <p data-testid="readiness-summary" role="status">
+              {ready
+                ? "Ready: every requirement is satisfied."
+                : "Not ready: some requirements are outstanding."}
+            </p>
+            <ol className="checklist">
+              {readiness.data.data.items.map((item) => (
+                <li
+                  key={item.id}
+                  className={`check check-${item.status}`}
+                  data-testid={`readiness-${item.id}`}
+                >
+                  <span className="check-mark" aria-hidden="true">
+                    {item.status === "satisfied" ? "✓" : "○"}
+                  </span>
+                  <div>
+                    <strong>{item.title}</strong> <span className="visually-hidden">—</span>
+                    <Badge value={item.status} />
+                    <p>{item.detail}</p>
+                    {item.status === "outstanding" && item.id === "active-credential-configuration" && (
+                      <Link href={`/credential-configurations?issuerId=${data.id}`}>
+                        Create a credential configuration
+                      </Link>
+                    )}
+                  </div>
+                </li>
+              ))}
+            </ol>
+          </>
+        )}
+        {canManage && data.status === "draft" && (
+          <>
+            <ErrorAlert error={activate.error} title="Could not activate" />
+            {ready ? (
+              <button
+                type="button"
+                onClick={() => activate.mutate({ issuerId })}
+                disabled={activate.isPending}
+              >
+                {activate.isPending ? "Activating…" : "Activate issuer"}
+              </button>
+            ) : (
+              <p className="hint">Activation is offered once every item above is satisfied.</p>
+            )}
+          </>
+        )}
+        {data.status === "active" && <Success>This issuer is active and can issue credentials.</Success>}
+      </section>
+
+      {canManage && (
+        <form onSubmit={addDisplay} className="card" aria-labelledby="display-title">
+          <h2 id="display-title">Add wallet display metadata</h2>
+          <div className="grid">
+            <label>
+              Locale
+              <input required value={locale} onChange={(e) => setLocale(e.target.value)} />
+            </label>
+            <label>
+              Name shown in wallets
+              <input
+                value={walletName}
+                placeholder={data.displayName}
+                onChange={(e) => setWalletName(e.target.value)}
+              />
+            </label>
+          </div>
+          <ErrorAlert error={update.error} title="Could not update the issuer" />
+          <button type="submit" className="secondary" disabled={update.isPending}>
+            Add display entry
+          </button>
+        </form>
+      )}
+    </>
+  );
+}

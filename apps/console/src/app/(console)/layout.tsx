@@ -1,0 +1,119 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { type ReactNode, useEffect } from "react";
+import { SessionContext } from "../../components/session";
+import { ErrorAlert, Loading } from "../../components/status";
+import { setCsrfToken, useTRPC } from "../../lib/trpc";
+
+const NAV = [
+  { href: "/dashboard", label: "Dashboard" },
+  { href: "/organisations", label: "Organisations" },
+  { href: "/issuers", label: "Issuers" },
+  { href: "/credential-configurations", label: "Credential configurations" },
+  { href: "/verification-policies", label: "Verification policies" },
+  { href: "/webhooks", label: "Webhooks" },
+  { href: "/api-keys", label: "API keys" },
+  { href: "/playground/issuance", label: "Issuance playground" },
+  { href: "/playground/verification", label: "Verification playground" },
+];
+
+/** The signed-in shell: navigation, tenant and environment switcher, sign-out. */
+export default function ConsoleLayout({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const queryClient = useQueryClient();
+  const me = useQuery(trpc.staff.me.queryOptions());
+  const session = me.data?.data ?? null;
+  if (session) setCsrfToken(session.csrfToken);
+
+  useEffect(() => {
+    if (me.isSuccess && !session) router.replace("/");
+  }, [me.isSuccess, session, router]);
+
+  const switchEnvironment = useMutation(
+    trpc.staff.switchEnvironment.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries();
+      },
+    }),
+  );
+  const signOut = useMutation(
+    trpc.staff.signOut.mutationOptions({
+      onSettled: () => {
+        setCsrfToken(null);
+        queryClient.clear();
+        router.replace("/");
+      },
+    }),
+  );
+
+  if (me.isPending) return <Loading label="Loading your session…" />;
+  if (me.isError)
+    return (
+      <main className="centered">
+        <ErrorAlert error={me.error} title="Could not load your session" />
+      </main>
+    );
+  if (!session) return <Loading label="Redirecting to sign-in…" />;
+
+  return (
+    <SessionContext.Provider value={session}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <div className="shell">
+        <header className="topbar">
+          <span className="brand">Credential Platform</span>
+          <div className="topbar-controls">
+            <span className="tenant" title="Tenant">
+              <span className="visually-hidden">Tenant: </span>
+              {session.tenant.name}
+            </span>
+            <label className="env-switch">
+              Environment
+              <select
+                value={session.environment}
+                disabled={switchEnvironment.isPending}
+                onChange={(e) =>
+                  switchEnvironment.mutate({ environment: e.target.value as "sandbox" | "production" })
+                }
+              >
+                <option value="sandbox">Sandbox</option>
+                <option value="production">Production</option>
+              </select>
+            </label>
+            <span className="who">
+              {session.user.email} <span className="badge">{session.user.role}</span>
+            </span>
+            <button type="button" className="secondary" onClick={() => signOut.mutate()}>
+              Sign out
+            </button>
+          </div>
+        </header>
+        <nav aria-label="Console" className="sidebar">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <Link
+                  href={item.href}
+                  aria-current={
+                    pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined
+                  }
+                >
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1} className={`content env-${session.environment}`}>
+          <ErrorAlert error={switchEnvironment.error} title="Could not switch environment" />
+          {children}
+        </main>
+      </div>
+    </SessionContext.Provider>
+  );
+}

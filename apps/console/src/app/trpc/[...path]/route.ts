@@ -1,0 +1,66 @@
+import { env } from "../../../env";
+
+/**
+ * Same-origin proxy to the API's tRPC endpoint, so the session cookie is first-party and the console
+ * never touches the database. A route handler rather than a next.config rewrite because rewrites are
+ * fixed at build time, while API_ORIGIN is read when the server starts.
+ */
+export const dynamic = "force-dynamic";
+
+const FORWARDED_REQUEST_HEADERS = [
+  "content-type",
+  "cookie",
+  "x-csrf-token",
+  "accept",
+  "x-ms-client-request-id",
+];
+const DROPPED_RESPONSE_HEADERS = new Set([
+  "content-encoding",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+]);
+
+async function proxy(request: Request): Promise<Response> {
+  const incoming = new URL(request.url);
+  const target = `${env.apiOrigin}${incoming.pathname}${incoming.search}`;
+  const headers = new Headers();
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  let upstream: Response;
+  try {
+    upstream = await fetch(target, {
+      method: request.method,
+      headers,
+      body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.text(),
+      cache: "no-store",
+      redirect: "manual",
+    });
+  } catch {
+    const body = {
+      error: {
+        message: "The console cannot reach the API. Is it running?",
+        code: -32603,
+        data: {
+          httpStatus: 502,
+          envelope: {
+            error: { code: "ApiUnreachable", message: "The API is unreachable.", requestId: "none" },
+          },
+        },
+      },
+    };
+    return Response.json(body, { status: 502 });
+  }
+  const responseHeaders = new Headers();
+  upstream.headers.forEach((value, name) => {
+    if (!DROPPED_RESPONSE_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== "set-cookie") {
+      responseHeaders.set(name, value);
+    }
+  });
+  for (const cookie of upstream.headers.getSetCookie()) responseHeaders.append("set-cookie", cookie);
+  return new Response(upstream.body, { status: upstream.status, headers: responseHeaders });
+}
+
+export { proxy as GET, proxy as POST };

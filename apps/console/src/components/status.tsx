@@ -1,0 +1,65 @@
+"use client";
+import type { ReactNode } from "react";
+import { describeError } from "../lib/errors";
+
+/** A failed call: the API's message, error code and request id, announced to screen readers. */
+export function ErrorAlert({ error, title = "The request failed" }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  const d = describeError(error);
+  return (
+    <div className="alert alert-error" role="alert">
+      <strong>{title}:</strong> {d.message}
+      {d.details.length > 0 && (
+        <ul>
+          {d.details.map((detail) => (
+            <li key={`${detail.target}:${detail.message}`}>
+              <code>{detail.target}</code>: {detail.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="meta">
+        {d.code && (
+          <>
+            Code <code>{d.code}</code>
+            {" · "}
+          </>
+        )}
+        Request id <code data-testid="request-id">{d.requestId ?? "unknown"}</code>
+      </p>
+    </div>
+  );
+}
+
+export function Loading({ label = "Loading…" }: { label?: string }) {
+  return (
+    <p className="loading" role="status" aria-live="polite">
+      {label}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}
+
+export function Success({ children }: { children: ReactNode }) {
+  return (
+    <div className="alert alert-success" role="status">
+      {children}
+    </div>
+  );
+}
+
+export function Badge({ value }: { value: string }) {
+  return <span className={`badge badge-${value}`}>{value}</span>;
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <h1>{title}</h1>
+      {children && <p className="lead">{children}</p>}
+    </header>
+  );
+}

@@ -1,0 +1,23 @@
+"use client";
+import type { AppRouter } from "@cred/core";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+/** The session's CSRF token, set from staff.me / staff.signIn; sent on every call (checked on mutations). */
+let csrfToken: string | null = null;
+export function setCsrfToken(token: string | null) {
+  csrfToken = token;
+}
+
+export function makeTrpcClient() {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: "/trpc",
+        headers: () => (csrfToken ? { "x-csrf-token": csrfToken } : {}),
+      }),
+    ],
+  });
+}

@@ -1,0 +1,29 @@
+import { expect, test } from "@playwright/test";
+import { bootstrapCredentials, signIn } from "../support/env";
+
+test("a wrong password shows the error with its request id", async ({ page }) => {
+  await page.goto("/");
+  await page.getByLabel("Email address").fill(bootstrapCredentials().consoleEmail);
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const alert = page.getByRole("alert").filter({ hasText: "Sign-in failed" });
+  await expect(alert).toContainText("The email address or password is not correct.");
+  await expect(alert.getByTestId("request-id")).toHaveText(/^[0-9a-f-]{36}$/);
+});
+
+test("the bootstrap admin signs in, sees the dashboard, switches environment and signs out", async ({
+  page,
+}) => {
+  await signIn(page);
+  await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+  await expect(page.getByRole("img", { name: /Issuances and verifications per day/ })).toBeVisible();
+  const environment = page.getByLabel("Environment");
+  await environment.selectOption("production");
+  await expect(page.getByText(/· production/)).toBeVisible();
+  await environment.selectOption("sandbox");
+  await expect(page.getByText(/· sandbox/)).toBeVisible();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  await page.goto("/dashboard");
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+});
