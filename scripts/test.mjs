@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite: contract check, unit tests, HTTP tests on the embedded database and, when
-// TEST_POSTGRES_URL names a PostgreSQL server, the HTTP tests again on PostgreSQL; then browser tests.
+// TEST_POSTGRES_URL names a PostgreSQL server, the HTTP tests again on PostgreSQL; then browser tests and a
+// few-second smoke of the benchmark.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
@@ -22,3 +23,4 @@ if (pg)
 else process.stdout.write("\n(TEST_POSTGRES_URL not set: the PostgreSQL pass is skipped; CI runs it.)\n");
 if (fs.existsSync("e2e/playwright.config.ts"))
   run("Browser tests (Playwright)", "pnpm", ["--filter", "@cred/e2e", "test"]);
+run("Benchmark smoke (pnpm bench --smoke)", "pnpm", ["--silent", "bench", "--smoke"]);

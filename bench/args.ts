@@ -1,0 +1,65 @@
+/** Command line of `pnpm bench`. */
+export interface BenchOptions {
+  /** Seconds per timed phase (peak and 70%-of-peak run each get this long). */
+  duration: number;
+  /** Concurrent flows in flight in the closed-loop (peak) phase. */
+  concurrency: number;
+  db: "embedded" | "postgres";
+  smoke: boolean;
+  /** Skip the peer implementation. */
+  noPeer: boolean;
+  /** Skip the open-loop run at 70% of peak. */
+  noLatencyRun: boolean;
+  /** Run the server under `--cpu-prof` and summarise the profile. */
+  cpuProf: boolean;
+  /** Only these workloads (comma-separated ids), when given. */
+  only: string[] | undefined;
+}
+
+export function parseArgs(argv: string[]): BenchOptions {
+  const options: BenchOptions = {
+    duration: 10,
+    concurrency: 16,
+    db: "embedded",
+    smoke: false,
+    noPeer: false,
+    noLatencyRun: false,
+    cpuProf: false,
+    only: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === "--") continue;
+    else if (arg === "--duration") options.duration = Number(value());
+    else if (arg === "--concurrency") options.concurrency = Number(value());
+    else if (arg === "--db") {
+      const db = value();
+      if (db !== "embedded" && db !== "postgres") throw new Error("--db is embedded or postgres");
+      options.db = db;
+    } else if (arg === "--smoke") options.smoke = true;
+    else if (arg === "--no-peer") options.noPeer = true;
+    else if (arg === "--no-latency-run") options.noLatencyRun = true;
+    else if (arg === "--cpu-prof") options.cpuProf = true;
+    else if (arg === "--only") options.only = value().split(",");
+    else if (arg === "--help" || arg === "-h") {
+      process.stdout.write(
+        "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
+          "           [--no-latency-run] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n",
+      );
+      process.exit(0);
+    } else throw new Error(`unknown option ${arg}`);
+  }
+  if (options.smoke) {
+    // CI: every workload once, briefly (no 70%-of-peak run); the whole smoke stays well under a minute.
+    options.duration = Math.min(options.duration, 1);
+    options.concurrency = Math.min(options.concurrency, 4);
+    options.noLatencyRun = true;
+  }
+  if (!(options.duration > 0) || !(options.concurrency >= 1)) throw new Error("bad --duration/--concurrency");
+  return options;
+}

@@ -1,0 +1,139 @@
+// The load driver: a separate process (forked by run.ts) that runs one workload against a service,
+// closed loop at a fixed concurrency (peak) or open loop at a fixed arrival rate (latency at a load).
+import { performance } from "node:perf_hooks";
+import { createClient } from "./http";
+import { type LatencySummary, Samples } from "./stats";
+import { type DriverJob, Exhausted, type Step, type Workload } from "./workload";
+
+export interface DriverResult {
+  ops: number;
+  errors: number;
+  errorSamples: string[];
+  /** Open loop: arrivals not started because `maxInFlight` operations were already running. */
+  shed: number;
+  elapsedMs: number;
+  throughput: number;
+  latency: LatencySummary;
+  steps: Record<string, LatencySummary>;
+  clientCpuMs: number;
+  exhausted: boolean;
+  produced: string[];
+}
+
+async function loadWorkload(job: DriverJob, client: ReturnType<typeof createClient>): Promise<Workload> {
+  const items = job.items ? [...job.items] : [];
+  if (job.side === "ours")
+    return (await import("./workloads")).oursWorkload(job.workload, job.target as never, client, items);
+  return (await import("./peer/workloads")).peerWorkload(job.workload, job.target as never, client);
+}
+
+export async function runJob(job: DriverJob): Promise<DriverResult> {
+  const client = createClient(Math.max(job.concurrency, 8));
+  const workload = await loadWorkload(job, client);
+  await workload.prepare?.();
+
+  let recording = false;
+  const latencies = new Samples();
+  const steps = new Map<string, Samples>();
+  const errorSamples: string[] = [];
+  let errors = 0;
+  let exhausted = false;
+  const step: Step = async (name, fn) => {
+    const t0 = performance.now();
+    const value = await fn();
+    if (recording) {
+      const s = steps.get(name) ?? new Samples();
+      steps.set(name, s);
+      s.add(performance.now() - t0);
+    }
+    return value;
+  };
+  const once = async (startedAt: number) => {
+    try {
+      await workload.iteration(step);
+      if (recording) latencies.add(performance.now() - startedAt);
+    } catch (error) {
+      if (error instanceof Exhausted) {
+        exhausted = true;
+        return;
+      }
+      if (recording) {
+        errors++;
+        if (errorSamples.length < 5)
+          errorSamples.push(String((error as Error).message ?? error).slice(0, 300));
+      }
+    }
+  };
+  const closedLoop = async (ms: number) => {
+    const end = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: job.concurrency }, async () => {
+        while (performance.now() < end && !exhausted) await once(performance.now());
+      }),
+    );
+  };
+
+  // Warm-up (JIT, connection pool, caches) is not recorded.
+  await closedLoop(job.warmupMs);
+  if (workload.produced) workload.produced.length = 0;
+
+  recording = true;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let shed = 0;
+  if (job.rate) {
+    // Open loop: latency counts from the scheduled arrival, so a slow server cannot hide its queueing.
+    const interval = 1000 / job.rate;
+    const maxInFlight = Math.max(job.concurrency * 8, 64);
+    let inFlight = 0;
+    let next = t0;
+    const running = new Set<Promise<void>>();
+    const end = t0 + job.durationMs;
+    while (next < end && !exhausted) {
+      const now = performance.now();
+      while (next <= now && next < end) {
+        if (inFlight >= maxInFlight) shed++;
+        else {
+          inFlight++;
+          const p = once(next).finally(() => {
+            inFlight--;
+            running.delete(p);
+          });
+          running.add(p);
+        }
+        next += interval;
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(next - performance.now(), 5))));
+    }
+    await Promise.all(running);
+  } else {
+    await closedLoop(job.durationMs);
+  }
+  const elapsedMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  await client.close();
+  const latency = latencies.summary();
+  return {
+    ops: latency.count,
+    errors,
+    errorSamples,
+    shed,
+    elapsedMs,
+    throughput: (latency.count / elapsedMs) * 1000,
+    latency,
+    steps: Object.fromEntries([...steps].map(([k, v]) => [k, v.summary()])),
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    exhausted,
+    produced: workload.produced ?? [],
+  };
+}
+
+if (process.send) {
+  process.once("message", async (job: DriverJob) => {
+    try {
+      process.send!({ ok: true, result: await runJob(job) }, () => process.exit(0));
+    } catch (error) {
+      process.send!({ ok: false, error: String((error as Error).stack ?? error) }, () => process.exit(1));
+    }
+  });
+}

@@ -1,0 +1,153 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { freshPostgresDatabase } from "./postgres";
+import { freePort, type Service, startService } from "./processes";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const API_VERSION = "2026-08-30";
+
+/** What the load driver needs to drive our service. */
+export interface OursTarget {
+  baseUrl: string;
+  apiKey: string;
+  issuerId: string;
+  organisationReference: string;
+  configuration: string;
+  credentialIssuer: string;
+  tokenEndpoint: string;
+  nonceEndpoint: string;
+  credentialEndpoint: string;
+}
+
+export const CLAIM_DEFINITIONS = [
+  { path: ["given_name"], type: "string", required: true },
+  { path: ["family_name"], type: "string", required: true },
+  { path: ["birthdate"], type: "date" },
+  { path: ["employee_number"], type: "integer", selectivelyDisclosable: false },
+  { path: ["address"], type: "object" },
+  { path: ["address", "country"], type: "string", constraints: { pattern: "^[A-Z]{2}$" } },
+];
+
+export const CLAIMS = {
+  given_name: "Erika",
+  family_name: "Mustermann",
+  birthdate: "1984-01-26",
+  employee_number: 4711,
+  address: { country: "DE" },
+};
+
+/**
+ * Starts apps/api (src/main.ts) as a child process on a fresh temporary DATA_DIR (and, for postgres, a
+ * fresh database), reads the bootstrap API key from DATA_DIR/bootstrap.json.
+ */
+export async function startOurs(options: { db: "embedded" | "postgres"; cpuProfDir?: string }) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-bench-"));
+  const database = options.db === "postgres" ? await freshPostgresDatabase() : undefined;
+  const port = await freePort();
+  let service: Service;
+  try {
+    service = await startService({
+      name: "ours",
+      entry: "src/main.ts",
+      cwd: path.join(ROOT, "apps/api"),
+      port,
+      readyPath: "/healthz",
+      nodeArgs: options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [],
+      env: {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        DATA_DIR: dataDir,
+        DATABASE_URL: database?.url ?? "",
+        LOG_LEVEL: "warn",
+        RATE_LIMIT_POINTS: "10000000",
+        NODE_ENV: "development",
+      },
+    });
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+  const boot = JSON.parse(fs.readFileSync(path.join(dataDir, "bootstrap.json"), "utf8")) as {
+    apiKey: string;
+  };
+  return {
+    service,
+    apiKey: boot.apiKey,
+    async stop() {
+      await service.stop();
+      await database?.drop().catch(() => {});
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function api(baseUrl: string, key: string, method: string, p: string, body?: unknown) {
+  const url = new URL(p, baseUrl);
+  if (p.startsWith("/management/")) url.searchParams.set("api-version", API_VERSION);
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `ApiKey ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${p} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Organisation → issuer → credential configuration → activation, through the management API. */
+export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTarget> {
+  const stamp = Date.now().toString(36);
+  const org = await api(baseUrl, apiKey, "POST", "/management/organisations", {
+    reference: `bench-${stamp}`,
+    displayName: "Bench org",
+  });
+  const issuer = await api(baseUrl, apiKey, "POST", "/management/issuers", {
+    organisationReference: org.data.reference,
+    displayName: "Bench issuer",
+    display: [{ locale: "en", name: "Bench issuer" }],
+  });
+  const config = await api(baseUrl, apiKey, "POST", "/management/credential-configurations", {
+    identifier: `employee-${stamp}`,
+    displayName: "Employee badge",
+    issuerId: issuer.data.id,
+    schemaId: "employee-v1",
+    claims: CLAIM_DEFINITIONS,
+  });
+  await api(baseUrl, apiKey, "POST", `/management/issuers/${issuer.data.id}/activate`);
+  const credentialIssuer = issuer.data.credentialIssuer as string;
+  const wellKnown = (kind: string) => {
+    const u = new URL(credentialIssuer);
+    return `${u.origin}/.well-known/${kind}${u.pathname}`;
+  };
+  const metadata = (await (await fetch(wellKnown("openid-credential-issuer"))).json()) as any;
+  const as = (await (await fetch(wellKnown("oauth-authorization-server"))).json()) as any;
+  return {
+    baseUrl,
+    apiKey,
+    issuerId: issuer.data.id,
+    organisationReference: org.data.reference,
+    configuration: config.data.identifier,
+    credentialIssuer,
+    tokenEndpoint: as.token_endpoint,
+    nonceEndpoint: metadata.nonce_endpoint,
+    credentialEndpoint: metadata.credential_endpoint,
+  };
+}
+
+/** Credential ids of completed issuance transactions (untimed preparation for the revocation workload). */
+export async function credentialIds(target: OursTarget, transactionIds: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  const queue = [...transactionIds];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let id = queue.pop(); id; id = queue.pop()) {
+        const tx = await api(target.baseUrl, target.apiKey, "GET", `/v1.0/issuance-transactions/${id}`);
+        if (tx.data.credentialId) ids.push(tx.data.credentialId);
+      }
+    }),
+  );
+  return ids;
+}

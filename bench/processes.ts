@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Service {
+  name: string;
+  baseUrl: string;
+  child: ChildProcess;
+  pid: number;
+  /** Collected stderr/stdout (last 64 KiB), for error messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node --import tsx <entry>` as a child (no tsx wrapper process, so the pid is the server's own
+ * and its /proc figures are the server's) and waits until `readyPath` answers.
+ */
+export async function startService(options: {
+  name: string;
+  entry: string;
+  cwd: string;
+  port: number;
+  env: Record<string, string>;
+  nodeArgs?: string[];
+  readyPath: string;
+  timeoutMs?: number;
+}): Promise<Service> {
+  let out = "";
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.entry], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const keep = (chunk: Buffer) => {
+    out = (out + chunk.toString()).slice(-65536);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.name} exited early:\n${out}`);
+    try {
+      const res = await fetch(baseUrl + options.readyPath);
+      await res.arrayBuffer();
+      if (res.status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${options.name} did not start in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    name: options.name,
+    baseUrl,
+    child,
+    pid: child.pid!,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+const CLK_TCK = 100;
+
+/** Memory and CPU of a process from /proc: RSS now, peak RSS (VmHWM) and CPU seconds used so far. */
+export function procStats(pid: number): { rssMb: number; hwmMb: number; cpuSeconds: number } | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 (1-based) of stat; fields[] starts at field 3.
+    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    return { rssMb: kb("VmRSS") / 1024, hwmMb: kb("VmHWM") / 1024, cpuSeconds };
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS every `intervalMs` while a phase runs; returns the peak and the CPU used. */
+export function sampleProcess(pid: number, intervalMs = 100) {
+  const start = procStats(pid);
+  let peakRssMb = start?.rssMb ?? 0;
+  const timer = setInterval(() => {
+    const s = procStats(pid);
+    if (s && s.rssMb > peakRssMb) peakRssMb = s.rssMb;
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const end = procStats(pid);
+      if (end && end.rssMb > peakRssMb) peakRssMb = end.rssMb;
+      return {
+        peakRssMb,
+        hwmMb: end?.hwmMb ?? 0,
+        cpuSeconds: end && start ? end.cpuSeconds - start.cpuSeconds : 0,
+      };
+    },
+  };
+}

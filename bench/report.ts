@@ -1,0 +1,173 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { BenchOptions } from "./args";
+import { type CryptoRates, SERVER_CRYPTO } from "./crypto-bound";
+import type { DriverResult } from "./driver";
+
+export interface PhaseReport extends DriverResult {
+  phase: "peak" | "70% of peak";
+  rate?: number;
+  concurrency: number;
+  server: { peakRssMb: number; hwmMb: number; cpuSeconds: number };
+}
+
+export interface WorkloadReport {
+  side: "ours" | "peer";
+  id: string;
+  title: string;
+  available: boolean;
+  /** Operations/s one core could reach if the server-side ES256 operations were its only cost. */
+  bound: number | null;
+  phases: PhaseReport[];
+  note?: string;
+}
+
+export interface Report {
+  startedAt: string;
+  options: BenchOptions;
+  machine: { cpus: number; cpuModel: string; node: string; totalMemGb: number };
+  crypto: CryptoRates;
+  workloads: WorkloadReport[];
+  serverPeakRssMb?: number;
+  cpuProfile?: unknown;
+  notes: string[];
+}
+
+const f = (n: number | null | undefined, digits = 1) =>
+  n === null || n === undefined ? "–" : n.toFixed(digits);
+
+function rows(report: Report): string[][] {
+  const out: string[][] = [];
+  for (const w of report.workloads) {
+    if (!w.available) {
+      out.push([w.side, w.id, "–", "not available", "", "", "", "", "", "", "", "", ""]);
+      continue;
+    }
+    for (const p of w.phases) {
+      out.push([
+        w.side,
+        w.id,
+        p.phase === "peak" ? `peak (c=${p.concurrency})` : `open loop ${f(p.rate)}/s`,
+        f(p.throughput),
+        f(p.latency.p50),
+        f(p.latency.p95),
+        f(p.latency.p99),
+        String(p.errors + p.shed),
+        f(p.server.peakRssMb, 0),
+        p.ops ? f((p.server.cpuSeconds * 1000) / p.ops, 2) : "–",
+        p.ops ? f(p.clientCpuMs / p.ops, 2) : "–",
+        f(w.bound),
+        w.bound && p.phase === "peak" ? `${((p.throughput / w.bound) * 100).toFixed(1)}%` : "",
+      ]);
+    }
+  }
+  return out;
+}
+
+const HEADER = [
+  "side",
+  "workload",
+  "phase",
+  "ops/s",
+  "p50 ms",
+  "p95 ms",
+  "p99 ms",
+  "errors",
+  "srv RSS MB",
+  "srv CPU ms/op",
+  "client CPU ms/op",
+  "ES256 bound/s",
+  "share of bound",
+];
+
+function ratios(report: Report): string[] {
+  const peakOf = (id: string) =>
+    report.workloads.find((w) => w.id === id)?.phases.find((p) => p.phase === "peak");
+  const lines: string[] = [];
+  const ours = peakOf("issuance");
+  const peer = peakOf("peer:issuance");
+  if (ours && peer && peer.throughput > 0) {
+    lines.push(
+      `issuance flow, ours / peer: throughput ${(ours.throughput / peer.throughput).toFixed(2)}×, ` +
+        `p50 ${(ours.latency.p50 / peer.latency.p50).toFixed(2)}×, server CPU per flow ` +
+        `${(ours.server.cpuSeconds / ours.ops / (peer.server.cpuSeconds / peer.ops)).toFixed(2)}×, ` +
+        `peak RSS ${(ours.server.peakRssMb / peer.server.peakRssMb).toFixed(2)}×`,
+    );
+  }
+  return lines;
+}
+
+function cryptoLines(report: Report): string[] {
+  const c = report.crypto;
+  return [
+    `ES256 on one core: node:crypto sign ${f(c.signPerSec, 0)}/s, verify ${f(c.verifyPerSec, 0)}/s (these make the bound); ` +
+      `WebCrypto sign ${f(c.webcryptoSignPerSec, 0)}/s, jose verify ${f(c.joseVerifyPerSec, 0)}/s, ` +
+      `jose import JWK + verify ${f(c.joseImportAndVerifyPerSec, 0)}/s (one at a time)`,
+  ];
+}
+
+export function printTable(report: Report): string {
+  const all = [HEADER, ...rows(report)];
+  const widths = HEADER.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  return (
+    `\n${[line(HEADER), ...rows(report).map(line)].join("\n")}\n\n${[...cryptoLines(report), ...ratios(report)].join("\n")}\n` +
+    `server peak RSS (VmHWM): ${f(report.serverPeakRssMb, 0)} MB\n`
+  );
+}
+
+export function markdown(report: Report): string {
+  const table = [HEADER, HEADER.map(() => "---"), ...rows(report)]
+    .map((r) => `| ${r.join(" | ")} |`)
+    .join("\n");
+  const counted = Object.entries(SERVER_CRYPTO)
+    .map(([id, c]) => `- \`${id}\`: ${c.signs} sign + ${c.verifies} verify — ${c.note}`)
+    .join("\n");
+  const steps = report.workloads
+    .flatMap((w) =>
+      w.phases
+        .filter((p) => p.phase === "peak" && Object.keys(p.steps).length > 1)
+        .map(
+          (p) =>
+            `**${w.id}** (peak): ` +
+            Object.entries(p.steps)
+              .map(([k, s]) => `${k} p50 ${f(s.p50)} / p99 ${f(s.p99)} ms`)
+              .join("; "),
+        ),
+    )
+    .join("\n\n");
+  const errors = report.workloads
+    .flatMap((w) => w.phases.flatMap((p) => p.errorSamples.map((e) => `- ${w.id} ${p.phase}: ${e}`)))
+    .join("\n");
+  return (
+    `# Benchmark ${report.startedAt}
+
+${report.machine.cpus} cores (${report.machine.cpuModel}), Node ${report.machine.node}, db ${report.options.db}, ` +
+    `${report.options.duration}s per phase, concurrency ${report.options.concurrency}${report.options.smoke ? ", smoke" : ""}.
+
+${table}
+
+${[...cryptoLines(report), ...ratios(report)].map((l) => `- ${l}`).join("\n")}
+- server peak RSS (VmHWM): ${f(report.serverPeakRssMb, 0)} MB
+
+Server-side ES256 operations counted per operation:
+${counted}
+
+Steps:
+
+${steps}
+${errors ? `\nErrors (first few):\n${errors}\n` : ""}`
+  );
+}
+
+export function writeReports(dir: string, report: Report): string[] {
+  const stamp = report.startedAt.replace(/[:.]/g, "-");
+  const json = path.join(dir, `bench-${stamp}.json`);
+  const md = path.join(dir, `bench-${stamp}.md`);
+  fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(md, markdown(report));
+  fs.copyFileSync(json, path.join(dir, "latest.json"));
+  fs.copyFileSync(md, path.join(dir, "latest.md"));
+  return [json, md];
+}

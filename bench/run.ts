@@ -1,0 +1,188 @@
+// pnpm bench: our service and a peer, driven from a separate process, against this machine's ES256 bound.
+import { fork } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "./args";
+import { cryptoBound, measureCryptoRates } from "./crypto-bound";
+import type { DriverResult } from "./driver";
+import { credentialIds, type OursTarget, setupOurs, startOurs } from "./ours";
+import { startPeer } from "./peer/start";
+import { type Service, sampleProcess } from "./processes";
+import { type PhaseReport, printTable, type Report, writeReports } from "./report";
+import type { DriverJob } from "./workload";
+import { OUR_WORKLOADS, VERIFICATION_DRIVEN } from "./workloads";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const options = parseArgs(process.argv.slice(2));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function runDriver(job: DriverJob): Promise<DriverResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(HERE, "driver.ts"), [], { cwd: HERE, execArgv: ["--import", "tsx"] });
+    let done = false;
+    child.once("message", (m: { ok: boolean; result?: DriverResult; error?: string }) => {
+      done = true;
+      if (m.ok) resolve(m.result!);
+      else reject(new Error(m.error));
+    });
+    child.once("exit", (code) => {
+      if (!done) reject(new Error(`load driver exited with ${code}`));
+    });
+    child.send(job);
+  });
+}
+
+/** Peak (closed loop), then, unless told not to, an open-loop run at 70% of that peak. */
+async function measure(
+  service: Service,
+  side: "ours" | "peer",
+  workload: string,
+  target: unknown,
+  items?: string[],
+): Promise<{ phases: PhaseReport[]; produced: string[] }> {
+  const durationMs = options.duration * 1000;
+  const warmupMs = options.smoke ? 300 : Math.min(2000, durationMs / 5);
+  const phases: PhaseReport[] = [];
+  const half = items ? Math.ceil(items.length / 2) : 0;
+  const sampler = sampleProcess(service.pid);
+  const peak = await runDriver({
+    side,
+    workload,
+    target,
+    concurrency: options.concurrency,
+    durationMs,
+    warmupMs,
+    items: items?.slice(0, half),
+  });
+  phases.push({ phase: "peak", concurrency: options.concurrency, ...peak, server: sampler.stop() });
+  log(
+    `  ${side} ${workload} peak: ${peak.throughput.toFixed(1)}/s p99 ${peak.latency.p99.toFixed(1)} ms, ${peak.errors} errors`,
+  );
+  if (!options.noLatencyRun && peak.throughput > 0) {
+    const rate = 0.7 * peak.throughput;
+    const s = sampleProcess(service.pid);
+    const at70 = await runDriver({
+      side,
+      workload,
+      target,
+      concurrency: options.concurrency,
+      durationMs,
+      warmupMs: 0,
+      rate,
+      items: items?.slice(half),
+    });
+    phases.push({ phase: "70% of peak", rate, concurrency: options.concurrency, ...at70, server: s.stop() });
+    log(
+      `  ${side} ${workload} at ${rate.toFixed(1)}/s: p99 ${at70.latency.p99.toFixed(1)} ms, ${at70.errors} errors`,
+    );
+  }
+  return { phases, produced: [...phases.flatMap((p) => p.produced)] };
+}
+
+async function verificationAvailable(baseUrl: string): Promise<boolean> {
+  const doc = await (await fetch(`${baseUrl}/openapi.json`)).json().catch(() => ({}));
+  return JSON.stringify(doc).includes('"Verifications_Create"');
+}
+
+const started = new Date();
+log(
+  `bench: ${options.smoke ? "smoke, " : ""}${options.duration}s per phase, concurrency ${options.concurrency}, db ${options.db}`,
+);
+log("measuring raw ES256 rates (one core)…");
+const crypto = await measureCryptoRates(options.smoke ? 200 : 1000);
+const report: Report = {
+  startedAt: started.toISOString(),
+  options,
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "",
+    node: process.version,
+    totalMemGb: os.totalmem() / 2 ** 30,
+  },
+  crypto,
+  workloads: [],
+  notes: [],
+};
+const wanted = (id: string) => !options.only || options.only.includes(id);
+const resultsDir = path.join(HERE, "results");
+fs.mkdirSync(resultsDir, { recursive: true });
+const cpuProfDir = options.cpuProf ? path.join(resultsDir, `cpu-${started.getTime()}`) : undefined;
+
+log(`starting our service (${options.db})…`);
+const ours = await startOurs({ db: options.db, cpuProfDir });
+try {
+  const target: OursTarget = await setupOurs(ours.service.baseUrl, ours.apiKey);
+  let issued: string[] = [];
+  for (const id of Object.keys(OUR_WORKLOADS) as (keyof typeof OUR_WORKLOADS)[]) {
+    if (!wanted(id)) continue;
+    const base = { side: "ours" as const, id, title: OUR_WORKLOADS[id], bound: cryptoBound(crypto, id) };
+    if (id === "verification") {
+      const reason = !(await verificationAvailable(target.baseUrl))
+        ? "Verifications_Create is not in this build"
+        : !VERIFICATION_DRIVEN
+          ? "the verification slice is not committed yet; the harness does not drive it"
+          : undefined;
+      if (reason) {
+        report.workloads.push({ ...base, available: false, phases: [], note: `not available: ${reason}` });
+        log(`  verification: not available (${reason})`);
+        continue;
+      }
+    }
+    let items: string[] | undefined;
+    if (id === "revoke") {
+      if (issued.length === 0) {
+        const seed = await measure(ours.service, "ours", "issuance", target);
+        issued = seed.produced;
+      }
+      items = await credentialIds(target, issued);
+    }
+    const { phases, produced } = await measure(ours.service, "ours", id, target, items);
+    if (id === "issuance") issued = produced;
+    report.workloads.push({
+      ...base,
+      available: true,
+      phases,
+      note: items ? `${items.length} credentials to revoke` : undefined,
+    });
+  }
+} finally {
+  await ours.stop();
+}
+report.serverPeakRssMb = Math.max(0, ...report.workloads.flatMap((w) => w.phases.map((p) => p.server.hwmMb)));
+
+if (!options.noPeer && wanted("issuance")) {
+  log("starting the peer (oid4vc-ts issuer)…");
+  const peer = await startPeer();
+  try {
+    const { phases } = await measure(peer.service, "peer", "issuance", peer.target);
+    report.workloads.push({
+      side: "peer",
+      id: "peer:issuance",
+      title: "Peer (oid4vc-ts + @sd-jwt, in memory): create → offer → token → nonce → credential",
+      bound: cryptoBound(crypto, "peer:issuance"),
+      available: true,
+      phases,
+    });
+  } finally {
+    await peer.service.stop();
+  }
+}
+
+if (cpuProfDir) {
+  const { summariseProfiles } = await import("./profile-summary");
+  report.cpuProfile = summariseProfiles(cpuProfDir);
+}
+
+const files = writeReports(resultsDir, report);
+process.stdout.write(printTable(report));
+log(`\nreports: ${files.join(", ")}`);
+const errors = report.workloads.reduce((n, w) => n + w.phases.reduce((m, p) => m + p.errors, 0), 0);
+const empty = report.workloads.filter((w) => w.available && !w.phases.some((p) => p.ops > 0));
+if (errors > 0 || empty.length > 0) {
+  log(
+    `bench: ${errors} errors; workloads with no completed operation: ${empty.map((w) => w.id).join(", ") || "none"}`,
+  );
+  process.exit(1);
+}

@@ -1,0 +1,121 @@
+// Our service's workloads, as a wallet and an API client would drive them (apps/api/test/wallet-client.ts).
+import { createProofJwt, type Es256KeyPair, generateEs256KeyPair } from "@cred/oid4vc";
+import type { Client } from "./http";
+import { API_VERSION, CLAIMS, type OursTarget } from "./ours";
+import { Exhausted, type Workload } from "./workload";
+
+const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+
+export const OUR_WORKLOADS = {
+  create: "IssuanceTransactions_Create",
+  issuance: "OpenID4VCI flow: create → offer → token → nonce → credential (1 proof)",
+  verification: "Verifications_Create → request object → direct_post → verified",
+  revoke: "Credentials_Revoke + status list fetch",
+  reads: "Management reads: Issuers_Get / Organisations_List (alternating)",
+} as const;
+
+/** Whether oursWorkload("verification") exists in this harness. */
+export const VERIFICATION_DRIVEN = false;
+
+/** Holder keys made before the timed loop; proofs are signed in the loop because they carry the nonce. */
+export async function holderKeys(n: number): Promise<Es256KeyPair[]> {
+  return Promise.all(Array.from({ length: n }, () => generateEs256KeyPair()));
+}
+
+export function oursWorkload(name: string, target: OursTarget, client: Client, items: string[]): Workload {
+  const auth = { authorization: `ApiKey ${target.apiKey}` };
+  const createBody = {
+    credentialConfiguration: target.configuration,
+    issuerId: target.issuerId,
+    claims: CLAIMS,
+  };
+  const create = () =>
+    client.json("POST", `${target.baseUrl}/v1.0/issuance-transactions`, {
+      headers: auth,
+      body: createBody,
+      expect: 201,
+    });
+
+  switch (name) {
+    case "create":
+      return { iteration: (step) => step("create", create) };
+
+    case "issuance": {
+      let keys: Es256KeyPair[] = [];
+      let n = 0;
+      const produced: string[] = [];
+      return {
+        produced,
+        async prepare() {
+          keys = await holderKeys(64);
+        },
+        async iteration(step) {
+          const tx = (await step("create", create)).data;
+          const offerUri = new URL(tx.credentialOffer).searchParams.get("credential_offer_uri")!;
+          const offer = await step("offer", () => client.json("GET", offerUri));
+          const token = await step("token", () =>
+            client.json("POST", target.tokenEndpoint, {
+              form: {
+                grant_type: PRE_AUTH,
+                "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+              },
+            }),
+          );
+          const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
+          const key = keys[n++ % keys.length]!;
+          const proof = await step("client: sign proof", () =>
+            createProofJwt({
+              privateKey: key.privateKey,
+              publicJwk: key.publicJwk,
+              audience: target.credentialIssuer,
+              nonce: c_nonce,
+              iat: Math.floor(Date.now() / 1000),
+            }),
+          );
+          const res = await step("credential", () =>
+            client.json("POST", target.credentialEndpoint, {
+              headers: { authorization: `Bearer ${token.access_token}` },
+              body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
+            }),
+          );
+          if (typeof res.credentials?.[0]?.credential !== "string") throw new Error("no credential");
+          produced.push(tx.id);
+        },
+      };
+    }
+
+    case "revoke":
+      return {
+        async iteration(step) {
+          const credentialId = items.pop();
+          if (!credentialId) throw new Exhausted();
+          const revoked = await step("revoke", () =>
+            client.json("POST", `${target.baseUrl}/v1.0/credentials/${credentialId}/revoke`, {
+              headers: auth,
+            }),
+          );
+          const jwt = await step("status list", () =>
+            client.send("GET", revoked.data.statusList.uri, {
+              headers: { accept: "application/statuslist+jwt" },
+            }),
+          );
+          if (jwt.text.split(".").length !== 3) throw new Error("status list is not a JWT");
+        },
+      };
+
+    case "reads": {
+      let n = 0;
+      const issuerUrl = `${target.baseUrl}/management/issuers/${target.issuerId}?api-version=${API_VERSION}`;
+      const orgsUrl = `${target.baseUrl}/management/organisations?api-version=${API_VERSION}`;
+      return {
+        iteration: (step) =>
+          n++ % 2 === 0
+            ? step("Issuers_Get", () => client.json("GET", issuerUrl, { headers: auth }))
+            : step("Organisations_List", () => client.json("GET", orgsUrl, { headers: auth })),
+      };
+    }
+
+    default:
+      throw new Error(`unknown workload ${name}`);
+  }
+}
