@@ -22,6 +22,7 @@ export function createClient(connections: number) {
   }
 
   return {
+    dispatcher,
     send,
     async json<T = any>(
       method: "GET" | "POST",

@@ -19,6 +19,8 @@ export interface OursTarget {
   tokenEndpoint: string;
   nonceEndpoint: string;
   credentialEndpoint: string;
+  /** Verification policy accepting this issuer's credentials (requires given_name). */
+  verificationPolicy: string;
 }
 
 export const CLAIM_DEFINITIONS = [
@@ -117,6 +119,24 @@ export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTa
     claims: CLAIM_DEFINITIONS,
   });
   await api(baseUrl, apiKey, "POST", `/management/issuers/${issuer.data.id}/activate`);
+  const verificationPolicy = `employee-check-${stamp}`;
+  await api(baseUrl, apiKey, "POST", "/management/verification-policies", {
+    identifier: verificationPolicy,
+    displayName: "Employee check",
+    purpose: "Bench",
+    credentials: [
+      {
+        id: "employee",
+        credentialTypes: [config.data.credentialType],
+        trustedIssuers: [{ issuerId: issuer.data.id }],
+        requiredClaims: [["given_name"]],
+        optionalClaims: [["family_name"]],
+      },
+    ],
+  }).catch((error) => {
+    // Builds without verification policies still run the issuance workloads.
+    if (!String(error).includes("404")) throw error;
+  });
   const credentialIssuer = issuer.data.credentialIssuer as string;
   const wellKnown = (kind: string) => {
     const u = new URL(credentialIssuer);
@@ -134,6 +154,7 @@ export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTa
     tokenEndpoint: as.token_endpoint,
     nonceEndpoint: metadata.nonce_endpoint,
     credentialEndpoint: metadata.credential_endpoint,
+    verificationPolicy,
   };
 }
 

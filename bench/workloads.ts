@@ -1,8 +1,9 @@
 // Our service's workloads, as a wallet and an API client would drive them (apps/api/test/wallet-client.ts).
-import { createProofJwt, type Es256KeyPair, generateEs256KeyPair } from "@cred/oid4vc";
+import { createProofJwt, type Es256KeyPair, generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
+import { fetch as undiciFetch } from "undici";
 import type { Client } from "./http";
 import { API_VERSION, CLAIMS, type OursTarget } from "./ours";
-import { Exhausted, type Workload } from "./workload";
+import { Exhausted, type Step, type Workload } from "./workload";
 
 const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 
@@ -14,8 +15,45 @@ export const OUR_WORKLOADS = {
   reads: "Management reads: Issuers_Get / Organisations_List (alternating)",
 } as const;
 
+/** The whole OpenID4VCI flow for one credential; returns the transaction id and the credential. */
+async function issueOne(
+  target: OursTarget,
+  client: Client,
+  key: Es256KeyPair,
+  step: Step,
+  create: () => Promise<any>,
+): Promise<{ transactionId: string; credential: string }> {
+  const tx = (await step("create", create)).data;
+  const offerUri = new URL(tx.credentialOffer).searchParams.get("credential_offer_uri")!;
+  const offer = await step("offer", () => client.json("GET", offerUri));
+  const token = await step("token", () =>
+    client.json("POST", target.tokenEndpoint, {
+      form: { grant_type: PRE_AUTH, "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"] },
+    }),
+  );
+  const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
+  const proof = await step("client: sign proof", () =>
+    createProofJwt({
+      privateKey: key.privateKey,
+      publicJwk: key.publicJwk,
+      audience: target.credentialIssuer,
+      nonce: c_nonce,
+      iat: Math.floor(Date.now() / 1000),
+    }),
+  );
+  const res = await step("credential", () =>
+    client.json("POST", target.credentialEndpoint, {
+      headers: { authorization: `Bearer ${token.access_token}` },
+      body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
+    }),
+  );
+  const credential = res.credentials?.[0]?.credential;
+  if (typeof credential !== "string") throw new Error("no credential");
+  return { transactionId: tx.id, credential };
+}
+
 /** Whether oursWorkload("verification") exists in this harness. */
-export const VERIFICATION_DRIVEN = false;
+export const VERIFICATION_DRIVEN = true;
 
 /** Holder keys made before the timed loop; proofs are signed in the loop because they carry the nonce. */
 export async function holderKeys(n: number): Promise<Es256KeyPair[]> {
@@ -50,36 +88,47 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
           keys = await holderKeys(64);
         },
         async iteration(step) {
-          const tx = (await step("create", create)).data;
-          const offerUri = new URL(tx.credentialOffer).searchParams.get("credential_offer_uri")!;
-          const offer = await step("offer", () => client.json("GET", offerUri));
-          const token = await step("token", () =>
-            client.json("POST", target.tokenEndpoint, {
-              form: {
-                grant_type: PRE_AUTH,
-                "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
-              },
+          const { transactionId } = await issueOne(target, client, keys[n++ % keys.length]!, step, create);
+          produced.push(transactionId);
+        },
+      };
+    }
+
+    case "verification": {
+      // One credential, issued through our own flow before the loop, presented again in every session
+      // (each presentation has a fresh KB-JWT over the session's nonce).
+      let holder: Es256KeyPair;
+      let credential = "";
+      return {
+        async prepare() {
+          [holder] = await holderKeys(1);
+          credential = (await issueOne(target, client, holder!, (_n, fn) => fn(), create)).credential;
+        },
+        async iteration(step) {
+          const session = (
+            await step("Verifications_Create", () =>
+              client.json("POST", `${target.baseUrl}/v1.0/verifications`, {
+                headers: auth,
+                body: { policy: target.verificationPolicy },
+                expect: 201,
+              }),
+            )
+          ).data;
+          const wallet = await step("wallet: request object + direct_post.jwt", () =>
+            presentWithTestWallet({
+              authorizationRequestUri: session.authorizationRequestUri,
+              fetch: ((input: string, init?: object) =>
+                undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
+              holderPrivateKey: holder.privateJwk,
+              credential,
+              enc: "A128GCM",
             }),
           );
-          const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
-          const key = keys[n++ % keys.length]!;
-          const proof = await step("client: sign proof", () =>
-            createProofJwt({
-              privateKey: key.privateKey,
-              publicJwk: key.publicJwk,
-              audience: target.credentialIssuer,
-              nonce: c_nonce,
-              iat: Math.floor(Date.now() / 1000),
-            }),
+          if (wallet.status !== 200) throw new Error(`direct_post answered ${wallet.status}`);
+          const read = await step("Verifications_Get", () =>
+            client.json("GET", `${target.baseUrl}/v1.0/verifications/${session.id}`, { headers: auth }),
           );
-          const res = await step("credential", () =>
-            client.json("POST", target.credentialEndpoint, {
-              headers: { authorization: `Bearer ${token.access_token}` },
-              body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
-            }),
-          );
-          if (typeof res.credentials?.[0]?.credential !== "string") throw new Error("no credential");
-          produced.push(tx.id);
+          if (read.data.status !== "verified") throw new Error(`session ${read.data.status}`);
         },
       };
     }
