@@ -562,6 +562,15 @@ describe("the catalogue", () => {
     const credential = flow.credentialRes.body.credentials[0].credential as string;
     const read = await call(t, "GET", `/v1.0/issuance-transactions/${completed.id}`, { key });
     const credentialId = read.body.data.credentialId as string;
+    // credential.accepted|failed|deleted: the wallet's OpenID4VCI notifications
+    for (const event of ["credential_accepted", "credential_failure", "credential_deleted"]) {
+      const res = await fetch(`${issuer.credentialIssuer}/notification`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${flow.accessToken}` },
+        body: JSON.stringify({ notification_id: flow.credentialRes.body.notification_id, event }),
+      });
+      expect(res.status).toBe(204);
+    }
     // issuance.transaction.cancelled
     const cancelled = await issue(key, issuer);
     expect(

@@ -43,6 +43,29 @@ interface CatalogueEntry {
   data: z.ZodObject;
 }
 
+/** A wallet's OpenID4VCI notification about the credentials of one issuance transaction. */
+const walletNotification = <T extends WebhookEventType>(
+  type: T,
+  name: string,
+  event: string,
+  description: string,
+): Record<T, CatalogueEntry> =>
+  ({
+    [type]: {
+      name,
+      description,
+      data: z.object({
+        transactionId: id(
+          "The issuance transaction whose credentials the wallet reports on.",
+          "itx_01jd5x6c3v8w9y0z1a2b3c4d5e",
+        ),
+        issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+        credentialIds: z.array(z.string()).meta({ description: "The credentials of that transaction." }),
+        event: z.literal(event).meta({ description: "The wallet's notification event (OpenID4VCI §11)." }),
+      }),
+    },
+  }) as unknown as Record<T, CatalogueEntry>;
+
 export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
   "issuance.transaction.created": {
     name: "IssuanceTransactionCreated",
@@ -81,6 +104,24 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
       status: z.literal("revoked").meta({ description: "The credential's state after the change." }),
     }),
   },
+  ...walletNotification(
+    "credential.accepted",
+    "CredentialAccepted",
+    "credential_accepted",
+    "The wallet reported that it accepted and stored the credential(s) (OpenID4VCI notification).",
+  ),
+  ...walletNotification(
+    "credential.failed",
+    "CredentialFailed",
+    "credential_failure",
+    "The wallet reported that storing the credential(s) failed (OpenID4VCI notification).",
+  ),
+  ...walletNotification(
+    "credential.deleted",
+    "CredentialDeleted",
+    "credential_deleted",
+    "The wallet reported that the holder deleted the credential(s) (OpenID4VCI notification).",
+  ),
   "verification.session.created": {
     name: "VerificationSessionCreated",
     description: "A verification session was created (Verifications_Create); it waits for the wallet.",
