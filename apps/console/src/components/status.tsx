@@ -51,8 +51,12 @@ export function Success({ children }: { children: ReactNode }) {
   );
 }
 
-export function Badge({ value }: { value: string }) {
-  return <span className={`badge badge-${value}`}>{value}</span>;
+export function Badge({ value, testId }: { value: string; testId?: string }) {
+  return (
+    <span className={`badge badge-${value}`} data-testid={testId}>
+      {value}
+    </span>
+  );
 }
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {

@@ -1,0 +1,147 @@
+"use client";
+import { SCOPES, type Scope } from "@cred/core/shared/scopes";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { SecretOnce } from "../../../components/secret-once";
+import { useSession } from "../../../components/session";
+import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../components/status";
+import { useTRPC } from "../../../lib/trpc";
+
+export default function ApiKeysPage() {
+  const session = useSession();
+  if (session.user.role !== "admin") {
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <Empty>Only administrators manage API keys.</Empty>
+      </>
+    );
+  }
+  return <ApiKeys />;
+}
+
+function ApiKeys() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const session = useSession();
+  const list = useQuery(trpc.apiKeys.list.queryOptions());
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<Scope[]>([]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries(trpc.apiKeys.pathFilter());
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: async (result) => {
+        setSecret(result.data.key);
+        setName("");
+        setScopes([]);
+        await refresh();
+      },
+    }),
+  );
+  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: refresh }));
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ name, scopes });
+  };
+
+  return (
+    <>
+      <PageHeader title="API keys">
+        Keys for backend systems in the {session.environment} environment. A key is shown once, when created.
+      </PageHeader>
+      {secret && <SecretOnce label="The new API key" value={secret} onDismiss={() => setSecret(null)} />}
+      {list.isPending && <Loading />}
+      <ErrorAlert error={list.error} />
+      <ErrorAlert error={revoke.error} title="Could not revoke the key" />
+      {list.data &&
+        (list.data.data.length === 0 ? (
+          <Empty>No API keys in this environment.</Empty>
+        ) : (
+          <table>
+            <caption className="visually-hidden">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((k) => (
+                <tr key={k.id} data-testid={`api-key-${k.name}`}>
+                  <td>{k.name}</td>
+                  <td>
+                    <code>ak_{k.prefix}_…</code>
+                  </td>
+                  <td>{k.scopes.length === SCOPES.length ? "all scopes" : k.scopes.join(", ")}</td>
+                  <td>
+                    <Badge value={k.status} />
+                  </td>
+                  <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
+                  <td>
+                    {k.status === "active" && (
+                      <button
+                        type="button"
+                        className="danger small"
+                        disabled={revoke.isPending}
+                        aria-label={`Revoke ${k.name}`}
+                        onClick={() => {
+                          if (window.confirm(`Revoke the key “${k.name}”? Calls with it will fail at once.`))
+                            revoke.mutate({ id: k.id });
+                        }}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+      <form onSubmit={submit} className="card" aria-labelledby="create-key">
+        <h2 id="create-key">Create an API key</h2>
+        <label>
+          Name
+          <input required value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <fieldset>
+          <legend>Scopes</legend>
+          <div className="actions">
+            <button type="button" className="secondary small" onClick={() => setScopes([...SCOPES])}>
+              Select all
+            </button>
+            <button type="button" className="secondary small" onClick={() => setScopes([])}>
+              Clear
+            </button>
+          </div>
+          <div className="checkbox-grid">
+            {SCOPES.map((scope) => (
+              <label key={scope} className="inline">
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  onChange={(e) =>
+                    setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))
+                  }
+                />
+                {scope}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <ErrorAlert error={create.error} title="Could not create the key" />
+        <button type="submit" disabled={create.isPending || scopes.length === 0 || !name}>
+          {create.isPending ? "Creating…" : "Create key"}
+        </button>
+      </form>
+    </>
+  );
+}

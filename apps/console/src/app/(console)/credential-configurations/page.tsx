@@ -1,0 +1,182 @@
+"use client";
+import { ZCreateCredentialConfigurationRequest } from "@cred/core/credential-configurations/credential-configuration.schema";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { type FormEvent, Suspense, useState } from "react";
+import { useCan } from "../../../components/session";
+import { Empty, ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
+import { useTRPC } from "../../../lib/trpc";
+import { ClaimEditor, type ClaimRow, newClaimRow, toClaimDefinition } from "./claim-editor";
+
+export default function CredentialConfigurationsPage() {
+  return (
+    <Suspense fallback={<Loading />}>
+      <CredentialConfigurations />
+    </Suspense>
+  );
+}
+
+function CredentialConfigurations() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const canManage = useCan("credential-configurations.manage");
+  const params = useSearchParams();
+  const list = useQuery(trpc.credentialConfigurations.list.queryOptions({ limit: 100 }));
+  const issuers = useQuery(trpc.issuers.list.queryOptions({ limit: 100 }));
+  const [identifier, setIdentifier] = useState("");
+  const [displayName, setDisplayName] = useState("");
+  const [issuerId, setIssuerId] = useState(params.get("issuerId") ?? "");
+  const [schemaId, setSchemaId] = useState("");
+  const [rows, setRows] = useState<ClaimRow[]>(() => [newClaimRow("given_name", "string", true)]);
+  const [issues, setIssues] = useState<Map<string, string[]>>(new Map());
+  const [formIssues, setFormIssues] = useState<string[]>([]);
+
+  const create = useMutation(
+    trpc.credentialConfigurations.create.mutationOptions({
+      onSuccess: async () => {
+        setIdentifier("");
+        setDisplayName("");
+        setSchemaId("");
+        setRows([newClaimRow("given_name", "string", true)]);
+        await Promise.all([
+          queryClient.invalidateQueries(trpc.credentialConfigurations.pathFilter()),
+          queryClient.invalidateQueries(trpc.issuers.pathFilter()),
+        ]);
+      },
+    }),
+  );
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const request = {
+      identifier,
+      displayName,
+      issuerId,
+      schemaId: schemaId || `urn:example:${identifier}`,
+      claims: rows.map(toClaimDefinition),
+    };
+    // The API's own schema, so the console refuses exactly what the API would.
+    const parsed = ZCreateCredentialConfigurationRequest.safeParse(request);
+    if (!parsed.success) {
+      const byRow = new Map<string, string[]>();
+      const general: string[] = [];
+      for (const issue of parsed.error.issues) {
+        const [first, index] = issue.path;
+        if (first === "claims" && typeof index === "number") {
+          const key = `claims.${index}`;
+          byRow.set(key, [...(byRow.get(key) ?? []), issue.message]);
+        } else {
+          general.push(`${issue.path.join(".") || "form"}: ${issue.message}`);
+        }
+      }
+      setIssues(byRow);
+      setFormIssues(general);
+      return;
+    }
+    setIssues(new Map());
+    setFormIssues([]);
+    create.mutate(parsed.data);
+  };
+
+  return (
+    <>
+      <PageHeader title="Credential configurations">
+        What an issuer issues: the credential type and its claims.
+      </PageHeader>
+      {list.isPending && <Loading />}
+      <ErrorAlert error={list.error} />
+      {list.data &&
+        (list.data.data.length === 0 ? (
+          <Empty>No credential configurations yet.</Empty>
+        ) : (
+          <table>
+            <caption className="visually-hidden">Credential configurations</caption>
+            <thead>
+              <tr>
+                <th scope="col">Identifier</th>
+                <th scope="col">Name</th>
+                <th scope="col">Issuer</th>
+                <th scope="col">Claims</th>
+                <th scope="col">Version</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((c) => (
+                <tr key={c.id}>
+                  <td>
+                    <code>{c.identifier}</code>
+                  </td>
+                  <td>{c.displayName}</td>
+                  <td>
+                    <Link href={`/issuers/${c.issuerId}`}>
+                      <code>{c.issuerId}</code>
+                    </Link>
+                  </td>
+                  <td>{c.claims.map((claim) => claim.path.join(".")).join(", ") || "—"}</td>
+                  <td>v{c.activeVersion}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+      {canManage && (
+        <form onSubmit={submit} className="card" aria-labelledby="create-config" noValidate>
+          <h2 id="create-config">Create a credential configuration</h2>
+          <div className="grid">
+            <label>
+              Identifier
+              <input required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
+            </label>
+            <label>
+              Display name
+              <input required value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
+            </label>
+            <label>
+              Issuer
+              <select required value={issuerId} onChange={(e) => setIssuerId(e.target.value)}>
+                <option value="">Choose…</option>
+                {(issuers.data?.data ?? []).map((i) => (
+                  <option key={i.id} value={i.id}>
+                    {i.displayName} ({i.status})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Schema id (optional)
+              <input
+                value={schemaId}
+                placeholder="urn:example:<identifier>"
+                onChange={(e) => setSchemaId(e.target.value)}
+              />
+            </label>
+          </div>
+          <ClaimEditor rows={rows} onChange={setRows} issues={issues} />
+          {formIssues.length > 0 && (
+            <div className="alert alert-error" role="alert">
+              <strong>Fix these first:</strong>
+              <ul>
+                {formIssues.map((m) => (
+                  <li key={m}>{m}</li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {issues.size > 0 && (
+            <div className="alert alert-error" role="alert">
+              Some claims are not valid; see the messages in the table.
+            </div>
+          )}
+          <ErrorAlert error={create.error} title="Could not create the configuration" />
+          {create.isSuccess && (
+            <Success>Configuration {create.data.data.identifier} created (version 1 active).</Success>
+          )}
+          <button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create configuration"}
+          </button>
+        </form>
+      )}
+    </>
+  );
+}

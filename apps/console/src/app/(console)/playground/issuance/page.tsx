@@ -1,0 +1,217 @@
+"use client";
+import type { TClaimDefinition } from "@cred/core/credential-configurations/credential-configuration.schema";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { QrCode } from "../../../../components/qr-code";
+import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
+import { useTRPC } from "../../../../lib/trpc";
+
+function coerce(claim: TClaimDefinition, raw: string): unknown {
+  switch (claim.type) {
+    case "number":
+    case "integer":
+      return raw === "" ? undefined : Number(raw);
+    case "boolean":
+      return raw === "true";
+    case "object":
+    case "array":
+      return raw === "" ? undefined : JSON.parse(raw);
+    default:
+      return raw === "" ? undefined : raw;
+  }
+}
+
+/** Claim values keyed by dotted path → the nested claims object the API expects. */
+function buildClaims(claims: TClaimDefinition[], values: Record<string, string>) {
+  const out: Record<string, unknown> = {};
+  for (const claim of claims) {
+    const value = coerce(claim, values[claim.path.join(".")] ?? "");
+    if (value === undefined) continue;
+    let node = out;
+    claim.path.slice(0, -1).forEach((segment) => {
+      node[segment] ??= {};
+      node = node[segment] as Record<string, unknown>;
+    });
+    node[claim.path[claim.path.length - 1]!] = value;
+  }
+  return out;
+}
+
+export default function IssuancePlaygroundPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const configurations = useQuery(trpc.credentialConfigurations.list.queryOptions({ limit: 100 }));
+  const issuers = useQuery(trpc.issuers.list.queryOptions({ limit: 100, status: "active" }));
+  const [configurationId, setConfigurationId] = useState("");
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [withTxCode, setWithTxCode] = useState(true);
+  const [claimError, setClaimError] = useState<string | null>(null);
+  const activeIssuers = new Set((issuers.data?.data ?? []).map((i) => i.id));
+  const usable = (configurations.data?.data ?? []).filter((c) => activeIssuers.has(c.issuerId));
+  const configuration = usable.find((c) => c.id === configurationId);
+
+  const create = useMutation(
+    trpc.issuanceTransactions.create.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.dashboard.pathFilter()),
+    }),
+  );
+  const created = create.data?.data;
+  const status = useQuery({
+    ...trpc.issuanceTransactions.get.queryOptions({ transactionId: created?.id ?? "" }),
+    enabled: !!created,
+    refetchInterval: (query) =>
+      query.state.data?.data.status === "pending" || !query.state.data ? 1_500 : false,
+  });
+  const current = status.data?.data ?? created;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!configuration) return;
+    let claims: Record<string, unknown>;
+    try {
+      claims = buildClaims(configuration.claims, values);
+      setClaimError(null);
+    } catch {
+      setClaimError("Object and array claims take JSON.");
+      return;
+    }
+    create.mutate({
+      credentialConfiguration: configuration.identifier,
+      issuerId: configuration.issuerId,
+      claims,
+      delivery: {
+        offerBy: "reference",
+        ...(withTxCode ? { txCode: { inputMode: "numeric", length: 6 } } : {}),
+      },
+    });
+  };
+
+  return (
+    <>
+      <PageHeader title="Issuance playground">
+        Create an issuance transaction and scan its offer with a wallet; the status updates when the wallet
+        redeems it.
+      </PageHeader>
+      {(configurations.isPending || issuers.isPending) && <Loading />}
+      <ErrorAlert error={configurations.error ?? issuers.error} />
+      {configurations.isSuccess && issuers.isSuccess && usable.length === 0 && (
+        <Empty>
+          No credential configuration belongs to an active issuer yet. Create one and activate its issuer.
+        </Empty>
+      )}
+      <div className="playground">
+        {usable.length > 0 && (
+          <form onSubmit={submit} className="card" aria-labelledby="offer-title">
+            <h2 id="offer-title">New offer</h2>
+            <label>
+              Credential configuration
+              <select
+                required
+                value={configurationId}
+                onChange={(e) => {
+                  setConfigurationId(e.target.value);
+                  setValues({});
+                  create.reset();
+                }}
+              >
+                <option value="">Choose…</option>
+                {usable.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.displayName} ({c.identifier})
+                  </option>
+                ))}
+              </select>
+            </label>
+            {configuration && (
+              <fieldset>
+                <legend>Claims</legend>
+                {configuration.claims.length === 0 && <Empty>No claims declared.</Empty>}
+                {configuration.claims.map((claim) => {
+                  const key = claim.path.join(".");
+                  const label = `${claim.display?.[0]?.name ?? key}${claim.required ? " (required)" : ""}`;
+                  return claim.type === "boolean" ? (
+                    <label key={key} className="inline">
+                      <input
+                        type="checkbox"
+                        checked={values[key] === "true"}
+                        onChange={(e) => setValues({ ...values, [key]: String(e.target.checked) })}
+                      />
+                      {label}
+                    </label>
+                  ) : (
+                    <label key={key}>
+                      {label}
+                      <input
+                        type={
+                          claim.type === "date"
+                            ? "date"
+                            : claim.type === "number" || claim.type === "integer"
+                              ? "number"
+                              : "text"
+                        }
+                        required={claim.required}
+                        value={values[key] ?? ""}
+                        onChange={(e) => setValues({ ...values, [key]: e.target.value })}
+                      />
+                    </label>
+                  );
+                })}
+              </fieldset>
+            )}
+            <label className="inline">
+              <input type="checkbox" checked={withTxCode} onChange={(e) => setWithTxCode(e.target.checked)} />
+              Protect the offer with a transaction code (tx_code)
+            </label>
+            {claimError && (
+              <p className="alert alert-error" role="alert">
+                {claimError}
+              </p>
+            )}
+            <ErrorAlert error={create.error} title="Could not create the offer" />
+            <p>
+              <button type="submit" disabled={create.isPending || !configuration}>
+                {create.isPending ? "Creating…" : "Create offer"}
+              </button>
+            </p>
+          </form>
+        )}
+        {created && current && (
+          <section className="card" aria-labelledby="tx-title">
+            <h2 id="tx-title">Transaction</h2>
+            <p aria-live="polite">
+              Status <Badge value={current.status} testId="issuance-status" />
+            </p>
+            {created.credentialOffer && current.status === "pending" && (
+              <QrCode value={created.credentialOffer} label="QR code of the credential offer" />
+            )}
+            {created.txCode && (
+              <p>
+                Transaction code:{" "}
+                <span className="tx-code" data-testid="tx-code">
+                  {created.txCode}
+                </span>
+              </p>
+            )}
+            <dl className="facts">
+              <dt>Transaction id</dt>
+              <dd>
+                <code>{created.id}</code>
+              </dd>
+              <dt>Expires</dt>
+              <dd>{new Date(created.expiresAt).toLocaleString()}</dd>
+              {current.credentialId && (
+                <>
+                  <dt>Credential</dt>
+                  <dd>
+                    <code>{current.credentialId}</code>
+                  </dd>
+                </>
+              )}
+            </dl>
+            <ErrorAlert error={status.error} title="Could not refresh the status" />
+          </section>
+        )}
+      </div>
+    </>
+  );
+}

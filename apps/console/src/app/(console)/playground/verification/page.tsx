@@ -1,0 +1,142 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { QrCode } from "../../../../components/qr-code";
+import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
+import { useTRPC } from "../../../../lib/trpc";
+
+function show(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+export default function VerificationPlaygroundPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const policies = useQuery(trpc.verificationPolicies.list.queryOptions({ limit: 100 }));
+  const active = (policies.data?.data ?? []).filter((p) => p.status === "active");
+  const [policy, setPolicy] = useState("");
+  const create = useMutation(
+    trpc.verifications.create.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.dashboard.pathFilter()),
+    }),
+  );
+  const created = create.data?.data;
+  const session = useQuery({
+    ...trpc.verifications.get.queryOptions({ verificationId: created?.id ?? "" }),
+    enabled: !!created,
+    refetchInterval: (query) =>
+      query.state.data?.data.status === "pending" || !query.state.data ? 1_500 : false,
+  });
+  const current = session.data?.data ?? created;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ policy });
+  };
+
+  return (
+    <>
+      <PageHeader title="Verification playground">
+        Start a verification from a policy and present a credential with a wallet; only the claims the policy
+        asks for are shown.
+      </PageHeader>
+      {policies.isPending && <Loading />}
+      <ErrorAlert error={policies.error} />
+      {policies.isSuccess && active.length === 0 && <Empty>No active verification policy yet.</Empty>}
+      <div className="playground">
+        {active.length > 0 && (
+          <form onSubmit={submit} className="card" aria-labelledby="start-title">
+            <h2 id="start-title">Start a verification</h2>
+            <label>
+              Policy
+              <select
+                required
+                value={policy}
+                onChange={(e) => {
+                  setPolicy(e.target.value);
+                  create.reset();
+                }}
+              >
+                <option value="">Choose…</option>
+                {active.map((p) => (
+                  <option key={p.identifier} value={p.identifier}>
+                    {p.displayName} ({p.identifier})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <ErrorAlert error={create.error} title="Could not start the verification" />
+            <button type="submit" disabled={create.isPending || !policy}>
+              {create.isPending ? "Starting…" : "Start verification"}
+            </button>
+          </form>
+        )}
+        {created && current && (
+          <section className="card" aria-labelledby="session-title">
+            <h2 id="session-title">Session</h2>
+            <p aria-live="polite">
+              Status <Badge value={current.status} testId="verification-status" />
+            </p>
+            {current.status === "pending" && (
+              <QrCode value={created.authorizationRequestUri} label="QR code of the presentation request" />
+            )}
+            <dl className="facts">
+              <dt>Session id</dt>
+              <dd>
+                <code>{created.id}</code>
+              </dd>
+              <dt>Expires</dt>
+              <dd>{new Date(created.expiresAt).toLocaleString()}</dd>
+            </dl>
+            {current.result && (
+              <section aria-labelledby="result-title">
+                <h3 id="result-title">Result: {current.result.outcome}</h3>
+                {current.result.reasons?.length ? (
+                  <ul>
+                    {current.result.reasons.map((r) => (
+                      <li key={`${r.code}:${r.credentialQueryId ?? ""}`}>
+                        <code>{r.code}</code>: {r.message}
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+                {current.result.credentials.map((c) => (
+                  <table key={c.credentialQueryId} data-testid="verified-claims">
+                    <caption>
+                      Disclosed claims of <code>{c.credentialType}</code>
+                    </caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Claim</th>
+                        <th scope="col">Value</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {Object.entries(c.claims).map(([name, value]) => (
+                        <tr key={name}>
+                          <th scope="row">{name}</th>
+                          <td>{show(value)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                    <tfoot>
+                      <tr>
+                        <td colSpan={2} className="hint">
+                          Checks:{" "}
+                          {Object.entries(c.checks)
+                            .map(([check, outcome]) => `${check} ${outcome}`)
+                            .join(", ")}
+                        </td>
+                      </tr>
+                    </tfoot>
+                  </table>
+                ))}
+              </section>
+            )}
+            <ErrorAlert error={session.error} title="Could not refresh the status" />
+          </section>
+        )}
+      </div>
+    </>
+  );
+}

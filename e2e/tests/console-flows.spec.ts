@@ -1,0 +1,222 @@
+import { presentWithTestWallet } from "@cred/oid4vc";
+import { expect, type Page, test } from "@playwright/test";
+import { redeemOffer } from "../../apps/api/test/wallet-client";
+import { signIn, unique } from "../support/env";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+
+/**
+ * The management tasks end to end in the browser, in order: each step builds on the one before
+ * (organisation → issuer → configuration → activation → policy → webhook → keys → playgrounds).
+ */
+test.describe.configure({ mode: "serial" });
+
+const suffix = unique("e2e");
+const orgReference = `acme-${suffix}`;
+const issuerName = `Acme issuer ${suffix}`;
+const configIdentifier = `membership-${suffix}`;
+const policyIdentifier = `member-check-${suffix}`;
+let issuerUrl = "";
+let issued: { credential: string; holderPrivateKey: CryptoKey } | null = null;
+
+let page: Page;
+test.beforeAll(async ({ browser }) => {
+  page = await browser.newPage();
+  await signIn(page);
+});
+// biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured fixtures argument
+test.afterEach(async ({}, testInfo) => {
+  // The shared page is not the `page` fixture, so keep its screenshot explicitly.
+  await testInfo.attach("screenshot", {
+    body: await page.screenshot({ fullPage: true }),
+    contentType: "image/png",
+  });
+});
+test.afterAll(async () => {
+  await page.close();
+});
+
+async function go(name: string) {
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+}
+
+test("organisation → issuer → configuration → readiness ready → activate", async () => {
+  await go("Organisations");
+  await page.getByLabel("Reference").fill(orgReference);
+  await page.getByLabel("Display name").fill("Acme Bank");
+  await page.getByLabel("Country (optional)").fill("NL");
+  await page.getByRole("button", { name: "Create organisation" }).click();
+  await expect(page.getByRole("cell", { name: orgReference })).toBeVisible();
+
+  await go("Issuers");
+  await page.getByLabel("Organisation").selectOption(orgReference);
+  await page.getByLabel("Display name").fill(issuerName);
+  await page.getByLabel("Name shown in wallets (English, optional)").fill("Acme Bank");
+  await page.getByRole("button", { name: "Create issuer" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: issuerName })).toBeVisible();
+  issuerUrl = page.url();
+
+  // Item by item: everything but the configuration is satisfied, and activation is not offered yet.
+  await expect(page.getByTestId("readiness-summary")).toHaveText(/Not ready/);
+  await expect(page.getByTestId("readiness-display-metadata")).toContainText("satisfied");
+  await expect(page.getByTestId("readiness-active-credential-configuration")).toContainText("outstanding");
+  await expect(page.getByRole("button", { name: "Activate issuer" })).toHaveCount(0);
+
+  await page.getByRole("link", { name: "Create a credential configuration" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Credential configurations" })).toBeVisible();
+  await page.getByLabel("Identifier").fill(configIdentifier);
+  await page.getByLabel("Display name").fill("Membership card");
+  await expect(page.getByLabel("Issuer")).toHaveValue(/^iss_/);
+
+  // The claim editor validates with the API's own zod schema before sending anything.
+  await page.getByRole("button", { name: "Add claim" }).click();
+  await page.getByLabel("Claim 2 path").fill("member..id");
+  await page.getByRole("button", { name: "Create configuration" }).click();
+  await expect(page.getByText("Some claims are not valid")).toBeVisible();
+  await expect(page.getByLabel("Claim 2 path")).toHaveAttribute("aria-invalid", "true");
+  await page.getByLabel("Claim 2 path").fill("member_since");
+  await page.getByLabel("Claim 2 type").selectOption("date");
+  await page.getByRole("button", { name: "Add claim" }).click();
+  await page.getByLabel("Claim 3 path").fill("family_name");
+  await page.getByRole("button", { name: "Create configuration" }).click();
+  await expect(page.getByText(`Configuration ${configIdentifier} created`)).toBeVisible();
+  await expect(page.getByRole("cell", { name: configIdentifier })).toBeVisible();
+
+  await page.goto(issuerUrl);
+  await expect(page.getByTestId("readiness-summary")).toHaveText(/Ready/);
+  await expect(page.getByTestId("readiness-active-credential-configuration")).toContainText("satisfied");
+  await page.getByRole("button", { name: "Activate issuer" }).click();
+  await expect(page.getByText("This issuer is active")).toBeVisible();
+});
+
+test("verification policy: create, suspend, reactivate", async () => {
+  await go("Verification policies");
+  await page.getByLabel("Identifier").fill(policyIdentifier);
+  await page.getByLabel("Display name").fill("Member check");
+  await page.getByLabel("Credential").selectOption({ label: `Membership card (${configIdentifier})` });
+  await page.getByLabel("given_name").check();
+  await page.getByRole("button", { name: "Create policy" }).click();
+  const row = page.getByTestId(`policy-${policyIdentifier}`);
+  await expect(row).toContainText("active");
+  await row.getByRole("button", { name: `Suspend ${policyIdentifier}` }).click();
+  await expect(row).toContainText("suspended");
+  await row.getByRole("button", { name: `Reactivate ${policyIdentifier}` }).click();
+  await expect(row).toContainText("active");
+});
+
+test("webhook: secret shown once, a delivery appears in the log", async () => {
+  const receiver = await startWebhookReceiver();
+  try {
+    await go("Webhooks");
+    await page.getByLabel("Endpoint URL").fill(receiver.url);
+    await page.getByLabel("Description (optional)").fill("e2e receiver");
+    await page.getByRole("button", { name: "Create webhook" }).click();
+    await expect(page.getByTestId("secret-value")).toHaveText(/^whsec_/);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await expect(page.getByTestId("secret-value")).toHaveCount(0);
+    await expect(page.getByRole("cell", { name: `${receiver.url} e2e receiver` })).toBeVisible();
+
+    // Cause an event: suspending and reactivating the policy emits verification_policy.* events.
+    await go("Verification policies");
+    const row = page.getByTestId(`policy-${policyIdentifier}`);
+    await row.getByRole("button", { name: `Suspend ${policyIdentifier}` }).click();
+    await expect(row).toContainText("suspended");
+    await row.getByRole("button", { name: `Reactivate ${policyIdentifier}` }).click();
+    await expect(row).toContainText("active");
+
+    await go("Webhooks");
+    const log = page.getByTestId("delivery-log");
+    await expect(log).toContainText("verification_policy.suspended", { timeout: 30_000 });
+    await expect(
+      log.getByRole("row").filter({ hasText: "verification_policy.suspended" }).first(),
+    ).toContainText("succeeded", { timeout: 30_000 });
+    expect(receiver.received.length).toBeGreaterThan(0);
+
+    // Redelivery: one more attempt with the same webhook-id.
+    const suspended = log.getByRole("row").filter({ hasText: "verification_policy.suspended" }).first();
+    const eventId = receiver.received.find((r) => r.body.includes("verification_policy.suspended"))?.headers[
+      "webhook-id"
+    ];
+    const before = receiver.received.length;
+    await suspended.getByRole("button", { name: /^Redeliver/ }).click();
+    await expect(suspended.getByRole("cell").nth(3)).toHaveText("2", { timeout: 30_000 });
+    expect(receiver.received.length).toBeGreaterThan(before);
+    expect(receiver.received.at(-1)!.headers["webhook-id"]).toBe(eventId);
+    expect(receiver.received[0]!.headers["webhook-signature"]).toMatch(/^v1,/);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("API key: created with chosen scopes, shown once, revoked", async () => {
+  const name = `ci-${suffix}`;
+  await go("API keys");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("organisations.read").check();
+  await page.getByLabel("issuers.read").check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("secret-value")).toHaveText(/^ak_[a-z2-7]{12}_/);
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  const row = page.getByTestId(`api-key-${name}`);
+  await expect(row).toContainText("organisations.read, issuers.read");
+  await expect(row).toContainText("active");
+  page.once("dialog", (dialog) => dialog.accept());
+  await row.getByRole("button", { name: `Revoke ${name}` }).click();
+  await expect(row).toContainText("revoked");
+});
+
+test("issuance playground: QR code, tx_code, completed when a wallet redeems the offer", async () => {
+  await go("Issuance playground");
+  await page
+    .getByLabel("Credential configuration")
+    .selectOption({ label: `Membership card (${configIdentifier})` });
+  await page.getByLabel("given_name (required)").fill("Erika");
+  await page.getByLabel("family_name").fill("Mustermann");
+  await page.getByLabel("member_since").fill("2024-05-01");
+  await page.getByRole("button", { name: "Create offer" }).click();
+  await expect(page.getByTestId("qr-code")).toBeVisible();
+  await expect(page.getByTestId("issuance-status")).toHaveText("pending");
+  const txCode = (await page.getByTestId("tx-code").textContent())!.trim();
+  expect(txCode).toMatch(/^\d{6}$/);
+  const link = await page.getByTestId("qr-link").inputValue();
+  expect(link).toMatch(/^openid-credential-offer:\/\//);
+
+  const flow = await redeemOffer(link, { txCode });
+  expect(flow.credentialRes.status).toBe(200);
+  issued = {
+    credential: flow.credentialRes.body.credentials[0].credential as string,
+    holderPrivateKey: flow.keys[0]!.privateKey as CryptoKey,
+  };
+  await expect(page.getByTestId("issuance-status")).toHaveText("completed");
+  await expect(page.getByTestId("qr-code")).toHaveCount(0);
+});
+
+test("verification playground: QR code, verified with only the requested claims", async () => {
+  expect(issued).not.toBeNull();
+  await go("Verification playground");
+  await page.getByLabel("Policy").selectOption(policyIdentifier);
+  await page.getByRole("button", { name: "Start verification" }).click();
+  await expect(page.getByTestId("qr-code")).toBeVisible();
+  await expect(page.getByTestId("verification-status")).toHaveText("pending");
+  const link = await page.getByTestId("qr-link").inputValue();
+  expect(link).toMatch(/^openid4vp:\/\//);
+
+  const answer = await presentWithTestWallet({
+    authorizationRequestUri: link,
+    fetch: (input, init) => fetch(input, init),
+    credential: issued!.credential,
+    holderPrivateKey: issued!.holderPrivateKey,
+  });
+  expect(answer.status).toBe(200);
+  await expect(page.getByTestId("verification-status")).toHaveText("verified");
+  const claims = page.getByTestId("verified-claims");
+  await expect(claims.getByRole("row", { name: /given_name/ })).toContainText("Erika");
+  await expect(claims).not.toContainText("Mustermann");
+});
+
+test("the dashboard counts what the flows created", async () => {
+  await go("Dashboard");
+  await expect(page.getByTestId("total-activeIssuers")).not.toHaveText("0");
+  await expect(page.getByTestId("total-credentials")).not.toHaveText("0");
+  await expect(page.getByTestId("total-verifiedSessions")).not.toHaveText("0");
+});
