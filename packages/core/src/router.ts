@@ -9,6 +9,7 @@ import { staffRouter } from "./staff/router";
 import { router } from "./trpc";
 import { verificationsRouter } from "./verification/router";
 import { verificationPoliciesRouter } from "./verification-policies/router";
+import { verifierCertificatesRouter } from "./verifier-certificates/router";
 import { webhookDeliveriesRouter, webhooksRouter } from "./webhooks/router";
 
 export const appRouter = router({
@@ -17,6 +18,7 @@ export const appRouter = router({
   credentialConfigurations: credentialConfigurationsRouter,
   verificationPolicies: verificationPoliciesRouter,
   verifications: verificationsRouter,
+  verifierCertificates: verifierCertificatesRouter,
   webhooks: webhooksRouter,
   webhookDeliveries: webhookDeliveriesRouter,
   issuanceTransactions: issuanceTransactionsRouter,

@@ -82,6 +82,7 @@ export async function createVerificationPolicy(
     credentialSets: input.credentialSets,
     responseMode: input.responseMode,
     sessionLifetimeSeconds: input.sessionLifetimeSeconds,
+    clientIdPrefix: input.clientIdPrefix,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,
   };
   const details = await checkReferences(db, scope, config, rules);

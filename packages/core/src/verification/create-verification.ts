@@ -13,11 +13,12 @@ import {
   sessionEventData,
   toVerificationSessionDto,
 } from "./verification-session-dto";
-import { getVerifierIdentity } from "./verifier-identity";
+import { clientIdFor, getVerifierIdentity } from "./verifier-identity";
 
 /**
  * Starts a verification under a server-managed policy: a pending session with a fresh nonce and state,
- * the client_id of the tenant's verifier certificate (generated on first use) and, for
+ * the client_id of the tenant's verifier certificate (generated on first use) with the policy's prefix
+ * (`x509_hash` by default, `x509_san_dns` when the certificate names the public host; else 409) and, for
  * `direct_post.jwt`, a fresh ECDH-ES P-256 key (sealed). The request object itself is built and signed
  * when the wallet fetches `requestUri`.
  */
@@ -30,6 +31,8 @@ export async function createVerification(
   const { row: policy, rules } = await getActivePolicyForVerification(db, scope, input.policy);
   dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
   const identity = await getVerifierIdentity(deps, scope);
+  // Policies stored before `clientIdPrefix` existed use the default.
+  const clientId = clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
   const id = newId("vs");
   const now = Date.now();
   const encryptionKey =
@@ -45,7 +48,7 @@ export async function createVerification(
       rules: rules as object,
       state: generateState(),
       nonce: generateNonce(),
-      clientId: identity.clientIds.x509_hash,
+      clientId,
       responseMode: rules.responseMode,
       encryptionKeyCipher: encryptionKey
         ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))

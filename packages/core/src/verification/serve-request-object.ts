@@ -14,7 +14,7 @@ import { dcqlQueryFor } from "./policy-query";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { verificationRepository } from "./verification-repository";
 import { encryptionKeySealContext, responseUriOf } from "./verification-session-dto";
-import { getVerifierIdentity } from "./verifier-identity";
+import { getVerifierIdentity, identityServesClientId } from "./verifier-identity";
 
 export interface WalletHttpResponse {
   status: number;
@@ -27,7 +27,9 @@ export interface WalletHttpResponse {
  * The request_uri endpoint (OpenID4VP §5.10): the signed request object of a pending session, built
  * from the session's policy snapshot, `typ: oauth-authz-req+jwt`, `x5c` of the tenant's verifier
  * certificate. With a POST form (`request_uri_method=post`), `wallet_nonce` is echoed in the object.
- * Unknown, decided or expired sessions → 404 `invalid_request` (the wallet aborts on any HTTP error).
+ * Unknown, decided or expired sessions → 404 `invalid_request` (the wallet aborts on any HTTP error);
+ * a session whose client_id the current certificate no longer serves (replaced by an upload) → 400
+ * `invalid_request`.
  */
 export async function serveRequestObject(
   deps: AppDeps,
@@ -51,6 +53,14 @@ export async function serveRequestObject(
   }
   const scope = scopeOfRow(row);
   const identity = await getVerifierIdentity(deps, scope);
+  if (!identityServesClientId(identity, row.clientId, deps.config)) {
+    // The certificate was replaced after the session was created and no longer matches its client_id
+    // (always so for x509_hash): a wallet would reject the object, so say why instead.
+    throw new VpError(
+      "invalid_request",
+      "the verifier certificate was replaced after this request was created; ask the verifier to start a new verification",
+    );
+  }
   let encryptionJwk: Jwk | undefined;
   if (row.responseMode === "direct_post.jwt" && row.encryptionKeyCipher) {
     const privateJwk = JSON.parse(

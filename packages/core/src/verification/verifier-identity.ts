@@ -2,7 +2,8 @@ import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { isUniqueViolation } from "@cred/db";
 import { generateVerifierCertificate, parseVerifierCertificate } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
+import type { AppDeps, CoreConfig } from "../context";
+import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { verificationRepository } from "./verification-repository";
@@ -15,13 +16,23 @@ export interface VerifierIdentity {
   x5c: string[];
   /** Imported once; request objects are signed with it directly. */
   privateKey: KeyObject;
+  /** Every dNSName SAN of the leaf (lower case). */
+  dnsNames: string[];
+  /** `x509_san_dns` is the leaf's first dNSName; use `clientIdFor` to pick the one wallets accept. */
   clientIds: { x509_hash: string; x509_san_dns: string };
 }
 
 const MAX_CACHED = 1000;
-const cache = new Map<string, Promise<VerifierIdentity>>();
+/**
+ * Cached identities are re-read after this long, so an upload handled by another process is picked up
+ * within a minute (the process that handles the upload drops its entry at once).
+ */
+const CACHE_TTL_MS = 60_000;
+const cache = new Map<string, { identity: Promise<VerifierIdentity>; loadedAt: number }>();
 
-function sealContext(scope: TenantScope) {
+const cacheKey = (scope: TenantScope) => `${scope.tenantId}|${scope.environment}`;
+
+export function verifierKeySealContext(scope: TenantScope) {
   return `verifier-certificate:${scope.tenantId}:${scope.environment}`;
 }
 
@@ -30,53 +41,115 @@ export function verifierDnsName(publicBaseUrl: string): string {
   return new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, "").toLowerCase();
 }
 
-async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity> {
+/**
+ * The stored certificate row of a tenant + environment; the first call generates one (a CA + leaf
+ * whose dNSName SAN is the host of the public base URL, so `x509_san_dns` works out of the box; the CA
+ * key is discarded, so the leaf can never be re-issued from it: upload a chain to replace it).
+ */
+export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScope) {
   const db = deps.database.prisma;
-  let row = await verificationRepository.findVerifierCertificate(db, scope);
-  if (!row) {
-    // First verification of this tenant + environment: generate a CA + leaf (the CA key is discarded,
-    // so the leaf can never be re-issued from it; replace the row to rotate).
-    const generated = await generateVerifierCertificate({
-      dnsName: verifierDnsName(deps.config.publicBaseUrl),
+  const row = await verificationRepository.findVerifierCertificate(db, scope);
+  if (row) return row;
+  const generated = await generateVerifierCertificate({
+    dnsName: verifierDnsName(deps.config.publicBaseUrl),
+  });
+  try {
+    return await verificationRepository.createVerifierCertificate(db, {
+      id: newId("vcert"),
+      ...scope,
+      chainPem: generated.certificateChainPem,
+      privateKeyCipher: deps.secretBox.seal(
+        JSON.stringify(generated.privateKeyJwk),
+        verifierKeySealContext(scope),
+      ),
+      dnsName: generated.dnsName,
+      uploaded: false,
     });
-    const id = newId("vcert");
-    try {
-      row = await verificationRepository.createVerifierCertificate(db, {
-        id,
-        ...scope,
-        chainPem: generated.certificateChainPem,
-        privateKeyCipher: deps.secretBox.seal(JSON.stringify(generated.privateKeyJwk), sealContext(scope)),
-        dnsName: generated.dnsName,
-        uploaded: false,
-      });
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      row = await verificationRepository.findVerifierCertificate(db, scope);
-      if (!row) throw error;
-    }
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const raced = await verificationRepository.findVerifierCertificate(db, scope);
+    if (!raced) throw error;
+    return raced;
   }
-  const privateJwk = JSON.parse(deps.secretBox.open(row.privateKeyCipher, sealContext(scope)));
+}
+
+async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity> {
+  const row = await ensureVerifierCertificate(deps, scope);
+  const privateJwk = JSON.parse(deps.secretBox.open(row.privateKeyCipher, verifierKeySealContext(scope)));
   const parsed = parseVerifierCertificate({ certificateChainPem: row.chainPem, privateKey: privateJwk });
   return {
     certificateId: row.id,
     x5c: parsed.x5c,
     privateKey: createPrivateKey({ key: privateJwk, format: "jwk" }),
+    dnsNames: parsed.dnsNames,
     clientIds: { x509_hash: parsed.clientIds.x509Hash, x509_san_dns: parsed.clientIds.x509SanDns },
   };
 }
 
 /**
  * The verifier certificate of a tenant + environment, generated on first use and cached in memory with
- * its decrypted, imported key (one database read and one decryption per process).
+ * its decrypted, imported key (one database read and one decryption per process and minute).
  */
 export function getVerifierIdentity(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity> {
-  const key = `${scope.tenantId}|${scope.environment}`;
-  let identity = cache.get(key);
-  if (!identity) {
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-    identity = load(deps, scope);
-    identity.catch(() => cache.delete(key));
-    cache.set(key, identity);
-  }
+  const key = cacheKey(scope);
+  const now = Date.now();
+  const entry = cache.get(key);
+  if (entry && now - entry.loadedAt < CACHE_TTL_MS) return entry.identity;
+  if (entry) cache.delete(key);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  const identity = load(deps, scope);
+  identity.catch(() => {
+    if (cache.get(key)?.identity === identity) cache.delete(key);
+  });
+  cache.set(key, { identity, loadedAt: now });
   return identity;
+}
+
+/** Drops the cached identity of a tenant + environment (after its certificate was replaced). */
+export function invalidateVerifierIdentity(scope: TenantScope): void {
+  cache.delete(cacheKey(scope));
+}
+
+/**
+ * The client_id a new session uses. `x509_san_dns` needs a dNSName SAN of the leaf equal to the host of
+ * the response_uri (OpenID4VP §5.9.3; wallets check it), otherwise 409 `VerifierCertificateMismatch`.
+ */
+export function clientIdFor(
+  identity: VerifierIdentity,
+  prefix: ClientIdPrefix,
+  config: Pick<CoreConfig, "publicBaseUrl">,
+): string {
+  if (prefix === "x509_hash") return identity.clientIds.x509_hash;
+  const host = verifierDnsName(config.publicBaseUrl);
+  if (!identity.dnsNames.includes(host)) {
+    throw new DomainError(
+      "VerifierCertificateMismatch",
+      `The policy asks for the x509_san_dns client identifier, but no dNSName of the verifier certificate (${identity.dnsNames.join(", ")}) is the response_uri host '${host}'. Upload a certificate for '${host}' or use x509_hash.`,
+      [
+        {
+          code: "DnsNameMismatch",
+          target: "clientIdPrefix",
+          message: `The verifier certificate has no dNSName '${host}'.`,
+        },
+      ],
+    );
+  }
+  return `x509_san_dns:${host}`;
+}
+
+/**
+ * Whether the current certificate still speaks for a session's stored client_id: the same leaf hash
+ * for `x509_hash`, a dNSName equal to the response_uri host for `x509_san_dns`.
+ */
+export function identityServesClientId(
+  identity: VerifierIdentity,
+  clientId: string,
+  config: Pick<CoreConfig, "publicBaseUrl">,
+): boolean {
+  if (clientId.startsWith("x509_hash:")) return clientId === identity.clientIds.x509_hash;
+  if (clientId.startsWith("x509_san_dns:")) {
+    const dns = clientId.slice("x509_san_dns:".length);
+    return dns === verifierDnsName(config.publicBaseUrl) && identity.dnsNames.includes(dns);
+  }
+  return false;
 }

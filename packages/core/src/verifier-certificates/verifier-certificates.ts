@@ -1,0 +1,112 @@
+import { X509Certificate } from "node:crypto";
+import {
+  certificateDnsNames,
+  InvalidVerifierCertificateError,
+  parseVerifierCertificate,
+  splitPemCertificates,
+  x509HashClientId,
+} from "@cred/oid4vc";
+import type { AppDeps, CoreConfig } from "../context";
+import { DomainError } from "../shared/errors";
+import { newId } from "../shared/ids";
+import type { TenantScope } from "../shared/principal";
+import {
+  ensureVerifierCertificate,
+  invalidateVerifierIdentity,
+  verifierDnsName,
+  verifierKeySealContext,
+} from "../verification/verifier-identity";
+import type { TUploadVerifierCertificateRequest, TVerifierCertificate } from "./verifier-certificate.schema";
+import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
+
+/** More certificates than this in an upload is refused (they all travel in every request object). */
+const MAX_CHAIN_LENGTH = 5;
+
+type CertificateRow = Awaited<ReturnType<typeof ensureVerifierCertificate>>;
+
+function oneLine(name: string): string {
+  return name.split("\n").join(", ");
+}
+
+function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): TVerifierCertificate {
+  const leaf = new X509Certificate(splitPemCertificates(row.chainPem)[0]!);
+  const dnsNames = certificateDnsNames(leaf);
+  const host = verifierDnsName(config.publicBaseUrl);
+  const usable = dnsNames.includes(host);
+  const warnings: string[] = [];
+  if (leaf.checkIssued(leaf) && leaf.verify(leaf.publicKey))
+    warnings.push("leaf certificate is self-signed (not HAIP compliant)");
+  if (!usable)
+    warnings.push(
+      `no dNSName is the public host '${host}': verifications under x509_san_dns policies are refused (409 VerifierCertificateMismatch)`,
+    );
+  return {
+    certificateChainPem: row.chainPem,
+    subject: oneLine(leaf.subject),
+    issuer: oneLine(leaf.issuer),
+    serialNumber: leaf.serialNumber,
+    dnsName: row.dnsName,
+    dnsNames,
+    notBefore: new Date(leaf.validFrom).toISOString(),
+    notAfter: new Date(leaf.validTo).toISOString(),
+    clientIds: { x509Hash: x509HashClientId(leaf.raw), x509SanDns: `x509_san_dns:${row.dnsName}` },
+    x509SanDnsUsable: usable,
+    uploaded: row.uploaded,
+    createdAt: row.createdAt.toISOString(),
+    warnings,
+  };
+}
+
+/** The verifier certificate of the caller's environment, generated on first use (as sessions do). */
+export async function getVerifierCertificate(deps: AppDeps, scope: TenantScope) {
+  return toDto(await ensureVerifierCertificate(deps, scope), deps.config);
+}
+
+/**
+ * Replaces the verifier certificate of the caller's environment by an uploaded chain and key, checked
+ * with `parseVerifierCertificate` (parsable, P-256 leaf matching the key, dNSName SAN, valid now, chain
+ * ordered) → 400 `InvalidCertificate` with one detail per problem. The key is sealed; the in-memory
+ * identity of this process is dropped, so the next request object is signed with the new chain.
+ */
+export async function uploadVerifierCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  input: TUploadVerifierCertificateRequest,
+) {
+  const invalid = (issues: string[]) =>
+    new DomainError(
+      "InvalidCertificate",
+      "The certificate chain or private key cannot be used; see details.",
+      issues.map((message) => ({
+        code: "InvalidCertificate",
+        target: /private key|unparsable private/.test(message) ? "privateKeyPem" : "certificateChainPem",
+        message,
+      })),
+    );
+  const pems = splitPemCertificates(input.certificateChainPem);
+  if (pems.length > MAX_CHAIN_LENGTH)
+    throw invalid([`the chain has ${pems.length} certificates; at most ${MAX_CHAIN_LENGTH} are accepted`]);
+  let parsed: ReturnType<typeof parseVerifierCertificate>;
+  try {
+    parsed = parseVerifierCertificate({
+      certificateChainPem: input.certificateChainPem,
+      privateKey: input.privateKeyPem,
+    });
+  } catch (error) {
+    if (error instanceof InvalidVerifierCertificateError) throw invalid(error.issues);
+    throw error;
+  }
+  const host = verifierDnsName(deps.config.publicBaseUrl);
+  const row = await repo.replace(deps.database.prisma, scope, {
+    id: newId("vcert"),
+    chainPem: `${pems.join("\n")}\n`,
+    privateKeyCipher: deps.secretBox.seal(
+      JSON.stringify(parsed.privateKeyJwk),
+      verifierKeySealContext(scope),
+    ),
+    dnsName: parsed.dnsNames.includes(host) ? host : parsed.dnsNames[0]!,
+    uploaded: true,
+  });
+  invalidateVerifierIdentity(scope);
+  return toDto(row, deps.config);
+}
