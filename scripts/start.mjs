@@ -92,7 +92,8 @@ if (!stopping && apiUp && consoleUp) {
   if (fs.existsSync(bootstrapFile)) {
     try {
       const boot = JSON.parse(fs.readFileSync(bootstrapFile, "utf8"));
-      const where = path.relative(root, bootstrapFile) || bootstrapFile;
+      const relative = path.relative(root, bootstrapFile);
+      const where = relative.startsWith("..") ? bootstrapFile : relative;
       if (fs.statSync(bootstrapFile).mtimeMs >= startedAt) {
         // First start: repeat what the API printed above, since the console build output followed it.
         lines.push(`  Console sign-in:  ${boot.consoleEmail} / ${boot.consolePassword}`);
