@@ -939,6 +939,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       credentialSets: null,
       responseMode: "direct_post" as const,
       sessionLifetimeSeconds: 600,
+      clientIdPrefix: "x509_hash" as const,
       sameDeviceRedirectUri: null,
     };
     const session = {
