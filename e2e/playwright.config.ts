@@ -16,6 +16,19 @@ function freePort(): string {
   ]).toString();
 }
 
+/** Each run gets a fresh DATA_DIR; runs older than a few hours leave theirs behind, so sweep those. */
+function sweepOldDataDirs() {
+  const cutoff = Date.now() - 6 * 3600_000;
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    if (!name.startsWith("cred-e2e-")) continue;
+    const dir = path.join(os.tmpdir(), name);
+    try {
+      if (fs.statSync(dir).mtimeMs < cutoff) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {}
+  }
+}
+
+if (!process.env.E2E_DATA_DIR) sweepOldDataDirs();
 process.env.E2E_API_PORT ??= freePort();
 process.env.E2E_CONSOLE_PORT ??= freePort();
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "cred-e2e-"));
