@@ -50,8 +50,12 @@ export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScop
   const db = deps.database.prisma;
   const row = await verificationRepository.findVerifierCertificate(db, scope);
   if (row) return row;
+  const host = verifierDnsName(deps.config.publicBaseUrl);
+  // An IP literal that is not a DNS name (e.g. IPv6) cannot be a dNSName: the reserved `.invalid` name
+  // keeps x509_hash working, and x509_san_dns is refused (409) until a chain for a real name is uploaded.
   const generated = await generateVerifierCertificate({
-    dnsName: verifierDnsName(deps.config.publicBaseUrl),
+    dnsName:
+      /^[a-z0-9.-]+$/.test(host) && !host.startsWith(".") && !host.endsWith(".") ? host : "verifier.invalid",
   });
   try {
     return await verificationRepository.createVerifierCertificate(db, {
