@@ -70,7 +70,8 @@ describe("oid4vc-ts wallet client", () => {
       credentialConfigurationId: issuer.configuration,
       proofs: { jwt: [jwt] },
     });
-    const credential = response.credentialResponse.credentials?.[0]?.credential as string;
+    const credential = (response.credentialResponse.credentials?.[0] as { credential: string } | undefined)
+      ?.credential as string;
     expect(typeof credential).toBe("string");
 
     const jwks = await fetchJson(wellKnown("jwt-vc-issuer", issuer.credentialIssuer));

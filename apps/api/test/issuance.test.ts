@@ -67,7 +67,7 @@ describe("IssuanceTransactions_Create", () => {
     expect(other.credentialOfferUri).not.toBe(tx.credentialOfferUri);
     const offerRes = await fetch(tx.credentialOfferUri);
     expect(offerRes.headers.get("content-type")).toMatch(/^application\/json/);
-    const offer = await offerRes.json();
+    const offer = (await offerRes.json()) as any;
     expect(offer.credential_issuer).toBe(issuer.credentialIssuer);
     expect(offer.credential_configuration_ids).toEqual([issuer.configuration]);
     expect(offer.grants[PRE_AUTH]["pre-authorized_code"]).toMatch(/^[A-Za-z0-9_-]{40,}$/);
@@ -583,7 +583,7 @@ describe("OpenID4VCI flow", () => {
     expect((await send(notification)).status).toBe(204);
     const bad = await send({ notification_id: "unknown", event: "credential_accepted" });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toBe("invalid_notification_id");
+    expect(((await bad.json()) as { error: string }).error).toBe("invalid_notification_id");
     const events = await t.server.database.prisma.outboxEvent.findMany({
       where: { type: "credential.accepted" },
     });
