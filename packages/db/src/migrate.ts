@@ -48,6 +48,25 @@ export function listMigrations(dir = MIGRATIONS_DIR): string[] {
     .sort();
 }
 
+/** Names recorded as applied, or null when the database has no migrations table yet. */
+async function recordedMigrations(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+): Promise<Set<string> | null> {
+  const adapter = await adapterFactory.connect();
+  try {
+    const result = await adapter.queryRaw({
+      sql: `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      args: [],
+      argTypes: [],
+    });
+    return new Set(result.rows.map((row) => String(row[0])));
+  } catch {
+    return null;
+  } finally {
+    await adapter.dispose();
+  }
+}
+
 /** Applies pending migrations from `prisma/migrations`; returns the names applied (empty when up to date). */
 export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
@@ -55,6 +74,9 @@ export async function applyMigrations(
 ): Promise<string[]> {
   const dir = options.dir ?? MIGRATIONS_DIR;
   const names = options.only ?? listMigrations(dir);
+  // The migration engine is a large WebAssembly module: load it only when something is pending.
+  const recorded = await recordedMigrations(adapterFactory);
+  if (recorded && names.every((name) => recorded.has(name))) return [];
   const engine = await openEngine(adapterFactory, fs.readFileSync(SCHEMA_PATH, "utf8"));
   const lockPath = path.join(dir, "migration_lock.toml");
   const result = await engine.applyMigrations({

@@ -7,6 +7,7 @@ import type { Scope } from "../shared/scopes";
 import { hashSecret } from "../shared/secret-box";
 import type { zApiKey } from "./api-key.schema";
 import { generateApiKey } from "./api-key-format";
+import { forgetApiKey } from "./authenticate-api-key";
 
 type ApiKeyRow = Awaited<ReturnType<Db["apiKey"]["findFirstOrThrow"]>>;
 
@@ -63,5 +64,6 @@ export async function revokeApiKey(db: Db, scope: Partial<TenantScope> & { tenan
   const updated = row.revokedAt
     ? row
     : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  forgetApiKey(row.prefix);
   return toApiKeyDto(updated);
 }
