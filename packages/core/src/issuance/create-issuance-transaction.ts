@@ -1,13 +1,14 @@
 import { randomInt } from "node:crypto";
-import { type Db, inTransaction } from "@cred/db";
+import type { Db } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import { newId, randomToken } from "../shared/ids";
-import { emitEvent } from "../shared/outbox";
+import { outboxRowSql } from "../shared/outbox-sql";
 import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import type { TCreateIssuanceTransactionRequest, TIssuanceTransaction } from "./issuance.schema";
 import { issuanceCatalog } from "./issuance-catalog";
+import { issuanceRepository } from "./issuance-repository";
 import { type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
 
@@ -97,37 +98,41 @@ export async function createIssuanceTransaction(
   const txCode = delivery.txCode ? generateTxCode(delivery.txCode.inputMode, delivery.txCode.length) : null;
   const lifetime = delivery.expiresInSeconds ?? deps.config.issuance.offerLifetimeSeconds;
 
-  const row = await inTransaction(db, async (tx) => {
-    const created = await tx.issuanceTransaction.create({
-      data: {
-        id,
-        ...scope,
-        issuerId,
-        configurationId: configuration.id,
-        configurationIdentifier: configuration.identifier,
-        configurationVersion: configuration.activeVersion,
-        status: "pending",
-        claimsCipher: deps.secretBox.seal(JSON.stringify(claims), id),
-        callbackReference: input.callbackReference ?? null,
-        externalSubjectReference: input.externalSubjectReference ?? null,
-        offerBy: delivery.offerBy,
-        offerCipher: deps.secretBox.seal(JSON.stringify(sealed), id),
-        offerHandleHash: hashSecret(sealed.offerHandle),
-        preAuthorizedCodeHash: hashSecret(sealed.preAuthorizedCode),
-        txCodeHash: txCode ? hashSecret(`${id}:${txCode}`) : null,
-        txCodeSpec: txCodeSpec ?? undefined,
-        expiresAt: new Date(Date.now() + lifetime * 1000),
-      },
-    });
-    await emitEvent(tx, scope, "issuance.transaction.created", {
+  const now = new Date();
+  const row = {
+    id,
+    ...scope,
+    issuerId,
+    configurationId: configuration.id,
+    configurationIdentifier: configuration.identifier,
+    configurationVersion: configuration.activeVersion,
+    status: "pending",
+    claimsCipher: deps.secretBox.seal(JSON.stringify(claims), id),
+    callbackReference: input.callbackReference ?? null,
+    externalSubjectReference: input.externalSubjectReference ?? null,
+    offerBy: delivery.offerBy,
+    offerCipher: deps.secretBox.seal(JSON.stringify(sealed), id),
+    offerHandleHash: hashSecret(sealed.offerHandle),
+    preAuthorizedCodeHash: hashSecret(sealed.preAuthorizedCode),
+    txCodeHash: txCode ? hashSecret(`${id}:${txCode}`) : null,
+    txCodeSpec,
+    expiresAt: new Date(now.getTime() + lifetime * 1000),
+    createdAt: now,
+    completedAt: null,
+    cancelledAt: null,
+    credentialId: null,
+  };
+  await issuanceRepository.insertWithEvent(
+    db,
+    row,
+    outboxRowSql(scope, "issuance.transaction.created", {
       transactionId: id,
       issuerId,
       credentialConfiguration: configuration.identifier,
       status: "pending",
-      callbackReference: created.callbackReference,
-      externalSubjectReference: created.externalSubjectReference,
-    });
-    return created;
-  });
+      callbackReference: row.callbackReference,
+      externalSubjectReference: row.externalSubjectReference,
+    }),
+  );
   return toIssuanceTransactionDto(deps, row, txCode);
 }

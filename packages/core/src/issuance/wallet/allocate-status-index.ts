@@ -1,12 +1,9 @@
 import { randomInt } from "node:crypto";
-import type { Db, Prisma } from "@cred/db";
+import type { Db } from "@cred/db";
 import type { CoreConfig } from "../../context";
 import { provisionStatusList } from "../../issuers/provision-status-list";
 import { MemoCache } from "../../shared/memo-cache";
 import type { TenantScope } from "../../shared/principal";
-
-/** After this many random probes hit taken indices in a row, the list counts as full. */
-const MAX_PROBES = 24;
 
 export interface StatusSlot {
   listId: string;
@@ -49,27 +46,8 @@ export function randomSlots(list: OpenList, count: number): StatusSlot[] {
   return [...picked].map((idx) => ({ listId: list.id, idx }));
 }
 
-/**
- * The slow path, for the rare index that was taken meanwhile: probe random indices inside the
- * transaction until `insert` succeeds (the unique (list, index) constraint arbitrates), moving to a new
- * list when the current one is nearly full.
- */
-export async function insertAtFreshSlot(
-  tx: Prisma.TransactionClient,
-  config: Pick<CoreConfig, "issuance">,
-  scope: TenantScope,
-  issuerId: string,
-  insert: (slot: StatusSlot) => Promise<boolean>,
-): Promise<void> {
-  for (;;) {
-    const list = (await findOpenList(tx, issuerId)) ?? {
-      id: await provisionStatusList(tx, scope, issuerId, config),
-      size: config.issuance.statusListSize,
-    };
-    for (let probe = 0; probe < MAX_PROBES; probe++) {
-      if (await insert({ listId: list.id, idx: randomInt(list.size) })) return;
-    }
-    await tx.statusList.update({ where: { id: list.id }, data: { full: true } });
-    openLists.delete(issuerId);
-  }
+/** Marks a list full (its remaining free indices are too few to draw from at random) and forgets it. */
+export async function markStatusListFull(db: Db, issuerId: string, listId: string) {
+  await db.statusList.update({ where: { id: listId }, data: { full: true } });
+  openLists.delete(issuerId);
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Db, inTransaction } from "@cred/db";
+import type { Db } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
@@ -10,15 +10,16 @@ import {
 } from "@cred/oid4vc";
 import type { AppDeps } from "../../context";
 import { newId, randomToken } from "../../shared/ids";
-import { emitEvent } from "../../shared/outbox";
+import { outboxRowSql } from "../../shared/outbox-sql";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
 import { issuanceCatalog } from "../issuance-catalog";
+import { completeWithCredentials, isRawUniqueViolation } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
-import { insertAtFreshSlot, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
+import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { invalidToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { consumeNonce } from "./nonce";
 
@@ -26,6 +27,10 @@ const digestOf = (sdJwt: string) =>
   createHash("sha256")
     .update(sdJwt.slice(0, sdJwt.indexOf("~")))
     .digest("base64url");
+
+/** Draws before the list counts as (nearly) full, and attempts before giving up. */
+const FULL_AFTER_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 12;
 
 const deny = (code: CredentialErrorCode, description: string) => credentialError(code, description);
 
@@ -93,6 +98,7 @@ export async function issueCredentials(
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + configuration.defaultLifetimeDays * 86_400;
   const notificationId = randomToken(24);
+  const ids = proofs.map(() => newId("cred"));
 
   const sign = (proof: VerifiedProof | null, slot: StatusSlot | null) =>
     issueSdJwtVc({
@@ -116,7 +122,6 @@ export async function issueCredentials(
     issuerId: issuer.id,
     configurationId: configuration.id,
     transactionId: tx.id,
-    status: "issued",
     holderKeyThumb: draft.proof?.holderKeyThumbprint ?? null,
     notificationId: i === 0 ? notificationId : null,
     issuedAt: new Date(iat * 1000),
@@ -126,65 +131,50 @@ export async function issueCredentials(
     statusIndex: draft.slot?.idx ?? null,
   });
 
-  // Sign before the transaction so the database is held only for the writes.
-  const slots = configuration.statusEnabled
-    ? randomSlots(await openStatusList(db, deps.config, scope, issuer.id), proofs.length)
-    : proofs.map(() => null);
-  const drafts = await Promise.all(
-    proofs.map(async (proof, i) => ({
-      id: newId("cred"),
-      proof,
-      slot: slots[i]!,
-      credential: await sign(proof, slots[i]!),
-    })),
-  );
-
-  await inTransaction(db, async (dbtx) => {
-    const now = new Date();
-    const { count } = await dbtx.issuanceTransaction.updateMany({
-      where: { id: tx.id, status: "pending", expiresAt: { gt: now } },
-      data: {
-        status: "completed",
-        completedAt: now,
-        credentialId: drafts[0]!.id,
-        claimsCipher: null,
-        offerCipher: null,
-        offerHandleHash: null,
-      },
-    });
-    if (count !== 1)
-      throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
-    const inserted = await dbtx.credential.createMany({ data: drafts.map(rowFor), skipDuplicates: true });
-    if (inserted.count !== drafts.length) {
-      // An index was taken since it was drawn (rare): sign those credentials again at fresh indices.
-      const present = new Set(
-        (await dbtx.credential.findMany({ where: { transactionId: tx.id }, select: { id: true } })).map(
-          (c) => c.id,
-        ),
-      );
-      for (const [i, draft] of drafts.entries()) {
-        if (present.has(draft.id)) continue;
-        await insertAtFreshSlot(dbtx, deps.config, scope, issuer.id, async (slot) => {
-          draft.slot = slot;
-          draft.credential = await sign(draft.proof, slot);
-          const one = await dbtx.credential.createMany({ data: [rowFor(draft, i)], skipDuplicates: true });
-          return one.count === 1;
-        });
-      }
-    }
-    await emitEvent(dbtx, scope, "issuance.transaction.completed", {
-      transactionId: tx.id,
-      issuerId: issuer.id,
-      credentialConfiguration: tx.configurationIdentifier,
-      status: "completed",
-      credentialIds: drafts.map((d) => d.id),
-      callbackReference: tx.callbackReference,
-      externalSubjectReference: tx.externalSubjectReference,
-    });
+  const completedEvent = outboxRowSql(scope, "issuance.transaction.completed", {
+    transactionId: tx.id,
+    issuerId: issuer.id,
+    credentialConfiguration: tx.configurationIdentifier,
+    status: "completed",
+    credentialIds: ids,
+    callbackReference: tx.callbackReference,
+    externalSubjectReference: tx.externalSubjectReference,
   });
 
-  return {
-    headers: NO_STORE,
-    body: { credentials: drafts.map((d) => ({ credential: d.credential })), notification_id: notificationId },
-  };
+  // Signing happens before the single write statement; a status index taken meanwhile (rare) fails the
+  // whole statement, and the credentials are drawn and signed again.
+  for (let attempt = 1; ; attempt++) {
+    const list = configuration.statusEnabled ? await openStatusList(db, deps.config, scope, issuer.id) : null;
+    const slots = list ? randomSlots(list, proofs.length) : proofs.map(() => null);
+    const drafts = await Promise.all(
+      proofs.map(async (proof, i) => ({
+        id: ids[i]!,
+        proof,
+        slot: slots[i]!,
+        credential: await sign(proof, slots[i]!),
+      })),
+    );
+    try {
+      const completed = await completeWithCredentials(
+        db,
+        tx.id,
+        new Date(),
+        drafts.map(rowFor),
+        completedEvent,
+      );
+      if (!completed)
+        throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
+      return {
+        headers: NO_STORE,
+        body: {
+          credentials: drafts.map((d) => ({ credential: d.credential })),
+          notification_id: notificationId,
+        },
+      };
+    } catch (error) {
+      if (!list || !isRawUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      // Repeated collisions mean the list is nearly full: move on to a fresh one.
+      if (attempt >= FULL_AFTER_ATTEMPTS) await markStatusListFull(db, issuer.id, list.id);
+    }
+  }
 }

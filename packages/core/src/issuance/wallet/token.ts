@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from "@cred/db";
+import type { Db } from "@cred/db";
 import { type FormParams, parseTokenRequest, tokenError } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
@@ -42,21 +42,18 @@ export async function exchangePreAuthorizedCode(
 
   const accessToken = randomToken(32);
   const expiresIn = config.issuance.accessTokenLifetimeSeconds;
-  await inTransaction(db, async (tx) => {
-    // Single use under concurrency: only one request can move codeRedeemedAt from null.
-    const { count } = await tx.issuanceTransaction.updateMany({
-      where: { id: row.id, codeRedeemedAt: null, preAuthorizedCodeHash: hashSecret(code) },
-      data: { codeRedeemedAt: new Date(), preAuthorizedCodeHash: null },
-    });
-    if (count !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
-    await tx.accessToken.create({
-      data: {
-        tokenHash: hashSecret(accessToken),
-        transactionId: row.id,
-        expiresAt: new Date(Date.now() + expiresIn * 1000),
-      },
-    });
-  });
+  const now = new Date();
+  // One statement: the code is single use under concurrency (only one request can move codeRedeemedAt
+  // from null), and the access token exists exactly when the redemption does.
+  const issued = await db.$executeRaw`
+    WITH redeemed AS (
+      UPDATE "IssuanceTransaction"
+         SET "codeRedeemedAt" = ${now}, "preAuthorizedCodeHash" = NULL, "updatedAt" = ${now}
+       WHERE "id" = ${row.id} AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = ${hashSecret(code)}
+      RETURNING "id")
+    INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
+    SELECT ${hashSecret(accessToken)}, "id", ${new Date(now.getTime() + expiresIn * 1000)} FROM redeemed`;
+  if (issued !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
   return {
     access_token: accessToken,
     token_type: "Bearer",
