@@ -40,14 +40,15 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
+type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
+
 /** Finds the pending transaction an access token was issued for, or throws `invalid_token` (401). */
 export async function transactionForToken(db: Db, issuerId: string, authorization: string | undefined) {
   const token = bearerToken(authorization);
   if (!token) throw invalidToken("A Bearer access token is required.");
-  const record = await db.accessToken.findUnique({ where: { tokenHash: hashSecret(token) } });
-  if (!record || record.expiresAt.getTime() <= Date.now())
-    throw invalidToken("The access token is invalid or expired.");
-  const tx = await db.issuanceTransaction.findUnique({ where: { id: record.transactionId } });
+  const [tx] = await db.$queryRaw<IssuanceTransactionRecord[]>`
+    SELECT t.* FROM "AccessToken" a JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
+     WHERE a."tokenHash" = ${hashSecret(token)} AND a."expiresAt" > ${new Date()}`;
   if (!tx || tx.issuerId !== issuerId) throw invalidToken("The access token is invalid or expired.");
   return tx;
 }
