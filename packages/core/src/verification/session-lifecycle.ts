@@ -2,6 +2,7 @@ import { type Db, inTransaction } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
+import { outboxRowSql } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
@@ -62,29 +63,16 @@ export async function decideSession(
 ): Promise<VerificationSessionRow | null> {
   const decidedAt = new Date(result.decidedAt);
   const resultCipher = sealResult(deps.secretBox, row.id, result);
-  const moved = await inTransaction(deps.database.prisma, async (tx) => {
-    const ok = await verificationRepository.transitionFromPending(
-      tx,
-      row.id,
-      result.outcome,
-      {
-        resultCipher,
-        decidedAt,
-        encryptionKeyCipher: null,
-        responseCodeHash: extra.responseCodeHash ?? null,
-      },
-      decidedAt,
-    );
-    if (ok) {
-      await emitEvent(
-        tx,
-        scopeOfRow(row),
-        `verification.session.${result.outcome}`,
-        sessionEventData(row, result.outcome),
-      );
-    }
-    return ok;
-  });
+  const moved = await verificationRepository.decideFromPending(
+    deps.database.prisma,
+    row.id,
+    { status: result.outcome, resultCipher, decidedAt, responseCodeHash: extra.responseCodeHash ?? null },
+    outboxRowSql(
+      scopeOfRow(row),
+      `verification.session.${result.outcome}`,
+      sessionEventData(row, result.outcome),
+    ),
+  );
   if (!moved) return null;
   return {
     ...row,

@@ -31,6 +31,28 @@ export const verificationRepository = {
     return count === 1;
   },
 
+  /**
+   * pending → verified | rejected with its result and event in ONE statement (atomic, one round trip);
+   * false when the session was no longer pending and unexpired at `decidedAt`.
+   */
+  async decideFromPending(
+    db: Db,
+    id: string,
+    change: { status: string; resultCipher: string; decidedAt: Date; responseCodeHash: string | null },
+    event: Prisma.Sql,
+  ) {
+    const moved = await db.$executeRaw`
+      WITH moved AS (
+        UPDATE "VerificationSession"
+           SET "status" = ${change.status}, "resultCipher" = ${change.resultCipher}, "decidedAt" = ${change.decidedAt},
+               "encryptionKeyCipher" = NULL, "responseCodeHash" = ${change.responseCodeHash}, "updatedAt" = ${new Date()}
+         WHERE "id" = ${id} AND "status" = 'pending' AND "expiresAt" > ${change.decidedAt}
+        RETURNING "id")
+      INSERT INTO "OutboxEvent" ("id", "tenantId", "environment", "type", "payload")
+      SELECT ${event} FROM moved`;
+    return moved === 1;
+  },
+
   findVerifierCertificate(db: Db, scope: TenantScope) {
     return db.verifierCertificate.findUnique({ where: { tenantId_environment: scope } });
   },
