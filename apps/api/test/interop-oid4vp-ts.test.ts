@@ -1,13 +1,10 @@
-// Interoperability: an independent OpenID4VP wallet library (oid4vc-ts, @openid4vc/openid4vp) resolves
-// our signed request (x509_hash, x5c) and answers it unchanged, in direct_post.jwt and direct_post.
-import { createHash, X509Certificate } from "node:crypto";
 import { presentSdJwtVc } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
-import { Openid4vpClient } from "@openid4vc/openid4vp";
-import { CompactEncrypt, type CryptoKey, compactVerify, importJWK, importX509 } from "jose";
+import type { CryptoKey } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
+import { oid4vpTsWallet } from "./oid4vp-ts-wallet";
 import { redeemOffer } from "./wallet-client";
 
 let t: TestServer;
@@ -15,46 +12,7 @@ let issuer: ActiveIssuer;
 let credential: string;
 let holderKey: CryptoKey;
 
-const b64urlToPem = (der: string) =>
-  `-----BEGIN CERTIFICATE-----\n${Buffer.from(der, "base64")
-    .toString("base64")
-    .match(/.{1,64}/g)!
-    .join("\n")}\n-----END CERTIFICATE-----`;
-
-const wallet = new Openid4vpClient({
-  callbacks: {
-    fetch,
-    hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
-    verifyJwt: async (signer: any, jwt: { compact: string }) => {
-      if (signer.method !== "x5c") return { verified: false };
-      const leaf = await importX509(b64urlToPem(signer.x5c[0]!), "ES256");
-      try {
-        await compactVerify(jwt.compact, leaf);
-        const jwk = new X509Certificate(Buffer.from(signer.x5c[0]!, "base64")).publicKey.export({
-          format: "jwk",
-        });
-        return { verified: true, signerJwk: jwk as never };
-      } catch {
-        return { verified: false };
-      }
-    },
-    encryptJwe: async (encryptor: any, data: string) => {
-      const key = await importJWK(encryptor.publicJwk as never, "ECDH-ES");
-      const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
-        .setProtectedHeader({ alg: "ECDH-ES", enc: encryptor.enc, kid: encryptor.publicJwk.kid })
-        .encrypt(key);
-      return { jwe, encryptionJwk: encryptor.publicJwk };
-    },
-    getX509CertificateMetadata: (certificate: string) => {
-      const cert = new X509Certificate(Buffer.from(certificate, "base64"));
-      const names = (cert.subjectAltName ?? "").split(", ");
-      return {
-        sanDnsNames: names.filter((n) => n.startsWith("DNS:")).map((n) => n.slice(4)),
-        sanUriNames: names.filter((n) => n.startsWith("URI:")).map((n) => n.slice(4)),
-      };
-    },
-  } as never,
-});
+const wallet = oid4vpTsWallet();
 
 beforeAll(async () => {
   setGlobalConfig({ allowInsecureUrls: true });

@@ -2,7 +2,7 @@
 // identifier prefix, over HTTP against a real server whose public base URL is http://localhost:<port>
 // (a dNSName must be a DNS name, so the leaf names `localhost` and the response_uri host matches it).
 import { execFileSync } from "node:child_process";
-import { createHash, createPrivateKey, type webcrypto, X509Certificate } from "node:crypto";
+import { createPrivateKey, type webcrypto, X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,11 +17,11 @@ import {
   x509HashClientId,
 } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
-import { Openid4vpClient } from "@openid4vc/openid4vp";
-import { CompactEncrypt, compactVerify, decodeProtectedHeader, importJWK, importX509 } from "jose";
+import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { oid4vpTsWallet } from "./oid4vp-ts-wallet";
 import { redeemOffer } from "./wallet-client";
 
 const PATH = "/management/verifier-certificate";
@@ -32,44 +32,7 @@ let issuer: ActiveIssuer;
 let credential: string;
 let holderKey: webcrypto.CryptoKey;
 
-const b64ToPem = (der: string) =>
-  `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----`;
-
-const wallet = new Openid4vpClient({
-  callbacks: {
-    fetch,
-    hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
-    verifyJwt: async (signer: { method: string; x5c: string[] }, jwt: { compact: string }) => {
-      if (signer.method !== "x5c") return { verified: false };
-      const leaf = await importX509(b64ToPem(signer.x5c[0]!), "ES256");
-      try {
-        await compactVerify(jwt.compact, leaf);
-        const jwk = new X509Certificate(Buffer.from(signer.x5c[0]!, "base64")).publicKey.export({
-          format: "jwk",
-        });
-        return { verified: true, signerJwk: jwk as never };
-      } catch {
-        return { verified: false };
-      }
-    },
-    encryptJwe: async (encryptor: { publicJwk: { kid?: string }; enc: string }, data: string) => {
-      const key = await importJWK(encryptor.publicJwk as never, "ECDH-ES");
-      const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
-        .setProtectedHeader({ alg: "ECDH-ES", enc: encryptor.enc, kid: encryptor.publicJwk.kid })
-        .encrypt(key);
-      return { jwe, encryptionJwk: encryptor.publicJwk };
-    },
-    // Needed for x509_san_dns: the library checks the client_id against the leaf's dNSName SANs.
-    getX509CertificateMetadata: (certificate: string) => {
-      const cert = new X509Certificate(Buffer.from(certificate, "base64"));
-      const names = (cert.subjectAltName ?? "").split(", ");
-      return {
-        sanDnsNames: names.filter((n) => n.startsWith("DNS:")).map((n) => n.slice(4)),
-        sanUriNames: names.filter((n) => n.startsWith("URI:")).map((n) => n.slice(4)),
-      };
-    },
-  } as never,
-});
+const wallet = oid4vpTsWallet();
 
 const pkcs8Pem = (jwk: Jwk) =>
   createPrivateKey({ key: jwk as never, format: "jwk" }).export({ type: "pkcs8", format: "pem" }) as string;

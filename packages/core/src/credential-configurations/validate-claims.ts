@@ -27,7 +27,8 @@ export function isFullDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
 }
 
-function valueHasType(type: ClaimType, value: unknown): boolean {
+/** Whether a claim value is of the declared type; the one rule for enum values here and issued claims. */
+export function claimValueHasType(type: ClaimType, value: unknown): boolean {
   switch (type) {
     case "string":
       return typeof value === "string";
@@ -39,8 +40,10 @@ function valueHasType(type: ClaimType, value: unknown): boolean {
       return typeof value === "number" && Number.isSafeInteger(value);
     case "boolean":
       return typeof value === "boolean";
-    default:
-      return false;
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "array":
+      return Array.isArray(value);
   }
 }
 
@@ -161,7 +164,7 @@ function validateConstraints(claim: TClaimDefinition, target: string): ErrorDeta
       misfit("enum", "string, date, number, integer and boolean");
     } else {
       c.enum.forEach((value, j) => {
-        if (!valueHasType(claim.type, value)) {
+        if (!claimValueHasType(claim.type, value)) {
           problems.push({
             code: "InvalidEnumValue",
             target: `${target}.enum.${j}`,

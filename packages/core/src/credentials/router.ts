@@ -1,6 +1,5 @@
-import { createIssuanceTransaction } from "../issuance/create-issuance-transaction";
+import { issueThroughTransaction } from "../issuance/create-issuance-transaction";
 import { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "../issuance/issuance.schema";
-import { withIdempotency } from "../shared/idempotency";
 import { protectedProcedure, router } from "../trpc";
 import { ZCredentialStatusResponse, ZRevokeCredentialRequest } from "./credential.schema";
 import { revokeCredential } from "./revoke-credential";
@@ -26,13 +25,7 @@ export const credentialsRouter = router({
     })
     .input(ZCreateIssuanceTransactionRequest)
     .output(ZIssuanceTransactionResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "Credentials_Issue", input, async (db) => ({
-        data: await createIssuanceTransaction(ctx.deps, db, ctx.principal, input, {
-          requireExplicitIssuer: true,
-        }),
-      })),
-    ),
+    .mutation(issueThroughTransaction("Credentials_Issue", { requireExplicitIssuer: true })),
 
   revoke: protectedProcedure
     .meta({

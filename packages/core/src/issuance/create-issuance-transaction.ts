@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import type { Db } from "@cred/db";
-import type { AppDeps } from "../context";
+import type { AppDeps, RequestContext } from "../context";
 import { DomainError, notFound } from "../shared/errors";
+import { withIdempotency } from "../shared/idempotency";
 import { newId, randomToken } from "../shared/ids";
 import { outboxRowSql } from "../shared/outbox-sql";
 import type { Principal, TenantScope } from "../shared/principal";
@@ -135,4 +136,21 @@ export async function createIssuanceTransaction(
     }),
   );
   return toIssuanceTransactionDto(deps, row, txCode);
+}
+
+/**
+ * The procedure body shared by IssuanceTransactions_Create and Credentials_Issue: the same operation,
+ * under its own Idempotency-Key scope, differing only in whether `issuerId` must be named.
+ */
+export function issueThroughTransaction(operation: string, options: { requireExplicitIssuer: boolean }) {
+  return ({
+    ctx,
+    input,
+  }: {
+    ctx: RequestContext & { principal: Principal };
+    input: TCreateIssuanceTransactionRequest;
+  }) =>
+    withIdempotency(ctx, operation, input, async (db) => ({
+      data: await createIssuanceTransaction(ctx.deps, db, ctx.principal, input, options),
+    }));
 }

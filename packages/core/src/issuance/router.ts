@@ -1,6 +1,5 @@
-import { withIdempotency } from "../shared/idempotency";
 import { protectedProcedure, router } from "../trpc";
-import { createIssuanceTransaction } from "./create-issuance-transaction";
+import { issueThroughTransaction } from "./create-issuance-transaction";
 import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
 import {
   ZCreateIssuanceTransactionRequest,
@@ -29,13 +28,7 @@ export const issuanceTransactionsRouter = router({
     })
     .input(ZCreateIssuanceTransactionRequest)
     .output(ZIssuanceTransactionResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "IssuanceTransactions_Create", input, async (db) => ({
-        data: await createIssuanceTransaction(ctx.deps, db, ctx.principal, input, {
-          requireExplicitIssuer: false,
-        }),
-      })),
-    ),
+    .mutation(issueThroughTransaction("IssuanceTransactions_Create", { requireExplicitIssuer: false })),
 
   get: protectedProcedure
     .meta({

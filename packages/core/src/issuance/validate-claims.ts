@@ -1,29 +1,10 @@
 import type { TClaimDefinition } from "../credential-configurations/credential-configuration.schema";
+import { claimValueHasType } from "../credential-configurations/validate-claims";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 
 type Claims = Record<string, unknown>;
-const FULL_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
 const pathKey = (path: readonly (string | number | null)[]) => path.map(String).join(".");
-
-function typeMatches(type: TClaimDefinition["type"], value: unknown): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number" && Number.isFinite(value);
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "date":
-      return typeof value === "string" && FULL_DATE.test(value) && !Number.isNaN(Date.parse(value));
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-    case "array":
-      return Array.isArray(value);
-  }
-}
 
 function constraintProblems(def: TClaimDefinition, value: unknown): string[] {
   const c = def.constraints;
@@ -89,7 +70,7 @@ export function validateClaims(definitions: TClaimDefinition[], claims: Claims):
         invalid.push({ code: "InvalidValue", target: `claims.${key}`, message: "must not be null" });
         continue;
       }
-      if (!typeMatches(def.type, child)) {
+      if (!claimValueHasType(def.type, child)) {
         invalid.push({
           code: "InvalidType",
           target: `claims.${key}`,

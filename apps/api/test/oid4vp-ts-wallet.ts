@@ -1,0 +1,47 @@
+// An independent OpenID4VP wallet for interop tests: oid4vc-ts's Openid4vpClient with node:crypto and
+// jose callbacks (x5c request-object verification, ECDH-ES response encryption, SAN lookup for
+// x509_san_dns).
+import { createHash, X509Certificate } from "node:crypto";
+import { Openid4vpClient } from "@openid4vc/openid4vp";
+import { CompactEncrypt, compactVerify, importJWK, importX509 } from "jose";
+
+const b64ToPem = (der: string) =>
+  `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----`;
+
+export function oid4vpTsWallet() {
+  return new Openid4vpClient({
+    callbacks: {
+      fetch,
+      hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
+      verifyJwt: async (signer: { method: string; x5c: string[] }, jwt: { compact: string }) => {
+        if (signer.method !== "x5c") return { verified: false };
+        const leaf = await importX509(b64ToPem(signer.x5c[0]!), "ES256");
+        try {
+          await compactVerify(jwt.compact, leaf);
+          const jwk = new X509Certificate(Buffer.from(signer.x5c[0]!, "base64")).publicKey.export({
+            format: "jwk",
+          });
+          return { verified: true, signerJwk: jwk as never };
+        } catch {
+          return { verified: false };
+        }
+      },
+      encryptJwe: async (encryptor: { publicJwk: { kid?: string }; enc: string }, data: string) => {
+        const key = await importJWK(encryptor.publicJwk as never, "ECDH-ES");
+        const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
+          .setProtectedHeader({ alg: "ECDH-ES", enc: encryptor.enc, kid: encryptor.publicJwk.kid })
+          .encrypt(key);
+        return { jwe, encryptionJwk: encryptor.publicJwk };
+      },
+      // Needed for x509_san_dns: the library checks the client_id against the leaf's dNSName SANs.
+      getX509CertificateMetadata: (certificate: string) => {
+        const cert = new X509Certificate(Buffer.from(certificate, "base64"));
+        const names = (cert.subjectAltName ?? "").split(", ");
+        return {
+          sanDnsNames: names.filter((n) => n.startsWith("DNS:")).map((n) => n.slice(4)),
+          sanUriNames: names.filter((n) => n.startsWith("URI:")).map((n) => n.slice(4)),
+        };
+      },
+    } as never,
+  });
+}
