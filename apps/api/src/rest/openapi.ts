@@ -19,6 +19,7 @@ const errorEnvelopeSchema = {
   properties: {
     error: {
       type: "object",
+      description: "What went wrong.",
       required: ["code", "message", "requestId"],
       properties: {
         code: {
@@ -38,17 +39,18 @@ const errorEnvelopeSchema = {
         },
         details: {
           type: "array",
+          description: "One entry per offending field, when the error concerns input.",
           items: {
             type: "object",
             required: ["code", "target", "message"],
             properties: {
-              code: { type: "string", example: "InvalidValue" },
+              code: { type: "string", description: "What is wrong with the field.", example: "InvalidValue" },
               target: {
                 type: "string",
                 description: "Path of the offending field.",
                 example: "claims.birthdate",
               },
-              message: { type: "string" },
+              message: { type: "string", description: "Human-readable explanation." },
             },
           },
         },

@@ -136,7 +136,9 @@ export const ZCreateCredentialConfigurationRequest = z.strictObject({
   displayName: zDisplayName,
   issuerId: zIssuerId.meta({ description: "The issuer that issues credentials of this configuration." }),
   schemaId: zSchemaId,
-  credentialType: zCredentialType.nullish(),
+  credentialType: zCredentialType.nullish().meta({
+    description: "The SD-JWT VC `vct`; defaults to `<credentialIssuer>/credentials/<identifier>`.",
+  }),
   claims: z
     .array(zClaimDefinition)
     .max(MAX_CLAIMS)

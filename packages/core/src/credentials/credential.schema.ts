@@ -7,11 +7,11 @@ export const zCredentialStatus = z
       .string()
       .meta({ description: "Credential id.", example: "cred_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
     status: z.enum(["issued", "revoked"]).meta({ description: "Credential state.", example: "revoked" }),
-    issuerId: z.string(),
+    issuerId: z.string().meta({ description: "The issuer that signed the credential." }),
     credentialConfiguration: z.string().meta({ description: "Credential configuration identifier." }),
-    issuedAt: z.string(),
-    expiresAt: z.string(),
-    revokedAt: z.string().nullable(),
+    issuedAt: z.string().meta({ description: "Issuance time (the credential's `iat`)." }),
+    expiresAt: z.string().meta({ description: "Expiry (the credential's `exp`)." }),
+    revokedAt: z.string().nullable().meta({ description: "When it was revoked; null while valid." }),
     statusList: z
       .object({
         uri: z.string().meta({ description: "Status list token URL (IETF Token Status List)." }),

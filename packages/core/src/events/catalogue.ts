@@ -202,7 +202,9 @@ export function webhookBodySchema(type: WebhookEventType) {
         description: "When the event occurred (ISO 8601). The same on every retry.",
         example: "2026-08-30T12:00:00.000Z",
       }),
-      data: entry.data,
+      data: entry.data.meta({
+        description: "The event payload: ids, states and caller references, never claims.",
+      }),
     })
     .meta({ description: entry.description });
 }

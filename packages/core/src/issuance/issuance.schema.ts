@@ -89,11 +89,14 @@ export const zIssuanceTransaction = z
     }),
     expiresAt: z.string().meta({ description: "When the offer stops being redeemable (ISO 8601)." }),
     credentialId: z.string().nullable().meta({ description: "The issued credential, once completed." }),
-    callbackReference: z.string().nullable(),
-    externalSubjectReference: z.string().nullable(),
-    createdAt: z.string(),
-    completedAt: z.string().nullable(),
-    cancelledAt: z.string().nullable(),
+    callbackReference: z.string().nullable().meta({ description: "The caller's reference, as sent." }),
+    externalSubjectReference: z
+      .string()
+      .nullable()
+      .meta({ description: "The caller's id for the person, as sent." }),
+    createdAt: z.string().meta({ description: "Creation time (ISO 8601)." }),
+    completedAt: z.string().nullable().meta({ description: "When the wallet received the credential." }),
+    cancelledAt: z.string().nullable().meta({ description: "When the transaction was cancelled." }),
   })
   .meta({ id: "IssuanceTransaction", description: "One credential offer and its outcome." });
 export type TIssuanceTransaction = z.infer<typeof zIssuanceTransaction>;

@@ -105,8 +105,10 @@ export const zIssuer = z
     id: zIssuerId,
     organisationReference: zOrganisationReference,
     displayName: zDisplayName,
-    description: zDescription.nullable(),
-    logoUri: zLogoUri.nullable(),
+    description: zDescription
+      .nullable()
+      .meta({ description: "What the issuer issues, for people; null when not set." }),
+    logoUri: zLogoUri.nullable().meta({ description: "https URL of the issuer's logo; null when not set." }),
     display: z.array(zIssuerDisplay).meta({ description: "Wallet-facing display metadata per locale." }),
     status: z.enum(ISSUER_STATUSES).meta({
       description: "`draft` until activated; `active` issuers can issue credentials.",
@@ -188,8 +190,8 @@ export const ZUpdateIssuerRequest = z.strictObject({
   issuerId: zIssuerId,
   organisationReference: zOrganisationReference.optional(),
   displayName: zDisplayName.optional(),
-  description: zDescription.nullable().optional(),
-  logoUri: zLogoUri.nullable().optional(),
+  description: zDescription.nullable().optional().meta({ description: "New description; null clears it." }),
+  logoUri: zLogoUri.nullable().optional().meta({ description: "New logo URL (https); null clears it." }),
   display: zDisplayList
     .nullable()
     .optional()

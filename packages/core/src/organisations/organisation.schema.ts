@@ -14,7 +14,12 @@ const zIdentifier = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,32}$/)
     .meta({ description: "Identifier scheme, e.g. LEI, VAT, EUID.", example: "LEI" }),
-  value: z.string().trim().min(1).max(128).meta({ example: "5493001KJTIIGC8Y1R12" }),
+  value: z
+    .string()
+    .trim()
+    .min(1)
+    .max(128)
+    .meta({ description: "The identifier in that scheme.", example: "5493001KJTIIGC8Y1R12" }),
 });
 
 export const zOrganisation = z
@@ -44,14 +49,29 @@ export const zOrganisation = z
 
 export const ZCreateOrganisationRequest = z.strictObject({
   reference: zOrganisationReference,
-  displayName: z.string().trim().min(1).max(200).meta({ example: "Acme Bank" }),
-  legalName: z.string().trim().min(1).max(300).nullish().meta({ example: "Acme Bank N.V." }),
+  displayName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .meta({ description: "Name shown to people.", example: "Acme Bank" }),
+  legalName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .nullish()
+    .meta({ description: "Registered legal name.", example: "Acme Bank N.V." }),
   country: z
     .string()
     .regex(/^[A-Z]{2}$/, "Use an ISO 3166-1 alpha-2 code, e.g. NL.")
     .nullish()
-    .meta({ example: "NL" }),
-  identifiers: z.array(zIdentifier).max(20).default([]),
+    .meta({ description: "ISO 3166-1 alpha-2 country of registration.", example: "NL" }),
+  identifiers: z
+    .array(zIdentifier)
+    .max(20)
+    .default([])
+    .meta({ description: "Registry identifiers (LEI, VAT, …)." }),
 });
 export type TCreateOrganisationRequest = z.infer<typeof ZCreateOrganisationRequest>;
 

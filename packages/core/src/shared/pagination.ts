@@ -46,7 +46,7 @@ export function toPage<T extends { id: string }, D>(rows: T[], limit: number, ma
 
 export const collectionOf = <T extends z.ZodType>(item: T) =>
   z.object({
-    data: z.array(item),
+    data: z.array(item).meta({ description: "This page's items, oldest first." }),
     nextCursor: z
       .string()
       .nullable()

@@ -110,9 +110,11 @@ export const zVerificationResult = z
     decidedAt: z
       .string()
       .meta({ description: "When the session was decided (ISO 8601).", example: ISO_EXAMPLE }),
-    outcome: z.enum(["verified", "rejected"]),
+    outcome: z.enum(["verified", "rejected"]).meta({ description: "The decision." }),
     reasons: z.array(zVerificationReason).optional().meta({ description: "Why the outcome is `rejected`." }),
-    credentials: z.array(zVerifiedCredential),
+    credentials: z
+      .array(zVerifiedCredential)
+      .meta({ description: "The verified credentials, with only the claims the policy asked for." }),
   })
   .meta({ id: "VerificationResult" });
 export type TVerificationResult = z.infer<typeof zVerificationResult>;
@@ -120,15 +122,25 @@ export type TVerificationResult = z.infer<typeof zVerificationResult>;
 export const zVerificationSession = z
   .object({
     id: zSessionId,
-    status: z.enum(VERIFICATION_SESSION_STATUSES).meta({ example: "pending" }),
+    status: z
+      .enum(VERIFICATION_SESSION_STATUSES)
+      .meta({ description: "Lifecycle state.", example: "pending" }),
     policy: z.string().meta({ description: "Identifier of the policy.", example: "over-18" }),
-    purpose: z.string().nullable().meta({ example: "Age check at checkout" }),
+    purpose: z
+      .string()
+      .nullable()
+      .meta({
+        description: "Why the claims are asked for, shown to the holder.",
+        example: "Age check at checkout",
+      }),
     authorizationRequestUri: z.string().meta({
       description: "`openid4vp://?client_id=…&request_uri=…`: what a QR code or same-device link carries.",
     }),
     requestUri: z.string().meta({ description: "URL of the signed request object." }),
-    expiresAt: z.string().meta({ example: ISO_EXAMPLE }),
-    createdAt: z.string().meta({ example: ISO_EXAMPLE }),
+    expiresAt: z
+      .string()
+      .meta({ description: "When a pending session expires (ISO 8601).", example: ISO_EXAMPLE }),
+    createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
     result: zVerificationResult
       .optional()
       .meta({ description: "Present once the session is `verified` or `rejected`." }),
