@@ -27,7 +27,9 @@ function ensureChromium() {
   apt("update", "-qq");
   apt("install", "-y", "-qq", "chromium");
   if (!fs.existsSync("/usr/bin/chromium")) {
-    process.stderr.write("Could not install chromium (apt-get install chromium); the browser tests need it.\n");
+    process.stderr.write(
+      "Could not install chromium (apt-get install chromium); the browser tests need it.\n",
+    );
     process.exit(1);
   }
 }

@@ -126,13 +126,10 @@ export const zVerificationSession = z
       .enum(VERIFICATION_SESSION_STATUSES)
       .meta({ description: "Lifecycle state.", example: "pending" }),
     policy: z.string().meta({ description: "Identifier of the policy.", example: "over-18" }),
-    purpose: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Why the claims are asked for, shown to the holder.",
-        example: "Age check at checkout",
-      }),
+    purpose: z.string().nullable().meta({
+      description: "Why the claims are asked for, shown to the holder.",
+      example: "Age check at checkout",
+    }),
     authorizationRequestUri: z.string().meta({
       description: "`openid4vp://?client_id=…&request_uri=…`: what a QR code or same-device link carries.",
     }),
