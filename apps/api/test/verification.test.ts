@@ -977,6 +977,90 @@ describe("external issuers over the network (engine, loopback servers allowed in
     expect(unknown.reasons?.map((r) => r.code)).toContain("unknown_issuer_key");
   });
 
+  it("external issuer by identifier: keys from /.well-known/jwt-vc-issuer (path insertion), iss must match", async () => {
+    const issuerKeys = await generateEs256KeyPair();
+    const kid = issuerKeys.publicJwk.kid!;
+    const iss = `${base}/tenants/acme`;
+    routes.set("/.well-known/jwt-vc-issuer/tenants/acme", {
+      type: "application/json",
+      body: JSON.stringify({ issuer: iss, jwks: { keys: [issuerKeys.publicJwk] } }),
+    });
+    const vct = "https://external.example/badge";
+    const now = Math.floor(Date.now() / 1000);
+    const issue = (issuer: string) =>
+      issueSdJwtVc({
+        privateKey: issuerKeys.privateKey,
+        kid,
+        iss: issuer,
+        vct,
+        iat: now,
+        exp: now + 3600,
+        claims: { given_name: "Erika", secret: "x" },
+        disclosable: [["given_name"], ["secret"]],
+      });
+    // Through the API a policy takes an https identifier (no configuration of this type needed) …
+    const policy = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: {
+        identifier: "external-by-metadata",
+        displayName: "External by metadata",
+        credentials: [
+          {
+            id: "badge",
+            credentialTypes: [vct],
+            trustedIssuers: [{ credentialIssuer: "https://issuer.example.com/tenants/acme" }],
+            requiredClaims: [["given_name"]],
+            holderBindingRequired: false,
+            checkStatus: false,
+          },
+        ],
+        responseMode: "direct_post",
+      },
+    });
+    expect(policy.status).toBe(201);
+    // … and the engine resolves one served on loopback here (development mode).
+    const rules = {
+      ...policy.body.data.rules,
+      credentials: [
+        { ...policy.body.data.rules.credentials[0], trustedIssuers: [{ credentialIssuer: iss }] },
+      ],
+    };
+    const session = {
+      scope: { tenantId: t.tenantId, environment: "sandbox" as const },
+      rules,
+      clientId: "x509_hash:abc",
+      nonce: "n".repeat(43),
+    };
+    const ok = await runVerificationEngine(t.server.deps, session, { badge: [await issue(iss)] });
+    expect(ok.outcome, JSON.stringify(ok.reasons)).toBe("verified");
+    expect(ok.credentials[0]!.claims).toEqual({ given_name: "Erika" });
+    // Signed by the same key but claiming another issuer: not the trusted issuer.
+    const other = await runVerificationEngine(t.server.deps, session, {
+      badge: [await issue(`${base}/tenants/other`)],
+    });
+    expect(other.outcome).toBe("rejected");
+    // Metadata that names another issuer is ignored.
+    const impostor = `${base}/tenants/impostor`;
+    routes.set("/.well-known/jwt-vc-issuer/tenants/impostor", {
+      type: "application/json",
+      body: JSON.stringify({ issuer: iss, jwks: { keys: [issuerKeys.publicJwk] } }),
+    });
+    const mismatched = await runVerificationEngine(
+      t.server.deps,
+      {
+        ...session,
+        rules: {
+          ...session.rules,
+          credentials: [
+            { ...session.rules.credentials[0], trustedIssuers: [{ credentialIssuer: impostor }] },
+          ],
+        },
+      },
+      { badge: [await issue(impostor)] },
+    );
+    expect(mismatched.outcome).toBe("rejected");
+  });
+
   it("refuses JWKS URLs on private addresses that are not allow-listed", async () => {
     const { outboundGet } = await import("@cred/core/verification/outbound-fetch");
     await expect(

@@ -38,7 +38,7 @@ async function checkReferences(
         details.push({
           code: "UnknownCredentialType",
           target: `credentials.${i}.credentialTypes.${j}`,
-          message: `No credential configuration in this environment has the credential type '${type}'; create one, or trust an external issuer (jwksUri or x5cRoot) for this credential.`,
+          message: `No credential configuration in this environment has the credential type '${type}'; create one, or trust an external issuer (jwksUri, credentialIssuer or x5cRoot) for this credential.`,
         });
       }
     }
@@ -50,10 +50,16 @@ async function checkReferences(
           message: `No issuer '${trusted.issuerId}' exists in this environment.`,
         });
       }
-      if ("jwksUri" in trusted) {
+      const url =
+        "jwksUri" in trusted
+          ? trusted.jwksUri
+          : "credentialIssuer" in trusted
+            ? trusted.credentialIssuer
+            : null;
+      if (url !== null) {
         try {
           // Static check now; the fetch re-checks at request time with resolution.
-          await assertPublicHttpsUrl(trusted.jwksUri, {
+          await assertPublicHttpsUrl(url, {
             allowLoopbackHttp: config.developmentMode,
             resolveHostnames: false,
           });
@@ -61,7 +67,7 @@ async function checkReferences(
           if (!(error instanceof UrlPolicyViolation)) throw error;
           details.push({
             code: "UrlNotAllowed",
-            target: `credentials.${i}.trustedIssuers.${j}.jwksUri`,
+            target: `credentials.${i}.trustedIssuers.${j}.${"jwksUri" in trusted ? "jwksUri" : "credentialIssuer"}`,
             message: error.message,
           });
         }

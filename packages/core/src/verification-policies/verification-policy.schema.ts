@@ -71,6 +71,18 @@ export const zTrustedIssuer = z
       .meta({ title: "TrustedJwksIssuer", description: "An external issuer identified by its JWKS." }),
     z
       .strictObject({
+        credentialIssuer: zHttpsUrl.meta({
+          description:
+            "The external issuer's identifier (the credentials' `iss`); its keys are read from its SD-JWT VC issuer metadata at `/.well-known/jwt-vc-issuer` (path inserted before the identifier's path).",
+          example: "https://issuer.example.com/tenant-1",
+        }),
+      })
+      .meta({
+        title: "TrustedJwtVcIssuer",
+        description: "An external issuer resolved through its `/.well-known/jwt-vc-issuer` metadata.",
+      }),
+    z
+      .strictObject({
         x5cRoot: z
           .string()
           .max(20_000)
@@ -82,7 +94,10 @@ export const zTrustedIssuer = z
       })
       .meta({ title: "TrustedX5cRoot", description: "External issuers certified under an X.509 root." }),
   ])
-  .meta({ description: "One trust source: a platform issuer, an external JWKS or an X.509 root." });
+  .meta({
+    description:
+      "One trust source: a platform issuer, an external JWKS, an external issuer by its metadata, or an X.509 root.",
+  });
 
 export const zCredentialId = z
   .string()

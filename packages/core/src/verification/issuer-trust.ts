@@ -12,6 +12,7 @@ import { verificationRepository } from "./verification-repository";
 export type TrustSource =
   | { kind: "platform"; issuerId: string }
   | { kind: "jwks"; jwksUri: string }
+  | { kind: "jwt-vc-issuer"; credentialIssuer: string }
   | { kind: "x5c"; rootPem: string };
 
 export interface ResolvedIssuerKey {
@@ -78,15 +79,66 @@ async function jwksOf(deps: AppDeps, jwksUri: string): Promise<Map<string, JWK>>
     accept: "application/jwk-set+json, application/json",
     maxBytes: JWKS_MAX_BYTES,
   });
-  const parsed = JSON.parse(body) as { keys?: unknown };
+  const keys = keysOfSet(JSON.parse(body));
+  boundedSet(jwksCache, jwksUri, keys);
+  return keys;
+}
+
+/** The P-256 keys of a JWK Set, by `kid`. */
+function keysOfSet(set: unknown): Map<string, JWK> {
   const keys = new Map<string, JWK>();
-  if (Array.isArray(parsed.keys)) {
-    for (const key of parsed.keys.slice(0, 100) as JWK[]) {
+  const list = (set as { keys?: unknown } | null)?.keys;
+  if (Array.isArray(list)) {
+    for (const key of list.slice(0, 100) as JWK[]) {
       if (typeof key?.kid === "string" && key.kty === "EC" && key.crv === "P-256") keys.set(key.kid, key);
     }
   }
-  boundedSet(jwksCache, jwksUri, keys);
   return keys;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// External issuers by identifier: SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`, §3.5 (a)).
+
+const issuerMetadataKeys = new Map<string, Entry<Map<string, JWK>>>();
+
+/** `https://h/a/b` → `https://h/.well-known/jwt-vc-issuer/a/b` (path insertion). */
+export function jwtVcIssuerMetadataUrl(credentialIssuer: string): string {
+  const url = new URL(credentialIssuer);
+  const path = url.pathname === "/" ? "" : url.pathname.replace(/\/+$/, "");
+  return `${url.origin}/.well-known/jwt-vc-issuer${path}`;
+}
+
+async function issuerMetadataKeysOf(deps: AppDeps, credentialIssuer: string): Promise<Map<string, JWK>> {
+  const cached = fresh(issuerMetadataKeys, credentialIssuer);
+  if (cached) return cached;
+  const body = await outboundGet(deps.config, jwtVcIssuerMetadataUrl(credentialIssuer), {
+    accept: "application/json",
+    maxBytes: JWKS_MAX_BYTES,
+  });
+  const metadata = JSON.parse(body) as { issuer?: unknown; jwks?: { keys?: unknown }; jwks_uri?: unknown };
+  // The metadata must be about this very issuer, and carry exactly one of jwks / jwks_uri.
+  if (metadata.issuer !== credentialIssuer) return new Map();
+  let keys: Map<string, JWK>;
+  if (metadata.jwks !== undefined && metadata.jwks_uri === undefined) {
+    keys = keysOfSet(metadata.jwks);
+  } else if (typeof metadata.jwks_uri === "string" && metadata.jwks === undefined) {
+    keys = await jwksOf(deps, metadata.jwks_uri);
+  } else {
+    keys = new Map();
+  }
+  boundedSet(issuerMetadataKeys, credentialIssuer, keys);
+  return keys;
+}
+
+async function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string) {
+  const cacheKey = `meta|${credentialIssuer}|${kid}`;
+  const cached = fresh(jwkKeys, cacheKey);
+  if (cached) return cached;
+  const jwk = (await issuerMetadataKeysOf(deps, credentialIssuer)).get(kid);
+  if (!jwk) return null;
+  const key = await importEs256PublicKey(publicOnly(jwk));
+  boundedSet(jwkKeys, cacheKey, key);
+  return key;
 }
 
 async function jwksKey(deps: AppDeps, jwksUri: string, kid: string): Promise<CryptoKey | null> {
@@ -185,8 +237,9 @@ export interface TrustContext {
 /**
  * The key that verifies a credential's signature, or null when its issuer is not one the policy
  * credential trusts: a platform issuer of this tenant + environment (by `kid`, and `iss` must be that
- * issuer's identifier), an external issuer's pinned JWKS (by `kid`), or an `x5c` chain ending at a
- * pinned root (the leaf must name `iss`). Receives the unverified header and payload.
+ * issuer's identifier), an external issuer's pinned JWKS (by `kid`), an external issuer named by its
+ * identifier (`iss` must equal it; keys from its `/.well-known/jwt-vc-issuer` metadata, by `kid`), or an
+ * `x5c` chain ending at a pinned root (the leaf must name `iss`). Receives the unverified header and payload.
  */
 export async function resolveIssuerKey(
   ctx: TrustContext,
@@ -217,9 +270,14 @@ export async function resolveIssuerKey(
     }
   }
   for (const t of trusted) {
-    if (!("jwksUri" in t)) continue;
-    const key = await jwksKey(ctx.deps, t.jwksUri, kid);
-    if (key) return { key, source: { kind: "jwks", jwksUri: t.jwksUri } };
+    if ("jwksUri" in t) {
+      const key = await jwksKey(ctx.deps, t.jwksUri, kid);
+      if (key) return { key, source: { kind: "jwks", jwksUri: t.jwksUri } };
+    }
+    if ("credentialIssuer" in t && payload.iss === t.credentialIssuer) {
+      const key = await issuerMetadataKey(ctx.deps, t.credentialIssuer, kid);
+      if (key) return { key, source: { kind: "jwt-vc-issuer", credentialIssuer: t.credentialIssuer } };
+    }
   }
   return null;
 }
@@ -240,6 +298,9 @@ export async function resolveStatusListKey(
   }
   if (source.kind === "jwks" && typeof header.kid === "string") {
     return jwksKey(ctx.deps, source.jwksUri, header.kid);
+  }
+  if (source.kind === "jwt-vc-issuer" && typeof header.kid === "string") {
+    return issuerMetadataKey(ctx.deps, source.credentialIssuer, header.kid);
   }
   return issuerKey;
 }
