@@ -5,6 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { type FastSql, pgFastSql, pgliteFastSql } from "./fast-sql";
 import { PrismaClient } from "./generated/prisma/client";
 
 export type DatabaseKind = "embedded" | "postgres";
@@ -29,6 +30,8 @@ export interface Database {
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** Raw pg pool when on PostgreSQL (rate limiter store, SKIP LOCKED claims). */
   pool?: pg.Pool;
+  /** Hot-path single statements straight to the driver (never inside an interactive transaction). */
+  fast: FastSql;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       prisma,
       adapterFactory,
       pool,
+      fast: pgFastSql(pool, pg.types),
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -62,6 +66,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     kind: "embedded",
     prisma,
     adapterFactory,
+    fast: pgliteFastSql(pglite),
     async close() {
       await prisma.$disconnect();
       await pglite.close();

@@ -57,7 +57,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/offers/:handle",
     withIssuer(async (issuer, request, reply) => {
       const { handle } = request.params as { handle: string };
-      const offer = await credentialOfferByHandle(deps, db, issuer.id, handle);
+      const offer = await credentialOfferByHandle(deps, deps.database.fast, issuer.id, handle);
       if (!offer) return notFound(reply, "The credential offer");
       reply.headers(NO_STORE);
       return offer;
@@ -77,7 +77,12 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
           },
         );
       }
-      const response = await exchangePreAuthorizedCode(db, deps.config, issuer.id, request.body);
+      const response = await exchangePreAuthorizedCode(
+        deps.database.fast,
+        deps.config,
+        issuer.id,
+        request.body,
+      );
       reply.headers({ ...NO_STORE, Pragma: "no-cache" });
       return response;
     }),
@@ -87,7 +92,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/nonce",
     withIssuer(async (_issuer, _request, reply) => {
       reply.headers(NO_STORE);
-      return issueNonce(db, deps.config.issuance.nonceLifetimeSeconds);
+      return issueNonce(deps.database.fast, deps.config.issuance.nonceLifetimeSeconds);
     }),
   );
 
@@ -103,7 +108,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   app.post(
     "/issuers/:issuerId/notification",
     withIssuer(async (issuer, request, reply) => {
-      await recordNotification(db, issuer.id, request.headers.authorization, request.body);
+      await recordNotification(deps.database, issuer.id, request.headers.authorization, request.body);
       return reply.code(204).headers(NO_STORE).send();
     }),
   );

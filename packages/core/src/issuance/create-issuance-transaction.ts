@@ -1,10 +1,9 @@
 import { randomInt } from "node:crypto";
-import type { Db } from "@cred/db";
+import { type Db, sqlFor } from "@cred/db";
 import type { AppDeps, RequestContext } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import { withIdempotency } from "../shared/idempotency";
 import { newId, randomToken } from "../shared/ids";
-import { outboxRowSql } from "../shared/outbox-sql";
 import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import type { TCreateIssuanceTransactionRequest, TIssuanceTransaction } from "./issuance.schema";
@@ -123,18 +122,19 @@ export async function createIssuanceTransaction(
     cancelledAt: null,
     credentialId: null,
   };
-  await issuanceRepository.insertWithEvent(
-    db,
-    row,
-    outboxRowSql(scope, "issuance.transaction.created", {
+  await issuanceRepository.insertWithEvent(sqlFor(db, deps.database.prisma, deps.database.fast), row, {
+    scope,
+    type: "issuance.transaction.created",
+    data: {
       transactionId: id,
       issuerId,
       credentialConfiguration: configuration.identifier,
       status: "pending",
       callbackReference: row.callbackReference,
       externalSubjectReference: row.externalSubjectReference,
-    }),
-  );
+    },
+  });
+
   return toIssuanceTransactionDto(deps, row, txCode);
 }
 

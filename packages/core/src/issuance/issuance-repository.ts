@@ -1,4 +1,6 @@
-import { type Db, Prisma } from "@cred/db";
+import type { FastSql } from "@cred/db";
+import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
+import type { TenantScope } from "../shared/principal";
 
 export interface NewIssuanceTransaction {
   id: string;
@@ -22,33 +24,6 @@ export interface NewIssuanceTransaction {
   createdAt: Date;
 }
 
-/**
- * Issuance writes on the hot path as single statements: the row and its outbox event are written by
- * one `WITH … INSERT` (atomic without an interactive transaction, one round trip instead of four).
- */
-export const issuanceRepository = {
-  async insertWithEvent(db: Db, row: NewIssuanceTransaction, event: Prisma.Sql) {
-    const inserted = await db.$executeRaw`
-      WITH created AS (
-        INSERT INTO "IssuanceTransaction" (
-          "id", "tenantId", "environment", "issuerId", "configurationId", "configurationIdentifier",
-          "configurationVersion", "status", "claimsCipher", "callbackReference", "externalSubjectReference",
-          "offerBy", "offerCipher", "offerHandleHash", "preAuthorizedCodeHash", "txCodeHash", "txCodeSpec",
-          "expiresAt", "createdAt", "updatedAt")
-        VALUES (
-          ${row.id}, ${row.tenantId}, ${row.environment}, ${row.issuerId}, ${row.configurationId},
-          ${row.configurationIdentifier}, ${row.configurationVersion}, ${row.status}, ${row.claimsCipher},
-          ${row.callbackReference}, ${row.externalSubjectReference}, ${row.offerBy}, ${row.offerCipher},
-          ${row.offerHandleHash}, ${row.preAuthorizedCodeHash}, ${row.txCodeHash},
-          ${row.txCodeSpec === null ? null : JSON.stringify(row.txCodeSpec)}::jsonb,
-          ${row.expiresAt}, ${row.createdAt}, ${row.createdAt})
-        RETURNING "id")
-      INSERT INTO "OutboxEvent" ("id", "tenantId", "environment", "type", "payload")
-      SELECT ${event} FROM created`;
-    if (inserted !== 1) throw new Error("issuance transaction insert wrote no event");
-  },
-};
-
 export interface NewCredential {
   id: string;
   tenantId: string;
@@ -65,48 +40,102 @@ export interface NewCredential {
   expiresAt: Date;
 }
 
-/**
- * Completes a pending transaction, records its credentials and the completion event in ONE statement:
- * nothing is written unless the transaction was still pending; a status index taken meanwhile makes the
- * whole statement fail on the unique (list, index) constraint, so the caller draws again.
- * Returns false when the transaction was no longer pending.
- */
-export async function completeWithCredentials(
-  db: Db,
-  transactionId: string,
-  now: Date,
-  credentials: NewCredential[],
-  event: Prisma.Sql,
-): Promise<boolean> {
-  const values = Prisma.join(
-    credentials.map(
-      (c) => Prisma.sql`(${c.id}::text, ${c.tenantId}::text, ${c.environment}::text, ${c.issuerId}::text,
-        ${c.configurationId}::text, ${c.transactionId}::text, 'issued', ${c.statusListId}::text, ${c.statusIndex}::int,
-        ${c.digest}::text, ${c.holderKeyThumb}::text, ${c.notificationId}::text,
-        ${c.issuedAt}::timestamp(3), ${c.expiresAt}::timestamp(3))`,
-    ),
-  );
-  const [result] = await db.$queryRaw<{ completed: number; issued: number }[]>`
-    WITH done AS (
-      UPDATE "IssuanceTransaction"
-         SET "status" = 'completed', "completedAt" = ${now}, "credentialId" = ${credentials[0]!.id},
-             "claimsCipher" = NULL, "offerCipher" = NULL, "offerHandleHash" = NULL, "updatedAt" = ${now}
-       WHERE "id" = ${transactionId} AND "status" = 'pending' AND "expiresAt" > ${now}
-      RETURNING "id"),
-    issued AS (
-      INSERT INTO "Credential" ("id", "tenantId", "environment", "issuerId", "configurationId", "transactionId",
-        "status", "statusListId", "statusIndex", "digest", "holderKeyThumb", "notificationId", "issuedAt", "expiresAt")
-      SELECT v.* FROM (VALUES ${values}) AS v WHERE EXISTS (SELECT 1 FROM done)
-      RETURNING "id"),
-    event AS (
-      INSERT INTO "OutboxEvent" ("id", "tenantId", "environment", "type", "payload")
-      SELECT ${event} FROM done)
-    SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM issued)::int AS "issued"`;
-  return result?.completed === 1;
+export interface OutboxEventInput {
+  scope: TenantScope;
+  type: string;
+  data: Record<string, unknown>;
 }
+
+/**
+ * Issuance writes on the hot path as single statements: each change and its outbox event are written by
+ * one `WITH … INSERT` (atomic without an interactive transaction; one round trip instead of four).
+ */
+export const issuanceRepository = {
+  async insertWithEvent(sql: FastSql, row: NewIssuanceTransaction, event: OutboxEventInput) {
+    const p = new SqlParams();
+    const values = [
+      row.id,
+      row.tenantId,
+      row.environment,
+      row.issuerId,
+      row.configurationId,
+      row.configurationIdentifier,
+      row.configurationVersion,
+      row.status,
+      row.claimsCipher,
+      row.callbackReference,
+      row.externalSubjectReference,
+      row.offerBy,
+      row.offerCipher,
+      row.offerHandleHash,
+      row.preAuthorizedCodeHash,
+      row.txCodeHash,
+    ].map((v) => p.add(v));
+    const { affected } = await sql.query(
+      `WITH created AS (
+         INSERT INTO "IssuanceTransaction" ("id", "tenantId", "environment", "issuerId", "configurationId",
+           "configurationIdentifier", "configurationVersion", "status", "claimsCipher", "callbackReference",
+           "externalSubjectReference", "offerBy", "offerCipher", "offerHandleHash", "preAuthorizedCodeHash",
+           "txCodeHash", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
+         VALUES (${values.join(", ")}, ${p.add(row.txCodeSpec === null ? null : JSON.stringify(row.txCodeSpec))}::jsonb,
+           ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3))
+         RETURNING "id")
+       INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+       SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM created
+       RETURNING "id"`,
+      p.values,
+    );
+    if (affected !== 1) throw new Error("issuance transaction insert wrote no event");
+  },
+
+  /**
+   * Completes a pending transaction, records its credentials and the completion event in ONE statement:
+   * nothing is written unless the transaction was still pending; a status index taken meanwhile makes the
+   * whole statement fail on the unique (list, index) constraint, so the caller draws again.
+   * Returns false when the transaction was no longer pending.
+   */
+  async completeWithCredentials(
+    sql: FastSql,
+    transactionId: string,
+    now: Date,
+    credentials: NewCredential[],
+    event: OutboxEventInput,
+  ): Promise<boolean> {
+    const p = new SqlParams();
+    const rows = credentials.map(
+      (c) =>
+        `(${p.add(c.id)}::text, ${p.add(c.tenantId)}::text, ${p.add(c.environment)}::text, ${p.add(c.issuerId)}::text,
+          ${p.add(c.configurationId)}::text, ${p.add(c.transactionId)}::text, 'issued', ${p.add(c.statusListId)}::text,
+          ${p.add(c.statusIndex)}::int, ${p.add(c.digest)}::text, ${p.add(c.holderKeyThumb)}::text,
+          ${p.add(c.notificationId)}::text, ${p.add(c.issuedAt)}::timestamp(3), ${p.add(c.expiresAt)}::timestamp(3))`,
+    );
+    const nowParam = p.add(now);
+    const { rows: result } = await sql.query<{ completed: number }>(
+      `WITH done AS (
+         UPDATE "IssuanceTransaction"
+            SET "status" = 'completed', "completedAt" = ${nowParam}::timestamp(3),
+                "credentialId" = ${p.add(credentials[0]!.id)}, "claimsCipher" = NULL, "offerCipher" = NULL,
+                "offerHandleHash" = NULL, "updatedAt" = ${nowParam}::timestamp(3)
+          WHERE "id" = ${p.add(transactionId)} AND "status" = 'pending' AND "expiresAt" > ${nowParam}::timestamp(3)
+         RETURNING "id"),
+       issued AS (
+         INSERT INTO "Credential" ("id", "tenantId", "environment", "issuerId", "configurationId", "transactionId",
+           "status", "statusListId", "statusIndex", "digest", "holderKeyThumb", "notificationId", "issuedAt", "expiresAt")
+         SELECT v.* FROM (VALUES ${rows.join(", ")}) AS v WHERE EXISTS (SELECT 1 FROM done)
+         RETURNING "id"),
+       event AS (
+         INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+         SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM done)
+       SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM issued)::int AS "issued"`,
+      p.values,
+    );
+    return result[0]?.completed === 1;
+  },
+};
 
 /** A unique-constraint violation from a raw statement (PostgreSQL 23505). */
 export function isRawUniqueViolation(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
-  return /23505|duplicate key|unique constraint/i.test(message);
+  const code = (error as { code?: string } | null)?.code;
+  return code === "23505" || /23505|duplicate key|unique constraint/i.test(message);
 }

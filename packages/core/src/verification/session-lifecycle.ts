@@ -2,7 +2,6 @@ import { type Db, inTransaction } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
-import { outboxRowSql } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
@@ -64,14 +63,14 @@ export async function decideSession(
   const decidedAt = new Date(result.decidedAt);
   const resultCipher = sealResult(deps.secretBox, row.id, result);
   const moved = await verificationRepository.decideFromPending(
-    deps.database.prisma,
+    deps.database.fast,
     row.id,
     { status: result.outcome, resultCipher, decidedAt, responseCodeHash: extra.responseCodeHash ?? null },
-    outboxRowSql(
-      scopeOfRow(row),
-      `verification.session.${result.outcome}`,
-      sessionEventData(row, result.outcome),
-    ),
+    {
+      scope: scopeOfRow(row),
+      type: `verification.session.${result.outcome}`,
+      data: sessionEventData(row, result.outcome),
+    },
   );
   if (!moved) return null;
   return {

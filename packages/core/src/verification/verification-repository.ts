@@ -1,4 +1,5 @@
-import type { Db, Prisma } from "@cred/db";
+import type { Db, FastSql, Prisma } from "@cred/db";
+import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
 /** Every Prisma call of the verification slice (sessions, verifier certificates, trust and status reads). */
@@ -36,21 +37,26 @@ export const verificationRepository = {
    * false when the session was no longer pending and unexpired at `decidedAt`.
    */
   async decideFromPending(
-    db: Db,
+    sql: FastSql,
     id: string,
     change: { status: string; resultCipher: string; decidedAt: Date; responseCodeHash: string | null },
-    event: Prisma.Sql,
+    event: { scope: TenantScope; type: string; data: Record<string, unknown> },
   ) {
-    const moved = await db.$executeRaw`
-      WITH moved AS (
-        UPDATE "VerificationSession"
-           SET "status" = ${change.status}, "resultCipher" = ${change.resultCipher}, "decidedAt" = ${change.decidedAt},
-               "encryptionKeyCipher" = NULL, "responseCodeHash" = ${change.responseCodeHash}, "updatedAt" = ${new Date()}
-         WHERE "id" = ${id} AND "status" = 'pending' AND "expiresAt" > ${change.decidedAt}
-        RETURNING "id")
-      INSERT INTO "OutboxEvent" ("id", "tenantId", "environment", "type", "payload")
-      SELECT ${event} FROM moved`;
-    return moved === 1;
+    const p = new SqlParams();
+    const { affected } = await sql.query(
+      `WITH moved AS (
+         UPDATE "VerificationSession"
+            SET "status" = ${p.add(change.status)}, "resultCipher" = ${p.add(change.resultCipher)},
+                "decidedAt" = ${p.add(change.decidedAt)}::timestamp(3), "encryptionKeyCipher" = NULL,
+                "responseCodeHash" = ${p.add(change.responseCodeHash)}, "updatedAt" = ${p.add(new Date())}::timestamp(3)
+          WHERE "id" = ${p.add(id)} AND "status" = 'pending' AND "expiresAt" > ${p.add(change.decidedAt)}::timestamp(3)
+         RETURNING "id")
+       INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+       SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM moved
+       RETURNING "id"`,
+      p.values,
+    );
+    return affected === 1;
   },
 
   findVerifierCertificate(db: Db, scope: TenantScope) {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Db } from "@cred/db";
+import type { Db, FastSql } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
@@ -10,11 +10,10 @@ import {
 } from "@cred/oid4vc";
 import type { AppDeps } from "../../context";
 import { newId, randomToken } from "../../shared/ids";
-import { outboxRowSql } from "../../shared/outbox-sql";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
 import { issuanceCatalog } from "../issuance-catalog";
-import { completeWithCredentials, isRawUniqueViolation } from "../issuance-repository";
+import { isRawUniqueViolation, issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
@@ -43,12 +42,15 @@ export function bearerToken(header: string | undefined): string | null {
 type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
 
 /** Finds the pending transaction an access token was issued for, or throws `invalid_token` (401). */
-export async function transactionForToken(db: Db, issuerId: string, authorization: string | undefined) {
+export async function transactionForToken(sql: FastSql, issuerId: string, authorization: string | undefined) {
   const token = bearerToken(authorization);
   if (!token) throw invalidToken("A Bearer access token is required.");
-  const [tx] = await db.$queryRaw<IssuanceTransactionRecord[]>`
-    SELECT t.* FROM "AccessToken" a JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
-     WHERE a."tokenHash" = ${hashSecret(token)} AND a."expiresAt" > ${new Date()}`;
+  const { rows } = await sql.query<IssuanceTransactionRecord>(
+    `SELECT t.* FROM "AccessToken" a JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
+      WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
+    [hashSecret(token), new Date()],
+  );
+  const tx = rows[0];
   if (!tx || tx.issuerId !== issuerId) throw invalidToken("The access token is invalid or expired.");
   return tx;
 }
@@ -65,7 +67,7 @@ export async function issueCredentials(
   body: unknown,
 ) {
   const db = deps.database.prisma;
-  const tx = await transactionForToken(db, issuer.id, authorization);
+  const tx = await transactionForToken(deps.database.fast, issuer.id, authorization);
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
   }
@@ -84,7 +86,7 @@ export async function issueCredentials(
     proofs = await verifyProofs(request.proofs?.jwt ?? [], {
       audience: urls.credentialIssuer,
       now: new Date(),
-      consumeNonce: (nonce) => consumeNonce(db, nonce),
+      consumeNonce: (nonce) => consumeNonce(deps.database.fast, nonce),
       batchSize: deps.config.issuance.batchSize,
     });
   }
@@ -132,15 +134,19 @@ export async function issueCredentials(
     statusIndex: draft.slot?.idx ?? null,
   });
 
-  const completedEvent = outboxRowSql(scope, "issuance.transaction.completed", {
-    transactionId: tx.id,
-    issuerId: issuer.id,
-    credentialConfiguration: tx.configurationIdentifier,
-    status: "completed",
-    credentialIds: ids,
-    callbackReference: tx.callbackReference,
-    externalSubjectReference: tx.externalSubjectReference,
-  });
+  const completedEvent = {
+    scope,
+    type: "issuance.transaction.completed",
+    data: {
+      transactionId: tx.id,
+      issuerId: issuer.id,
+      credentialConfiguration: tx.configurationIdentifier,
+      status: "completed",
+      credentialIds: ids,
+      callbackReference: tx.callbackReference,
+      externalSubjectReference: tx.externalSubjectReference,
+    },
+  };
 
   // Signing happens before the single write statement; a status index taken meanwhile (rare) fails the
   // whole statement, and the credentials are drawn and signed again.
@@ -156,8 +162,8 @@ export async function issueCredentials(
       })),
     );
     try {
-      const completed = await completeWithCredentials(
-        db,
+      const completed = await issuanceRepository.completeWithCredentials(
+        deps.database.fast,
         tx.id,
         new Date(),
         drafts.map(rowFor),

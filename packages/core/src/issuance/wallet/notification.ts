@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from "@cred/db";
+import { type Db, type FastSql, inTransaction } from "@cred/db";
 import { OAuthError } from "@cred/oid4vc";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
@@ -16,12 +16,13 @@ const invalid = (code: string, description: string) =>
 
 /** Notification endpoint (OpenID4VCI §11): idempotent, 204; recorded on the credentials and emitted as an event. */
 export async function recordNotification(
-  db: Db,
+  database: { prisma: Db; fast: FastSql },
   issuerId: string,
   authorization: string | undefined,
   body: unknown,
 ) {
-  const tx = await transactionForToken(db, issuerId, authorization);
+  const db = database.prisma;
+  const tx = await transactionForToken(database.fast, issuerId, authorization);
   if (typeof body !== "object" || body === null)
     throw invalid("invalid_notification_request", "Send a JSON object.");
   const {

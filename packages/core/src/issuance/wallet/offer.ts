@@ -1,16 +1,25 @@
-import type { Db } from "@cred/db";
+import type { FastSql } from "@cred/db";
 import type { CoreConfig } from "../../context";
 import { hashSecret, type SecretBox } from "../../shared/secret-box";
-import { effectiveStatus, offerFor, type SealedOffer } from "../issuance-transaction-dto";
+import {
+  effectiveStatus,
+  type IssuanceTransactionRow,
+  offerFor,
+  type SealedOffer,
+} from "../issuance-transaction-dto";
 
 /** The credential offer behind an offer URI (by reference), while the transaction is pending. */
 export async function credentialOfferByHandle(
   deps: { config: CoreConfig; secretBox: SecretBox },
-  db: Db,
+  sql: FastSql,
   issuerId: string,
   handle: string,
 ) {
-  const row = await db.issuanceTransaction.findUnique({ where: { offerHandleHash: hashSecret(handle) } });
+  const { rows } = await sql.query<IssuanceTransactionRow & { codeRedeemedAt: Date | null }>(
+    `SELECT * FROM "IssuanceTransaction" WHERE "offerHandleHash" = $1`,
+    [hashSecret(handle)],
+  );
+  const row = rows[0];
   if (!row || row.issuerId !== issuerId || !row.offerCipher || effectiveStatus(row) !== "pending")
     return null;
   if (row.codeRedeemedAt) return null;

@@ -1,4 +1,7 @@
-import type { Db } from "@cred/db";
+import type { Db, FastSql } from "@cred/db";
+
+type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
+
 import { type FormParams, parseTokenRequest, tokenError } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
@@ -10,14 +13,18 @@ import { effectiveStatus } from "../issuance-transaction-dto";
  * a wrong tx_code counts against a limit, after which the code is invalidated.
  */
 export async function exchangePreAuthorizedCode(
-  db: Db,
+  sql: FastSql,
   config: CoreConfig,
   issuerId: string,
   form: FormParams,
 ) {
   const request = parseTokenRequest(form);
   const code = request["pre-authorized_code"];
-  const row = await db.issuanceTransaction.findUnique({ where: { preAuthorizedCodeHash: hashSecret(code) } });
+  const { rows } = await sql.query<IssuanceTransactionRecord>(
+    `SELECT * FROM "IssuanceTransaction" WHERE "preAuthorizedCodeHash" = $1`,
+    [hashSecret(code)],
+  );
+  const row = rows[0];
   if (!row || row.issuerId !== issuerId || row.codeRedeemedAt || effectiveStatus(row) !== "pending") {
     throw tokenError("invalid_grant", "The pre-authorized code is invalid, expired or already used.");
   }
@@ -27,10 +34,11 @@ export async function exchangePreAuthorizedCode(
     if (!constantTimeEqual(hashSecret(`${row.id}:${txCode}`), row.txCodeHash)) {
       const failures = row.txCodeFailures + 1;
       const exhausted = failures >= config.issuance.txCodeMaxAttempts;
-      await db.issuanceTransaction.update({
-        where: { id: row.id },
-        data: { txCodeFailures: failures, ...(exhausted ? { preAuthorizedCodeHash: null } : {}) },
-      });
+      await sql.query(
+        `UPDATE "IssuanceTransaction" SET "txCodeFailures" = "txCodeFailures" + 1, "updatedAt" = $2::timestamp(3)
+           ${exhausted ? ', "preAuthorizedCodeHash" = NULL' : ""} WHERE "id" = $1 RETURNING 1`,
+        [row.id, new Date()],
+      );
       throw tokenError(
         "invalid_grant",
         exhausted ? "Too many wrong tx_code attempts; the code is no longer valid." : "The tx_code is wrong.",
@@ -45,15 +53,18 @@ export async function exchangePreAuthorizedCode(
   const now = new Date();
   // One statement: the code is single use under concurrency (only one request can move codeRedeemedAt
   // from null), and the access token exists exactly when the redemption does.
-  const issued = await db.$executeRaw`
-    WITH redeemed AS (
-      UPDATE "IssuanceTransaction"
-         SET "codeRedeemedAt" = ${now}, "preAuthorizedCodeHash" = NULL, "updatedAt" = ${now}
-       WHERE "id" = ${row.id} AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = ${hashSecret(code)}
-      RETURNING "id")
-    INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
-    SELECT ${hashSecret(accessToken)}, "id", ${new Date(now.getTime() + expiresIn * 1000)} FROM redeemed`;
-  if (issued !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
+  const { affected } = await sql.query(
+    `WITH redeemed AS (
+       UPDATE "IssuanceTransaction"
+          SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3)
+        WHERE "id" = $2 AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = $3
+       RETURNING "id")
+     INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
+     SELECT $4, "id", $5::timestamp(3) FROM redeemed
+     RETURNING 1`,
+    [now, row.id, hashSecret(code), hashSecret(accessToken), new Date(now.getTime() + expiresIn * 1000)],
+  );
+  if (affected !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
   return {
     access_token: accessToken,
     token_type: "Bearer",

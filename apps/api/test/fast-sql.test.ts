@@ -1,0 +1,54 @@
+import { applyMigrations, openDatabase } from "@cred/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPostgresDatabase } from "./harness";
+
+// The driver fast path and Prisma must agree on every value, timestamps included, in any time zone.
+let db: ReturnType<typeof openDatabase>;
+let drop: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  const adminUrl = process.env.TEST_POSTGRES_URL;
+  const pg = adminUrl ? await freshPostgresDatabase(adminUrl) : undefined;
+  drop = pg?.drop;
+  db = openDatabase({ databaseUrl: pg?.url, dataDir: ":memory:" });
+  await applyMigrations(db.adapterFactory);
+});
+afterAll(async () => {
+  await db.close();
+  await drop?.();
+});
+
+describe("fast SQL path", () => {
+  it("round-trips timestamps, json and numbers exactly as Prisma sees them", async () => {
+    const at = new Date("2026-11-22T03:40:00.123Z");
+    await db.fast.query(
+      `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt") VALUES ($1,$2,$3,$4,$5::jsonb,$6)`,
+      ["evt_fast", "t", "sandbox", "x", JSON.stringify({ n: 1, s: "é" }), at],
+    );
+    const viaPrisma = await db.prisma.outboxEvent.findUniqueOrThrow({ where: { id: "evt_fast" } });
+    expect(viaPrisma.occurredAt.toISOString()).toBe(at.toISOString());
+    expect(viaPrisma.payload).toEqual({ n: 1, s: "é" });
+
+    await db.prisma.outboxEvent.create({
+      data: {
+        id: "evt_prisma",
+        tenantId: "t",
+        environment: "sandbox",
+        type: "y",
+        payload: { k: [1] },
+        occurredAt: at,
+      },
+    });
+    const { rows } = await db.fast.query<{ occurredAt: Date; payload: unknown }>(
+      `SELECT "occurredAt", "payload" FROM "OutboxEvent" WHERE "id" = $1`,
+      ["evt_prisma"],
+    );
+    expect(rows[0]!.occurredAt).toBeInstanceOf(Date);
+    expect(rows[0]!.occurredAt.toISOString()).toBe(at.toISOString());
+    expect(rows[0]!.payload).toEqual({ k: [1] });
+  });
+
+  it("reports affected rows", async () => {
+    const { affected } = await db.fast.query(`DELETE FROM "OutboxEvent" WHERE "type" IN ('x','y')`);
+    expect(affected).toBe(2);
+  });
+});

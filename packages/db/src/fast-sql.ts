@@ -1,0 +1,63 @@
+import type { PGlite } from "@electric-sql/pglite";
+import type pg from "pg";
+
+export type SqlParam = string | number | boolean | null | Date;
+
+/**
+ * Single statements sent straight to the driver, bypassing Prisma, for the few hot-path statements
+ * that run outside interactive transactions (see docs/performance.md: Prisma + adapter cost ~1 ms per
+ * statement, the driver ~0.2 ms). Timestamps are exchanged as UTC on both sides, whatever the process
+ * time zone: parameters as ISO strings, `timestamp` columns parsed as UTC.
+ */
+export interface FastSql {
+  query<T = Record<string, unknown>>(
+    text: string,
+    params?: SqlParam[],
+  ): Promise<{ rows: T[]; affected: number }>;
+}
+
+const TIMESTAMP_OID = 1114;
+const parseUtcTimestamp = (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+const toDriver = (params: SqlParam[]) => params.map((p) => (p instanceof Date ? p.toISOString() : p));
+
+export function pgliteFastSql(pglite: PGlite): FastSql {
+  return {
+    async query<T>(text: string, params: SqlParam[] = []) {
+      const result = await pglite.query<T>(text, toDriver(params), {
+        parsers: { [TIMESTAMP_OID]: parseUtcTimestamp },
+      });
+      return { rows: result.rows, affected: result.affectedRows ?? 0 };
+    },
+  };
+}
+
+export function pgFastSql(pool: pg.Pool, types: typeof pg.types): FastSql {
+  const custom = {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === TIMESTAMP_OID
+        ? parseUtcTimestamp
+        : types.getTypeParser(oid, format as "text")) as typeof types.getTypeParser,
+  };
+  return {
+    async query<T>(text: string, params: SqlParam[] = []) {
+      const result = await pool.query({ text, values: toDriver(params), types: custom });
+      return { rows: result.rows as T[], affected: result.rowCount ?? 0 };
+    },
+  };
+}
+
+/**
+ * Where a single statement should go: straight to the driver when `db` is the root client, or through
+ * the open Prisma transaction when it is one (so the statement joins that transaction). Statements
+ * report what they changed with RETURNING, so `affected` is the number of rows returned.
+ */
+export function sqlFor(db: unknown, root: unknown, fast: FastSql): FastSql {
+  if (db === root) return fast;
+  const tx = db as { $queryRawUnsafe<T>(text: string, ...values: unknown[]): Promise<T[]> };
+  return {
+    async query<T>(text: string, params: SqlParam[] = []) {
+      const rows = await tx.$queryRawUnsafe<T>(text, ...params);
+      return { rows, affected: rows.length };
+    },
+  };
+}
