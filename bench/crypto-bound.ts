@@ -80,6 +80,11 @@ export const SERVER_CRYPTO: Record<string, { signs: number; verifies: number; no
     verifies: 2,
     note: "access token JWT sign + verify, proof verify, SD-JWT VC sign (oid4vc-ts + @sd-jwt)",
   },
+  "peer:verification": {
+    signs: 1,
+    verifies: 2,
+    note: "as ours: request object signature + SD-JWT VC issuer signature and KB-JWT verification (not counted: per-session P-256 key generation, ECDH-ES decryption; no status list)",
+  },
 };
 
 /** Operations per second one core could do if the workload's ES256 operations were all it cost. */

@@ -84,11 +84,15 @@ function ratios(report: Report): string[] {
   const peakOf = (id: string) =>
     report.workloads.find((w) => w.id === id)?.phases.find((p) => p.phase === "peak");
   const lines: string[] = [];
-  const ours = peakOf("issuance");
-  const peer = peakOf("peer:issuance");
-  if (ours && peer && peer.throughput > 0) {
+  for (const [label, id] of [
+    ["issuance flow", "issuance"],
+    ["verification flow", "verification"],
+  ] as const) {
+    const ours = peakOf(id);
+    const peer = peakOf(`peer:${id}`);
+    if (!ours || !peer || peer.throughput <= 0 || ours.ops === 0) continue;
     lines.push(
-      `issuance flow, ours / peer: throughput ${(ours.throughput / peer.throughput).toFixed(2)}×, ` +
+      `${label}, ours / peer: throughput ${(ours.throughput / peer.throughput).toFixed(2)}×, ` +
         `p50 ${(ours.latency.p50 / peer.latency.p50).toFixed(2)}×, server CPU per flow ` +
         `${(ours.server.cpuSeconds / ours.ops / (peer.server.cpuSeconds / peer.ops)).toFixed(2)}×, ` +
         `peak RSS ${(ours.server.peakRssMb / peer.server.peakRssMb).toFixed(2)}×`,

@@ -8,7 +8,7 @@ import { parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
 import type { DriverResult } from "./driver";
 import { credentialIds, type OursTarget, setupOurs, startOurs } from "./ours";
-import { startPeer } from "./peer/start";
+import { startPeer, startPeerVerifier } from "./peer/start";
 import { type Service, sampleProcess } from "./processes";
 import { type PhaseReport, printTable, type Report, writeReports } from "./report";
 import type { DriverJob } from "./workload";
@@ -153,19 +153,41 @@ try {
 }
 report.serverPeakRssMb = Math.max(0, ...report.workloads.flatMap((w) => w.phases.map((p) => p.server.hwmMb)));
 
-if (!options.noPeer && wanted("issuance")) {
+if (!options.noPeer && (wanted("issuance") || wanted("verification"))) {
   log("starting the peer (oid4vc-ts issuer)…");
   const peer = await startPeer();
   try {
-    const { phases } = await measure(peer.service, "peer", "issuance", peer.target);
-    report.workloads.push({
-      side: "peer",
-      id: "peer:issuance",
-      title: "Peer (oid4vc-ts + @sd-jwt, in memory): create → offer → token → nonce → credential",
-      bound: cryptoBound(crypto, "peer:issuance"),
-      available: true,
-      phases,
-    });
+    if (wanted("issuance")) {
+      const { phases } = await measure(peer.service, "peer", "issuance", peer.target);
+      report.workloads.push({
+        side: "peer",
+        id: "peer:issuance",
+        title: "Peer (oid4vc-ts + @sd-jwt, in memory): create → offer → token → nonce → credential",
+        bound: cryptoBound(crypto, "peer:issuance"),
+        available: true,
+        phases,
+      });
+    }
+    if (wanted("verification")) {
+      // The verifier pins the peer issuer's key; the issuer stays up (idle) for the one credential the
+      // workload has it issue before the loop. Only the verifier's process is sampled.
+      log("starting the peer verifier (oid4vc-ts openid4vp)…");
+      const verifier = await startPeerVerifier(peer.target);
+      try {
+        const { phases } = await measure(verifier.service, "peer", "verification", verifier.target);
+        report.workloads.push({
+          side: "peer",
+          id: "peer:verification",
+          title:
+            "Peer (oid4vc-ts openid4vp + @sd-jwt, in memory): create session → request object → direct_post.jwt → result",
+          bound: cryptoBound(crypto, "peer:verification"),
+          available: true,
+          phases,
+        });
+      } finally {
+        await verifier.service.stop();
+      }
+    }
   } finally {
     await peer.service.stop();
   }

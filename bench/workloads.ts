@@ -101,8 +101,8 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
       let credential = "";
       return {
         async prepare() {
-          [holder] = await holderKeys(1);
-          credential = (await issueOne(target, client, holder!, (_n, fn) => fn(), create)).credential;
+          holder = (await holderKeys(1))[0]!;
+          credential = (await issueOne(target, client, holder, (_n, fn) => fn(), create)).credential;
         },
         async iteration(step) {
           const session = (
