@@ -143,6 +143,15 @@ test("webhook: secret shown once, a delivery appears in the log", async () => {
     expect(receiver.received.length).toBeGreaterThan(before);
     expect(receiver.received.at(-1)!.headers["webhook-id"]).toBe(eventId);
     expect(receiver.received[0]!.headers["webhook-signature"]).toMatch(/^v1,/);
+
+    // The log walks the API's oldest-first pages to the end and shows the newest first, a page at a time.
+    await page.goto("/webhooks?pageSize=1");
+    const rows = page.getByTestId("delivery-log").locator("tbody tr");
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText("verification_policy.reactivated");
+    await page.getByRole("button", { name: "Show older deliveries" }).click();
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(1)).toContainText("verification_policy.suspended");
   } finally {
     await receiver.close();
   }

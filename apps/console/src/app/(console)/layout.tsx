@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { type ReactNode, useEffect } from "react";
+import { type ReactNode, Suspense, useEffect } from "react";
 import { SessionContext } from "../../components/session";
 import { ErrorAlert, Loading } from "../../components/status";
 import { setCsrfToken, useTRPC } from "../../lib/trpc";
@@ -111,7 +111,8 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         </nav>
         <main id="main" tabIndex={-1} className={`content env-${session.environment}`}>
           <ErrorAlert error={switchEnvironment.error} title="Could not switch environment" />
-          {children}
+          {/* Pages read search parameters (e.g. ?pageSize=); Next wants a boundary around them. */}
+          <Suspense fallback={<Loading />}>{children}</Suspense>
         </main>
       </div>
     </SessionContext.Provider>

@@ -2,9 +2,11 @@
 import { SCOPES, type Scope } from "@cred/core/shared/scopes";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { PagedTable } from "../../../components/data-table";
 import { SecretOnce } from "../../../components/secret-once";
 import { useSession } from "../../../components/session";
-import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../components/status";
+import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
+import { unpaged } from "../../../lib/paging";
 import { useTRPC } from "../../../lib/trpc";
 
 export default function ApiKeysPage() {
@@ -52,60 +54,47 @@ function ApiKeys() {
         Keys for backend systems in the {session.environment} environment. A key is shown once, when created.
       </PageHeader>
       {secret && <SecretOnce label="The new API key" value={secret} onDismiss={() => setSecret(null)} />}
-      {list.isPending && <Loading />}
-      <ErrorAlert error={list.error} />
       <ErrorAlert error={revoke.error} title="Could not revoke the key" />
-      {list.data &&
-        (list.data.data.length === 0 ? (
-          <Empty>No API keys in this environment.</Empty>
-        ) : (
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((k) => (
-                <tr key={k.id} data-testid={`api-key-${k.name}`}>
-                  <td>{k.name}</td>
-                  <td>
-                    <code>ak_{k.prefix}_…</code>
-                  </td>
-                  <td>{k.scopes.length === SCOPES.length ? "all scopes" : k.scopes.join(", ")}</td>
-                  <td>
-                    <Badge value={k.status} />
-                  </td>
-                  <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
-                  <td>
-                    {k.status === "active" && (
-                      <button
-                        type="button"
-                        className="danger small"
-                        disabled={revoke.isPending}
-                        aria-label={`Revoke ${k.name}`}
-                        onClick={() => {
-                          if (window.confirm(`Revoke the key “${k.name}”? Calls with it will fail at once.`))
-                            revoke.mutate({ id: k.id });
-                        }}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PagedTable
+        list={unpaged(list)}
+        caption="API keys"
+        noun={{ one: "API key", other: "API keys" }}
+        empty="No API keys in this environment."
+        rowKey={(k) => k.id}
+        rowTestId={(k) => `api-key-${k.name}`}
+        columns={[
+          { header: "Name", cell: (k) => k.name },
+          { header: "Prefix", cell: (k) => <code>ak_{k.prefix}_…</code> },
+          {
+            header: "Scopes",
+            cell: (k) => (k.scopes.length === SCOPES.length ? "all scopes" : k.scopes.join(", ")),
+          },
+          { header: "Status", cell: (k) => <Badge value={k.status} /> },
+          {
+            header: "Last used",
+            cell: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"),
+          },
+          {
+            header: "Actions",
+            hideHeader: true,
+            cell: (k) =>
+              k.status === "active" && (
+                <button
+                  type="button"
+                  className="danger small"
+                  disabled={revoke.isPending}
+                  aria-label={`Revoke ${k.name}`}
+                  onClick={() => {
+                    if (window.confirm(`Revoke the key “${k.name}”? Calls with it will fail at once.`))
+                      revoke.mutate({ id: k.id });
+                  }}
+                >
+                  Revoke
+                </button>
+              ),
+          },
+        ]}
+      />
       <form onSubmit={submit} className="card" aria-labelledby="create-key">
         <h2 id="create-key">Create an API key</h2>
         <label>

@@ -1,12 +1,14 @@
 "use client";
 import { ZCreateCredentialConfigurationRequest } from "@cred/core/credential-configurations/credential-configuration.schema";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type FormEvent, Suspense, useState } from "react";
+import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
-import { Empty, ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
-import { useTRPC } from "../../../lib/trpc";
+import { ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
+import { useAllItems, useCursorPages, usePageSize } from "../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 import { ClaimEditor, type ClaimRow, newClaimRow, toClaimDefinition } from "./claim-editor";
 
 export default function CredentialConfigurationsPage() {
@@ -22,8 +24,17 @@ function CredentialConfigurations() {
   const queryClient = useQueryClient();
   const canManage = useCan("credential-configurations.manage");
   const params = useSearchParams();
-  const list = useQuery(trpc.credentialConfigurations.list.queryOptions({ limit: 100 }));
-  const issuers = useQuery(trpc.issuers.list.queryOptions({ limit: 100 }));
+  const client = useTRPCClient();
+  const pageSize = usePageSize();
+  const list = useCursorPages({
+    queryKey: trpc.credentialConfigurations.list.infiniteQueryKey({ limit: pageSize }),
+    fetchPage: (cursor, signal) =>
+      client.credentialConfigurations.list.query({ limit: pageSize, cursor }, { signal }),
+  });
+  const issuers = useAllItems({
+    queryKey: trpc.issuers.list.queryKey({ limit: 100 }),
+    fetchPage: (cursor, signal) => client.issuers.list.query({ limit: 100, cursor }, { signal }),
+  });
   const [identifier, setIdentifier] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [issuerId, setIssuerId] = useState(params.get("issuerId") ?? "");
@@ -84,42 +95,27 @@ function CredentialConfigurations() {
       <PageHeader title="Credential configurations">
         What an issuer issues: the credential type and its claims.
       </PageHeader>
-      {list.isPending && <Loading />}
-      <ErrorAlert error={list.error} />
-      {list.data &&
-        (list.data.data.length === 0 ? (
-          <Empty>No credential configurations yet.</Empty>
-        ) : (
-          <table>
-            <caption className="visually-hidden">Credential configurations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Identifier</th>
-                <th scope="col">Name</th>
-                <th scope="col">Issuer</th>
-                <th scope="col">Claims</th>
-                <th scope="col">Version</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <code>{c.identifier}</code>
-                  </td>
-                  <td>{c.displayName}</td>
-                  <td>
-                    <Link href={`/issuers/${c.issuerId}`}>
-                      <code>{c.issuerId}</code>
-                    </Link>
-                  </td>
-                  <td>{c.claims.map((claim) => claim.path.join(".")).join(", ") || "—"}</td>
-                  <td>v{c.activeVersion}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PagedTable
+        list={list}
+        caption="Credential configurations"
+        noun={{ one: "credential configuration", other: "credential configurations" }}
+        empty="No credential configurations yet."
+        rowKey={(c) => c.id}
+        columns={[
+          { header: "Identifier", cell: (c) => <code>{c.identifier}</code> },
+          { header: "Name", cell: (c) => c.displayName },
+          {
+            header: "Issuer",
+            cell: (c) => (
+              <Link href={`/issuers/${c.issuerId}`}>
+                <code>{c.issuerId}</code>
+              </Link>
+            ),
+          },
+          { header: "Claims", cell: (c) => c.claims.map((claim) => claim.path.join(".")).join(", ") || "—" },
+          { header: "Version", cell: (c) => `v${c.activeVersion}` },
+        ]}
+      />
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-config" noValidate>
           <h2 id="create-config">Create a credential configuration</h2>
@@ -136,7 +132,7 @@ function CredentialConfigurations() {
               Issuer
               <select required value={issuerId} onChange={(e) => setIssuerId(e.target.value)}>
                 <option value="">Choose…</option>
-                {(issuers.data?.data ?? []).map((i) => (
+                {(issuers.data?.items ?? []).map((i) => (
                   <option key={i.id} value={i.id}>
                     {i.displayName} ({i.status})
                   </option>

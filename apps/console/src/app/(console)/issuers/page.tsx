@@ -1,19 +1,29 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
-import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../components/status";
-import { useTRPC } from "../../../lib/trpc";
+import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
+import { useAllItems, useCursorPages, usePageSize } from "../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 
 export default function IssuersPage() {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
   const canManage = useCan("issuers.manage");
-  const list = useQuery(trpc.issuers.list.queryOptions({ limit: 100 }));
-  const organisations = useQuery(trpc.organisations.list.queryOptions({ limit: 100 }));
+  const client = useTRPCClient();
+  const pageSize = usePageSize();
+  const list = useCursorPages({
+    queryKey: trpc.issuers.list.infiniteQueryKey({ limit: pageSize }),
+    fetchPage: (cursor, signal) => client.issuers.list.query({ limit: pageSize, cursor }, { signal }),
+  });
+  const organisations = useAllItems({
+    queryKey: trpc.organisations.list.queryKey({ limit: 100 }),
+    fetchPage: (cursor, signal) => client.organisations.list.query({ limit: 100, cursor }, { signal }),
+  });
   const [organisationReference, setOrganisation] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [walletName, setWalletName] = useState("");
@@ -33,47 +43,29 @@ export default function IssuersPage() {
       ...(walletName ? { display: [{ locale: "en", name: walletName }] } : {}),
     });
   };
-  const orgs = organisations.data?.data ?? [];
+  const orgs = organisations.data?.items ?? [];
 
   return (
     <>
       <PageHeader title="Issuers">
         Issuers sign credentials. A draft issuer is activated once it is ready.
       </PageHeader>
-      {list.isPending && <Loading />}
-      <ErrorAlert error={list.error} />
-      {list.data &&
-        (list.data.data.length === 0 ? (
-          <Empty>No issuers yet.</Empty>
-        ) : (
-          <table>
-            <caption className="visually-hidden">Issuers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Organisation</th>
-                <th scope="col">Status</th>
-                <th scope="col">Id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((issuer) => (
-                <tr key={issuer.id}>
-                  <td>
-                    <Link href={`/issuers/${issuer.id}`}>{issuer.displayName}</Link>
-                  </td>
-                  <td>{issuer.organisationReference}</td>
-                  <td>
-                    <Badge value={issuer.status} />
-                  </td>
-                  <td>
-                    <code>{issuer.id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PagedTable
+        list={list}
+        caption="Issuers"
+        noun={{ one: "issuer", other: "issuers" }}
+        empty="No issuers yet."
+        rowKey={(issuer) => issuer.id}
+        columns={[
+          {
+            header: "Name",
+            cell: (issuer) => <Link href={`/issuers/${issuer.id}`}>{issuer.displayName}</Link>,
+          },
+          { header: "Organisation", cell: (issuer) => issuer.organisationReference },
+          { header: "Status", cell: (issuer) => <Badge value={issuer.status} /> },
+          { header: "Id", cell: (issuer) => <code>{issuer.id}</code> },
+        ]}
+      />
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-issuer">
           <h2 id="create-issuer">Create an issuer</h2>

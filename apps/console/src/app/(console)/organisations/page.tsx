@@ -1,15 +1,22 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
-import { Empty, ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
-import { useTRPC } from "../../../lib/trpc";
+import { ErrorAlert, PageHeader, Success } from "../../../components/status";
+import { useCursorPages, usePageSize } from "../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 
 export default function OrganisationsPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const canManage = useCan("organisations.manage");
-  const list = useQuery(trpc.organisations.list.queryOptions({ limit: 100 }));
+  const client = useTRPCClient();
+  const pageSize = usePageSize();
+  const list = useCursorPages({
+    queryKey: trpc.organisations.list.infiniteQueryKey({ limit: pageSize }),
+    fetchPage: (cursor, signal) => client.organisations.list.query({ limit: pageSize, cursor }, { signal }),
+  });
   const [reference, setReference] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [country, setCountry] = useState("");
@@ -31,36 +38,19 @@ export default function OrganisationsPage() {
   return (
     <>
       <PageHeader title="Organisations">Organisations operate issuers.</PageHeader>
-      {list.isPending && <Loading />}
-      <ErrorAlert error={list.error} />
-      {list.data &&
-        (list.data.data.length === 0 ? (
-          <Empty>No organisations yet. Create the first one below.</Empty>
-        ) : (
-          <table>
-            <caption className="visually-hidden">Organisations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Reference</th>
-                <th scope="col">Name</th>
-                <th scope="col">Country</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((o) => (
-                <tr key={o.reference}>
-                  <td>
-                    <code>{o.reference}</code>
-                  </td>
-                  <td>{o.displayName}</td>
-                  <td>{o.country ?? "—"}</td>
-                  <td>{new Date(o.createdAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PagedTable
+        list={list}
+        caption="Organisations"
+        noun={{ one: "organisation", other: "organisations" }}
+        empty="No organisations yet. Create the first one below."
+        rowKey={(o) => o.reference}
+        columns={[
+          { header: "Reference", cell: (o) => <code>{o.reference}</code> },
+          { header: "Name", cell: (o) => o.displayName },
+          { header: "Country", cell: (o) => o.country ?? "—" },
+          { header: "Created", cell: (o) => new Date(o.createdAt).toLocaleString() },
+        ]}
+      />
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-org">
           <h2 id="create-org">Create an organisation</h2>

@@ -1,16 +1,28 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
-import { Badge, Empty, ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
-import { useTRPC } from "../../../lib/trpc";
+import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
+import { useAllItems, useCursorPages, usePageSize } from "../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 
 export default function VerificationPoliciesPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const canManage = useCan("verification-policies.manage");
-  const list = useQuery(trpc.verificationPolicies.list.queryOptions({ limit: 100 }));
-  const configurations = useQuery(trpc.credentialConfigurations.list.queryOptions({ limit: 100 }));
+  const client = useTRPCClient();
+  const pageSize = usePageSize();
+  const list = useCursorPages({
+    queryKey: trpc.verificationPolicies.list.infiniteQueryKey({ limit: pageSize }),
+    fetchPage: (cursor, signal) =>
+      client.verificationPolicies.list.query({ limit: pageSize, cursor }, { signal }),
+  });
+  const configurations = useAllItems({
+    queryKey: trpc.credentialConfigurations.list.queryKey({ limit: 100 }),
+    fetchPage: (cursor, signal) =>
+      client.credentialConfigurations.list.query({ limit: 100, cursor }, { signal }),
+  });
   const refresh = () => queryClient.invalidateQueries(trpc.verificationPolicies.pathFilter());
   const suspend = useMutation(trpc.verificationPolicies.suspend.mutationOptions({ onSuccess: refresh }));
   const reactivate = useMutation(
@@ -33,7 +45,7 @@ export default function VerificationPoliciesPage() {
   const [purpose, setPurpose] = useState("");
   const [configurationId, setConfigurationId] = useState("");
   const [claims, setClaims] = useState<string[]>([]);
-  const configuration = configurations.data?.data.find((c) => c.id === configurationId);
+  const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
 
   const submit = (e: FormEvent) => {
@@ -68,67 +80,46 @@ export default function VerificationPoliciesPage() {
       <PageHeader title="Verification policies">
         What a verification asks for and whom it trusts. Suspended policies refuse new verifications.
       </PageHeader>
-      {list.isPending && <Loading />}
-      <ErrorAlert error={list.error} />
       <ErrorAlert error={suspend.error ?? reactivate.error} title="Could not change the policy" />
-      {list.data &&
-        (list.data.data.length === 0 ? (
-          <Empty>No verification policies yet.</Empty>
-        ) : (
-          <table>
-            <caption className="visually-hidden">Verification policies</caption>
-            <thead>
-              <tr>
-                <th scope="col">Identifier</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                {canManage && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((p) => (
-                <tr key={p.identifier} data-testid={`policy-${p.identifier}`}>
-                  <td>
-                    <code>{p.identifier}</code>
-                  </td>
-                  <td>{p.displayName}</td>
-                  <td>
-                    <Badge value={p.status} />
-                  </td>
-                  {canManage && (
-                    <td>
-                      {p.status === "active" ? (
-                        <button
-                          type="button"
-                          className="secondary small"
-                          disabled={changing}
-                          aria-label={`Suspend ${p.identifier}`}
-                          onClick={() => suspend.mutate({ policyIdentifier: p.identifier })}
-                        >
-                          Suspend
-                        </button>
-                      ) : (
-                        <button
-                          type="button"
-                          className="small"
-                          disabled={changing}
-                          aria-label={`Reactivate ${p.identifier}`}
-                          onClick={() => reactivate.mutate({ policyIdentifier: p.identifier })}
-                        >
-                          Reactivate
-                        </button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PagedTable
+        list={list}
+        caption="Verification policies"
+        noun={{ one: "verification policy", other: "verification policies" }}
+        empty="No verification policies yet."
+        rowKey={(p) => p.identifier}
+        rowTestId={(p) => `policy-${p.identifier}`}
+        columns={[
+          { header: "Identifier", cell: (p) => <code>{p.identifier}</code> },
+          { header: "Name", cell: (p) => p.displayName },
+          { header: "Status", cell: (p) => <Badge value={p.status} /> },
+          canManage && {
+            header: "Actions",
+            hideHeader: true,
+            cell: (p) =>
+              p.status === "active" ? (
+                <button
+                  type="button"
+                  className="secondary small"
+                  disabled={changing}
+                  aria-label={`Suspend ${p.identifier}`}
+                  onClick={() => suspend.mutate({ policyIdentifier: p.identifier })}
+                >
+                  Suspend
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  className="small"
+                  disabled={changing}
+                  aria-label={`Reactivate ${p.identifier}`}
+                  onClick={() => reactivate.mutate({ policyIdentifier: p.identifier })}
+                >
+                  Reactivate
+                </button>
+              ),
+          },
+        ]}
+      />
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-policy">
           <h2 id="create-policy">Create a verification policy</h2>
@@ -160,7 +151,7 @@ export default function VerificationPoliciesPage() {
                 }}
               >
                 <option value="">Choose…</option>
-                {(configurations.data?.data ?? []).map((c) => (
+                {(configurations.data?.items ?? []).map((c) => (
                   <option key={c.id} value={c.id}>
                     {c.displayName} ({c.identifier})
                   </option>

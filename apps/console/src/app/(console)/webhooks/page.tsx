@@ -1,21 +1,41 @@
 "use client";
 import { WEBHOOK_EVENT_TYPES } from "@cred/core/webhooks/webhook-events";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { PagedTable } from "../../../components/data-table";
 import { SecretOnce } from "../../../components/secret-once";
 import { useCan } from "../../../components/session";
-import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../components/status";
-import { useTRPC } from "../../../lib/trpc";
+import { Badge, ErrorAlert, PageHeader } from "../../../components/status";
+import { useAllItems, useCursorPages, useNewestFirst, usePageSize } from "../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 
 type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Deliveries the log holds at most (the newest ones). */
+const MAX_LOG_ITEMS = 1000;
 
 export default function WebhooksPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const canManage = useCan("webhooks.manage");
-  const list = useQuery(trpc.webhooks.list.queryOptions({ limit: 100 }));
-  const deliveries = useQuery({
-    ...trpc.webhookDeliveries.list.queryOptions({ limit: 100 }),
+  const client = useTRPCClient();
+  const pageSize = usePageSize();
+  const list = useCursorPages({
+    queryKey: trpc.webhooks.list.infiniteQueryKey({ limit: pageSize }),
+    fetchPage: (cursor, signal) => client.webhooks.list.query({ limit: pageSize, cursor }, { signal }),
+  });
+  // Every subscription's URL for the delivery log, whichever page of the table it is on.
+  const allSubscriptions = useAllItems({
+    queryKey: trpc.webhooks.list.queryKey({ limit: 100 }),
+    fetchPage: (cursor, signal) => client.webhooks.list.query({ limit: 100, cursor }, { signal }),
+  });
+  // The procedure lists oldest first: walk to the end and show the newest first (see README).
+  const deliveries = useNewestFirst({
+    queryKey: trpc.webhookDeliveries.list.queryKey({ limit: pageSize }),
+    fetchPage: (cursor, signal) =>
+      client.webhookDeliveries.list.query({ limit: pageSize, cursor }, { signal }),
+    pageSize,
+    maxItems: MAX_LOG_ITEMS,
     refetchInterval: 3_000,
   });
   const [url, setUrl] = useState("");
@@ -50,8 +70,7 @@ export default function WebhooksPage() {
     create.mutate({ url, description: description || null, events: allEvents ? ["*"] : events });
   };
 
-  const subscriptions = list.data?.data ?? [];
-  const urlOf = new Map(subscriptions.map((s) => [s.id, s.url]));
+  const urlOf = new Map((allSubscriptions.data?.items ?? []).map((s) => [s.id, s.url]));
 
   return (
     <>
@@ -65,59 +84,45 @@ export default function WebhooksPage() {
           onDismiss={() => setSecret(null)}
         />
       )}
-      {list.isPending && <Loading />}
-      <ErrorAlert error={list.error} />
       <ErrorAlert error={remove.error} title="Could not delete the webhook" />
-      {list.data &&
-        (subscriptions.length === 0 ? (
-          <Empty>No webhook subscriptions yet.</Empty>
-        ) : (
-          <table>
-            <caption className="visually-hidden">Webhook subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                {canManage && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {subscriptions.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <code>{s.url}</code>
-                    {s.description && <div className="hint">{s.description}</div>}
-                  </td>
-                  <td>{s.events.join(", ")}</td>
-                  <td>
-                    <Badge value={s.status} />
-                  </td>
-                  {canManage && (
-                    <td>
-                      <button
-                        type="button"
-                        className="secondary small"
-                        aria-label={`Delete webhook ${s.url}`}
-                        disabled={remove.isPending}
-                        onClick={() => {
-                          if (window.confirm(`Delete the webhook to ${s.url}?`))
-                            remove.mutate({ subscriptionId: s.id });
-                        }}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ))}
+      <PagedTable
+        list={list}
+        caption="Webhook subscriptions"
+        noun={{ one: "webhook subscription", other: "webhook subscriptions" }}
+        empty="No webhook subscriptions yet."
+        rowKey={(s) => s.id}
+        columns={[
+          {
+            header: "URL",
+            cell: (s) => (
+              <>
+                <code>{s.url}</code>
+                {s.description && <div className="hint">{s.description}</div>}
+              </>
+            ),
+          },
+          { header: "Events", cell: (s) => s.events.join(", ") },
+          { header: "Status", cell: (s) => <Badge value={s.status} /> },
+          canManage && {
+            header: "Actions",
+            hideHeader: true,
+            cell: (s) => (
+              <button
+                type="button"
+                className="secondary small"
+                aria-label={`Delete webhook ${s.url}`}
+                disabled={remove.isPending}
+                onClick={() => {
+                  if (window.confirm(`Delete the webhook to ${s.url}?`))
+                    remove.mutate({ subscriptionId: s.id });
+                }}
+              >
+                Delete
+              </button>
+            ),
+          },
+        ]}
+      />
 
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-webhook">
@@ -171,69 +176,73 @@ export default function WebhooksPage() {
       <section className="card" aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Delivery log</h2>
         <p className="hint">Refreshes every few seconds.</p>
-        {deliveries.isPending && <Loading />}
-        <ErrorAlert error={deliveries.error} />
         <ErrorAlert error={redeliver.error} title="Could not redeliver" />
-        {deliveries.data &&
-          (deliveries.data.data.length === 0 ? (
-            <Empty>No deliveries yet. Events appear here once something happens.</Empty>
-          ) : (
-            <table data-testid="delivery-log">
-              <caption className="visually-hidden">Webhook deliveries, oldest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last response</th>
-                  {canManage && (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
+        <PagedTable
+          list={deliveries}
+          total={deliveries.total}
+          moreLabel="Show older deliveries"
+          testId="delivery-log"
+          caption="Webhook deliveries, newest first"
+          noun={{ one: "delivery", other: "deliveries" }}
+          empty="No deliveries yet. Events appear here once something happens."
+          rowKey={(d) => d.id}
+          columns={[
+            {
+              header: "Event",
+              cell: (d) => (
+                <>
+                  {d.eventType}
+                  <div className="hint">
+                    <code>{d.eventId}</code>
+                  </div>
+                </>
+              ),
+            },
+            {
+              header: "Endpoint",
+              cell: (d) => <code>{urlOf.get(d.subscriptionId) ?? d.subscriptionId}</code>,
+            },
+            { header: "Status", cell: (d) => <Badge value={d.status} /> },
+            { header: "Attempts", cell: (d) => d.attempts },
+            {
+              header: "Last response",
+              cell: (d) => (
+                <>
+                  {d.lastResponseStatus ?? "—"}
+                  {d.lastAttemptAt && (
+                    <div className="hint">{new Date(d.lastAttemptAt).toLocaleString()}</div>
                   )}
-                </tr>
-              </thead>
-              <tbody>
-                {[...deliveries.data.data].reverse().map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      {d.eventType}
-                      <div className="hint">
-                        <code>{d.eventId}</code>
-                      </div>
-                    </td>
-                    <td>
-                      <code>{urlOf.get(d.subscriptionId) ?? d.subscriptionId}</code>
-                    </td>
-                    <td>
-                      <Badge value={d.status} />
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>
-                      {d.lastResponseStatus ?? "—"}
-                      {d.lastAttemptAt && (
-                        <div className="hint">{new Date(d.lastAttemptAt).toLocaleString()}</div>
-                      )}
-                    </td>
-                    {canManage && (
-                      <td>
-                        <button
-                          type="button"
-                          className="secondary small"
-                          disabled={redeliver.isPending}
-                          aria-label={`Redeliver ${d.eventType} ${d.id}`}
-                          onClick={() => redeliver.mutate({ deliveryId: d.id })}
-                        >
-                          Redeliver
-                        </button>
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ))}
+                </>
+              ),
+            },
+            canManage && {
+              header: "Actions",
+              hideHeader: true,
+              cell: (d) => (
+                <button
+                  type="button"
+                  className="secondary small"
+                  disabled={redeliver.isPending}
+                  aria-label={`Redeliver ${d.eventType} ${d.id}`}
+                  onClick={() => redeliver.mutate({ deliveryId: d.id })}
+                >
+                  Redeliver
+                </button>
+              ),
+            },
+          ]}
+        />
+        {!deliveries.isPending && !deliveries.complete && (
+          <p className="hint" role="status">
+            Reading newer deliveries…
+          </p>
+        )}
+        {deliveries.droppedOlder && (
+          <p className="hint">
+            Only the newest {MAX_LOG_ITEMS} deliveries are kept here; list older ones with the Management API
+            (<code>GET /management/webhook-deliveries</code>).
+          </p>
+        )}
       </section>
     </>
   );

@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { QrCode } from "../../../../components/qr-code";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
-import { useTRPC } from "../../../../lib/trpc";
+import { useAllItems } from "../../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../../lib/trpc";
 
 function coerce(claim: TClaimDefinition, raw: string): unknown {
   switch (claim.type) {
@@ -40,14 +41,23 @@ function buildClaims(claims: TClaimDefinition[], values: Record<string, string>)
 export default function IssuancePlaygroundPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const configurations = useQuery(trpc.credentialConfigurations.list.queryOptions({ limit: 100 }));
-  const issuers = useQuery(trpc.issuers.list.queryOptions({ limit: 100, status: "active" }));
+  const client = useTRPCClient();
+  const configurations = useAllItems({
+    queryKey: trpc.credentialConfigurations.list.queryKey({ limit: 100 }),
+    fetchPage: (cursor, signal) =>
+      client.credentialConfigurations.list.query({ limit: 100, cursor }, { signal }),
+  });
+  const issuers = useAllItems({
+    queryKey: trpc.issuers.list.queryKey({ limit: 100, status: "active" }),
+    fetchPage: (cursor, signal) =>
+      client.issuers.list.query({ limit: 100, status: "active", cursor }, { signal }),
+  });
   const [configurationId, setConfigurationId] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
   const [withTxCode, setWithTxCode] = useState(true);
   const [claimError, setClaimError] = useState<string | null>(null);
-  const activeIssuers = new Set((issuers.data?.data ?? []).map((i) => i.id));
-  const usable = (configurations.data?.data ?? []).filter((c) => activeIssuers.has(c.issuerId));
+  const activeIssuers = new Set((issuers.data?.items ?? []).map((i) => i.id));
+  const usable = (configurations.data?.items ?? []).filter((c) => activeIssuers.has(c.issuerId));
   const configuration = usable.find((c) => c.id === configurationId);
 
   const create = useMutation(

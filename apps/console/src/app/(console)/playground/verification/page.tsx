@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { QrCode } from "../../../../components/qr-code";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
-import { useTRPC } from "../../../../lib/trpc";
+import { useAllItems } from "../../../../lib/paging";
+import { useTRPC, useTRPCClient } from "../../../../lib/trpc";
 
 function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
@@ -12,8 +13,12 @@ function show(value: unknown): string {
 export default function VerificationPlaygroundPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const policies = useQuery(trpc.verificationPolicies.list.queryOptions({ limit: 100 }));
-  const active = (policies.data?.data ?? []).filter((p) => p.status === "active");
+  const client = useTRPCClient();
+  const policies = useAllItems({
+    queryKey: trpc.verificationPolicies.list.queryKey({ limit: 100 }),
+    fetchPage: (cursor, signal) => client.verificationPolicies.list.query({ limit: 100, cursor }, { signal }),
+  });
+  const active = (policies.data?.items ?? []).filter((p) => p.status === "active");
   const [policy, setPolicy] = useState("");
   const create = useMutation(
     trpc.verifications.create.mutationOptions({
