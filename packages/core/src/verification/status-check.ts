@@ -101,15 +101,16 @@ export async function checkCredentialStatus(
   const listId = ownStatusListId(ctx.deps.config.publicBaseUrl, status.uri);
   if (issuer.source.kind === "platform") {
     if (!listId) return unavailable("the credential does not point at one of its issuer's status lists");
-    const row = await verificationRepository.findIssuerStatusList(
-      ctx.deps.database.prisma,
+    const entry = await verificationRepository.readOwnStatus(
+      ctx.deps.database.fast,
       ctx.scope,
       issuer.source.issuerId,
       listId,
+      status.idx,
     );
-    if (!row) return unavailable("the credential's status list does not exist");
-    if (status.idx >= row.size) return unavailable("the status index is out of range");
-    return judge(getStatus(row.data, row.bits as StatusListBits, status.idx));
+    if (!entry) return unavailable("the credential's status list does not exist");
+    if (entry.value === null) return unavailable("the status index is out of range");
+    return judge(entry.value);
   }
   if (listId) return unavailable("an external credential points at a platform status list");
   const list = await remoteList(ctx, issuer, status.uri);

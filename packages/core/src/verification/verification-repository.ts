@@ -74,11 +74,24 @@ export const verificationRepository = {
     });
   },
   /** One status list of a platform issuer: its raw bytes, read directly (no token round trip). */
-  findIssuerStatusList(db: Db, scope: TenantScope, issuerId: string, listId: string) {
-    return db.statusList.findFirst({
-      where: { id: listId, issuerId, ...scope },
-      select: { bits: true, data: true, size: true },
-    });
+  /**
+   * One entry of a platform status list, read in SQL (one byte, not the whole list): `value` is null when
+   * `idx` is out of range; null overall when the list is not this issuer's in this partition.
+   */
+  async readOwnStatus(sql: FastSql, scope: TenantScope, issuerId: string, listId: string, idx: number) {
+    if (!Number.isSafeInteger(idx) || idx < 0 || idx > 2 ** 31 - 1) return { size: 0, value: null };
+    const { rows } = await sql.query<{ bits: number; size: number; byte: number | null }>(
+      `SELECT "bits", "size",
+              CASE WHEN $5::int < "size" THEN get_byte("data", ($5::int * "bits") / 8) END AS "byte"
+         FROM "StatusList"
+        WHERE "id" = $1 AND "issuerId" = $2 AND "tenantId" = $3 AND "environment" = $4`,
+      [listId, issuerId, scope.tenantId, scope.environment, idx],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (row.byte === null) return { size: row.size, value: null };
+    const shift = (idx * row.bits) % 8;
+    return { size: row.size, value: (row.byte >> shift) & ((1 << row.bits) - 1) };
   },
   /** A platform credential by id, for the legacy submission's `credentialId` check. */
   findCredential(db: Db, scope: TenantScope, id: string) {
