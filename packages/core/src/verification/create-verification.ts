@@ -1,12 +1,11 @@
-import { type Db, inTransaction } from "@cred/db";
+import { type Db, sqlFor } from "@cred/db";
 import { generateNonce, generateResponseEncryptionKey, generateState } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { newId } from "../shared/ids";
-import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies/get-active-policy-for-verification";
 import { dcqlQueryFor } from "./policy-query";
-import { verificationRepository } from "./verification-repository";
+import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import type { TCreateVerificationRequest, TVerificationSession } from "./verification-session.schema";
 import {
   encryptionKeySealContext,
@@ -37,25 +36,37 @@ export async function createVerification(
   const now = Date.now();
   const encryptionKey =
     rules.responseMode === "direct_post.jwt" ? generateResponseEncryptionKey().privateJwk : null;
-  return inTransaction(db, async (tx) => {
-    const row = await verificationRepository.createSession(tx, {
-      id,
-      ...scope,
-      policyId: policy.id,
-      policyIdentifier: policy.identifier,
-      purpose: input.purpose ?? policy.purpose,
-      status: "pending",
-      rules: rules as object,
-      state: generateState(),
-      nonce: generateNonce(),
-      clientId,
-      responseMode: rules.responseMode,
-      encryptionKeyCipher: encryptionKey
-        ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
-        : null,
-      expiresAt: new Date(now + rules.sessionLifetimeSeconds * 1000),
-    });
-    await emitEvent(tx, scope, "verification.session.created", sessionEventData(row, "pending"));
-    return toVerificationSessionDto(deps, row);
-  });
+  const createdAt = new Date(now);
+  const row: VerificationSessionRow = {
+    id,
+    ...scope,
+    policyId: policy.id,
+    policyIdentifier: policy.identifier,
+    purpose: input.purpose ?? policy.purpose,
+    status: "pending",
+    rules: rules as object,
+    state: generateState(),
+    nonce: generateNonce(),
+    clientId,
+    responseMode: rules.responseMode,
+    encryptionKeyCipher: encryptionKey
+      ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
+      : null,
+    responseCodeHash: null,
+    resultCipher: null,
+    decidedAt: null,
+    expiresAt: new Date(now + rules.sessionLifetimeSeconds * 1000),
+    createdAt,
+    updatedAt: createdAt,
+  };
+  await verificationRepository.insertSessionWithEvent(
+    sqlFor(db, deps.database.prisma, deps.database.fast),
+    row,
+    {
+      scope,
+      type: "verification.session.created",
+      data: sessionEventData(row, "pending"),
+    },
+  );
+  return toVerificationSessionDto(deps, row);
 }

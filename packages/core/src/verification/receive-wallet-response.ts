@@ -36,7 +36,7 @@ export async function receiveWalletResponse(
   form: URLSearchParams | undefined,
 ): Promise<WalletHttpResponse> {
   if (!form) throw new VpError("invalid_request", "send the response as application/x-www-form-urlencoded");
-  const found = await verificationRepository.findSessionByState(deps.database.prisma, handle);
+  const found = await verificationRepository.findSessionByState(deps.database.fast, handle);
   if (!found) throw new VpError("invalid_request", "unknown request");
   const row = await settleExpiry(deps.database.prisma, found);
   if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);

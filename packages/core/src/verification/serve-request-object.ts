@@ -46,7 +46,7 @@ export async function serveRequestObject(
       throw error;
     }
   }
-  const found = await verificationRepository.findSessionByState(deps.database.prisma, state);
+  const found = await verificationRepository.findSessionByState(deps.database.fast, state);
   const row = found ? await settleExpiry(deps.database.prisma, found) : null;
   if (row?.status !== "pending") {
     throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });

@@ -11,8 +11,37 @@ export const verificationRepository = {
     return db.verificationSession.findFirst({ where: { id, ...scope } });
   },
   /** Wallet endpoints know the session only by its `state` (the handle in request_uri / response_uri). */
-  findSessionByState(db: Db, state: string) {
-    return db.verificationSession.findUnique({ where: { state } });
+  async findSessionByState(sql: FastSql, state: string): Promise<VerificationSessionRow | null> {
+    const { rows } = await sql.query<VerificationSessionRow>(
+      `SELECT * FROM "VerificationSession" WHERE "state" = $1`,
+      [state],
+    );
+    return rows[0] ?? null;
+  },
+  /** A new pending session and its `verification.session.created` event, in one statement. */
+  async insertSessionWithEvent(
+    sql: FastSql,
+    row: VerificationSessionRow,
+    event: { scope: TenantScope; type: string; data: Record<string, unknown> },
+  ) {
+    const p = new SqlParams();
+    const { affected } = await sql.query(
+      `WITH created AS (
+         INSERT INTO "VerificationSession" ("id", "tenantId", "environment", "policyId", "policyIdentifier",
+           "purpose", "status", "rules", "state", "nonce", "clientId", "responseMode", "encryptionKeyCipher",
+           "expiresAt", "createdAt", "updatedAt")
+         VALUES (${p.add(row.id)}, ${p.add(row.tenantId)}, ${p.add(row.environment)}, ${p.add(row.policyId)},
+           ${p.add(row.policyIdentifier)}, ${p.add(row.purpose)}, ${p.add(row.status)}, ${p.add(JSON.stringify(row.rules))}::jsonb,
+           ${p.add(row.state)}, ${p.add(row.nonce)}, ${p.add(row.clientId)}, ${p.add(row.responseMode)},
+           ${p.add(row.encryptionKeyCipher)}, ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3),
+           ${p.add(row.updatedAt)}::timestamp(3))
+         RETURNING "id")
+       INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+       SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM created
+       RETURNING "id"`,
+      p.values,
+    );
+    if (affected !== 1) throw new Error("verification session insert wrote no event");
   },
   /**
    * Moves a session from `pending` to `to` atomically; false when it is no longer pending (someone
@@ -100,5 +129,5 @@ export const verificationRepository = {
 };
 
 export type VerificationSessionRow = NonNullable<
-  Awaited<ReturnType<typeof verificationRepository.findSession>>
+  Awaited<ReturnType<Db["verificationSession"]["findUnique"]>>
 >;
