@@ -539,6 +539,34 @@ describe("OpenID4VCI flow", () => {
     expect(again.body.error).toBe("credential_request_denied");
   });
 
+  it("returns credential_identifiers when the token request used authorization_details, and accepts them", async () => {
+    const tx = await create();
+    const offer = await resolveOffer(tx.credentialOffer);
+    const tok = await token(`${issuer.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+      authorization_details: JSON.stringify([
+        { type: "openid_credential", credential_configuration_id: issuer.configuration },
+      ]),
+    });
+    expect(tok.status).toBe(200);
+    expect(tok.body.authorization_details).toEqual([
+      {
+        type: "openid_credential",
+        credential_configuration_id: issuer.configuration,
+        credential_identifiers: [issuer.configuration],
+      },
+    ]);
+    const key = await holderKey();
+    const res = await requestCredential(`${issuer.credentialIssuer}/credential`, tok.body.access_token, {
+      credential_identifier: issuer.configuration,
+      proofs: {
+        jwt: [await proof(key, issuer.credentialIssuer, await nonce(`${issuer.credentialIssuer}/nonce`))],
+      },
+    });
+    expect(res.status).toBe(200);
+  });
+
   it("answers 401 invalid_token without a valid bearer token", async () => {
     const r = await requestCredential(`${issuer.credentialIssuer}/credential`, "bogus", {
       credential_configuration_id: issuer.configuration,

@@ -1,12 +1,65 @@
 import type { Db, FastSql } from "@cred/db";
-
-type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
-
 import { type FormParams, parseTokenRequest, tokenError } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
+
+type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
+
+function tokenResponse(
+  accessToken: string,
+  expiresIn: number,
+  configurationIdentifier: string,
+  details: boolean,
+) {
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: expiresIn,
+    ...(details
+      ? {
+          authorization_details: [
+            {
+              type: "openid_credential",
+              credential_configuration_id: configurationIdentifier,
+              credential_identifiers: [configurationIdentifier],
+            },
+          ],
+        }
+      : {}),
+  };
+}
+
+/**
+ * The common case in one statement: an offer without tx_code, pending, unexpired, code unused →
+ * redeemed and its access token stored. Null when any of that does not hold (the caller then finds
+ * out which, for the right error).
+ */
+async function redeemWithoutTxCode(
+  sql: FastSql,
+  issuerId: string,
+  codeHash: string,
+  tokenHash: string,
+  now: Date,
+  expiresAt: Date,
+): Promise<string | null> {
+  const { rows } = await sql.query<{ configurationIdentifier: string }>(
+    `WITH redeemed AS (
+       UPDATE "IssuanceTransaction"
+          SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3)
+        WHERE "preAuthorizedCodeHash" = $2 AND "issuerId" = $3 AND "codeRedeemedAt" IS NULL
+          AND "txCodeHash" IS NULL AND "status" = 'pending' AND "expiresAt" > $1::timestamp(3)
+       RETURNING "id", "configurationIdentifier"),
+     issued AS (
+       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
+       SELECT $4, "id", $5::timestamp(3) FROM redeemed
+       RETURNING "transactionId")
+     SELECT r."configurationIdentifier" FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
+    [now, codeHash, issuerId, tokenHash, expiresAt],
+  );
+  return rows[0]?.configurationIdentifier ?? null;
+}
 
 /**
  * Token endpoint, pre-authorized code grant (OpenID4VCI §6): the code is single use and short-lived;
@@ -20,6 +73,22 @@ export async function exchangePreAuthorizedCode(
 ) {
   const request = parseTokenRequest(form);
   const code = request["pre-authorized_code"];
+  const expiresIn = config.issuance.accessTokenLifetimeSeconds;
+  if (request.tx_code === undefined) {
+    const accessToken = randomToken(32);
+    const now = new Date();
+    const configurationIdentifier = await redeemWithoutTxCode(
+      sql,
+      issuerId,
+      hashSecret(code),
+      hashSecret(accessToken),
+      now,
+      new Date(now.getTime() + expiresIn * 1000),
+    );
+    if (configurationIdentifier) {
+      return tokenResponse(accessToken, expiresIn, configurationIdentifier, !!request.authorization_details);
+    }
+  }
   const { rows } = await sql.query<IssuanceTransactionRecord>(
     `SELECT * FROM "IssuanceTransaction" WHERE "preAuthorizedCodeHash" = $1`,
     [hashSecret(code)],
@@ -49,7 +118,6 @@ export async function exchangePreAuthorizedCode(
   }
 
   const accessToken = randomToken(32);
-  const expiresIn = config.issuance.accessTokenLifetimeSeconds;
   const now = new Date();
   // One statement: the code is single use under concurrency (only one request can move codeRedeemedAt
   // from null), and the access token exists exactly when the redemption does.
@@ -65,20 +133,5 @@ export async function exchangePreAuthorizedCode(
     [now, row.id, hashSecret(code), hashSecret(accessToken), new Date(now.getTime() + expiresIn * 1000)],
   );
   if (affected !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
-  return {
-    access_token: accessToken,
-    token_type: "Bearer",
-    expires_in: expiresIn,
-    ...(request.authorization_details
-      ? {
-          authorization_details: [
-            {
-              type: "openid_credential",
-              credential_configuration_id: row.configurationIdentifier,
-              credential_identifiers: [row.configurationIdentifier],
-            },
-          ],
-        }
-      : {}),
-  };
+  return tokenResponse(accessToken, expiresIn, row.configurationIdentifier, !!request.authorization_details);
 }
