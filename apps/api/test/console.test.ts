@@ -209,3 +209,121 @@ describe("environment switcher and dashboard", () => {
     expect(data.totals.organisations).toBeGreaterThan(0);
   });
 });
+
+describe("tenant switcher", () => {
+  const OTHER = "ten_console_other";
+  const STRANGER = "ten_console_stranger";
+
+  beforeAll(async () => {
+    const db = t.server.database.prisma;
+    await db.tenant.create({ data: { id: OTHER, name: "Other tenant" } });
+    await db.tenant.create({ data: { id: STRANGER, name: "Not a member" } });
+    const user = await createStaffUser(db, {
+      tenantId: t.tenantId,
+      email: "multi@example.test",
+      password: PASSWORD,
+      role: "admin",
+    });
+    await db.staffMembership.create({ data: { userId: user.id, tenantId: OTHER, role: "admin" } });
+    const viewer = await createStaffUser(db, {
+      tenantId: t.tenantId,
+      email: "multi-viewer@example.test",
+      password: PASSWORD,
+      role: "admin",
+    });
+    await db.staffMembership.create({ data: { userId: viewer.id, tenantId: OTHER, role: "viewer" } });
+  });
+
+  const references = async (session: Session) =>
+    (await trpc("GET", "organisations.list", { session, input: {} })).body.result.data.data.map(
+      (o: { reference: string }) => o.reference,
+    );
+
+  it("lists the home tenant and memberships, switches, sees only that tenant's data, and back", async () => {
+    const session = await signIn("multi@example.test");
+    const tenants = await trpc("GET", "staff.tenants", { session });
+    expect(tenants.status).toBe(200);
+    expect(tenants.body.result.data.data).toEqual([
+      { id: t.tenantId, name: expect.any(String), role: "admin", home: true },
+      { id: OTHER, name: "Other tenant", role: "admin", home: false },
+    ]);
+    await trpc("POST", "organisations.create", {
+      session,
+      input: { reference: "home-tenant-org", displayName: "Home tenant org" },
+    });
+
+    const switched = await trpc("POST", "staff.switchTenant", { session, input: { tenantId: OTHER } });
+    expect(switched.status).toBe(200);
+    expect(switched.body.result.data.data.tenant).toEqual({ id: OTHER, name: "Other tenant" });
+    const me = await trpc("GET", "staff.me", { session });
+    expect(me.body.result.data.data.tenant.id).toBe(OTHER);
+    expect(await references(session)).toEqual([]);
+    const created = await trpc("POST", "organisations.create", {
+      session,
+      input: { reference: "other-tenant-org", displayName: "Other tenant org" },
+    });
+    expect(created.status).toBe(200);
+    expect(await references(session)).toEqual(["other-tenant-org"]);
+
+    const back = await trpc("POST", "staff.switchTenant", { session, input: { tenantId: t.tenantId } });
+    expect(back.body.result.data.data.tenant.id).toBe(t.tenantId);
+    const home = await references(session);
+    expect(home).toContain("home-tenant-org");
+    expect(home).not.toContain("other-tenant-org");
+  });
+
+  it("refuses a tenant the user does not belong to with 404, leaving the session as it was", async () => {
+    const session = await signIn("multi@example.test");
+    for (const tenantId of [STRANGER, "ten_does_not_exist"]) {
+      const r = await trpc("POST", "staff.switchTenant", { session, input: { tenantId } });
+      expect(r.status).toBe(404);
+      expect(r.body.error.data.envelope.error.code).toBe("NotFound");
+    }
+    const me = await trpc("GET", "staff.me", { session });
+    expect(me.body.result.data.data.tenant.id).toBe(t.tenantId);
+  });
+
+  it("applies the membership's role in that tenant", async () => {
+    const session = await signIn("multi-viewer@example.test");
+    await trpc("POST", "staff.switchTenant", { session, input: { tenantId: OTHER } });
+    const me = await trpc("GET", "staff.me", { session });
+    expect(me.body.result.data.data.user.role).toBe("viewer");
+    expect(await references(session)).toContain("other-tenant-org");
+    const r = await trpc("POST", "organisations.create", {
+      session,
+      input: { reference: "viewer-membership-org", displayName: "Viewer membership org" },
+    });
+    expect(r.status).toBe(403);
+    expect(r.body.error.data.envelope.error.code).toBe("MissingScope");
+    await trpc("POST", "staff.switchTenant", { session, input: { tenantId: t.tenantId } });
+    const homeMe = await trpc("GET", "staff.me", { session });
+    expect(homeMe.body.result.data.data.user.role).toBe("admin");
+  });
+
+  it("requires the CSRF token to switch tenant", async () => {
+    const session = await signIn("multi@example.test");
+    const r = await trpc("POST", "staff.switchTenant", { session, csrf: null, input: { tenantId: OTHER } });
+    expect(r.status).toBe(403);
+    expect(r.body.error.data.envelope.error.code).toBe("CsrfTokenInvalid");
+    const me = await trpc("GET", "staff.me", { session });
+    expect(me.body.result.data.data.tenant.id).toBe(t.tenantId);
+  });
+
+  it("treats a session in a tenant the user has left as signed out", async () => {
+    const db = t.server.database.prisma;
+    const user = await createStaffUser(db, {
+      tenantId: t.tenantId,
+      email: "leaver@example.test",
+      password: PASSWORD,
+      role: "admin",
+    });
+    await db.staffMembership.create({ data: { userId: user.id, tenantId: OTHER, role: "operator" } });
+    const session = await signIn("leaver@example.test");
+    await trpc("POST", "staff.switchTenant", { session, input: { tenantId: OTHER } });
+    await db.staffMembership.delete({ where: { userId_tenantId: { userId: user.id, tenantId: OTHER } } });
+    const me = await trpc("GET", "staff.me", { session });
+    expect(me.body.result.data.data).toBeNull();
+    const list = await trpc("GET", "organisations.list", { session, input: {} });
+    expect(list.status).toBe(401);
+  });
+});

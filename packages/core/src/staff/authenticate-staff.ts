@@ -1,23 +1,24 @@
 import type { Db } from "@cred/db";
-import type { Principal, StaffRole } from "../shared/principal";
+import type { Principal } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
-import { hashSecret } from "../shared/secret-box";
 import { ROLE_SCOPES } from "./roles";
+import { findStaffSession } from "./staff-session";
 
+/**
+ * The staff principal for a console session: the session's tenant (home tenant when unset) and the
+ * role held there. A session pointing at a tenant the user no longer belongs to counts as signed out.
+ */
 export async function findStaffPrincipal(db: Db, token: string): Promise<Principal | null> {
-  const session = await db.staffSession.findUnique({ where: { tokenHash: hashSecret(token) } });
-  if (!session || session.expiresAt.getTime() <= Date.now()) return null;
-  const user = await db.staffUser.findUnique({ where: { id: session.userId } });
-  if (!user) return null;
-  const role = user.role as StaffRole;
+  const found = await findStaffSession(db, token);
+  if (!found) return null;
   return {
     kind: "staff",
-    id: user.id,
-    tenantId: user.tenantId,
-    environment: session.environment as Environment,
-    scopes: new Set(ROLE_SCOPES[role] ?? []),
+    id: found.user.id,
+    tenantId: found.tenantId,
+    environment: found.session.environment as Environment,
+    scopes: new Set(ROLE_SCOPES[found.role] ?? []),
     issuerId: null,
-    role,
-    email: user.email,
+    role: found.role,
+    email: found.user.email,
   };
 }

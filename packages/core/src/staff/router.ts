@@ -1,4 +1,4 @@
-import { DomainError } from "../shared/errors";
+import { DomainError, notFound } from "../shared/errors";
 import { protectedProcedure, publicProcedure, router } from "../trpc";
 import { assertStaffRole } from "./require-role";
 import { clearedSessionCookie, secureCookies, sessionCookie } from "./session-cookie";
@@ -7,10 +7,12 @@ import {
   ZSignInRequest,
   ZSignOutResponse,
   ZStaffSessionResponse,
+  ZStaffTenantsResponse,
   ZSwitchEnvironmentRequest,
+  ZSwitchTenantRequest,
 } from "./staff.schema";
-import { signIn, signOut, switchEnvironment } from "./staff-auth";
-import { assertStaffCsrf, findStaffSession, toStaffSessionDto } from "./staff-session";
+import { signIn, signOut, switchEnvironment, switchTenant } from "./staff-auth";
+import { assertStaffCsrf, findStaffSession, listStaffTenants, toStaffSessionDto } from "./staff-session";
 
 /** Console sign-in and session (tRPC only, no REST): the session travels in the `cp_session` cookie. */
 export const staffRouter = router({
@@ -49,6 +51,33 @@ export const staffRouter = router({
       assertStaffRole(ctx.principal, ["admin", "operator", "viewer"]);
       const token = ctx.staffSessionToken!;
       await switchEnvironment(ctx.db, token, input.environment);
+      const found = await findStaffSession(ctx.db, token);
+      if (!found) throw new DomainError("Unauthenticated", "The console session has expired; sign in again.");
+      return { data: toStaffSessionDto(found) };
+    }),
+
+  /** The tenants the signed-in user can switch to (home tenant + memberships), with their role in each. */
+  tenants: protectedProcedure.output(ZStaffTenantsResponse).query(async ({ ctx }) => {
+    assertStaffRole(ctx.principal, ["admin", "operator", "viewer"]);
+    const found = await findStaffSession(ctx.db, ctx.staffSessionToken!);
+    if (!found) throw new DomainError("Unauthenticated", "The console session has expired; sign in again.");
+    return { data: await listStaffTenants(ctx.db, found.user) };
+  }),
+
+  /**
+   * Moves the session to another tenant the user belongs to (CSRF-checked like every staff mutation).
+   * A tenant the user has no membership in is 404 NotFound, so tenant ids are not confirmed to exist.
+   */
+  switchTenant: protectedProcedure
+    .input(ZSwitchTenantRequest)
+    .output(ZStaffSessionResponse)
+    .mutation(async ({ ctx, input }) => {
+      assertStaffRole(ctx.principal, ["admin", "operator", "viewer"]);
+      const token = ctx.staffSessionToken!;
+      const current = await findStaffSession(ctx.db, token);
+      if (!current)
+        throw new DomainError("Unauthenticated", "The console session has expired; sign in again.");
+      if (!(await switchTenant(ctx.db, token, current.user, input.tenantId))) throw notFound("Tenant");
       const found = await findStaffSession(ctx.db, token);
       if (!found) throw new DomainError("Unauthenticated", "The console session has expired; sign in again.");
       return { data: toStaffSessionDto(found) };

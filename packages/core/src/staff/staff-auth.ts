@@ -4,6 +4,7 @@ import { newId, randomToken } from "../shared/ids";
 import type { StaffRole } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
 import { hashSecret } from "../shared/secret-box";
+import { resolveStaffTenant } from "./staff-session";
 
 const SESSION_HOURS = 12;
 // argon2id, OWASP's second recommended configuration (19 MiB, 2 passes).
@@ -56,4 +57,22 @@ export async function signOut(db: Db, token: string) {
 
 export async function switchEnvironment(db: Db, token: string, environment: Environment) {
   await db.staffSession.updateMany({ where: { tokenHash: hashSecret(token) }, data: { environment } });
+}
+
+/**
+ * Points the session at another tenant the user belongs to (home tenant stored as null). Returns
+ * false, changing nothing, when the user has no membership there.
+ */
+export async function switchTenant(
+  db: Db,
+  token: string,
+  user: { id: string; tenantId: string; role: string },
+  tenantId: string,
+) {
+  if (!(await resolveStaffTenant(db, user, tenantId))) return false;
+  await db.staffSession.updateMany({
+    where: { tokenHash: hashSecret(token) },
+    data: { tenantId: tenantId === user.tenantId ? null : tenantId },
+  });
+  return true;
 }

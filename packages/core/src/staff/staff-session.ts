@@ -5,24 +5,67 @@ import type { Environment } from "../shared/scopes";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
 import { ROLE_SCOPES } from "./roles";
 
-/** A live console session with its user and tenant, or null when the token is unknown or expired. */
+/**
+ * The tenant a user works in and their role there: the home tenant (`StaffUser.tenantId`, role on the
+ * user) when `tenantId` is null or the home tenant, otherwise a `StaffMembership` row's role. Null when
+ * the user has no membership in that tenant (e.g. it was removed while a session pointed at it).
+ */
+export async function resolveStaffTenant(
+  db: Db,
+  user: { id: string; tenantId: string; role: string },
+  tenantId: string | null,
+): Promise<{ tenantId: string; role: StaffRole } | null> {
+  if (!tenantId || tenantId === user.tenantId)
+    return { tenantId: user.tenantId, role: user.role as StaffRole };
+  const membership = await db.staffMembership.findUnique({
+    where: { userId_tenantId: { userId: user.id, tenantId } },
+  });
+  return membership ? { tenantId, role: membership.role as StaffRole } : null;
+}
+
+/**
+ * A live console session with its user, current tenant and role there, or null when the token is
+ * unknown or expired, or the session points at a tenant the user no longer belongs to.
+ */
 export async function findStaffSession(db: Db, token: string) {
   const session = await db.staffSession.findUnique({ where: { tokenHash: hashSecret(token) } });
   if (!session || session.expiresAt.getTime() <= Date.now()) return null;
   const user = await db.staffUser.findUnique({ where: { id: session.userId } });
   if (!user) return null;
-  const tenant = await db.tenant.findUnique({ where: { id: user.tenantId } });
-  return { session, user, tenant };
+  const current = await resolveStaffTenant(db, user, session.tenantId);
+  if (!current) return null;
+  const tenant = await db.tenant.findUnique({ where: { id: current.tenantId } });
+  return { session, user, tenant, tenantId: current.tenantId, role: current.role };
+}
+
+/** The tenants a user can switch to: the home tenant first, then memberships, with names and roles. */
+export async function listStaffTenants(db: Db, user: { id: string; tenantId: string; role: string }) {
+  const memberships = await db.staffMembership.findMany({
+    where: { userId: user.id, tenantId: { not: user.tenantId } },
+    orderBy: { createdAt: "asc" },
+  });
+  const entries = [
+    { tenantId: user.tenantId, role: user.role as StaffRole, home: true },
+    ...memberships.map((m) => ({ tenantId: m.tenantId, role: m.role as StaffRole, home: false })),
+  ];
+  const tenants = await db.tenant.findMany({ where: { id: { in: entries.map((e) => e.tenantId) } } });
+  const names = new Map(tenants.map((t) => [t.id, t.name]));
+  return entries.map((e) => ({
+    id: e.tenantId,
+    name: names.get(e.tenantId) ?? e.tenantId,
+    role: e.role,
+    home: e.home,
+  }));
 }
 
 export type StaffSessionView = NonNullable<Awaited<ReturnType<typeof findStaffSession>>>;
 
 /** What the console learns about its own session (staff.me / staff.signIn). */
 export function toStaffSessionDto(found: StaffSessionView) {
-  const role = found.user.role as StaffRole;
+  const role = found.role;
   return {
     user: { id: found.user.id, email: found.user.email, role },
-    tenant: { id: found.user.tenantId, name: found.tenant?.name ?? found.user.tenantId },
+    tenant: { id: found.tenantId, name: found.tenant?.name ?? found.tenantId },
     environment: found.session.environment as Environment,
     scopes: [...(ROLE_SCOPES[role] ?? [])],
     csrfToken: found.session.csrfToken,

@@ -23,3 +23,12 @@ export const ZStaffSessionResponse = z.object({ data: zStaffSession });
 export const ZMeResponse = z.object({ data: zStaffSession.nullable() });
 export const ZSwitchEnvironmentRequest = z.strictObject({ environment: z.enum(ENVIRONMENTS) });
 export const ZSignOutResponse = z.object({ data: z.object({ signedOut: z.literal(true) }) });
+export const ZSwitchTenantRequest = z.strictObject({ tenantId: z.string().min(1).max(100) });
+export const zStaffTenant = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(STAFF_ROLES),
+  /** The user's home tenant (StaffUser.tenantId); the others come from memberships. */
+  home: z.boolean(),
+});
+export const ZStaffTenantsResponse = z.object({ data: z.array(zStaffTenant) });

@@ -40,6 +40,15 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
       },
     }),
   );
+  // Only staff with memberships in other tenants see a tenant selector.
+  const tenants = useQuery({ ...trpc.staff.tenants.queryOptions(), enabled: !!session });
+  const switchTenant = useMutation(
+    trpc.staff.switchTenant.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries();
+      },
+    }),
+  );
   const signOut = useMutation(
     trpc.staff.signOut.mutationOptions({
       onSettled: () => {
@@ -68,10 +77,27 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         <header className="topbar">
           <span className="brand">Credential Platform</span>
           <div className="topbar-controls">
-            <span className="tenant" title="Tenant">
-              <span className="visually-hidden">Tenant: </span>
-              {session.tenant.name}
-            </span>
+            {tenants.data && tenants.data.data.length > 1 ? (
+              <label className="env-switch">
+                Tenant
+                <select
+                  value={session.tenant.id}
+                  disabled={switchTenant.isPending}
+                  onChange={(e) => switchTenant.mutate({ tenantId: e.target.value })}
+                >
+                  {tenants.data.data.map((tenant) => (
+                    <option key={tenant.id} value={tenant.id}>
+                      {tenant.name} ({tenant.role})
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : (
+              <span className="tenant" title="Tenant">
+                <span className="visually-hidden">Tenant: </span>
+                {session.tenant.name}
+              </span>
+            )}
             <label className="env-switch">
               Environment
               <select
@@ -111,6 +137,7 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         </nav>
         <main id="main" tabIndex={-1} className={`content env-${session.environment}`}>
           <ErrorAlert error={switchEnvironment.error} title="Could not switch environment" />
+          <ErrorAlert error={switchTenant.error} title="Could not switch tenant" />
           {/* Pages read search parameters (e.g. ?pageSize=); Next wants a boundary around them. */}
           <Suspense fallback={<Loading />}>{children}</Suspense>
         </main>
