@@ -94,5 +94,8 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     await expect(
       cli("keys", "create", "--tenant", "ten_x", "--env", "sandbox", "--scopes", "bogus.scope"),
     ).rejects.toMatchObject({ code: 2 });
+    await expect(
+      cli("staff", "grant", "--email", "nobody@example.com", "--tenant", "ten_x", "--role", "admin"),
+    ).rejects.toMatchObject({ code: 2 });
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { createStaffUser } from "@cred/core";
+import { createStaffUser, grantStaffMembership } from "@cred/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./harness";
 
@@ -218,20 +218,38 @@ describe("tenant switcher", () => {
     const db = t.server.database.prisma;
     await db.tenant.create({ data: { id: OTHER, name: "Other tenant" } });
     await db.tenant.create({ data: { id: STRANGER, name: "Not a member" } });
-    const user = await createStaffUser(db, {
+    await createStaffUser(db, {
       tenantId: t.tenantId,
       email: "multi@example.test",
       password: PASSWORD,
       role: "admin",
     });
-    await db.staffMembership.create({ data: { userId: user.id, tenantId: OTHER, role: "admin" } });
+    await grantStaffMembership(db, { email: "multi@example.test", tenantId: OTHER, role: "viewer" });
+    // Granting again changes the role (upsert).
+    await grantStaffMembership(db, { email: "multi@example.test", tenantId: OTHER, role: "admin" });
     const viewer = await createStaffUser(db, {
       tenantId: t.tenantId,
       email: "multi-viewer@example.test",
       password: PASSWORD,
       role: "admin",
     });
-    await db.staffMembership.create({ data: { userId: viewer.id, tenantId: OTHER, role: "viewer" } });
+    await grantStaffMembership(db, { email: viewer.email, tenantId: OTHER, role: "viewer" });
+  });
+
+  it("grants memberships only for known users, tenants and roles, never the home tenant", async () => {
+    const db = t.server.database.prisma;
+    await expect(
+      grantStaffMembership(db, { email: "nobody@example.test", tenantId: OTHER, role: "admin" }),
+    ).rejects.toThrow(/No staff user/);
+    await expect(
+      grantStaffMembership(db, { email: "multi@example.test", tenantId: "ten_none", role: "admin" }),
+    ).rejects.toThrow(/No tenant/);
+    await expect(
+      grantStaffMembership(db, { email: "multi@example.test", tenantId: OTHER, role: "owner" }),
+    ).rejects.toThrow(/Unknown role/);
+    await expect(
+      grantStaffMembership(db, { email: "multi@example.test", tenantId: t.tenantId, role: "viewer" }),
+    ).rejects.toThrow(/home tenant/);
   });
 
   const references = async (session: Session) =>

@@ -1,10 +1,11 @@
-// Operator CLI: `pnpm cli tenants create <name>`, `pnpm cli keys create|list|revoke …` (see README).
+// Operator CLI: tenants, API keys and staff memberships (see README).
 import { parseArgs } from "node:util";
 import {
   createApiKey,
   createTenant,
   ENVIRONMENTS,
   type Environment,
+  grantStaffMembership,
   listApiKeys,
   revokeApiKey,
   SCOPES,
@@ -19,7 +20,8 @@ const USAGE = `Usage:
   pnpm cli keys create --tenant <tenantId> --env sandbox|production --scopes <comma list|all>
                        [--name <name>] [--issuer <issuerId>] [--expires <ISO date>] [--json]
   pnpm cli keys list [--tenant <tenantId>] [--json]
-  pnpm cli keys revoke <keyId> [--json]`;
+  pnpm cli keys revoke <keyId> [--json]
+  pnpm cli staff grant --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -30,6 +32,8 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
     tenant: { type: "string" },
+    email: { type: "string" },
+    role: { type: "string" },
     env: { type: "string" },
     scopes: { type: "string" },
     name: { type: "string" },
@@ -117,6 +121,13 @@ try {
     if (!row) fail(`No key ${arg}.`);
     const key = await revokeApiKey(prisma, { tenantId: row.tenantId }, arg);
     print(key, `Revoked key ${key.id}.`);
+  } else if (group === "staff" && action === "grant") {
+    const membership = await grantStaffMembership(prisma, {
+      email: values.email ?? fail("--email is required."),
+      tenantId: values.tenant ?? fail("--tenant is required."),
+      role: values.role ?? fail("--role is required."),
+    }).catch((error: Error) => fail(error.message));
+    print(membership, `${values.email} now has the role ${membership.role} in ${membership.tenantId}.`);
   } else {
     fail(`Unknown command: ${positionals.join(" ")}`);
   }

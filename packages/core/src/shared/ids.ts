@@ -18,12 +18,37 @@ function randomPart(chars: number): string {
   return out;
 }
 
+let lastTime = -1;
+let lastRandom = "";
+
+/** The next string in base32 order (same length); carries like an odometer. */
+function increment(value: string): string {
+  const chars = value.split("");
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const next = ALPHABET.indexOf(chars[i]!) + 1;
+    if (next < ALPHABET.length) {
+      chars[i] = ALPHABET[next]!;
+      return chars.join("");
+    }
+    chars[i] = ALPHABET[0]!;
+  }
+  return randomPart(value.length); // 80 bits exhausted within one millisecond: practically never
+}
+
 /**
- * Prefixed, time-ordered identifiers (`iss_01j…`): lexical order is creation order, so lists page
- * by id alone, and 80 random bits make them unguessable.
+ * Prefixed, time-ordered identifiers (`iss_01j…`): lexical order is creation order — strictly, within
+ * this process, even for ids made in the same millisecond (the random part then counts up, as in
+ * monotonic ULIDs) — so lists page by id alone; the 80-bit random part keeps them unguessable.
  */
 export function newId(prefix: string): string {
-  return `${prefix}_${encodeTime(Date.now())}${randomPart(16)}`;
+  const now = Date.now();
+  if (now > lastTime) {
+    lastTime = now;
+    lastRandom = randomPart(16);
+  } else {
+    lastRandom = increment(lastRandom);
+  }
+  return `${prefix}_${encodeTime(lastTime)}${lastRandom}`;
 }
 
 /** Random URL-safe secret with `bytes` of entropy. */

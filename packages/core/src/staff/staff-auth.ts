@@ -76,3 +76,23 @@ export async function switchTenant(
   });
   return true;
 }
+
+const STAFF_ROLES: readonly StaffRole[] = ["admin", "operator", "viewer"];
+
+/** Gives a staff user a role in another tenant (or changes it); the console can then switch to it. */
+export async function grantStaffMembership(db: Db, input: { email: string; tenantId: string; role: string }) {
+  if (!STAFF_ROLES.includes(input.role as StaffRole)) {
+    throw new Error(`Unknown role '${input.role}'; use ${STAFF_ROLES.join(", ")}.`);
+  }
+  const user = await db.staffUser.findUnique({ where: { email: input.email.toLowerCase() } });
+  if (!user) throw new Error(`No staff user ${input.email}.`);
+  if (!(await db.tenant.findUnique({ where: { id: input.tenantId } })))
+    throw new Error(`No tenant ${input.tenantId}.`);
+  if (user.tenantId === input.tenantId)
+    throw new Error("That is the user's home tenant; its role is set on the user.");
+  return db.staffMembership.upsert({
+    where: { userId_tenantId: { userId: user.id, tenantId: input.tenantId } },
+    create: { userId: user.id, tenantId: input.tenantId, role: input.role },
+    update: { role: input.role },
+  });
+}
