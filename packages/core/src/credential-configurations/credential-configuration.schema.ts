@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { zIssuerId, zLocale } from "../issuers/issuer.schema";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { ENVIRONMENTS } from "../shared/scopes";
+import { zResourceFields } from "../shared/resource-fields";
 
 /** Platform limits (spec §8): the only format and signing algorithm the service issues. */
 export const SUPPORTED_FORMAT = "dc+sd-jwt";
@@ -211,15 +211,7 @@ export const zCredentialConfiguration = z
     statusEnabled: z.boolean().meta({ description: "Credentials carry a status list entry.", example: true }),
     activeVersion: z.int().meta({ description: "The version in use.", example: 1 }),
     versions: z.array(zCredentialConfigurationVersion).meta({ description: "Every version, oldest first." }),
-    environment: z
-      .enum(ENVIRONMENTS)
-      .meta({ description: "Environment the resource lives in.", example: "sandbox" }),
-    createdAt: z
-      .string()
-      .meta({ description: "Creation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
-    updatedAt: z
-      .string()
-      .meta({ description: "Last change (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    ...zResourceFields,
   })
   .meta({
     id: "PublicCredentialConfigurationResponse",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { zOrganisationReference } from "../organisations/organisation.schema";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { ENVIRONMENTS } from "../shared/scopes";
+import { zResourceFields } from "../shared/resource-fields";
 
 export const ISSUER_STATUSES = ["draft", "active"] as const;
 export type IssuerStatus = (typeof ISSUER_STATUSES)[number];
@@ -119,15 +119,7 @@ export const zIssuer = z
       example: `https://credentials.example/issuers/${EXAMPLE_ISSUER_ID}`,
     }),
     signingKey: zIssuerSigningKey,
-    environment: z
-      .enum(ENVIRONMENTS)
-      .meta({ description: "Environment the resource lives in.", example: "sandbox" }),
-    createdAt: z
-      .string()
-      .meta({ description: "Creation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
-    updatedAt: z
-      .string()
-      .meta({ description: "Last change (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    ...zResourceFields,
     activatedAt: z.string().nullable().meta({
       description: "Activation time (ISO 8601); null while draft.",
       example: "2026-08-30T12:05:00.000Z",

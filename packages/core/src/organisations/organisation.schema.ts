@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { zResourceFields } from "../shared/resource-fields";
 
 export const zOrganisationReference = z
   .string()
@@ -35,15 +36,7 @@ export const zOrganisation = z
       .nullable()
       .meta({ description: "ISO 3166-1 alpha-2 country of registration.", example: "NL" }),
     identifiers: z.array(zIdentifier).meta({ description: "Registry identifiers (LEI, VAT, …)." }),
-    environment: z
-      .enum(["sandbox", "production"])
-      .meta({ description: "Environment the resource lives in." }),
-    createdAt: z
-      .string()
-      .meta({ description: "Creation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
-    updatedAt: z
-      .string()
-      .meta({ description: "Last change (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    ...zResourceFields,
   })
   .meta({ id: "Organisation", description: "An organisation that operates one or more issuers." });
 
