@@ -79,6 +79,13 @@ const server = await createServer({
   logLevel: "warn",
   rateLimit: { points: 10_000_000, durationSeconds: 1 },
 });
+// The driver fast path (hot single statements that bypass Prisma) is counted too, marked "fast:".
+const fast = server.database.fast;
+const fastQuery = fast.query.bind(fast);
+fast.query = ((text: string, params?: never[]) => {
+  count(`fast: ${text}`);
+  return fastQuery(text, params);
+}) as typeof fast.query;
 await server.app.listen({ host: "127.0.0.1", port: 0 });
 const baseUrl = `http://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;
 server.deps.config.publicBaseUrl = baseUrl;

@@ -620,6 +620,57 @@ describe("OpenID4VCI flow", () => {
     ).toHaveLength(1);
   });
 
+  it("spends a c_nonce once even when several transactions present it at the same moment", async () => {
+    const tokens = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const offer = await resolveOffer((await create()).credentialOffer);
+        return (
+          await token(`${issuer.credentialIssuer}/token`, {
+            grant_type: PRE_AUTH,
+            "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+          })
+        ).body.access_token as string;
+      }),
+    );
+    const key = await holderKey();
+    const shared = await nonce(`${issuer.credentialIssuer}/nonce`);
+    const endpoint = `${issuer.credentialIssuer}/credential`;
+    const attempt = async (at: string, c: string) =>
+      requestCredential(endpoint, at, {
+        credential_configuration_id: issuer.configuration,
+        proofs: { jwt: [await proof(key, issuer.credentialIssuer, c)] },
+      });
+    const results = await Promise.all(tokens.map((at) => attempt(at, shared)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    const refused = results.filter((r) => r.status !== 200);
+    expect(refused.map((r) => r.body.error)).toEqual(["invalid_nonce", "invalid_nonce", "invalid_nonce"]);
+    // The refused transactions stay pending and succeed with a fresh nonce.
+    const losers = tokens.filter((_, i) => results[i]!.status !== 200);
+    for (const at of losers) {
+      expect((await attempt(at, await nonce(`${issuer.credentialIssuer}/nonce`))).status).toBe(200);
+    }
+  });
+
+  it("refuses the credential when the transaction was cancelled after its token was issued", async () => {
+    const tx = await create();
+    const offer = await resolveOffer(tx.credentialOffer);
+    const tok = await token(`${issuer.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    expect((await call(t, "POST", `${PATH}/${tx.id}/cancel`, { key: t.adminKey })).status).toBe(200);
+    const key = await holderKey();
+    const res = await requestCredential(`${issuer.credentialIssuer}/credential`, tok.body.access_token, {
+      credential_configuration_id: issuer.configuration,
+      proofs: {
+        jwt: [await proof(key, issuer.credentialIssuer, await nonce(`${issuer.credentialIssuer}/nonce`))],
+      },
+    });
+    expect(res.body.error).toBe("credential_request_denied");
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
+    expect(read.body.data.status).toBe("cancelled");
+  });
+
   it("gives concurrent issuances distinct status indices", async () => {
     const txs = await Promise.all(Array.from({ length: 8 }, () => create()));
     const flows = await Promise.all(txs.map((tx) => redeemOffer(tx.credentialOffer)));

@@ -92,7 +92,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/nonce",
     withIssuer(async (_issuer, _request, reply) => {
       reply.headers(NO_STORE);
-      return issueNonce(deps.database.fast, deps.config.issuance.nonceLifetimeSeconds);
+      return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
     }),
   );
 

@@ -1,6 +1,7 @@
 import type { FastSql } from "@cred/db";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
+import type { CheckedNonce } from "./wallet/nonce";
 
 export interface NewIssuanceTransaction {
   id: string;
@@ -89,18 +90,24 @@ export const issuanceRepository = {
   },
 
   /**
-   * Completes a pending transaction, records its credentials and the completion event in ONE statement:
-   * nothing is written unless the transaction was still pending; a status index taken meanwhile makes the
-   * whole statement fail on the unique (list, index) constraint, so the caller draws again.
-   * Returns false when the transaction was no longer pending.
+   * Completes a pending transaction, records its credentials and the completion event in ONE statement,
+   * and spends the proofs' `c_nonce`s in it: nothing is written unless the transaction is still pending,
+   * the access token still valid and every nonce unspent (a replay, even a concurrent one, finds the
+   * spent record). A status index taken meanwhile fails the whole statement on the unique (list, index)
+   * constraint, so the caller draws again.
    */
   async completeWithCredentials(
     sql: FastSql,
-    transactionId: string,
-    now: Date,
-    credentials: NewCredential[],
-    event: OutboxEventInput,
-  ): Promise<boolean> {
+    completion: {
+      transactionId: string;
+      accessTokenHash: string;
+      now: Date;
+      nonces: CheckedNonce[];
+      credentials: NewCredential[];
+      event: OutboxEventInput;
+    },
+  ): Promise<"completed" | "nonce_spent" | "not_pending"> {
+    const { credentials, now, nonces, event } = completion;
     const p = new SqlParams();
     const rows = credentials.map(
       (c) =>
@@ -110,14 +117,24 @@ export const issuanceRepository = {
           ${p.add(c.notificationId)}::text, ${p.add(c.issuedAt)}::timestamp(3), ${p.add(c.expiresAt)}::timestamp(3))`,
     );
     const nowParam = p.add(now);
-    const { rows: result } = await sql.query<{ completed: number }>(
-      `WITH done AS (
-         UPDATE "IssuanceTransaction"
+    const spent = nonces.length
+      ? `INSERT INTO "WalletNonce" ("valueHash", "purpose", "expiresAt")
+         VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
+         ON CONFLICT DO NOTHING RETURNING 1`
+      : "SELECT 1 WHERE false";
+    const { rows: result } = await sql.query<{ completed: number; spent: number }>(
+      `WITH spent AS (${spent}),
+       done AS (
+         UPDATE "IssuanceTransaction" t
             SET "status" = 'completed', "completedAt" = ${nowParam}::timestamp(3),
                 "credentialId" = ${p.add(credentials[0]!.id)}, "claimsCipher" = NULL, "offerCipher" = NULL,
                 "offerHandleHash" = NULL, "updatedAt" = ${nowParam}::timestamp(3)
-          WHERE "id" = ${p.add(transactionId)} AND "status" = 'pending' AND "expiresAt" > ${nowParam}::timestamp(3)
-         RETURNING "id"),
+          WHERE t."id" = ${p.add(completion.transactionId)} AND t."status" = 'pending'
+            AND t."expiresAt" > ${nowParam}::timestamp(3)
+            AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
+            AND EXISTS (SELECT 1 FROM "AccessToken" a WHERE a."tokenHash" = ${p.add(completion.accessTokenHash)}
+                          AND a."transactionId" = t."id" AND a."expiresAt" > ${nowParam}::timestamp(3))
+         RETURNING t."id"),
        issued AS (
          INSERT INTO "Credential" ("id", "tenantId", "environment", "issuerId", "configurationId", "transactionId",
            "status", "statusListId", "statusIndex", "digest", "holderKeyThumb", "notificationId", "issuedAt", "expiresAt")
@@ -126,10 +143,12 @@ export const issuanceRepository = {
        event AS (
          INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
          SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM done)
-       SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM issued)::int AS "issued"`,
+       SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM spent)::int AS "spent"`,
       p.values,
     );
-    return result[0]?.completed === 1;
+    const outcome = result[0];
+    if (outcome?.completed === 1) return "completed";
+    return (outcome?.spent ?? 0) < nonces.length ? "nonce_spent" : "not_pending";
   },
 };
 

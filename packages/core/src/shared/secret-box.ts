@@ -1,8 +1,17 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from "node:crypto";
 
 /** AES-256-GCM for secrets at rest (signing keys, webhook secrets, pending claims). */
 export class SecretBox {
   private readonly key: Buffer;
+  private readonly macKeys = new Map<string, Buffer>();
   constructor(masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error("The master key must be 32 bytes.");
     this.key = masterKey;
@@ -14,6 +23,16 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return `v1.${iv.toString("base64url")}.${body.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`;
+  }
+
+  /** HMAC-SHA256 under a subkey of the master key derived for `purpose` (HKDF), so purposes never share a key. */
+  mac(purpose: string, data: Buffer): Buffer {
+    let subkey = this.macKeys.get(purpose);
+    if (!subkey) {
+      subkey = Buffer.from(hkdfSync("sha256", this.key, "", `cred-platform mac ${purpose}`, 32));
+      this.macKeys.set(purpose, subkey);
+    }
+    return createHmac("sha256", subkey).update(data).digest();
   }
 
   open(sealed: string, associatedData = ""): string {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Db, FastSql } from "@cred/db";
+import type { FastSql } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
@@ -20,7 +20,8 @@ import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { invalidToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
-import { consumeNonce } from "./nonce";
+import { type CheckedNonce, checkNonce } from "./nonce";
+import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 
 const digestOf = (sdJwt: string) =>
   createHash("sha256")
@@ -39,20 +40,25 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
-
-/** Finds the pending transaction an access token was issued for, or throws `invalid_token` (401). */
+/**
+ * Finds the transaction an access token was issued for (remembered from the token endpoint, else read),
+ * or throws `invalid_token` (401).
+ */
 export async function transactionForToken(sql: FastSql, issuerId: string, authorization: string | undefined) {
   const token = bearerToken(authorization);
   if (!token) throw invalidToken("A Bearer access token is required.");
-  const { rows } = await sql.query<IssuanceTransactionRecord>(
-    `SELECT t.* FROM "AccessToken" a JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
-      WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
-    [hashSecret(token), new Date()],
-  );
-  const tx = rows[0];
+  const tokenHash = hashSecret(token);
+  let tx = redeemedTransactions.take(tokenHash);
+  if (!tx) {
+    const { rows } = await sql.query<IssuanceTransactionRecord>(
+      `SELECT t.* FROM "AccessToken" a JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
+        WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
+      [tokenHash, new Date()],
+    );
+    tx = rows[0] ?? null;
+  }
   if (!tx || tx.issuerId !== issuerId) throw invalidToken("The access token is invalid or expired.");
-  return tx;
+  return { tx, tokenHash };
 }
 
 /**
@@ -67,13 +73,12 @@ export async function issueCredentials(
   body: unknown,
 ) {
   const db = deps.database.prisma;
-  const tx = await transactionForToken(deps.database.fast, issuer.id, authorization);
+  const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, authorization);
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
   }
-  const configuration = await db.credentialConfiguration.findUniqueOrThrow({
-    where: { id: tx.configurationId },
-  });
+  const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
+  if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   const request = parseCredentialRequest(body, {
     isKnownConfigurationId: (id) => id === tx.configurationIdentifier,
     isKnownCredentialIdentifier: (id) => id === tx.configurationIdentifier,
@@ -82,11 +87,17 @@ export async function issueCredentials(
 
   const urls = issuerUrls(deps.config, issuer.id);
   let proofs: (VerifiedProof | null)[] = [null];
+  // Checked here (ours, unexpired); spent by the completion statement below.
+  const nonces: CheckedNonce[] = [];
   if (configuration.holderBindingRequired) {
     proofs = await verifyProofs(request.proofs?.jwt ?? [], {
       audience: urls.credentialIssuer,
       now: new Date(),
-      consumeNonce: (nonce) => consumeNonce(deps.database.fast, nonce),
+      consumeNonce: async (nonce) => {
+        const checked = checkNonce(deps.secretBox, nonce);
+        if (checked) nonces.push(checked);
+        return checked !== null;
+      },
       batchSize: deps.config.issuance.batchSize,
     });
   }
@@ -162,14 +173,17 @@ export async function issueCredentials(
       })),
     );
     try {
-      const completed = await issuanceRepository.completeWithCredentials(
-        deps.database.fast,
-        tx.id,
-        new Date(),
-        drafts.map(rowFor),
-        completedEvent,
-      );
-      if (!completed)
+      const outcome = await issuanceRepository.completeWithCredentials(deps.database.fast, {
+        transactionId: tx.id,
+        accessTokenHash: tokenHash,
+        now: new Date(),
+        nonces,
+        credentials: drafts.map(rowFor),
+        event: completedEvent,
+      });
+      if (outcome === "nonce_spent")
+        throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
+      if (outcome === "not_pending")
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
       return {
         headers: NO_STORE,

@@ -1,22 +1,40 @@
-import type { FastSql } from "@cred/db";
-import { randomToken } from "../../shared/ids";
-import { hashSecret } from "../../shared/secret-box";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { hashSecret, type SecretBox } from "../../shared/secret-box";
 
-/** A fresh single-use `c_nonce` (OpenID4VCI §7), stored hashed with a short lifetime. */
-export async function issueNonce(sql: FastSql, lifetimeSeconds: number): Promise<{ c_nonce: string }> {
-  const nonce = randomToken(32);
-  await sql.query(
-    `INSERT INTO "WalletNonce" ("valueHash", "purpose", "expiresAt") VALUES ($1, 'vci', $2::timestamp(3))`,
-    [hashSecret(nonce), new Date(Date.now() + lifetimeSeconds * 1000)],
-  );
-  return { c_nonce: nonce };
+/**
+ * `c_nonce` values (OpenID4VCI §7) are self-contained: expiry (6 bytes, seconds) ‖ 16 random bytes ‖
+ * a 16-byte MAC over both, base64url. The nonce endpoint therefore writes nothing; single use is kept by
+ * recording each *spent* nonce (hashed, until its expiry) in the same statement that issues the
+ * credentials, so a replay — even a concurrent one — finds it already there.
+ */
+const PURPOSE = "vci c_nonce";
+const EXPIRY_BYTES = 6;
+const RANDOM_BYTES = 16;
+const MAC_BYTES = 16;
+const BODY_BYTES = EXPIRY_BYTES + RANDOM_BYTES;
+
+export interface CheckedNonce {
+  /** What the spent-nonce record is keyed by. */
+  valueHash: string;
+  expiresAt: Date;
 }
 
-/** Consumes a nonce: true exactly once, while it is unexpired. */
-export async function consumeNonce(sql: FastSql, nonce: string): Promise<boolean> {
-  const { affected } = await sql.query(
-    `DELETE FROM "WalletNonce" WHERE "valueHash" = $1 AND "purpose" = 'vci' AND "expiresAt" > $2::timestamp(3) RETURNING 1`,
-    [hashSecret(nonce), new Date()],
-  );
-  return affected === 1;
+export function issueNonce(secretBox: SecretBox, lifetimeSeconds: number, now = new Date()) {
+  const body = Buffer.alloc(BODY_BYTES);
+  body.writeUIntBE(Math.floor(now.getTime() / 1000) + lifetimeSeconds, 0, EXPIRY_BYTES);
+  randomBytes(RANDOM_BYTES).copy(body, EXPIRY_BYTES);
+  const mac = secretBox.mac(PURPOSE, body).subarray(0, MAC_BYTES);
+  return { c_nonce: Buffer.concat([body, mac]).toString("base64url") };
+}
+
+/** The nonce's record when it is one of ours and unexpired (not whether it was spent), else null. */
+export function checkNonce(secretBox: SecretBox, nonce: string, now = new Date()): CheckedNonce | null {
+  const raw = Buffer.from(nonce, "base64url");
+  if (raw.length !== BODY_BYTES + MAC_BYTES || raw.toString("base64url") !== nonce) return null;
+  const body = raw.subarray(0, BODY_BYTES);
+  const expected = secretBox.mac(PURPOSE, body).subarray(0, MAC_BYTES);
+  if (!timingSafeEqual(expected, raw.subarray(BODY_BYTES))) return null;
+  const expiresAt = new Date(body.readUIntBE(0, EXPIRY_BYTES) * 1000);
+  if (expiresAt <= now) return null;
+  return { valueHash: hashSecret(nonce), expiresAt };
 }

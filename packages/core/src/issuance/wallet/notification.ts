@@ -22,7 +22,7 @@ export async function recordNotification(
   body: unknown,
 ) {
   const db = database.prisma;
-  const tx = await transactionForToken(database.fast, issuerId, authorization);
+  const { tx } = await transactionForToken(database.fast, issuerId, authorization);
   if (typeof body !== "object" || body === null)
     throw invalid("invalid_notification_request", "Send a JSON object.");
   const {

@@ -1,11 +1,10 @@
-import type { Db, FastSql } from "@cred/db";
+import type { FastSql } from "@cred/db";
 import { type FormParams, parseTokenRequest, tokenError } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
-
-type IssuanceTransactionRecord = NonNullable<Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>>;
+import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 
 function tokenResponse(
   accessToken: string,
@@ -33,8 +32,8 @@ function tokenResponse(
 
 /**
  * The common case in one statement: an offer without tx_code, pending, unexpired, code unused →
- * redeemed and its access token stored. Null when any of that does not hold (the caller then finds
- * out which, for the right error).
+ * redeemed and its access token stored. Returns the redeemed row, or null when any of that does not
+ * hold (the caller then finds out which, for the right error).
  */
 async function redeemWithoutTxCode(
   sql: FastSql,
@@ -43,22 +42,22 @@ async function redeemWithoutTxCode(
   tokenHash: string,
   now: Date,
   expiresAt: Date,
-): Promise<string | null> {
-  const { rows } = await sql.query<{ configurationIdentifier: string }>(
+): Promise<IssuanceTransactionRecord | null> {
+  const { rows } = await sql.query<IssuanceTransactionRecord>(
     `WITH redeemed AS (
        UPDATE "IssuanceTransaction"
           SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3)
         WHERE "preAuthorizedCodeHash" = $2 AND "issuerId" = $3 AND "codeRedeemedAt" IS NULL
           AND "txCodeHash" IS NULL AND "status" = 'pending' AND "expiresAt" > $1::timestamp(3)
-       RETURNING "id", "configurationIdentifier"),
+       RETURNING *),
      issued AS (
        INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
        SELECT $4, "id", $5::timestamp(3) FROM redeemed
        RETURNING "transactionId")
-     SELECT r."configurationIdentifier" FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
+     SELECT r.* FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
     [now, codeHash, issuerId, tokenHash, expiresAt],
   );
-  return rows[0]?.configurationIdentifier ?? null;
+  return rows[0] ?? null;
 }
 
 /**
@@ -76,17 +75,25 @@ export async function exchangePreAuthorizedCode(
   const expiresIn = config.issuance.accessTokenLifetimeSeconds;
   if (request.tx_code === undefined) {
     const accessToken = randomToken(32);
+    const tokenHash = hashSecret(accessToken);
     const now = new Date();
-    const configurationIdentifier = await redeemWithoutTxCode(
+    const tokenExpiresAt = new Date(now.getTime() + expiresIn * 1000);
+    const redeemed = await redeemWithoutTxCode(
       sql,
       issuerId,
       hashSecret(code),
-      hashSecret(accessToken),
+      tokenHash,
       now,
-      new Date(now.getTime() + expiresIn * 1000),
+      tokenExpiresAt,
     );
-    if (configurationIdentifier) {
-      return tokenResponse(accessToken, expiresIn, configurationIdentifier, !!request.authorization_details);
+    if (redeemed) {
+      redeemedTransactions.remember(tokenHash, redeemed, tokenExpiresAt);
+      return tokenResponse(
+        accessToken,
+        expiresIn,
+        redeemed.configurationIdentifier,
+        !!request.authorization_details,
+      );
     }
   }
   const { rows } = await sql.query<IssuanceTransactionRecord>(

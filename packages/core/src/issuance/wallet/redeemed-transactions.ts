@@ -1,0 +1,29 @@
+import type { Db } from "@cred/db";
+
+export type IssuanceTransactionRecord = NonNullable<
+  Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>
+>;
+
+/**
+ * The transaction row as the token endpoint redeemed it, kept in this process until its access token is
+ * used at the credential endpoint (normally milliseconds later), so that request needs no read. It is an
+ * optimisation only: the credential statement re-checks the token, its expiry and the pending state in
+ * the database, so a cancellation or expiry in between still wins. Misses (another instance, a restart,
+ * eviction) read the database. Bounded; entries leave when used, evicted oldest first, or expire.
+ */
+const MAX_ENTRIES = 5_000;
+const entries = new Map<string, { row: IssuanceTransactionRecord; tokenExpiresAt: number }>();
+
+export const redeemedTransactions = {
+  remember(accessTokenHash: string, row: IssuanceTransactionRecord, tokenExpiresAt: Date) {
+    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
+    entries.set(accessTokenHash, { row, tokenExpiresAt: tokenExpiresAt.getTime() });
+  },
+  /** The remembered row while its token is unexpired; the entry is handed out once. */
+  take(accessTokenHash: string, now = Date.now()): IssuanceTransactionRecord | null {
+    const entry = entries.get(accessTokenHash);
+    if (!entry) return null;
+    entries.delete(accessTokenHash);
+    return entry.tokenExpiresAt > now ? entry.row : null;
+  },
+};
