@@ -71,6 +71,8 @@ describe("IssuanceTransactions_Create", () => {
     expect(offer.credential_issuer).toBe(issuer.credentialIssuer);
     expect(offer.credential_configuration_ids).toEqual([issuer.configuration]);
     expect(offer.grants[PRE_AUTH]["pre-authorized_code"]).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    // The first fetch is served from what the create remembered, a second one from the database.
+    expect(await (await fetch(tx.credentialOfferUri)).json()).toEqual(offer);
   });
 
   it("201 with an offer by value and a tx_code returned once", async () => {

@@ -9,8 +9,9 @@ import { hashSecret } from "../shared/secret-box";
 import type { TCreateIssuanceTransactionRequest, TIssuanceTransaction } from "./issuance.schema";
 import { issuanceCatalog } from "./issuance-catalog";
 import { issuanceRepository } from "./issuance-repository";
-import { type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
+import { offerFor, type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
+import { createdOffers } from "./wallet/created-offers";
 
 const NUMERIC = "0123456789";
 const TEXT = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -122,6 +123,7 @@ export async function createIssuanceTransaction(
     cancelledAt: null,
     credentialId: null,
   };
+  const committedAtOnce = db === deps.database.prisma; // not inside an Idempotency-Key transaction
   await issuanceRepository.insertWithEvent(sqlFor(db, deps.database.prisma, deps.database.fast), row, {
     scope,
     type: "issuance.transaction.created",
@@ -134,6 +136,14 @@ export async function createIssuanceTransaction(
       externalSubjectReference: row.externalSubjectReference,
     },
   });
+  if (committedAtOnce && delivery.offerBy === "reference") {
+    createdOffers.remember(row.offerHandleHash, {
+      transactionId: id,
+      issuerId,
+      expiresAt: row.expiresAt,
+      offer: offerFor(deps.config, row, sealed),
+    });
+  }
 
   return toIssuanceTransactionDto(deps, row, txCode);
 }

@@ -6,6 +6,7 @@ import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
 import type { TIssuanceTransaction } from "./issuance.schema";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
+import { createdOffers } from "./wallet/created-offers";
 
 async function findVisible(db: Db, principal: Principal, id: string) {
   const row = await db.issuanceTransaction.findFirst({
@@ -54,6 +55,7 @@ export async function cancelIssuanceTransaction(
       },
     });
     if (count === 0) throw new DomainError("InvalidState", "The issuance transaction is no longer pending.");
+    createdOffers.forget(id);
     await tx.accessToken.deleteMany({ where: { transactionId: id } });
     await emitEvent(tx, scopeOfRow(row), "issuance.transaction.cancelled", {
       transactionId: id,

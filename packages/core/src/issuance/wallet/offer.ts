@@ -7,6 +7,7 @@ import {
   offerFor,
   type SealedOffer,
 } from "../issuance-transaction-dto";
+import { createdOffers } from "./created-offers";
 
 /** The credential offer behind an offer URI (by reference), while the transaction is pending. */
 export async function credentialOfferByHandle(
@@ -15,6 +16,8 @@ export async function credentialOfferByHandle(
   issuerId: string,
   handle: string,
 ) {
+  const remembered = createdOffers.take(hashSecret(handle), issuerId);
+  if (remembered) return remembered;
   const { rows } = await sql.query<IssuanceTransactionRow & { codeRedeemedAt: Date | null }>(
     `SELECT * FROM "IssuanceTransaction" WHERE "offerHandleHash" = $1`,
     [hashSecret(handle)],
