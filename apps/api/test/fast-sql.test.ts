@@ -51,4 +51,52 @@ describe("fast SQL path", () => {
     const { affected } = await db.fast.query(`DELETE FROM "OutboxEvent" WHERE "type" IN ('x','y')`);
     expect(affected).toBe(2);
   });
+
+  it("reuses a statement after it failed (unique violation, bad parameter) and keeps working", async () => {
+    const insert = `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
+                    VALUES ($1,'t','sandbox','z','{}'::jsonb,$2::timestamp(3)) RETURNING "id"`;
+    const at = new Date();
+    expect((await db.fast.query(insert, ["evt_dup", at])).affected).toBe(1);
+    const duplicate = await db.fast.query(insert, ["evt_dup", at]).catch((e: unknown) => e);
+    expect((duplicate as { code?: string }).code).toBe("23505");
+    const badParam = await db.fast.query(insert, ["evt_bad", "not a time"]).catch((e: unknown) => e);
+    expect(badParam).toBeInstanceOf(Error);
+    expect((await db.fast.query(insert, ["evt_after", at])).affected).toBe(1);
+    const bad = await db.fast.query("SELECT nonsense FROM nowhere").catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(Error);
+    const { rows } = await db.fast.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "OutboxEvent" WHERE "type" = 'z'`,
+    );
+    expect(rows[0]!.n).toBe(2);
+  });
+
+  it("runs concurrent statements and interleaves correctly with an interactive transaction", async () => {
+    const at = new Date();
+    await Promise.all([
+      db.prisma.$transaction(async (tx) => {
+        await tx.outboxEvent.create({
+          data: {
+            id: "evt_in_tx",
+            tenantId: "t",
+            environment: "sandbox",
+            type: "w",
+            payload: {},
+            occurredAt: at,
+          },
+        });
+        await new Promise((r) => setTimeout(r, 20));
+      }),
+      ...Array.from({ length: 10 }, (_, i) =>
+        db.fast.query(
+          `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
+           VALUES ($1,'t','sandbox','w','{}'::jsonb,$2::timestamp(3))`,
+          [`evt_c${i}`, at],
+        ),
+      ),
+    ]);
+    const { rows } = await db.fast.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "OutboxEvent" WHERE "type" = 'w'`,
+    );
+    expect(rows[0]!.n).toBe(11);
+  });
 });

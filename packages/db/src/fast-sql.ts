@@ -1,4 +1,4 @@
-import type { PGlite } from "@electric-sql/pglite";
+import { type PGlite, parse, protocol } from "@electric-sql/pglite";
 import type pg from "pg";
 
 export type SqlParam = string | number | boolean | null | Date;
@@ -20,13 +20,57 @@ const TIMESTAMP_OID = 1114;
 const parseUtcTimestamp = (value: string) => new Date(`${value.replace(" ", "T")}Z`);
 const toDriver = (params: SqlParam[]) => params.map((p) => (p instanceof Date ? p.toISOString() : p));
 
+/** Named prepared statements kept per PGlite instance; beyond this, statements are parsed each time. */
+const MAX_PREPARED = 256;
+
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+};
+
+/**
+ * PGlite's `query` enters its wasm backend six times per statement (parse, describe, bind, describe,
+ * execute, sync) and plans the statement every time. Here each distinct statement text is parsed once
+ * as a named prepared statement, and every call is ONE protocol message (bind, describe, execute, sync):
+ * the plan is reused and the backend entered once. Same locks as `query`, so it never interleaves with
+ * an open interactive transaction. Statement names are never reused, so one left behind by a failed call
+ * cannot clash.
+ */
 export function pgliteFastSql(pglite: PGlite): FastSql {
+  const { serialize } = protocol;
+  const prepared = new Map<string, string>();
+  let counter = 0;
+  let parsers: PGlite["parsers"] | undefined;
   return {
     async query<T>(text: string, params: SqlParam[] = []) {
-      const result = await pglite.query<T>(text, toDriver(params), {
-        parsers: { [TIMESTAMP_OID]: parseUtcTimestamp },
-      });
-      return { rows: result.rows, affected: result.affectedRows ?? 0 };
+      await pglite.waitReady;
+      parsers ??= { ...pglite.parsers, [TIMESTAMP_OID]: parseUtcTimestamp };
+      const values = toDriver(params).map((v) => (v === null ? null : String(v)));
+      return pglite._runExclusiveTransaction(() =>
+        pglite._runExclusiveQuery(async () => {
+          let name = prepared.get(text);
+          const parts: Uint8Array[] = [];
+          if (name === undefined) {
+            name = prepared.size < MAX_PREPARED ? `cred_fast_${++counter}` : "";
+            parts.push(serialize.parse({ name, text }));
+          }
+          parts.push(
+            serialize.bind({ statement: name, values }),
+            serialize.describe({ type: "P" }),
+            serialize.execute({}),
+            serialize.sync(),
+          );
+          const { messages } = await pglite.execProtocol(concat(parts));
+          if (name && !prepared.has(text)) prepared.set(text, name);
+          const [result] = parse.parseResults(messages, parsers!);
+          return { rows: (result?.rows ?? []) as T[], affected: result?.affectedRows ?? 0 };
+        }),
+      );
     },
   };
 }
