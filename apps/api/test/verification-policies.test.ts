@@ -579,7 +579,7 @@ describe("getActivePolicyForVerification", () => {
   it("returns the row and parsed rules of an active policy", async () => {
     expect((await create(policy("for-verification"))).status).toBe(201);
     const { row, rules } = await getActivePolicyForVerification(
-      t.server.database.prisma,
+      t.server.database.fast,
       scope(),
       "for-verification",
     );
@@ -590,7 +590,7 @@ describe("getActivePolicyForVerification", () => {
   });
 
   it("UnknownPolicy (400) for an unknown or foreign policy, PolicySuspended (409) for a suspended one", async () => {
-    const db = t.server.database.prisma;
+    const db = t.server.database.fast;
     const failure = async (identifier: string, s = scope()) => {
       try {
         await getActivePolicyForVerification(db, s, identifier);

@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { FastSql } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import type { TPolicyRules } from "./verification-policy.schema";
@@ -12,14 +12,14 @@ export interface ActivePolicy {
 
 /**
  * The policy a new verification runs under: unknown → `UnknownPolicy` (400), suspended →
- * `PolicySuspended` (409). Pass the verification's transaction as `db` to read consistently.
+ * `PolicySuspended` (409). Pass the SQL path of the verification's transaction (`sqlFor`) to read consistently.
  */
 export async function getActivePolicyForVerification(
-  db: Db,
+  sql: FastSql,
   scope: TenantScope,
   identifier: string,
 ): Promise<ActivePolicy> {
-  const row = await verificationPolicyRepository.findByIdentifier(db, scope, identifier);
+  const row = await verificationPolicyRepository.findByIdentifierSql(sql, scope, identifier);
   if (!row) {
     throw new DomainError("UnknownPolicy", `No verification policy '${identifier}' exists.`, [
       { code: "UnknownPolicy", target: "policy", message: "Name the identifier of an existing policy." },

@@ -4,6 +4,7 @@ import type { AppDeps } from "../context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies/get-active-policy-for-verification";
+import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import type { TCreateVerificationRequest, TVerificationSession } from "./verification-session.schema";
@@ -27,7 +28,8 @@ export async function createVerification(
   scope: TenantScope,
   input: TCreateVerificationRequest,
 ): Promise<TVerificationSession> {
-  const { row: policy, rules } = await getActivePolicyForVerification(db, scope, input.policy);
+  const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
+  const { row: policy, rules } = await getActivePolicyForVerification(sql, scope, input.policy);
   dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
   const identity = await getVerifierIdentity(deps, scope);
   // Policies stored before `clientIdPrefix` existed use the default.
@@ -59,14 +61,12 @@ export async function createVerification(
     createdAt,
     updatedAt: createdAt,
   };
-  await verificationRepository.insertSessionWithEvent(
-    sqlFor(db, deps.database.prisma, deps.database.fast),
-    row,
-    {
-      scope,
-      type: "verification.session.created",
-      data: sessionEventData(row, "pending"),
-    },
-  );
+  const committedAtOnce = db === deps.database.prisma; // not inside an Idempotency-Key transaction
+  await verificationRepository.insertSessionWithEvent(sql, row, {
+    scope,
+    type: "verification.session.created",
+    data: sessionEventData(row, "pending"),
+  });
+  if (committedAtOnce) createdSessions.remember(row);
   return toVerificationSessionDto(deps, row);
 }

@@ -9,6 +9,7 @@ import {
 import type { AppDeps } from "../context";
 import { hashSecret } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import { createdSessions } from "./created-sessions";
 import type { WalletHttpResponse } from "./serve-request-object";
 import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
@@ -36,7 +37,9 @@ export async function receiveWalletResponse(
   form: URLSearchParams | undefined,
 ): Promise<WalletHttpResponse> {
   if (!form) throw new VpError("invalid_request", "send the response as application/x-www-form-urlencoded");
-  const found = await verificationRepository.findSessionByState(deps.database.fast, handle);
+  const found =
+    createdSessions.take(handle) ??
+    (await verificationRepository.findSessionByState(deps.database.fast, handle));
   if (!found) throw new VpError("invalid_request", "unknown request");
   const row = await settleExpiry(deps.database.prisma, found);
   if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);

@@ -10,6 +10,7 @@ import {
 } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { verificationRepository } from "./verification-repository";
@@ -46,7 +47,9 @@ export async function serveRequestObject(
       throw error;
     }
   }
-  const found = await verificationRepository.findSessionByState(deps.database.fast, state);
+  const found =
+    createdSessions.peek(state) ??
+    (await verificationRepository.findSessionByState(deps.database.fast, state));
   const row = found ? await settleExpiry(deps.database.prisma, found) : null;
   if (row?.status !== "pending") {
     throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });

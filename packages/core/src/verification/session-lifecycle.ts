@@ -1,9 +1,10 @@
-import { type Db, inTransaction } from "@cred/db";
+import { type Db, inTransaction, sqlFor } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
+import { createdSessions } from "./created-sessions";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import type { TVerificationResult } from "./verification-session.schema";
 import { sealResult, sessionEventData } from "./verification-session-dto";
@@ -26,6 +27,7 @@ export async function settleExpiry(
   now = new Date(),
 ): Promise<VerificationSessionRow> {
   if (row.status !== "pending" || row.expiresAt > now) return row;
+  createdSessions.forget(row.state);
   await inTransaction(db, async (tx) => {
     const moved = await verificationRepository.transitionFromPending(tx, row.id, "expired", {
       encryptionKeyCipher: null,
@@ -38,8 +40,17 @@ export async function settleExpiry(
 }
 
 /** A session of the caller's partition, expiry settled; foreign or unknown → 404. */
-export async function loadSession(db: Db, scope: TenantScope, id: string): Promise<VerificationSessionRow> {
-  const row = await verificationRepository.findSession(db, scope, id);
+export async function loadSession(
+  deps: AppDeps,
+  db: Db,
+  scope: TenantScope,
+  id: string,
+): Promise<VerificationSessionRow> {
+  const row = await verificationRepository.findSession(
+    sqlFor(db, deps.database.prisma, deps.database.fast),
+    scope,
+    id,
+  );
   if (!row) throw sessionNotFound();
   return settleExpiry(db, row);
 }
@@ -60,6 +71,7 @@ export async function decideSession(
   result: TVerificationResult,
   extra: { responseCodeHash?: string } = {},
 ): Promise<VerificationSessionRow | null> {
+  createdSessions.forget(row.state);
   const decidedAt = new Date(result.decidedAt);
   const resultCipher = sealResult(deps.secretBox, row.id, result);
   const moved = await verificationRepository.decideFromPending(

@@ -7,8 +7,12 @@ export const verificationRepository = {
   createSession(db: Db, data: Prisma.VerificationSessionUncheckedCreateInput) {
     return db.verificationSession.create({ data });
   },
-  findSession(db: Db, scope: TenantScope, id: string) {
-    return db.verificationSession.findFirst({ where: { id, ...scope } });
+  async findSession(sql: FastSql, scope: TenantScope, id: string): Promise<VerificationSessionRow | null> {
+    const { rows } = await sql.query<VerificationSessionRow>(
+      `SELECT * FROM "VerificationSession" WHERE "id" = $1 AND "tenantId" = $2 AND "environment" = $3`,
+      [id, scope.tenantId, scope.environment],
+    );
+    return rows[0] ?? null;
   },
   /** Wallet endpoints know the session only by its `state` (the handle in request_uri / response_uri). */
   async findSessionByState(sql: FastSql, state: string): Promise<VerificationSessionRow | null> {
