@@ -1,5 +1,12 @@
 import { type AppDeps, type CoreConfig, createRateLimiter, SecretBox } from "@cred/core";
-import { applyMigrations, type Database, openDatabase } from "@cred/db";
+import {
+  applyMigrations,
+  type Database,
+  embeddedDatabaseExists,
+  hasPendingMigrations,
+  migrateInChildProcess,
+  openDatabase,
+} from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { mountConsole } from "./console/mount-console";
 import { registerErrorHandling } from "./http/errors";
@@ -70,10 +77,31 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
   };
 }
 
+/**
+ * The database, migrated. Pending migrations on a database another process can open (a PostgreSQL server
+ * or an embedded data folder) run in a child process, so the migration engine's memory never joins the
+ * server's; an in-memory database (tests) can only be migrated here.
+ */
+async function openMigratedDatabase(options: ServerOptions): Promise<Database> {
+  const open = () => openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+  const shareable = Boolean(options.databaseUrl) || options.dataDir !== ":memory:";
+  // A new embedded database is created (initdb, also a memory peak) and migrated by the child alone.
+  if (shareable && !options.databaseUrl && !embeddedDatabaseExists(options.dataDir)) {
+    await migrateInChildProcess({ dataDir: options.dataDir });
+  }
+  let database = open();
+  if (shareable && (await hasPendingMigrations(database.adapterFactory))) {
+    await database.close();
+    await migrateInChildProcess({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+    database = open();
+  }
+  await applyMigrations(database.adapterFactory); // a no-op unless in memory or changed meanwhile
+  return database;
+}
+
 /** Composition root: database, migrations, dependencies and every route. */
 export async function createServer(options: ServerOptions): Promise<Server> {
-  const database = openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-  await applyMigrations(database.adapterFactory);
+  const database = await openMigratedDatabase(options);
   const deps: AppDeps = {
     database,
     config: defaultCoreConfig(options),

@@ -35,6 +35,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Embedded PostgreSQL settings (docs/performance.md). PGlite's default shared_buffers (128 MB) lives in
+ * its WebAssembly heap and is most of the process's memory; the operating system caches the data files
+ * anyway, so 32 MB costs little speed.
+ */
+const EMBEDDED_SETTINGS = ["shared_buffers=32MB"];
+
+const embeddedDir = (dataDir: string) => path.resolve(dataDir, "pgdata");
+
+/** Whether an embedded database has been created in `dataDir` (false for `":memory:"`). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return dataDir !== ":memory:" && fs.existsSync(path.join(embeddedDir(dataDir), "PG_VERSION"));
+}
+
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
@@ -56,9 +70,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (options.dataDir === ":memory:") {
     pglite = new PGlite();
   } else {
-    const dir = path.resolve(options.dataDir, "pgdata");
+    const dir = embeddedDir(options.dataDir);
     fs.mkdirSync(dir, { recursive: true });
-    pglite = new PGlite(dir, { relaxedDurability: options.relaxedDurability ?? true });
+    pglite = new PGlite(dir, {
+      relaxedDurability: options.relaxedDurability ?? true,
+      startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ["-c", s])],
+    });
   }
   const adapterFactory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: adapterFactory });

@@ -1,6 +1,13 @@
-export { type Database, type DatabaseKind, type DatabaseOptions, openDatabase } from "./client";
+export {
+  type Database,
+  type DatabaseKind,
+  type DatabaseOptions,
+  embeddedDatabaseExists,
+  openDatabase,
+} from "./client";
 export { type FastSql, type SqlParam, sqlFor } from "./fast-sql";
 export type * from "./generated/prisma/client";
 export { Prisma, PrismaClient } from "./generated/prisma/client";
-export { appliedMigrationNames, applyMigrations, listMigrations } from "./migrate";
+export { appliedMigrationNames, applyMigrations, hasPendingMigrations, listMigrations } from "./migrate";
+export { migrateInChildProcess } from "./migrate-child";
 export { type Db, inTransaction, isUniqueViolation } from "./transaction";

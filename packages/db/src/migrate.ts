@@ -67,6 +67,15 @@ async function recordedMigrations(
   }
 }
 
+/** Whether any migration in `prisma/migrations` is not recorded as applied (one cheap query). */
+export async function hasPendingMigrations(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  dir = MIGRATIONS_DIR,
+): Promise<boolean> {
+  const recorded = await recordedMigrations(adapterFactory);
+  return !recorded || listMigrations(dir).some((name) => !recorded.has(name));
+}
+
 /** Applies pending migrations from `prisma/migrations`; returns the names applied (empty when up to date). */
 export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
