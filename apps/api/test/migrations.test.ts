@@ -1,5 +1,10 @@
-import { applyMigrations, listMigrations, openDatabase } from "@cred/db";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { applyMigrations, embeddedDatabaseExists, listMigrations, openDatabase } from "@cred/db";
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "../src/server";
 import { freshPostgresDatabase } from "./harness";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -58,5 +63,58 @@ describe("migrations", () => {
     expect(await columnsOf(db, "IssuanceTransaction")).toEqual(
       expect.arrayContaining(["offerCipher", "offerHandleHash"]),
     );
+  });
+
+  describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("at server start (embedded data folder)", () => {
+    const startOn = (dataDir: string) =>
+      createServer({
+        dataDir,
+        masterKey: randomBytes(32),
+        publicBaseUrl: "http://localhost",
+        developmentMode: true,
+        logLevel: "silent",
+        rateLimit: { points: 1000, durationSeconds: 1 },
+      });
+    const tempDir = () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "migrate-start-"));
+      cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+      return dir;
+    };
+    const recorded = async (server: Awaited<ReturnType<typeof startOn>>) =>
+      (
+        await server.database.fast.query<{ migration_name: string }>(
+          "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name",
+        )
+      ).rows.map((r) => r.migration_name);
+
+    it("creates and migrates a new database in a child process, then opens it", async () => {
+      const dir = tempDir();
+      expect(embeddedDatabaseExists(dir)).toBe(false);
+      const server = await startOn(dir);
+      try {
+        expect(await recorded(server)).toEqual(all);
+        expect(embeddedDatabaseExists(dir)).toBe(true);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("upgrades an existing database left one migration behind, keeping its data", async () => {
+      const dir = tempDir();
+      const old = openDatabase({ dataDir: dir });
+      await applyMigrations(old.adapterFactory, { only: all.slice(0, -1) });
+      await old.fast.query(`INSERT INTO "Tenant" ("id","name") VALUES ('ten_kept','Kept')`);
+      await old.close();
+      const server = await startOn(dir);
+      try {
+        expect(await recorded(server)).toEqual(all);
+        const { rows } = await server.database.fast.query<{ name: string }>(
+          `SELECT "name" FROM "Tenant" WHERE "id" = 'ten_kept'`,
+        );
+        expect(rows[0]?.name).toBe("Kept");
+      } finally {
+        await server.close();
+      }
+    });
   });
 });
