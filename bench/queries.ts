@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createProofJwt } from "@cred/oid4vc";
+import { createProofJwt, presentWithTestWallet } from "@cred/oid4vc";
+import { fetch as undiciFetch } from "undici";
 import { createClient } from "./http";
 import { API_VERSION, CLAIMS, setupOurs } from "./ours";
 import { freshPostgresDatabase } from "./postgres";
@@ -140,11 +141,36 @@ for (let round = 0; round < ROUNDS + 2; round++) {
     nonce: c_nonce,
     iat: Math.floor(Date.now() / 1000),
   });
-  await step("POST credential", () =>
+  const credentialRes = await step("POST credential", () =>
     client.json("POST", target.credentialEndpoint, {
       headers: { authorization: `Bearer ${token.access_token}` },
       body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
     }),
+  );
+  const issued = credentialRes.credentials[0].credential as string;
+  const session = (
+    await step("Verifications_Create", () =>
+      client.json("POST", `${baseUrl}/v1.0/verifications`, {
+        headers: auth,
+        body: { policy: target.verificationPolicy },
+        expect: 201,
+      }),
+    )
+  ).data;
+  // The test wallet fetches the request object, then posts direct_post.jwt: counted together.
+  const wallet = await step("wallet: request object + direct_post.jwt", () =>
+    presentWithTestWallet({
+      authorizationRequestUri: session.authorizationRequestUri,
+      fetch: ((input: string, init?: object) =>
+        undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
+      holderPrivateKey: keys[0]!.privateJwk,
+      credential: issued,
+      enc: "A128GCM",
+    }),
+  );
+  if (wallet.status !== 200) throw new Error(`direct_post answered ${wallet.status}`);
+  await step("Verifications_Get", () =>
+    client.json("GET", `${baseUrl}/v1.0/verifications/${session.id}`, { headers: auth }),
   );
   const read = await client.json("GET", `${baseUrl}/v1.0/issuance-transactions/${tx.id}`, { headers: auth });
   const revoked = await step("Credentials_Revoke", () =>
