@@ -1,9 +1,10 @@
-import { type Db, inTransaction } from "@cred/db";
+import { type Db, sqlFor } from "@cred/db";
 import type { z } from "zod";
-import type { CoreConfig } from "../context";
+import type { AppDeps, CoreConfig } from "../context";
+import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { DomainError, notFound } from "../shared/errors";
-import { emitEvent } from "../shared/outbox";
+import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
 import type { zCredentialStatus } from "./credential.schema";
@@ -31,58 +32,66 @@ function toDto(
 }
 
 /**
- * Revokes a credential: irreversible and immediate. The status bits are set with one atomic UPDATE
- * (2 bits per entry, LSB first) and the list version bumped, so the next status list fetch — even on
- * another process — shows it. Revoking again returns the revoked state (200).
+ * Revokes a credential: irreversible and immediate. One statement changes the credential, sets its
+ * status bits (2 bits per entry, LSB first, `set_byte` on the row under its lock, so neighbours in the
+ * same byte never undo each other), bumps the list version and writes the event; the next status list
+ * fetch — even on another process — shows it. Revoking again returns the revoked state (200).
  */
 export async function revokeCredential(
+  deps: Pick<AppDeps, "database" | "config">,
   db: Db,
-  config: CoreConfig,
   principal: Principal,
   credentialId: string,
 ) {
-  const row = await db.credential.findFirst({
-    where: {
-      id: credentialId,
-      tenantId: principal.tenantId,
-      environment: principal.environment,
-      ...(principal.issuerId ? { issuerId: principal.issuerId } : {}),
-    },
-  });
+  const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
+  const find = async () => {
+    const { rows } = await sql.query<CredentialRow>(
+      `SELECT * FROM "Credential" WHERE "id" = $1 AND "tenantId" = $2 AND "environment" = $3
+          AND ($4::text IS NULL OR "issuerId" = $4)`,
+      [credentialId, principal.tenantId, principal.environment, principal.issuerId ?? null],
+    );
+    return rows[0] ?? null;
+  };
+  const row = await find();
   if (!row) throw notFound("The credential");
-  const configuration = await db.credentialConfiguration.findUniqueOrThrow({
-    where: { id: row.configurationId },
-  });
-  if (row.status === "revoked") return toDto(config, row, configuration.identifier);
+  const configuration = await issuanceCatalog.configurationById(deps.database.prisma, row.configurationId);
+  if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
+  if (row.status === "revoked") return toDto(deps.config, row, configuration.identifier);
   if (row.statusListId === null || row.statusIndex === null) {
     throw new DomainError(
       "RevocationNotSupported",
       "This credential was issued without a status entry (statusEnabled is false), so it cannot be revoked.",
     );
   }
-  const listId = row.statusListId;
   const idx = row.statusIndex;
-  const updated = await inTransaction(db, async (tx) => {
-    const { count } = await tx.credential.updateMany({
-      where: { id: row.id, status: "issued" },
-      data: { status: "revoked", revokedAt: new Date() },
-    });
-    if (count === 1) {
-      await tx.$executeRaw`
-        UPDATE "StatusList"
-           SET "data" = set_byte("data", ${idx >> 2}::int, get_byte("data", ${idx >> 2}::int) | ${1 << ((idx & 3) * 2)}::int),
-               "version" = "version" + 1,
-               "updatedAt" = now()
-         WHERE "id" = ${listId}`;
-      await emitEvent(tx, scopeOfRow(row), "credential.revoked", {
-        credentialId: row.id,
-        issuerId: row.issuerId,
-        credentialConfiguration: configuration.identifier,
-        transactionId: row.transactionId,
-        status: "revoked",
-      });
-    }
-    return tx.credential.findUniqueOrThrow({ where: { id: row.id } });
-  });
-  return toDto(config, updated, configuration.identifier);
+  const p = new SqlParams();
+  const now = p.add(new Date());
+  const { rows } = await sql.query<CredentialRow>(
+    `WITH revoked AS (
+       UPDATE "Credential" SET "status" = 'revoked', "revokedAt" = ${now}::timestamp(3)
+        WHERE "id" = ${p.add(row.id)} AND "status" = 'issued'
+       RETURNING *),
+     list AS (
+       UPDATE "StatusList"
+          SET "data" = set_byte("data", ${p.add(idx >> 2)}::int,
+                                get_byte("data", ${p.add(idx >> 2)}::int) | ${p.add(1 << ((idx & 3) * 2))}::int),
+              "version" = "version" + 1, "updatedAt" = ${now}::timestamp(3)
+        WHERE "id" = ${p.add(row.statusListId)} AND EXISTS (SELECT 1 FROM revoked)
+       RETURNING 1),
+     event AS (
+       INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+       SELECT ${outboxSelect(p, scopeOfRow(row), "credential.revoked", {
+         credentialId: row.id,
+         issuerId: row.issuerId,
+         credentialConfiguration: configuration.identifier,
+         transactionId: row.transactionId,
+         status: "revoked",
+       })} FROM revoked)
+     SELECT r.* FROM revoked r WHERE EXISTS (SELECT 1 FROM list)`,
+    p.values,
+  );
+  // Empty: a concurrent revocation got there first; report the state it left.
+  const updated = rows[0] ?? (await find());
+  if (!updated) throw notFound("The credential");
+  return toDto(deps.config, updated, configuration.identifier);
 }

@@ -44,6 +44,6 @@ export const credentialsRouter = router({
     .input(ZRevokeCredentialRequest)
     .output(ZCredentialStatusResponse)
     .mutation(async ({ ctx, input }) => ({
-      data: await revokeCredential(ctx.db, ctx.deps.config, ctx.principal, input.credentialId),
+      data: await revokeCredential(ctx.deps, ctx.db, ctx.principal, input.credentialId),
     })),
 });
