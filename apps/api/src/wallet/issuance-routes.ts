@@ -116,7 +116,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   app.get("/issuers/:issuerId/status-lists/:listId", async (request, reply) => {
     const { issuerId, listId } = request.params as IssuerParams & { listId: string };
     reply.header("Access-Control-Allow-Origin", "*");
-    const result = await statusListToken(deps, db, issuerId, listId);
+    const result = await statusListToken(deps, issuerId, listId);
     if (!result) return notFound(reply, "The status list");
     return reply
       .header("Cache-Control", `max-age=0, must-revalidate`)

@@ -1,9 +1,8 @@
-import type { Db } from "@cred/db";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
-import type { CoreConfig } from "../context";
+import type { AppDeps } from "../context";
+import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
-import type { SecretBox } from "../shared/secret-box";
 
 interface CachedToken {
   version: number;
@@ -19,23 +18,28 @@ const cache = new Map<string, CachedToken>();
  * Only the list's version is read when a cached token is still fresh.
  */
 export async function statusListToken(
-  deps: { config: CoreConfig; secretBox: SecretBox },
-  db: Db,
+  deps: Pick<AppDeps, "config" | "secretBox" | "database">,
   issuerId: string,
   listId: string,
 ): Promise<{ token: string; ttl: number } | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
-  const head = await db.statusList.findUnique({
-    where: { id: listId },
-    select: { issuerId: true, version: true },
-  });
+  const sql = deps.database.fast;
+  const { rows: heads } = await sql.query<{ issuerId: string; version: number }>(
+    `SELECT "issuerId", "version" FROM "StatusList" WHERE "id" = $1`,
+    [listId],
+  );
+  const head = heads[0];
   if (!head || head.issuerId !== issuerId) return null;
   const cached = cache.get(listId);
   if (cached && cached.version === head.version && cached.refreshAfter > Date.now())
     return { token: cached.token, ttl };
 
-  const list = await db.statusList.findUnique({ where: { id: listId } });
-  const issuer = await db.issuer.findUnique({ where: { id: issuerId } });
+  const { rows: lists } = await sql.query<{ version: number; bits: number; data: Uint8Array }>(
+    `SELECT "version", "bits", "data" FROM "StatusList" WHERE "id" = $1`,
+    [listId],
+  );
+  const list = lists[0];
+  const issuer = await issuanceCatalog.issuer(deps.database.prisma, issuerId);
   if (!list || !issuer) return null;
   const key = await issuerSigningKey(deps.secretBox, issuer);
   const iat = Math.floor(Date.now() / 1000);
