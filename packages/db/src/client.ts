@@ -52,6 +52,9 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection ended by the server (restart, failover, an administrator): pg drops it from the
+    // pool and the next query opens a fresh one. Without a listener the error would crash the process.
+    pool.on("error", () => {});
     const adapterFactory = new PrismaPg(pool);
     const prisma = new PrismaClient({ adapter: adapterFactory });
     return {
