@@ -1,4 +1,5 @@
 import { applyMigrations, openDatabase } from "@cred/db";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresDatabase } from "./harness";
 
@@ -99,4 +100,32 @@ describe("fast SQL path", () => {
     );
     expect(rows[0]!.n).toBe(11);
   });
+
+  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+    "survives the server ending its idle connections (PostgreSQL)",
+    async () => {
+      const { rows: names } = await db.fast.query<{ name: string }>("SELECT current_database() AS name");
+      const url = new URL(process.env.TEST_POSTGRES_URL!);
+      url.pathname = `/${names[0]!.name}`;
+      // A database object used only through the fast path: no Prisma adapter has touched its pool.
+      const own = openDatabase({ databaseUrl: url.toString(), dataDir: ":memory:" });
+      const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+      try {
+        await own.fast.query("SELECT 1");
+        await admin.connect();
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+          [names[0]!.name],
+        );
+        await new Promise((r) => setTimeout(r, 200));
+        const { rows } = await own.fast.query<{ one: number }>("SELECT 1 AS one");
+        expect(rows[0]!.one).toBe(1);
+        expect((await db.fast.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
+      } finally {
+        await admin.end();
+        await own.close();
+      }
+    },
+  );
 });
