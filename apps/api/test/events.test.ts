@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SCOPES } from "@cred/core";
-import { webhookBodySchema } from "@cred/core/events/index";
+import { dispatchOutboxEvents, webhookBodySchema } from "@cred/core/events/index";
 import { sweepExpired } from "@cred/core/events/sweep-expired";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/core/webhooks/webhook-events";
 import { presentWithTestWallet } from "@cred/oid4vc";
@@ -509,6 +509,76 @@ describe("delivery", () => {
         .status,
     ).toBe(404);
     await rx9.close();
+  });
+});
+
+describe("fan-out (dispatchOutboxEvents)", () => {
+  const deliveriesOfEvent = (eventId: string) =>
+    prisma().webhookDelivery.findMany({ where: { eventId }, orderBy: { subscriptionId: "asc" } });
+  const drain = async () => {
+    while ((await dispatchOutboxEvents(t.server.deps, { batchSize: 50 })) === 50) {}
+  };
+
+  it("delivers an event to each live subscription of its partition that wants it and existed when it occurred", async () => {
+    await drain();
+    const a = await tenant();
+    const b = await tenant();
+    const url = "http://127.0.0.1:9/hook";
+    const all = await subscribe(a.key, url);
+    const created = await subscribe(a.key, url, ["issuance.transaction.created"]);
+    await subscribe(a.key, url, ["credential.revoked"]); // another type
+    const disabled = await subscribe(a.key, url); // as a 410 Gone leaves it
+    await prisma().webhookSubscription.update({ where: { id: disabled.id }, data: { status: "disabled" } });
+    const deleted = await subscribe(a.key, url);
+    expect((await call(t, "DELETE", `/management/webhooks/${deleted.id}`, { key: a.key })).status).toBe(200);
+    await subscribe(b.key, url); // another tenant
+    const tx = await issue(a.key, a.issuer);
+    const later = await subscribe(a.key, url); // created after the event occurred
+    await drain();
+    const event = await prisma().outboxEvent.findFirstOrThrow({
+      where: { type: "issuance.transaction.created", payload: { path: ["transactionId"], equals: tx.id } },
+    });
+    expect(event.dispatchedAt).not.toBeNull();
+    const made = await deliveriesOfEvent(event.id);
+    expect(made.map((d) => d.subscriptionId).sort()).toEqual([all.id, created.id].sort());
+    expect(made.every((d) => d.status === "pending" && d.tenantId === a.tenantId)).toBe(true);
+    expect(made.map((d) => d.subscriptionId)).not.toContain(later.id);
+  });
+
+  it("two dispatchers at once mark each event once and create each delivery once", async () => {
+    await drain();
+    const a = await tenant();
+    const sub = await subscribe(a.key, "http://127.0.0.1:9/hook");
+    const txs = await Promise.all(Array.from({ length: 12 }, () => issue(a.key, a.issuer)));
+    await Promise.all([drain(), drain(), drain()]);
+    const events = await prisma().outboxEvent.findMany({
+      where: { tenantId: a.tenantId, type: "issuance.transaction.created" },
+    });
+    expect(events).toHaveLength(txs.length);
+    expect(events.every((e) => e.dispatchedAt !== null)).toBe(true);
+    const made = await prisma().webhookDelivery.findMany({ where: { subscriptionId: sub.id } });
+    expect(made).toHaveLength(txs.length);
+    expect(new Set(made.map((d) => d.eventId)).size).toBe(txs.length);
+  });
+
+  it("marks events outside the catalogue dispatched without delivering them", async () => {
+    await drain();
+    const a = await tenant();
+    await subscribe(a.key, "http://127.0.0.1:9/hook");
+    await prisma().outboxEvent.create({
+      data: {
+        id: "evt_internal_only",
+        tenantId: a.tenantId,
+        environment: "sandbox",
+        type: "internal.thing",
+        payload: {},
+      },
+    });
+    await drain();
+    expect(
+      (await prisma().outboxEvent.findUniqueOrThrow({ where: { id: "evt_internal_only" } })).dispatchedAt,
+    ).not.toBeNull();
+    expect(await deliveriesOfEvent("evt_internal_only")).toEqual([]);
   });
 });
 

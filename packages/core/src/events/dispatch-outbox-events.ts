@@ -1,60 +1,78 @@
-import { type Database, inTransaction } from "@cred/db";
+import type { Database } from "@cred/db";
 import { newId } from "../shared/ids";
-import { scopeOfRow } from "../shared/scope-of";
 import { subscribesTo } from "../webhooks/webhook-events";
 import { isCatalogued } from "./catalogue";
-import { eventsRepository } from "./events-repository";
+
+interface Candidate {
+  id: string;
+  tenantId: string;
+  environment: string;
+  type: string;
+  subscriptionId: string | null;
+  events: string[] | null;
+}
 
 /**
  * Fans undispatched outbox events out to deliveries: one per active subscription of the event's
- * tenant and environment that subscribes to its type and existed when it occurred. The event is
- * marked dispatched in the same transaction; the unique (subscription, event) pair makes a repeated
- * fan-out harmless. Events outside the catalogue stay internal (no delivery). Returns the number of
- * events handled; call again while it equals `batchSize`.
+ * tenant and environment that subscribes to its type and existed when it occurred. Events outside the
+ * catalogue stay internal (no delivery). Returns the number of events handled; call again while it
+ * equals `batchSize`.
+ *
+ * Two statements, no interactive transaction (which on the embedded database would hold its only
+ * connection): a read of the oldest undispatched events with their candidate subscriptions, then ONE
+ * statement that marks those events dispatched and creates the deliveries of exactly the events it
+ * marked. Dispatchers running at once (several processes on PostgreSQL) may read the same events; each
+ * event is marked by one of them only, and the unique (subscription, event) pair makes a repeat harmless.
  */
 export async function dispatchOutboxEvents(
   deps: { database: Database },
   options: { batchSize?: number; now?: Date } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 100;
-  return inTransaction(deps.database.prisma, async (tx) => {
-    const events = await eventsRepository.lockUndispatched(tx, batchSize);
-    if (events.length === 0) return 0;
-    const now = options.now ?? new Date();
-    const subscriptionsByScope = new Map<
-      string,
-      Awaited<ReturnType<typeof eventsRepository.liveSubscriptions>>
-    >();
-    const deliveries = [];
-    for (const event of events) {
-      if (!isCatalogued(event.type)) continue;
-      const key = `${event.tenantId}\u0000${event.environment}`;
-      let subscriptions = subscriptionsByScope.get(key);
-      if (!subscriptions) {
-        subscriptions = await eventsRepository.liveSubscriptions(tx, scopeOfRow(event));
-        subscriptionsByScope.set(key, subscriptions);
-      }
-      for (const subscription of subscriptions) {
-        if (subscription.createdAt > event.occurredAt || !subscribesTo(subscription.events, event.type))
-          continue;
-        deliveries.push({
-          id: newId("whd"),
-          tenantId: event.tenantId,
-          environment: event.environment,
-          subscriptionId: subscription.id,
-          eventId: event.id,
-          eventType: event.type,
-          status: "pending",
-          nextAttemptAt: now,
-        });
-      }
-    }
-    await eventsRepository.createDeliveries(tx, deliveries);
-    await eventsRepository.markDispatched(
-      tx,
-      events.map((e) => e.id),
-      now,
-    );
-    return events.length;
-  });
+  const sql = deps.database.fast;
+  const { rows } = await sql.query<Candidate>(
+    `WITH batch AS (
+       SELECT "id", "tenantId", "environment", "type", "occurredAt" FROM "OutboxEvent"
+        WHERE "dispatchedAt" IS NULL ORDER BY "occurredAt", "id" LIMIT $1)
+     SELECT b."id", b."tenantId", b."environment", b."type", s."id" AS "subscriptionId", s."events"
+       FROM batch b
+       LEFT JOIN "WebhookSubscription" s
+         ON s."tenantId" = b."tenantId" AND s."environment" = b."environment" AND s."status" = 'active'
+        AND s."deletedAt" IS NULL AND s."createdAt" <= b."occurredAt"
+      ORDER BY b."occurredAt", b."id", s."id"`,
+    [batchSize],
+  );
+  if (rows.length === 0) return 0;
+  const now = options.now ?? new Date();
+  const eventIds = [...new Set(rows.map((r) => r.id))];
+  const deliveries = rows
+    .filter((r) => r.subscriptionId && isCatalogued(r.type) && subscribesTo(r.events ?? [], r.type))
+    .map((r) => ({
+      id: newId("whd"),
+      tenantId: r.tenantId,
+      environment: r.environment,
+      subscriptionId: r.subscriptionId,
+      eventId: r.id,
+      eventType: r.type,
+      at: now.toISOString(),
+    }));
+  await sql.query(
+    `WITH marked AS (
+       UPDATE "OutboxEvent" SET "dispatchedAt" = $1::timestamp(3)
+        WHERE "id" IN (SELECT jsonb_array_elements_text($2::jsonb)) AND "dispatchedAt" IS NULL
+       RETURNING "id"),
+     created AS (
+       INSERT INTO "WebhookDelivery" ("id", "tenantId", "environment", "subscriptionId", "eventId", "eventType",
+         "status", "nextAttemptAt", "createdAt", "updatedAt")
+       SELECT d."id", d."tenantId", d."environment", d."subscriptionId", d."eventId", d."eventType",
+              'pending', d."at", d."at", d."at"
+         FROM jsonb_to_recordset($3::jsonb) AS d("id" text, "tenantId" text, "environment" text,
+              "subscriptionId" text, "eventId" text, "eventType" text, "at" timestamp(3))
+        WHERE d."eventId" IN (SELECT "id" FROM marked)
+       ON CONFLICT DO NOTHING
+       RETURNING 1)
+     SELECT (SELECT count(*) FROM marked)::int AS "marked", (SELECT count(*) FROM created)::int AS "created"`,
+    [now, JSON.stringify(eventIds), JSON.stringify(deliveries)],
+  );
+  return eventIds.length;
 }

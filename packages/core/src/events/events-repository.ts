@@ -1,40 +1,8 @@
 import type { Db, Prisma } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
-/** Every Prisma call of the events slice: outbox fan-out, delivery claims and attempts, the sweeper. */
+/** The events slice's Prisma calls: delivery claims and attempts, the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
 export const eventsRepository = {
-  /**
-   * Locks up to `take` undispatched events, oldest first. Call inside a transaction: on PostgreSQL
-   * `SKIP LOCKED` lets concurrent dispatchers take disjoint batches.
-   */
-  async lockUndispatched(tx: Db, take: number) {
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT "id" FROM "OutboxEvent"
-       WHERE "dispatchedAt" IS NULL
-       ORDER BY "occurredAt", "id"
-       LIMIT ${take}
-       FOR UPDATE SKIP LOCKED`;
-    if (locked.length === 0) return [];
-    return tx.outboxEvent.findMany({
-      where: { id: { in: locked.map((r) => r.id) } },
-      orderBy: [{ occurredAt: "asc" }, { id: "asc" }],
-    });
-  },
-  liveSubscriptions(db: Db, scope: TenantScope) {
-    return db.webhookSubscription.findMany({
-      where: { ...scope, status: "active", deletedAt: null },
-      select: { id: true, events: true, createdAt: true },
-    });
-  },
-  async createDeliveries(tx: Db, rows: Prisma.WebhookDeliveryCreateManyInput[]) {
-    if (rows.length === 0) return 0;
-    const { count } = await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
-    return count;
-  },
-  async markDispatched(tx: Db, ids: string[], at: Date) {
-    await tx.outboxEvent.updateMany({ where: { id: { in: ids } }, data: { dispatchedAt: at } });
-  },
-
   /**
    * Claims up to `take` due deliveries in one statement: rows another worker holds (row lock or
    * unexpired lease) are skipped, and the lease keeps them reserved after the statement commits.
