@@ -1,5 +1,4 @@
 import type { Db, Prisma } from "@cred/db";
-import type { TenantScope } from "../shared/principal";
 
 /** The events slice's Prisma calls: delivery claims and attempts, the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
 export const eventsRepository = {
