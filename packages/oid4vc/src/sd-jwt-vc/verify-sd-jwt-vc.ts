@@ -4,6 +4,7 @@ import { hasPrivateKeyMaterial } from "../shared/jwk";
 import {
   type DecodedJwt,
   decodeJwtUnverified,
+  type Es256PublicKey,
   isPlainObject,
   type JwsHeader,
   toEs256VerificationKey,
@@ -125,7 +126,7 @@ export async function verifySdJwtVc(
     return reject("unsupported_alg", `issuer signature alg ${issuer.header.alg} is not accepted`);
   }
 
-  let issuerKey: CryptoKey;
+  let issuerKey: Es256PublicKey;
   try {
     const resolved = await options.resolveIssuerKey(issuer.header, issuer.payload);
     if (!resolved) return reject("unknown_issuer_key", "no trusted key for this issuer");
@@ -219,7 +220,7 @@ async function checkKeyBinding(
   if (decoded.header.typ !== KB_JWT_TYP) {
     return fail("invalid_kb_typ", `key binding JWT typ must be ${KB_JWT_TYP}`);
   }
-  let holderKey: CryptoKey;
+  let holderKey: Es256PublicKey;
   try {
     holderKey = await toEs256VerificationKey(cnfJwk);
   } catch (e) {

@@ -1,7 +1,7 @@
-import { webcrypto } from "node:crypto";
+import { type KeyObject, verify as verifySignature, webcrypto } from "node:crypto";
 import { type CryptoKey, compactVerify, type JWK } from "jose";
 import { base64urlDecodeJson, base64urlEncode, base64urlEncodeJson } from "./base64url";
-import { importEs256PublicKey } from "./keys";
+import { es256PublicKeyObject } from "./keys";
 
 const ES256_SIGN = { name: "ECDSA", hash: "SHA-256" } as const;
 
@@ -61,6 +61,9 @@ export function decodeJwtUnverified(jwt: string): DecodedJwt {
 /** A verification key: an imported CryptoKey (preferred, no per-call import) or a public JWK. */
 export type VerificationKey = CryptoKey | JWK;
 
+/** What `verifyEs256Signature` takes: a CryptoKey, or a node:crypto public KeyObject. */
+export type Es256PublicKey = CryptoKey | KeyObject;
+
 export function isCryptoKey(key: unknown): key is CryptoKey {
   return (
     typeof key === "object" &&
@@ -69,18 +72,43 @@ export function isCryptoKey(key: unknown): key is CryptoKey {
   );
 }
 
-export async function toEs256VerificationKey(key: VerificationKey): Promise<CryptoKey> {
-  return isCryptoKey(key) ? key : importEs256PublicKey(key);
+export async function toEs256VerificationKey(key: VerificationKey): Promise<Es256PublicKey> {
+  return isCryptoKey(key) ? key : es256PublicKeyObject(key);
 }
 
 /**
  * Verifies a compact JWS signature with ES256 only (never `none`, never HMAC). Returns true/false
  * rather than throwing, so that callers map failures to their own error codes.
  */
-export async function verifyEs256Signature(jwt: string, key: CryptoKey): Promise<boolean> {
+export async function verifyEs256Signature(jwt: string, key: Es256PublicKey): Promise<boolean> {
+  if (isCryptoKey(key)) {
+    try {
+      await compactVerify(jwt, key, { algorithms: ["ES256"] });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  // KeyObject: node:crypto's synchronous verify, with the header rules compactVerify applies.
+  const parts = jwt.split(".");
+  if (parts.length !== 3) return false;
+  let header: unknown;
   try {
-    await compactVerify(jwt, key, { algorithms: ["ES256"] });
-    return true;
+    header = base64urlDecodeJson(parts[0]!);
+  } catch {
+    return false;
+  }
+  if (!isPlainObject(header) || header.alg !== "ES256" || "crit" in header || header.b64 === false)
+    return false;
+  const signature = Buffer.from(parts[2]!, "base64url");
+  if (signature.length !== 64 || signature.toString("base64url") !== parts[2]) return false;
+  try {
+    return verifySignature(
+      "sha256",
+      Buffer.from(`${parts[0]}.${parts[1]}`, "ascii"),
+      { key, dsaEncoding: "ieee-p1363" },
+      signature,
+    );
   } catch {
     return false;
   }

@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { base64urlDecode, base64urlDecodeJson, base64urlEncode, base64urlEncodeJson } from "./base64url";
 import { hasPrivateKeyMaterial, jwkThumbprintKid } from "./jwk";
 import { decodeJwtUnverified, isCryptoKey, signEs256Jwt, verifyEs256Signature } from "./jws";
-import { generateEs256KeyPair, importEs256PrivateKey, importEs256PublicKey } from "./keys";
+import {
+  es256PublicKeyObject,
+  generateEs256KeyPair,
+  importEs256PrivateKey,
+  importEs256PublicKey,
+} from "./keys";
 import { OAuthError, sanitizeErrorDescription } from "./oauth-error";
 import { toEpochSeconds } from "./time";
 
@@ -127,6 +132,39 @@ describe("ES256 keys", () => {
     expect(() =>
       decodeJwtUnverified(`${base64urlEncodeJson({ alg: "ES256" })}.${base64urlEncodeJson("x")}.s`),
     ).toThrow();
+  });
+});
+
+describe("verifyEs256Signature with a node:crypto KeyObject", () => {
+  it("accepts exactly what the CryptoKey path accepts", async () => {
+    const pair = await generateEs256KeyPair();
+    const other = await generateEs256KeyPair();
+    const keyObject = es256PublicKeyObject(pair.publicJwk);
+    const cryptoKey = await importEs256PublicKey(pair.publicJwk);
+    const jwt = await signEs256Jwt({ alg: "ES256", typ: "JWT" }, { a: 1 }, pair.privateKey);
+    const [h, p, sig] = jwt.split(".") as [string, string, string];
+    const cases: [string, string, boolean][] = [
+      ["valid", jwt, true],
+      ["payload altered", `${h}.${base64urlEncodeJson({ a: 2 })}.${sig}`, false],
+      ["alg none", `${base64urlEncodeJson({ alg: "none" })}.${p}.${sig}`, false],
+      ["crit header", `${base64urlEncodeJson({ alg: "ES256", crit: ["x"], x: 1 })}.${p}.${sig}`, false],
+      ["b64 false", `${base64urlEncodeJson({ alg: "ES256", b64: false, crit: ["b64"] })}.${p}.${sig}`, false],
+      ["short signature", `${h}.${p}.${sig.slice(0, 40)}`, false],
+      ["not a JWS", "a.b", false],
+      ["signed by another key", await signEs256Jwt({ alg: "ES256" }, { a: 1 }, other.privateKey), false],
+    ];
+    for (const [name, token, expected] of cases) {
+      expect(await verifyEs256Signature(token, keyObject), name).toBe(expected);
+      if (name !== "signed by another key" && name !== "valid") continue;
+      expect(await verifyEs256Signature(token, cryptoKey), `${name} (CryptoKey)`).toBe(expected);
+    }
+  });
+
+  it("refuses private or non-P-256 JWKs", async () => {
+    const pair = await generateEs256KeyPair();
+    expect(() => es256PublicKeyObject(pair.privateJwk)).toThrow();
+    expect(() => es256PublicKeyObject({ ...pair.publicJwk, crv: "P-384" })).toThrow();
+    expect(() => es256PublicKeyObject({ ...pair.publicJwk, x: pair.publicJwk.y })).toThrow();
   });
 });
 

@@ -5,12 +5,13 @@ import { hasPrivateKeyMaterial, jwkThumbprintKid, toPublicJwk } from "../shared/
 import {
   type DecodedJwt,
   decodeJwtUnverified,
+  type Es256PublicKey,
   isPlainObject,
   type JwsHeader,
   signEs256Jwt,
   verifyEs256Signature,
 } from "../shared/jws";
-import { importEs256PublicKey } from "../shared/keys";
+import { es256PublicKeyObject } from "../shared/keys";
 import { type Instant, toEpochSeconds } from "../shared/time";
 import { credentialError } from "./errors";
 
@@ -100,9 +101,9 @@ async function checkProofJwt(
   if (header.typ !== PROOF_JWT_TYP) throw invalidProof(`the proof typ must be ${PROOF_JWT_TYP}`);
   if (header.alg !== "ES256") throw invalidProof("the proof alg must be ES256");
   const holderJwk = holderJwkFromHeader(header);
-  let key: CryptoKey;
+  let key: Es256PublicKey;
   try {
-    key = await importEs256PublicKey(holderJwk);
+    key = es256PublicKeyObject(holderJwk);
   } catch {
     throw invalidProof("the proof key is not a valid P-256 public key");
   }
