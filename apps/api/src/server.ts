@@ -82,8 +82,12 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
  * or an embedded data folder) run in a child process, so the migration engine's memory never joins the
  * server's; an in-memory database (tests) can only be migrated here.
  */
-async function openMigratedDatabase(options: ServerOptions): Promise<Database> {
-  const open = () => openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+async function openMigratedDatabase(
+  options: ServerOptions,
+  onMaintenanceError: (error: unknown) => void,
+): Promise<Database> {
+  const open = () =>
+    openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, onMaintenanceError });
   const shareable = Boolean(options.databaseUrl) || options.dataDir !== ":memory:";
   // A new embedded database is created (initdb, also a memory peak) and migrated by the child alone.
   if (shareable && !options.databaseUrl && !embeddedDatabaseExists(options.dataDir)) {
@@ -101,7 +105,10 @@ async function openMigratedDatabase(options: ServerOptions): Promise<Database> {
 
 /** Composition root: database, migrations, dependencies and every route. */
 export async function createServer(options: ServerOptions): Promise<Server> {
-  const database = await openMigratedDatabase(options);
+  let logger: { error(details: object, message: string): void } | undefined;
+  const database = await openMigratedDatabase(options, (err) =>
+    logger?.error({ err }, "embedded database maintenance (CHECKPOINT / VACUUM) failed"),
+  );
   const deps: AppDeps = {
     database,
     config: defaultCoreConfig(options),
@@ -116,6 +123,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     bodyLimit: 1024 * 1024,
     trustProxy: false,
   });
+  logger = app.log;
   registerJsonParser(app);
   registerRequestIds(app);
   registerErrorHandling(app);

@@ -128,4 +128,30 @@ describe("fast SQL path", () => {
       }
     },
   );
+
+  it.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
+    "embedded maintenance checkpoints and vacuums (PGlite does neither by itself)",
+    async () => {
+      expect(db.maintenance).toBeDefined();
+      const at = new Date();
+      for (let i = 0; i < 50; i++) {
+        await db.fast.query(
+          `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
+           VALUES ($1,'t','sandbox','m','{}'::jsonb,$2::timestamp(3))`,
+          [`evt_m${i}`, at],
+        );
+      }
+      await db.fast.query(`DELETE FROM "OutboxEvent" WHERE "type" = 'm'`);
+      const redo = async () =>
+        (await db.fast.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
+          .rows[0]!.redo_lsn;
+      const before = await redo();
+      expect(await db.maintenance!.run({ vacuum: true })).toEqual({ checkpoint: true, vacuum: true });
+      expect(await redo()).not.toBe(before);
+      const { rows } = await db.fast.query<{ last_vacuum: Date | null }>(
+        `SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'OutboxEvent'`,
+      );
+      expect(rows[0]!.last_vacuum).not.toBeNull();
+    },
+  );
 });

@@ -5,6 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
 import { type FastSql, pgFastSql, pgliteFastSql } from "./fast-sql";
 import { PrismaClient } from "./generated/prisma/client";
 
@@ -18,10 +19,13 @@ export interface DatabaseOptions {
   /** Pool size for PostgreSQL. */
   poolSize?: number;
   /**
-   * Embedded only: answer before the filesystem flush completes (PGlite `relaxedDurability`). 2–3× faster
-   * writes; a power loss (not a process crash) can lose the last moments. Default on; see docs/performance.md.
+   * Embedded only: PGlite `relaxedDurability` (do not await its filesystem sync). In Node that sync is a
+   * no-op and PGlite has no fsync at all: a commit survives a process crash (its WAL write completes before
+   * the statement resolves) but not an OS crash or power loss, with or without this. See docs/performance.md.
    */
   relaxedDurability?: boolean;
+  /** Embedded only: where a failed periodic CHECKPOINT or VACUUM is reported. */
+  onMaintenanceError?: (error: unknown) => void;
 }
 
 export interface Database {
@@ -32,15 +36,18 @@ export interface Database {
   pool?: pg.Pool;
   /** Hot-path single statements straight to the driver (never inside an interactive transaction). */
   fast: FastSql;
+  /** Embedded only: the periodic CHECKPOINT and VACUUM PGlite does not do itself (embedded-maintenance.ts). */
+  maintenance?: EmbeddedMaintenance;
   close(): Promise<void>;
 }
 
 /**
  * Embedded PostgreSQL settings (docs/performance.md). PGlite's default shared_buffers (128 MB) lives in
  * its WebAssembly heap and is most of the process's memory; the operating system caches the data files
- * anyway, so 32 MB costs little speed.
+ * anyway, so 32 MB costs little speed. WebAssembly memory never shrinks, so maintenance_work_mem (64 MB
+ * by default, taken by index builds and VACUUM) is kept small too.
  */
-const EMBEDDED_SETTINGS = ["shared_buffers=32MB"];
+const EMBEDDED_SETTINGS = ["shared_buffers=32MB", "maintenance_work_mem=16MB"];
 
 const embeddedDir = (dataDir: string) => path.resolve(dataDir, "pgdata");
 
@@ -82,12 +89,15 @@ export function openDatabase(options: DatabaseOptions): Database {
   }
   const adapterFactory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: adapterFactory });
+  const maintenance = startEmbeddedMaintenance(pglite, { onError: options.onMaintenanceError });
   return {
     kind: "embedded",
     prisma,
     adapterFactory,
     fast: pgliteFastSql(pglite),
+    maintenance,
     async close() {
+      maintenance.stop();
       await prisma.$disconnect();
       await pglite.close();
     },
