@@ -56,10 +56,13 @@ export async function startOurs(options: { db: "embedded" | "postgres"; cpuProfD
       cwd: path.join(ROOT, "apps/api"),
       port,
       readyPath: "/healthz",
-      // The same V8 heap limit as `pnpm start` (apps/api/package.json): without it V8 sizes the heap for
-      // this 24 GB machine and the server's RSS grows to ~600 MB under load for ~60 MB of live data.
+      // The same V8 flags as `pnpm start` (apps/api/package.json): a heap limit (without it V8 sizes the
+      // heap for this 24 GB machine and RSS grows to ~600 MB under load for ~60 MB of live data), and
+      // WebAssembly kept at V8's baseline tier (optimised code for PGlite's PostgreSQL costs ~55 MB and
+      // background compilation, and measured no faster here; docs/performance.md).
       nodeArgs: [
         "--max-old-space-size=256",
+        "--liftoff-only",
         ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : []),
       ],
       env: {
