@@ -604,18 +604,42 @@ describe("sweeper", () => {
     expect((await call(t, "POST", `/v1.0/issuance-transactions/${tx.id}/cancel`, { key })).status).toBe(409);
   });
 
-  it("purges expired idempotency records, wallet nonces and access tokens", async () => {
+  it("purges expired wallet nonces, access tokens and idempotency records in chunks, and keeps live ones", async () => {
     const past = new Date(Date.now() - 1000);
+    const stamp = Date.now();
+    await prisma().walletNonce.createMany({
+      data: Array.from({ length: 25 }, (_, i) => ({
+        valueHash: `n-${stamp}-${i}`,
+        purpose: "vci",
+        expiresAt: past,
+      })),
+    });
     await prisma().walletNonce.create({
-      data: { valueHash: `n-${Date.now()}`, purpose: "vci", expiresAt: past },
+      data: { valueHash: `live-${stamp}`, purpose: "vci", expiresAt: new Date(Date.now() + 60_000) },
     });
     await prisma().accessToken.create({
-      data: { tokenHash: `a-${Date.now()}`, transactionId: "itx_x", expiresAt: past },
+      data: { tokenHash: `a-${stamp}`, transactionId: "itx_x", expiresAt: past },
     });
-    const report = await sweepExpired({ database: t.server.database });
-    expect(report.walletNoncesPurged).toBeGreaterThanOrEqual(1);
+    await prisma().idempotencyRecord.create({
+      data: {
+        id: `idem-${stamp}`,
+        tenantId: "ten_x",
+        environment: "sandbox",
+        operation: "op",
+        key: `k-${stamp}`,
+        fingerprint: "f",
+        state: "completed",
+        expiresAt: past,
+      },
+    });
+    const report = await sweepExpired({ database: t.server.database }, { purgeChunk: 10 });
+    expect(report.idempotencyRecordsPurged).toBeGreaterThanOrEqual(1);
+    expect(await prisma().idempotencyRecord.count({ where: { id: `idem-${stamp}` } })).toBe(0);
+    expect(report.walletNoncesPurged).toBeGreaterThanOrEqual(25);
     expect(report.accessTokensPurged).toBeGreaterThanOrEqual(1);
     expect(await prisma().walletNonce.count({ where: { expiresAt: { lt: new Date() } } })).toBe(0);
+    expect(await prisma().accessToken.count({ where: { expiresAt: { lt: new Date() } } })).toBe(0);
+    expect(await prisma().walletNonce.count({ where: { valueHash: `live-${stamp}` } })).toBe(1);
   });
 });
 

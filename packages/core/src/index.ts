@@ -3,7 +3,6 @@ export { type AppDeps, type CoreConfig, createRequestContext, type RequestContex
 export { type AppRouter, appRouter } from "./router";
 export { toErrorEnvelope } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
-export { purgeExpiredIdempotencyRecords } from "./shared/idempotency";
 export { newId } from "./shared/ids";
 export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";

@@ -93,14 +93,6 @@ export const eventsRepository = {
       take,
     });
   },
-  async purgeExpiredWalletNonces(db: Db, now: Date) {
-    const { count } = await db.walletNonce.deleteMany({ where: { expiresAt: { lt: now } } });
-    return count;
-  },
-  async purgeExpiredAccessTokens(db: Db, now: Date) {
-    const { count } = await db.accessToken.deleteMany({ where: { expiresAt: { lt: now } } });
-    return count;
-  },
 };
 
 export type ClaimedDelivery = Awaited<ReturnType<typeof eventsRepository.claimDue>>[number];

@@ -1,9 +1,9 @@
 import { type Database, inTransaction } from "@cred/db";
-import { purgeExpiredIdempotencyRecords } from "../shared/idempotency";
 import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification/session-lifecycle";
 import { eventsRepository } from "./events-repository";
+import { purgeExpired } from "./purge-expired";
 
 export interface SweepReport {
   issuanceTransactionsExpired: number;
@@ -21,9 +21,10 @@ export interface SweepReport {
  */
 export async function sweepExpired(
   deps: { database: Database },
-  options: { batchSize?: number; now?: Date } = {},
+  options: { batchSize?: number; now?: Date; purgeChunk?: number } = {},
 ): Promise<SweepReport> {
   const db = deps.database.prisma;
+  const sql = deps.database.fast;
   const now = options.now ?? new Date();
   const take = options.batchSize ?? 200;
 
@@ -54,8 +55,8 @@ export async function sweepExpired(
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,
-    idempotencyRecordsPurged: await purgeExpiredIdempotencyRecords(db),
-    walletNoncesPurged: await eventsRepository.purgeExpiredWalletNonces(db, now),
-    accessTokensPurged: await eventsRepository.purgeExpiredAccessTokens(db, now),
+    idempotencyRecordsPurged: await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk),
+    walletNoncesPurged: await purgeExpired(sql, "WalletNonce", now, options.purgeChunk),
+    accessTokensPurged: await purgeExpired(sql, "AccessToken", now, options.purgeChunk),
   };
 }

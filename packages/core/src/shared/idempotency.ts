@@ -90,9 +90,3 @@ export async function withIdempotency<T>(
   }
   return outcome.body;
 }
-
-/** Deletes records past their retention window; run periodically. */
-export async function purgeExpiredIdempotencyRecords(db: Db): Promise<number> {
-  const { count } = await db.idempotencyRecord.deleteMany({ where: { expiresAt: { lt: new Date() } } });
-  return count;
-}

@@ -1,0 +1,34 @@
+import type { FastSql } from "@cred/db";
+
+/** Tables whose expired rows the sweeper deletes, by primary key. */
+const PURGEABLE = {
+  WalletNonce: "valueHash",
+  AccessToken: "tokenHash",
+  IdempotencyRecord: "id",
+} as const;
+
+/**
+ * Deletes a table's rows whose `expiresAt` is past, `chunk` rows per statement. At full load a minute
+ * leaves ~15 000 spent nonces and as many access tokens; one DELETE of them held the embedded database
+ * (a single connection) for ~120 ms, so every request waited. In chunks of 1 000 (~8 ms each), requests
+ * queued meanwhile run between them. Returns the number of rows deleted.
+ */
+export async function purgeExpired(
+  sql: FastSql,
+  table: keyof typeof PURGEABLE,
+  now: Date,
+  chunk = 1_000,
+): Promise<number> {
+  const key = PURGEABLE[table];
+  let total = 0;
+  for (;;) {
+    const { affected } = await sql.query(
+      `DELETE FROM "${table}" WHERE "${key}" IN (
+         SELECT "${key}" FROM "${table}" WHERE "expiresAt" < $1::timestamp(3) LIMIT $2)
+       RETURNING 1`,
+      [now, chunk],
+    );
+    total += affected;
+    if (affected < chunk) return total;
+  }
+}
