@@ -641,6 +641,46 @@ describe("sweeper", () => {
     expect(await prisma().accessToken.count({ where: { expiresAt: { lt: new Date() } } })).toBe(0);
     expect(await prisma().walletNonce.count({ where: { valueHash: `live-${stamp}` } })).toBe(1);
   });
+
+  it("purges outbox events nobody received a day after their fan-out, and keeps the rest", async () => {
+    const stamp = Date.now();
+    const dayAndMore = new Date(Date.now() - 25 * 3_600_000);
+    const event = (id: string, dispatchedAt: Date | null) =>
+      prisma().outboxEvent.create({
+        data: {
+          id,
+          tenantId: "ten_x",
+          environment: "sandbox",
+          type: "credential.revoked",
+          payload: {},
+          dispatchedAt,
+        },
+      });
+    await event(`evt_old_unreceived_${stamp}`, dayAndMore);
+    await event(`evt_old_received_${stamp}`, dayAndMore);
+    await event(`evt_recent_${stamp}`, new Date());
+    await event(`evt_pending_${stamp}`, null);
+    await prisma().webhookDelivery.create({
+      data: {
+        id: `whd_keep_${stamp}`,
+        tenantId: "ten_x",
+        environment: "sandbox",
+        subscriptionId: `whs_x_${stamp}`,
+        eventId: `evt_old_received_${stamp}`,
+        eventType: "credential.revoked",
+        status: "succeeded",
+      },
+    });
+    const report = await sweepExpired({ database: t.server.database });
+    expect(report.outboxEventsPurged).toBeGreaterThanOrEqual(1);
+    const left = await prisma().outboxEvent.findMany({
+      where: { id: { contains: `_${stamp}` } },
+      select: { id: true },
+    });
+    expect(left.map((e) => e.id).sort()).toEqual(
+      [`evt_old_received_${stamp}`, `evt_pending_${stamp}`, `evt_recent_${stamp}`].sort(),
+    );
+  });
 });
 
 describe("the catalogue", () => {

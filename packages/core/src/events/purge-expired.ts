@@ -32,3 +32,25 @@ export async function purgeExpired(
     if (affected < chunk) return total;
   }
 }
+
+/**
+ * Deletes outbox events dispatched before `before` that no subscription received (no delivery refers
+ * to them), `chunk` rows per statement. Events with deliveries stay: retries and manual redeliveries
+ * read their payload. Without this the table grows by every event of every flow, forever.
+ */
+export async function purgeUndeliveredEvents(sql: FastSql, before: Date, chunk = 1_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { affected } = await sql.query(
+      `DELETE FROM "OutboxEvent" WHERE "id" IN (
+         SELECT o."id" FROM "OutboxEvent" o
+          WHERE o."dispatchedAt" < $1::timestamp(3)
+            AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = o."id")
+          LIMIT $2)
+       RETURNING 1`,
+      [before, chunk],
+    );
+    total += affected;
+    if (affected < chunk) return total;
+  }
+}

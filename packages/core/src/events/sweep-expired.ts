@@ -3,7 +3,10 @@ import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification/session-lifecycle";
 import { eventsRepository } from "./events-repository";
-import { purgeExpired } from "./purge-expired";
+import { purgeExpired, purgeUndeliveredEvents } from "./purge-expired";
+
+/** How long an outbox event that no subscription received is kept after its fan-out. */
+const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
 
 export interface SweepReport {
   issuanceTransactionsExpired: number;
@@ -11,17 +14,19 @@ export interface SweepReport {
   idempotencyRecordsPurged: number;
   walletNoncesPurged: number;
   accessTokensPurged: number;
+  outboxEventsPurged: number;
 }
 
 /**
  * Periodic housekeeping: emits `issuance.transaction.expired` and `verification.session.expired` for
  * pending ones past their expiry that nobody read (each exactly once: a conditional update decides,
  * in the same transaction as the event, so the read-time transition and the sweeper never both
- * emit), and purges expired idempotency records, wallet nonces and access tokens.
+ * emit), and purges expired idempotency records, wallet nonces and access tokens, and outbox events no
+ * subscription received, a day after their fan-out.
  */
 export async function sweepExpired(
   deps: { database: Database },
-  options: { batchSize?: number; now?: Date; purgeChunk?: number } = {},
+  options: { batchSize?: number; now?: Date; purgeChunk?: number; eventRetentionMs?: number } = {},
 ): Promise<SweepReport> {
   const db = deps.database.prisma;
   const sql = deps.database.fast;
@@ -58,5 +63,10 @@ export async function sweepExpired(
     idempotencyRecordsPurged: await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk),
     walletNoncesPurged: await purgeExpired(sql, "WalletNonce", now, options.purgeChunk),
     accessTokensPurged: await purgeExpired(sql, "AccessToken", now, options.purgeChunk),
+    outboxEventsPurged: await purgeUndeliveredEvents(
+      sql,
+      new Date(now.getTime() - (options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS)),
+      options.purgeChunk,
+    ),
   };
 }
