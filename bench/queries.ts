@@ -7,12 +7,11 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createProofJwt, presentWithTestWallet } from "@cred/oid4vc";
-import { fetch as undiciFetch } from "undici";
+import { createProofJwt } from "@cred/oid4vc";
 import { createClient } from "./http";
 import { API_VERSION, CLAIMS, setupOurs } from "./ours";
 import { freshPostgresDatabase } from "./postgres";
-import { holderKeys } from "./workloads";
+import { holderKeys, verifyOnce } from "./workloads";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dbPkg = path.join(ROOT, "packages/db/node_modules");
@@ -148,30 +147,8 @@ for (let round = 0; round < ROUNDS + 2; round++) {
     }),
   );
   const issued = credentialRes.credentials[0].credential as string;
-  const session = (
-    await step("Verifications_Create", () =>
-      client.json("POST", `${baseUrl}/v1.0/verifications`, {
-        headers: auth,
-        body: { policy: target.verificationPolicy },
-        expect: 201,
-      }),
-    )
-  ).data;
-  // The test wallet fetches the request object, then posts direct_post.jwt: counted together.
-  const wallet = await step("wallet: request object + direct_post.jwt", () =>
-    presentWithTestWallet({
-      authorizationRequestUri: session.authorizationRequestUri,
-      fetch: ((input: string, init?: object) =>
-        undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
-      holderPrivateKey: keys[0]!.privateJwk,
-      credential: issued,
-      enc: "A128GCM",
-    }),
-  );
-  if (wallet.status !== 200) throw new Error(`direct_post answered ${wallet.status}`);
-  await step("Verifications_Get", () =>
-    client.json("GET", `${baseUrl}/v1.0/verifications/${session.id}`, { headers: auth }),
-  );
+  // The test wallet's request-object fetch and direct_post.jwt are counted together.
+  await verifyOnce(target, client, keys[0]!, issued, step);
   const read = await client.json("GET", `${baseUrl}/v1.0/issuance-transactions/${tx.id}`, { headers: auth });
   const revoked = await step("Credentials_Revoke", () =>
     client.json("POST", `${baseUrl}/v1.0/credentials/${read.data.credentialId}/revoke`, { headers: auth }),

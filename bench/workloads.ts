@@ -52,6 +52,44 @@ async function issueOne(
   return { transactionId: tx.id, credential };
 }
 
+/**
+ * One verification as a verifier and a wallet drive it: Verifications_Create, the test wallet fetching
+ * the request object and answering with direct_post.jwt (A128GCM), then Verifications_Get = verified.
+ */
+export async function verifyOnce(
+  target: OursTarget,
+  client: Client,
+  holder: Es256KeyPair,
+  credential: string,
+  step: Step,
+) {
+  const auth = { authorization: `ApiKey ${target.apiKey}` };
+  const session = (
+    await step("Verifications_Create", () =>
+      client.json("POST", `${target.baseUrl}/v1.0/verifications`, {
+        headers: auth,
+        body: { policy: target.verificationPolicy },
+        expect: 201,
+      }),
+    )
+  ).data;
+  const wallet = await step("wallet: request object + direct_post.jwt", () =>
+    presentWithTestWallet({
+      authorizationRequestUri: session.authorizationRequestUri,
+      fetch: ((input: string, init?: object) =>
+        undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
+      holderPrivateKey: holder.privateJwk,
+      credential,
+      enc: "A128GCM",
+    }),
+  );
+  if (wallet.status !== 200) throw new Error(`direct_post answered ${wallet.status}`);
+  const read = await step("Verifications_Get", () =>
+    client.json("GET", `${target.baseUrl}/v1.0/verifications/${session.id}`, { headers: auth }),
+  );
+  if (read.data.status !== "verified") throw new Error(`session ${read.data.status}`);
+}
+
 /** Whether oursWorkload("verification") exists in this harness. */
 export const VERIFICATION_DRIVEN = true;
 
@@ -105,30 +143,7 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
           credential = (await issueOne(target, client, holder, (_n, fn) => fn(), create)).credential;
         },
         async iteration(step) {
-          const session = (
-            await step("Verifications_Create", () =>
-              client.json("POST", `${target.baseUrl}/v1.0/verifications`, {
-                headers: auth,
-                body: { policy: target.verificationPolicy },
-                expect: 201,
-              }),
-            )
-          ).data;
-          const wallet = await step("wallet: request object + direct_post.jwt", () =>
-            presentWithTestWallet({
-              authorizationRequestUri: session.authorizationRequestUri,
-              fetch: ((input: string, init?: object) =>
-                undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
-              holderPrivateKey: holder.privateJwk,
-              credential,
-              enc: "A128GCM",
-            }),
-          );
-          if (wallet.status !== 200) throw new Error(`direct_post answered ${wallet.status}`);
-          const read = await step("Verifications_Get", () =>
-            client.json("GET", `${target.baseUrl}/v1.0/verifications/${session.id}`, { headers: auth }),
-          );
-          if (read.data.status !== "verified") throw new Error(`session ${read.data.status}`);
+          await verifyOnce(target, client, holder, credential, step);
         },
       };
     }
