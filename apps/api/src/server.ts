@@ -88,19 +88,22 @@ async function openMigratedDatabase(
 ): Promise<Database> {
   const open = () =>
     openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, onMaintenanceError });
-  const shareable = Boolean(options.databaseUrl) || options.dataDir !== ":memory:";
+  if (!options.databaseUrl && options.dataDir === ":memory:") {
+    const database = open();
+    await applyMigrations(database.adapterFactory);
+    return database;
+  }
+  const inChild = () => migrateInChildProcess({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
   // A new embedded database is created (initdb, also a memory peak) and migrated by the child alone.
-  if (shareable && !options.databaseUrl && !embeddedDatabaseExists(options.dataDir)) {
-    await migrateInChildProcess({ dataDir: options.dataDir });
+  if (!options.databaseUrl && !embeddedDatabaseExists(options.dataDir)) {
+    await inChild();
+    return open();
   }
-  let database = open();
-  if (shareable && (await hasPendingMigrations(database.adapterFactory))) {
-    await database.close();
-    await migrateInChildProcess({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-    database = open();
-  }
-  await applyMigrations(database.adapterFactory); // a no-op unless in memory or changed meanwhile
-  return database;
+  const database = open();
+  if (!(await hasPendingMigrations(database.adapterFactory))) return database;
+  await database.close();
+  await inChild();
+  return open();
 }
 
 /** Composition root: database, migrations, dependencies and every route. */
