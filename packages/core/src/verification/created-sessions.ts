@@ -1,3 +1,4 @@
+import { BoundedMap } from "../shared/bounded-map";
 import type { VerificationSessionRow } from "./verification-repository";
 
 /**
@@ -9,14 +10,13 @@ import type { VerificationSessionRow } from "./verification-repository";
  * the answer is then refused by the decision statement.
  */
 const MAX_ENTRIES = 5_000;
-const byState = new Map<string, VerificationSessionRow>();
+const byState = new BoundedMap<string, VerificationSessionRow>(MAX_ENTRIES);
 
 const live = (row: VerificationSessionRow | undefined, now: number) =>
   row && row.status === "pending" && row.expiresAt.getTime() > now ? row : null;
 
 export const createdSessions = {
   remember(row: VerificationSessionRow) {
-    if (byState.size >= MAX_ENTRIES) byState.delete(byState.keys().next().value as string);
     byState.set(row.state, row);
   },
   /** The pending, unexpired session for `state`, kept for the answer. */
@@ -27,9 +27,7 @@ export const createdSessions = {
   },
   /** As `peek`, but hands the entry out for the last time. */
   take(state: string, now = Date.now()): VerificationSessionRow | null {
-    const row = byState.get(state);
-    byState.delete(state);
-    return live(row, now);
+    return live(byState.take(state), now);
   },
   forget(state: string) {
     byState.delete(state);

@@ -1,4 +1,5 @@
 import type { buildCredentialOffer } from "@cred/oid4vc";
+import { BoundedMap } from "../../shared/bounded-map";
 
 type CredentialOffer = ReturnType<typeof buildCredentialOffer>;
 
@@ -10,37 +11,30 @@ type CredentialOffer = ReturnType<typeof buildCredentialOffer>;
  * first fetch, and the token endpoint then refuses the code (it always checks the database).
  */
 const MAX_ENTRIES = 5_000;
-const byHandleHash = new Map<
+// Set, taken and forgotten together, so both evict the same (oldest) offer.
+const byHandleHash = new BoundedMap<
   string,
   { transactionId: string; issuerId: string; expiresAt: number; offer: CredentialOffer }
->();
-const handleHashByTransaction = new Map<string, string>();
+>(MAX_ENTRIES);
+const handleHashByTransaction = new BoundedMap<string, string>(MAX_ENTRIES);
 
 export const createdOffers = {
   remember(
     offerHandleHash: string,
     entry: { transactionId: string; issuerId: string; expiresAt: Date; offer: CredentialOffer },
   ) {
-    if (byHandleHash.size >= MAX_ENTRIES) {
-      const [oldest, value] = byHandleHash.entries().next().value as [string, { transactionId: string }];
-      byHandleHash.delete(oldest);
-      handleHashByTransaction.delete(value.transactionId);
-    }
     byHandleHash.set(offerHandleHash, { ...entry, expiresAt: entry.expiresAt.getTime() });
     handleHashByTransaction.set(entry.transactionId, offerHandleHash);
   },
   /** The offer while unexpired and for this issuer; the entry is handed out once. */
   take(offerHandleHash: string, issuerId: string, now = Date.now()): CredentialOffer | null {
-    const entry = byHandleHash.get(offerHandleHash);
+    const entry = byHandleHash.take(offerHandleHash);
     if (!entry) return null;
-    byHandleHash.delete(offerHandleHash);
     handleHashByTransaction.delete(entry.transactionId);
     return entry.issuerId === issuerId && entry.expiresAt > now ? entry.offer : null;
   },
   forget(transactionId: string) {
-    const handleHash = handleHashByTransaction.get(transactionId);
-    if (handleHash === undefined) return;
-    handleHashByTransaction.delete(transactionId);
-    byHandleHash.delete(handleHash);
+    const handleHash = handleHashByTransaction.take(transactionId);
+    if (handleHash !== undefined) byHandleHash.delete(handleHash);
   },
 };

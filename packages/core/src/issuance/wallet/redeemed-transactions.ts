@@ -1,4 +1,5 @@
 import type { Db } from "@cred/db";
+import { BoundedMap } from "../../shared/bounded-map";
 
 export type IssuanceTransactionRecord = NonNullable<
   Awaited<ReturnType<Db["issuanceTransaction"]["findUnique"]>>
@@ -12,18 +13,17 @@ export type IssuanceTransactionRecord = NonNullable<
  * eviction) read the database. Bounded; entries leave when used, evicted oldest first, or expire.
  */
 const MAX_ENTRIES = 5_000;
-const entries = new Map<string, { row: IssuanceTransactionRecord; tokenExpiresAt: number }>();
+const entries = new BoundedMap<string, { row: IssuanceTransactionRecord; tokenExpiresAt: number }>(
+  MAX_ENTRIES,
+);
 
 export const redeemedTransactions = {
   remember(accessTokenHash: string, row: IssuanceTransactionRecord, tokenExpiresAt: Date) {
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
     entries.set(accessTokenHash, { row, tokenExpiresAt: tokenExpiresAt.getTime() });
   },
   /** The remembered row while its token is unexpired; the entry is handed out once. */
   take(accessTokenHash: string, now = Date.now()): IssuanceTransactionRecord | null {
-    const entry = entries.get(accessTokenHash);
-    if (!entry) return null;
-    entries.delete(accessTokenHash);
-    return entry.tokenExpiresAt > now ? entry.row : null;
+    const entry = entries.take(accessTokenHash);
+    return entry && entry.tokenExpiresAt > now ? entry.row : null;
   },
 };
