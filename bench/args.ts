@@ -14,6 +14,10 @@ export interface BenchOptions {
   cpuProf: boolean;
   /** Only these workloads (comma-separated ids), when given. */
   only: string[] | undefined;
+  /** Extra V8/Node flags for our server (experiments, e.g. `--trace-gc`), after the `pnpm start` ones. */
+  serverNodeArgs: string[];
+  /** Where our server's stdout and stderr go, in full (otherwise only its last 64 KB are kept for errors). */
+  serverLog: string | undefined;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -26,6 +30,8 @@ export function parseArgs(argv: string[]): BenchOptions {
     noLatencyRun: false,
     cpuProf: false,
     only: undefined,
+    serverNodeArgs: [],
+    serverLog: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -46,10 +52,13 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--no-latency-run") options.noLatencyRun = true;
     else if (arg === "--cpu-prof") options.cpuProf = true;
     else if (arg === "--only") options.only = value().split(",");
+    else if (arg === "--server-node-arg") options.serverNodeArgs.push(value());
+    else if (arg === "--server-log") options.serverLog = value();
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
-          "           [--no-latency-run] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n",
+          "           [--no-latency-run] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n" +
+          "           [--server-node-arg <flag>]... [--server-log <file>]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -40,11 +41,34 @@ export const CLAIMS = {
   address: { country: "DE" },
 };
 
+const API_DIR = path.join(ROOT, "apps/api");
+
 /**
- * Starts apps/api (src/main.ts) as a child process on a fresh temporary DATA_DIR (and, for postgres, a
+ * The server exactly as `pnpm start` runs it: apps/api's start script is `node scripts/build.mjs && node
+ * <V8 flags> dist/main.mjs` (a heap limit, WebAssembly kept at the baseline tier; docs/performance.md).
+ * The bundle is built here, and the node arguments are taken from that script.
+ */
+function startCommandArgs(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(API_DIR, "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const [build, run] = pkg.scripts.start.split("&&").map((part) => part.trim().split(/\s+/));
+  if (build?.[0] !== "node" || run?.[0] !== "node")
+    throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  execFileSync(process.execPath, build.slice(1), { cwd: API_DIR, stdio: "inherit" });
+  return run.slice(1);
+}
+
+/**
+ * Starts apps/api (dist/main.mjs, built from src/main.ts) as a child process on a fresh temporary DATA_DIR (and, for postgres, a
  * fresh database), reads the bootstrap API key from DATA_DIR/bootstrap.json.
  */
-export async function startOurs(options: { db: "embedded" | "postgres"; cpuProfDir?: string }) {
+export async function startOurs(options: {
+  db: "embedded" | "postgres";
+  cpuProfDir?: string;
+  nodeArgs?: string[];
+  logFile?: string;
+}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-bench-"));
   const database = options.db === "postgres" ? await freshPostgresDatabase() : undefined;
   const port = await freePort();
@@ -52,19 +76,15 @@ export async function startOurs(options: { db: "embedded" | "postgres"; cpuProfD
   try {
     service = await startService({
       name: "ours",
-      entry: "src/main.ts",
-      cwd: path.join(ROOT, "apps/api"),
+      args: [
+        ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : []),
+        ...(options.nodeArgs ?? []),
+        ...startCommandArgs(),
+      ],
+      cwd: API_DIR,
       port,
       readyPath: "/healthz",
-      // The same V8 flags as `pnpm start` (apps/api/package.json): a heap limit (without it V8 sizes the
-      // heap for this 24 GB machine and RSS grows to ~600 MB under load for ~60 MB of live data), and
-      // WebAssembly kept at V8's baseline tier (optimised code for PGlite's PostgreSQL costs ~55 MB and
-      // background compilation, and measured no faster here; docs/performance.md).
-      nodeArgs: [
-        "--max-old-space-size=256",
-        "--liftoff-only",
-        ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : []),
-      ],
+      logFile: options.logFile,
       env: {
         PORT: String(port),
         HOST: "127.0.0.1",

@@ -30,16 +30,18 @@ export interface Service {
  */
 export async function startService(options: {
   name: string;
-  entry: string;
+  /** Node arguments: flags, then the script. */
+  args: string[];
   cwd: string;
   port: number;
   env: Record<string, string>;
-  nodeArgs?: string[];
   readyPath: string;
   timeoutMs?: number;
+  /** Also append everything the process prints to this file. */
+  logFile?: string;
 }): Promise<Service> {
   let out = "";
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.entry], {
+  const child = spawn(process.execPath, options.args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -49,6 +51,11 @@ export async function startService(options: {
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
+  if (options.logFile) {
+    const log = fs.createWriteStream(options.logFile, { flags: "a" });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  }
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {

@@ -112,7 +112,12 @@ fs.mkdirSync(resultsDir, { recursive: true });
 const cpuProfDir = options.cpuProf ? path.join(resultsDir, `cpu-${started.getTime()}`) : undefined;
 
 log(`starting our service (${options.db})…`);
-const ours = await startOurs({ db: options.db, cpuProfDir });
+const ours = await startOurs({
+  db: options.db,
+  cpuProfDir,
+  nodeArgs: options.serverNodeArgs,
+  logFile: options.serverLog,
+});
 try {
   const target: OursTarget = await setupOurs(ours.service.baseUrl, ours.apiKey);
   let issued: string[] = [];

@@ -16,7 +16,7 @@ export async function startPeer() {
   const port = await freePort();
   const service = await startService({
     name: "peer",
-    entry: path.join(HERE, "issuer.ts"),
+    args: ["--import", "tsx", path.join(HERE, "issuer.ts")],
     cwd: path.join(HERE, ".."),
     port,
     readyPath: "/health",
@@ -30,7 +30,7 @@ export async function startPeerVerifier(issuer: PeerTarget) {
   const port = await freePort();
   const service = await startService({
     name: "peer verifier",
-    entry: path.join(HERE, "verifier.ts"),
+    args: ["--import", "tsx", path.join(HERE, "verifier.ts")],
     cwd: path.join(HERE, ".."),
     port,
     readyPath: "/health",
