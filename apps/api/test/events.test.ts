@@ -11,6 +11,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/core/webhooks/
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEnv, webhookSettings } from "../src/env";
 import { createWebhookWorker, type WebhookWorkerOptions } from "../src/worker";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
@@ -958,6 +959,39 @@ describe("the in-process worker", () => {
       await rx.close();
     }
     expect(s.server.worker?.running).toBe(false);
+  });
+
+  it("takes the operator's settings from the environment, as main.ts passes them", async () => {
+    const settings = webhookSettings(
+      readEnv({
+        WEBHOOK_POLL_INTERVAL_MS: "20",
+        WEBHOOK_MAX_ATTEMPTS: "1",
+        WEBHOOK_TIMEOUT_MS: "2000",
+        WEBHOOK_DELIVERY_RETENTION_DAYS: "7",
+      }),
+    );
+    const s = await startTestServer({ runWorker: true, ...settings });
+    const rx = await receiver();
+    rx.answer(() => 500);
+    try {
+      expect(s.server.deps.config.webhookDeliveryRetentionDays).toBe(7);
+      await call(s, "POST", "/management/webhooks", {
+        key: s.adminKey,
+        body: { url: rx.url, events: ["issuer.activated"] },
+      });
+      await activeIssuer(s, s.adminKey);
+      // One attempt in all: the 500 fails the delivery at once instead of scheduling a retry.
+      const [failed] = await until("the delivery failed", async () => {
+        const r = await call(s, "GET", "/management/webhook-deliveries", { key: s.adminKey });
+        const list = r.body.data as any[];
+        return list[0]?.status === "failed" && list;
+      });
+      expect(failed).toMatchObject({ attempts: 1, lastResponseStatus: 500, nextAttemptAt: null });
+      expect(rx.received).toHaveLength(1);
+    } finally {
+      await s.close();
+      await rx.close();
+    }
   });
 
   it("is off by default", () => {
