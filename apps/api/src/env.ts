@@ -1,25 +1,84 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { CoreConfig } from "@cred/core";
+import { retryScheduleFor } from "@cred/core/events/delivery-options";
+import type { ServerOptions } from "./server";
 
 /** The only place that reads process.env (STYLE.md). */
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../../..");
 
-function int(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer.`);
-  return value;
+/** Invalid environment variables, every one named in the message (one a line). */
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+    this.name = "EnvError";
+  }
 }
 
-function list(name: string): string[] {
-  return (process.env[name] ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
+type Source = Record<string, string | undefined>;
+
+function reader(source: Source) {
+  const problems: string[] = [];
+  const raw = (name: string) => {
+    const value = source[name]?.trim();
+    return value === undefined || value === "" ? undefined : value;
+  };
+  return {
+    problems,
+    int(name: string, fallback: number): number {
+      const text = raw(name);
+      if (text === undefined) return fallback;
+      const value = Number(text);
+      if (Number.isInteger(value) && value >= 0) return value;
+      problems.push(`${name} must be a non-negative integer (got "${text}").`);
+      return fallback;
+    },
+    /** A whole number from 1 to `max`, digits only; undefined when unset (the built-in default applies). */
+    positive(name: string, max: number): number | undefined {
+      const text = raw(name);
+      if (text === undefined) return undefined;
+      const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (value >= 1 && value <= max) return value;
+      problems.push(`${name} must be a whole number from 1 to ${max} (got "${text}").`);
+      return undefined;
+    },
+    list(name: string): string[] {
+      return (source[name] ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+    },
+  };
 }
+
+/** Webhook worker settings from the environment; unset ones keep the built-in defaults. */
+export interface WebhookWorkerEnv {
+  /** WEBHOOK_POLL_INTERVAL_MS: pause between rounds when there was nothing to do. */
+  pollIntervalMs?: number;
+  /** WEBHOOK_SWEEP_INTERVAL_MS: how often the sweeper runs. */
+  sweepIntervalMs?: number;
+  /** WEBHOOK_TIMEOUT_MS: per-attempt timeout. */
+  timeoutMs?: number;
+  /** WEBHOOK_MAX_ATTEMPTS: attempts before a delivery fails (the retry schedule cut or stretched). */
+  maxAttempts?: number;
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS: how long finished deliveries are kept. */
+  deliveryRetentionDays?: number;
+}
+
+/**
+ * Upper bounds. The timeout stays well inside the 60-second lease a worker holds on a delivery it
+ * attempts (the lease also covers the address check and recording the attempt); longer would let a
+ * second worker attempt it meanwhile.
+ */
+const WEBHOOK_ENV_LIMITS = {
+  WEBHOOK_POLL_INTERVAL_MS: 60_000,
+  WEBHOOK_SWEEP_INTERVAL_MS: 86_400_000,
+  WEBHOOK_TIMEOUT_MS: 30_000,
+  WEBHOOK_MAX_ATTEMPTS: 50,
+  WEBHOOK_DELIVERY_RETENTION_DAYS: 3650,
+} as const;
 
 export interface Env {
   host: string;
@@ -33,26 +92,75 @@ export interface Env {
   rateLimitPoints: number;
   rateLimitWindowSeconds: number;
   webhookAllowedHosts: string[];
+  webhookWorker: WebhookWorkerEnv;
   bootstrapAdminEmail: string;
   runWorker: boolean;
 }
 
-export function readEnv(): Env {
-  const production = process.env.NODE_ENV === "production";
+/** Reads and checks the environment; throws an EnvError naming every invalid variable. */
+export function readEnv(source: Source = process.env): Env {
+  const read = reader(source);
+  const production = source.NODE_ENV === "production";
+  const webhook = (name: keyof typeof WEBHOOK_ENV_LIMITS) => read.positive(name, WEBHOOK_ENV_LIMITS[name]);
+  const env: Env = {
+    host: source.HOST ?? "127.0.0.1",
+    port: read.int("PORT", 3000),
+    publicBaseUrl: source.PUBLIC_BASE_URL || undefined,
+    databaseUrl: source.DATABASE_URL || undefined,
+    dataDir: path.resolve(REPO_ROOT, source.DATA_DIR || ".data"),
+    masterKey: source.MASTER_KEY || undefined,
+    developmentMode: source.DEVELOPMENT_MODE ? source.DEVELOPMENT_MODE === "true" : !production,
+    logLevel: source.LOG_LEVEL ?? "info",
+    rateLimitPoints: read.int("RATE_LIMIT_POINTS", 2000),
+    rateLimitWindowSeconds: read.int("RATE_LIMIT_WINDOW_SECONDS", 1),
+    webhookAllowedHosts: read.list("WEBHOOK_ALLOWED_HOSTS"),
+    webhookWorker: {
+      pollIntervalMs: webhook("WEBHOOK_POLL_INTERVAL_MS"),
+      sweepIntervalMs: webhook("WEBHOOK_SWEEP_INTERVAL_MS"),
+      timeoutMs: webhook("WEBHOOK_TIMEOUT_MS"),
+      maxAttempts: webhook("WEBHOOK_MAX_ATTEMPTS"),
+      deliveryRetentionDays: webhook("WEBHOOK_DELIVERY_RETENTION_DAYS"),
+    },
+    bootstrapAdminEmail: source.BOOTSTRAP_ADMIN_EMAIL ?? "admin@localhost",
+    runWorker: source.RUN_WORKER !== "false",
+  };
+  if (read.problems.length) throw new EnvError(read.problems);
+  return env;
+}
+
+/** `readEnv` for an entry point: on invalid variables, prints them and exits with status 1. */
+export function readEnvOrExit(): Env {
+  try {
+    return readEnv();
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * The worker options and core configuration the webhook environment variables set, for `createServer`
+ * (`workerOptions`, `config`) or `createWebhookWorker` and `defaultCoreConfig`; unset variables are
+ * left out, so the built-in defaults apply.
+ */
+export function webhookSettings(env: Pick<Env, "webhookWorker">): {
+  workerOptions: NonNullable<ServerOptions["workerOptions"]>;
+  config: Partial<CoreConfig>;
+} {
+  const w = env.webhookWorker;
   return {
-    host: process.env.HOST ?? "127.0.0.1",
-    port: int("PORT", 3000),
-    publicBaseUrl: process.env.PUBLIC_BASE_URL || undefined,
-    databaseUrl: process.env.DATABASE_URL || undefined,
-    dataDir: path.resolve(REPO_ROOT, process.env.DATA_DIR || ".data"),
-    masterKey: process.env.MASTER_KEY || undefined,
-    developmentMode: process.env.DEVELOPMENT_MODE ? process.env.DEVELOPMENT_MODE === "true" : !production,
-    logLevel: process.env.LOG_LEVEL ?? "info",
-    rateLimitPoints: int("RATE_LIMIT_POINTS", 2000),
-    rateLimitWindowSeconds: int("RATE_LIMIT_WINDOW_SECONDS", 1),
-    webhookAllowedHosts: list("WEBHOOK_ALLOWED_HOSTS"),
-    bootstrapAdminEmail: process.env.BOOTSTRAP_ADMIN_EMAIL ?? "admin@localhost",
-    runWorker: process.env.RUN_WORKER !== "false",
+    workerOptions: {
+      ...(w.pollIntervalMs !== undefined && { pollIntervalMs: w.pollIntervalMs }),
+      ...(w.sweepIntervalMs !== undefined && { sweepIntervalMs: w.sweepIntervalMs }),
+      delivery: {
+        ...(w.timeoutMs !== undefined && { attemptTimeoutMs: w.timeoutMs }),
+        ...(w.maxAttempts !== undefined && { retryScheduleMs: retryScheduleFor(w.maxAttempts) }),
+      },
+    },
+    config: {
+      ...(w.deliveryRetentionDays !== undefined && { webhookDeliveryRetentionDays: w.deliveryRetentionDays }),
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { bootstrap } from "@cred/core";
-import { loadMasterKey, readEnv } from "./env";
+import { loadMasterKey, readEnvOrExit, webhookSettings } from "./env";
 import { createServer } from "./server";
 
-const env = readEnv();
+const env = readEnvOrExit();
+const webhook = webhookSettings(env);
 const publicBaseUrl = env.publicBaseUrl ?? `http://localhost:${env.port}`;
 const server = await createServer({
   databaseUrl: env.databaseUrl,
@@ -15,7 +16,9 @@ const server = await createServer({
   logLevel: env.logLevel,
   rateLimit: { points: env.rateLimitPoints, durationSeconds: env.rateLimitWindowSeconds },
   webhookAllowedHosts: env.webhookAllowedHosts,
+  config: webhook.config,
   runWorker: env.runWorker,
+  workerOptions: webhook.workerOptions,
 });
 
 const created = await bootstrap(server.database.prisma, env.bootstrapAdminEmail);

@@ -63,6 +63,7 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
     publicBaseUrl: options.publicBaseUrl.replace(/\/+$/, ""),
     developmentMode: options.developmentMode,
     idempotencyRetentionHours: 24,
+    webhookDeliveryRetentionDays: 30,
     webhookAllowedHosts: options.webhookAllowedHosts ?? [],
     issuance: {
       offerLifetimeSeconds: 900,

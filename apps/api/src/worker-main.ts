@@ -4,11 +4,12 @@
 import { SecretBox } from "@cred/core";
 import { openDatabase } from "@cred/db";
 import pino from "pino";
-import { loadMasterKey, readEnv } from "./env";
+import { loadMasterKey, readEnvOrExit, webhookSettings } from "./env";
 import { defaultCoreConfig, REDACTED_PATHS } from "./server";
 import { createWebhookWorker } from "./worker";
 
-const env = readEnv();
+const env = readEnvOrExit();
+const webhook = webhookSettings(env);
 const logger = pino({ level: env.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
 if (!env.databaseUrl) {
   logger.error(
@@ -26,8 +27,13 @@ const config = defaultCoreConfig({
   developmentMode: env.developmentMode,
   rateLimit: { points: env.rateLimitPoints, durationSeconds: env.rateLimitWindowSeconds },
   webhookAllowedHosts: env.webhookAllowedHosts,
+  config: webhook.config,
 });
-const worker = createWebhookWorker({ database, config, secretBox: new SecretBox(masterKey) }, logger);
+const worker = createWebhookWorker(
+  { database, config, secretBox: new SecretBox(masterKey) },
+  logger,
+  webhook.workerOptions,
+);
 worker.start();
 logger.info({ pid: process.pid }, "webhook worker started");
 

@@ -11,6 +11,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/core/webhooks/
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEnv, webhookSettings } from "../src/env";
 import { createWebhookWorker, type WebhookWorkerOptions } from "../src/worker";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
@@ -587,7 +588,7 @@ describe("sweeper", () => {
     const { key, issuer } = await tenant();
     const tx = await issue(key, issuer, { callbackReference: "late-1" });
     const later = new Date(Date.now() + 3600_000);
-    const deps = { database: t.server.database };
+    const deps = t.server.deps;
     const first = await sweepExpired(deps, { now: later });
     expect(first.issuanceTransactionsExpired).toBeGreaterThanOrEqual(1);
     await sweepExpired(deps, { now: later });
@@ -632,7 +633,7 @@ describe("sweeper", () => {
         expiresAt: past,
       },
     });
-    const report = await sweepExpired({ database: t.server.database }, { purgeChunk: 10 });
+    const report = await sweepExpired(t.server.deps, { purgeChunk: 10 });
     expect(report.idempotencyRecordsPurged).toBeGreaterThanOrEqual(1);
     expect(await prisma().idempotencyRecord.count({ where: { id: `idem-${stamp}` } })).toBe(0);
     expect(report.walletNoncesPurged).toBeGreaterThanOrEqual(25);
@@ -671,7 +672,7 @@ describe("sweeper", () => {
         status: "succeeded",
       },
     });
-    const report = await sweepExpired({ database: t.server.database });
+    const report = await sweepExpired(t.server.deps);
     expect(report.outboxEventsPurged).toBeGreaterThanOrEqual(1);
     const left = await prisma().outboxEvent.findMany({
       where: { id: { contains: `_${stamp}` } },
@@ -680,6 +681,128 @@ describe("sweeper", () => {
     expect(left.map((e) => e.id).sort()).toEqual(
       [`evt_old_received_${stamp}`, `evt_pending_${stamp}`, `evt_recent_${stamp}`].sort(),
     );
+  });
+});
+
+describe("delivery retention (sweeper)", () => {
+  const DAY = 86_400_000;
+
+  /** Moves deliveries, their attempts and their events `days` into the past, as if they were that old. */
+  async function age(deliveryIds: string[], days: number) {
+    const at = new Date(Date.now() - days * DAY);
+    const rows = await prisma().webhookDelivery.findMany({ where: { id: { in: deliveryIds } } });
+    await prisma().webhookDelivery.updateMany({
+      where: { id: { in: deliveryIds } },
+      data: { createdAt: at, updatedAt: at, lastAttemptAt: at },
+    });
+    await prisma().webhookAttempt.updateMany({
+      where: { deliveryId: { in: deliveryIds } },
+      data: { startedAt: at },
+    });
+    await prisma().outboxEvent.updateMany({
+      where: { id: { in: rows.map((d) => d.eventId) } },
+      data: { occurredAt: at, dispatchedAt: at },
+    });
+  }
+
+  it("deletes finished deliveries older than the period (attempts, then events), in every tenant; keeps recent and pending ones", async () => {
+    const rx = await receiver();
+    const a = await tenant();
+    const b = await tenant();
+    const created = ["issuance.transaction.created"];
+    const ok = await subscribe(a.key, rx.url, created);
+    await subscribe(a.key, "http://127.0.0.1:9/hook", created); // refused: one attempt, then failed
+    await subscribe(b.key, rx.url, created);
+    type Tx = Awaited<ReturnType<typeof issue>>;
+    const txs: Tx[] = [];
+    for (let i = 0; i < 5; i++) txs.push(await issue(a.key, a.issuer));
+    const foreignTx = await issue(b.key, b.issuer);
+
+    const w = worker({ delivery: { retryScheduleMs: [] } });
+    const all = await until("every delivery final", async () => {
+      await w.runOnce();
+      const rows = await prisma().webhookDelivery.findMany({
+        where: { tenantId: { in: [a.tenantId, b.tenantId] } },
+      });
+      return rows.length === 11 && rows.every((d) => d.status !== "pending") && rows;
+    });
+    const events = await prisma().outboxEvent.findMany({ where: { id: { in: all.map((d) => d.eventId) } } });
+    const txOf = new Map(events.map((e) => [e.id, (e.payload as { transactionId: string }).transactionId]));
+    const of = (tx: { id: string }, status: "succeeded" | "failed") => {
+      const d = all.find((x) => txOf.get(x.eventId) === tx.id && x.status === status);
+      if (!d) throw new Error(`no ${status} delivery for ${tx.id}`);
+      return d;
+    };
+    const eventOf = (tx: { id: string }) => of(tx, "succeeded").eventId;
+    const redeliver = (id: string) =>
+      call(t, "POST", `/management/webhook-deliveries/${id}/redeliver`, { key: a.key });
+    // The age the rule reads: a finished delivery's updatedAt is its last attempt.
+    for (const d of all) expect(d.updatedAt.getTime()).toBeGreaterThanOrEqual(d.lastAttemptAt!.getTime());
+
+    const [tx0, tx1, tx2, tx3, tx4] = txs as [Tx, Tx, Tx, Tx, Tx];
+    // tx0: both deliveries 31 days old → both go, and then their event.
+    await age([of(tx0, "succeeded").id, of(tx0, "failed").id], 31);
+    // tx1: the succeeded one is old, the failed one recent → only the old one goes; the event stays.
+    await age([of(tx1, "succeeded").id], 31);
+    // tx2: both old, but one is pending again (a retry scheduled) → the pending one stays, and the event.
+    await age([of(tx2, "succeeded").id, of(tx2, "failed").id], 31);
+    await prisma().webhookDelivery.update({
+      where: { id: of(tx2, "succeeded").id },
+      data: {
+        status: "pending",
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+        updatedAt: new Date(Date.now() - 31 * DAY),
+      },
+    });
+    // tx3: 29 days old → within the period: everything stays.
+    await age([of(tx3, "succeeded").id, of(tx3, "failed").id], 29);
+    // tx4: old, but redelivered through the API now → pending, its clock restarts: it stays.
+    await age([of(tx4, "succeeded").id, of(tx4, "failed").id], 31);
+    expect((await redeliver(of(tx4, "succeeded").id)).status).toBe(202);
+    // The other tenant's old delivery goes like tenant A's: retention is global.
+    await age([of(foreignTx, "succeeded").id], 31);
+
+    // The period comes from the configuration: with 60 days nothing of this is old enough.
+    const longer = await sweepExpired({
+      ...t.server.deps,
+      config: { ...t.server.deps.config, webhookDeliveryRetentionDays: 60 },
+    });
+    expect(longer.webhookDeliveriesPurged).toBe(0);
+    expect(await prisma().webhookDelivery.count({ where: { id: { in: all.map((d) => d.id) } } })).toBe(11);
+
+    expect(t.server.deps.config.webhookDeliveryRetentionDays).toBe(30);
+    const report = await sweepExpired(t.server.deps, { purgeChunk: 2 });
+    const gone = [
+      of(tx0, "succeeded"),
+      of(tx0, "failed"),
+      of(tx1, "succeeded"),
+      of(tx2, "failed"),
+      of(tx4, "failed"),
+      of(foreignTx, "succeeded"),
+    ].map((d) => d.id);
+    expect(report.webhookDeliveriesPurged).toBeGreaterThanOrEqual(gone.length);
+    const kept = all.map((d) => d.id).filter((id) => !gone.includes(id));
+    expect(kept).toHaveLength(5);
+
+    // Over the API: the deliveries list shows exactly the kept ones; a purged delivery is not found.
+    const listedA = (await deliveries(a.key)).map((d) => d.id).sort();
+    expect(listedA).toEqual([...kept].sort());
+    expect(await deliveries(b.key)).toEqual([]);
+    expect((await redeliver(of(tx0, "succeeded").id)).status).toBe(404);
+    expect(
+      (await deliveries(a.key, `&subscriptionId=${ok.id}`)).find((d) => d.id === of(tx4, "succeeded").id),
+    ).toMatchObject({ status: "pending" });
+
+    // Attempts go with their delivery; events go once no delivery refers to them.
+    expect(await prisma().webhookAttempt.count({ where: { deliveryId: { in: gone } } })).toBe(0);
+    for (const id of kept) expect(await prisma().webhookAttempt.count({ where: { deliveryId: id } })).toBe(1);
+    expect(report.outboxEventsPurged).toBeGreaterThanOrEqual(2);
+    const leftEvents = await prisma().outboxEvent.findMany({
+      where: { id: { in: [tx0, tx1, tx2, tx3, tx4, foreignTx].map(eventOf) } },
+      select: { id: true },
+    });
+    expect(leftEvents.map((e) => e.id).sort()).toEqual([tx1, tx2, tx3, tx4].map(eventOf).sort());
+    await rx.close();
   });
 });
 
@@ -763,7 +886,7 @@ describe("the catalogue", () => {
     // issuance.transaction.expired, verification.session.expired (the sweeper, nobody read them)
     const expiring = await issue(key, issuer);
     const unanswered = await start();
-    await sweepExpired({ database: t.server.database }, { now: new Date(Date.now() + 2 * 86_400_000) });
+    await sweepExpired(t.server.deps, { now: new Date(Date.now() + 2 * 86_400_000) });
     expect(
       (await call(t, "GET", `/v1.0/verification-sessions/${unanswered.id}`, { key })).body.data.status,
     ).toBe("expired");
@@ -836,6 +959,39 @@ describe("the in-process worker", () => {
       await rx.close();
     }
     expect(s.server.worker?.running).toBe(false);
+  });
+
+  it("takes the operator's settings from the environment, as main.ts passes them", async () => {
+    const settings = webhookSettings(
+      readEnv({
+        WEBHOOK_POLL_INTERVAL_MS: "20",
+        WEBHOOK_MAX_ATTEMPTS: "1",
+        WEBHOOK_TIMEOUT_MS: "2000",
+        WEBHOOK_DELIVERY_RETENTION_DAYS: "7",
+      }),
+    );
+    const s = await startTestServer({ runWorker: true, ...settings });
+    const rx = await receiver();
+    rx.answer(() => 500);
+    try {
+      expect(s.server.deps.config.webhookDeliveryRetentionDays).toBe(7);
+      await call(s, "POST", "/management/webhooks", {
+        key: s.adminKey,
+        body: { url: rx.url, events: ["issuer.activated"] },
+      });
+      await activeIssuer(s, s.adminKey);
+      // One attempt in all: the 500 fails the delivery at once instead of scheduling a retry.
+      const [failed] = await until("the delivery failed", async () => {
+        const r = await call(s, "GET", "/management/webhook-deliveries", { key: s.adminKey });
+        const list = r.body.data as any[];
+        return list[0]?.status === "failed" && list;
+      });
+      expect(failed).toMatchObject({ attempts: 1, lastResponseStatus: 500, nextAttemptAt: null });
+      expect(rx.received).toHaveLength(1);
+    } finally {
+      await s.close();
+      await rx.close();
+    }
   });
 
   it("is off by default", () => {

@@ -9,6 +9,12 @@ export interface CoreConfig {
   /** Development mode: allows http loopback URLs (webhooks, base URL). */
   developmentMode: boolean;
   idempotencyRetentionHours: number;
+  /**
+   * Days a finished webhook delivery (`succeeded` or `failed`) is kept after its last change, with its
+   * attempts; the sweeper then deletes it, and its event once no delivery refers to it. Pending
+   * deliveries are never deleted.
+   */
+  webhookDeliveryRetentionDays: number;
   /** Hosts a webhook URL may use even though they resolve to private addresses (tests only). */
   webhookAllowedHosts: string[];
   issuance: {

@@ -12,7 +12,7 @@ import {
   type Scope,
 } from "@cred/core";
 import { applyMigrations, openDatabase } from "@cred/db";
-import { readEnv } from "../env";
+import { readEnvOrExit } from "../env";
 
 const USAGE = `Usage:
   pnpm cli tenants create <name> [--json]
@@ -49,7 +49,7 @@ if (values.help || !group) {
   process.exit(0);
 }
 
-const env = readEnv();
+const env = readEnvOrExit();
 const db = openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
 const print = (value: unknown, text: string) =>
   process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);

@@ -35,6 +35,21 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
 };
 
 /**
+ * A retry schedule for `maxAttempts` attempts in all (the first and `maxAttempts - 1` retries): the
+ * first delays of `schedule`, and beyond its end more retries at its last delay (by default 12 h apart).
+ */
+export function retryScheduleFor(
+  maxAttempts: number,
+  schedule: readonly number[] = DEFAULT_DELIVERY_OPTIONS.retryScheduleMs,
+): number[] {
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError("maxAttempts must be at least 1.");
+  const last = schedule.at(-1);
+  if (last === undefined) throw new RangeError("The schedule has no delay to repeat.");
+  return Array.from({ length: maxAttempts - 1 }, (_, i) => schedule[i] ?? last);
+}
+
+/**
  * When to try again after failed attempt number `attempt` (1-based), or null when the schedule is
  * exhausted and the delivery fails.
  */

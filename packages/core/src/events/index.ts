@@ -11,7 +11,12 @@ export {
   type DeliveryDeps,
   deliverWebhook,
 } from "./deliver-webhooks";
-export { DEFAULT_DELIVERY_OPTIONS, type DeliveryOptions, nextAttemptAt } from "./delivery-options";
+export {
+  DEFAULT_DELIVERY_OPTIONS,
+  type DeliveryOptions,
+  nextAttemptAt,
+  retryScheduleFor,
+} from "./delivery-options";
 export { dispatchOutboxEvents } from "./dispatch-outbox-events";
 export type { ClaimedDelivery } from "./events-repository";
 export { signWebhook } from "./sign-webhook";

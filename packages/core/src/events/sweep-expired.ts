@@ -1,12 +1,14 @@
 import { type Database, inTransaction } from "@cred/db";
+import type { CoreConfig } from "../context";
 import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification/session-lifecycle";
 import { eventsRepository } from "./events-repository";
-import { purgeExpired, purgeUndeliveredEvents } from "./purge-expired";
+import { purgeExpired, purgeFinishedDeliveries, purgeUndeliveredEvents } from "./purge-expired";
 
+const DAY_MS = 24 * 3_600_000;
 /** How long an outbox event that no subscription received is kept after its fan-out. */
-const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
+const DEFAULT_EVENT_RETENTION_MS = DAY_MS;
 
 export interface SweepReport {
   issuanceTransactionsExpired: number;
@@ -14,6 +16,7 @@ export interface SweepReport {
   idempotencyRecordsPurged: number;
   walletNoncesPurged: number;
   accessTokensPurged: number;
+  webhookDeliveriesPurged: number;
   outboxEventsPurged: number;
 }
 
@@ -21,11 +24,12 @@ export interface SweepReport {
  * Periodic housekeeping: emits `issuance.transaction.expired` and `verification.session.expired` for
  * pending ones past their expiry that nobody read (each exactly once: a conditional update decides,
  * in the same transaction as the event, so the read-time transition and the sweeper never both
- * emit), and purges expired idempotency records, wallet nonces and access tokens, and outbox events no
- * subscription received, a day after their fan-out.
+ * emit), and purges expired idempotency records, wallet nonces and access tokens, finished webhook
+ * deliveries (with their attempts) `config.webhookDeliveryRetentionDays` after their last change, and
+ * then outbox events no delivery refers to, a day after their fan-out.
  */
 export async function sweepExpired(
-  deps: { database: Database },
+  deps: { database: Database; config: Pick<CoreConfig, "webhookDeliveryRetentionDays"> },
   options: { batchSize?: number; now?: Date; purgeChunk?: number; eventRetentionMs?: number } = {},
 ): Promise<SweepReport> {
   const db = deps.database.prisma;
@@ -57,15 +61,22 @@ export async function sweepExpired(
     verificationSessionsExpired++;
   }
 
+  const ago = (ms: number) => new Date(now.getTime() - ms);
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,
     idempotencyRecordsPurged: await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk),
     walletNoncesPurged: await purgeExpired(sql, "WalletNonce", now, options.purgeChunk),
     accessTokensPurged: await purgeExpired(sql, "AccessToken", now, options.purgeChunk),
+    // Before the events: an event whose last delivery goes here is purged in the same sweep.
+    webhookDeliveriesPurged: await purgeFinishedDeliveries(
+      sql,
+      ago(deps.config.webhookDeliveryRetentionDays * DAY_MS),
+      options.purgeChunk,
+    ),
     outboxEventsPurged: await purgeUndeliveredEvents(
       sql,
-      new Date(now.getTime() - (options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS)),
+      ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
       options.purgeChunk,
     ),
   };

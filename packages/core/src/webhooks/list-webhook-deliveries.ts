@@ -5,7 +5,7 @@ import type { TListWebhookDeliveriesRequest } from "./webhook.schema";
 import { toWebhookDeliveryDto } from "./webhook-dto";
 import { webhookDeliveryRepository } from "./webhook-repository";
 
-/** Deliveries in creation order, deleted subscriptions' included (their history stays). */
+/** Deliveries in creation order, deleted subscriptions' included (kept until the retention purge). */
 export async function listWebhookDeliveries(
   db: Db,
   scope: TenantScope,

@@ -93,7 +93,7 @@ export const webhooksRouter = router({
         operationId: "Webhooks_Delete",
         summary: "Delete a webhook subscription",
         description:
-          "Answers 200 with the subscription as it was when deleted. The subscription stops receiving events at once and reads as 404 afterwards (deleting it again → 404); its deliveries stay listed in WebhookDeliveries_List.",
+          "Answers 200 with the subscription as it was when deleted. The subscription stops receiving events at once and reads as 404 afterwards (deleting it again → 404); its deliveries stay listed in WebhookDeliveries_List until the delivery retention period deletes them.",
         tags: TAGS,
         successDescription: "The subscription was deleted; the body shows it as it was.",
       },
@@ -137,7 +137,7 @@ export const webhookDeliveriesRouter = router({
         operationId: "WebhookDeliveries_List",
         summary: "List webhook deliveries",
         description:
-          "Every event delivery with its attempts, oldest first; filter by subscription, status and event type. Deliveries of deleted subscriptions stay listed.",
+          "Every event delivery with its attempts, oldest first; filter by subscription, status and event type. Deliveries of deleted subscriptions stay listed. A finished delivery (succeeded or failed) is deleted, with its attempts, once its last change is older than the retention period (30 days by default); a pending one is never deleted.",
         tags: TAGS,
       },
       scopes: ["webhooks.read"],
@@ -155,7 +155,7 @@ export const webhookDeliveriesRouter = router({
         operationId: "WebhookDeliveries_Redeliver",
         summary: "Redeliver a webhook delivery now",
         description:
-          "Schedules one more attempt at once, whatever the delivery's status (a retry after failure or a resend after success), with the same `webhook-id`. 409 InvalidState when the subscription is disabled or deleted.",
+          "Schedules one more attempt at once, whatever the delivery's status (a retry after failure or a resend after success), with the same `webhook-id`, and restarts its retention period. 409 InvalidState when the subscription is disabled or deleted; 404 once the delivery is past the retention period and deleted.",
         tags: TAGS,
         successDescription: "The attempt is scheduled; the body shows the delivery.",
       },

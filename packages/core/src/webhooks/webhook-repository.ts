@@ -1,7 +1,7 @@
 import type { Db, Prisma } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
-/** Subscriptions are soft-deleted (deliveries keep their history); a deleted one reads as absent. */
+/** Subscriptions are soft-deleted (their deliveries stay listed); a deleted one reads as absent. */
 const live = { deletedAt: null };
 
 export const webhookRepository = {

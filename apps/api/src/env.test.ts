@@ -1,0 +1,109 @@
+import { DEFAULT_DELIVERY_OPTIONS } from "@cred/core/events/delivery-options";
+import { describe, expect, it } from "vitest";
+import { EnvError, readEnv, webhookSettings } from "./env";
+
+/** The EnvError readEnv throws for `source`. */
+function problems(source: Record<string, string>): string[] {
+  try {
+    readEnv(source);
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+  throw new Error("readEnv accepted the environment");
+}
+
+describe("webhook worker settings from the environment", () => {
+  it("unset or empty: nothing is overridden, so the built-in defaults apply", () => {
+    for (const source of [{}, { WEBHOOK_POLL_INTERVAL_MS: "", WEBHOOK_MAX_ATTEMPTS: " " }]) {
+      const env = readEnv(source);
+      expect(env.webhookWorker).toEqual({});
+      expect(webhookSettings(env)).toEqual({ workerOptions: { delivery: {} }, config: {} });
+    }
+    // Unset keys are absent, not undefined: a spread over the defaults would erase them.
+    const { workerOptions } = webhookSettings(readEnv({}));
+    expect(Object.keys(workerOptions)).toEqual(["delivery"]);
+    expect(Object.keys(workerOptions.delivery ?? {})).toEqual([]);
+  });
+
+  it("reads each variable into the worker options and the core configuration", () => {
+    const env = readEnv({
+      WEBHOOK_POLL_INTERVAL_MS: "250",
+      WEBHOOK_SWEEP_INTERVAL_MS: "300000",
+      WEBHOOK_TIMEOUT_MS: "5000",
+      WEBHOOK_MAX_ATTEMPTS: "4",
+      WEBHOOK_DELIVERY_RETENTION_DAYS: " 90 ",
+    });
+    expect(env.webhookWorker).toEqual({
+      pollIntervalMs: 250,
+      sweepIntervalMs: 300_000,
+      timeoutMs: 5000,
+      maxAttempts: 4,
+      deliveryRetentionDays: 90,
+    });
+    expect(webhookSettings(env)).toEqual({
+      workerOptions: {
+        pollIntervalMs: 250,
+        sweepIntervalMs: 300_000,
+        delivery: {
+          attemptTimeoutMs: 5000,
+          retryScheduleMs: DEFAULT_DELIVERY_OPTIONS.retryScheduleMs.slice(0, 3),
+        },
+      },
+      config: { webhookDeliveryRetentionDays: 90 },
+    });
+  });
+
+  it("one variable alone overrides only its own setting", () => {
+    expect(webhookSettings(readEnv({ WEBHOOK_TIMEOUT_MS: "15000" }))).toEqual({
+      workerOptions: { delivery: { attemptTimeoutMs: 15_000 } },
+      config: {},
+    });
+    expect(webhookSettings(readEnv({ WEBHOOK_MAX_ATTEMPTS: "1" })).workerOptions.delivery).toEqual({
+      retryScheduleMs: [],
+    });
+  });
+
+  it("accepts each limit and refuses one more", () => {
+    const limits = {
+      WEBHOOK_POLL_INTERVAL_MS: 60_000,
+      WEBHOOK_SWEEP_INTERVAL_MS: 86_400_000,
+      WEBHOOK_TIMEOUT_MS: 30_000,
+      WEBHOOK_MAX_ATTEMPTS: 50,
+      WEBHOOK_DELIVERY_RETENTION_DAYS: 3650,
+    };
+    for (const [name, max] of Object.entries(limits)) {
+      expect(() => readEnv({ [name]: String(max) })).not.toThrow();
+      expect(problems({ [name]: String(max + 1) })).toEqual([
+        `${name} must be a whole number from 1 to ${max} (got "${max + 1}").`,
+      ]);
+    }
+  });
+
+  it("refuses anything but a positive whole number, naming every bad variable at once", () => {
+    for (const bad of ["0", "-5", "1.5", "abc", "1e3", "10s", "0x10", "+3"]) {
+      expect(problems({ WEBHOOK_POLL_INTERVAL_MS: bad })).toEqual([
+        `WEBHOOK_POLL_INTERVAL_MS must be a whole number from 1 to 60000 (got "${bad}").`,
+      ]);
+    }
+    const all = problems({
+      WEBHOOK_TIMEOUT_MS: "0",
+      WEBHOOK_MAX_ATTEMPTS: "many",
+      WEBHOOK_DELIVERY_RETENTION_DAYS: "-1",
+      PORT: "http",
+    });
+    expect(all.map((p) => p.split(" ")[0])).toEqual([
+      "PORT",
+      "WEBHOOK_TIMEOUT_MS",
+      "WEBHOOK_MAX_ATTEMPTS",
+      "WEBHOOK_DELIVERY_RETENTION_DAYS",
+    ]);
+    expect(() => readEnv({ WEBHOOK_TIMEOUT_MS: "0", PORT: "http" })).toThrow(
+      [
+        "Invalid environment:",
+        '  PORT must be a non-negative integer (got "http").',
+        '  WEBHOOK_TIMEOUT_MS must be a whole number from 1 to 30000 (got "0").',
+      ].join("\n"),
+    );
+  });
+});

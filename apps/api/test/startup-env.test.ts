@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const TSX = path.resolve(__dirname, "../node_modules/.bin/tsx");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-env-test-"));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+/** Runs an entry point with `env`; it is expected to exit at once. */
+async function start(entry: string, env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run(TSX, [path.resolve(__dirname, "../src", entry)], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", ...env },
+      timeout: 20_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("invalid webhook settings at startup", () => {
+  for (const entry of ["main.ts", "worker-main.ts"]) {
+    it(`${entry} names every bad variable and exits 1, without a stack trace or opening the database`, async () => {
+      const r = await start(entry, { WEBHOOK_TIMEOUT_MS: "60000", WEBHOOK_MAX_ATTEMPTS: "0" });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        [
+          "Invalid environment:",
+          '  WEBHOOK_TIMEOUT_MS must be a whole number from 1 to 30000 (got "60000").',
+          '  WEBHOOK_MAX_ATTEMPTS must be a whole number from 1 to 50 (got "0").',
+          "",
+        ].join("\n"),
+      );
+      expect(r.stdout).toBe("");
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "WebhookDelivery_status_updatedAt_idx" ON "WebhookDelivery"("status", "updatedAt");
