@@ -20,8 +20,9 @@ interface Candidate {
  *
  * Two statements, no interactive transaction (which on the embedded database would hold its only
  * connection): a read of the oldest undispatched events with their candidate subscriptions, then ONE
- * statement that marks those events dispatched and creates the deliveries of exactly the events it
- * marked. Dispatchers running at once (several processes on PostgreSQL) may read the same events; each
+ * statement that marks those events dispatched (with how many deliveries they get, which spares the
+ * sweeper from looking at events that have deliveries: purge-expired.ts) and creates the deliveries of
+ * exactly the events it marked. Dispatchers running at once (several processes on PostgreSQL) may read the same events; each
  * event is marked by one of them only, and the unique (subscription, event) pair makes a repeat harmless.
  */
 export async function dispatchOutboxEvents(
@@ -58,9 +59,11 @@ export async function dispatchOutboxEvents(
     }));
   await sql.query(
     `WITH marked AS (
-       UPDATE "OutboxEvent" SET "dispatchedAt" = $1::timestamp(3)
-        WHERE "id" IN (SELECT jsonb_array_elements_text($2::jsonb)) AND "dispatchedAt" IS NULL
-       RETURNING "id"),
+       UPDATE "OutboxEvent" o SET "dispatchedAt" = $1::timestamp(3),
+              "deliveriesCreated" = (SELECT count(*) FROM jsonb_array_elements($3::jsonb) d
+                                      WHERE d->>'eventId' = o."id")
+        WHERE o."id" IN (SELECT jsonb_array_elements_text($2::jsonb)) AND o."dispatchedAt" IS NULL
+       RETURNING o."id"),
      created AS (
        INSERT INTO "WebhookDelivery" ("id", "tenantId", "environment", "subscriptionId", "eventId", "eventType",
          "status", "nextAttemptAt", "createdAt", "updatedAt")

@@ -13,14 +13,14 @@ const PURGEABLE = {
  * (a single connection) for ~120 ms, so every request waited. In chunks of 1 000 (~8 ms each), requests
  * queued meanwhile run between them. Returns the number of rows deleted.
  */
-export function purgeExpired(
+export async function purgeExpired(
   sql: FastSql,
   table: keyof typeof PURGEABLE,
   now: Date,
   chunk = 1_000,
 ): Promise<number> {
   const key = PURGEABLE[table];
-  return deleteInChunks(
+  const { rows } = await deleteInChunks(
     sql,
     `DELETE FROM "${table}" WHERE "${key}" IN (
        SELECT "${key}" FROM "${table}" WHERE "expiresAt" < $1::timestamp(3) LIMIT $2)
@@ -28,26 +28,29 @@ export function purgeExpired(
     now,
     chunk,
   );
+  return rows;
 }
 
 /**
- * Deletes outbox events dispatched before `before` that no subscription received (no delivery refers
- * to them), `chunk` rows per statement. Events with deliveries stay: retries and manual redeliveries
- * read their payload; once `purgeFinishedDeliveries` has deleted an event's last delivery, this
- * deletes the event. Without this the table grows by every event of every flow, forever.
+ * Deletes outbox events dispatched before `before` that no subscription received, `chunk` rows per
+ * statement. Without this the table grows by every event of every flow, forever. Only events fanned out
+ * to nobody (`deliveriesCreated` = 0, from the dispatcher) are candidates, read from their index, so the
+ * events kept for their deliveries are never scanned again; the NOT EXISTS is a safety net. An event
+ * with deliveries goes with its last delivery (`purgeFinishedDeliveries`).
  */
-export function purgeUndeliveredEvents(sql: FastSql, before: Date, chunk = 1_000): Promise<number> {
-  return deleteInChunks(
+export async function purgeUndeliveredEvents(sql: FastSql, before: Date, chunk = 1_000): Promise<number> {
+  const { rows } = await deleteInChunks(
     sql,
-    `DELETE FROM "OutboxEvent" WHERE "id" IN (
+    `DELETE FROM "OutboxEvent" WHERE "id" = ANY(ARRAY(
        SELECT o."id" FROM "OutboxEvent" o
-        WHERE o."dispatchedAt" < $1::timestamp(3)
+        WHERE o."deliveriesCreated" = 0 AND o."dispatchedAt" < $1::timestamp(3)
           AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = o."id")
-        LIMIT $2)
+        LIMIT $2))
      RETURNING 1`,
     before,
     chunk,
   );
+  return rows;
 }
 
 /** Delivery statuses after which nothing more happens unless someone asks for a redelivery. */
@@ -56,21 +59,26 @@ const FINISHED_DELIVERY_STATUSES = ["succeeded", "failed"] as const;
 /**
  * Deletes webhook deliveries in a final state (`succeeded`, `failed`) whose last change (`updatedAt`:
  * the last attempt, the close without one, or a redelivery request) is before `before`, with their
- * attempts, `chunk` deliveries per statement; returns the number of deliveries deleted. Pending
+ * attempts, `chunk` deliveries per statement; returns how many deliveries and events it deleted. Pending
  * deliveries (an attempt due or a retry scheduled) are never deleted: the rows are locked with their
  * status re-checked (`FOR UPDATE`), so one that a redelivery made pending meanwhile is passed over,
- * and one a worker or a redelivery holds is skipped until the next sweep. Their events are left to
- * `purgeUndeliveredEvents`, which deletes them once no delivery refers to them.
+ * and one a worker or a redelivery holds is skipped until the next sweep. An event goes in the same
+ * statement as its last delivery (the statement still sees the deliveries it deletes, hence the
+ * `<> ALL(gone)`).
  *
  * One statement per status, oldest first, so the chunk is read from the (status, updatedAt) index; the
  * rows are then found by primary key (`= ANY(ARRAY(…))`), since with `IN (…)` the planner hashed the
  * chunk and scanned the whole table: ~12 ms per 1 000 deliveries instead of ~60 (embedded database,
  * 100 000 recent deliveries beside them).
  */
-export async function purgeFinishedDeliveries(sql: FastSql, before: Date, chunk = 1_000): Promise<number> {
-  let total = 0;
+export async function purgeFinishedDeliveries(
+  sql: FastSql,
+  before: Date,
+  chunk = 1_000,
+): Promise<{ deliveries: number; events: number }> {
+  const total = { deliveries: 0, events: 0 };
   for (const status of FINISHED_DELIVERY_STATUSES) {
-    total += await deleteInChunks(
+    const purged = await deleteInChunks(
       sql,
       `WITH gone AS (
          DELETE FROM "WebhookDelivery" WHERE "id" = ANY(ARRAY(
@@ -78,26 +86,35 @@ export async function purgeFinishedDeliveries(sql: FastSql, before: Date, chunk 
             WHERE "status" = '${status}' AND "updatedAt" < $1::timestamp(3)
             ORDER BY "updatedAt" LIMIT $2
             FOR UPDATE SKIP LOCKED))
-         RETURNING "id"),
-       attempts AS (DELETE FROM "WebhookAttempt" WHERE "deliveryId" = ANY(ARRAY(SELECT "id" FROM gone)))
-       SELECT 1 FROM gone`,
+         RETURNING "id", "eventId"),
+       attempts AS (DELETE FROM "WebhookAttempt" WHERE "deliveryId" = ANY(ARRAY(SELECT "id" FROM gone))),
+       events AS (
+         DELETE FROM "OutboxEvent" e WHERE e."id" = ANY(ARRAY(SELECT DISTINCT "eventId" FROM gone))
+            AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d
+                             WHERE d."eventId" = e."id" AND d."id" <> ALL(ARRAY(SELECT "id" FROM gone)))
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM events)::int AS "cascaded" FROM gone`,
       before,
       chunk,
     );
+    total.deliveries += purged.rows;
+    total.events += purged.cascaded;
   }
   return total;
 }
 
 /**
  * Runs `statement` ($1 = `cutoff`, $2 = `chunk`; one row returned per row deleted) until it deletes
- * fewer than `chunk` rows; the total. Counted by rows returned, not by the command tag: PGlite reports
- * no affected rows for a statement whose outer command is a SELECT (a DELETE in a WITH clause).
+ * fewer than `chunk` rows. Counted by rows returned, not by the command tag: PGlite reports no affected
+ * rows for a statement whose outer command is a SELECT (a DELETE in a WITH clause). A statement that
+ * also deletes dependent rows reports how many in a `cascaded` column (the same on every row).
  */
 async function deleteInChunks(sql: FastSql, statement: string, cutoff: Date, chunk: number) {
-  let total = 0;
+  const total = { rows: 0, cascaded: 0 };
   for (;;) {
-    const { rows } = await sql.query(statement, [cutoff, chunk]);
-    total += rows.length;
+    const { rows } = await sql.query<{ cascaded?: number }>(statement, [cutoff, chunk]);
+    total.rows += rows.length;
+    total.cascaded += rows[0]?.cascaded ?? 0;
     if (rows.length < chunk) return total;
   }
 }

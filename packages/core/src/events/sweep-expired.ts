@@ -25,8 +25,9 @@ export interface SweepReport {
  * pending ones past their expiry that nobody read (each exactly once: a conditional update decides,
  * in the same transaction as the event, so the read-time transition and the sweeper never both
  * emit), and purges expired idempotency records, wallet nonces and access tokens, finished webhook
- * deliveries (with their attempts) `config.webhookDeliveryRetentionDays` after their last change, and
- * then outbox events no delivery refers to, a day after their fan-out.
+ * deliveries (with their attempts, and their event with the last of them)
+ * `config.webhookDeliveryRetentionDays` after their last change, and outbox events fanned out to no
+ * subscription a day after their fan-out.
  */
 export async function sweepExpired(
   deps: { database: Database; config: Pick<CoreConfig, "webhookDeliveryRetentionDays"> },
@@ -62,22 +63,27 @@ export async function sweepExpired(
   }
 
   const ago = (ms: number) => new Date(now.getTime() - ms);
+  const idempotencyRecordsPurged = await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk);
+  const walletNoncesPurged = await purgeExpired(sql, "WalletNonce", now, options.purgeChunk);
+  const accessTokensPurged = await purgeExpired(sql, "AccessToken", now, options.purgeChunk);
+  // An event goes with its last delivery here; the events nobody received go next.
+  const finished = await purgeFinishedDeliveries(
+    sql,
+    ago(deps.config.webhookDeliveryRetentionDays * DAY_MS),
+    options.purgeChunk,
+  );
+  const undelivered = await purgeUndeliveredEvents(
+    sql,
+    ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
+    options.purgeChunk,
+  );
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,
-    idempotencyRecordsPurged: await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk),
-    walletNoncesPurged: await purgeExpired(sql, "WalletNonce", now, options.purgeChunk),
-    accessTokensPurged: await purgeExpired(sql, "AccessToken", now, options.purgeChunk),
-    // Before the events: an event whose last delivery goes here is purged in the same sweep.
-    webhookDeliveriesPurged: await purgeFinishedDeliveries(
-      sql,
-      ago(deps.config.webhookDeliveryRetentionDays * DAY_MS),
-      options.purgeChunk,
-    ),
-    outboxEventsPurged: await purgeUndeliveredEvents(
-      sql,
-      ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
-      options.purgeChunk,
-    ),
+    idempotencyRecordsPurged,
+    walletNoncesPurged,
+    accessTokensPurged,
+    webhookDeliveriesPurged: finished.deliveries,
+    outboxEventsPurged: finished.events + undelivered,
   };
 }
