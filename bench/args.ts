@@ -10,6 +10,8 @@ export interface BenchOptions {
   noPeer: boolean;
   /** Skip the open-loop run at 70% of peak. */
   noLatencyRun: boolean;
+  /** Run the open loop at this many operations per second instead of 70% of the measured peak (A/B runs). */
+  rate: number | undefined;
   /** Run the server under `--cpu-prof` and summarise the profile. */
   cpuProf: boolean;
   /** Only these workloads (comma-separated ids), when given. */
@@ -28,6 +30,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     smoke: false,
     noPeer: false,
     noLatencyRun: false,
+    rate: undefined,
     cpuProf: false,
     only: undefined,
     serverNodeArgs: [],
@@ -51,13 +54,14 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--no-peer") options.noPeer = true;
     else if (arg === "--no-latency-run") options.noLatencyRun = true;
     else if (arg === "--cpu-prof") options.cpuProf = true;
+    else if (arg === "--rate") options.rate = Number(value());
     else if (arg === "--only") options.only = value().split(",");
     else if (arg === "--server-node-arg") options.serverNodeArgs.push(value());
     else if (arg === "--server-log") options.serverLog = value();
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
-          "           [--no-latency-run] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n" +
+          "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n" +
           "           [--server-node-arg <flag>]... [--server-log <file>]\n",
       );
       process.exit(0);
@@ -70,5 +74,6 @@ export function parseArgs(argv: string[]): BenchOptions {
     options.noLatencyRun = true;
   }
   if (!(options.duration > 0) || !(options.concurrency >= 1)) throw new Error("bad --duration/--concurrency");
+  if (options.rate !== undefined && !(options.rate > 0)) throw new Error("bad --rate");
   return options;
 }

@@ -5,7 +5,7 @@ import { type CryptoRates, SERVER_CRYPTO } from "./crypto-bound";
 import type { DriverResult } from "./driver";
 
 export interface PhaseReport extends DriverResult {
-  phase: "peak" | "70% of peak";
+  phase: "peak" | "70% of peak" | "fixed rate";
   rate?: number;
   concurrency: number;
   server: { peakRssMb: number; hwmMb: number; cpuSeconds: number };

@@ -62,7 +62,7 @@ async function measure(
     `  ${side} ${workload} peak: ${peak.throughput.toFixed(1)}/s p99 ${peak.latency.p99.toFixed(1)} ms, ${peak.errors} errors`,
   );
   if (!options.noLatencyRun && peak.throughput > 0) {
-    const rate = 0.7 * peak.throughput;
+    const rate = options.rate ?? 0.7 * peak.throughput;
     const s = sampleProcess(service.pid);
     const at70 = await runDriver({
       side,
@@ -74,7 +74,13 @@ async function measure(
       rate,
       items: items?.slice(half),
     });
-    phases.push({ phase: "70% of peak", rate, concurrency: options.concurrency, ...at70, server: s.stop() });
+    phases.push({
+      phase: options.rate ? "fixed rate" : "70% of peak",
+      rate,
+      concurrency: options.concurrency,
+      ...at70,
+      server: s.stop(),
+    });
     log(
       `  ${side} ${workload} at ${rate.toFixed(1)}/s: p99 ${at70.latency.p99.toFixed(1)} ms, ${at70.errors} errors`,
     );
