@@ -581,6 +581,38 @@ describe("fan-out (dispatchOutboxEvents)", () => {
     ).not.toBeNull();
     expect(await deliveriesOfEvent("evt_internal_only")).toEqual([]);
   });
+
+  it("writes an event that no active subscription can receive already dispatched, with no deliveries", async () => {
+    await drain();
+    const quiet = await tenant(); // no subscription: its issuer and configuration events, then issuance
+    const tx = await issue(quiet.key, quiet.issuer);
+    const quietEvents = await prisma().outboxEvent.findMany({ where: { tenantId: quiet.tenantId } });
+    expect(quietEvents.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["credential_configuration.created", "issuance.transaction.created"]),
+    );
+    // Before any fan-out: both write paths (Prisma transactions and single statements) did it.
+    for (const e of quietEvents)
+      expect(e).toMatchObject({ deliveriesCreated: 0, dispatchedAt: expect.any(Date) });
+
+    // A disabled subscription receives nothing either; an active one makes the worker fan events out.
+    const off = await subscribe(quiet.key, "http://127.0.0.1:9/hook");
+    await prisma().webhookSubscription.update({ where: { id: off.id }, data: { status: "disabled" } });
+    const whileDisabled = await issue(quiet.key, quiet.issuer);
+    const on = await subscribe(quiet.key, "http://127.0.0.1:9/hook");
+    const withSubscriber = await issue(quiet.key, quiet.issuer);
+    const eventOf = (id: string) =>
+      prisma().outboxEvent.findFirstOrThrow({
+        where: { type: "issuance.transaction.created", payload: { path: ["transactionId"], equals: id } },
+      });
+    expect((await eventOf(whileDisabled.id)).dispatchedAt).not.toBeNull();
+    expect((await eventOf(withSubscriber.id)).dispatchedAt).toBeNull();
+    await drain();
+    const fannedOut = await eventOf(withSubscriber.id);
+    expect(fannedOut).toMatchObject({ deliveriesCreated: 1, dispatchedAt: expect.any(Date) });
+    expect((await deliveriesOfEvent(fannedOut.id)).map((d) => d.subscriptionId)).toEqual([on.id]);
+    for (const id of [tx.id, whileDisabled.id])
+      expect(await deliveriesOfEvent((await eventOf(id)).id)).toEqual([]);
+  });
 });
 
 describe("sweeper", () => {

@@ -45,7 +45,6 @@ export async function dispatchOutboxEvents(
   );
   if (rows.length === 0) return 0;
   const now = options.now ?? new Date();
-  const eventIds = [...new Set(rows.map((r) => r.id))];
   const deliveries = rows
     .filter((r) => r.subscriptionId && isCatalogued(r.type) && subscribesTo(r.events ?? [], r.type))
     .map((r) => ({
@@ -57,12 +56,14 @@ export async function dispatchOutboxEvents(
       eventType: r.type,
       at: now.toISOString(),
     }));
+  const fannedOut = new Map(rows.map((r) => [r.id, 0]));
+  for (const d of deliveries) fannedOut.set(d.eventId, (fannedOut.get(d.eventId) ?? 0) + 1);
+  const events = [...fannedOut].map(([id, deliveries]) => ({ id, deliveries }));
   await sql.query(
     `WITH marked AS (
-       UPDATE "OutboxEvent" o SET "dispatchedAt" = $1::timestamp(3),
-              "deliveriesCreated" = (SELECT count(*) FROM jsonb_array_elements($3::jsonb) d
-                                      WHERE d->>'eventId' = o."id")
-        WHERE o."id" IN (SELECT jsonb_array_elements_text($2::jsonb)) AND o."dispatchedAt" IS NULL
+       UPDATE "OutboxEvent" o SET "dispatchedAt" = $1::timestamp(3), "deliveriesCreated" = e."deliveries"
+         FROM jsonb_to_recordset($2::jsonb) AS e("id" text, "deliveries" int)
+        WHERE o."id" = e."id" AND o."dispatchedAt" IS NULL
        RETURNING o."id"),
      created AS (
        INSERT INTO "WebhookDelivery" ("id", "tenantId", "environment", "subscriptionId", "eventId", "eventType",
@@ -75,7 +76,7 @@ export async function dispatchOutboxEvents(
        ON CONFLICT DO NOTHING
        RETURNING 1)
      SELECT (SELECT count(*) FROM marked)::int AS "marked", (SELECT count(*) FROM created)::int AS "created"`,
-    [now, JSON.stringify(eventIds), JSON.stringify(deliveries)],
+    [now, JSON.stringify(events), JSON.stringify(deliveries)],
   );
-  return eventIds.length;
+  return events.length;
 }

@@ -1,10 +1,12 @@
 import type { Db } from "@cred/db";
 import { newId } from "./ids";
+import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "./outbox-sql";
 import type { TenantScope } from "./principal";
 
 /**
  * Records an event in the outbox. Call it with the transaction that makes the state change, so
- * the event exists exactly when the change does (delivery is the webhook worker's job).
+ * the event exists exactly when the change does (delivery is the webhook worker's job). The row is the
+ * one `outboxSelect` describes, as written by the single-statement paths.
  */
 export async function emitEvent(
   db: Db,
@@ -13,8 +15,10 @@ export async function emitEvent(
   data: Record<string, unknown>,
 ): Promise<string> {
   const id = newId("evt");
-  await db.outboxEvent.create({
-    data: { id, tenantId: scope.tenantId, environment: scope.environment, type, payload: data as object },
-  });
+  const p = new SqlParams();
+  await db.$executeRawUnsafe(
+    `INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS}) SELECT ${outboxSelect(p, scope, type, data, id)}`,
+    ...p.values,
+  );
   return id;
 }
