@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "@cred/oid4vc";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 
@@ -12,7 +12,7 @@ function encodeTime(ms: number): string {
 }
 
 function randomPart(chars: number): string {
-  const bytes = randomBytes(chars);
+  const bytes = pooledRandomBytes(chars);
   let out = "";
   for (let i = 0; i < chars; i++) out += ALPHABET[bytes[i]! & 31];
   return out;
@@ -53,5 +53,5 @@ export function newId(prefix: string): string {
 
 /** Random URL-safe secret with `bytes` of entropy. */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString("base64url");
+  return pooledRandomBytes(bytes).toString("base64url");
 }

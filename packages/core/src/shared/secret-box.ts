@@ -4,9 +4,9 @@ import {
   createHash,
   createHmac,
   hkdfSync,
-  randomBytes,
   timingSafeEqual,
 } from "node:crypto";
+import { pooledRandomBytes } from "@cred/oid4vc";
 
 /** AES-256-GCM for secrets at rest (signing keys, webhook secrets, pending claims). */
 export class SecretBox {
@@ -18,7 +18,7 @@ export class SecretBox {
   }
 
   seal(plaintext: string, associatedData = ""): string {
-    const iv = randomBytes(12);
+    const iv = pooledRandomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);

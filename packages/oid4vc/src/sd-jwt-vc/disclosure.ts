@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { base64urlDecodeJson, base64urlEncodeJson } from "../shared/base64url";
+import { pooledRandomBytes } from "../shared/random";
 
 /** The only `_sd_alg` this package issues and accepts. */
 export const SD_ALG = "sha-256";
@@ -17,7 +18,7 @@ export interface Disclosure {
 
 /** 128 bits of randomness, base64url encoded (RFC 9901 §9.3). */
 export function generateSalt(): string {
-  return randomBytes(16).toString("base64url");
+  return pooledRandomBytes(16).toString("base64url");
 }
 
 /** RFC 9901 §4.2.3: digest over the US-ASCII bytes of the encoded disclosure. */
@@ -35,7 +36,9 @@ export function createDisclosure(salt: string, name: string | undefined, value: 
 
 /** A decoy digest (RFC 9901 §4.2.5): the hash of a fresh random value, indistinguishable from a real digest. */
 export function createDecoyDigest(): string {
-  return createHash("sha256").update(randomBytes(16).toString("base64url"), "ascii").digest("base64url");
+  return createHash("sha256")
+    .update(pooledRandomBytes(16).toString("base64url"), "ascii")
+    .digest("base64url");
 }
 
 /** Parses and hashes one disclosure; throws `TypeError` when it is not a 2- or 3-element JSON array as RFC 9901 requires. */

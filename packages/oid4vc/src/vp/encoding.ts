@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
+import { pooledRandomBytes } from "../shared/random";
 
 export function b64url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
@@ -14,7 +15,7 @@ export function sha256B64url(data: string | Uint8Array): string {
 
 /** `bytes` random bytes, base64url without padding. */
 export function randomB64url(bytes: number): string {
-  return randomBytes(bytes).toString("base64url");
+  return pooledRandomBytes(bytes).toString("base64url");
 }
 
 /** Decodes one base64url JSON segment (JWT header/payload, disclosure). Throws on malformed input. */

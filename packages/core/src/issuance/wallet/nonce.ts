@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { pooledRandomBytes } from "@cred/oid4vc";
 import { hashSecret, type SecretBox } from "../../shared/secret-box";
 
 /**
@@ -22,7 +23,7 @@ export interface CheckedNonce {
 export function issueNonce(secretBox: SecretBox, lifetimeSeconds: number, now = new Date()) {
   const body = Buffer.alloc(BODY_BYTES);
   body.writeUIntBE(Math.floor(now.getTime() / 1000) + lifetimeSeconds, 0, EXPIRY_BYTES);
-  randomBytes(RANDOM_BYTES).copy(body, EXPIRY_BYTES);
+  pooledRandomBytes(RANDOM_BYTES).copy(body, EXPIRY_BYTES);
   const mac = secretBox.mac(PURPOSE, body).subarray(0, MAC_BYTES);
   return { c_nonce: Buffer.concat([body, mac]).toString("base64url") };
 }
