@@ -59,11 +59,11 @@ function instrument(Factory: { prototype: { connect(): Promise<any> } }) {
   };
 }
 
-const adapterModule = usePostgres
-  ? "@prisma/adapter-pg/dist/index.mjs"
-  : "pglite-prisma-adapter/dist/index.mjs";
+// Prisma talks to both databases through the pg adapter (the embedded one runs in a thread of its own
+// behind pg connections: packages/db/src/embedded-thread).
+const adapterModule = "@prisma/adapter-pg/dist/index.mjs";
 const adapter = await import(pathToFileURL(fs.realpathSync(path.join(dbPkg, adapterModule))).href);
-instrument(usePostgres ? adapter.PrismaPg : adapter.PrismaPGlite);
+instrument(adapter.PrismaPg);
 
 const { createServer } = await import("../apps/api/src/server");
 const { bootstrap } = await import("../packages/core/src/index");

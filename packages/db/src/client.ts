@@ -1,12 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
-import { type FastSql, pgFastSql, pgliteFastSql } from "./fast-sql";
+import { startEmbeddedThread } from "./embedded-thread/embedded-thread";
+import { type FastSql, pgFastSql } from "./fast-sql";
 import { PrismaClient } from "./generated/prisma/client";
 
 export type DatabaseKind = "embedded" | "postgres";
@@ -18,13 +17,7 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
-  /**
-   * Embedded only: PGlite `relaxedDurability` (do not await its filesystem sync). In Node that sync is a
-   * no-op and PGlite has no fsync at all: a commit survives a process crash (its WAL write completes before
-   * the statement resolves) but not an OS crash or power loss, with or without this. See docs/performance.md.
-   */
-  relaxedDurability?: boolean;
-  /** Embedded only: where a failed periodic CHECKPOINT or VACUUM is reported. */
+  /** Embedded only: where a failed periodic CHECKPOINT or VACUUM, or a crash of the database thread, is reported. */
   onMaintenanceError?: (error: unknown) => void;
 }
 
@@ -32,7 +25,7 @@ export interface Database {
   kind: DatabaseKind;
   prisma: PrismaClient;
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
-  /** Raw pg pool when on PostgreSQL (rate limiter store, SKIP LOCKED claims). */
+  /** Raw pg pool when on a PostgreSQL server (the rate limiter's shared store). */
   pool?: pg.Pool;
   /** Hot-path single statements straight to the driver (never inside an interactive transaction). */
   fast: FastSql;
@@ -76,30 +69,33 @@ export function openDatabase(options: DatabaseOptions): Database {
       },
     };
   }
-  let pglite: PGlite;
-  if (options.dataDir === ":memory:") {
-    pglite = new PGlite();
-  } else {
-    const dir = embeddedDir(options.dataDir);
-    fs.mkdirSync(dir, { recursive: true });
-    pglite = new PGlite(dir, {
-      relaxedDurability: options.relaxedDurability ?? true,
-      startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ["-c", s])],
-    });
-  }
-  const adapterFactory = new PrismaPGlite(pglite);
+  // PGlite is one session; its connections are virtual (embedded-thread/worker.mjs serialises them), so a
+  // few are enough for an interactive transaction not to hold up the pool's other statements.
+  if (options.dataDir !== ":memory:") fs.mkdirSync(embeddedDir(options.dataDir), { recursive: true });
+  const thread = startEmbeddedThread({
+    dataDir: options.dataDir === ":memory:" ? undefined : embeddedDir(options.dataDir),
+    startParams: EMBEDDED_SETTINGS.flatMap((s) => ["-c", s]),
+    onError: options.onMaintenanceError,
+  });
+  const pool = new pg.Pool({ max: 32, allowExitOnIdle: true, stream: () => thread.socket() });
+  pool.on("error", () => {});
+  const adapterFactory = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter: adapterFactory });
-  const maintenance = startEmbeddedMaintenance(pglite, { onError: options.onMaintenanceError });
+  const fast = pgFastSql(pool, pg.types);
+  const maintenance = startEmbeddedMaintenance((sql) => fast.query(sql), {
+    onError: options.onMaintenanceError,
+  });
   return {
     kind: "embedded",
     prisma,
     adapterFactory,
-    fast: pgliteFastSql(pglite),
+    fast,
     maintenance,
     async close() {
       maintenance.stop();
       await prisma.$disconnect();
-      await pglite.close();
+      await pool.end();
+      await thread.close();
     },
   };
 }

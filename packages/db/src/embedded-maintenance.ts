@@ -1,5 +1,3 @@
-import type { PGlite } from "@electric-sql/pglite";
-
 /**
  * PGlite runs PostgreSQL in single-user mode: there is no checkpointer and no autovacuum, and its
  * statistics are not flushed, so nothing ever checkpoints (pg_wal grows without bound and a restart
@@ -15,7 +13,7 @@ export interface EmbeddedMaintenance {
 }
 
 export function startEmbeddedMaintenance(
-  pglite: PGlite,
+  exec: (sql: string) => Promise<unknown>,
   options: { intervalMs?: number; vacuumEvery?: number; onError?: (error: unknown) => void } = {},
 ): EmbeddedMaintenance {
   const intervalMs = options.intervalMs ?? 5 * 60_000;
@@ -26,8 +24,8 @@ export function startEmbeddedMaintenance(
   const run = async ({ vacuum = false } = {}) => {
     rounds++;
     const withVacuum = vacuum || rounds % vacuumEvery === 0;
-    await pglite.exec("CHECKPOINT");
-    if (withVacuum) await pglite.exec("VACUUM (ANALYZE)");
+    await exec("CHECKPOINT");
+    if (withVacuum) await exec("VACUUM (ANALYZE)");
     return { checkpoint: true as const, vacuum: withVacuum };
   };
   const timer = setInterval(() => {

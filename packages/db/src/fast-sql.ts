@@ -1,4 +1,3 @@
-import { type PGlite, parse, protocol } from "@electric-sql/pglite";
 import type pg from "pg";
 
 export type SqlParam = string | number | boolean | null | Date;
@@ -20,60 +19,8 @@ const TIMESTAMP_OID = 1114;
 const parseUtcTimestamp = (value: string) => new Date(`${value.replace(" ", "T")}Z`);
 const toDriver = (params: SqlParam[]) => params.map((p) => (p instanceof Date ? p.toISOString() : p));
 
-/** Named prepared statements kept per PGlite instance; beyond this, statements are parsed each time. */
+/** Distinct statement texts kept as named prepared statements; beyond this, statements go unnamed. */
 const MAX_PREPARED = 256;
-
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-};
-
-/**
- * PGlite's `query` enters its wasm backend six times per statement (parse, describe, bind, describe,
- * execute, sync) and plans the statement every time. Here each distinct statement text is parsed once
- * as a named prepared statement, and every call is ONE protocol message (bind, describe, execute, sync):
- * the plan is reused and the backend entered once. Same locks as `query`, so it never interleaves with
- * an open interactive transaction. Statement names are never reused, so one left behind by a failed call
- * cannot clash.
- */
-export function pgliteFastSql(pglite: PGlite): FastSql {
-  const { serialize } = protocol;
-  const prepared = new Map<string, string>();
-  let counter = 0;
-  let parsers: PGlite["parsers"] | undefined;
-  return {
-    async query<T>(text: string, params: SqlParam[] = []) {
-      await pglite.waitReady;
-      parsers ??= { ...pglite.parsers, [TIMESTAMP_OID]: parseUtcTimestamp };
-      const values = toDriver(params).map((v) => (v === null ? null : String(v)));
-      return pglite._runExclusiveTransaction(() =>
-        pglite._runExclusiveQuery(async () => {
-          let name = prepared.get(text);
-          const parts: Uint8Array[] = [];
-          if (name === undefined) {
-            name = prepared.size < MAX_PREPARED ? `cred_fast_${++counter}` : "";
-            parts.push(serialize.parse({ name, text }));
-          }
-          parts.push(
-            serialize.bind({ statement: name, values }),
-            serialize.describe({ type: "P" }),
-            serialize.execute({}),
-            serialize.sync(),
-          );
-          const { messages } = await pglite.execProtocol(concat(parts));
-          if (name && !prepared.has(text)) prepared.set(text, name);
-          const [result] = parse.parseResults(messages, parsers!);
-          return { rows: (result?.rows ?? []) as T[], affected: result?.affectedRows ?? 0 };
-        }),
-      );
-    },
-  };
-}
 
 export function pgFastSql(pool: pg.Pool, types: typeof pg.types): FastSql {
   const custom = {
@@ -82,9 +29,17 @@ export function pgFastSql(pool: pg.Pool, types: typeof pg.types): FastSql {
         ? parseUtcTimestamp
         : types.getTypeParser(oid, format as "text")) as typeof types.getTypeParser,
   };
+  // Each distinct statement is a named prepared statement: parsed and planned once per connection, then
+  // one bind/execute per call. Past MAX_PREPARED distinct texts, statements go unnamed.
+  const names = new Map<string, string>();
   return {
     async query<T>(text: string, params: SqlParam[] = []) {
-      const result = await pool.query({ text, values: toDriver(params), types: custom });
+      let name = names.get(text);
+      if (name === undefined && names.size < MAX_PREPARED) {
+        name = `cred_fast_${names.size + 1}`;
+        names.set(text, name);
+      }
+      const result = await pool.query({ name, text, values: toDriver(params), types: custom });
       return { rows: result.rows as T[], affected: result.rowCount ?? 0 };
     },
   };
