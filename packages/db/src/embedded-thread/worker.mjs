@@ -24,7 +24,7 @@ const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
  * (status 'T' or 'E') or a half-sent extended-query sequence keeps it, so no other connection's
  * statement can run inside it. Units of the other connections wait in arrival order.
  */
-/** @typedef {{ port: import("node:worker_threads").MessagePort, inbox: Buffer, started: boolean, pending: Buffer[], open: boolean }} Connection */
+/** @typedef {{ port: import("node:worker_threads").MessagePort, inbox: Buffer, started: boolean, pending: Buffer[], open: boolean, ending?: boolean }} Connection */
 /** @type {Connection | null} */
 let owner = null;
 /** @type {Set<Connection>} */
@@ -32,6 +32,7 @@ const connections = new Set();
 /** @type {{ conn: Connection, unit: Buffer | null }[]} unit null = terminate */
 const queue = [];
 let pumping = false;
+let closing = false;
 
 const message = (type, body) => {
   const out = Buffer.alloc(5 + body.length);
@@ -83,20 +84,35 @@ async function prepareGreeting() {
 const preparedInSession = new Map();
 const PARSE_COMPLETE = message("1", Buffer.alloc(0));
 
+/**
+ * Hands protocol bytes to the backend and returns its raw reply. Through `execProtocolRawStream` with a
+ * callback of our own: PGlite's plain `execProtocolRawSync` also parses every reply into a result list
+ * that only its `execProtocol` ever empties, so used alone it leaks (and parses for nothing). The
+ * callback's bytes are a view of WebAssembly memory, hence the copy. Runs synchronously; the promise
+ * only settles the call.
+ */
+async function run(bytes) {
+  const parts = [];
+  await pglite.execProtocolRawStream(bytes, {
+    syncToFs: false,
+    onRawData: (chunk) => parts.push(Buffer.from(chunk)),
+  });
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
 /** Runs one unit; a leading Parse of an already prepared statement is skipped. */
-function execute(unit) {
-  if (unit[0] !== 0x50 /* P */) return Buffer.from(pglite.execProtocolRawSync(unit));
+async function execute(unit) {
+  if (unit[0] !== 0x50 /* P */) return run(unit);
   const end = 1 + unit.readInt32BE(1);
   const nameEnd = unit.indexOf(0, 5);
   const name = unit.toString("utf8", 5, nameEnd);
-  if (!name) return Buffer.from(pglite.execProtocolRawSync(unit));
+  if (!name) return run(unit);
   const definition = unit.toString("latin1", nameEnd + 1, end);
   if (preparedInSession.get(name) === definition) {
-    const rest =
-      end < unit.length ? Buffer.from(pglite.execProtocolRawSync(unit.subarray(end))) : Buffer.alloc(0);
+    const rest = end < unit.length ? await run(unit.subarray(end)) : Buffer.alloc(0);
     return Buffer.concat([PARSE_COMPLETE, rest]);
   }
-  const reply = Buffer.from(pglite.execProtocolRawSync(unit));
+  const reply = await run(unit);
   if (reply[0] === 0x31 /* 1 */) preparedInSession.set(name, definition);
   return reply;
 }
@@ -117,51 +133,68 @@ function send(conn, bytes) {
 }
 
 /** A connection that leaves while it owns the session: finish its sequence and roll its transaction back. */
-function releaseSession(conn) {
+async function releaseSession(conn) {
   if (owner !== conn) return;
   owner = null;
-  const synced = Buffer.from(pglite.execProtocolRawSync(message("S", Buffer.alloc(0))));
-  if (lastReadyStatus(synced) !== 0x49 /* I */) pglite.execProtocolRawSync(message("Q", cstring("ROLLBACK")));
+  const synced = await run(message("S", Buffer.alloc(0)));
+  if (lastReadyStatus(synced) !== 0x49 /* I */) await run(message("Q", cstring("ROLLBACK")));
 }
 
-function closeConnection(conn) {
+/**
+ * Ends a connection. Only the pump runs this (a terminate unit), so the session is never used by two
+ * things at once; a connection that owns the session is released first.
+ */
+async function closeConnection(conn) {
   if (!conn.open) return;
   conn.open = false;
   connections.delete(conn);
-  releaseSession(conn);
   for (let i = queue.length - 1; i >= 0; i--) if (queue[i].conn === conn) queue.splice(i, 1);
   conn.port.close();
+  await releaseSession(conn);
 }
 
+/** Ends a connection through the queue (its client left, or spoke something we do not serve). */
+function endConnection(conn) {
+  if (!conn.open || conn.ending) return;
+  conn.ending = true;
+  queue.push({ conn, unit: null });
+  pump();
+}
+
+let idle = Promise.resolve();
+
+/** Runs queued units one at a time: the owner's first while it holds the session, else in arrival order. */
 function pump() {
   if (pumping) return;
   pumping = true;
-  try {
-    for (;;) {
-      const index = owner ? queue.findIndex((q) => q.conn === owner) : 0;
-      if (index < 0 || queue.length === 0) break;
-      const [{ conn, unit }] = queue.splice(index, 1);
-      if (unit === null) {
-        closeConnection(conn);
-        continue;
+  idle = (async () => {
+    try {
+      while (!closing) {
+        const index = owner ? queue.findIndex((q) => q.conn === owner) : 0;
+        if (index < 0 || queue.length === 0) break;
+        const [{ conn, unit }] = queue.splice(index, 1);
+        if (unit === null) {
+          await closeConnection(conn);
+          continue;
+        }
+        let reply;
+        try {
+          reply = await execute(unit);
+        } catch (error) {
+          // Not a PostgreSQL error (those come back as ErrorResponse): the session state is unknown, so
+          // this connection ends and its client sees it terminated.
+          console.error("embedded database: protocol execution failed", error);
+          owner = conn;
+          await closeConnection(conn);
+          continue;
+        }
+        owner = lastReadyStatus(reply) === 0x49 /* I */ ? null : conn;
+        send(conn, reply);
       }
-      let reply;
-      try {
-        reply = execute(unit);
-      } catch (error) {
-        // Not a PostgreSQL error (those come back as ErrorResponse): the session state is unknown, so
-        // this connection ends and its client sees it terminated.
-        console.error("embedded database: protocol execution failed", error);
-        closeConnection(conn);
-        continue;
-      }
-      const status = lastReadyStatus(reply);
-      owner = status === 0x49 /* I */ ? null : conn;
-      send(conn, reply);
+    } finally {
+      pumping = false;
     }
-  } finally {
-    pumping = false;
-  }
+  })();
 }
 
 /** Startup packets have no type byte; everything after them is `type, int32 length, body`. */
@@ -181,7 +214,8 @@ function receive(conn, chunk) {
         conn.started = true;
         send(conn, greeting);
       } else {
-        closeConnection(conn); // cancel requests and unknown protocol versions
+        endConnection(conn); // cancel requests and unknown protocol versions
+        break;
       }
       continue;
     }
@@ -192,8 +226,8 @@ function receive(conn, chunk) {
     const frame = conn.inbox.subarray(at, at + 1 + length);
     at += 1 + length;
     if (type === TERMINATE) {
-      queue.push({ conn, unit: null });
-      continue;
+      endConnection(conn);
+      break;
     }
     conn.pending.push(frame);
     if (UNIT_END.has(type)) {
@@ -211,16 +245,17 @@ function accept(port) {
   const conn = { port, inbox: Buffer.alloc(0), started: false, pending: [], open: true };
   connections.add(conn);
   port.on("message", (data) => receive(conn, Buffer.from(data.buffer, data.byteOffset, data.byteLength)));
-  port.on("close", () => {
-    closeConnection(conn);
-    pump();
-  });
+  port.on("close", () => endConnection(conn));
 }
 
 parentPort.on("message", async (msg) => {
   if (msg.type === "connect") accept(msg.port);
   else if (msg.type === "close") {
-    for (const conn of [...connections]) closeConnection(conn);
+    // Shutting down: what is queued is dropped and an open transaction is lost, as when a PostgreSQL
+    // server stops; the unit running now completes first.
+    closing = true;
+    await idle;
+    for (const conn of connections) conn.port.close();
     await pglite.close();
     parentPort.postMessage({ type: "closed" });
   }
