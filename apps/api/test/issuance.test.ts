@@ -733,6 +733,22 @@ describe("Credentials_Revoke and the status list", () => {
     ).toHaveLength(1);
   });
 
+  it("fetches arriving together after revocations all show every revocation made before them", async () => {
+    const a = await issued();
+    const b = await issued();
+    expect(await statusOf(a.status)).toBe(0);
+    await call(t, "POST", `/v1.0/credentials/${a.credentialId}/revoke`, { key: t.adminKey });
+    // One token is built for the new version and shared by the fetches that wait for it.
+    expect(await Promise.all(Array.from({ length: 8 }, () => statusOf(a.status)))).toEqual(Array(8).fill(1));
+    // Revocations interleaved with fetches: each fetch that starts after a revocation returns shows it.
+    const revokeB = call(t, "POST", `/v1.0/credentials/${b.credentialId}/revoke`, { key: t.adminKey });
+    const during = Array.from({ length: 4 }, () => statusOf(b.status));
+    await revokeB;
+    expect((await Promise.all(during)).every((s) => s === 0 || s === 1)).toBe(true);
+    expect(await Promise.all(Array.from({ length: 4 }, () => statusOf(b.status)))).toEqual([1, 1, 1, 1]);
+    expect(await statusOf(a.status)).toBe(1);
+  });
+
   it("revocations of neighbours in the same byte do not disturb each other", async () => {
     const a = await issued();
     const b = await issued();

@@ -30,6 +30,8 @@ export interface SignStatusListTokenInput {
   bits: StatusListBits;
   bytes: Uint8Array;
   aggregationUri?: string;
+  /** zlib level for `lst` (default: the highest, 9; see `encodeStatusList`). */
+  compressionLevel?: number;
 }
 
 /** Signs a Status List Token in JWT format (§5.1): header `typ: statuslist+jwt`, claims `sub`, `iat`, `exp`, `ttl`, `status_list`. */
@@ -38,7 +40,10 @@ export async function signStatusListToken(input: SignStatusListTokenInput): Prom
   const header: Record<string, unknown> & { alg: "ES256" } = { alg: "ES256", typ: STATUS_LIST_JWT_TYP };
   if (input.kid !== undefined) header.kid = input.kid;
   if (input.x5c !== undefined) header.x5c = input.x5c;
-  const statusList: Record<string, unknown> = { bits: input.bits, lst: encodeStatusList(input.bytes) };
+  const statusList: Record<string, unknown> = {
+    bits: input.bits,
+    lst: encodeStatusList(input.bytes, input.compressionLevel),
+  };
   if (input.aggregationUri !== undefined) statusList.aggregation_uri = input.aggregationUri;
   const payload: Record<string, unknown> = { sub: input.sub, iat: input.iat };
   if (input.iss !== undefined) payload.iss = input.iss;

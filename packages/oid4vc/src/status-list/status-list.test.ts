@@ -129,6 +129,17 @@ describe("status list bytes", () => {
     expect([...decodeStatusList(VECTOR_2BIT_SHORT.lst)]).toEqual(VECTOR_2BIT_SHORT.bytes);
   });
 
+  it("encodes at a lower zlib level on request: larger, and decodes to the same bytes", () => {
+    const bytes = new Uint8Array(32768);
+    for (let i = 0; i < 3000; i++) bytes[(i * 7919) % bytes.length]! |= 1 << (2 * (i % 4));
+    const best = encodeStatusList(bytes);
+    const fast = encodeStatusList(bytes, 6);
+    expect(fast).not.toBe(best);
+    expect(best.length).toBeLessThanOrEqual(fast.length);
+    expect(decodeStatusList(fast)).toEqual(bytes);
+    expect(decodeStatusList(best)).toEqual(bytes);
+  });
+
   it.each([VECTOR_1BIT_LONG, VECTOR_2BIT_LONG, VECTOR_4BIT_LONG])(
     "decodes the 2^20-entry $bits-bit test vector and matches every entry",
     (v) => {
