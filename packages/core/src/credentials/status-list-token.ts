@@ -24,11 +24,52 @@ const FAST_LEVEL = 6;
 /** Signed tokens per list and version: a revocation bumps the version, so it shows on the next fetch. */
 const cache = new Map<string, CachedToken>();
 /**
- * Tokens being built, per list and version. Under a stream of revocations every fetch finds a new version;
- * fetches that arrive together share one read, compression and signature instead of each making their own
- * (which, measured, let the work per fetch grow with the queue and the service fall behind).
+ * Builds in progress, at most one per list, and the one queued behind it. A fetch may take a build whose
+ * read of the list comes after its own read of the version: the running build if whoever started it had
+ * seen at least that version, otherwise the queued one (which reads once the running one is done). Under
+ * a stream of revocations every fetch finds a new version; this way builds run one after another, each
+ * covering every revocation before it, instead of one per revocation side by side (measured: the work
+ * per fetch then grew with the queue, and the service fell behind).
  */
-const building = new Map<string, Promise<CachedToken | null>>();
+interface Build {
+  /** The highest version seen by the fetches that took this build; its read returns at least that. */
+  atLeast: number;
+  done: Promise<CachedToken | null>;
+}
+const running = new Map<string, Build>();
+const queued = new Map<string, Build>();
+
+function buildFor(listId: string, version: number, build: () => Promise<CachedToken | null>) {
+  const start = (atLeast: number): Build => {
+    const b: Build = { atLeast, done: build() };
+    running.set(listId, b);
+    b.done
+      .finally(() => {
+        if (running.get(listId) === b) running.delete(listId);
+      })
+      .catch(() => {});
+    return b;
+  };
+  const now = running.get(listId);
+  if (!now) return start(version).done;
+  if (now.atLeast >= version) return now.done;
+  let next = queued.get(listId);
+  if (!next) {
+    const waiting: Build = {
+      atLeast: version,
+      done: now.done
+        .catch(() => null)
+        .then(() => {
+          queued.delete(listId);
+          return start(waiting.atLeast).done;
+        }),
+    };
+    next = waiting;
+    queued.set(listId, next);
+  }
+  next.atLeast = Math.max(next.atLeast, version);
+  return next.done;
+}
 
 /**
  * The status list token (`statuslist+jwt`) of an issuer's list, signed with the issuer's key.
@@ -50,13 +91,7 @@ export async function statusListToken(
   if (cached && cached.version >= head.version && cached.refreshAfter > Date.now())
     return { token: cached.token, ttl };
 
-  const key = `${listId}@${head.version}`;
-  let build = building.get(key);
-  if (!build) {
-    build = buildToken(deps, issuerId, listId).finally(() => building.delete(key));
-    building.set(key, build);
-  }
-  const built = await build;
+  const built = await buildFor(listId, head.version, () => buildToken(deps, issuerId, listId));
   return built && { token: built.token, ttl };
 }
 
