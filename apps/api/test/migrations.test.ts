@@ -65,6 +65,32 @@ describe("migrations", () => {
     );
   });
 
+  it("moves each status list's bits into 1 KiB chunk rows, all-zero chunks left out", async () => {
+    const db = await emptyDatabase();
+    const before = all.slice(
+      0,
+      all.findIndex((m) => m.endsWith("_status_list_chunks")),
+    );
+    await applyMigrations(db.adapterFactory, { only: before });
+    const bytes = new Uint8Array(4096); // 16 384 entries at 2 bits: four chunks
+    bytes[5] = 0b0100;
+    bytes[2048 + 1023] = 0b0001;
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO "StatusList" ("id","tenantId","environment","issuerId","bits","size","data","updatedAt")
+       VALUES ('sl_upgrade','ten','sandbox','iss',2,16384,decode($1,'hex'),now())`,
+      Buffer.from(bytes).toString("hex"),
+    );
+    await applyMigrations(db.adapterFactory);
+    const chunks = await db.prisma.statusListChunk.findMany({
+      where: { listId: "sl_upgrade" },
+      orderBy: { chunk: "asc" },
+    });
+    expect(chunks.map((c) => c.chunk)).toEqual([0, 2]);
+    expect([...new Uint8Array(chunks[0]!.data)]).toEqual([...bytes.subarray(0, 1024)]);
+    expect([...new Uint8Array(chunks[1]!.data)]).toEqual([...bytes.subarray(2048, 3072)]);
+    expect(await columnsOf(db, "StatusList")).not.toContain("data");
+  });
+
   describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("at server start (embedded data folder)", () => {
     const startOn = (dataDir: string) =>
       createServer({

@@ -136,11 +136,21 @@ async function recordCredential(issuer: TestIssuer, credential: string, status?:
   return id;
 }
 
+/** Sets an entry's status directly in its 1 KiB chunk row, as a revocation does. */
 async function setRevoked(issuer: TestIssuer, idx: number) {
   const list = await prisma.statusList.findUniqueOrThrow({ where: { id: issuer.statusListId } });
-  const bytes = new Uint8Array(list.data);
-  setStatus(bytes, list.bits as StatusListBits, idx, 1);
-  await prisma.statusList.update({ where: { id: list.id }, data: { data: bytes } });
+  const chunk = Math.floor((idx * list.bits) / 8 / 1024);
+  const where = { listId_chunk: { listId: list.id, chunk } };
+  const row = await prisma.statusListChunk.findUnique({ where });
+  const length = Math.min(1024, (list.size * list.bits) / 8 - chunk * 1024);
+  const bytes = row ? new Uint8Array(row.data) : new Uint8Array(length);
+  setStatus(bytes, list.bits as StatusListBits, idx - (chunk * 1024 * 8) / list.bits, 1);
+  await prisma.statusListChunk.upsert({
+    where,
+    create: { listId: list.id, chunk, data: bytes },
+    update: { data: bytes },
+  });
+  await prisma.statusList.update({ where: { id: list.id }, data: { version: { increment: 1 } } });
 }
 
 function policyBody(

@@ -3,11 +3,13 @@ import type { z } from "zod";
 import type { AppDeps, CoreConfig } from "../context";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { issuerUrls } from "../issuance/issuance-urls";
+import { STATUS_LIST_BITS } from "../issuers/provision-status-list";
 import { DomainError, notFound } from "../shared/errors";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
 import type { zCredentialStatus } from "./credential.schema";
+import { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
 
 type CredentialRow = NonNullable<Awaited<ReturnType<Db["credential"]["findUnique"]>>>;
 
@@ -32,10 +34,12 @@ function toDto(
 }
 
 /**
- * Revokes a credential: irreversible and immediate. One statement changes the credential, sets its
- * status bits (2 bits per entry, LSB first, `set_byte` on the row under its lock, so neighbours in the
- * same byte never undo each other), bumps the list version and writes the event; the next status list
- * fetch — even on another process — shows it. Revoking again returns the revoked state (200).
+ * Revokes a credential: irreversible and immediate. One statement changes the credential, bumps the list
+ * version (locking the list row first, so concurrent revocations of a list queue in one order), sets the
+ * entry's status bits in its 1 KiB chunk (2 bits per entry, LSB first; `set_byte` on the chunk row under
+ * its lock, so neighbours in the same byte never undo each other; the chunk row is created on its first
+ * revocation) and writes the event; the next status list fetch, even on another process, shows it.
+ * Revoking again returns the revoked state (200).
  */
 export async function revokeCredential(
   deps: Pick<AppDeps, "database" | "config">,
@@ -63,20 +67,32 @@ export async function revokeCredential(
       "This credential was issued without a status entry (statusEnabled is false), so it cannot be revoked.",
     );
   }
-  const idx = row.statusIndex;
+  const at = statusEntryLocation(row.statusIndex, STATUS_LIST_BITS);
   const p = new SqlParams();
   const now = p.add(new Date());
+  const listId = p.add(row.statusListId);
+  const offset = `${p.add(at.offset)}::int`;
+  const mask = `${p.add(1 << at.shift)}::int`;
   const { rows } = await sql.query<CredentialRow>(
     `WITH revoked AS (
        UPDATE "Credential" SET "status" = 'revoked', "revokedAt" = ${now}::timestamp(3)
         WHERE "id" = ${p.add(row.id)} AND "status" = 'issued'
        RETURNING *),
      list AS (
-       UPDATE "StatusList"
-          SET "data" = set_byte("data", ${p.add(idx >> 2)}::int,
-                                get_byte("data", ${p.add(idx >> 2)}::int) | ${p.add(1 << ((idx & 3) * 2))}::int),
-              "version" = "version" + 1, "updatedAt" = ${now}::timestamp(3)
-        WHERE "id" = ${p.add(row.statusListId)} AND EXISTS (SELECT 1 FROM revoked)
+       UPDATE "StatusList" SET "version" = "version" + 1, "updatedAt" = ${now}::timestamp(3)
+        WHERE "id" = ${listId} AND EXISTS (SELECT 1 FROM revoked)
+       RETURNING 1),
+     bits AS (
+       INSERT INTO "StatusListChunk" ("listId", "chunk", "data")
+       SELECT l."id", c."chunk",
+              set_byte(decode(repeat('00', least(${STATUS_CHUNK_BYTES},
+                                   (l."size" * l."bits" + 7) / 8 - c."chunk" * ${STATUS_CHUNK_BYTES})), 'hex'),
+                       ${offset}, ${mask})
+         FROM "StatusList" l, (SELECT ${p.add(at.chunk)}::int AS "chunk") c
+        WHERE l."id" = ${listId} AND EXISTS (SELECT 1 FROM list)
+       ON CONFLICT ("listId", "chunk") DO UPDATE
+          SET "data" = set_byte("StatusListChunk"."data", ${offset},
+                                get_byte("StatusListChunk"."data", ${offset}) | ${mask})
        RETURNING 1),
      event AS (
        INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
@@ -87,7 +103,7 @@ export async function revokeCredential(
          transactionId: row.transactionId,
          status: "revoked",
        })} FROM revoked)
-     SELECT r.* FROM revoked r WHERE EXISTS (SELECT 1 FROM list)`,
+     SELECT r.* FROM revoked r WHERE EXISTS (SELECT 1 FROM bits)`,
     p.values,
   );
   // Empty: a concurrent revocation got there first; report the state it left.

@@ -3,6 +3,7 @@ import type { AppDeps } from "../context";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
+import { assembleStatusList } from "./status-list-chunks";
 
 interface CachedToken {
   version: number;
@@ -102,11 +103,20 @@ async function buildToken(
   listId: string,
 ): Promise<CachedToken | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
-  const { rows: lists } = await deps.database.fast.query<{ version: number; bits: number; data: Uint8Array }>(
-    `SELECT "version", "bits", "data" FROM "StatusList" WHERE "id" = $1`,
+  // One statement, so the version and the bits come from the same snapshot.
+  const { rows } = await deps.database.fast.query<{
+    version: number;
+    bits: number;
+    size: number;
+    chunk: number | null;
+    data: Uint8Array | null;
+  }>(
+    `SELECT l."version", l."bits", l."size", c."chunk", c."data"
+       FROM "StatusList" l LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
+      WHERE l."id" = $1`,
     [listId],
   );
-  const list = lists[0];
+  const list = rows[0];
   const issuer = await issuanceCatalog.issuer(deps.database.prisma, issuerId);
   if (!list || !issuer) return null;
   const key = await issuerSigningKey(deps.secretBox, issuer);
@@ -122,7 +132,11 @@ async function buildToken(
     exp: iat + 2 * ttl,
     ttl,
     bits: list.bits as StatusListBits,
-    bytes: new Uint8Array(list.data),
+    bytes: assembleStatusList(
+      list.size,
+      list.bits,
+      rows.flatMap((r) => (r.chunk === null || r.data === null ? [] : [{ chunk: r.chunk, data: r.data }])),
+    ),
     compressionLevel: changingFast ? FAST_LEVEL : undefined,
   });
   const entry = { version: list.version, token, refreshAfter: now + (ttl * 1000) / 2, builtAt: now };

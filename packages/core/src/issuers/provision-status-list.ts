@@ -8,8 +8,8 @@ import { issuerRepository } from "./issuer-repository";
 export const STATUS_LIST_BITS = 2;
 
 /**
- * Creates an empty status list for an issuer (every entry 0 = valid). Issuance allocates indices
- * from it; call it in the transaction that needs the list.
+ * Creates an empty status list for an issuer (every entry 0 = valid: its bits have no chunk rows until a
+ * revocation). Issuance allocates indices from it; call it in the transaction that needs the list.
  */
 export async function provisionStatusList(
   db: Db,
@@ -24,7 +24,6 @@ export async function provisionStatusList(
     issuerId,
     bits: STATUS_LIST_BITS,
     size,
-    data: new Uint8Array(Math.ceil((size * STATUS_LIST_BITS) / 8)),
   });
   return row.id;
 }

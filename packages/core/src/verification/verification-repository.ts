@@ -1,4 +1,5 @@
 import type { Db, FastSql, Prisma } from "@cred/db";
+import { STATUS_CHUNK_BYTES } from "../credentials/status-list-chunks";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
@@ -113,12 +114,15 @@ export const verificationRepository = {
    */
   async readOwnStatus(sql: FastSql, scope: TenantScope, issuerId: string, listId: string, idx: number) {
     if (!Number.isSafeInteger(idx) || idx < 0 || idx > 2 ** 31 - 1) return { size: 0, value: null };
+    // The entry's byte is in the 1 KiB chunk (idx * bits / 8) / 1024; a chunk without a row is zeros.
     const { rows } = await sql.query<{ bits: number; size: number; byte: number | null }>(
-      `SELECT "bits", "size",
-              CASE WHEN $5::int < "size" THEN get_byte("data", ($5::int * "bits") / 8) END AS "byte"
-         FROM "StatusList"
-        WHERE "id" = $1 AND "issuerId" = $2 AND "tenantId" = $3 AND "environment" = $4`,
-      [listId, issuerId, scope.tenantId, scope.environment, idx],
+      `SELECT l."bits", l."size",
+              CASE WHEN $5::int < l."size" THEN coalesce(
+                (SELECT get_byte(c."data", (($5::int * l."bits") / 8) % $6::int) FROM "StatusListChunk" c
+                  WHERE c."listId" = l."id" AND c."chunk" = (($5::int * l."bits") / 8) / $6::int), 0) END AS "byte"
+         FROM "StatusList" l
+        WHERE l."id" = $1 AND l."issuerId" = $2 AND l."tenantId" = $3 AND l."environment" = $4`,
+      [listId, issuerId, scope.tenantId, scope.environment, idx, STATUS_CHUNK_BYTES],
     );
     const row = rows[0];
     if (!row) return null;
