@@ -111,7 +111,7 @@ async function openMigratedDatabase(
 export async function createServer(options: ServerOptions): Promise<Server> {
   let logger: { error(details: object, message: string): void } | undefined;
   const database = await openMigratedDatabase(options, (err) =>
-    logger?.error({ err }, "embedded database maintenance (CHECKPOINT / VACUUM) failed"),
+    logger?.error({ err }, "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped"),
   );
   const deps: AppDeps = {
     database,

@@ -5,7 +5,7 @@ import { PortSocket } from "./port-socket";
  * The embedded PostgreSQL (PGlite) running in its own thread (./worker.mjs), so its WebAssembly backend,
  * protocol handling and file I/O use the second core instead of the request thread's time. Clients are
  * ordinary pg connections whose socket is a MessagePort: the server talks to it exactly as it talks to a
- * PostgreSQL server (docs/architecture.md, "Embedded database").
+ * PostgreSQL server (docs/architecture.md, "The embedded database").
  */
 export interface EmbeddedThread {
   /** A new client connection, for pg's `stream` option. */
@@ -53,6 +53,11 @@ export function startEmbeddedThread(options: {
     exit.then(() => failed("its thread exited"));
   });
   ready.catch(() => {});
+  // After a crash of the thread every query fails (and readiness with them); say why, once.
+  let closing = false;
+  exit.then(() => {
+    if (opened && !closing) options.onError?.(new Error("the embedded database thread exited unexpectedly"));
+  });
 
   const openPort = async (): Promise<MessagePort> => {
     await ready;
@@ -67,6 +72,7 @@ export function startEmbeddedThread(options: {
     ready,
     async close() {
       if (exited) return;
+      closing = true;
       await ready.catch(() => {});
       const closed = new Promise((resolve) =>
         worker.on("message", (msg: { type: string }) => msg.type === "closed" && resolve(undefined)),
