@@ -4,7 +4,7 @@
  * replays everything since the process started) or vacuums (updated and deleted rows stay as bloat).
  * This does both on a timer: a CHECKPOINT every `intervalMs`, and every `vacuumEvery`-th time also a
  * database-wide `VACUUM (ANALYZE)`. Each holds the embedded database for its duration (a checkpoint of
- * a busy 32 MB buffer pool takes ~0.1 s), which is why they are minutes apart.
+ * a busy 32 MB buffer pool took ~0.1 s), which is why they are minutes apart.
  */
 export interface EmbeddedMaintenance {
   /** Runs one round now (tests, shutdown); `vacuum` forces the VACUUM as well. */
