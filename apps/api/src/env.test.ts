@@ -107,3 +107,16 @@ describe("webhook worker settings from the environment", () => {
     );
   });
 });
+
+describe("the embedded database's buffer pool from the environment", () => {
+  it("EMBEDDED_SHARED_BUFFERS_MB: unset keeps the default; 8 to 1024 MB are taken; anything else is refused", () => {
+    expect(readEnv({}).embeddedSharedBuffersMb).toBeUndefined();
+    expect(readEnv({ EMBEDDED_SHARED_BUFFERS_MB: "64" }).embeddedSharedBuffersMb).toBe(64);
+    expect(readEnv({ EMBEDDED_SHARED_BUFFERS_MB: "8" }).embeddedSharedBuffersMb).toBe(8);
+    for (const bad of ["4", "0", "2048", "16MB", "1.5"]) {
+      expect(problems({ EMBEDDED_SHARED_BUFFERS_MB: bad })).toEqual([
+        `EMBEDDED_SHARED_BUFFERS_MB must be a whole number from 8 to 1024 (got "${bad}").`,
+      ]);
+    }
+  });
+});

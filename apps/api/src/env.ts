@@ -35,13 +35,13 @@ function reader(source: Source) {
       problems.push(`${name} must be a non-negative integer (got "${text}").`);
       return fallback;
     },
-    /** A whole number from 1 to `max`, digits only; undefined when unset (the built-in default applies). */
-    positive(name: string, max: number): number | undefined {
+    /** A whole number from `min` to `max`, digits only; undefined when unset (the built-in default applies). */
+    positive(name: string, max: number, min = 1): number | undefined {
       const text = raw(name);
       if (text === undefined) return undefined;
       const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-      if (value >= 1 && value <= max) return value;
-      problems.push(`${name} must be a whole number from 1 to ${max} (got "${text}").`);
+      if (value >= min && value <= max) return value;
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${text}").`);
       return undefined;
     },
     list(name: string): string[] {
@@ -93,6 +93,8 @@ export interface Env {
   rateLimitWindowSeconds: number;
   webhookAllowedHosts: string[];
   webhookWorker: WebhookWorkerEnv;
+  /** EMBEDDED_SHARED_BUFFERS_MB: the embedded database's buffer pool (8–1024; unset: 16). */
+  embeddedSharedBuffersMb: number | undefined;
   bootstrapAdminEmail: string;
   runWorker: boolean;
 }
@@ -121,6 +123,8 @@ export function readEnv(source: Source = process.env): Env {
       maxAttempts: webhook("WEBHOOK_MAX_ATTEMPTS"),
       deliveryRetentionDays: webhook("WEBHOOK_DELIVERY_RETENTION_DAYS"),
     },
+    // Below 8 MB the embedded database would mostly read through its file layer.
+    embeddedSharedBuffersMb: read.positive("EMBEDDED_SHARED_BUFFERS_MB", 1024, 8),
     bootstrapAdminEmail: source.BOOTSTRAP_ADMIN_EMAIL ?? "admin@localhost",
     runWorker: source.RUN_WORKER !== "false",
   };

@@ -10,6 +10,7 @@ const publicBaseUrl = env.publicBaseUrl ?? `http://localhost:${env.port}`;
 const server = await createServer({
   databaseUrl: env.databaseUrl,
   dataDir: env.dataDir,
+  embeddedSharedBuffersMb: env.embeddedSharedBuffersMb,
   masterKey: loadMasterKey(env),
   publicBaseUrl,
   developmentMode: env.developmentMode,

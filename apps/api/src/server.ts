@@ -21,6 +21,8 @@ import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } fr
 export interface ServerOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** Embedded database only: its buffer pool in MB (default 16; see packages/db/src/client.ts). */
+  embeddedSharedBuffersMb?: number;
   masterKey: Buffer;
   publicBaseUrl: string;
   developmentMode: boolean;
@@ -88,7 +90,12 @@ async function openMigratedDatabase(
   onMaintenanceError: (error: unknown) => void,
 ): Promise<Database> {
   const open = () =>
-    openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, onMaintenanceError });
+    openDatabase({
+      databaseUrl: options.databaseUrl,
+      dataDir: options.dataDir,
+      sharedBuffersMb: options.embeddedSharedBuffersMb,
+      onMaintenanceError,
+    });
   if (!options.databaseUrl && options.dataDir === ":memory:") {
     const database = open();
     await applyMigrations(database.adapterFactory);

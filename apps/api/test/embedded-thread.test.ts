@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type EmbeddedThread, startEmbeddedThread } from "@cred/db";
+import { type EmbeddedThread, openDatabase, startEmbeddedThread } from "@cred/db";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -93,5 +93,19 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("embedded database threa
     const late = new pg.Client({ stream: () => other.socket() });
     late.on("error", () => {});
     await expect(late.connect()).rejects.toThrow(/closed/);
+  });
+
+  it("takes the buffer pool size it is given (16 MB unless told)", async () => {
+    const setting = async (sharedBuffersMb?: number) => {
+      const db = openDatabase({ dataDir: ":memory:", sharedBuffersMb });
+      try {
+        return (await db.fast.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]!
+          .shared_buffers;
+      } finally {
+        await db.close();
+      }
+    };
+    expect(await setting()).toBe("16MB");
+    expect(await setting(24)).toBe("24MB");
   });
 });

@@ -17,6 +17,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /** Embedded only: the buffer pool (`shared_buffers`) in MB; 16 unless set. */
+  sharedBuffersMb?: number;
   /** Embedded only: where a failed periodic CHECKPOINT or VACUUM, or a crash of the database thread, is reported. */
   onMaintenanceError?: (error: unknown) => void;
 }
@@ -41,7 +43,10 @@ export interface Database {
  * runs and saved ~17 MB of RSS. WebAssembly memory never shrinks, so maintenance_work_mem (64 MB by
  * default, taken by index builds and VACUUM) is kept small too.
  */
-const EMBEDDED_SETTINGS = ["shared_buffers=16MB", "maintenance_work_mem=16MB"];
+const embeddedSettings = (sharedBuffersMb = 16) => [
+  `shared_buffers=${sharedBuffersMb}MB`,
+  "maintenance_work_mem=16MB",
+];
 
 const embeddedDir = (dataDir: string) => path.resolve(dataDir, "pgdata");
 
@@ -75,7 +80,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (options.dataDir !== ":memory:") fs.mkdirSync(embeddedDir(options.dataDir), { recursive: true });
   const thread = startEmbeddedThread({
     dataDir: options.dataDir === ":memory:" ? undefined : embeddedDir(options.dataDir),
-    startParams: EMBEDDED_SETTINGS.flatMap((s) => ["-c", s]),
+    startParams: embeddedSettings(options.sharedBuffersMb).flatMap((s) => ["-c", s]),
     onError: options.onMaintenanceError,
   });
   const pool = new pg.Pool({ max: 32, allowExitOnIdle: true, stream: () => thread.socket() });
