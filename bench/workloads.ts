@@ -53,6 +53,28 @@ async function issueOne(
 }
 
 /**
+ * The test wallet answering an authorization request over the driver's connections (request object,
+ * then direct_post.jwt with A128GCM): the wallet leg of ours and of the peer's verification workload.
+ */
+export async function presentOverDriver(
+  client: Client,
+  authorizationRequestUri: string,
+  holder: Es256KeyPair,
+  credential: string,
+) {
+  const wallet = await presentWithTestWallet({
+    authorizationRequestUri,
+    fetch: ((input: string, init?: object) =>
+      undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
+    holderPrivateKey: holder.privateJwk,
+    credential,
+    enc: "A128GCM",
+  });
+  if (wallet.status !== 200)
+    throw new Error(`direct_post answered ${wallet.status} ${JSON.stringify(wallet.body)}`);
+}
+
+/**
  * One verification as a verifier and a wallet drive it: Verifications_Create, the test wallet fetching
  * the request object and answering with direct_post.jwt (A128GCM), then Verifications_Get = verified.
  */
@@ -73,17 +95,9 @@ export async function verifyOnce(
       }),
     )
   ).data;
-  const wallet = await step("wallet: request object + direct_post.jwt", () =>
-    presentWithTestWallet({
-      authorizationRequestUri: session.authorizationRequestUri,
-      fetch: ((input: string, init?: object) =>
-        undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
-      holderPrivateKey: holder.privateJwk,
-      credential,
-      enc: "A128GCM",
-    }),
+  await step("wallet: request object + direct_post.jwt", () =>
+    presentOverDriver(client, session.authorizationRequestUri, holder, credential),
   );
-  if (wallet.status !== 200) throw new Error(`direct_post answered ${wallet.status}`);
   const read = await step("Verifications_Get", () =>
     client.json("GET", `${target.baseUrl}/v1.0/verifications/${session.id}`, { headers: auth }),
   );

@@ -1,11 +1,10 @@
 // The peer's workloads, driven exactly like ours (bench/workloads.ts): the same HTTP client, the same
-// proof signing and, for verification, the same test wallet (presentWithTestWallet, direct_post.jwt, A128GCM).
-import { createProofJwt, type Es256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
-import { fetch as undiciFetch } from "undici";
+// proof signing and, for verification, the same test wallet (presentOverDriver: direct_post.jwt, A128GCM).
+import { createProofJwt, type Es256KeyPair } from "@cred/oid4vc";
 import type { Client } from "../http";
 import { CLAIMS } from "../ours";
 import type { Step, Workload } from "../workload";
-import { holderKeys } from "../workloads";
+import { holderKeys, presentOverDriver } from "../workloads";
 import type { PeerTarget } from "./start";
 
 const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
@@ -82,18 +81,9 @@ export function peerWorkload(name: string, target: PeerTarget, client: Client): 
           const session = await step("create session", () =>
             client.json("POST", `${verifierUrl}/sessions`, { expect: 201 }),
           );
-          const wallet = await step("wallet: request object + direct_post.jwt", () =>
-            presentWithTestWallet({
-              authorizationRequestUri: session.authorizationRequestUri,
-              fetch: ((input: string, init?: object) =>
-                undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
-              holderPrivateKey: holder.privateJwk,
-              credential,
-              enc: "A128GCM",
-            }),
+          await step("wallet: request object + direct_post.jwt", () =>
+            presentOverDriver(client, session.authorizationRequestUri, holder, credential),
           );
-          if (wallet.status !== 200)
-            throw new Error(`direct_post answered ${wallet.status} ${JSON.stringify(wallet.body)}`);
           const read = await step("read result", () =>
             client.json("GET", `${verifierUrl}/sessions/${session.id}`),
           );
