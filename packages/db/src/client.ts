@@ -55,39 +55,49 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
   return dataDir !== ":memory:" && fs.existsSync(path.join(embeddedDir(dataDir), "PG_VERSION"));
 }
 
+/**
+ * Prisma and the fast path over a pg pool: the same for a PostgreSQL server and for the embedded database's
+ * thread. An idle connection ended by the server (restart, failover, an administrator) is dropped by pg and
+ * the next query opens a fresh one; without an error listener it would crash the process.
+ */
+function overPool(pool: pg.Pool) {
+  pool.on("error", () => {});
+  const adapterFactory = new PrismaPg(pool);
+  return {
+    adapterFactory,
+    prisma: new PrismaClient({ adapter: adapterFactory }),
+    fast: pgFastSql(pool, pg.types),
+  };
+}
+
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-    // An idle connection ended by the server (restart, failover, an administrator): pg drops it from the
-    // pool and the next query opens a fresh one. Without a listener the error would crash the process.
-    pool.on("error", () => {});
-    const adapterFactory = new PrismaPg(pool);
-    const prisma = new PrismaClient({ adapter: adapterFactory });
+    const { prisma, adapterFactory, fast } = overPool(pool);
     return {
       kind: "postgres",
       prisma,
       adapterFactory,
       pool,
-      fast: pgFastSql(pool, pg.types),
+      fast,
       async close() {
         await prisma.$disconnect();
         await pool.end();
       },
     };
   }
-  // PGlite is one session; its connections are virtual (embedded-thread/worker.mjs serialises them), so a
-  // few are enough for an interactive transaction not to hold up the pool's other statements.
-  if (options.dataDir !== ":memory:") fs.mkdirSync(embeddedDir(options.dataDir), { recursive: true });
+  const dir = options.dataDir === ":memory:" ? undefined : embeddedDir(options.dataDir);
+  if (dir) fs.mkdirSync(dir, { recursive: true });
   const thread = startEmbeddedThread({
-    dataDir: options.dataDir === ":memory:" ? undefined : embeddedDir(options.dataDir),
+    dataDir: dir,
     startParams: embeddedSettings(options.sharedBuffersMb).flatMap((s) => ["-c", s]),
     onError: options.onMaintenanceError,
   });
+  // The connections are virtual: the thread runs their statements one at a time on PGlite's one session
+  // (embedded-thread/worker.mjs). 32 of them keep that thread fed while the request thread is busy; with
+  // 8, replies waited for the request thread and the database thread idled (docs/performance.md).
   const pool = new pg.Pool({ max: 32, allowExitOnIdle: true, stream: () => thread.socket() });
-  pool.on("error", () => {});
-  const adapterFactory = new PrismaPg(pool);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
-  const fast = pgFastSql(pool, pg.types);
+  const { prisma, adapterFactory, fast } = overPool(pool);
   const maintenance = startEmbeddedMaintenance((sql) => fast.query(sql), {
     onError: options.onMaintenanceError,
   });
