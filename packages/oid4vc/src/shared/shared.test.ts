@@ -1,4 +1,5 @@
-import { decodeProtectedHeader, exportJWK } from "jose";
+import { createPrivateKey, generateKeyPairSync, type JsonWebKey } from "node:crypto";
+import { compactVerify, decodeProtectedHeader, exportJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { base64urlDecode, base64urlDecodeJson, base64urlEncode, base64urlEncodeJson } from "./base64url";
 import { hasPrivateKeyMaterial, jwkThumbprintKid } from "./jwk";
@@ -135,8 +136,8 @@ describe("ES256 keys", () => {
   });
 });
 
-describe("verifyEs256Signature with a node:crypto KeyObject", () => {
-  it("accepts exactly what the CryptoKey path accepts", async () => {
+describe("ES256 over node:crypto, against jose", () => {
+  it("verifies exactly what jose's compactVerify accepts, with a CryptoKey or a KeyObject", async () => {
     const pair = await generateEs256KeyPair();
     const other = await generateEs256KeyPair();
     const keyObject = es256PublicKeyObject(pair.publicJwk);
@@ -154,10 +155,30 @@ describe("verifyEs256Signature with a node:crypto KeyObject", () => {
       ["signed by another key", await signEs256Jwt({ alg: "ES256" }, { a: 1 }, other.privateKey), false],
     ];
     for (const [name, token, expected] of cases) {
+      const jose = await compactVerify(token, cryptoKey, { algorithms: ["ES256"] }).then(
+        () => true,
+        () => false,
+      );
+      expect(jose, `${name} (jose)`).toBe(expected);
       expect(await verifyEs256Signature(token, keyObject), name).toBe(expected);
-      if (name !== "signed by another key" && name !== "valid") continue;
       expect(await verifyEs256Signature(token, cryptoKey), `${name} (CryptoKey)`).toBe(expected);
     }
+  });
+
+  it("signs with a CryptoKey or a KeyObject what jose verifies, and refuses keys of the wrong kind", async () => {
+    const pair = await generateEs256KeyPair();
+    const cryptoKey = await importEs256PublicKey(pair.publicJwk);
+    const privateObject = createPrivateKey({ key: pair.privateJwk as JsonWebKey, format: "jwk" });
+    for (const key of [pair.privateKey, privateObject]) {
+      const jwt = await signEs256Jwt({ alg: "ES256", typ: "t" }, { n: 1 }, key);
+      const { payload } = await compactVerify(jwt, cryptoKey, { algorithms: ["ES256"] });
+      expect(JSON.parse(new TextDecoder().decode(payload))).toEqual({ n: 1 });
+    }
+    const p384 = generateKeyPairSync("ec", { namedCurve: "P-384" });
+    await expect(signEs256Jwt({ alg: "ES256" }, {}, p384.privateKey)).rejects.toThrow(/P-256/);
+    const jwt = await signEs256Jwt({ alg: "ES256" }, {}, pair.privateKey);
+    expect(await verifyEs256Signature(jwt, p384.publicKey)).toBe(false);
+    expect(await verifyEs256Signature(jwt, privateObject)).toBe(false);
   });
 
   it("refuses private or non-P-256 JWKs", async () => {

@@ -1,4 +1,4 @@
-import { CompactSign } from "jose";
+import { signEs256Jwt } from "../shared/jws";
 import { type Jwk, type KeyInput, toPrivateKey } from "./keys";
 import { URL_SAFE_VALUE } from "./random";
 import type { DcqlQuery } from "./z-dcql";
@@ -118,8 +118,6 @@ export function buildAuthorizationRequest(
   return payload;
 }
 
-const encoder = new TextEncoder();
-
 /**
  * Signs a Request Object: JWS compact, header `{ alg: "ES256", typ: "oauth-authz-req+jwt", x5c }`.
  * `x5c` is the verifier chain without the trust anchor, leaf first. The private key import is cached.
@@ -129,9 +127,11 @@ export async function signRequestObject(
   options: { privateKey: KeyInput; x5c: readonly string[] },
 ): Promise<string> {
   if (options.x5c.length === 0) throw new InvalidAuthorizationRequestError("x5c must hold at least the leaf");
-  return new CompactSign(encoder.encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg: "ES256", typ: REQUEST_OBJECT_TYP, x5c: [...options.x5c] })
-    .sign(toPrivateKey(options.privateKey));
+  return signEs256Jwt(
+    { alg: "ES256", typ: REQUEST_OBJECT_TYP, x5c: [...options.x5c] },
+    payload,
+    toPrivateKey(options.privateKey),
+  );
 }
 
 /**
