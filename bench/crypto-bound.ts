@@ -7,7 +7,7 @@ export interface CryptoRates {
   /** node:crypto, synchronous: the CPU cost of one operation on one core. These make the bound. */
   signPerSec: number;
   verifyPerSec: number;
-  /** WebCrypto one at a time (the server's path: subtle.sign, jose compactVerify on a CryptoKey). */
+  /** WebCrypto one at a time (jose's path, which the peer takes; our server signs and verifies with node:crypto). */
   webcryptoSignPerSec: number;
   joseVerifyPerSec: number;
   /** Import a holder JWK, then verify (what checking a proof with a `jwk` header costs). */
