@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import { CompactEncrypt } from "jose";
 import { describe, expect, it } from "vitest";
-import { decryptEcdhEsCompactJwe } from "./ecdh-es-decrypt";
+import { decryptEcdhEsCompactJwe, type P256PrivateScalar } from "./ecdh-es-decrypt";
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const plaintext = new TextEncoder().encode('{"vp_token":{"pid":["x~"]}}');
@@ -12,11 +12,42 @@ async function joseEncrypt(enc: string, extra: Record<string, unknown> = {}) {
     .encrypt(publicKey);
 }
 
+const privateJwk = privateKey.export({ format: "jwk" }) as P256PrivateScalar;
+
 describe("decryptEcdhEsCompactJwe (native ECDH-ES + Concat KDF + AES-GCM)", () => {
-  it.each(["A128GCM", "A256GCM"])("decrypts what jose encrypts with %s", async (enc) => {
-    const out = decryptEcdhEsCompactJwe(await joseEncrypt(enc), privateKey, ["A128GCM", "A256GCM"]);
+  it.each([
+    ["A128GCM", "KeyObject"],
+    ["A256GCM", "KeyObject"],
+    ["A128GCM", "JWK"],
+    ["A256GCM", "JWK"],
+  ])("decrypts what jose encrypts with %s, the private key given as a %s", async (enc, form) => {
+    const key = form === "JWK" ? privateJwk : privateKey;
+    const out = decryptEcdhEsCompactJwe(await joseEncrypt(enc), key, ["A128GCM", "A256GCM"]);
     expect(out.plaintext.toString()).toBe('{"vp_token":{"pid":["x~"]}}');
     expect(out.header).toMatchObject({ alg: "ECDH-ES", enc, kid: "k" });
+  });
+
+  it("refuses a private key of another curve or kind, and epk coordinates of the wrong length", async () => {
+    const jwe = await joseEncrypt("A128GCM");
+    const p384 = generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey;
+    expect(() => decryptEcdhEsCompactJwe(jwe, p384, ["A128GCM"])).toThrow(/P-256/);
+    expect(() => decryptEcdhEsCompactJwe(jwe, publicKey, ["A128GCM"])).toThrow(/P-256/);
+    expect(() => decryptEcdhEsCompactJwe(jwe, { ...privateJwk, crv: "P-384" } as never, ["A128GCM"])).toThrow(
+      /P-256/,
+    );
+    const [h, ...rest] = jwe.split(".") as [string, ...string[]];
+    const header = JSON.parse(Buffer.from(h, "base64url").toString());
+    const x = Buffer.from(header.epk.x, "base64url");
+    const shifted = {
+      ...header,
+      epk: {
+        ...header.epk,
+        x: x.subarray(1).toString("base64url"),
+        y: Buffer.concat([x.subarray(0, 1), Buffer.from(header.epk.y, "base64url")]).toString("base64url"),
+      },
+    };
+    const reshaped = [Buffer.from(JSON.stringify(shifted)).toString("base64url"), ...rest].join(".");
+    expect(() => decryptEcdhEsCompactJwe(reshaped, privateJwk, ["A128GCM"])).toThrow(/32 bytes/);
   });
 
   it("includes apu/apv in the key derivation", async () => {
@@ -63,6 +94,8 @@ describe("decryptEcdhEsCompactJwe (native ECDH-ES + Concat KDF + AES-GCM)", () =
     expect(() => decryptEcdhEsCompactJwe([h2, k, iv, c, t].join("."), privateKey, ["A128GCM"])).toThrow();
     const other = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
     expect(() => decryptEcdhEsCompactJwe(jwe, other, ["A128GCM"])).toThrow();
+    const otherJwk = other.export({ format: "jwk" }) as P256PrivateScalar;
+    expect(() => decryptEcdhEsCompactJwe(jwe, otherJwk, ["A128GCM"])).toThrow();
   });
 
   it("rejects an off-curve ephemeral key, a disallowed enc, zip and crit", async () => {
@@ -71,11 +104,21 @@ describe("decryptEcdhEsCompactJwe (native ECDH-ES + Concat KDF + AES-GCM)", () =
     const header = JSON.parse(Buffer.from(h, "base64url").toString());
     const withHeader = (extra: Record<string, unknown>) =>
       [Buffer.from(JSON.stringify({ ...header, ...extra })).toString("base64url"), ...rest].join(".");
-    const y = header.epk.y as string;
-    const offCurve = withHeader({
-      epk: { ...header.epk, y: `${y.slice(0, -1)}${y.at(-1) === "A" ? "B" : "A"}` },
-    });
+    const y = Buffer.from(header.epk.y as string, "base64url");
+    y[16]! ^= 1;
+    const offCurve = withHeader({ epk: { ...header.epk, y: y.toString("base64url") } });
+    // The same point, spelled with a padding bit set in the last character: not canonical base64url.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const yText = header.epk.y as string;
+    const lastIndex = alphabet.indexOf(yText.at(-1)!);
+    const nonCanonicalY = `${yText.slice(0, -1)}${alphabet[lastIndex ^ 1]}`;
+    expect(Buffer.from(nonCanonicalY, "base64url").equals(Buffer.from(yText, "base64url"))).toBe(true);
+    const nonCanonical = withHeader({ epk: { ...header.epk, y: nonCanonicalY } });
+    expect(() => decryptEcdhEsCompactJwe(nonCanonical, privateJwk, ["A128GCM"])).toThrow(/base64url/);
     expect(() => decryptEcdhEsCompactJwe(offCurve, privateKey, ["A128GCM"])).toThrow();
+    expect(() => decryptEcdhEsCompactJwe(offCurve, privateJwk, ["A128GCM"])).toThrow(
+      /not valid for specified curve/,
+    );
     expect(() => decryptEcdhEsCompactJwe(jwe, privateKey, ["A256GCM"])).toThrow(/enc/);
     expect(() => decryptEcdhEsCompactJwe(withHeader({ zip: "DEF" }), privateKey, ["A128GCM"])).toThrow(
       /compressed/,

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, KeyObject } from "node:crypto";
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
-import { decryptEcdhEsCompactJwe } from "./ecdh-es-decrypt";
+import { decryptEcdhEsCompactJwe, type P256PrivateScalar } from "./ecdh-es-decrypt";
 import { randomB64url } from "./encoding";
 import { VpError } from "./errors";
 import { type Jwk, type KeyInput, toPrivateKey, toPublicKey } from "./keys";
@@ -45,6 +45,17 @@ function isKeyObject(key: unknown): key is KeyObject {
   return key instanceof KeyObject;
 }
 
+function isP256PrivateJwk(key: unknown): key is P256PrivateScalar {
+  const jwk = key as Partial<Jwk> | null;
+  return (
+    typeof jwk === "object" &&
+    jwk !== null &&
+    jwk.kty === "EC" &&
+    jwk.crv === "P-256" &&
+    typeof jwk.d === "string"
+  );
+}
+
 /**
  * Decrypts a `direct_post.jwt` response (OpenID4VP §8.3): compact JWE, `alg` ECDH-ES, `enc` A128GCM or
  * A256GCM, `kid` equal to the key's `kid` (required when the key has one). Returns the payload object.
@@ -68,15 +79,15 @@ export async function decryptDirectPostJwt(
   }
   let plaintext: Uint8Array;
   try {
-    const key = toPrivateKey(privateJwk, { cache: false }); // ephemeral, single use
-    plaintext = isKeyObject(key)
-      ? decryptEcdhEsCompactJwe(jwe, key, allowedEnc).plaintext
-      : (
-          await compactDecrypt(jwe, key, {
-            keyManagementAlgorithms: ["ECDH-ES"],
-            contentEncryptionAlgorithms: [...allowedEnc],
-          })
-        ).plaintext;
+    // A stored JWK goes to the key agreement as raw material: importing an ephemeral, single-use key costs
+    // more than the agreement itself. Only a WebCrypto key takes jose's route.
+    const key = isP256PrivateJwk(privateJwk) ? privateJwk : toPrivateKey(privateJwk, { cache: false });
+    if (isKeyObject(key) || isP256PrivateJwk(key)) {
+      plaintext = decryptEcdhEsCompactJwe(jwe, key, allowedEnc).plaintext;
+    } else {
+      const options = { keyManagementAlgorithms: ["ECDH-ES"], contentEncryptionAlgorithms: [...allowedEnc] };
+      plaintext = (await compactDecrypt(jwe, key, options)).plaintext;
+    }
   } catch (cause) {
     throw new VpError("invalid_request", "response could not be decrypted", { cause });
   }
