@@ -14,6 +14,8 @@ export interface BenchOptions {
   rate: number | undefined;
   /** Run the server under `--cpu-prof` and summarise the profile. */
   cpuProf: boolean;
+  /** Write V8 CPU profiles of the load driver (one per phase) into this directory. */
+  driverCpuProf: string | undefined;
   /** Only these workloads (comma-separated ids), when given. */
   only: string[] | undefined;
   /** Extra V8/Node flags for our server (experiments, e.g. `--trace-gc`), after the `pnpm start` ones. */
@@ -32,6 +34,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     noLatencyRun: false,
     rate: undefined,
     cpuProf: false,
+    driverCpuProf: undefined,
     only: undefined,
     serverNodeArgs: [],
     serverLog: undefined,
@@ -55,6 +58,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--no-latency-run") options.noLatencyRun = true;
     else if (arg === "--cpu-prof") options.cpuProf = true;
     else if (arg === "--rate") options.rate = Number(value());
+    else if (arg === "--driver-cpu-prof") options.driverCpuProf = value();
     else if (arg === "--only") options.only = value().split(",");
     else if (arg === "--server-node-arg") options.serverNodeArgs.push(value());
     else if (arg === "--server-log") options.serverLog = value();
@@ -62,7 +66,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
           "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n" +
-          "           [--server-node-arg <flag>]... [--server-log <file>]\n",
+          "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);

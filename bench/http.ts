@@ -21,9 +21,25 @@ export function createClient(connections: number) {
     return { status: res.statusCode, text };
   }
 
+  /** The wallet's `fetch` (FetchLike) over the same pool, without the Fetch API's Request/Response objects. */
+  async function fetchLike(
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<{ ok: boolean; status: number; text(): Promise<string> }> {
+    const method = (init.method ?? "GET") as "GET" | "POST";
+    const res = await request(url, { method, headers: init.headers, body: init.body, dispatcher });
+    const text = await res.body.text();
+    return {
+      ok: res.statusCode >= 200 && res.statusCode < 300,
+      status: res.statusCode,
+      text: async () => text,
+    };
+  }
+
   return {
     dispatcher,
     send,
+    fetch: fetchLike,
     async json<T = any>(
       method: "GET" | "POST",
       url: string,

@@ -20,7 +20,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function runDriver(job: DriverJob): Promise<DriverResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(HERE, "driver.ts"), [], { cwd: HERE, execArgv: ["--import", "tsx"] });
+    const profile = options.driverCpuProf
+      ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.driverCpuProf)}`]
+      : [];
+    const child = fork(path.join(HERE, "driver.ts"), [], {
+      cwd: HERE,
+      execArgv: ["--import", "tsx", ...profile],
+    });
     let done = false;
     child.once("message", (m: { ok: boolean; result?: DriverResult; error?: string }) => {
       done = true;

@@ -1,6 +1,5 @@
 // Our service's workloads, as a wallet and an API client would drive them (apps/api/test/wallet-client.ts).
 import { createProofJwt, type Es256KeyPair, generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
-import { fetch as undiciFetch } from "undici";
 import type { Client } from "./http";
 import { API_VERSION, CLAIMS, type OursTarget } from "./ours";
 import { Exhausted, type Step, type Workload } from "./workload";
@@ -64,8 +63,7 @@ export async function presentOverDriver(
 ) {
   const wallet = await presentWithTestWallet({
     authorizationRequestUri,
-    fetch: ((input: string, init?: object) =>
-      undiciFetch(input, { ...init, dispatcher: client.dispatcher } as never)) as never,
+    fetch: client.fetch,
     holderPrivateKey: holder.privateJwk,
     credential,
     enc: "A128GCM",

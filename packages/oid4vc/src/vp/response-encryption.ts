@@ -1,6 +1,11 @@
 import { generateKeyPairSync, KeyObject } from "node:crypto";
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
-import { decryptEcdhEsCompactJwe, type P256PrivateScalar } from "./ecdh-es-decrypt";
+import {
+  decryptEcdhEsCompactJwe,
+  encryptEcdhEsCompactJwe,
+  type P256PrivateScalar,
+  type P256PublicPoint,
+} from "./ecdh-es-jwe";
 import { randomB64url } from "./encoding";
 import { VpError } from "./errors";
 import { type Jwk, type KeyInput, toPrivateKey, toPublicKey } from "./keys";
@@ -43,6 +48,10 @@ const decoder = new TextDecoder();
 
 function isKeyObject(key: unknown): key is KeyObject {
   return key instanceof KeyObject;
+}
+
+function isP256PublicJwk(key: Jwk): key is Jwk & P256PublicPoint {
+  return key.kty === "EC" && key.crv === "P-256" && typeof key.x === "string" && typeof key.y === "string";
 }
 
 function isP256PrivateJwk(key: unknown): key is P256PrivateScalar {
@@ -107,7 +116,8 @@ const encoder = new TextEncoder();
 
 /**
  * Wallet side (tests, benchmarks): encrypts the response parameters to the verifier's key from
- * `client_metadata.jwks`, copying its `kid`; `alg` is the key's `alg` (ECDH-ES).
+ * `client_metadata.jwks`, copying its `kid`; `alg` is the key's `alg` (ECDH-ES). ECDH-ES to a P-256 key
+ * with AES-GCM goes through node:crypto directly; anything else (negative tests) through jose.
  */
 export async function encryptDirectPostJwtResponse(
   payload: Record<string, unknown>,
@@ -115,7 +125,11 @@ export async function encryptDirectPostJwtResponse(
   enc: ResponseEncValue | string = "A128GCM",
 ): Promise<string> {
   const alg = typeof verifierPublicJwk.alg === "string" ? verifierPublicJwk.alg : "ECDH-ES";
+  const kid = verifierPublicJwk.kid ? { kid: verifierPublicJwk.kid } : {};
+  if (alg === "ECDH-ES" && (enc === "A128GCM" || enc === "A256GCM") && isP256PublicJwk(verifierPublicJwk)) {
+    return encryptEcdhEsCompactJwe(encoder.encode(JSON.stringify(payload)), verifierPublicJwk, enc, kid);
+  }
   return new CompactEncrypt(encoder.encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg, enc, ...(verifierPublicJwk.kid ? { kid: verifierPublicJwk.kid } : {}) })
+    .setProtectedHeader({ alg, enc, ...kid })
     .encrypt(toPublicKey(verifierPublicJwk));
 }

@@ -6,7 +6,7 @@
  * requested top-level claims disclosed, KB-JWT with `aud` = client_id, `nonce`, `iat`, `sd_hash`) and posts
  * `direct_post` or encrypted `direct_post.jwt` to `response_uri`.
  */
-import { CompactSign } from "jose";
+import { signEs256Jwt } from "../shared/jws";
 import { decodeB64urlJson, randomB64url, sha256B64url } from "./encoding";
 import { type Jwk, type KeyInput, toPrivateKey } from "./keys";
 import { REQUEST_OBJECT_CONTENT_TYPE } from "./request-object";
@@ -14,7 +14,11 @@ import { encryptDirectPostJwtResponse } from "./response-encryption";
 import { verifyRequestObject } from "./verify-request-object";
 import type { DcqlCredentialQuery, DcqlQuery } from "./z-dcql";
 
-export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+/** What the wallet needs of `fetch` (the global one fits; a benchmark passes a lighter client). */
+export type FetchLike = (
+  input: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: string },
+) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
 
 export interface TestWalletOptions {
   authorizationRequestUri: string;
@@ -82,9 +86,11 @@ export async function createTestPresentation(input: {
     sd_hash: sha256B64url(sdJwt),
     ...input.overrides,
   };
-  const kbJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(kbPayload)))
-    .setProtectedHeader({ alg: "ES256", typ: "kb+jwt" })
-    .sign(toPrivateKey(input.holderPrivateKey));
+  const kbJwt = await signEs256Jwt(
+    { alg: "ES256", typ: "kb+jwt" },
+    kbPayload,
+    toPrivateKey(input.holderPrivateKey),
+  );
   return `${sdJwt}${kbJwt}`;
 }
 

@@ -1,5 +1,6 @@
-import { X509Certificate } from "node:crypto";
-import { compactVerify, decodeProtectedHeader } from "jose";
+import { type KeyObject, X509Certificate } from "node:crypto";
+import { decodeProtectedHeader } from "jose";
+import { decodeJwtUnverified, verifyEs256Signature } from "../shared/jws";
 import { parseClientId, x509HashClientId } from "./client-id";
 import { VpError } from "./errors";
 import { REQUEST_OBJECT_TYP } from "./request-object";
@@ -9,6 +10,32 @@ export interface VerifiedRequestObject {
   payload: Record<string, unknown>;
   header: { alg: string; typ: string; x5c: string[] };
   leaf: X509Certificate;
+}
+
+interface ParsedChain {
+  chain: X509Certificate[];
+  leafKey: KeyObject;
+  /** Each certificate is issued and signed by the next one. */
+  linked: boolean;
+}
+
+/** Parsed x5c chains by their text: a wallet meets the same verifier certificates again and again. */
+const parsedChains = new Map<string, ParsedChain>();
+const MAX_PARSED_CHAINS = 64;
+
+function parseChain(x5c: string[]): ParsedChain {
+  const id = x5c.join(",");
+  const cached = parsedChains.get(id);
+  if (cached) return cached;
+  const chain = x5c.map((b64) => new X509Certificate(Buffer.from(b64, "base64")));
+  let linked = true;
+  for (let i = 0; i + 1 < chain.length; i++) {
+    if (!chain[i]!.checkIssued(chain[i + 1]!) || !chain[i]!.verify(chain[i + 1]!.publicKey)) linked = false;
+  }
+  const parsed = { chain, leafKey: chain[0]!.publicKey, linked };
+  if (parsedChains.size >= MAX_PARSED_CHAINS) parsedChains.delete(parsedChains.keys().next().value!);
+  parsedChains.set(id, parsed);
+  return parsed;
 }
 
 /**
@@ -35,15 +62,15 @@ export async function verifyRequestObject(
   const x5c = header.x5c;
   if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((c) => typeof c === "string"))
     fail("x5c is missing");
-  const chain = (x5c as string[]).map((b64) => new X509Certificate(Buffer.from(b64, "base64")));
+  const { chain, leafKey, linked } = parseChain(x5c as string[]);
   const leaf = chain[0]!;
 
+  if (!(await verifyEs256Signature(jwt, leafKey))) fail("request object signature is invalid");
   let payload: Record<string, unknown> = {};
   try {
-    const { payload: bytes } = await compactVerify(jwt, leaf.publicKey, { algorithms: ["ES256"] });
-    payload = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+    payload = decodeJwtUnverified(jwt).payload;
   } catch {
-    fail("request object signature is invalid");
+    fail("request object payload is not a JSON object");
   }
   if (payload.client_id !== options.clientId) fail("client_id differs from the authorization request's");
   const { prefix, value } = parseClientId(options.clientId);
@@ -65,10 +92,7 @@ export async function verifyRequestObject(
     fail(`unsupported client identifier prefix ${String(prefix)}`);
   }
 
-  for (let i = 0; i + 1 < chain.length; i++) {
-    if (!chain[i]!.checkIssued(chain[i + 1]!) || !chain[i]!.verify(chain[i + 1]!.publicKey))
-      fail("x5c is not a chain");
-  }
+  if (!linked) fail("x5c is not a chain");
   if (options.trustedRootsPem) {
     const last = chain[chain.length - 1]!;
     const roots = options.trustedRootsPem.map((pem) => new X509Certificate(pem));

@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync } from "node:crypto";
-import { CompactEncrypt } from "jose";
+import { CompactEncrypt, compactDecrypt } from "jose";
 import { describe, expect, it } from "vitest";
-import { decryptEcdhEsCompactJwe, type P256PrivateScalar } from "./ecdh-es-decrypt";
+import { decryptEcdhEsCompactJwe, encryptEcdhEsCompactJwe, type P256PrivateScalar } from "./ecdh-es-jwe";
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const plaintext = new TextEncoder().encode('{"vp_token":{"pid":["x~"]}}');
@@ -130,5 +130,36 @@ describe("decryptEcdhEsCompactJwe (native ECDH-ES + Concat KDF + AES-GCM)", () =
       decryptEcdhEsCompactJwe(withHeader({ alg: "ECDH-ES+A128KW" }), privateKey, ["A128GCM"]),
     ).toThrow(/alg/);
     expect(() => decryptEcdhEsCompactJwe("a.b.c", privateKey, ["A128GCM"])).toThrow();
+  });
+});
+
+describe("encryptEcdhEsCompactJwe (the wallet's side)", () => {
+  const recipient = publicKey.export({ format: "jwk" }) as { kty: string; crv: string; x: string; y: string };
+
+  it.each(["A128GCM", "A256GCM"])(
+    "encrypts with %s what jose decrypts, a fresh ephemeral key each time",
+    async (enc) => {
+      const first = encryptEcdhEsCompactJwe(plaintext, recipient, enc, { kid: "k" });
+      const second = encryptEcdhEsCompactJwe(plaintext, recipient, enc, { kid: "k" });
+      for (const jwe of [first, second]) {
+        const { plaintext: out, protectedHeader } = await compactDecrypt(jwe, privateKey);
+        expect(new TextDecoder().decode(out)).toBe('{"vp_token":{"pid":["x~"]}}');
+        expect(protectedHeader).toMatchObject({
+          alg: "ECDH-ES",
+          enc,
+          kid: "k",
+          epk: { kty: "EC", crv: "P-256" },
+        });
+        expect(decryptEcdhEsCompactJwe(jwe, privateJwk, [enc]).plaintext.toString()).toContain("vp_token");
+      }
+      const epk = (jwe: string) => JSON.parse(Buffer.from(jwe.split(".")[0]!, "base64url").toString()).epk;
+      expect(epk(first).x).not.toBe(epk(second).x);
+    },
+  );
+
+  it("refuses other encryptions and other curves", () => {
+    expect(() => encryptEcdhEsCompactJwe(plaintext, recipient, "A128CBC-HS256")).toThrow(/enc/);
+    const p384 = generateKeyPairSync("ec", { namedCurve: "P-384" }).publicKey.export({ format: "jwk" });
+    expect(() => encryptEcdhEsCompactJwe(plaintext, p384 as never, "A128GCM")).toThrow(/P-256/);
   });
 });
