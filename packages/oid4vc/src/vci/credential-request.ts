@@ -14,6 +14,9 @@ export const ZCredentialRequest = z.union([
   }),
 ]);
 
+/** `proofs.jwt`; built once (a zod schema costs more to build than to run). */
+const ZJwtProofs = z.array(z.string().min(1)).min(1);
+
 export type TCredentialRequest = (
   | { credential_configuration_id: string; credential_identifier?: undefined }
   | { credential_identifier: string; credential_configuration_id?: undefined }
@@ -96,7 +99,7 @@ export function parseCredentialRequest(
     throw credentialError("invalid_credential_request", "proofs must contain exactly one proof type");
   }
   if (types[0] !== "jwt") throw credentialError("invalid_proof", `proof type ${types[0]} is not supported`);
-  const jwts = z.array(z.string().min(1)).min(1).safeParse(proofs.jwt);
+  const jwts = ZJwtProofs.safeParse(proofs.jwt);
   if (!jwts.success) {
     throw credentialError("invalid_credential_request", "proofs.jwt must be a non-empty array of strings");
   }

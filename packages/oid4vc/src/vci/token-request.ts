@@ -8,6 +8,7 @@ export const ZAuthorizationDetail = z.looseObject({
   locations: z.array(z.string()).optional(),
 });
 export type TAuthorizationDetail = z.infer<typeof ZAuthorizationDetail>;
+const ZAuthorizationDetails = z.array(ZAuthorizationDetail).min(1);
 
 /** Token Request for the pre-authorized code grant (OpenID4VCI §6.1). */
 export const ZPreAuthorizedTokenRequest = z.object({
@@ -15,7 +16,7 @@ export const ZPreAuthorizedTokenRequest = z.object({
   "pre-authorized_code": z.string().min(1),
   tx_code: z.string().min(1).optional(),
   client_id: z.string().min(1).optional(),
-  authorization_details: z.array(ZAuthorizationDetail).min(1).optional(),
+  authorization_details: ZAuthorizationDetails.optional(),
 });
 export type TPreAuthorizedTokenRequest = z.infer<typeof ZPreAuthorizedTokenRequest>;
 
@@ -52,7 +53,7 @@ export function parseTokenRequest(form: FormParams): TPreAuthorizedTokenRequest 
     } catch {
       throw tokenError("invalid_authorization_details", "authorization_details is not valid JSON");
     }
-    const parsed = z.array(ZAuthorizationDetail).min(1).safeParse(authorizationDetails);
+    const parsed = ZAuthorizationDetails.safeParse(authorizationDetails);
     if (!parsed.success) {
       throw tokenError(
         "invalid_authorization_details",
