@@ -98,6 +98,15 @@ function ratios(report: Report): string[] {
         `peak RSS ${(ours.server.peakRssMb / peer.server.peakRssMb).toFixed(2)}×`,
     );
   }
+  const floor = peakOf("floor");
+  const issuance = report.workloads.find((w) => w.id === "issuance");
+  if (floor && floor.ops > 0 && issuance?.bound) {
+    lines.push(
+      `HTTP floor (5 round trips to a no-op route): ${f(floor.throughput, 0)}/s, ` +
+        `${((floor.throughput / issuance.bound) * 100).toFixed(1)}% of the issuance flow's ES256 bound; ` +
+        `server CPU ${f((floor.server.cpuSeconds / floor.ops) * 1000, 2)} ms per 5 requests`,
+    );
+  }
   return lines;
 }
 

@@ -12,6 +12,7 @@ export const OUR_WORKLOADS = {
   verification: "Verifications_Create → request object → direct_post → verified",
   revoke: "Credentials_Revoke + status list fetch",
   reads: "Management reads: Issuers_Get / Organisations_List (alternating)",
+  floor: "HTTP floor: 5 sequential GET /healthz (an issuance flow's round trips with no work behind them)",
 } as const;
 
 /** The whole OpenID4VCI flow for one credential; returns the transaction id and the credential. */
@@ -188,6 +189,15 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
           n++ % 2 === 0
             ? step("Issuers_Get", () => client.json("GET", issuerUrl, { headers: auth }))
             : step("Organisations_List", () => client.json("GET", orgsUrl, { headers: auth })),
+      };
+    }
+
+    case "floor": {
+      const health = `${target.baseUrl}/healthz`;
+      return {
+        async iteration(step) {
+          for (let i = 0; i < 5; i++) await step("GET /healthz", () => client.send("GET", health));
+        },
       };
     }
 
