@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, type JsonWebKey } from "node:crypto";
 import { CompactEncrypt, importJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { VpError } from "./errors";
@@ -50,6 +51,18 @@ describe("decryptDirectPostJwt", () => {
     expect(a.privateJwk.d).toBeTypeOf("string");
     expect(a.publicJwk.kid).not.toBe(b.publicJwk.kid);
     expect(a.publicJwk.x).not.toBe(b.publicJwk.x);
+  });
+
+  it("writes every key as a full-length JWK whose private and public halves belong together", () => {
+    // ~1 in 256 scalars has a leading zero byte; 2 000 keys meet several.
+    for (let i = 0; i < 2000; i++) {
+      const { publicJwk, privateJwk } = generateResponseEncryptionKey();
+      expect(Buffer.from(privateJwk.d!, "base64url")).toHaveLength(32);
+      expect(Buffer.from(publicJwk.x!, "base64url")).toHaveLength(32);
+      const imported = createPrivateKey({ key: privateJwk as JsonWebKey, format: "jwk" });
+      const derived = createPublicKey(imported).export({ format: "jwk" });
+      expect([derived.x, derived.y]).toEqual([publicJwk.x, publicJwk.y]);
+    }
   });
 
   it("rejects a kid mismatch, another alg or enc, another key, and garbage", async () => {
