@@ -7,7 +7,26 @@ import { type VerificationPolicyRow, verificationPolicyRepository } from "./veri
 
 export interface ActivePolicy {
   row: VerificationPolicyRow;
+  /** Shared between sessions whose policy has the same rules: read, never change. */
   rules: TPolicyRules;
+}
+
+/**
+ * Validated rules by their stored text: every session would otherwise re-validate the same rules (~60 µs).
+ * Keyed by the text itself, not a version stamp, so a change can never be served stale.
+ */
+const validatedRules = new Map<string, TPolicyRules>();
+const MAX_VALIDATED = 256;
+
+function validatedRulesOf(row: VerificationPolicyRow): TPolicyRules {
+  const text = JSON.stringify(row.rules);
+  let rules = validatedRules.get(text);
+  if (!rules) {
+    rules = rulesOf(row);
+    if (validatedRules.size >= MAX_VALIDATED) validatedRules.delete(validatedRules.keys().next().value!);
+    validatedRules.set(text, rules);
+  }
+  return rules;
 }
 
 /**
@@ -30,5 +49,5 @@ export async function getActivePolicyForVerification(
       { code: "PolicySuspended", target: "policy", message: "Reactivate the policy or name another one." },
     ]);
   }
-  return { row, rules: rulesOf(row) };
+  return { row, rules: validatedRulesOf(row) };
 }
