@@ -28,7 +28,11 @@ async function loadWorkload(job: DriverJob, client: ReturnType<typeof createClie
 }
 
 export async function runJob(job: DriverJob): Promise<DriverResult> {
-  const client = createClient(Math.max(job.concurrency, 8));
+  // Open loop: arrivals beyond this many operations in flight are shed (counted, not started).
+  const maxInFlight = Math.max(job.concurrency * 8, 64);
+  // As many connections as operations may be in flight: an arrival never queues for a socket in the
+  // client, so waiting happens where it would for independent wallets, at the server.
+  const client = createClient(job.rate ? maxInFlight : Math.max(job.concurrency, 8));
   const workload = await loadWorkload(job, client);
   await workload.prepare?.();
 
@@ -84,7 +88,6 @@ export async function runJob(job: DriverJob): Promise<DriverResult> {
   if (job.rate) {
     // Open loop: latency counts from the scheduled arrival, so a slow server cannot hide its queueing.
     const interval = 1000 / job.rate;
-    const maxInFlight = Math.max(job.concurrency * 8, 64);
     let inFlight = 0;
     let next = t0;
     const running = new Set<Promise<void>>();
