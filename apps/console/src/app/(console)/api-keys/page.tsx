@@ -1,12 +1,13 @@
 "use client";
 import { SCOPES, type Scope } from "@cred/core/shared/scopes";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { SecretOnce } from "../../../components/secret-once";
 import { useSession } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
 import { unpaged } from "../../../lib/paging";
+import { useRefresh } from "../../../lib/refresh";
 import { useTRPC } from "../../../lib/trpc";
 
 export default function ApiKeysPage() {
@@ -24,13 +25,12 @@ export default function ApiKeysPage() {
 
 function ApiKeys() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const session = useSession();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<Scope[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries(trpc.apiKeys.pathFilter());
+  const refresh = useRefresh("apiKeys");
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: async (result) => {

@@ -1,14 +1,15 @@
 "use client";
 import { ZCreateCredentialConfigurationRequest } from "@cred/core/credential-configurations/credential-configuration.schema";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type FormEvent, Suspense, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
 import { ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
-import { useAllItems, useCursorPages, usePageSize } from "../../../lib/paging";
-import { useTRPC, useTRPCClient } from "../../../lib/trpc";
+import { useRefresh } from "../../../lib/refresh";
+import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
+import { useTRPC } from "../../../lib/trpc";
 import { ClaimEditor, type ClaimRow, newClaimRow, toClaimDefinition } from "./claim-editor";
 
 export default function CredentialConfigurationsPage() {
@@ -21,20 +22,12 @@ export default function CredentialConfigurationsPage() {
 
 function CredentialConfigurations() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canManage = useCan("credential-configurations.manage");
   const params = useSearchParams();
-  const client = useTRPCClient();
-  const pageSize = usePageSize();
-  const list = useCursorPages({
-    queryKey: trpc.credentialConfigurations.list.infiniteQueryKey({ limit: pageSize }),
-    fetchPage: (cursor, signal) =>
-      client.credentialConfigurations.list.query({ limit: pageSize, cursor }, { signal }),
-  });
-  const issuers = useAllItems({
-    queryKey: trpc.issuers.list.queryKey({ limit: 100 }),
-    fetchPage: (cursor, signal) => client.issuers.list.query({ limit: 100, cursor }, { signal }),
-  });
+  const list = useResourcePages("credentialConfigurations");
+  const issuers = useAllResourceItems("issuers");
+  // An issuer's readiness counts its credential configurations.
+  const refresh = useRefresh("credentialConfigurations", "issuers");
   const [identifier, setIdentifier] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [issuerId, setIssuerId] = useState(params.get("issuerId") ?? "");
@@ -50,10 +43,7 @@ function CredentialConfigurations() {
         setDisplayName("");
         setSchemaId("");
         setRows([newClaimRow("given_name", "string", true)]);
-        await Promise.all([
-          queryClient.invalidateQueries(trpc.credentialConfigurations.pathFilter()),
-          queryClient.invalidateQueries(trpc.issuers.pathFilter()),
-        ]);
+        await refresh();
       },
     }),
   );

@@ -1,36 +1,29 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
-import { useAllItems, useCursorPages, usePageSize } from "../../../lib/paging";
-import { useTRPC, useTRPCClient } from "../../../lib/trpc";
+import { useRefresh } from "../../../lib/refresh";
+import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
+import { useTRPC } from "../../../lib/trpc";
 
 export default function IssuersPage() {
   const trpc = useTRPC();
   const router = useRouter();
-  const queryClient = useQueryClient();
   const canManage = useCan("issuers.manage");
-  const client = useTRPCClient();
-  const pageSize = usePageSize();
-  const list = useCursorPages({
-    queryKey: trpc.issuers.list.infiniteQueryKey({ limit: pageSize }),
-    fetchPage: (cursor, signal) => client.issuers.list.query({ limit: pageSize, cursor }, { signal }),
-  });
-  const organisations = useAllItems({
-    queryKey: trpc.organisations.list.queryKey({ limit: 100 }),
-    fetchPage: (cursor, signal) => client.organisations.list.query({ limit: 100, cursor }, { signal }),
-  });
+  const list = useResourcePages("issuers");
+  const organisations = useAllResourceItems("organisations");
+  const refresh = useRefresh("issuers");
   const [organisationReference, setOrganisation] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [walletName, setWalletName] = useState("");
   const create = useMutation(
     trpc.issuers.create.mutationOptions({
       onSuccess: async (result) => {
-        await queryClient.invalidateQueries(trpc.issuers.pathFilter());
+        await refresh();
         router.push(`/issuers/${result.data.id}`);
       },
     }),

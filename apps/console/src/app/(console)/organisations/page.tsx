@@ -1,22 +1,18 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
 import { ErrorAlert, PageHeader, Success } from "../../../components/status";
-import { useCursorPages, usePageSize } from "../../../lib/paging";
-import { useTRPC, useTRPCClient } from "../../../lib/trpc";
+import { useRefresh } from "../../../lib/refresh";
+import { useResourcePages } from "../../../lib/resource-lists";
+import { useTRPC } from "../../../lib/trpc";
 
 export default function OrganisationsPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canManage = useCan("organisations.manage");
-  const client = useTRPCClient();
-  const pageSize = usePageSize();
-  const list = useCursorPages({
-    queryKey: trpc.organisations.list.infiniteQueryKey({ limit: pageSize }),
-    fetchPage: (cursor, signal) => client.organisations.list.query({ limit: pageSize, cursor }, { signal }),
-  });
+  const list = useResourcePages("organisations");
+  const refresh = useRefresh("organisations");
   const [reference, setReference] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [country, setCountry] = useState("");
@@ -26,7 +22,7 @@ export default function OrganisationsPage() {
         setReference("");
         setDisplayName("");
         setCountry("");
-        await queryClient.invalidateQueries(trpc.organisations.pathFilter());
+        await refresh();
       },
     }),
   );

@@ -1,29 +1,19 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
-import { useAllItems, useCursorPages, usePageSize } from "../../../lib/paging";
-import { useTRPC, useTRPCClient } from "../../../lib/trpc";
+import { useRefresh } from "../../../lib/refresh";
+import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
+import { useTRPC } from "../../../lib/trpc";
 
 export default function VerificationPoliciesPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canManage = useCan("verification-policies.manage");
-  const client = useTRPCClient();
-  const pageSize = usePageSize();
-  const list = useCursorPages({
-    queryKey: trpc.verificationPolicies.list.infiniteQueryKey({ limit: pageSize }),
-    fetchPage: (cursor, signal) =>
-      client.verificationPolicies.list.query({ limit: pageSize, cursor }, { signal }),
-  });
-  const configurations = useAllItems({
-    queryKey: trpc.credentialConfigurations.list.queryKey({ limit: 100 }),
-    fetchPage: (cursor, signal) =>
-      client.credentialConfigurations.list.query({ limit: 100, cursor }, { signal }),
-  });
-  const refresh = () => queryClient.invalidateQueries(trpc.verificationPolicies.pathFilter());
+  const list = useResourcePages("verificationPolicies");
+  const configurations = useAllResourceItems("credentialConfigurations");
+  const refresh = useRefresh("verificationPolicies");
   const suspend = useMutation(trpc.verificationPolicies.suspend.mutationOptions({ onSuccess: refresh }));
   const reactivate = useMutation(
     trpc.verificationPolicies.reactivate.mutationOptions({ onSuccess: refresh }),

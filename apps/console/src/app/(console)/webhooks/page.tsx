@@ -1,12 +1,14 @@
 "use client";
 import { WEBHOOK_EVENT_TYPES } from "@cred/core/webhooks/webhook-events";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { SecretOnce } from "../../../components/secret-once";
 import { useCan } from "../../../components/session";
 import { Badge, ErrorAlert, PageHeader } from "../../../components/status";
-import { useAllItems, useCursorPages, useNewestFirst, usePageSize } from "../../../lib/paging";
+import { useNewestFirst, usePageSize } from "../../../lib/paging";
+import { useRefresh } from "../../../lib/refresh";
+import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 
 type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -16,19 +18,12 @@ const MAX_LOG_ITEMS = 1000;
 
 export default function WebhooksPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canManage = useCan("webhooks.manage");
   const client = useTRPCClient();
   const pageSize = usePageSize();
-  const list = useCursorPages({
-    queryKey: trpc.webhooks.list.infiniteQueryKey({ limit: pageSize }),
-    fetchPage: (cursor, signal) => client.webhooks.list.query({ limit: pageSize, cursor }, { signal }),
-  });
+  const list = useResourcePages("webhooks");
   // Every subscription's URL for the delivery log, whichever page of the table it is on.
-  const allSubscriptions = useAllItems({
-    queryKey: trpc.webhooks.list.queryKey({ limit: 100 }),
-    fetchPage: (cursor, signal) => client.webhooks.list.query({ limit: 100, cursor }, { signal }),
-  });
+  const allSubscriptions = useAllResourceItems("webhooks");
   // The procedure lists oldest first: walk to the end and show the newest first (see README).
   const deliveries = useNewestFirst({
     queryKey: trpc.webhookDeliveries.list.queryKey({ limit: pageSize }),
@@ -43,6 +38,7 @@ export default function WebhooksPage() {
   const [allEvents, setAllEvents] = useState(true);
   const [events, setEvents] = useState<EventType[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
+  const refresh = useRefresh("webhooks");
 
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
@@ -50,19 +46,14 @@ export default function WebhooksPage() {
         setSecret(result.data.secret);
         setUrl("");
         setDescription("");
-        await queryClient.invalidateQueries(trpc.webhooks.pathFilter());
+        await refresh();
       },
     }),
   );
-  const remove = useMutation(
-    trpc.webhooks.delete.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.webhooks.pathFilter()),
-    }),
-  );
+  const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: refresh }));
+  const refreshDeliveries = useRefresh("webhookDeliveries");
   const redeliver = useMutation(
-    trpc.webhookDeliveries.redeliver.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.webhookDeliveries.pathFilter()),
-    }),
+    trpc.webhookDeliveries.redeliver.mutationOptions({ onSuccess: refreshDeliveries }),
   );
 
   const submit = (e: FormEvent) => {

@@ -1,24 +1,20 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { useCan } from "../../../../components/session";
 import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../../components/status";
+import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC } from "../../../../lib/trpc";
 
 export default function IssuerPage() {
   const { issuerId } = useParams<{ issuerId: string }>();
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canManage = useCan("issuers.manage");
   const issuer = useQuery(trpc.issuers.get.queryOptions({ issuerId }));
   const readiness = useQuery(trpc.issuers.getReadiness.queryOptions({ issuerId }));
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries(trpc.issuers.pathFilter()),
-      queryClient.invalidateQueries(trpc.dashboard.pathFilter()),
-    ]);
+  const refresh = useRefresh("issuers", "dashboard");
   const activate = useMutation(trpc.issuers.activate.mutationOptions({ onSuccess: refresh }));
   const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
   const [locale, setLocale] = useState("en");

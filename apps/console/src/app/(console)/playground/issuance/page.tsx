@@ -1,11 +1,13 @@
 "use client";
 import type { TClaimDefinition } from "@cred/core/credential-configurations/credential-configuration.schema";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { QrCode } from "../../../../components/qr-code";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
-import { useAllItems } from "../../../../lib/paging";
-import { useTRPC, useTRPCClient } from "../../../../lib/trpc";
+import { pollWhilePending } from "../../../../lib/polling";
+import { useRefresh } from "../../../../lib/refresh";
+import { useAllResourceItems } from "../../../../lib/resource-lists";
+import { useTRPC } from "../../../../lib/trpc";
 
 function coerce(claim: TClaimDefinition, raw: string): unknown {
   switch (claim.type) {
@@ -40,18 +42,9 @@ function buildClaims(claims: TClaimDefinition[], values: Record<string, string>)
 
 export default function IssuancePlaygroundPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const client = useTRPCClient();
-  const configurations = useAllItems({
-    queryKey: trpc.credentialConfigurations.list.queryKey({ limit: 100 }),
-    fetchPage: (cursor, signal) =>
-      client.credentialConfigurations.list.query({ limit: 100, cursor }, { signal }),
-  });
-  const issuers = useAllItems({
-    queryKey: trpc.issuers.list.queryKey({ limit: 100, status: "active" }),
-    fetchPage: (cursor, signal) =>
-      client.issuers.list.query({ limit: 100, status: "active", cursor }, { signal }),
-  });
+  const refreshDashboard = useRefresh("dashboard");
+  const configurations = useAllResourceItems("credentialConfigurations");
+  const issuers = useAllResourceItems("issuers", { status: "active" });
   const [configurationId, setConfigurationId] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
   const [withTxCode, setWithTxCode] = useState(true);
@@ -61,16 +54,13 @@ export default function IssuancePlaygroundPage() {
   const configuration = usable.find((c) => c.id === configurationId);
 
   const create = useMutation(
-    trpc.issuanceTransactions.create.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.dashboard.pathFilter()),
-    }),
+    trpc.issuanceTransactions.create.mutationOptions({ onSuccess: refreshDashboard }),
   );
   const created = create.data?.data;
   const status = useQuery({
     ...trpc.issuanceTransactions.get.queryOptions({ transactionId: created?.id ?? "" }),
     enabled: !!created,
-    refetchInterval: (query) =>
-      query.state.data?.data.status === "pending" || !query.state.data ? 1_500 : false,
+    refetchInterval: pollWhilePending,
   });
   const current = status.data?.data ?? created;
 

@@ -1,10 +1,12 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { QrCode } from "../../../../components/qr-code";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
-import { useAllItems } from "../../../../lib/paging";
-import { useTRPC, useTRPCClient } from "../../../../lib/trpc";
+import { pollWhilePending } from "../../../../lib/polling";
+import { useRefresh } from "../../../../lib/refresh";
+import { useAllResourceItems } from "../../../../lib/resource-lists";
+import { useTRPC } from "../../../../lib/trpc";
 
 function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
@@ -12,25 +14,16 @@ function show(value: unknown): string {
 
 export default function VerificationPlaygroundPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const client = useTRPCClient();
-  const policies = useAllItems({
-    queryKey: trpc.verificationPolicies.list.queryKey({ limit: 100 }),
-    fetchPage: (cursor, signal) => client.verificationPolicies.list.query({ limit: 100, cursor }, { signal }),
-  });
+  const refreshDashboard = useRefresh("dashboard");
+  const policies = useAllResourceItems("verificationPolicies");
   const active = (policies.data?.items ?? []).filter((p) => p.status === "active");
   const [policy, setPolicy] = useState("");
-  const create = useMutation(
-    trpc.verifications.create.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.dashboard.pathFilter()),
-    }),
-  );
+  const create = useMutation(trpc.verifications.create.mutationOptions({ onSuccess: refreshDashboard }));
   const created = create.data?.data;
   const session = useQuery({
     ...trpc.verifications.get.queryOptions({ verificationId: created?.id ?? "" }),
     enabled: !!created,
-    refetchInterval: (query) =>
-      query.state.data?.data.status === "pending" || !query.state.data ? 1_500 : false,
+    refetchInterval: pollWhilePending,
   });
   const current = session.data?.data ?? created;
 
