@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useState } from "react";
+import { SubmitButton, TextField } from "../components/form-fields";
 import { ErrorAlert, Loading } from "../components/status";
 import { setCsrfToken, useTRPC } from "../lib/trpc";
 
@@ -43,32 +44,28 @@ export default function SignInPage() {
       ) : (
         <form onSubmit={submit} aria-labelledby="sign-in-title" className="card">
           <h2 id="sign-in-title">Sign in</h2>
-          <label>
-            Email address
-            <input
-              type="email"
-              name="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-            />
-          </label>
-          <label>
-            Password
-            <input
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          </label>
+          <TextField
+            label="Email address"
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={setEmail}
+          />
+          <TextField
+            label="Password"
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={setPassword}
+          />
           <ErrorAlert error={signIn.error} title="Sign-in failed" />
-          <button type="submit" disabled={signIn.isPending}>
-            {signIn.isPending ? "Signing in…" : "Sign in"}
-          </button>
+          <SubmitButton pending={signIn.isPending} pendingLabel="Signing in…">
+            Sign in
+          </SubmitButton>
           <p className="hint">
             First start? The API printed the console admin login and wrote it to{" "}
             <code>.data/bootstrap.json</code>.

@@ -3,6 +3,7 @@ import { SCOPES, type Scope } from "@cred/core/shared/scopes";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
+import { CheckboxGrid, SubmitButton, TextField } from "../../../components/form-fields";
 import { SecretOnce } from "../../../components/secret-once";
 import { useSession } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
@@ -97,10 +98,7 @@ function ApiKeys() {
       />
       <form onSubmit={submit} className="card" aria-labelledby="create-key">
         <h2 id="create-key">Create an API key</h2>
-        <label>
-          Name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
+        <TextField label="Name" required value={name} onChange={setName} />
         <fieldset>
           <legend>Scopes</legend>
           <div className="actions">
@@ -111,25 +109,12 @@ function ApiKeys() {
               Clear
             </button>
           </div>
-          <div className="checkbox-grid">
-            {SCOPES.map((scope) => (
-              <label key={scope} className="inline">
-                <input
-                  type="checkbox"
-                  checked={scopes.includes(scope)}
-                  onChange={(e) =>
-                    setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))
-                  }
-                />
-                {scope}
-              </label>
-            ))}
-          </div>
+          <CheckboxGrid options={SCOPES} checked={scopes} onChange={setScopes} />
         </fieldset>
         <ErrorAlert error={create.error} title="Could not create the key" />
-        <button type="submit" disabled={create.isPending || scopes.length === 0 || !name}>
-          {create.isPending ? "Creating…" : "Create key"}
-        </button>
+        <SubmitButton pending={create.isPending} disabled={scopes.length === 0 || !name}>
+          Create key
+        </SubmitButton>
       </form>
     </>
   );

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type FormEvent, Suspense, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
+import { ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
 import { useRefresh } from "../../../lib/refresh";
@@ -110,33 +111,23 @@ function CredentialConfigurations() {
         <form onSubmit={submit} className="card" aria-labelledby="create-config" noValidate>
           <h2 id="create-config">Create a credential configuration</h2>
           <div className="grid">
-            <label>
-              Identifier
-              <input required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
-            </label>
-            <label>
-              Display name
-              <input required value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
-            </label>
-            <label>
-              Issuer
-              <select required value={issuerId} onChange={(e) => setIssuerId(e.target.value)}>
-                <option value="">Choose…</option>
-                {(issuers.data?.items ?? []).map((i) => (
-                  <option key={i.id} value={i.id}>
-                    {i.displayName} ({i.status})
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Schema id (optional)
-              <input
-                value={schemaId}
-                placeholder="urn:example:<identifier>"
-                onChange={(e) => setSchemaId(e.target.value)}
-              />
-            </label>
+            <TextField label="Identifier" required value={identifier} onChange={setIdentifier} />
+            <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
+            <ChoiceField
+              label="Issuer"
+              value={issuerId}
+              onChange={setIssuerId}
+              choices={(issuers.data?.items ?? []).map((i) => ({
+                value: i.id,
+                label: `${i.displayName} (${i.status})`,
+              }))}
+            />
+            <TextField
+              label="Schema id (optional)"
+              value={schemaId}
+              placeholder="urn:example:<identifier>"
+              onChange={setSchemaId}
+            />
           </div>
           <ClaimEditor rows={rows} onChange={setRows} issues={issues} />
           {formIssues.length > 0 && (
@@ -158,9 +149,7 @@ function CredentialConfigurations() {
           {create.isSuccess && (
             <Success>Configuration {create.data.data.identifier} created (version 1 active).</Success>
           )}
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create configuration"}
-          </button>
+          <SubmitButton pending={create.isPending}>Create configuration</SubmitButton>
         </form>
       )}
     </>

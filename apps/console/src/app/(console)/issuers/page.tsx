@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
+import { ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
 import { useRefresh } from "../../../lib/refresh";
@@ -69,34 +70,24 @@ export default function IssuersPage() {
           ) : (
             <>
               <div className="grid">
-                <label>
-                  Organisation
-                  <select
-                    required
-                    value={organisationReference}
-                    onChange={(e) => setOrganisation(e.target.value)}
-                  >
-                    <option value="">Choose…</option>
-                    {orgs.map((o) => (
-                      <option key={o.reference} value={o.reference}>
-                        {o.displayName} ({o.reference})
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <label>
-                  Display name
-                  <input required value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
-                </label>
-                <label>
-                  Name shown in wallets (English, optional)
-                  <input value={walletName} onChange={(e) => setWalletName(e.target.value)} />
-                </label>
+                <ChoiceField
+                  label="Organisation"
+                  value={organisationReference}
+                  onChange={setOrganisation}
+                  choices={orgs.map((o) => ({
+                    value: o.reference,
+                    label: `${o.displayName} (${o.reference})`,
+                  }))}
+                />
+                <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
+                <TextField
+                  label="Name shown in wallets (English, optional)"
+                  value={walletName}
+                  onChange={setWalletName}
+                />
               </div>
               <ErrorAlert error={create.error} title="Could not create the issuer" />
-              <button type="submit" disabled={create.isPending}>
-                {create.isPending ? "Creating…" : "Create issuer"}
-              </button>
+              <SubmitButton pending={create.isPending}>Create issuer</SubmitButton>
             </>
           )}
         </form>

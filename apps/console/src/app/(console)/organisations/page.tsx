@@ -2,6 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
+import { SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { ErrorAlert, PageHeader, Success } from "../../../components/status";
 import { useRefresh } from "../../../lib/refresh";
@@ -51,38 +52,30 @@ export default function OrganisationsPage() {
         <form onSubmit={submit} className="card" aria-labelledby="create-org">
           <h2 id="create-org">Create an organisation</h2>
           <div className="grid">
-            <label>
-              Reference
-              <input
-                required
-                value={reference}
-                onChange={(e) => setReference(e.target.value)}
-                pattern="[a-z0-9]([a-z0-9\-]{0,62}[a-z0-9])?"
-                aria-describedby="org-ref-hint"
-              />
+            <TextField
+              label="Reference"
+              required
+              value={reference}
+              onChange={setReference}
+              pattern="[a-z0-9]([a-z0-9\-]{0,62}[a-z0-9])?"
+              aria-describedby="org-ref-hint"
+            >
               <span id="org-ref-hint" className="hint">
                 Lower-case letters, digits and inner hyphens, e.g. acme-bank.
               </span>
-            </label>
-            <label>
-              Display name
-              <input required value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
-            </label>
-            <label>
-              Country (optional)
-              <input
-                value={country}
-                onChange={(e) => setCountry(e.target.value.toUpperCase())}
-                maxLength={2}
-                placeholder="NL"
-              />
-            </label>
+            </TextField>
+            <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
+            <TextField
+              label="Country (optional)"
+              value={country}
+              onChange={(value) => setCountry(value.toUpperCase())}
+              maxLength={2}
+              placeholder="NL"
+            />
           </div>
           <ErrorAlert error={create.error} title="Could not create the organisation" />
           {create.isSuccess && <Success>Organisation {create.data.data.reference} created.</Success>}
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create organisation"}
-          </button>
+          <SubmitButton pending={create.isPending}>Create organisation</SubmitButton>
         </form>
       )}
     </>

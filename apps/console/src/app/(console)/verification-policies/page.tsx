@@ -2,6 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
+import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
 import { useRefresh } from "../../../lib/refresh";
@@ -118,36 +119,21 @@ export default function VerificationPoliciesPage() {
             rules can be sent through the Management API.
           </p>
           <div className="grid">
-            <label>
-              Identifier
-              <input required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />
-            </label>
-            <label>
-              Display name
-              <input required value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
-            </label>
-            <label>
-              Purpose (optional)
-              <input value={purpose} onChange={(e) => setPurpose(e.target.value)} />
-            </label>
-            <label>
-              Credential
-              <select
-                required
-                value={configurationId}
-                onChange={(e) => {
-                  setConfigurationId(e.target.value);
-                  setClaims([]);
-                }}
-              >
-                <option value="">Choose…</option>
-                {(configurations.data?.items ?? []).map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.displayName} ({c.identifier})
-                  </option>
-                ))}
-              </select>
-            </label>
+            <TextField label="Identifier" required value={identifier} onChange={setIdentifier} />
+            <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
+            <TextField label="Purpose (optional)" value={purpose} onChange={setPurpose} />
+            <ChoiceField
+              label="Credential"
+              value={configurationId}
+              onChange={(id) => {
+                setConfigurationId(id);
+                setClaims([]);
+              }}
+              choices={(configurations.data?.items ?? []).map((c) => ({
+                value: c.id,
+                label: `${c.displayName} (${c.identifier})`,
+              }))}
+            />
           </div>
           {configuration && (
             <fieldset>
@@ -155,28 +141,15 @@ export default function VerificationPoliciesPage() {
               {claimNames.length === 0 ? (
                 <Empty>This configuration declares no claims.</Empty>
               ) : (
-                <div className="checkbox-grid">
-                  {claimNames.map((name) => (
-                    <label key={name} className="inline">
-                      <input
-                        type="checkbox"
-                        checked={claims.includes(name)}
-                        onChange={(e) =>
-                          setClaims(e.target.checked ? [...claims, name] : claims.filter((c) => c !== name))
-                        }
-                      />
-                      {name}
-                    </label>
-                  ))}
-                </div>
+                <CheckboxGrid options={claimNames} checked={claims} onChange={setClaims} />
               )}
             </fieldset>
           )}
           <ErrorAlert error={create.error} title="Could not create the policy" />
           {create.isSuccess && <Success>Policy {create.data.data.identifier} created.</Success>}
-          <button type="submit" disabled={create.isPending || !configuration}>
-            {create.isPending ? "Creating…" : "Create policy"}
-          </button>
+          <SubmitButton pending={create.isPending} disabled={!configuration}>
+            Create policy
+          </SubmitButton>
         </form>
       )}
     </>

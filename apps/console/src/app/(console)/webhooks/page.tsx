@@ -3,6 +3,7 @@ import { WEBHOOK_EVENT_TYPES } from "@cred/core/webhooks/webhook-events";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
+import { CheckboxGrid, SubmitButton, TextField } from "../../../components/form-fields";
 import { SecretOnce } from "../../../components/secret-once";
 import { useCan } from "../../../components/session";
 import { Badge, ErrorAlert, PageHeader } from "../../../components/status";
@@ -119,20 +120,15 @@ export default function WebhooksPage() {
         <form onSubmit={submit} className="card" aria-labelledby="create-webhook">
           <h2 id="create-webhook">Create a webhook</h2>
           <div className="grid">
-            <label>
-              Endpoint URL
-              <input
-                type="url"
-                required
-                value={url}
-                placeholder="https://hooks.example.com/credentials"
-                onChange={(e) => setUrl(e.target.value)}
-              />
-            </label>
-            <label>
-              Description (optional)
-              <input value={description} onChange={(e) => setDescription(e.target.value)} />
-            </label>
+            <TextField
+              label="Endpoint URL"
+              type="url"
+              required
+              value={url}
+              placeholder="https://hooks.example.com/credentials"
+              onChange={setUrl}
+            />
+            <TextField label="Description (optional)" value={description} onChange={setDescription} />
           </div>
           <fieldset>
             <legend>Events</legend>
@@ -141,26 +137,11 @@ export default function WebhooksPage() {
               All events
             </label>
             {!allEvents && (
-              <div className="checkbox-grid">
-                {WEBHOOK_EVENT_TYPES.map((type) => (
-                  <label key={type} className="inline">
-                    <input
-                      type="checkbox"
-                      checked={events.includes(type)}
-                      onChange={(e) =>
-                        setEvents(e.target.checked ? [...events, type] : events.filter((t) => t !== type))
-                      }
-                    />
-                    {type}
-                  </label>
-                ))}
-              </div>
+              <CheckboxGrid options={WEBHOOK_EVENT_TYPES} checked={events} onChange={setEvents} />
             )}
           </fieldset>
           <ErrorAlert error={create.error} title="Could not create the webhook" />
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create webhook"}
-          </button>
+          <SubmitButton pending={create.isPending}>Create webhook</SubmitButton>
         </form>
       )}
 

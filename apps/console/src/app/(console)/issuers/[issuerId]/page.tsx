@@ -3,6 +3,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { TextField } from "../../../../components/form-fields";
 import { useCan } from "../../../../components/session";
 import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
@@ -114,18 +115,13 @@ export default function IssuerPage() {
         <form onSubmit={addDisplay} className="card" aria-labelledby="display-title">
           <h2 id="display-title">Add wallet display metadata</h2>
           <div className="grid">
-            <label>
-              Locale
-              <input required value={locale} onChange={(e) => setLocale(e.target.value)} />
-            </label>
-            <label>
-              Name shown in wallets
-              <input
-                value={walletName}
-                placeholder={data.displayName}
-                onChange={(e) => setWalletName(e.target.value)}
-              />
-            </label>
+            <TextField label="Locale" required value={locale} onChange={setLocale} />
+            <TextField
+              label="Name shown in wallets"
+              value={walletName}
+              placeholder={data.displayName}
+              onChange={setWalletName}
+            />
           </div>
           <ErrorAlert error={update.error} title="Could not update the issuer" />
           <button type="submit" className="secondary" disabled={update.isPending}>

@@ -2,6 +2,7 @@
 import type { TClaimDefinition } from "@cred/core/credential-configurations/credential-configuration.schema";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { QrCode } from "../../../../components/qr-code";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
 import { pollWhilePending } from "../../../../lib/polling";
@@ -103,25 +104,16 @@ export default function IssuancePlaygroundPage() {
         {usable.length > 0 && (
           <form onSubmit={submit} className="card" aria-labelledby="offer-title">
             <h2 id="offer-title">New offer</h2>
-            <label>
-              Credential configuration
-              <select
-                required
-                value={configurationId}
-                onChange={(e) => {
-                  setConfigurationId(e.target.value);
-                  setValues({});
-                  create.reset();
-                }}
-              >
-                <option value="">Choose…</option>
-                {usable.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.displayName} ({c.identifier})
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ChoiceField
+              label="Credential configuration"
+              value={configurationId}
+              onChange={(id) => {
+                setConfigurationId(id);
+                setValues({});
+                create.reset();
+              }}
+              choices={usable.map((c) => ({ value: c.id, label: `${c.displayName} (${c.identifier})` }))}
+            />
             {configuration && (
               <fieldset>
                 <legend>Claims</legend>
@@ -169,9 +161,9 @@ export default function IssuancePlaygroundPage() {
             )}
             <ErrorAlert error={create.error} title="Could not create the offer" />
             <p>
-              <button type="submit" disabled={create.isPending || !configuration}>
-                {create.isPending ? "Creating…" : "Create offer"}
-              </button>
+              <SubmitButton pending={create.isPending} disabled={!configuration}>
+                Create offer
+              </SubmitButton>
             </p>
           </form>
         )}

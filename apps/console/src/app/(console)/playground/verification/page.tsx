@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { QrCode } from "../../../../components/qr-code";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
 import { pollWhilePending } from "../../../../lib/polling";
@@ -45,28 +46,22 @@ export default function VerificationPlaygroundPage() {
         {active.length > 0 && (
           <form onSubmit={submit} className="card" aria-labelledby="start-title">
             <h2 id="start-title">Start a verification</h2>
-            <label>
-              Policy
-              <select
-                required
-                value={policy}
-                onChange={(e) => {
-                  setPolicy(e.target.value);
-                  create.reset();
-                }}
-              >
-                <option value="">Choose…</option>
-                {active.map((p) => (
-                  <option key={p.identifier} value={p.identifier}>
-                    {p.displayName} ({p.identifier})
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ChoiceField
+              label="Policy"
+              value={policy}
+              onChange={(identifier) => {
+                setPolicy(identifier);
+                create.reset();
+              }}
+              choices={active.map((p) => ({
+                value: p.identifier,
+                label: `${p.displayName} (${p.identifier})`,
+              }))}
+            />
             <ErrorAlert error={create.error} title="Could not start the verification" />
-            <button type="submit" disabled={create.isPending || !policy}>
-              {create.isPending ? "Starting…" : "Start verification"}
-            </button>
+            <SubmitButton pending={create.isPending} disabled={!policy} pendingLabel="Starting…">
+              Start verification
+            </SubmitButton>
           </form>
         )}
         {created && current && (
