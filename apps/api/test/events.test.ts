@@ -349,6 +349,31 @@ describe("delivery", () => {
     }
   });
 
+  it("at capacity, a worker takes the next delivery as soon as an attempt ends, not after the poll interval", async () => {
+    const rx8 = await receiver();
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx8.url, ["issuance.transaction.created"]);
+    const n = 12;
+    for (let i = 0; i < n; i++) await issue(key, issuer);
+    // A poll interval far longer than the wait below: only attempts ending may start the next ones.
+    const w = worker({ pollIntervalMs: 60_000, concurrency: 2, delivery: { batchSize: 2 } });
+    w.start();
+    try {
+      await until(
+        "all deliveries",
+        async () => {
+          const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+          return list.length === n && list.every((d) => d.status === "succeeded");
+        },
+        10_000,
+      );
+      expect(rx8.received).toHaveLength(n);
+    } finally {
+      await w.stop();
+      await rx8.close();
+    }
+  });
+
   it("410 Gone disables the subscription; later events are not delivered to it", async () => {
     const rx6 = await receiver();
     rx6.answer(() => 410);

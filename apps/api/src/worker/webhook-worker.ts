@@ -111,6 +111,13 @@ export function createWebhookWorker(
       };
     });
 
+  /** Resolves when one of the attempts in flight ends (or on stop). */
+  const attemptEnded = () =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      void Promise.race(inFlight).then(() => resolve());
+    });
+
   const run = async () => {
     while (running) {
       let busy = false;
@@ -120,8 +127,13 @@ export function createWebhookWorker(
         logger.error({ err: error }, "webhook worker round failed");
       }
       if (!running) break;
-      // Claimed something: go again at once (a backlog drains quickly), unless at capacity.
-      if (busy && inFlight.size < options.concurrency) continue;
+      // Claimed something: go again at once, so a backlog drains at the speed of the attempts; at
+      // capacity, as soon as one of them ends (sleeping the poll interval there capped delivery at
+      // `concurrency` per interval, 8/s by default).
+      if (busy) {
+        if (inFlight.size >= options.concurrency) await attemptEnded();
+        continue;
+      }
       await sleep(options.pollIntervalMs);
     }
   };
