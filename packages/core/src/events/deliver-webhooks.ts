@@ -1,8 +1,9 @@
-import { type Database, inTransaction, isUniqueViolation } from "@cred/db";
+import type { Database } from "@cred/db";
 import type { CoreConfig } from "../context";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { SecretBox } from "../shared/secret-box";
+import { isRawUniqueViolation } from "../shared/sql-errors";
 import { webhookUrlPolicy } from "../webhooks/webhook-url-policy";
 import { webhookBody } from "./catalogue";
 import { type DeliveryOptions, nextAttemptAt } from "./delivery-options";
@@ -32,7 +33,7 @@ export function claimDueDeliveries(
   now = new Date(),
 ): Promise<ClaimedDelivery[]> {
   return eventsRepository.claimDue(
-    deps.database.prisma,
+    deps.database.fast,
     now,
     new Date(now.getTime() + options.leaseMs),
     options.batchSize,
@@ -54,7 +55,7 @@ export async function deliverWebhook(
   signal?: AbortSignal,
 ): Promise<AttemptResult> {
   const db = deps.database.prisma;
-  const subscription = await eventsRepository.findSubscription(db, delivery.subscriptionId);
+  const { subscription, event } = await eventsRepository.deliveryTarget(deps.database.fast, delivery);
   if (!subscription || subscription.deletedAt || subscription.status !== "active") {
     const why = !subscription || subscription.deletedAt ? "deleted" : "disabled";
     await eventsRepository.closeWithoutAttempt(
@@ -65,7 +66,6 @@ export async function deliverWebhook(
     );
     return "skipped";
   }
-  const event = await eventsRepository.findEvent(db, delivery.eventId);
   if (!event) {
     await eventsRepository.closeWithoutAttempt(
       db,
@@ -123,32 +123,27 @@ export async function deliverWebhook(
   const result: AttemptResult = ok ? "succeeded" : gone ? "disabled" : retryAt ? "retrying" : "failed";
 
   try {
-    const recorded = await inTransaction(db, async (tx) => {
-      const written = await eventsRepository.recordAttempt(
-        tx,
-        {
-          id: newId("wha"),
-          deliveryId: delivery.id,
-          attemptNumber,
-          startedAt,
-          durationMs: finishedAt.getTime() - startedAt.getTime(),
-          responseStatus: status,
-          error,
-        },
-        {
-          status: ok ? "succeeded" : retryAt ? "pending" : "failed",
-          lastAttemptAt: startedAt,
-          lastResponseStatus: status,
-          lastError: error,
-          nextAttemptAt: retryAt,
-        },
-      );
-      if (written && gone) await eventsRepository.disableSubscription(tx, subscription.id, GONE_REASON);
-      return written;
-    });
+    const recorded = await eventsRepository.recordAttempt(
+      deps.database.fast,
+      {
+        id: newId("wha"),
+        deliveryId: delivery.id,
+        attemptNumber,
+        startedAt,
+        durationMs: finishedAt.getTime() - startedAt.getTime(),
+        responseStatus: status,
+        error,
+      },
+      {
+        status: ok ? "succeeded" : retryAt ? "pending" : "failed",
+        nextAttemptAt: retryAt,
+        recordedAt: finishedAt,
+        ...(gone ? { disable: { subscriptionId: subscription.id, reason: GONE_REASON } } : {}),
+      },
+    );
     return recorded ? result : "superseded";
   } catch (e) {
-    if (isUniqueViolation(e)) return "superseded";
+    if (isRawUniqueViolation(e)) return "superseded";
     throw e;
   }
 }

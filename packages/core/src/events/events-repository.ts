@@ -1,63 +1,113 @@
-import type { Db, Prisma } from "@cred/db";
+import type { Db, FastSql } from "@cred/db";
 
-/** The events slice's Prisma calls: delivery claims and attempts, the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
+/** The events slice's statements: delivery claims and attempts (single driver statements: they run for every delivery), the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
 export const eventsRepository = {
   /**
    * Claims up to `take` due deliveries in one statement: rows another worker holds (row lock or
    * unexpired lease) are skipped, and the lease keeps them reserved after the statement commits.
    */
-  async claimDue(db: Db, now: Date, leaseUntil: Date, take: number) {
-    const claimed = await db.$queryRaw<{ id: string }[]>`
-      UPDATE "WebhookDelivery" SET "lockedUntil" = ${leaseUntil}
-       WHERE "id" IN (
-         SELECT "id" FROM "WebhookDelivery"
-          WHERE "status" = 'pending'
-            AND "nextAttemptAt" <= ${now}
-            AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
-          ORDER BY "nextAttemptAt", "id"
-          LIMIT ${take}
-          FOR UPDATE SKIP LOCKED)
-       RETURNING "id"`;
-    if (claimed.length === 0) return [];
-    return db.webhookDelivery.findMany({
-      where: { id: { in: claimed.map((r) => r.id) } },
-      orderBy: { id: "asc" },
-    });
+  async claimDue(sql: FastSql, now: Date, leaseUntil: Date, take: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await sql.query<ClaimedDelivery>(
+      `UPDATE "WebhookDelivery" SET "lockedUntil" = $1::timestamp(3)
+        WHERE "id" IN (
+          SELECT "id" FROM "WebhookDelivery"
+           WHERE "status" = 'pending'
+             AND "nextAttemptAt" <= $2::timestamp(3)
+             AND ("lockedUntil" IS NULL OR "lockedUntil" <= $2::timestamp(3))
+           ORDER BY "nextAttemptAt", "id"
+           LIMIT $3
+           FOR UPDATE SKIP LOCKED)
+        RETURNING "id", "subscriptionId", "eventId", "eventType", "attempts"`,
+      [leaseUntil, now, take],
+    );
+    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   },
-  findSubscription(db: Db, id: string) {
-    return db.webhookSubscription.findUnique({ where: { id } });
-  },
-  findEvent(db: Db, id: string) {
-    return db.outboxEvent.findUnique({ where: { id } });
+  /** What an attempt needs of its subscription and event, in one statement; either may be gone (null). */
+  async deliveryTarget(
+    sql: FastSql,
+    delivery: Pick<ClaimedDelivery, "subscriptionId" | "eventId">,
+  ): Promise<{ subscription: DeliverySubscription | null; event: DeliveryEvent | null }> {
+    const { rows } = await sql.query<
+      DeliverySubscription & { eventId: string | null } & Omit<DeliveryEvent, "id">
+    >(
+      `SELECT s."id", s."url", s."status", s."deletedAt", s."secretCipher", s."previousSecretCipher",
+              s."previousSecretExpiresAt", e."id" AS "eventId", e."type", e."occurredAt", e."payload"
+         FROM (SELECT 1) AS one
+         LEFT JOIN "WebhookSubscription" s ON s."id" = $1
+         LEFT JOIN "OutboxEvent" e ON e."id" = $2`,
+      [delivery.subscriptionId, delivery.eventId],
+    );
+    const row = rows[0]!;
+    return {
+      subscription: row.id === null ? null : row,
+      event:
+        row.eventId === null
+          ? null
+          : { id: row.eventId, type: row.type, occurredAt: row.occurredAt, payload: row.payload },
+    };
   },
   /**
-   * Records attempt `attemptNumber` and its outcome on the delivery, fenced on the attempt count the
-   * worker claimed: false (nothing written) when another worker recorded that attempt first.
+   * Records attempt `attemptNumber` and its outcome on the delivery in one statement, fenced on the
+   * attempt count the worker claimed: false (nothing written) when another worker recorded that attempt
+   * first. `disable` (410 Gone) also disables the subscription, in the same statement.
    */
   async recordAttempt(
-    tx: Db,
-    attempt: Prisma.WebhookAttemptUncheckedCreateInput,
-    delivery: Omit<Prisma.WebhookDeliveryUpdateManyMutationInput, "attempts">,
-  ) {
-    const { count } = await tx.webhookDelivery.updateMany({
-      where: { id: attempt.deliveryId, attempts: attempt.attemptNumber - 1 },
-      data: { ...delivery, attempts: attempt.attemptNumber, lockedUntil: null },
-    });
-    if (count !== 1) return false;
-    await tx.webhookAttempt.create({ data: attempt });
-    return true;
+    sql: FastSql,
+    attempt: {
+      id: string;
+      deliveryId: string;
+      attemptNumber: number;
+      startedAt: Date;
+      durationMs: number;
+      responseStatus: number | null;
+      error: string | null;
+    },
+    outcome: {
+      status: "succeeded" | "pending" | "failed";
+      nextAttemptAt: Date | null;
+      recordedAt: Date;
+      disable?: { subscriptionId: string; reason: string };
+    },
+  ): Promise<boolean> {
+    const { rows } = await sql.query<{ recorded: number }>(
+      `WITH updated AS (
+         UPDATE "WebhookDelivery"
+            SET "status" = $3, "attempts" = $2::int, "lockedUntil" = NULL, "lastAttemptAt" = $4::timestamp(3),
+                "lastResponseStatus" = $5::int, "lastError" = $6::text, "nextAttemptAt" = $7::timestamp(3),
+                "updatedAt" = $8::timestamp(3)
+          WHERE "id" = $1 AND "attempts" = $2::int - 1
+         RETURNING "id"),
+       attempt AS (
+         INSERT INTO "WebhookAttempt" ("id", "deliveryId", "attemptNumber", "startedAt", "durationMs",
+           "responseStatus", "error")
+         SELECT $9, "id", $2::int, $4::timestamp(3), $10::int, $5::int, $6::text FROM updated),
+       disabled AS (
+         UPDATE "WebhookSubscription" SET "status" = 'disabled', "disabledReason" = $12::text,
+                "updatedAt" = $8::timestamp(3)
+          WHERE "id" = $11::text AND "status" = 'active' AND EXISTS (SELECT 1 FROM updated))
+       SELECT count(*)::int AS "recorded" FROM updated`,
+      [
+        attempt.deliveryId,
+        attempt.attemptNumber,
+        outcome.status,
+        attempt.startedAt,
+        attempt.responseStatus,
+        attempt.error,
+        outcome.nextAttemptAt,
+        outcome.recordedAt,
+        attempt.id,
+        attempt.durationMs,
+        outcome.disable?.subscriptionId ?? null,
+        outcome.disable?.reason ?? null,
+      ],
+    );
+    return rows[0]?.recorded === 1;
   },
   /** Ends a delivery without an attempt (its subscription is gone or disabled). */
   async closeWithoutAttempt(db: Db, id: string, attempts: number, lastError: string) {
     await db.webhookDelivery.updateMany({
       where: { id, attempts, status: "pending" },
       data: { status: "failed", nextAttemptAt: null, lockedUntil: null, lastError },
-    });
-  },
-  async disableSubscription(tx: Db, id: string, reason: string) {
-    await tx.webhookSubscription.updateMany({
-      where: { id, status: "active" },
-      data: { status: "disabled", disabledReason: reason },
     });
   },
 
@@ -95,4 +145,29 @@ export const eventsRepository = {
   },
 };
 
-export type ClaimedDelivery = Awaited<ReturnType<typeof eventsRepository.claimDue>>[number];
+/** A delivery reserved for one attempt by this worker. */
+export interface ClaimedDelivery {
+  id: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  /** Attempts made before this one. */
+  attempts: number;
+}
+
+export interface DeliverySubscription {
+  id: string;
+  url: string;
+  status: string;
+  deletedAt: Date | null;
+  secretCipher: string;
+  previousSecretCipher: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+export interface DeliveryEvent {
+  id: string;
+  type: string;
+  occurredAt: Date;
+  payload: unknown;
+}
