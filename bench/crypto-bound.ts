@@ -73,6 +73,11 @@ export const SERVER_CRYPTO: Record<string, { signs: number; verifies: number; no
     verifies: 2,
     note: "1 request object signature + SD-JWT VC issuer signature and KB-JWT verification (not counted: the per-session P-256 key generation and the ECDH-ES decryption of direct_post.jwt, and the status list token verification, which is cached)",
   },
+  webhooks: {
+    signs: 1,
+    verifies: 1,
+    note: "as issuance; the webhook deliveries are signed with HMAC-SHA256 (Standard Webhooks), not counted",
+  },
   revoke: { signs: 1, verifies: 0, note: "status list token re-signed once per revocation (version bump)" },
   reads: { signs: 0, verifies: 0, note: "no ES256" },
   "peer:issuance": {

@@ -93,6 +93,8 @@ export async function startOurs(options: {
         DATABASE_URL: database?.url ?? "",
         LOG_LEVEL: "warn",
         RATE_LIMIT_POINTS: "10000000",
+        // The webhooks workload's receiver listens on loopback, which subscriptions otherwise refuse.
+        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
         NODE_ENV: "development",
       },
     });
@@ -114,7 +116,7 @@ export async function startOurs(options: {
   };
 }
 
-async function api(baseUrl: string, key: string, method: string, p: string, body?: unknown) {
+export async function api(baseUrl: string, key: string, method: string, p: string, body?: unknown) {
   const url = new URL(p, baseUrl);
   if (p.startsWith("/management/")) url.searchParams.set("api-version", API_VERSION);
   const res = await fetch(url, {

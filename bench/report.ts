@@ -3,6 +3,7 @@ import path from "node:path";
 import type { BenchOptions } from "./args";
 import { type CryptoRates, SERVER_CRYPTO } from "./crypto-bound";
 import type { DriverResult } from "./driver";
+import type { WebhookReceipts } from "./webhook-receiver";
 
 export interface PhaseReport extends DriverResult {
   phase: "peak" | "70% of peak" | "fixed rate";
@@ -20,6 +21,8 @@ export interface WorkloadReport {
   bound: number | null;
   phases: PhaseReport[];
   note?: string;
+  /** The `webhooks` workload: what the local receiver got over both phases. */
+  webhooks?: WebhookReceipts;
 }
 
 export interface Report {
@@ -31,6 +34,18 @@ export interface Report {
   serverPeakRssMb?: number;
   cpuProfile?: unknown;
   notes: string[];
+}
+
+function webhookLines(report: Report): string[] {
+  return report.workloads.flatMap((w) => {
+    if (!w.webhooks) return [];
+    const ops = w.phases.reduce((n, p) => n + p.ops, 0);
+    const { events, repeats, latency } = w.webhooks;
+    return [
+      `webhooks: ${events} events delivered for ${ops} flows (${repeats} repeats), event → receipt ` +
+        `p50 ${f(latency.p50, 0)} / p99 ${f(latency.p99, 0)} / max ${f(latency.max, 0)} ms`,
+    ];
+  });
 }
 
 const f = (n: number | null | undefined, digits = 1) =>
@@ -125,7 +140,7 @@ export function printTable(report: Report): string {
   const line = (r: string[]) =>
     r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   return (
-    `\n${[line(HEADER), ...rows(report).map(line)].join("\n")}\n\n${[...cryptoLines(report), ...ratios(report)].join("\n")}\n` +
+    `\n${[line(HEADER), ...rows(report).map(line)].join("\n")}\n\n${[...cryptoLines(report), ...ratios(report), ...webhookLines(report)].join("\n")}\n` +
     `server peak RSS (VmHWM): ${f(report.serverPeakRssMb, 0)} MB\n`
   );
 }
@@ -161,7 +176,7 @@ ${report.machine.cpus} cores (${report.machine.cpuModel}), Node ${report.machine
 
 ${table}
 
-${[...cryptoLines(report), ...ratios(report)].map((l) => `- ${l}`).join("\n")}
+${[...cryptoLines(report), ...ratios(report), ...webhookLines(report)].map((l) => `- ${l}`).join("\n")}
 - server peak RSS (VmHWM): ${f(report.serverPeakRssMb, 0)} MB
 
 Server-side ES256 operations counted per operation:

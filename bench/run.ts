@@ -7,10 +7,11 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
 import type { DriverResult } from "./driver";
-import { credentialIds, type OursTarget, setupOurs, startOurs } from "./ours";
+import { api, credentialIds, type OursTarget, setupOurs, startOurs } from "./ours";
 import { startPeer, startPeerVerifier } from "./peer/start";
 import { type Service, sampleProcess } from "./processes";
 import { type PhaseReport, printTable, type Report, writeReports } from "./report";
+import { startWebhookReceiver } from "./webhook-receiver";
 import type { DriverJob } from "./workload";
 import { OUR_WORKLOADS, VERIFICATION_DRIVEN } from "./workloads";
 
@@ -156,14 +157,27 @@ try {
       }
       items = await credentialIds(target, issued);
     }
-    const { phases, produced } = await measure(ours.service, "ours", id, target, items);
-    if (id === "issuance") issued = produced;
-    report.workloads.push({
-      ...base,
-      available: true,
-      phases,
-      note: items ? `${items.length} credentials to revoke` : undefined,
-    });
+    // The webhooks workload runs last: its subscription (every event) stays for the rest of the server's life.
+    const receiver = id === "webhooks" ? await startWebhookReceiver() : undefined;
+    if (receiver) {
+      await api(target.baseUrl, target.apiKey, "POST", "/management/webhooks", {
+        url: receiver.url,
+        events: ["*"],
+      });
+    }
+    try {
+      const { phases, produced } = await measure(ours.service, "ours", id, target, items);
+      if (id === "issuance") issued = produced;
+      report.workloads.push({
+        ...base,
+        available: true,
+        phases,
+        note: items ? `${items.length} credentials to revoke` : undefined,
+        ...(receiver ? { webhooks: await receiver.settle(2_000, 30_000) } : {}),
+      });
+    } finally {
+      await receiver?.close();
+    }
   }
 } finally {
   await ours.stop();

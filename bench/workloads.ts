@@ -13,6 +13,8 @@ export const OUR_WORKLOADS = {
   revoke: "Credentials_Revoke + status list fetch",
   reads: "Management reads: Issuers_Get / Organisations_List (alternating)",
   floor: "HTTP floor: 5 sequential GET /healthz (an issuance flow's round trips with no work behind them)",
+  webhooks:
+    "OpenID4VCI flow with a webhook subscription to every event: fan-out and delivery to a local receiver on top",
 } as const;
 
 /** The whole OpenID4VCI flow for one credential; returns the transaction id and the credential. */
@@ -129,7 +131,8 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
     case "create":
       return { iteration: (step) => step("create", create) };
 
-    case "issuance": {
+    case "issuance":
+    case "webhooks": {
       let keys: Es256KeyPair[] = [];
       let n = 0;
       const produced: string[] = [];

@@ -33,6 +33,7 @@ describe("webhook worker settings from the environment", () => {
       WEBHOOK_TIMEOUT_MS: "5000",
       WEBHOOK_MAX_ATTEMPTS: "4",
       WEBHOOK_DELIVERY_RETENTION_DAYS: " 90 ",
+      WEBHOOK_CONCURRENCY: "64",
     });
     expect(env.webhookWorker).toEqual({
       pollIntervalMs: 250,
@@ -40,11 +41,13 @@ describe("webhook worker settings from the environment", () => {
       timeoutMs: 5000,
       maxAttempts: 4,
       deliveryRetentionDays: 90,
+      concurrency: 64,
     });
     expect(webhookSettings(env)).toEqual({
       workerOptions: {
         pollIntervalMs: 250,
         sweepIntervalMs: 300_000,
+        concurrency: 64,
         delivery: {
           attemptTimeoutMs: 5000,
           retryScheduleMs: DEFAULT_DELIVERY_OPTIONS.retryScheduleMs.slice(0, 3),
@@ -71,6 +74,7 @@ describe("webhook worker settings from the environment", () => {
       WEBHOOK_TIMEOUT_MS: 30_000,
       WEBHOOK_MAX_ATTEMPTS: 50,
       WEBHOOK_DELIVERY_RETENTION_DAYS: 3650,
+      WEBHOOK_CONCURRENCY: 256,
     };
     for (const [name, max] of Object.entries(limits)) {
       expect(() => readEnv({ [name]: String(max) })).not.toThrow();

@@ -65,6 +65,8 @@ export interface WebhookWorkerEnv {
   maxAttempts?: number;
   /** WEBHOOK_DELIVERY_RETENTION_DAYS: how long finished deliveries are kept. */
   deliveryRetentionDays?: number;
+  /** WEBHOOK_CONCURRENCY: attempts in flight at once, per worker. */
+  concurrency?: number;
 }
 
 /**
@@ -78,6 +80,7 @@ const WEBHOOK_ENV_LIMITS = {
   WEBHOOK_TIMEOUT_MS: 30_000,
   WEBHOOK_MAX_ATTEMPTS: 50,
   WEBHOOK_DELIVERY_RETENTION_DAYS: 3650,
+  WEBHOOK_CONCURRENCY: 256,
 } as const;
 
 export interface Env {
@@ -122,6 +125,7 @@ export function readEnv(source: Source = process.env): Env {
       timeoutMs: webhook("WEBHOOK_TIMEOUT_MS"),
       maxAttempts: webhook("WEBHOOK_MAX_ATTEMPTS"),
       deliveryRetentionDays: webhook("WEBHOOK_DELIVERY_RETENTION_DAYS"),
+      concurrency: webhook("WEBHOOK_CONCURRENCY"),
     },
     // Below 8 MB the embedded database would mostly read through its file layer.
     embeddedSharedBuffersMb: read.positive("EMBEDDED_SHARED_BUFFERS_MB", 1024, 8),
@@ -157,6 +161,7 @@ export function webhookSettings(env: Pick<Env, "webhookWorker">): {
     workerOptions: {
       ...(w.pollIntervalMs !== undefined && { pollIntervalMs: w.pollIntervalMs }),
       ...(w.sweepIntervalMs !== undefined && { sweepIntervalMs: w.sweepIntervalMs }),
+      ...(w.concurrency !== undefined && { concurrency: w.concurrency }),
       delivery: {
         ...(w.timeoutMs !== undefined && { attemptTimeoutMs: w.timeoutMs }),
         ...(w.maxAttempts !== undefined && { retryScheduleMs: retryScheduleFor(w.maxAttempts) }),

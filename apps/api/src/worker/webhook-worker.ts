@@ -20,7 +20,11 @@ export interface WebhookWorkerOptions {
   pollIntervalMs: number;
   /** How often the sweeper runs (ms); 0 turns it off. */
   sweepIntervalMs: number;
-  /** Attempts in flight at once. */
+  /**
+   * Attempts in flight at once. 8 could not keep up with one busy tenant (each attempt also waits for its
+   * statements behind the request traffic): deliveries lagged seconds behind ~500 events/s; 32 kept it
+   * to about a second (docs/performance.md).
+   */
   concurrency: number;
   delivery: DeliveryOptions;
 }
@@ -28,7 +32,7 @@ export interface WebhookWorkerOptions {
 export const DEFAULT_WORKER_OPTIONS: WebhookWorkerOptions = {
   pollIntervalMs: 1000,
   sweepIntervalMs: 60_000,
-  concurrency: 8,
+  concurrency: 32,
   delivery: DEFAULT_DELIVERY_OPTIONS,
 };
 
