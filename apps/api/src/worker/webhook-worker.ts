@@ -115,11 +115,19 @@ export function createWebhookWorker(
       };
     });
 
-  /** Resolves when one of the attempts in flight ends (or on stop). */
-  const attemptEnded = () =>
+  /**
+   * Resolves once a quarter of the slots (at least one) are free again, or on stop: claiming in steps, not
+   * one delivery per ended attempt, spares a fan-out check and a claim statement per delivery.
+   */
+  const slotsFreed = () =>
     new Promise<void>((resolve) => {
       wake = resolve;
-      void Promise.race(inFlight).then(() => resolve());
+      const target = options.concurrency - Math.max(1, Math.floor(options.concurrency / 4));
+      const check = () => {
+        if (!running || inFlight.size <= target) resolve();
+        else void Promise.race(inFlight).then(check);
+      };
+      check();
     });
 
   const run = async () => {
@@ -132,10 +140,10 @@ export function createWebhookWorker(
       }
       if (!running) break;
       // Claimed something: go again at once, so a backlog drains at the speed of the attempts; at
-      // capacity, as soon as one of them ends (sleeping the poll interval there capped delivery at
-      // `concurrency` per interval, 8/s by default).
+      // capacity, as soon as some of them end (sleeping the poll interval there capped delivery at
+      // `concurrency` per interval).
       if (busy) {
-        if (inFlight.size >= options.concurrency) await attemptEnded();
+        if (inFlight.size >= options.concurrency) await slotsFreed();
         continue;
       }
       await sleep(options.pollIntervalMs);
