@@ -374,6 +374,23 @@ describe("delivery", () => {
     }
   });
 
+  it("right after a delivery, the next event goes out without waiting for the poll interval", async () => {
+    const rx9 = await receiver();
+    const { key, issuer } = await tenant();
+    await subscribe(key, rx9.url, ["issuance.transaction.created"]);
+    await issue(key, issuer);
+    const w = worker({ pollIntervalMs: 60_000 });
+    w.start();
+    try {
+      await until("the first delivery", async () => rx9.received.length === 1);
+      await issue(key, issuer);
+      await until("the second delivery", async () => rx9.received.length === 2, 5_000);
+    } finally {
+      await w.stop();
+      await rx9.close();
+    }
+  });
+
   it("410 Gone disables the subscription; later events are not delivered to it", async () => {
     const rx6 = await receiver();
     rx6.answer(() => 410);

@@ -36,6 +36,10 @@ export const DEFAULT_WORKER_OPTIONS: WebhookWorkerOptions = {
   delivery: DEFAULT_DELIVERY_OPTIONS,
 };
 
+/** After a delivery, how long the worker polls quickly, and how quickly. */
+const HOT_PERIOD_MS = 10_000;
+const HOT_POLL_MS = 50;
+
 export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
 
 export interface WebhookWorker {
@@ -73,6 +77,7 @@ export function createWebhookWorker(
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
   let lastSweep = 0;
+  let lastDelivery = Number.NEGATIVE_INFINITY;
 
   const attempt = (delivery: ClaimedDelivery) => {
     const job = deliverWebhook(deps, delivery, options.delivery, abort.signal)
@@ -135,6 +140,7 @@ export function createWebhookWorker(
       let busy = false;
       try {
         busy = (await round()).claimed > 0;
+        if (busy) lastDelivery = Date.now();
       } catch (error) {
         logger.error({ err: error }, "webhook worker round failed");
       }
@@ -146,7 +152,10 @@ export function createWebhookWorker(
         if (inFlight.size >= options.concurrency) await slotsFreed();
         continue;
       }
-      await sleep(options.pollIntervalMs);
+      // Events keep coming while a tenant is busy: for a while after its last delivery the worker looks
+      // again every HOT_POLL_MS, so an event waits tens of milliseconds, not a whole interval.
+      const hot = Date.now() - lastDelivery < HOT_PERIOD_MS;
+      await sleep(hot ? Math.min(HOT_POLL_MS, options.pollIntervalMs) : options.pollIntervalMs);
     }
   };
 
