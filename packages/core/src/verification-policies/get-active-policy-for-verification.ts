@@ -1,4 +1,5 @@
 import type { FastSql } from "@cred/db";
+import { BoundedMap } from "../shared/bounded-map";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import type { TPolicyRules } from "./verification-policy.schema";
@@ -15,15 +16,13 @@ export interface ActivePolicy {
  * Validated rules by their stored text: every session would otherwise re-validate the same rules (~60 µs).
  * Keyed by the text itself, not a version stamp, so a change can never be served stale.
  */
-const validatedRules = new Map<string, TPolicyRules>();
-const MAX_VALIDATED = 256;
+const validatedRules = new BoundedMap<string, TPolicyRules>(256);
 
 function validatedRulesOf(row: VerificationPolicyRow): TPolicyRules {
   const text = JSON.stringify(row.rules);
   let rules = validatedRules.get(text);
   if (!rules) {
     rules = rulesOf(row);
-    if (validatedRules.size >= MAX_VALIDATED) validatedRules.delete(validatedRules.keys().next().value!);
     validatedRules.set(text, rules);
   }
   return rules;
