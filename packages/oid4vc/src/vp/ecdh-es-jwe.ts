@@ -71,17 +71,25 @@ function privateScalar(privateKey: KeyObject | P256PrivateScalar): Buffer {
   return Buffer.from(privateKey.d, "base64url");
 }
 
+/** A JWK's point as SEC 1 uncompressed bytes; its coordinates must be canonical 32-byte base64url. */
+function uncompressedPoint(jwk: { x: string; y: string }): Buffer {
+  const x = Buffer.from(jwk.x, "base64url");
+  const y = Buffer.from(jwk.y, "base64url");
+  const canonical = x.toString("base64url") === jwk.x && y.toString("base64url") === jwk.y;
+  if (!canonical || x.length !== P256_COORDINATE_BYTES || y.length !== P256_COORDINATE_BYTES) {
+    throw new Error("point coordinates must be 32 bytes each, in base64url");
+  }
+  return Buffer.concat([Buffer.from([0x04]), x, y]);
+}
+
+/** The AES-GCM cipher of a content encryption key size. */
+const aesGcm = (keyBits: number) => (keyBits === 128 ? "aes-128-gcm" : "aes-256-gcm");
+
 /** ECDH on P-256: the shared secret Z (x coordinate) of our private scalar and the sender's point. */
 function sharedSecret(privateKey: KeyObject | P256PrivateScalar, epk: { x: string; y: string }): Buffer {
-  const x = Buffer.from(epk.x, "base64url");
-  const y = Buffer.from(epk.y, "base64url");
-  const canonical = x.toString("base64url") === epk.x && y.toString("base64url") === epk.y;
-  if (!canonical || x.length !== P256_COORDINATE_BYTES || y.length !== P256_COORDINATE_BYTES) {
-    throw new Error("epk coordinates must be 32 bytes each, in base64url");
-  }
   const ecdh = createECDH("prime256v1");
   ecdh.setPrivateKey(privateScalar(privateKey));
-  return ecdh.computeSecret(Buffer.concat([Buffer.from([0x04]), x, y]));
+  return ecdh.computeSecret(uncompressedPoint(epk));
 }
 
 export function decryptEcdhEsCompactJwe(
@@ -121,9 +129,7 @@ export function decryptEcdhEsCompactJwe(
   const iv = Buffer.from(ivB64, "base64url");
   const tag = Buffer.from(tagB64, "base64url");
   if (iv.length !== 12 || tag.length !== 16) throw new Error("invalid iv or tag length");
-  const decipher = createDecipheriv(keyBits === 128 ? "aes-128-gcm" : "aes-256-gcm", cek, iv, {
-    authTagLength: 16,
-  });
+  const decipher = createDecipheriv(aesGcm(keyBits), cek, iv, { authTagLength: 16 });
   decipher.setAAD(Buffer.from(protectedB64, "ascii"));
   decipher.setAuthTag(tag);
   const plaintext = Buffer.concat([
@@ -162,20 +168,13 @@ export function encryptEcdhEsCompactJwe(
     x: point.subarray(1, 33).toString("base64url"),
     y: point.subarray(33, 65).toString("base64url"),
   };
-  const recipientPoint = Buffer.concat([
-    Buffer.from([0x04]),
-    Buffer.from(recipient.x, "base64url"),
-    Buffer.from(recipient.y, "base64url"),
-  ]);
-  const z = ephemeral.computeSecret(recipientPoint);
+  const z = ephemeral.computeSecret(uncompressedPoint(recipient));
   const cek = concatKdf(z, enc, keyBits, Buffer.alloc(0), Buffer.alloc(0));
   const protectedB64 = Buffer.from(JSON.stringify({ ...header, alg: "ECDH-ES", enc, epk })).toString(
     "base64url",
   );
   const iv = randomBytes(12);
-  const cipher = createCipheriv(keyBits === 128 ? "aes-128-gcm" : "aes-256-gcm", cek, iv, {
-    authTagLength: 16,
-  });
+  const cipher = createCipheriv(aesGcm(keyBits), cek, iv, { authTagLength: 16 });
   cipher.setAAD(Buffer.from(protectedB64, "ascii"));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return [

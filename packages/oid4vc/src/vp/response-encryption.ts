@@ -1,5 +1,6 @@
-import { createECDH, KeyObject } from "node:crypto";
+import { createECDH } from "node:crypto";
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
+import { isCryptoKey } from "../shared/jws";
 import {
   decryptEcdhEsCompactJwe,
   encryptEcdhEsCompactJwe,
@@ -53,10 +54,6 @@ export function readJweHeader(jwe: string): JweHeader {
 
 const decoder = new TextDecoder();
 
-function isKeyObject(key: unknown): key is KeyObject {
-  return key instanceof KeyObject;
-}
-
 function isP256PublicJwk(key: Jwk): key is Jwk & P256PublicPoint {
   return key.kty === "EC" && key.crv === "P-256" && typeof key.x === "string" && typeof key.y === "string";
 }
@@ -98,11 +95,11 @@ export async function decryptDirectPostJwt(
     // A stored JWK goes to the key agreement as raw material: importing an ephemeral, single-use key costs
     // more than the agreement itself. Only a WebCrypto key takes jose's route.
     const key = isP256PrivateJwk(privateJwk) ? privateJwk : toPrivateKey(privateJwk, { cache: false });
-    if (isKeyObject(key) || isP256PrivateJwk(key)) {
-      plaintext = decryptEcdhEsCompactJwe(jwe, key, allowedEnc).plaintext;
-    } else {
+    if (isCryptoKey(key)) {
       const options = { keyManagementAlgorithms: ["ECDH-ES"], contentEncryptionAlgorithms: [...allowedEnc] };
       plaintext = (await compactDecrypt(jwe, key, options)).plaintext;
+    } else {
+      plaintext = decryptEcdhEsCompactJwe(jwe, key, allowedEnc).plaintext;
     }
   } catch (cause) {
     throw new VpError("invalid_request", "response could not be decrypted", { cause });
