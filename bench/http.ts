@@ -7,18 +7,27 @@ import { Agent, request } from "undici";
 export function createClient(connections: number) {
   const dispatcher = new Agent({ connections, pipelining: 1, keepAliveTimeout: 60_000 });
 
+  /** One request over the pool: its status and its whole body as text. */
+  async function exchange(
+    method: "GET" | "POST",
+    url: string,
+    options: { headers?: Record<string, string>; body?: string },
+  ): Promise<{ status: number; text: string }> {
+    const res = await request(url, { method, headers: options.headers, body: options.body, dispatcher });
+    return { status: res.statusCode, text: await res.body.text() };
+  }
+
   async function send(
     method: "GET" | "POST",
     url: string,
     options: { headers?: Record<string, string>; body?: string; expect?: number } = {},
   ): Promise<{ status: number; text: string }> {
-    const res = await request(url, { method, headers: options.headers, body: options.body, dispatcher });
-    const text = await res.body.text();
+    const res = await exchange(method, url, options);
     const expected = options.expect ?? 200;
-    if (res.statusCode !== expected) {
-      throw new Error(`${method} ${new URL(url).pathname} → ${res.statusCode} ${text.slice(0, 200)}`);
+    if (res.status !== expected) {
+      throw new Error(`${method} ${new URL(url).pathname} → ${res.status} ${res.text.slice(0, 200)}`);
     }
-    return { status: res.statusCode, text };
+    return res;
   }
 
   /** The wallet's `fetch` (FetchLike) over the same pool, without the Fetch API's Request/Response objects. */
@@ -26,14 +35,8 @@ export function createClient(connections: number) {
     url: string,
     init: { method?: string; headers?: Record<string, string>; body?: string } = {},
   ): Promise<{ ok: boolean; status: number; text(): Promise<string> }> {
-    const method = (init.method ?? "GET") as "GET" | "POST";
-    const res = await request(url, { method, headers: init.headers, body: init.body, dispatcher });
-    const text = await res.body.text();
-    return {
-      ok: res.statusCode >= 200 && res.statusCode < 300,
-      status: res.statusCode,
-      text: async () => text,
-    };
+    const { status, text } = await exchange((init.method ?? "GET") as "GET" | "POST", url, init);
+    return { ok: status >= 200 && status < 300, status, text: async () => text };
   }
 
   return {
