@@ -31,9 +31,12 @@ afterAll(() => t?.close());
 interface Received {
   headers: Record<string, string>;
   body: string;
+  /** The client's port: requests on one kept-alive connection share it. */
+  remotePort: number;
 }
 
-type Answer = number | "hang";
+/** A status, no answer until released, or the connection closed without an answer. */
+type Answer = number | "hang" | "drop";
 
 async function receiver() {
   const received: Received[] = [];
@@ -45,8 +48,13 @@ async function receiver() {
     req.on("end", () => {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
-      received.push({ headers, body: Buffer.concat(chunks).toString("utf8") });
+      const remotePort = req.socket.remotePort ?? 0;
+      received.push({ headers, body: Buffer.concat(chunks).toString("utf8"), remotePort });
       const a = answer(received.length);
+      if (a === "drop") {
+        req.socket.destroy();
+        return;
+      }
       if (a === "hang") {
         hanging.add(res);
         return;
@@ -265,6 +273,60 @@ describe("delivery", () => {
     } finally {
       await w.stop();
       await rx2.close();
+    }
+  });
+
+  it("keeps the connection to a receiver alive between deliveries", async () => {
+    const rx5 = await receiver();
+    const { key, issuer } = await tenant();
+    await subscribe(key, rx5.url, ["issuance.transaction.created"]);
+    try {
+      for (let i = 0; i < 3; i++) {
+        await issue(key, issuer);
+        await worker().runOnce();
+      }
+      expect(rx5.received).toHaveLength(3);
+      expect(new Set(rx5.received.map((r) => r.remotePort)).size).toBe(1);
+      expect(rx5.received[0]!.headers.connection).toBe("keep-alive");
+    } finally {
+      await rx5.close();
+    }
+  });
+
+  it("a kept-alive connection closed without an answer: sent again once on a new connection, one attempt recorded", async () => {
+    const rx6 = await receiver();
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx6.url, ["issuance.transaction.created"]);
+    try {
+      await issue(key, issuer);
+      await worker().runOnce();
+      // The next request arrives on the kept-alive connection, which the receiver closes unanswered.
+      rx6.answer((n) => (n === 2 ? "drop" : 204));
+      await issue(key, issuer);
+      await worker().runOnce();
+      expect(rx6.received).toHaveLength(3);
+      expect(rx6.received[2]!.remotePort).not.toBe(rx6.received[1]!.remotePort);
+      expect(rx6.received[2]!.body).toBe(rx6.received[1]!.body);
+      const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+      expect(list.map((d) => [d.status, d.attempts])).toEqual([
+        ["succeeded", 1],
+        ["succeeded", 1],
+      ]);
+
+      // Closed unanswered on the new connection too: no third send, the attempt fails and is retried later.
+      rx6.answer((n) => (n <= 4 ? 204 : "drop"));
+      for (let i = 0; i < 2; i++) {
+        await issue(key, issuer);
+        await worker().runOnce();
+      }
+      expect(rx6.received).toHaveLength(6);
+      expect(rx6.received[4]!.remotePort).toBe(rx6.received[3]!.remotePort);
+      const [latest] = await deliveries(key, `&subscriptionId=${sub.id}&status=pending`);
+      expect(latest).toMatchObject({ attempts: 1, lastResponseStatus: null });
+      const [attempt] = await attemptsOf(latest.id);
+      expect(attempt!.error).toMatch(/Connection reset/);
+    } finally {
+      await rx6.close();
     }
   });
 

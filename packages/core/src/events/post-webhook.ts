@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import type { ResolvedAddress } from "../shared/network-policy";
+import { pinnedLookup, type WebhookConnections, webhookConnections } from "./webhook-connections";
 
 export type PostOutcome =
   | { kind: "response"; status: number }
@@ -9,21 +9,6 @@ export type PostOutcome =
   | { kind: "aborted" };
 
 const MAX_BODY_BYTES = 64 * 1024;
-
-/** A resolver that only ever answers with the addresses the URL policy checked (no second lookup). */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) {
-      callback(
-        null,
-        addresses.map((a) => ({ address: a.address, family: a.family })),
-      );
-      return;
-    }
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  }) as LookupFunction;
-}
 
 function describeError(error: unknown): string {
   const code = (error as { code?: string })?.code;
@@ -41,22 +26,28 @@ function describeError(error: unknown): string {
   return code ? `Request failed (${code})` : "Request failed";
 }
 
+/** A kept-alive connection the server closed just as we wrote on it: nothing was answered. */
+const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
+
 /**
  * POSTs `body` to `url`, connecting only to `addresses` (DNS-rebinding safe), with a hard timeout,
- * no redirects followed, no connection reuse and no cookies. The response body is read (bounded) and
- * dropped. Resolves with the status or a short, secret-free error; `signal` abandons the attempt.
+ * no redirects followed and no cookies. Connections are kept alive per origin and address set
+ * (`WebhookConnections`); when a reused one turns out closed before any answer, the request is sent
+ * once more on a new connection. The response body is read (bounded) and dropped. Resolves with the
+ * status or a short, secret-free error; `signal` abandons the attempt.
  */
 export function postWebhook(
   url: URL,
   addresses: ResolvedAddress[],
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; signal?: AbortSignal; connections?: WebhookConnections },
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     if (options.signal?.aborted) return resolve({ kind: "aborted" });
     const client = url.protocol === "https:" ? https : http;
     let settled = false;
+    let req: http.ClientRequest;
     const finish = (outcome: PostOutcome) => {
       if (settled) return;
       settled = true;
@@ -64,34 +55,44 @@ export function postWebhook(
       options.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
-    const req = client.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ""),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: "POST",
-        agent: false,
-        lookup: addresses.length ? pinnedLookup(addresses) : undefined,
-        headers: {
-          ...headers,
-          "content-type": "application/json",
-          "content-length": String(Buffer.byteLength(body)),
-          "user-agent": "cred-platform-webhooks/1.0",
+    const send = (agent: http.Agent | false) => {
+      let answered = false;
+      req = client.request(
+        {
+          protocol: url.protocol,
+          hostname: url.hostname.replace(/^\[|\]$/g, ""),
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          method: "POST",
+          agent,
+          lookup: addresses.length ? pinnedLookup(addresses) : undefined,
+          headers: {
+            ...headers,
+            "content-type": "application/json",
+            "content-length": String(Buffer.byteLength(body)),
+            "user-agent": "cred-platform-webhooks/1.0",
+          },
         },
-      },
-      (res) => {
-        let received = 0;
-        res.on("data", (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > MAX_BODY_BYTES) res.destroy();
-        });
-        const done = () => finish({ kind: "response", status: res.statusCode ?? 0 });
-        res.on("end", done);
-        res.on("close", done);
-        res.on("error", done);
-      },
-    );
+        (res) => {
+          answered = true;
+          let received = 0;
+          res.on("data", (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > MAX_BODY_BYTES) res.destroy();
+          });
+          const done = () => finish({ kind: "response", status: res.statusCode ?? 0 });
+          res.on("end", done);
+          res.on("close", done);
+          res.on("error", done);
+        },
+      );
+      req.on("error", (error) => {
+        const code = (error as { code?: string }).code ?? "";
+        if (!settled && agent && req.reusedSocket && !answered && STALE_CONNECTION.has(code)) send(false);
+        else finish({ kind: "error", error: describeError(error) });
+      });
+      req.end(body);
+    };
     const timer = setTimeout(() => {
       finish({ kind: "error", error: `Timed out after ${options.timeoutMs} ms` });
       req.destroy();
@@ -101,7 +102,6 @@ export function postWebhook(
       req.destroy();
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (error) => finish({ kind: "error", error: describeError(error) }));
-    req.end(body);
+    send((options.connections ?? webhookConnections).agentFor(url, addresses));
   });
 }

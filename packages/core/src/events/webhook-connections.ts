@@ -1,0 +1,57 @@
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { BoundedMap } from "../shared/bounded-map";
+import type { ResolvedAddress } from "../shared/network-policy";
+
+/** Idle connections close after this long: below the 5 s keep-alive timeout most servers (Node's included) use. */
+const IDLE_MS = 4000;
+/** Distinct (origin, addresses) pools kept; the oldest is dropped beyond this (its idle sockets time out). */
+const MAX_POOLS = 256;
+
+/** A resolver that only ever answers with the addresses the URL policy checked (no second lookup). */
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) {
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
+      return;
+    }
+    const first = addresses[0]!;
+    callback(null, first.address, first.family);
+  }) as LookupFunction;
+}
+
+/**
+ * Keep-alive connections for webhook attempts, pooled per origin AND the set of addresses the URL
+ * policy just checked. A connection is only ever opened to checked addresses (pinned lookup) and only
+ * reused for an attempt whose own check resolved to the same set, so the per-attempt address check
+ * (DNS rebinding) holds exactly as with a new connection per attempt, without a TCP (and TLS) handshake
+ * per delivery.
+ */
+export class WebhookConnections {
+  private readonly pools = new BoundedMap<string, http.Agent>(MAX_POOLS);
+
+  /** The pool for `url` pinned to `addresses`. */
+  agentFor(url: URL, addresses: ResolvedAddress[]): http.Agent {
+    const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).join(",")}`;
+    let agent = this.pools.get(key);
+    if (!agent) {
+      const options = { keepAlive: true, timeout: IDLE_MS, scheduling: "lifo" as const };
+      agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+      this.pools.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** Closes every pooled connection (shutdown, tests). */
+  close(): void {
+    for (const agent of this.pools.values()) agent.destroy();
+    this.pools.clear();
+  }
+}
+
+/** The process's pools: the delivery worker's attempts share them. */
+export const webhookConnections = new WebhookConnections();
