@@ -330,6 +330,48 @@ describe("delivery", () => {
     }
   });
 
+  it("a subscription deleted or disabled after the fan-out, or its event gone: closed without an attempt, saying why", async () => {
+    const rx7 = await receiver();
+    const { key, issuer } = await tenant();
+    const subs = [
+      await subscribe(key, rx7.url, ["issuance.transaction.created"]),
+      await subscribe(key, rx7.url, ["issuance.transaction.created"]),
+      await subscribe(key, rx7.url, ["issuance.transaction.created"]),
+    ];
+    try {
+      await issue(key, issuer);
+      while ((await dispatchOutboxEvents(t.server.deps, { batchSize: 50 })) === 50) {}
+      const byId = new Map(subs.map((s) => [s.id, s]));
+      const list = (await deliveries(key)).filter((d) => byId.has(d.subscriptionId));
+      expect(list).toHaveLength(3);
+      const [deleted, disabled, eventGone] = subs;
+      await prisma().webhookSubscription.update({
+        where: { id: deleted!.id },
+        data: { deletedAt: new Date() },
+      });
+      await prisma().webhookSubscription.update({
+        where: { id: disabled!.id },
+        data: { status: "disabled" },
+      });
+      const goneDelivery = list.find((d) => d.subscriptionId === eventGone!.id)!;
+      await prisma().webhookDelivery.update({
+        where: { id: goneDelivery.id },
+        data: { eventId: "evt_01gone00000000000000000000" },
+      });
+      await worker().runOnce();
+      expect(rx7.received).toHaveLength(0);
+      const closed = await prisma().webhookDelivery.findMany({
+        where: { id: { in: list.map((d) => d.id) } },
+      });
+      const why = new Map(closed.map((d) => [d.subscriptionId, [d.status, d.attempts, d.lastError]]));
+      expect(why.get(deleted!.id)).toEqual(["failed", 0, "Not attempted: the subscription is deleted."]);
+      expect(why.get(disabled!.id)).toEqual(["failed", 0, "Not attempted: the subscription is disabled."]);
+      expect(why.get(eventGone!.id)).toEqual(["failed", 0, "The event no longer exists."]);
+    } finally {
+      await rx7.close();
+    }
+  });
+
   it("a worker killed mid-delivery: its lease runs out and another worker delivers", async () => {
     const rx3 = await receiver();
     rx3.answer((n) => (n === 1 ? "hang" : 200));

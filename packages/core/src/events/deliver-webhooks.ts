@@ -43,9 +43,10 @@ export function claimDueDeliveries(
 const GONE_REASON = "The endpoint answered 410 Gone.";
 
 /**
- * Makes the next attempt of a claimed delivery: re-checks the URL against private ranges (pinning the
- * resolved addresses), signs the body with the current and, during an overlap, the previous secret,
- * POSTs with a timeout, and records the attempt and the delivery's new state in one transaction.
+ * Makes the next attempt of a claimed delivery (its subscription and event as the claim read them):
+ * re-checks the URL against private ranges (pinning the resolved addresses), signs the body with the
+ * current and, during an overlap, the previous secret, POSTs with a timeout, and records the attempt
+ * and the delivery's new state in one statement.
  * 2xx → succeeded; 410 → failed and the subscription disabled; anything else → retry per schedule.
  */
 export async function deliverWebhook(
@@ -55,7 +56,7 @@ export async function deliverWebhook(
   signal?: AbortSignal,
 ): Promise<AttemptResult> {
   const db = deps.database.prisma;
-  const { subscription, event } = await eventsRepository.deliveryTarget(deps.database.fast, delivery);
+  const { subscription, event } = delivery;
   if (!subscription || subscription.deletedAt || subscription.status !== "active") {
     const why = !subscription || subscription.deletedAt ? "deleted" : "disabled";
     await eventsRepository.closeWithoutAttempt(

@@ -4,47 +4,56 @@ import type { Db, FastSql } from "@cred/db";
 export const eventsRepository = {
   /**
    * Claims up to `take` due deliveries in one statement: rows another worker holds (row lock or
-   * unexpired lease) are skipped, and the lease keeps them reserved after the statement commits.
+   * unexpired lease) are skipped, and the lease keeps them reserved after the statement commits. Each
+   * comes with what its attempt needs of its subscription and event (either may be gone: null), read
+   * by the same statement.
    */
   async claimDue(sql: FastSql, now: Date, leaseUntil: Date, take: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await sql.query<ClaimedDelivery>(
-      `UPDATE "WebhookDelivery" SET "lockedUntil" = $1::timestamp(3)
-        WHERE "id" IN (
-          SELECT "id" FROM "WebhookDelivery"
-           WHERE "status" = 'pending'
-             AND "nextAttemptAt" <= $2::timestamp(3)
-             AND ("lockedUntil" IS NULL OR "lockedUntil" <= $2::timestamp(3))
-           ORDER BY "nextAttemptAt", "id"
-           LIMIT $3
-           FOR UPDATE SKIP LOCKED)
-        RETURNING "id", "subscriptionId", "eventId", "eventType", "attempts"`,
+    const { rows } = await sql.query<ClaimedRow>(
+      `WITH claimed AS (
+         UPDATE "WebhookDelivery" SET "lockedUntil" = $1::timestamp(3)
+          WHERE "id" IN (
+            SELECT "id" FROM "WebhookDelivery"
+             WHERE "status" = 'pending'
+               AND "nextAttemptAt" <= $2::timestamp(3)
+               AND ("lockedUntil" IS NULL OR "lockedUntil" <= $2::timestamp(3))
+             ORDER BY "nextAttemptAt", "id"
+             LIMIT $3
+             FOR UPDATE SKIP LOCKED)
+          RETURNING "id", "subscriptionId", "eventId", "eventType", "attempts")
+       SELECT c."id", c."subscriptionId", c."eventId", c."eventType", c."attempts",
+              s."id" AS "liveSubscriptionId", s."url", s."status", s."deletedAt", s."secretCipher",
+              s."previousSecretCipher", s."previousSecretExpiresAt",
+              e."id" AS "liveEventId", e."occurredAt", e."payload"
+         FROM claimed c
+         LEFT JOIN "WebhookSubscription" s ON s."id" = c."subscriptionId"
+         LEFT JOIN "OutboxEvent" e ON e."id" = c."eventId"`,
       [leaseUntil, now, take],
     );
-    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  },
-  /** What an attempt needs of its subscription and event, in one statement; either may be gone (null). */
-  async deliveryTarget(
-    sql: FastSql,
-    delivery: Pick<ClaimedDelivery, "subscriptionId" | "eventId">,
-  ): Promise<{ subscription: DeliverySubscription | null; event: DeliveryEvent | null }> {
-    const { rows } = await sql.query<
-      DeliverySubscription & { eventId: string | null } & Omit<DeliveryEvent, "id">
-    >(
-      `SELECT s."id", s."url", s."status", s."deletedAt", s."secretCipher", s."previousSecretCipher",
-              s."previousSecretExpiresAt", e."id" AS "eventId", e."type", e."occurredAt", e."payload"
-         FROM (SELECT 1) AS one
-         LEFT JOIN "WebhookSubscription" s ON s."id" = $1
-         LEFT JOIN "OutboxEvent" e ON e."id" = $2`,
-      [delivery.subscriptionId, delivery.eventId],
-    );
-    const row = rows[0]!;
-    return {
-      subscription: row.id === null ? null : row,
-      event:
-        row.eventId === null
+    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return rows.map((row) => ({
+      id: row.id,
+      subscriptionId: row.subscriptionId,
+      eventId: row.eventId,
+      eventType: row.eventType,
+      attempts: row.attempts,
+      subscription:
+        row.liveSubscriptionId === null
           ? null
-          : { id: row.eventId, type: row.type, occurredAt: row.occurredAt, payload: row.payload },
-    };
+          : {
+              id: row.liveSubscriptionId,
+              url: row.url,
+              status: row.status,
+              deletedAt: row.deletedAt,
+              secretCipher: row.secretCipher,
+              previousSecretCipher: row.previousSecretCipher,
+              previousSecretExpiresAt: row.previousSecretExpiresAt,
+            },
+      event:
+        row.liveEventId === null
+          ? null
+          : { id: row.liveEventId, type: row.eventType, occurredAt: row.occurredAt, payload: row.payload },
+    }));
   },
   /**
    * Records attempt `attemptNumber` and its outcome on the delivery in one statement, fenced on the
@@ -145,7 +154,7 @@ export const eventsRepository = {
   },
 };
 
-/** A delivery reserved for one attempt by this worker. */
+/** A delivery reserved for one attempt by this worker, with its subscription and event as claimed. */
 export interface ClaimedDelivery {
   id: string;
   subscriptionId: string;
@@ -153,7 +162,16 @@ export interface ClaimedDelivery {
   eventType: string;
   /** Attempts made before this one. */
   attempts: number;
+  /** Null when deleted for good. */
+  subscription: DeliverySubscription | null;
+  /** Null when purged. */
+  event: DeliveryEvent | null;
 }
+
+/** The claim statement's row: the delivery with its subscription's and event's columns (null when gone). */
+type ClaimedRow = Omit<ClaimedDelivery, "subscription" | "event"> &
+  Omit<DeliverySubscription, "id"> &
+  Omit<DeliveryEvent, "id" | "type"> & { liveSubscriptionId: string | null; liveEventId: string | null };
 
 export interface DeliverySubscription {
   id: string;
