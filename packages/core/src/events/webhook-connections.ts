@@ -46,7 +46,7 @@ export class WebhookConnections {
     return agent;
   }
 
-  /** Closes every pooled connection (shutdown, tests). */
+  /** Closes every pooled connection; the next attempts open new ones. */
   close(): void {
     for (const agent of this.pools.values()) agent.destroy();
     this.pools.clear();
