@@ -36,7 +36,12 @@ export class WebhookConnections {
 
   /** The pool for `url` pinned to `addresses`. */
   agentFor(url: URL, addresses: ResolvedAddress[]): http.Agent {
-    const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).join(",")}`;
+    // A set: round-robin DNS answers the same addresses in a new order each time.
+    const pinned = addresses
+      .map((a) => a.address)
+      .sort()
+      .join(",");
+    const key = `${url.protocol}//${url.host}|${pinned}`;
     let agent = this.pools.get(key);
     if (!agent) {
       const options = { keepAlive: true, timeout: IDLE_MS, scheduling: "lifo" as const };
