@@ -92,8 +92,14 @@ export async function startService(options: {
 
 const CLK_TCK = 100;
 
-/** Memory and CPU of a process from /proc: RSS now, peak RSS (VmHWM) and CPU seconds used so far. */
-export function procStats(pid: number): { rssMb: number; hwmMb: number; cpuSeconds: number } | null {
+/**
+ * Memory and CPU of a process from /proc: RSS now, peak RSS (VmHWM), CPU seconds used so far, and how
+ * often its main thread (the server's request thread) was preempted so far: the kernel took its core
+ * while it could run (`nonvoluntary_ctxt_switches`).
+ */
+export function procStats(
+  pid: number,
+): { rssMb: number; hwmMb: number; cpuSeconds: number; preemptions: number } | null {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
@@ -101,15 +107,17 @@ export function procStats(pid: number): { rssMb: number; hwmMb: number; cpuSecon
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 (1-based) of stat; fields[] starts at field 3.
     const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-    return { rssMb: kb("VmRSS") / 1024, hwmMb: kb("VmHWM") / 1024, cpuSeconds };
+    const preemptions = Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    return { rssMb: kb("VmRSS") / 1024, hwmMb: kb("VmHWM") / 1024, cpuSeconds, preemptions };
   } catch {
     return null;
   }
 }
 
-/** Samples a process's RSS every `intervalMs` while a phase runs; returns the peak and the CPU used. */
+/** Samples a process's RSS every `intervalMs` while a phase runs; returns the peak, the CPU used and the main thread's preemptions per second. */
 export function sampleProcess(pid: number, intervalMs = 100) {
   const start = procStats(pid);
+  const startedAt = performance.now();
   let peakRssMb = start?.rssMb ?? 0;
   const timer = setInterval(() => {
     const s = procStats(pid);
@@ -124,6 +132,8 @@ export function sampleProcess(pid: number, intervalMs = 100) {
         peakRssMb,
         hwmMb: end?.hwmMb ?? 0,
         cpuSeconds: end && start ? end.cpuSeconds - start.cpuSeconds : 0,
+        preemptionsPerSecond:
+          end && start ? ((end.preemptions - start.preemptions) * 1000) / (performance.now() - startedAt) : 0,
       };
     },
   };

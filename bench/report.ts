@@ -9,7 +9,7 @@ export interface PhaseReport extends DriverResult {
   phase: "peak" | "70% of peak" | "fixed rate";
   rate?: number;
   concurrency: number;
-  server: { peakRssMb: number; hwmMb: number; cpuSeconds: number };
+  server: { peakRssMb: number; hwmMb: number; cpuSeconds: number; preemptionsPerSecond: number };
 }
 
 export interface WorkloadReport {
@@ -55,7 +55,7 @@ function rows(report: Report): string[][] {
   const out: string[][] = [];
   for (const w of report.workloads) {
     if (!w.available) {
-      out.push([w.side, w.id, "–", "not available", "", "", "", "", "", "", "", "", ""]);
+      out.push([w.side, w.id, "–", "not available", "", "", "", "", "", "", "", "", "", ""]);
       continue;
     }
     for (const p of w.phases) {
@@ -70,6 +70,7 @@ function rows(report: Report): string[][] {
         String(p.errors + p.shed),
         f(p.server.peakRssMb, 0),
         p.ops ? f((p.server.cpuSeconds * 1000) / p.ops, 2) : "–",
+        f(p.server.preemptionsPerSecond, 0),
         p.ops ? f(p.clientCpuMs / p.ops, 2) : "–",
         f(w.bound),
         w.bound && p.phase === "peak" ? `${((p.throughput / w.bound) * 100).toFixed(1)}%` : "",
@@ -90,6 +91,7 @@ const HEADER = [
   "errors",
   "srv RSS MB",
   "srv CPU ms/op",
+  "srv preempt/s",
   "client CPU ms/op",
   "ES256 bound/s",
   "share of bound",
