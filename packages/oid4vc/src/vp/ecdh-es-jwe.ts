@@ -82,6 +82,14 @@ function uncompressedPoint(jwk: { x: string; y: string }): Buffer {
   return Buffer.concat([Buffer.from([0x04]), x, y]);
 }
 
+/** The JWK coordinates of a SEC 1 uncompressed P-256 point (the inverse of `uncompressedPoint`). */
+export function jwkCoordinates(point: Buffer): { x: string; y: string } {
+  return {
+    x: point.subarray(1, 1 + P256_COORDINATE_BYTES).toString("base64url"),
+    y: point.subarray(1 + P256_COORDINATE_BYTES, 1 + 2 * P256_COORDINATE_BYTES).toString("base64url"),
+  };
+}
+
 /** The AES-GCM cipher of a content encryption key size. */
 const aesGcm = (keyBits: number) => (keyBits === 128 ? "aes-128-gcm" : "aes-256-gcm");
 
@@ -162,12 +170,7 @@ export function encryptEcdhEsCompactJwe(
   if (recipient.kty !== "EC" || recipient.crv !== "P-256") throw new Error("recipient is not a P-256 key");
   const ephemeral = createECDH("prime256v1");
   const point = ephemeral.generateKeys();
-  const epk = {
-    kty: "EC",
-    crv: "P-256",
-    x: point.subarray(1, 33).toString("base64url"),
-    y: point.subarray(33, 65).toString("base64url"),
-  };
+  const epk = { kty: "EC", crv: "P-256", ...jwkCoordinates(point) };
   const z = ephemeral.computeSecret(uncompressedPoint(recipient));
   const cek = concatKdf(z, enc, keyBits, Buffer.alloc(0), Buffer.alloc(0));
   const protectedB64 = Buffer.from(JSON.stringify({ ...header, alg: "ECDH-ES", enc, epk })).toString(

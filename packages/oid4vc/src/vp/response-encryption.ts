@@ -4,6 +4,7 @@ import { isCryptoKey } from "../shared/jws";
 import {
   decryptEcdhEsCompactJwe,
   encryptEcdhEsCompactJwe,
+  jwkCoordinates,
   type P256PrivateScalar,
   type P256PublicPoint,
 } from "./ecdh-es-jwe";
@@ -28,10 +29,15 @@ export function generateResponseEncryptionKey(): ResponseEncryptionKey {
   const scalar = ecdh.getPrivateKey();
   // The scalar comes without leading zero bytes; a JWK's `d` is always the full 32 (RFC 7518 §6.2.2.1).
   const d = Buffer.concat([Buffer.alloc(32 - scalar.length), scalar]).toString("base64url");
-  const x = point.subarray(1, 33).toString("base64url");
-  const y = point.subarray(33, 65).toString("base64url");
   const kid = randomB64url(16);
-  const publicJwk: Jwk = { kty: "EC", crv: "P-256", x, y, kid, alg: "ECDH-ES", use: "enc" };
+  const publicJwk: Jwk = {
+    kty: "EC",
+    crv: "P-256",
+    ...jwkCoordinates(point),
+    kid,
+    alg: "ECDH-ES",
+    use: "enc",
+  };
   return { publicJwk, privateJwk: { ...publicJwk, d } };
 }
 
