@@ -14,9 +14,9 @@ export interface WebhookReceipts {
 }
 
 export async function startWebhookReceiver() {
-  let seen = new Set<string>();
+  const seen = new Set<string>();
   let repeats = 0;
-  let latencies = new Samples();
+  const latencies = new Samples();
   let lastArrival = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -43,11 +43,6 @@ export async function startWebhookReceiver() {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hook`,
-    reset() {
-      seen = new Set();
-      repeats = 0;
-      latencies = new Samples();
-    },
     /** Waits until nothing has arrived for `quietMs` (at most `maxMs`), then reports. */
     async settle(quietMs: number, maxMs: number): Promise<WebhookReceipts> {
       const end = Date.now() + maxMs;
