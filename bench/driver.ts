@@ -36,69 +36,74 @@ export async function runJob(job: DriverJob): Promise<DriverResult> {
   const workload = await loadWorkload(job, client);
   await workload.prepare?.();
 
-  let recording = false;
   const latencies = new Samples();
   const steps = new Map<string, Samples>();
   const errorSamples: string[] = [];
   let errors = 0;
   let exhausted = false;
-  const step: Step = async (name, fn) => {
+  const untimedStep: Step = (_name, fn) => fn();
+  const timedStep: Step = async (name, fn) => {
     const t0 = performance.now();
     const value = await fn();
-    if (recording) {
-      const s = steps.get(name) ?? new Samples();
-      steps.set(name, s);
-      s.add(performance.now() - t0);
-    }
+    const s = steps.get(name) ?? new Samples();
+    steps.set(name, s);
+    s.add(performance.now() - t0);
     return value;
   };
-  const once = async (startedAt: number) => {
+  // `record`: whether this operation started (or was scheduled) inside the recorded window.
+  const once = async (startedAt: number, record: boolean) => {
     try {
-      await workload.iteration(step);
-      if (recording) latencies.add(performance.now() - startedAt);
+      await workload.iteration(record ? timedStep : untimedStep);
+      if (record) latencies.add(performance.now() - startedAt);
     } catch (error) {
       if (error instanceof Exhausted) {
         exhausted = true;
         return;
       }
-      if (recording) {
+      if (record) {
         errors++;
         if (errorSamples.length < 5)
           errorSamples.push(String((error as Error).message ?? error).slice(0, 300));
       }
     }
   };
-  const closedLoop = async (ms: number) => {
-    const end = performance.now() + ms;
-    await Promise.all(
-      Array.from({ length: job.concurrency }, async () => {
-        while (performance.now() < end && !exhausted) await once(performance.now());
-      }),
-    );
+  // The parent samples the server's CPU and preemptions between these two marks, so warm-up work
+  // (and the driver's own start) is not charged to the recorded operations.
+  let cpu0 = process.cpuUsage();
+  const startRecording = () => {
+    if (workload.produced) workload.produced.length = 0;
+    cpu0 = process.cpuUsage();
+    process.send?.({ mark: "recording" });
   };
 
-  // Warm-up (JIT, connection pool, caches) is not recorded.
-  await closedLoop(job.warmupMs);
-  if (workload.produced) workload.produced.length = 0;
-
-  recording = true;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
+  let t0: number;
   let shed = 0;
   if (job.rate) {
     // Open loop: latency counts from the scheduled arrival, so a slow server cannot hide its queueing.
+    // The warm-up runs at the same rate and flows straight into the recorded window: a warm-up at full
+    // load would leave the server's garbage to the first recorded second, and none would leave this
+    // process's code cold (its first second then ran at twice the CPU per flow and was most of the p99).
     const interval = 1000 / job.rate;
     let inFlight = 0;
-    let next = t0;
+    const started = performance.now();
+    t0 = started + job.warmupMs;
+    let next = started;
+    let recording = false;
     const running = new Set<Promise<void>>();
     const end = t0 + job.durationMs;
     while (next < end && !exhausted) {
       const now = performance.now();
+      if (!recording && now >= t0) {
+        recording = true;
+        startRecording();
+      }
       while (next <= now && next < end) {
-        if (inFlight >= maxInFlight) shed++;
-        else {
+        const record = next >= t0;
+        if (inFlight >= maxInFlight) {
+          if (record) shed++;
+        } else {
           inFlight++;
-          const p = once(next).finally(() => {
+          const p = once(next, record).finally(() => {
             inFlight--;
             running.delete(p);
           });
@@ -110,10 +115,23 @@ export async function runJob(job: DriverJob): Promise<DriverResult> {
     }
     await Promise.all(running);
   } else {
-    await closedLoop(job.durationMs);
+    const closedLoop = async (ms: number, record: boolean) => {
+      const end = performance.now() + ms;
+      await Promise.all(
+        Array.from({ length: job.concurrency }, async () => {
+          while (performance.now() < end && !exhausted) await once(performance.now(), record);
+        }),
+      );
+    };
+    // Warm-up (JIT, connection pool, caches) is not recorded.
+    await closedLoop(job.warmupMs, false);
+    startRecording();
+    t0 = performance.now();
+    await closedLoop(job.durationMs, true);
   }
   const elapsedMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  process.send?.({ mark: "recorded" });
   await client.close();
   const latency = latencies.summary();
   return {

@@ -19,7 +19,30 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const options = parseArgs(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-function runDriver(job: DriverJob): Promise<DriverResult> {
+type ServerSample = ReturnType<ReturnType<typeof sampleProcess>["stop"]>;
+
+/**
+ * One driver run, with the server's CPU, preemptions and RSS sampled over the driver's recorded window
+ * only (it marks its start and end), so neither the warm-up nor the driver's start is charged to the
+ * recorded operations.
+ */
+async function runSampledDriver(
+  pid: number,
+  job: DriverJob,
+): Promise<DriverResult & { server: ServerSample }> {
+  let sampler = sampleProcess(pid);
+  let server: ServerSample | undefined;
+  const result = await runDriver(job, (mark) => {
+    if (mark === "recording") {
+      sampler.stop();
+      sampler = sampleProcess(pid);
+    }
+    else server = sampler.stop();
+  });
+  return { ...result, server: server ?? sampler.stop() };
+}
+
+function runDriver(job: DriverJob, onMark: (mark: "recording" | "recorded") => void): Promise<DriverResult> {
   return new Promise((resolve, reject) => {
     const profile = options.driverCpuProf
       ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.driverCpuProf)}`]
@@ -29,11 +52,15 @@ function runDriver(job: DriverJob): Promise<DriverResult> {
       execArgv: ["--import", "tsx", ...profile],
     });
     let done = false;
-    child.once("message", (m: { ok: boolean; result?: DriverResult; error?: string }) => {
-      done = true;
-      if (m.ok) resolve(m.result!);
-      else reject(new Error(m.error));
-    });
+    child.on(
+      "message",
+      (m: { mark?: "recording" | "recorded"; ok?: boolean; result?: DriverResult; error?: string }) => {
+        if (m.mark) return onMark(m.mark);
+        done = true;
+        if (m.ok) resolve(m.result!);
+        else reject(new Error(m.error));
+      },
+    );
     child.once("exit", (code) => {
       if (!done) reject(new Error(`load driver exited with ${code}`));
     });
@@ -54,8 +81,7 @@ async function measure(
   const warmupMs = items ? 0 : options.smoke ? 300 : Math.min(2000, durationMs / 5);
   const phases: PhaseReport[] = [];
   const half = items ? Math.ceil(items.length / 2) : 0;
-  const sampler = sampleProcess(service.pid);
-  const peak = await runDriver({
+  const peak = await runSampledDriver(service.pid, {
     side,
     workload,
     target,
@@ -64,20 +90,19 @@ async function measure(
     warmupMs,
     items: items?.slice(0, half),
   });
-  phases.push({ phase: "peak", concurrency: options.concurrency, ...peak, server: sampler.stop() });
+  phases.push({ phase: "peak", concurrency: options.concurrency, ...peak });
   log(
     `  ${side} ${workload} peak: ${peak.throughput.toFixed(1)}/s p99 ${peak.latency.p99.toFixed(1)} ms, ${peak.errors} errors`,
   );
   if (!options.noLatencyRun && peak.throughput > 0) {
     const rate = options.rate ?? 0.7 * peak.throughput;
-    const s = sampleProcess(service.pid);
-    const at70 = await runDriver({
+    const at70 = await runSampledDriver(service.pid, {
       side,
       workload,
       target,
       concurrency: options.concurrency,
       durationMs,
-      warmupMs: 0,
+      warmupMs,
       rate,
       items: items?.slice(half),
     });
@@ -86,7 +111,6 @@ async function measure(
       rate,
       concurrency: options.concurrency,
       ...at70,
-      server: s.stop(),
     });
     log(
       `  ${side} ${workload} at ${rate.toFixed(1)}/s: p99 ${at70.latency.p99.toFixed(1)} ms, ${at70.errors} errors`,
