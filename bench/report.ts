@@ -67,7 +67,7 @@ function rows(report: Report): string[][] {
         f(p.latency.p50),
         f(p.latency.p95),
         f(p.latency.p99),
-        String(p.errors + p.shed),
+        p.shed ? `${p.errors} (${p.shed} shed)` : String(p.errors),
         f(p.server.peakRssMb, 0),
         p.ops ? f((p.server.cpuSeconds * 1000) / p.ops, 2) : "–",
         f(p.server.preemptionsPerSecond, 0),
