@@ -44,19 +44,28 @@ export const CLAIMS = {
 const API_DIR = path.join(ROOT, "apps/api");
 
 /**
- * The server exactly as `pnpm start` runs it: apps/api's start script is `node scripts/build.mjs && node
- * <V8 flags> dist/main.mjs` (a heap limit, WebAssembly kept at the baseline tier; docs/performance.md).
- * The bundle is built here, and the node arguments are taken from that script.
+ * The server exactly as `pnpm start` runs it: apps/api's start script is `node scripts/build.mjs &&
+ * [NAME=value…] node <V8 flags> dist/main.mjs` (glibc's malloc arenas, a heap limit, WebAssembly kept at
+ * the baseline tier; docs/performance.md). The bundle is built here; the environment assignments
+ * (`NAME=value` or `NAME=${NAME:-value}`) and the node arguments are taken from that script.
  */
-function startCommandArgs(): string[] {
+function startCommand(): { args: string[]; env: Record<string, string> } {
   const pkg = JSON.parse(fs.readFileSync(path.join(API_DIR, "package.json"), "utf8")) as {
     scripts: { start: string };
   };
   const [build, run] = pkg.scripts.start.split("&&").map((part) => part.trim().split(/\s+/));
+  const env: Record<string, string> = {};
+  const assignment = /^(\w+)=(?:\$\{\1:-(.*)\}|(.*))$/;
+  while (run?.length) {
+    const m = assignment.exec(run[0]!);
+    if (!m) break;
+    env[m[1]!] = m[3] ?? (process.env[m[1]!] || m[2]!);
+    run.shift();
+  }
   if (build?.[0] !== "node" || run?.[0] !== "node")
     throw new Error(`unexpected start script: ${pkg.scripts.start}`);
   execFileSync(process.execPath, build.slice(1), { cwd: API_DIR, stdio: "inherit" });
-  return run.slice(1);
+  return { args: run.slice(1), env };
 }
 
 /**
@@ -72,6 +81,7 @@ export async function startOurs(options: {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-bench-"));
   const database = options.db === "postgres" ? await freshPostgresDatabase() : undefined;
   const port = await freePort();
+  const start = startCommand();
   let service: Service;
   try {
     service = await startService({
@@ -79,13 +89,14 @@ export async function startOurs(options: {
       args: [
         ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : []),
         ...(options.nodeArgs ?? []),
-        ...startCommandArgs(),
+        ...start.args,
       ],
       cwd: API_DIR,
       port,
       readyPath: "/healthz",
       logFile: options.logFile,
       env: {
+        ...start.env,
         PORT: String(port),
         HOST: "127.0.0.1",
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,

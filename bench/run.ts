@@ -36,8 +36,7 @@ async function runSampledDriver(
     if (mark === "recording") {
       sampler.stop();
       sampler = sampleProcess(pid);
-    }
-    else server = sampler.stop();
+    } else server = sampler.stop();
   });
   return { ...result, server: server ?? sampler.stop() };
 }
