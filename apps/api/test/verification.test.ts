@@ -987,6 +987,74 @@ describe("external issuers over the network (engine, loopback servers allowed in
     expect(unknown.reasons?.map((r) => r.code)).toContain("unknown_issuer_key");
   });
 
+  it("a remote status list verified for one issuer is not reused for another issuer's credential naming it", async () => {
+    // Two trusted issuers with JWKS of their own; A publishes a list, B's credential points at it.
+    const [a, b] = await Promise.all([generateEs256KeyPair(), generateEs256KeyPair()]);
+    routes.set("/jwks-a", { type: "application/json", body: JSON.stringify({ keys: [a.publicJwk] }) });
+    routes.set("/jwks-b", { type: "application/json", body: JSON.stringify({ keys: [b.publicJwk] }) });
+    const statusUri = `${base}/status/shared`;
+    routes.set("/status/shared", {
+      type: "application/statuslist+jwt",
+      body: await signStatusListToken({
+        privateKey: a.privateKey,
+        kid: a.publicJwk.kid!,
+        sub: statusUri,
+        iat: Math.floor(Date.now() / 1000),
+        ttl: 300,
+        bits: 1,
+        bytes: new Uint8Array(16),
+      }),
+    });
+    const vct = "https://external.example/shared-list";
+    const now = Math.floor(Date.now() / 1000);
+    const issue = (keys: typeof a) =>
+      issueSdJwtVc({
+        privateKey: keys.privateKey,
+        kid: keys.publicJwk.kid!,
+        iss: "https://external.example",
+        vct,
+        iat: now,
+        exp: now + 3600,
+        status: { idx: 5, uri: statusUri },
+        claims: { given_name: "Erika" },
+        disclosable: [["given_name"]],
+      });
+    const session = {
+      scope: { tenantId: t.tenantId, environment: "sandbox" as const },
+      rules: {
+        credentials: [
+          {
+            id: "pid",
+            credentialTypes: [vct],
+            trustedIssuers: [{ jwksUri: `${base}/jwks-a` }, { jwksUri: `${base}/jwks-b` }],
+            requiredClaims: [["given_name"]],
+            optionalClaims: [],
+            holderBindingRequired: false,
+            checkStatus: true,
+            maxCredentialAgeDays: null,
+          },
+        ],
+        credentialSets: null,
+        responseMode: "direct_post" as const,
+        sessionLifetimeSeconds: 600,
+        clientIdPrefix: "x509_hash" as const,
+        sameDeviceRedirectUri: null,
+      },
+      clientId: "x509_hash:abc",
+      nonce: "n".repeat(43),
+    };
+    const fromA = await runVerificationEngine(t.server.deps, session, { pid: [await issue(a)] });
+    expect(fromA.outcome, JSON.stringify(fromA.reasons)).toBe("verified");
+    // The list is cached now, but it is not signed by a key of B's: B's credential gets no status from it.
+    const fromB = await runVerificationEngine(t.server.deps, session, { pid: [await issue(b)] });
+    expect(fromB.outcome).toBe("rejected");
+    expect(fromB.reasons?.map((r) => r.code)).toContain("status_unavailable");
+    // A's credential still uses the cached list (the list is gone from the network now).
+    routes.delete("/status/shared");
+    const againA = await runVerificationEngine(t.server.deps, session, { pid: [await issue(a)] });
+    expect(againA.outcome, JSON.stringify(againA.reasons)).toBe("verified");
+  });
+
   it("external issuer by identifier: keys from /.well-known/jwt-vc-issuer (path insertion), iss must match", async () => {
     const issuerKeys = await generateEs256KeyPair();
     const kid = issuerKeys.publicJwk.kid!;

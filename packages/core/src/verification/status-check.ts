@@ -6,7 +6,7 @@ import {
   StatusListTokenError,
   verifyStatusListToken,
 } from "@cred/oid4vc";
-import type { CryptoKey } from "jose";
+import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
 import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";
 import { OutboundFetchError, outboundGet } from "./outbound-fetch";
 import { verificationRepository } from "./verification-repository";
@@ -23,7 +23,17 @@ interface CachedList {
   bytes: Uint8Array;
   expires: number;
 }
+/**
+ * Verified remote lists by URI **and** by whom they were verified for: the trust source and the
+ * credential's issuer key decide which key a list must be signed with, so a list accepted for one
+ * issuer is never reused for another issuer's credential that names the same URI.
+ */
 const remoteLists = new Map<string, CachedList>();
+
+async function remoteListKey(issuer: ResolvedIssuerKey, uri: string): Promise<string> {
+  const thumbprint = await calculateJwkThumbprint(await exportJWK(issuer.key));
+  return JSON.stringify([uri, issuer.source, thumbprint]);
+}
 
 /** The status list id in one of our own list URLs: `<publicBaseUrl>/…/<list id>`. */
 export function ownStatusListId(publicBaseUrl: string, uri: string): string | null {
@@ -48,7 +58,8 @@ async function remoteList(
   issuer: ResolvedIssuerKey,
   uri: string,
 ): Promise<CachedList | StatusCheck> {
-  const cached = remoteLists.get(uri);
+  const cacheKey = await remoteListKey(issuer, uri);
+  const cached = remoteLists.get(cacheKey);
   if (cached && cached.expires > Date.now()) return cached;
   let token: string;
   try {
@@ -79,7 +90,7 @@ async function remoteList(
     );
     const entry = { bits: list.bits, bytes: list.bytes, expires };
     if (remoteLists.size >= MAX_ENTRIES) remoteLists.delete(remoteLists.keys().next().value!);
-    remoteLists.set(uri, entry);
+    remoteLists.set(cacheKey, entry);
     return entry;
   } catch (error) {
     if (error instanceof StatusListTokenError) return unavailable(`status list token: ${error.message}`);
