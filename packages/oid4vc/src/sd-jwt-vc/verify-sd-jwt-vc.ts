@@ -8,6 +8,7 @@ import {
   isPlainObject,
   type JwsHeader,
   toEs256VerificationKey,
+  typIs,
   verifyEs256Signature,
 } from "../shared/jws";
 import { type Instant, toEpochSeconds } from "../shared/time";
@@ -119,7 +120,7 @@ export async function verifySdJwtVc(
   }
 
   const typ = issuer.header.typ;
-  if (typ !== SD_JWT_VC_TYP && !(options.acceptLegacyTyp && typ === LEGACY_SD_JWT_VC_TYP)) {
+  if (!typIs(typ, SD_JWT_VC_TYP) && !(options.acceptLegacyTyp && typIs(typ, LEGACY_SD_JWT_VC_TYP))) {
     return reject("invalid_typ", `header typ must be ${SD_JWT_VC_TYP}, got ${String(typ)}`);
   }
   if (issuer.header.alg !== "ES256") {
@@ -217,7 +218,7 @@ async function checkKeyBinding(
   } catch (e) {
     return fail("invalid_kb_format", `key binding JWT is malformed: ${(e as Error).message}`);
   }
-  if (decoded.header.typ !== KB_JWT_TYP) {
+  if (!typIs(decoded.header.typ, KB_JWT_TYP)) {
     return fail("invalid_kb_typ", `key binding JWT typ must be ${KB_JWT_TYP}`);
   }
   let holderKey: Es256PublicKey;

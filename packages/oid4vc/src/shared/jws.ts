@@ -53,6 +53,17 @@ export async function signEs256Jwt(
   return `${signingInput}.${signature.toString("base64url")}`;
 }
 
+/**
+ * Whether a JOSE `typ` header names the media type `expected` (given without "application/", as these
+ * types always are). RFC 7515 §4.1.9: media types are case-insensitive, and a value without a "/" means
+ * "application/" + the value, so `application/kb+jwt` and `KB+JWT` name `kb+jwt` too.
+ */
+export function typIs(typ: unknown, expected: string): boolean {
+  if (typeof typ !== "string") return false;
+  const lower = typ.toLowerCase();
+  return (lower.startsWith("application/") ? lower.slice("application/".length) : lower) === expected;
+}
+
 export interface DecodedJwt {
   header: JwsHeader;
   payload: Record<string, unknown>;

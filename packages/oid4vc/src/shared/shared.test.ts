@@ -3,7 +3,7 @@ import { compactVerify, decodeProtectedHeader, exportJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { base64urlDecode, base64urlDecodeJson, base64urlEncode, base64urlEncodeJson } from "./base64url";
 import { hasPrivateKeyMaterial, jwkThumbprintKid } from "./jwk";
-import { decodeJwtUnverified, isCryptoKey, signEs256Jwt, verifyEs256Signature } from "./jws";
+import { decodeJwtUnverified, isCryptoKey, signEs256Jwt, typIs, verifyEs256Signature } from "./jws";
 import {
   es256PublicKeyObject,
   generateEs256KeyPair,
@@ -44,6 +44,15 @@ describe("OAuthError", () => {
       expect(c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c).toBe(true);
     }
     expect(sanitizeErrorDescription("x".repeat(5000)).length).toBe(500);
+  });
+});
+
+describe("typIs", () => {
+  it("compares media types case-insensitively, with or without application/ (RFC 7515 §4.1.9)", () => {
+    for (const typ of ["kb+jwt", "KB+JWT", "application/kb+jwt", "Application/Kb+Jwt"])
+      expect(typIs(typ, "kb+jwt")).toBe(true);
+    for (const typ of ["jwt", "kb+jwt ", "text/kb+jwt", "application/application/kb+jwt", undefined, 1])
+      expect(typIs(typ, "kb+jwt")).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   decodeJwtUnverified,
   signEs256Jwt,
   toEs256VerificationKey,
+  typIs,
   type VerificationKey,
   verifyEs256Signature,
 } from "../shared/jws";
@@ -73,9 +74,10 @@ export class StatusListTokenError extends Error {
 
 export const ZStatusListTokenPayload = z.looseObject({
   sub: z.string().min(1),
-  iat: z.number().int().nonnegative(),
-  exp: z.number().int().nonnegative().optional(),
-  nbf: z.number().int().nonnegative().optional(),
+  // NumericDate (RFC 7519 §2): seconds, not necessarily whole.
+  iat: z.number().nonnegative(),
+  exp: z.number().nonnegative().optional(),
+  nbf: z.number().nonnegative().optional(),
   ttl: z.number().positive().optional(),
   status_list: z.looseObject({
     bits: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]),
@@ -116,7 +118,7 @@ export async function verifyStatusListToken(
   } catch (cause) {
     throw new StatusListTokenError("invalid_format", "status list token is not a JWT", { cause });
   }
-  if (decoded.header.typ !== STATUS_LIST_JWT_TYP) {
+  if (!typIs(decoded.header.typ, STATUS_LIST_JWT_TYP)) {
     throw new StatusListTokenError("invalid_typ", `typ must be ${STATUS_LIST_JWT_TYP}`);
   }
   const cryptoKey = await toEs256VerificationKey(key);

@@ -1,7 +1,7 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { base64urlEncode } from "../shared/base64url";
-import { decodeJwtUnverified } from "../shared/jws";
+import { decodeJwtUnverified, signEs256Jwt } from "../shared/jws";
 import { generateEs256KeyPair, importEs256PrivateKey } from "../shared/keys";
 import {
   createStatusListBytes,
@@ -241,6 +241,27 @@ describe("status list token", () => {
       now: new Date(1686920170_000),
     });
     expect([...verified.bytes]).toEqual(VECTOR_1BIT_SHORT.bytes);
+  });
+
+  it("accepts the typ in any spelling RFC 7515 allows, and NumericDates with fractions", async () => {
+    const { privateKey, publicKey } = await generateEs256KeyPair();
+    const sub = "https://issuer.example/status/abc";
+    const bytes = build(1, 16, { 3: STATUS.INVALID });
+    const claims = {
+      sub,
+      iat: 1_000.5,
+      exp: 2_000.25,
+      status_list: { bits: 1, lst: encodeStatusList(bytes) },
+    };
+    for (const typ of ["application/statuslist+jwt", "StatusList+JWT"]) {
+      const jwt = await signEs256Jwt({ alg: "ES256", typ }, claims, privateKey);
+      const list = await verifyStatusListToken(jwt, publicKey, { expectedSub: sub, now: 1_500 });
+      expect(getStatus(list.bytes, list.bits, 3)).toBe(STATUS.INVALID);
+    }
+    const other = await signEs256Jwt({ alg: "ES256", typ: "application/jwt" }, claims, privateKey);
+    await expect(verifyStatusListToken(other, publicKey, { expectedSub: sub, now: 1_500 })).rejects.toThrow(
+      /typ must be/,
+    );
   });
 
   it("round-trips a large 2-bit list with x5c, and rejects every bad variant with a distinct code", async () => {

@@ -9,6 +9,7 @@ import {
   isPlainObject,
   type JwsHeader,
   signEs256Jwt,
+  typIs,
   verifyEs256Signature,
 } from "../shared/jws";
 import { es256PublicKeyObject } from "../shared/keys";
@@ -98,7 +99,7 @@ async function checkProofJwt(
     throw invalidProof("the proof is not a well-formed JWT");
   }
   const { header } = decoded;
-  if (header.typ !== PROOF_JWT_TYP) throw invalidProof(`the proof typ must be ${PROOF_JWT_TYP}`);
+  if (!typIs(header.typ, PROOF_JWT_TYP)) throw invalidProof(`the proof typ must be ${PROOF_JWT_TYP}`);
   if (header.alg !== "ES256") throw invalidProof("the proof alg must be ES256");
   const holderJwk = holderJwkFromHeader(header);
   let key: Es256PublicKey;

@@ -1,6 +1,6 @@
 import { type KeyObject, X509Certificate } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
-import { decodeJwtUnverified, verifyEs256Signature } from "../shared/jws";
+import { decodeJwtUnverified, typIs, verifyEs256Signature } from "../shared/jws";
 import { parseClientId, x509HashClientId } from "./client-id";
 import { VpError } from "./errors";
 import { REQUEST_OBJECT_TYP } from "./request-object";
@@ -57,7 +57,7 @@ export async function verifyRequestObject(
   } catch {
     fail("request object is not a JWS");
   }
-  if (header.typ !== REQUEST_OBJECT_TYP) fail(`request object typ must be ${REQUEST_OBJECT_TYP}`);
+  if (!typIs(header.typ, REQUEST_OBJECT_TYP)) fail(`request object typ must be ${REQUEST_OBJECT_TYP}`);
   if (header.alg !== "ES256") fail("request object alg must be ES256");
   const x5c = header.x5c;
   if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((c) => typeof c === "string"))
