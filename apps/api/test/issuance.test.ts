@@ -451,6 +451,43 @@ describe("OpenID4VCI flow", () => {
     expect(flow.credentialRes.status).toBe(200);
   });
 
+  it("counts wrong tx_codes sent at once: the limit holds under concurrency", async () => {
+    const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
+    const offer = await resolveOffer(tx.credentialOffer);
+    const code = offer.grants[PRE_AUTH]["pre-authorized_code"];
+    const tokenEndpoint = `${issuer.credentialIssuer}/token`;
+    const wrong = (i: number) => String((Number(tx.txCode) + 1 + i) % 1_000_000).padStart(6, "0");
+    // Over HTTP the guesses interleave as the connections deliver them; in-process, every guess reads the
+    // transaction before any of them records its failure, the interleaving a race needs.
+    const { exchangePreAuthorizedCode } = await import("@cred/core/issuance/wallet/token");
+    const { fast } = t.server.deps.database;
+    await Promise.all(Array.from({ length: 20 }, () => fast.query("SELECT 1", []))); // 20 open connections
+    const guesses = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        exchangePreAuthorizedCode(fast, t.server.deps.config, issuer.issuerId, {
+          grant_type: PRE_AUTH,
+          "pre-authorized_code": code,
+          tx_code: wrong(i),
+        }),
+      ),
+    );
+    expect(guesses.map((r) => r.status === "rejected" && (r.reason as { error?: string }).error)).toEqual(
+      Array(20).fill("invalid_grant"),
+    );
+    // Twenty wrong guesses are more than the five allowed, however they interleaved: the code is gone.
+    const right = await token(tokenEndpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": code,
+      tx_code: tx.txCode,
+    });
+    expect(right.body.error).toBe("invalid_grant");
+    const row = await t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({
+      where: { id: tx.id },
+    });
+    expect(row.preAuthorizedCodeHash).toBeNull();
+    expect(row.codeRedeemedAt).toBeNull();
+  });
+
   it("refuses a tx_code that was not asked for, a reused code, and bad grant types", async () => {
     const tx = await create();
     const offer = await resolveOffer(tx.credentialOffer);

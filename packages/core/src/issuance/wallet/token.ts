@@ -108,13 +108,16 @@ export async function exchangePreAuthorizedCode(
   if (row.txCodeHash) {
     if (txCode === undefined) throw tokenError("invalid_request", "This offer requires a tx_code.");
     if (!constantTimeEqual(hashSecret(`${row.id}:${txCode}`), row.txCodeHash)) {
-      const failures = row.txCodeFailures + 1;
-      const exhausted = failures >= config.issuance.txCodeMaxAttempts;
-      await sql.query(
-        `UPDATE "IssuanceTransaction" SET "txCodeFailures" = "txCodeFailures" + 1, "updatedAt" = $2::timestamp(3)
-           ${exhausted ? ', "preAuthorizedCodeHash" = NULL' : ""} WHERE "id" = $1 RETURNING 1`,
-        [row.id, new Date()],
+      // Counted and, at the limit, invalidated in one statement on the row's current count: guesses sent
+      // at once all read the row before any failure is recorded, so the count read above may be stale.
+      const { rows: counted } = await sql.query<{ exhausted: boolean }>(
+        `UPDATE "IssuanceTransaction" SET "txCodeFailures" = "txCodeFailures" + 1, "updatedAt" = $2::timestamp(3),
+                "preAuthorizedCodeHash" = CASE WHEN "txCodeFailures" + 1 >= $3 THEN NULL ELSE "preAuthorizedCodeHash" END
+          WHERE "id" = $1 AND "preAuthorizedCodeHash" IS NOT NULL
+          RETURNING "preAuthorizedCodeHash" IS NULL AS "exhausted"`,
+        [row.id, new Date(), config.issuance.txCodeMaxAttempts],
       );
+      const exhausted = counted[0]?.exhausted ?? true;
       throw tokenError(
         "invalid_grant",
         exhausted ? "Too many wrong tx_code attempts; the code is no longer valid." : "The tx_code is wrong.",
@@ -127,17 +130,25 @@ export async function exchangePreAuthorizedCode(
   const accessToken = randomToken(32);
   const now = new Date();
   // One statement: the code is single use under concurrency (only one request can move codeRedeemedAt
-  // from null), and the access token exists exactly when the redemption does.
+  // from null), a right tx_code counts only while the wrong ones recorded so far are under the limit, and
+  // the access token exists exactly when the redemption does.
   const { affected } = await sql.query(
     `WITH redeemed AS (
        UPDATE "IssuanceTransaction"
           SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3)
-        WHERE "id" = $2 AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = $3
+        WHERE "id" = $2 AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = $3 AND "txCodeFailures" < $6
        RETURNING "id")
      INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
      SELECT $4, "id", $5::timestamp(3) FROM redeemed
      RETURNING 1`,
-    [now, row.id, hashSecret(code), hashSecret(accessToken), new Date(now.getTime() + expiresIn * 1000)],
+    [
+      now,
+      row.id,
+      hashSecret(code),
+      hashSecret(accessToken),
+      new Date(now.getTime() + expiresIn * 1000),
+      config.issuance.txCodeMaxAttempts,
+    ],
   );
   if (affected !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
   return tokenResponse(accessToken, expiresIn, row.configurationIdentifier, !!request.authorization_details);
