@@ -296,9 +296,11 @@ describe("full flows with the test wallet over HTTP", () => {
     const { credential } = await issue();
     const session = await start("pid-jwt");
     expect(session.authorizationRequestUri).toContain("request_uri_method=post");
-    const wallet = await present(session, { credential, enc: "A256GCM", walletNonce: "wn-12345" });
+    // Standard base64, as the EUDI reference wallet sends it: echoed exactly.
+    const walletNonce = "kxbJ//QQ/qheqcBnVzjZPg==";
+    const wallet = await present(session, { credential, enc: "A256GCM", walletNonce });
     expect(wallet.status).toBe(200);
-    expect(wallet.request.wallet_nonce).toBe("wn-12345");
+    expect(wallet.request.wallet_nonce).toBe(walletNonce);
     expect((await read(session.id)).status).toBe("verified");
   });
 

@@ -238,6 +238,11 @@ describe("parseRequestUriPostBody", () => {
     ).toEqual({ walletNonce: "qPmxiNFCR3QTm19POc8u", walletMetadata: { a: 1 } });
     expect(parseRequestUriPostBody({})).toEqual({});
     expect(parseRequestUriPostBody({ wallet_metadata: "{" })).toEqual({});
-    expect(() => parseRequestUriPostBody({ wallet_nonce: "a b" })).toThrow();
+    // Not only base64url: the EUDI reference wallet sends standard base64.
+    expect(parseRequestUriPostBody({ wallet_nonce: "kxbJ//QQ/qheqcBnVzjZPg==" })).toEqual({
+      walletNonce: "kxbJ//QQ/qheqcBnVzjZPg==",
+    });
+    expect(() => parseRequestUriPostBody({ wallet_nonce: "" })).toThrow();
+    expect(() => parseRequestUriPostBody({ wallet_nonce: "n".repeat(2049) })).toThrow();
   });
 });

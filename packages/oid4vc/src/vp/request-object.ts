@@ -153,6 +153,8 @@ export function authorizationRequestLink(input: {
   return url.toString();
 }
 
+const WALLET_NONCE_MAX_LENGTH = 2048;
+
 /** Parses the `wallet_nonce` of a `request_uri_method=post` form body (§5.10); `undefined` when absent. */
 export function parseRequestUriPostBody(form: URLSearchParams | Record<string, string | undefined>): {
   walletNonce?: string;
@@ -163,8 +165,12 @@ export function parseRequestUriPostBody(form: URLSearchParams | Record<string, s
   const out: { walletNonce?: string; walletMetadata?: Record<string, unknown> } = {};
   const walletNonce = get("wallet_nonce");
   if (walletNonce !== undefined) {
-    if (!URL_SAFE_VALUE.test(walletNonce) || walletNonce.length > 512) {
-      throw new InvalidAuthorizationRequestError("wallet_nonce must be URL-safe and at most 512 characters");
+    // §5.10 only suggests base64url ("can be"), and wallets send standard base64 (the EUDI reference
+    // wallet's has "/" and "="); it is echoed as a JSON string, so any characters will do.
+    if (walletNonce.length === 0 || walletNonce.length > WALLET_NONCE_MAX_LENGTH) {
+      throw new InvalidAuthorizationRequestError(
+        `wallet_nonce must have 1 to ${WALLET_NONCE_MAX_LENGTH} characters`,
+      );
     }
     out.walletNonce = walletNonce;
   }
