@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { CryptoKey } from "jose";
 import { z } from "zod";
 import { signEs256Jwt } from "../shared/jws";
+import { ZNumericDate } from "../shared/time";
 
 /** Header `typ` of a Key Binding JWT (RFC 9901 §4.3). */
 export const KB_JWT_TYP = "kb+jwt";
@@ -12,7 +13,7 @@ export function computeSdHash(sdJwt: string): string {
 }
 
 export const ZKbJwtPayload = z.looseObject({
-  iat: z.number().int().nonnegative(),
+  iat: ZNumericDate,
   aud: z.string().min(1),
   nonce: z.string().min(1),
   sd_hash: z.string().min(1),

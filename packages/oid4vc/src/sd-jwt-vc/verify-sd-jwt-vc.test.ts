@@ -157,6 +157,14 @@ describe("verifySdJwtVc", () => {
     );
   });
 
+  it("accepts a KB-JWT whose iat has a fraction of a second (a NumericDate)", async () => {
+    const token = await issueSdJwtVc(issueInput());
+    const presentation = await presentSdJwtVc(token, { disclose: "all", kb: kb({ iat: NOW - 0.5 }) });
+    const result = await verifySdJwtVc(presentation, verifyOptions());
+    expect(codes(result)).toEqual([]);
+    expect(result.ok && result.keyBindingClaims?.iat).toBe(NOW - 0.5);
+  });
+
   it("accepts a selective presentation and reveals only what was disclosed", async () => {
     const token = await issueSdJwtVc(issueInput());
     const presentation = await presentSdJwtVc(token, {

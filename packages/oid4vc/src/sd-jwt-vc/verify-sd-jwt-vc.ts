@@ -11,7 +11,7 @@ import {
   typIs,
   verifyEs256Signature,
 } from "../shared/jws";
-import { type Instant, toEpochSeconds } from "../shared/time";
+import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
 import { splitSdJwt } from "./compact";
 import { type Disclosure, parseDisclosure, SD_ALG } from "./disclosure";
 import { LEGACY_SD_JWT_VC_TYP, SD_JWT_VC_TYP } from "./issue-sd-jwt-vc";
@@ -19,15 +19,13 @@ import { computeSdHash, KB_JWT_TYP, ZKbJwtPayload } from "./key-binding";
 import { DisclosureError, unpackClaims } from "./unpack-claims";
 import type { SdJwtVcReasonCode, VerificationReason } from "./verification-reasons";
 
-const numericDate = z.number().nonnegative();
-
 /** Issuer-signed JWT claims of an SD-JWT VC, as far as this verifier interprets them. */
 export const ZSdJwtVcPayload = z.looseObject({
   vct: z.string().min(1),
   iss: z.string().min(1).optional(),
-  iat: numericDate.optional(),
-  exp: numericDate.optional(),
-  nbf: numericDate.optional(),
+  iat: ZNumericDate.optional(),
+  exp: ZNumericDate.optional(),
+  nbf: ZNumericDate.optional(),
   cnf: z.looseObject({ jwk: z.record(z.string(), z.unknown()).optional() }).optional(),
   status: z
     .looseObject({

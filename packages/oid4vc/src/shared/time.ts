@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /** A point in time: a `Date`, or a number of seconds since the epoch. */
 export type Instant = Date | number;
 
@@ -8,3 +10,6 @@ export function toEpochSeconds(now: Instant): number {
   if (now > 100_000_000_000) throw new TypeError("now looks like milliseconds; pass epoch seconds or a Date");
   return Math.floor(now);
 }
+
+/** A JWT NumericDate (RFC 7519 §2): seconds since the epoch, which need not be whole. */
+export const ZNumericDate = z.number().nonnegative();

@@ -8,7 +8,7 @@ import {
   type VerificationKey,
   verifyEs256Signature,
 } from "../shared/jws";
-import { type Instant, toEpochSeconds } from "../shared/time";
+import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
 import type { StatusListBits } from "./status-list-bytes";
 import { decodeStatusList, encodeStatusList } from "./status-list-encoding";
 
@@ -74,10 +74,9 @@ export class StatusListTokenError extends Error {
 
 export const ZStatusListTokenPayload = z.looseObject({
   sub: z.string().min(1),
-  // NumericDate (RFC 7519 §2): seconds, not necessarily whole.
-  iat: z.number().nonnegative(),
-  exp: z.number().nonnegative().optional(),
-  nbf: z.number().nonnegative().optional(),
+  iat: ZNumericDate,
+  exp: ZNumericDate.optional(),
+  nbf: ZNumericDate.optional(),
   ttl: z.number().positive().optional(),
   status_list: z.looseObject({
     bits: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]),

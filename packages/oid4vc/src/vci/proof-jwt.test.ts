@@ -91,6 +91,15 @@ describe("verifyProofJwt", () => {
     ).toBe("invalid_nonce");
   });
 
+  it("accepts an iat with a fraction of a second (a NumericDate) and an application/ typ", async () => {
+    const jwt = await signEs256Jwt(
+      { typ: "application/openid4vci-proof+jwt", alg: "ES256", jwk: holder.publicJwk },
+      { aud: AUD, iat: NOW - 0.25, nonce: "c-nonce-1" },
+      holder.privateKey,
+    );
+    expect((await verifyProofJwt(jwt, options())).payload.iat).toBe(NOW - 0.25);
+  });
+
   it("accepts kid as did:jwk", async () => {
     const { kty, crv, x, y } = holder.publicJwk;
     const did = `did:jwk:${base64urlEncodeJson({ kty, crv, x, y })}#0`;

@@ -13,7 +13,7 @@ import {
   verifyEs256Signature,
 } from "../shared/jws";
 import { es256PublicKeyObject } from "../shared/keys";
-import { type Instant, toEpochSeconds } from "../shared/time";
+import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
 import { credentialError } from "./errors";
 
 /** Header `typ` of a key proof JWT (OpenID4VCI 1.0 Appendix F.1). */
@@ -21,7 +21,7 @@ export const PROOF_JWT_TYP = "openid4vci-proof+jwt";
 
 export const ZProofJwtPayload = z.looseObject({
   aud: z.string().min(1),
-  iat: z.number().int().nonnegative(),
+  iat: ZNumericDate,
   nonce: z.string().min(1).optional(),
   iss: z.string().optional(),
 });
