@@ -451,6 +451,29 @@ describe("OpenID4VCI flow", () => {
     expect(flow.credentialRes.status).toBe(200);
   });
 
+  it("a code redeemed just before the offer expires keeps the transaction open for the token's lifetime", async () => {
+    const tx = await create({ delivery: { expiresInSeconds: 60 } });
+    const offer = await resolveOffer(tx.credentialOffer);
+    const redeemedAt = Date.now();
+    const tok = await token(`${issuer.credentialIssuer}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    expect(tok.status).toBe(200);
+    // The offer had 60 s left; the token announces 300 s, and the transaction now lasts that long.
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
+    expect(Date.parse(read.body.data.expiresAt)).toBeGreaterThanOrEqual(
+      redeemedAt + tok.body.expires_in * 1000 - 1000,
+    );
+    const key = await holderKey();
+    const cNonce = await nonce(`${issuer.credentialIssuer}/nonce`);
+    const res = await requestCredential(`${issuer.credentialIssuer}/credential`, tok.body.access_token, {
+      credential_configuration_id: offer.credential_configuration_ids[0],
+      proofs: { jwt: [await proof(key, issuer.credentialIssuer, cNonce)] },
+    });
+    expect(res.status).toBe(200);
+  });
+
   it("counts wrong tx_codes sent at once: the limit holds under concurrency", async () => {
     const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
     const offer = await resolveOffer(tx.credentialOffer);

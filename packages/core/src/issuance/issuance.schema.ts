@@ -87,7 +87,10 @@ export const zIssuanceTransaction = z
       description: "The transaction code, returned once at creation so the caller can send it out of band.",
       example: "493817",
     }),
-    expiresAt: z.string().meta({ description: "When the offer stops being redeemable (ISO 8601)." }),
+    expiresAt: z.string().meta({
+      description:
+        "When the offer stops being redeemable (ISO 8601). Redeeming the code moves it to at least the access token's expiry.",
+    }),
     credentialId: z.string().nullable().meta({ description: "The issued credential, once completed." }),
     callbackReference: z.string().nullable().meta({ description: "The caller's reference, as sent." }),
     externalSubjectReference: z

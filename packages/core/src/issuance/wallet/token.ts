@@ -46,7 +46,8 @@ async function redeemWithoutTxCode(
   const { rows } = await sql.query<IssuanceTransactionRecord>(
     `WITH redeemed AS (
        UPDATE "IssuanceTransaction"
-          SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3)
+          SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3),
+              "expiresAt" = GREATEST("expiresAt", $5::timestamp(3))
         WHERE "preAuthorizedCodeHash" = $2 AND "issuerId" = $3 AND "codeRedeemedAt" IS NULL
           AND "txCodeHash" IS NULL AND "status" = 'pending' AND "expiresAt" > $1::timestamp(3)
        RETURNING *),
@@ -62,7 +63,9 @@ async function redeemWithoutTxCode(
 
 /**
  * Token endpoint, pre-authorized code grant (OpenID4VCI §6): the code is single use and short-lived;
- * a wrong tx_code counts against a limit, after which the code is invalidated.
+ * a wrong tx_code counts against a limit, after which the code is invalidated. Redeeming the code
+ * extends the transaction to at least the access token's expiry, so a token redeemed just before the
+ * offer would have expired can still be used for the whole `expires_in` it announces.
  */
 export async function exchangePreAuthorizedCode(
   sql: FastSql,
@@ -135,7 +138,8 @@ export async function exchangePreAuthorizedCode(
   const { affected } = await sql.query(
     `WITH redeemed AS (
        UPDATE "IssuanceTransaction"
-          SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3)
+          SET "codeRedeemedAt" = $1::timestamp(3), "preAuthorizedCodeHash" = NULL, "updatedAt" = $1::timestamp(3),
+              "expiresAt" = GREATEST("expiresAt", $5::timestamp(3))
         WHERE "id" = $2 AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = $3 AND "txCodeFailures" < $6
        RETURNING "id")
      INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
