@@ -37,7 +37,7 @@ export interface ParseCredentialRequestOptions {
 /**
  * Validates a Credential Request body. Throws `OAuthError` with a §8.3.1.2 code:
  * - `invalid_credential_request`: not an object; both or neither of `credential_configuration_id`
- *   and `credential_identifier`; the draft-era singular `proof`; `proofs` not an object with exactly
+ *   and `credential_identifier`; `proofs` not an object with exactly
  *   one proof type; an empty or non-string proof array;
  * - `invalid_proof`: proofs missing while required, or a proof type other than `jwt`;
  * - `invalid_encryption_parameters`: `credential_response_encryption` (this issuer does not encrypt);
@@ -50,12 +50,6 @@ export function parseCredentialRequest(
 ): TCredentialRequest {
   if (!isPlainObject(body))
     throw credentialError("invalid_credential_request", "request body must be a JSON object");
-  if (body.proof !== undefined) {
-    throw credentialError(
-      "invalid_credential_request",
-      "proof is not supported; send proofs (OpenID4VCI 1.0)",
-    );
-  }
   if (body.credential_configuration_id !== undefined && body.credential_identifier !== undefined) {
     throw credentialError(
       "invalid_credential_request",
@@ -89,8 +83,14 @@ export function parseCredentialRequest(
 
   const proofs = body.proofs;
   if (proofs === undefined) {
-    if (options.proofsRequired)
-      throw credentialError("invalid_proof", "proofs are required for this credential");
+    if (options.proofsRequired) {
+      throw credentialError(
+        "invalid_proof",
+        body.proof === undefined
+          ? "proofs are required for this credential"
+          : "proofs are required for this credential (the draft-era singular proof is not read)",
+      );
+    }
     return request;
   }
   if (!isPlainObject(proofs)) throw credentialError("invalid_credential_request", "proofs must be an object");

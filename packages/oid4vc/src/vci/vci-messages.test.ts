@@ -364,11 +364,6 @@ describe("parseCredentialRequest", () => {
     ],
     ["a non-string id", { credential_configuration_id: 5 }, "invalid_credential_request"],
     [
-      "the draft singular proof",
-      { credential_configuration_id: "pid", proof: { proof_type: "jwt", jwt: "a" } },
-      "invalid_credential_request",
-    ],
-    [
       "two proof types",
       { credential_configuration_id: "pid", proofs: { jwt: ["a"], attestation: ["b"] } },
       "invalid_credential_request",
@@ -407,6 +402,19 @@ describe("parseCredentialRequest", () => {
     const err = oauthError(() => parseCredentialRequest(body));
     expect(err.error).toBe(code);
     expect(err.status).toBe(400);
+  });
+
+  it("ignores the draft-era singular proof, as any unknown parameter (§8.2)", () => {
+    const draft = { proof_type: "jwt", jwt: "a" };
+    expect(
+      parseCredentialRequest({ credential_configuration_id: "pid", proof: draft, proofs: { jwt: ["b"] } }),
+    ).toEqual({ credential_configuration_id: "pid", proofs: { jwt: ["b"] } });
+    // Alone it leaves the proofs missing: invalid_proof where they are required, saying why.
+    const alone = oauthError(() =>
+      parseCredentialRequest({ credential_configuration_id: "pid", proof: draft }, { proofsRequired: true }),
+    );
+    expect(alone.error).toBe("invalid_proof");
+    expect(alone.description).toMatch(/proofs/);
   });
 
   it("rejects unknown configurations and identifiers, and missing proofs when required", () => {
