@@ -511,6 +511,33 @@ describe("OpenID4VCI flow", () => {
     expect(row.codeRedeemedAt).toBeNull();
   });
 
+  it("answers bodies that fail before the handler in the endpoint's OAuth error shape, not the REST envelope", async () => {
+    const post = (path: string, contentType: string, body: string) =>
+      fetchJson(`${issuer.credentialIssuer}/${path}`, {
+        method: "POST",
+        headers: { "content-type": contentType, authorization: "Bearer x" },
+        body,
+      });
+    const cases = [
+      ["credential", "application/json", "{not json", "invalid_credential_request"],
+      ["credential", "application/xml", "<a/>", "invalid_credential_request"],
+      ["credential", "application/json", "x".repeat(1024 * 1024 + 1), "invalid_credential_request"],
+      ["notification", "application/json", "{", "invalid_notification_request"],
+      ["token", "application/json", "{", "invalid_request"],
+      ["nonce", "application/xml", "<a/>", "invalid_request"],
+    ] as const;
+    for (const [path, contentType, body, error] of cases) {
+      const r = await post(path, contentType, body);
+      expect([path, contentType, r.status, r.body]).toEqual([
+        path,
+        contentType,
+        400,
+        { error, error_description: expect.any(String) },
+      ]);
+      expect(r.headers.get("cache-control")).toBe("no-store");
+    }
+  });
+
   it("refuses a tx_code that was not asked for, a reused code, and bad grant types", async () => {
     const tx = await create();
     const offer = await resolveOffer(tx.credentialOffer);

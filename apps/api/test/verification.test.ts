@@ -388,6 +388,15 @@ describe("full flows with the test wallet over HTTP", () => {
       expect(r.status).toBe(400);
       expect(((await r.json()) as { error: string }).error).toBe("invalid_request");
     }
+    // Bodies the server cannot even parse answer in the same shape, not the REST envelope.
+    for (const [body, type] of [
+      ["{", "application/json"],
+      ["<a/>", "application/xml"],
+    ]) {
+      const r = await post(body!, type);
+      expect(r.status).toBe(400);
+      expect(await r.json()).toEqual({ error: "invalid_request", error_description: expect.any(String) });
+    }
     expect((await read(session.id)).status).toBe("pending");
     const unknown = await fetch(`${t.baseUrl}/verifier/requests/${"x".repeat(43)}`);
     expect(unknown.status).toBe(404);

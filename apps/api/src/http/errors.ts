@@ -35,10 +35,21 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   MALFORMED_JSON: ["MalformedJson", "The request body is not valid JSON."],
 };
 
-/** Every framework-level failure leaves in the ErrorEnvelope; unexpected ones as a bare 500. */
+/**
+ * Every framework-level failure leaves in the ErrorEnvelope (on wallet endpoints, in the OAuth shape with
+ * the route's code: `oauthErrors`); unexpected ones as a bare 500.
+ */
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+    const oauthCode = request.routeOptions.config?.oauthErrorCode;
+    if (oauthCode && (known || error.validation)) {
+      return reply
+        .code(400)
+        .header("Cache-Control", "no-store")
+        .type("application/json")
+        .send({ error: oauthCode, error_description: known?.[1] ?? "The request is not valid." });
+    }
     if (known) return sendError(reply, known[0], known[1]);
     if (error.validation) return sendError(reply, "ValidationFailed", "The request is not valid.");
     request.log.error({ err: error }, "unhandled error");

@@ -14,7 +14,7 @@ import {
 } from "@cred/core/issuance/index";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { notFound, walletHandler } from "./oauth-reply";
+import { notFound, oauthErrors, walletHandler } from "./oauth-reply";
 
 type IssuerParams = { issuerId: string };
 
@@ -66,6 +66,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   app.post(
     "/issuers/:issuerId/token",
+    oauthErrors("invalid_request"),
     withIssuer(async (issuer, request, reply) => {
       if (!(request.body instanceof URLSearchParams)) {
         throw new OAuthError(
@@ -90,6 +91,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   app.post(
     "/issuers/:issuerId/nonce",
+    oauthErrors("invalid_request"),
     withIssuer(async (_issuer, _request, reply) => {
       reply.headers(NO_STORE);
       return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
@@ -98,6 +100,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   app.post(
     "/issuers/:issuerId/credential",
+    oauthErrors("invalid_credential_request"),
     withIssuer(async (issuer, request, reply) => {
       const result = await issueCredentials(deps, issuer, request.headers.authorization, request.body);
       reply.headers(result.headers);
@@ -107,6 +110,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   app.post(
     "/issuers/:issuerId/notification",
+    oauthErrors("invalid_notification_request"),
     withIssuer(async (issuer, request, reply) => {
       await recordNotification(deps.database, issuer.id, request.headers.authorization, request.body);
       return reply.code(204).headers(NO_STORE).send();

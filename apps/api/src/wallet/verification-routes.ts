@@ -3,6 +3,7 @@ import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-re
 import { serveRequestObject, type WalletHttpResponse } from "@cred/core/verification/serve-request-object";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { oauthErrors } from "./oauth-reply";
 
 type HandleParams = { Params: { handle: string } };
 
@@ -54,13 +55,13 @@ export function registerVerificationWalletRoutes(app: FastifyInstance, deps: App
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
     return guarded(request, reply, () => serveRequestObject(deps, request.params.handle));
   });
-  app.post<HandleParams>("/verifier/requests/:handle", (request, reply) => {
+  app.post<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
     return guarded(request, reply, () =>
       serveRequestObject(deps, request.params.handle, formOf(request) ?? new URLSearchParams()),
     );
   });
-  app.post<HandleParams>("/verifier/responses/:handle", (request, reply) => {
+  app.post<HandleParams>("/verifier/responses/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 400);
     return guarded(request, reply, () => receiveWalletResponse(deps, request.params.handle, formOf(request)));
   });
