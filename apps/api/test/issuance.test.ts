@@ -338,6 +338,23 @@ describe("IssuanceTransactions_Get and _Cancel", () => {
 });
 
 describe("OpenID4VCI flow", () => {
+  it("publishes the issuer's display with the member names of §12.2.4 (logo alt_text)", async () => {
+    const display = [
+      { locale: "en", name: "Acme", logo: { uri: "https://acme.example/en.png", altText: "Acme logo" } },
+      { locale: "nl", name: "Acme NL", logo: { uri: "https://acme.example/nl.png" } },
+    ];
+    const patched = await call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, {
+      key: t.adminKey,
+      body: { display },
+    });
+    expect(patched.status).toBe(200);
+    const md = await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer));
+    expect(md.body.display).toEqual([
+      { locale: "en", name: "Acme", logo: { uri: "https://acme.example/en.png", alt_text: "Acme logo" } },
+      { locale: "nl", name: "Acme NL", logo: { uri: "https://acme.example/nl.png" } },
+    ]);
+  });
+
   it("serves issuer and authorization server metadata by path insertion", async () => {
     const md = await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer));
     expect(md.status).toBe(200);

@@ -62,6 +62,8 @@ export const zIssuerDisplay = z
     description: "Wallet-facing display metadata for one locale (OpenID4VCI issuer `display`).",
   });
 
+export type TIssuerDisplay = z.infer<typeof zIssuerDisplay>;
+
 const zDisplayList = z
   .array(zIssuerDisplay)
   .max(50)

@@ -2,8 +2,15 @@ import type { Db } from "@cred/db";
 import { buildAuthorizationServerMetadata, buildCredentialIssuerMetadata } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
+import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { issuerUrls } from "../issuance-urls";
 import type { WalletIssuer } from "./load-wallet-issuer";
+
+/** An issuer display entry as §12.2.4 names its members (the REST API's `altText` is `alt_text` there). */
+function walletDisplay({ logo, ...entry }: TIssuerDisplay) {
+  if (!logo) return entry;
+  return { ...entry, logo: { uri: logo.uri, ...(logo.altText ? { alt_text: logo.altText } : {}) } };
+}
 
 /** OpenID4VCI credential issuer metadata (§12.2) for an active issuer and its authorised configurations. */
 export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issuer: WalletIssuer) {
@@ -19,8 +26,7 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
   const claimsOf = new Map(versions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
   // Display metadata can change (Issuers_Update), so it is read fresh rather than from the cached row.
   const fresh = (await db.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
-  const display =
-    (fresh.display as { locale: string; name: string; description?: string; logo?: unknown }[]) ?? [];
+  const display = ((fresh.display as TIssuerDisplay[] | null) ?? []).map(walletDisplay);
   return buildCredentialIssuerMetadata({
     credentialIssuer: urls.credentialIssuer,
     credentialEndpoint: urls.credential,
