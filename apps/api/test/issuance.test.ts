@@ -679,7 +679,16 @@ describe("OpenID4VCI flow", () => {
     });
     expect(r.status).toBe(401);
     expect(r.body.error).toBe("invalid_token");
-    expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(r.headers.get("www-authenticate")).toMatch(/^Bearer error="invalid_token"/);
+    // No credentials at all: a bare challenge (RFC 6750 §3.1), at the credential and notification endpoints.
+    for (const path of ["credential", "notification"]) {
+      const none = await fetchJson(`${issuer.credentialIssuer}/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect([path, none.status, none.headers.get("www-authenticate")]).toEqual([path, 401, "Bearer"]);
+    }
   });
 
   it("issues a batch with distinct keys, status indices and salts", async () => {

@@ -20,7 +20,7 @@ import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
-import { invalidToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
+import { invalidToken, missingToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 
@@ -46,8 +46,9 @@ export function bearerToken(header: string | undefined): string | null {
  * or throws `invalid_token` (401).
  */
 export async function transactionForToken(sql: FastSql, issuerId: string, authorization: string | undefined) {
+  if (!authorization?.trim()) throw missingToken();
   const token = bearerToken(authorization);
-  if (!token) throw invalidToken("A Bearer access token is required.");
+  if (!token) throw invalidToken("Send the access token as Authorization: Bearer <token>.");
   const tokenHash = hashSecret(token);
   let tx = redeemedTransactions.take(tokenHash);
   if (!tx) {

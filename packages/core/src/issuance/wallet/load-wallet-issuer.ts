@@ -22,3 +22,14 @@ export function invalidToken(description: string) {
     },
   });
 }
+
+/**
+ * 401 for a request without any credentials: RFC 6750 §3.1 has the challenge carry no error code then
+ * (`WWW-Authenticate: Bearer`); the body still says what is missing.
+ */
+export function missingToken() {
+  return new OAuthError("invalid_token", "A Bearer access token is required.", {
+    status: 401,
+    headers: { ...NO_STORE, "WWW-Authenticate": "Bearer" },
+  });
+}
