@@ -828,6 +828,13 @@ describe("Credentials_Revoke and the status list", () => {
     return getStatus(list.bytes, list.bits, entry.idx);
   }
 
+  it("answers a request for the list at a past time with 501 (historical resolution is not offered)", async () => {
+    const { status } = await issued();
+    const res = await fetch(`${status.uri}?time=${Math.floor(Date.now() / 1000) - 60}`);
+    expect(res.status).toBe(501);
+    expect(await res.json()).toMatchObject({ error: { code: "NotImplemented" } });
+  });
+
   it("shows a revocation from the moment Credentials_Revoke returns; repeat is 200", async () => {
     const { credentialId, status } = await issued();
     expect(await statusOf(status)).toBe(0);

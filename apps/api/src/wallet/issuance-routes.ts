@@ -14,6 +14,7 @@ import {
 } from "@cred/core/issuance/index";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sendError } from "../http/errors";
 import { notFound, oauthErrors, walletHandler } from "./oauth-reply";
 
 type IssuerParams = { issuerId: string };
@@ -120,6 +121,10 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   app.get("/issuers/:issuerId/status-lists/:listId", async (request, reply) => {
     const { issuerId, listId } = request.params as IssuerParams & { listId: string };
     reply.header("Access-Control-Allow-Origin", "*");
+    // Token Status List §8.4: a server without historical resolution SHOULD answer `time` with 501.
+    if ((request.query as Record<string, unknown>).time !== undefined) {
+      return sendError(reply, "NotImplemented", "Status lists at a past time are not offered; omit time.");
+    }
     const result = await statusListToken(deps, issuerId, listId);
     if (!result) return notFound(reply, "The status list");
     return reply

@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   UnsupportedMediaType: 415,
   Throttled: 429,
   InternalError: 500,
+  NotImplemented: 501,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
