@@ -673,6 +673,34 @@ describe("OpenID4VCI flow", () => {
     expect(res.status).toBe(200);
   });
 
+  it("refuses authorization_details naming a configuration that was not offered, and keeps the code", async () => {
+    const tx = await create();
+    const offer = await resolveOffer(tx.credentialOffer);
+    const code = offer.grants[PRE_AUTH]["pre-authorized_code"];
+    const asked = (id: string) =>
+      token(`${issuer.credentialIssuer}/token`, {
+        grant_type: PRE_AUTH,
+        "pre-authorized_code": code,
+        authorization_details: JSON.stringify([
+          { type: "openid_credential", credential_configuration_id: id, locations: ["https://x.example"] },
+        ]),
+      });
+    const other = await asked("something-else");
+    expect(other.status).toBe(400);
+    expect(other.body.error).toBe("invalid_authorization_details");
+    // The refusal spent nothing: the same code with the offered configuration is redeemed, echoing the entry.
+    const ok = await asked(issuer.configuration);
+    expect(ok.status).toBe(200);
+    expect(ok.body.authorization_details).toEqual([
+      {
+        type: "openid_credential",
+        credential_configuration_id: issuer.configuration,
+        locations: ["https://x.example"],
+        credential_identifiers: [issuer.configuration],
+      },
+    ]);
+  });
+
   it("answers 401 invalid_token without a valid bearer token", async () => {
     const r = await requestCredential(`${issuer.credentialIssuer}/credential`, "bogus", {
       credential_configuration_id: issuer.configuration,

@@ -1,16 +1,20 @@
 import type { FastSql } from "@cred/db";
-import { type FormParams, parseTokenRequest, tokenError } from "@cred/oid4vc";
+import { type FormParams, parseTokenRequest, type TAuthorizationDetail, tokenError } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 
+/**
+ * The token response; when the wallet sent `authorization_details`, each entry comes back with the
+ * credential identifiers it may request (§6.2), here the offered configuration's identifier.
+ */
 function tokenResponse(
   accessToken: string,
   expiresIn: number,
   configurationIdentifier: string,
-  details: boolean,
+  details: TAuthorizationDetail[] | undefined,
 ) {
   return {
     access_token: accessToken,
@@ -18,13 +22,10 @@ function tokenResponse(
     expires_in: expiresIn,
     ...(details
       ? {
-          authorization_details: [
-            {
-              type: "openid_credential",
-              credential_configuration_id: configurationIdentifier,
-              credential_identifiers: [configurationIdentifier],
-            },
-          ],
+          authorization_details: details.map((detail) => ({
+            ...detail,
+            credential_identifiers: [configurationIdentifier],
+          })),
         }
       : {}),
   };
@@ -76,7 +77,8 @@ export async function exchangePreAuthorizedCode(
   const request = parseTokenRequest(form);
   const code = request["pre-authorized_code"];
   const expiresIn = config.issuance.accessTokenLifetimeSeconds;
-  if (request.tx_code === undefined) {
+  // The common case in one statement; authorization_details are checked against the offer first.
+  if (request.tx_code === undefined && request.authorization_details === undefined) {
     const accessToken = randomToken(32);
     const tokenHash = hashSecret(accessToken);
     const now = new Date();
@@ -91,12 +93,7 @@ export async function exchangePreAuthorizedCode(
     );
     if (redeemed) {
       redeemedTransactions.remember(tokenHash, redeemed, tokenExpiresAt);
-      return tokenResponse(
-        accessToken,
-        expiresIn,
-        redeemed.configurationIdentifier,
-        !!request.authorization_details,
-      );
+      return tokenResponse(accessToken, expiresIn, redeemed.configurationIdentifier, undefined);
     }
   }
   const { rows } = await sql.query<IssuanceTransactionRecord>(
@@ -106,6 +103,16 @@ export async function exchangePreAuthorizedCode(
   const row = rows[0];
   if (!row || row.issuerId !== issuerId || row.codeRedeemedAt || effectiveStatus(row) !== "pending") {
     throw tokenError("invalid_grant", "The pre-authorized code is invalid, expired or already used.");
+  }
+  // RFC 9396 §5 / OpenID4VCI §6.1: the token is for what was offered, so details may name only that.
+  const notOffered = request.authorization_details?.find(
+    (detail) => detail.credential_configuration_id !== row.configurationIdentifier,
+  );
+  if (notOffered) {
+    throw tokenError(
+      "invalid_authorization_details",
+      `${notOffered.credential_configuration_id} is not the credential configuration offered with this code.`,
+    );
   }
   const txCode = request.tx_code;
   if (row.txCodeHash) {
@@ -155,5 +162,5 @@ export async function exchangePreAuthorizedCode(
     ],
   );
   if (affected !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
-  return tokenResponse(accessToken, expiresIn, row.configurationIdentifier, !!request.authorization_details);
+  return tokenResponse(accessToken, expiresIn, row.configurationIdentifier, request.authorization_details);
 }
