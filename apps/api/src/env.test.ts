@@ -124,3 +124,28 @@ describe("the embedded database's buffer pool from the environment", () => {
     }
   });
 });
+
+describe("PUBLIC_BASE_URL", () => {
+  it("takes an origin, dropping a trailing slash", () => {
+    expect(readEnv({ PUBLIC_BASE_URL: "https://credentials.example.com/" }).publicBaseUrl).toBe(
+      "https://credentials.example.com",
+    );
+    expect(readEnv({ PUBLIC_BASE_URL: "http://localhost:3000" }).publicBaseUrl).toBe("http://localhost:3000");
+    expect(readEnv({}).publicBaseUrl).toBeUndefined();
+  });
+
+  it("refuses a path (its identifiers' well-known documents would not be served), query, credentials or junk", () => {
+    for (const value of [
+      "https://example.com/vc",
+      "https://example.com/?a=1",
+      "https://example.com/#x",
+      "https://user:pw@example.com",
+      "ftp://example.com",
+      "example.com",
+    ]) {
+      expect(problems({ PUBLIC_BASE_URL: value }), value).toEqual([
+        expect.stringContaining("PUBLIC_BASE_URL"),
+      ]);
+    }
+  });
+});

@@ -44,6 +44,32 @@ function reader(source: Source) {
       problems.push(`${name} must be a whole number from ${min} to ${max} (got "${text}").`);
       return undefined;
     },
+    /**
+     * An http(s) origin for public URLs: the well-known documents are served at the root
+     * (`/.well-known/openid-credential-issuer/issuers/<id>`, OpenID4VCI §12.2.2), so a base URL with a
+     * path would name identifiers whose metadata nobody serves. (http outside development mode is an
+     * issuer readiness item, not a start failure.)
+     */
+    origin(name: string): string | undefined {
+      const text = raw(name);
+      if (text === undefined) return undefined;
+      let url: URL | undefined;
+      try {
+        url = new URL(text);
+      } catch {}
+      const ok =
+        url &&
+        (url.protocol === "https:" || url.protocol === "http:") &&
+        !url.username &&
+        !url.password &&
+        url.pathname === "/" &&
+        !/[?#]/.test(text);
+      if (ok) return url!.origin;
+      problems.push(
+        `${name} must be an http(s) origin without path, query or credentials, e.g. https://credentials.example.com (got "${text}").`,
+      );
+      return undefined;
+    },
     list(name: string): string[] {
       return (source[name] ?? "")
         .split(",")
@@ -110,7 +136,7 @@ export function readEnv(source: Source = process.env): Env {
   const env: Env = {
     host: source.HOST ?? "127.0.0.1",
     port: read.int("PORT", 3000),
-    publicBaseUrl: source.PUBLIC_BASE_URL || undefined,
+    publicBaseUrl: read.origin("PUBLIC_BASE_URL"),
     databaseUrl: source.DATABASE_URL || undefined,
     dataDir: path.resolve(REPO_ROOT, source.DATA_DIR || ".data"),
     masterKey: source.MASTER_KEY || undefined,
