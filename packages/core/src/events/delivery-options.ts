@@ -29,7 +29,8 @@ const HOUR = 60 * MINUTE;
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   retryScheduleMs: [30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR],
   jitter: 0.2,
-  attemptTimeoutMs: 10 * SECOND,
+  // Standard Webhooks recommends a timeout "somewhere between 15 and 30s".
+  attemptTimeoutMs: 15 * SECOND,
   leaseMs: 60 * SECOND,
   batchSize: 20,
 };
