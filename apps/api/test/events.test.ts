@@ -35,8 +35,8 @@ interface Received {
   remotePort: number;
 }
 
-/** A status, no answer until released, or the connection closed without an answer. */
-type Answer = number | "hang" | "drop";
+/** A status (with headers), no answer until released, or the connection closed without an answer. */
+type Answer = number | { status: number; headers: Record<string, string> } | "hang" | "drop";
 
 async function receiver() {
   const received: Received[] = [];
@@ -59,7 +59,8 @@ async function receiver() {
         hanging.add(res);
         return;
       }
-      res.statusCode = a;
+      if (typeof a === "object") res.writeHead(a.status, a.headers);
+      else res.statusCode = a;
       res.end("ok");
     });
   };
@@ -273,6 +274,28 @@ describe("delivery", () => {
     } finally {
       await w.stop();
       await rx2.close();
+    }
+  });
+
+  it("a receiver's Retry-After pushes the next attempt out (never sooner than the schedule)", async () => {
+    const rx6 = await receiver();
+    rx6.answer(() => ({ status: 429, headers: { "retry-after": "3600" } }));
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx6.url, ["issuance.transaction.created"]);
+    await issue(key, issuer);
+    const w = worker();
+    w.start();
+    try {
+      const [delivery] = await until("a throttled attempt", async () => {
+        const list = await deliveries(key, `&subscriptionId=${sub.id}`);
+        return list[0]?.attempts >= 1 && list;
+      });
+      expect(delivery).toMatchObject({ status: "pending", attempts: 1, lastResponseStatus: 429 });
+      // The schedule says 150 ms; the receiver asked for an hour.
+      expect(Date.parse(delivery.nextAttemptAt) - Date.now()).toBeGreaterThan(3_500_000);
+    } finally {
+      await w.stop();
+      await rx6.close();
     }
   });
 

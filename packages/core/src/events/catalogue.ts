@@ -267,7 +267,10 @@ export function eventCatalogueOpenApi(): {
           content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
         },
         responses: {
-          "2XX": { description: "Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff." },
+          "2XX": {
+            description:
+              "Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff.",
+          },
           "410": { description: "Gone: the subscription is disabled and receives nothing more." },
         },
       },

@@ -6,7 +6,7 @@ import type { SecretBox } from "../shared/secret-box";
 import { isRawUniqueViolation } from "../shared/sql-errors";
 import { webhookUrlPolicy } from "../webhooks/webhook-url-policy";
 import { webhookBody } from "./catalogue";
-import { type DeliveryOptions, nextAttemptAt } from "./delivery-options";
+import { type DeliveryOptions, laterRetry, nextAttemptAt, retryAfterMs } from "./delivery-options";
 import { type ClaimedDelivery, eventsRepository } from "./events-repository";
 import { postWebhook } from "./post-webhook";
 import { signWebhook } from "./sign-webhook";
@@ -47,7 +47,8 @@ const GONE_REASON = "The endpoint answered 410 Gone.";
  * re-checks the URL against private ranges (pinning the resolved addresses), signs the body with the
  * current and, during an overlap, the previous secret, POSTs with a timeout, and records the attempt
  * and the delivery's new state in one statement.
- * 2xx → succeeded; 410 → failed and the subscription disabled; anything else → retry per schedule.
+ * 2xx → succeeded; 410 → failed and the subscription disabled; anything else → retry per schedule, later
+ * when the receiver's `Retry-After` asks for a longer wait (at most a day).
  */
 export async function deliverWebhook(
   deps: DeliveryDeps,
@@ -80,6 +81,7 @@ export async function deliverWebhook(
   const attemptNumber = delivery.attempts + 1;
   const startedAt = new Date();
   let status: number | null = null;
+  let retryAfter: string | undefined;
   let error: string | null = null;
   try {
     const { url, addresses } = await assertPublicHttpsUrl(subscription.url, {
@@ -108,7 +110,7 @@ export async function deliverWebhook(
       signal,
     });
     if (outcome.kind === "aborted") return "abandoned";
-    if (outcome.kind === "response") status = outcome.status;
+    if (outcome.kind === "response") ({ status, retryAfter } = outcome);
     else error = outcome.error;
   } catch (e) {
     if (!(e instanceof UrlPolicyViolation)) throw e;
@@ -120,7 +122,14 @@ export async function deliverWebhook(
   const ok = status !== null && status >= 200 && status < 300;
   const gone = status === 410;
   if (status !== null && !ok) error = gone ? GONE_REASON : `The endpoint answered ${status}.`;
-  const retryAt = ok || gone ? null : nextAttemptAt(attemptNumber, options, finishedAt);
+  const retryAt =
+    ok || gone
+      ? null
+      : laterRetry(
+          nextAttemptAt(attemptNumber, options, finishedAt),
+          retryAfterMs(retryAfter, finishedAt),
+          finishedAt,
+        );
   const result: AttemptResult = ok ? "succeeded" : gone ? "disabled" : retryAt ? "retrying" : "failed";
 
   try {

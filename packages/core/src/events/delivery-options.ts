@@ -65,3 +65,25 @@ export function nextAttemptAt(
   const spread = base * options.jitter * (2 * random() - 1);
   return new Date(now.getTime() + Math.max(0, Math.round(base + spread)));
 }
+
+/** The longest a receiver's `Retry-After` may push a retry out. */
+export const MAX_RETRY_AFTER_MS = 24 * HOUR;
+
+/**
+ * The delay a receiver asked for with `Retry-After` (RFC 9110 §10.2.3: delay-seconds or an HTTP-date),
+ * capped at a day; null when absent, unreadable or not in the future. Standard Webhooks: it "should be
+ * taken into consideration when scheduling the next attempt".
+ */
+export function retryAfterMs(header: string | undefined, now: Date): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now.getTime();
+  if (!Number.isFinite(ms) || ms <= 0) return null;
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+/** The scheduled retry, moved later when the receiver asked for a longer wait (never sooner). */
+export function laterRetry(scheduled: Date | null, retryAfter: number | null, now: Date): Date | null {
+  if (!scheduled || retryAfter === null) return scheduled;
+  return new Date(Math.max(scheduled.getTime(), now.getTime() + retryAfter));
+}

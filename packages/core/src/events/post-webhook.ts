@@ -4,7 +4,7 @@ import type { ResolvedAddress } from "../shared/network-policy";
 import { pinnedLookup, webhookConnections } from "./webhook-connections";
 
 export type PostOutcome =
-  | { kind: "response"; status: number }
+  | { kind: "response"; status: number; retryAfter?: string }
   | { kind: "error"; error: string }
   | { kind: "aborted" };
 
@@ -80,7 +80,9 @@ export function postWebhook(
             received += chunk.length;
             if (received > MAX_BODY_BYTES) res.destroy();
           });
-          const done = () => finish({ kind: "response", status: res.statusCode ?? 0 });
+          const retryAfter = res.headers["retry-after"];
+          const done = () =>
+            finish({ kind: "response", status: res.statusCode ?? 0, ...(retryAfter ? { retryAfter } : {}) });
           res.on("end", done);
           res.on("close", done);
           res.on("error", done);
