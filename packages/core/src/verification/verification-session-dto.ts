@@ -1,4 +1,4 @@
-import { authorizationRequestLink } from "@cred/oid4vc";
+import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
 import type { CoreConfig } from "../context";
 import type { SecretBox } from "../shared/secret-box";
 import type { VerificationSessionRow } from "./verification-repository";
@@ -43,6 +43,7 @@ export function toVerificationSessionDto(
       clientId: row.clientId,
       requestUri,
       requestUriMethod: "post",
+      responseMode: row.responseMode as ResponseMode,
     }),
     requestUri,
     expiresAt: row.expiresAt.toISOString(),

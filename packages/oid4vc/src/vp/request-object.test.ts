@@ -229,6 +229,28 @@ describe("authorizationRequestLink", () => {
   });
 });
 
+describe("authorizationRequestLink with request_uri_method=post", () => {
+  it("states the verifier's capabilities in client_metadata (§5.1), with enc values for direct_post.jwt", () => {
+    const metadata = (responseMode: "direct_post" | "direct_post.jwt") =>
+      JSON.parse(
+        new URL(
+          authorizationRequestLink({
+            clientId: "c:x",
+            requestUri: "https://v/r",
+            requestUriMethod: "post",
+            responseMode,
+          }),
+        ).searchParams.get("client_metadata")!,
+      );
+    const formats = { "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"] } };
+    expect(metadata("direct_post")).toEqual({ vp_formats_supported: formats });
+    expect(metadata("direct_post.jwt")).toEqual({
+      vp_formats_supported: formats,
+      encrypted_response_enc_values_supported: ["A128GCM", "A256GCM"],
+    });
+  });
+});
+
 describe("parseRequestUriPostBody", () => {
   it("reads wallet_nonce and wallet_metadata", () => {
     expect(

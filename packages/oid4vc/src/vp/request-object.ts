@@ -85,20 +85,16 @@ export function buildAuthorizationRequest(
   }
   if (!(input.exp > input.iat)) fail("exp must be after iat");
 
-  const client_metadata: VerifierClientMetadata = {
-    vp_formats_supported: {
-      "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"] },
-    },
-  };
+  if (input.responseMode !== "direct_post.jwt" && input.responseMode !== "direct_post") {
+    fail(`unsupported response mode ${String(input.responseMode)}`);
+  }
+  const client_metadata: VerifierClientMetadata = verifierCapabilities(input.responseMode);
   if (input.responseMode === "direct_post.jwt") {
     const jwk = input.encryptionJwk ?? fail("direct_post.jwt requires an encryption key");
     if ("d" in jwk) fail("encryptionJwk must be the public key");
     if (!jwk.kid) fail("encryptionJwk needs a kid");
     if (jwk.alg !== "ECDH-ES") fail("encryptionJwk.alg must be ECDH-ES");
     client_metadata.jwks = { keys: [{ ...jwk, use: "enc" }] };
-    client_metadata.encrypted_response_enc_values_supported = [...SUPPORTED_RESPONSE_ENC_VALUES];
-  } else if (input.responseMode !== "direct_post") {
-    fail(`unsupported response mode ${String(input.responseMode)}`);
   }
 
   const payload: AuthorizationRequestPayload = {
@@ -134,6 +130,18 @@ export async function signRequestObject(
   );
 }
 
+/** What the verifier takes, as `client_metadata` states it: the formats and, for `direct_post.jwt`, the `enc` values. */
+function verifierCapabilities(responseMode: ResponseMode): VerifierClientMetadata {
+  return {
+    vp_formats_supported: {
+      "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"] },
+    },
+    ...(responseMode === "direct_post.jwt"
+      ? { encrypted_response_enc_values_supported: [...SUPPORTED_RESPONSE_ENC_VALUES] }
+      : {}),
+  };
+}
+
 /**
  * The link a QR code or button carries: `openid4vp://?client_id=…&request_uri=…[&request_uri_method=post]`.
  * `scheme` may also be a wallet's https universal link (`https://wallet.example/authorize`).
@@ -142,10 +150,18 @@ export function authorizationRequestLink(input: {
   clientId: string;
   requestUri: string;
   requestUriMethod?: "get" | "post";
+  /**
+   * With `requestUriMethod: "post"`: the verifier's capabilities for the wallet's `wallet_metadata`
+   * (§5.1: it "SHOULD add the client_metadata parameter"), without keys (those are in the request object).
+   */
+  responseMode?: ResponseMode;
   scheme?: string;
 }): string {
   const params = new URLSearchParams({ client_id: input.clientId, request_uri: input.requestUri });
   if (input.requestUriMethod) params.set("request_uri_method", input.requestUriMethod);
+  if (input.requestUriMethod === "post" && input.responseMode) {
+    params.set("client_metadata", JSON.stringify(verifierCapabilities(input.responseMode)));
+  }
   const scheme = input.scheme ?? "openid4vp://";
   if (scheme.endsWith("://")) return `${scheme}?${params.toString()}`;
   const url = new URL(scheme);
