@@ -35,7 +35,6 @@ export interface NewCredential {
   statusListId: string | null;
   statusIndex: number | null;
   digest: string;
-  holderKeyThumb: string | null;
   notificationId: string | null;
   issuedAt: Date;
   expiresAt: Date;
@@ -113,7 +112,7 @@ export const issuanceRepository = {
       (c) =>
         `(${p.add(c.id)}::text, ${p.add(c.tenantId)}::text, ${p.add(c.environment)}::text, ${p.add(c.issuerId)}::text,
           ${p.add(c.configurationId)}::text, ${p.add(c.transactionId)}::text, 'issued', ${p.add(c.statusListId)}::text,
-          ${p.add(c.statusIndex)}::int, ${p.add(c.digest)}::text, ${p.add(c.holderKeyThumb)}::text,
+          ${p.add(c.statusIndex)}::int, ${p.add(c.digest)}::text,
           ${p.add(c.notificationId)}::text, ${p.add(c.issuedAt)}::timestamp(3), ${p.add(c.expiresAt)}::timestamp(3))`,
     );
     const nowParam = p.add(now);
@@ -137,7 +136,7 @@ export const issuanceRepository = {
          RETURNING t."id"),
        issued AS (
          INSERT INTO "Credential" ("id", "tenantId", "environment", "issuerId", "configurationId", "transactionId",
-           "status", "statusListId", "statusIndex", "digest", "holderKeyThumb", "notificationId", "issuedAt", "expiresAt")
+           "status", "statusListId", "statusIndex", "digest", "notificationId", "issuedAt", "expiresAt")
          SELECT v.* FROM (VALUES ${rows.join(", ")}) AS v WHERE EXISTS (SELECT 1 FROM done)
          RETURNING "id"),
        event AS (

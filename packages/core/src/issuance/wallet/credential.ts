@@ -138,7 +138,6 @@ export async function issueCredentials(
     issuerId: issuer.id,
     configurationId: configuration.id,
     transactionId: tx.id,
-    holderKeyThumb: draft.proof?.holderKeyThumbprint ?? null,
     notificationId: i === 0 ? notificationId : null,
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Credential" DROP COLUMN "holderKeyThumb";
