@@ -260,6 +260,60 @@ describe("idempotency", () => {
     const count = await t.server.database.prisma.organisation.count({ where: { reference: "idem-three" } });
     expect(count).toBe(1);
   });
+  it("answers a duplicate while the first is in flight with 409 IdempotencyKeyInUse, then replays it", async () => {
+    const { createRequestContext } = await import("@cred/core");
+    const { withIdempotency } = await import("@cred/core/shared/idempotency");
+    const context = () => ({
+      ...createRequestContext(t.server.deps, {
+        requestId: "req",
+        authorization: undefined,
+        staffSessionToken: undefined,
+        csrfToken: undefined,
+        idempotencyKey: "idem-gate",
+      }),
+      principal: {
+        kind: "apiKey" as const,
+        id: "key",
+        tenantId: t.tenantId,
+        environment: "sandbox" as const,
+        scopes: new Set<never>(),
+        issuerId: null,
+      },
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    const run = async () => {
+      runs++;
+      await gate;
+      return { data: "first" };
+    };
+    const first = withIdempotency(context(), "Test_Gated", { a: 1 }, run);
+    // The key is claimed (committed) before the operation runs; wait until it runs.
+    for (let i = 0; i < 400 && runs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(runs).toBe(1);
+    const second = withIdempotency(context(), "Test_Gated", { a: 1 }, run).then(
+      (value) => ({ value }),
+      (error: { code?: string }) => ({ error: error.code }),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    expect(await first).toEqual({ data: "first" });
+    if (t.server.database.kind === "postgres") {
+      expect(await second).toEqual({ error: "IdempotencyKeyInUse" });
+    } else {
+      // The embedded database has one session, which the first request's open transaction holds: the
+      // duplicate's claim waits for it and then replays.
+      expect(await second).toEqual({ value: { data: "first" } });
+    }
+    const replayed = context();
+    expect(await withIdempotency(replayed, "Test_Gated", { a: 1 }, run)).toEqual({ data: "first" });
+    expect(replayed.response.headers["Idempotent-Replayed"]).toBe("true");
+    expect(runs).toBe(1);
+  });
+
   it("does not keep a record when the operation fails, so a corrected retry works", async () => {
     const headers = { "idempotency-key": "idem-4" };
     expect((await call(t, "POST", path, { key: t.adminKey, body: org("mine"), headers })).status).toBe(409);

@@ -196,6 +196,27 @@ describe("IssuanceTransactions_Create", () => {
     expect(count).toBe(1);
   });
 
+  it("keeps a replayable response sealed: the tx_code and the offer's code are not stored in plain text", async () => {
+    const headers = { "idempotency-key": "itx-sealed" };
+    const payload = body({
+      delivery: { offerBy: "value", txCode: { inputMode: "numeric", length: 8 } },
+    });
+    const first = await call(t, "POST", PATH, { key: t.adminKey, body: payload, headers });
+    expect(first.status).toBe(201);
+    const { txCode, credentialOffer } = first.body.data;
+    const stored = await t.server.database.prisma.idempotencyRecord.findFirstOrThrow({
+      where: { key: "itx-sealed" },
+    });
+    const text = JSON.stringify(stored.responseBody);
+    expect(text).not.toContain(txCode);
+    expect(text).not.toContain(first.body.data.id);
+    const code = (await resolveOffer(credentialOffer)).grants[PRE_AUTH]["pre-authorized_code"];
+    expect(text).not.toContain(code);
+    const again = await call(t, "POST", PATH, { key: t.adminKey, body: payload, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+  });
+
   it("issuer-bound keys use their issuer and may not name another", async () => {
     const bound = await t.key({
       issuerId: issuer.issuerId,
@@ -210,6 +231,23 @@ describe("IssuanceTransactions_Create", () => {
     const second = await activeIssuer(t, t.adminKey);
     const mismatch = await call(t, "POST", PATH, { key: bound, body: body({ issuerId: second.issuerId }) });
     expect(mismatch.status).toBe(403);
+  });
+
+  it("an Idempotency-Key does not replay another caller's issuer to an issuer-bound key", async () => {
+    const second = await activeIssuer(t, t.adminKey);
+    const headers = { "idempotency-key": "order-42" };
+    const payload = body({
+      issuerId: second.issuerId,
+      credentialConfiguration: second.configuration,
+      delivery: { txCode: { inputMode: "numeric", length: 6 } },
+    });
+    const first = await call(t, "POST", PATH, { key: t.adminKey, body: payload, headers });
+    expect(first.status).toBe(201);
+    const bound = await t.key({ issuerId: issuer.issuerId, scopes: ["credentials.issue"] });
+    const replay = await call(t, "POST", PATH, { key: bound, body: payload, headers });
+    expect(replay.status).toBe(409);
+    expect(errorCode(replay)).toBe("IdempotencyKeyReused");
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.data.txCode);
   });
 
   it("writes issuance.transaction.created to the outbox without claims", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Db, inTransaction, type Prisma } from "@cred/db";
+import { type Db, inTransaction, Prisma } from "@cred/db";
 import type { RequestContext } from "../context";
 import { canonicalJson } from "./canonical-json";
 import { DomainError } from "./errors";
@@ -11,9 +11,27 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 type Ctx = RequestContext & { principal: Principal };
 
 /**
+ * The stored response, opened. Responses are sealed (AES-256-GCM, bound to the record's tenant,
+ * environment, operation and key): they can hold what must not rest in plain text, such as a
+ * transaction code or an offer link carrying its pre-authorized code. Rows written before sealing
+ * hold the plain body.
+ */
+function openResponse(ctx: Ctx, sealContext: string, stored: Prisma.JsonValue | null): unknown {
+  const sealed = (stored as { sealed?: unknown } | null)?.sealed;
+  if (typeof sealed !== "string") return stored;
+  return JSON.parse(ctx.deps.secretBox.open(sealed, sealContext));
+}
+
+/** An in-flight record older than this is taken to be from a process that died mid-request. */
+const ABANDONED_AFTER_MS = 60_000;
+
+/**
  * Runs an operation at most once per `Idempotency-Key` (tenant + environment + operation + key).
- * The record is written in the same transaction as the operation's own writes, so a crash can never
- * leave an effect without its record; a concurrent duplicate waits on the unique index and then replays.
+ * The key is claimed first, in a short transaction of its own, so a concurrent duplicate finds it in
+ * flight and gets 409 `IdempotencyKeyInUse` at once; the operation's writes and the record of its
+ * response then commit together, so an effect never exists without its record. A failed operation
+ * releases the key (a corrected retry runs); a claim left by a process that died is taken over after
+ * a minute.
  */
 export async function withIdempotency<T>(
   ctx: Ctx,
@@ -30,63 +48,82 @@ export async function withIdempotency<T>(
     );
   }
   const { tenantId, environment } = ctx.principal;
-  const fingerprint = createHash("sha256").update(canonicalJson(payload)).digest("base64url");
+  // The caller's issuer binding is part of the request: an issuer-bound key must not be handed another
+  // caller's result for another issuer (with its tx_code) by reusing that caller's key and body.
+  const binding = ctx.principal.kind === "apiKey" ? ctx.principal.issuerId : null;
+  const fingerprint = createHash("sha256")
+    .update(canonicalJson({ payload, issuerBinding: binding }))
+    .digest("base64url");
   const retentionMs = ctx.deps.config.idempotencyRetentionHours * 3600_000;
+  const sealContext = `idempotency:${JSON.stringify([tenantId, environment, operation, key])}`;
+  const where = { tenantId_environment_operation_key: { tenantId, environment, operation, key } };
+  const prisma = ctx.deps.database.prisma;
 
-  const outcome = await inTransaction(ctx.deps.database.prisma, async (tx) => {
+  const claim = await inTransaction(prisma, async (tx) => {
+    const now = Date.now();
+    // In flight since expiresAt - retention: the claim sets both.
+    const claimed = { fingerprint, state: "in_flight", expiresAt: new Date(now + retentionMs) };
     const inserted = await tx.$executeRaw`
       INSERT INTO "IdempotencyRecord" ("id","tenantId","environment","operation","key","fingerprint","state","expiresAt")
       VALUES (${newId("idem")}, ${tenantId}, ${environment}, ${operation}, ${key}, ${fingerprint}, 'in_flight',
-              ${new Date(Date.now() + retentionMs)})
+              ${claimed.expiresAt})
       ON CONFLICT ("tenantId","environment","operation","key") DO NOTHING`;
-    const where = { tenantId_environment_operation_key: { tenantId, environment, operation, key } };
-    if (inserted === 0) {
-      const existing = await tx.idempotencyRecord.findUnique({ where });
-      if (existing && existing.expiresAt.getTime() > Date.now()) {
-        if (existing.fingerprint !== fingerprint) {
-          throw new DomainError(
-            "IdempotencyKeyReused",
-            "This Idempotency-Key was used with a different request payload.",
-          );
-        }
-        if (existing.state !== "done") {
-          throw new DomainError(
-            "IdempotencyKeyInUse",
-            "A request with this Idempotency-Key is still in progress.",
-          );
-        }
+    if (inserted === 1) return { replay: false as const };
+    const existing = await tx.idempotencyRecord.findUnique({ where });
+    const live = existing && existing.expiresAt.getTime() > now;
+    if (existing && live) {
+      if (existing.fingerprint !== fingerprint) {
+        throw new DomainError(
+          "IdempotencyKeyReused",
+          "This Idempotency-Key was used with a different request payload.",
+        );
+      }
+      if (existing.state === "done") {
         return {
           replay: true as const,
           status: existing.responseStatus ?? 200,
-          body: existing.responseBody as T,
+          body: openResponse(ctx, sealContext, existing.responseBody) as T,
         };
       }
-      // An expired record: take it over.
+      const inFlightSince = existing.expiresAt.getTime() - retentionMs;
+      if (now - inFlightSince < ABANDONED_AFTER_MS) {
+        throw new DomainError(
+          "IdempotencyKeyInUse",
+          "A request with this Idempotency-Key is still in progress; retry when it has finished.",
+        );
+      }
+    }
+    // Expired, or abandoned in flight: take it over.
+    await tx.idempotencyRecord.update({
+      where,
+      data: { ...claimed, responseStatus: null, responseBody: Prisma.DbNull },
+    });
+    return { replay: false as const };
+  });
+
+  if (claim.replay) {
+    ctx.response.status = claim.status;
+    ctx.response.headers["Idempotent-Replayed"] = "true";
+    return claim.body;
+  }
+  try {
+    return await inTransaction(prisma, async (tx) => {
+      const body = await run(tx);
       await tx.idempotencyRecord.update({
         where,
         data: {
-          fingerprint,
-          state: "in_flight",
-          expiresAt: new Date(Date.now() + retentionMs),
-          responseBody: undefined,
+          state: "done",
+          responseStatus: ctx.response.status ?? 200,
+          responseBody: { sealed: ctx.deps.secretBox.seal(JSON.stringify(body), sealContext) },
         },
       });
-    }
-    const body = await run(tx);
-    await tx.idempotencyRecord.update({
-      where,
-      data: {
-        state: "done",
-        responseStatus: ctx.response.status ?? 200,
-        responseBody: body as unknown as Prisma.InputJsonValue,
-      },
+      return body;
     });
-    return { replay: false as const, body };
-  });
-
-  if (outcome.replay) {
-    ctx.response.status = outcome.status;
-    ctx.response.headers["Idempotent-Replayed"] = "true";
+  } catch (error) {
+    // Nothing of the operation committed: release the key so a corrected retry runs.
+    await prisma.idempotencyRecord
+      .deleteMany({ where: { tenantId, environment, operation, key, state: "in_flight" } })
+      .catch(() => {});
+    throw error;
   }
-  return outcome.body;
 }
