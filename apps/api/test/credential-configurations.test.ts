@@ -244,6 +244,14 @@ describe("CredentialConfigurations_Create", () => {
         "claims.0.constraints.pattern",
         "InvalidPattern",
       ],
+      // Patterns must run in linear time: no backreferences or lookaround; no Unicode-mode-only escapes.
+      ...["(a)\\1", "(?=a)b", "(?<!x)y", "\\p{L}+", "\\u{1F600}"].map(
+        (pattern): [unknown[], string, string] => [
+          [s(["n"], "string", { constraints: { pattern } })],
+          "claims.0.constraints.pattern",
+          "InvalidPattern",
+        ],
+      ),
       [
         [s(["n"], "string", { constraints: { enum: ["a", 1] } })],
         "claims.0.constraints.enum.1",

@@ -1,3 +1,4 @@
+import { claimPattern } from "../shared/claim-pattern";
 import type { ErrorDetail } from "../shared/errors";
 import type { ClaimType, TClaimDefinition } from "./credential-configuration.schema";
 
@@ -138,13 +139,12 @@ function validateConstraints(claim: TClaimDefinition, target: string): ErrorDeta
   if (c.pattern !== undefined) {
     if (!textual) misfit("pattern", "string and date");
     else {
-      try {
-        new RegExp(c.pattern, "u");
-      } catch {
+      if (!claimPattern(c.pattern)) {
         problems.push({
           code: "InvalidPattern",
           target: `${target}.pattern`,
-          message: "The pattern is not a valid regular expression.",
+          message:
+            "The pattern must be a valid regular expression that runs in linear time: no backreferences, lookahead or lookbehind, and no \\p{…} or \\u{…} escapes.",
         });
       }
     }

@@ -1,5 +1,6 @@
 import type { TClaimDefinition } from "../credential-configurations/credential-configuration.schema";
 import { claimValueHasType } from "../credential-configurations/validate-claims";
+import { claimPattern } from "../shared/claim-pattern";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 
 type Claims = Record<string, unknown>;
@@ -15,8 +16,13 @@ function constraintProblems(def: TClaimDefinition, value: unknown): string[] {
   if (typeof value === "string") {
     if (c.maxLength !== undefined && [...value].length > c.maxLength)
       problems.push(`must be at most ${c.maxLength} characters`);
-    if (c.pattern !== undefined && !new RegExp(c.pattern, "u").test(value))
-      problems.push(`must match ${c.pattern}`);
+    if (c.pattern !== undefined) {
+      // Matched in linear time; a stored pattern the engine cannot take (written before patterns were
+      // checked for it) fails closed.
+      const re = claimPattern(c.pattern);
+      if (!re) problems.push(`cannot be checked: the configuration's pattern ${c.pattern} needs updating`);
+      else if (!re.test(value)) problems.push(`must match ${c.pattern}`);
+    }
   }
   if (typeof value === "number") {
     if (c.minimum !== undefined && value < c.minimum) problems.push(`must be at least ${c.minimum}`);
