@@ -114,6 +114,9 @@ async function openMigratedDatabase(
   return open();
 }
 
+/** Failed console sign-ins allowed per email address: ten per fifteen minutes. */
+const SIGN_IN_FAILURES = { points: 10, durationSeconds: 15 * 60 };
+
 /** Composition root: database, migrations, dependencies and every route. */
 export async function createServer(options: ServerOptions): Promise<Server> {
   let logger: { error(details: object, message: string): void } | undefined;
@@ -125,6 +128,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     config: defaultCoreConfig(options),
     secretBox: new SecretBox(options.masterKey),
     rateLimiter: await createRateLimiter(options.rateLimit, database.pool),
+    signInLimiter: await createRateLimiter(SIGN_IN_FAILURES, database.pool, "sign-in"),
   };
 
   const app = Fastify({

@@ -69,6 +69,38 @@ describe("staff sign-in", () => {
     expect(r.headers.get("x-ms-request-id")).toBeTruthy();
   });
 
+  it("stops password guessing for an address after ten failures, while other addresses sign in", async () => {
+    const email = "guessed@example.test";
+    await createStaffUser(t.server.database.prisma, {
+      tenantId: t.tenantId,
+      email,
+      password: PASSWORD,
+      role: "viewer",
+    });
+    const wrong = () => trpc("POST", "staff.signIn", { input: { email, password: "wrong password" } });
+    for (let i = 0; i < 10; i++) expect((await wrong()).status).toBe(401);
+    const blocked = await wrong();
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Even the right password waits now; successful sign-ins elsewhere spend nothing.
+    const right = await trpc("POST", "staff.signIn", { input: { email, password: PASSWORD } });
+    expect(right.status).toBe(429);
+    for (let i = 0; i < 12; i++) await signIn("operator@example.test");
+  });
+
+  it("refuses a batch of more calls than the console sends (16)", async () => {
+    const calls = Array.from({ length: 17 }, () => "staff.me").join(",");
+    const res = await fetch(new URL(`/trpc/${calls}?batch=1&input=${encodeURIComponent("{}")}`, t.baseUrl));
+    expect(res.status).toBe(400);
+    const ok = await fetch(
+      new URL(
+        `/trpc/${calls.split(",").slice(1).join(",")}?batch=1&input=${encodeURIComponent("{}")}`,
+        t.baseUrl,
+      ),
+    );
+    expect(ok.status).toBe(200);
+  });
+
   it("answers a wrong password and an unknown email alike with 401 Unauthenticated", async () => {
     for (const email of ["admin@example.test", "nobody@example.test"]) {
       const r = await trpc("POST", "staff.signIn", { input: { email, password: "wrong password" } });

@@ -34,6 +34,8 @@ export interface AppDeps {
   config: CoreConfig;
   secretBox: SecretBox;
   rateLimiter: RateLimiter;
+  /** Failed console sign-ins per email address (only failures spend it). */
+  signInLimiter: RateLimiter;
 }
 
 /** Per-request context shared by REST (trpc-to-openapi) and the console (tRPC). */

@@ -9,6 +9,7 @@ import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 export const CONSOLE_TRPC_PREFIX = "/trpc";
+const CONSOLE_MAX_BATCH = 16;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
@@ -25,6 +26,9 @@ export function mountConsole(app: FastifyInstance, deps: AppDeps) {
     const path = (request.params as { "*": string })["*"] ?? "";
     await fastifyRequestHandler({
       router: appRouter,
+      // The console batches a page's few queries; a batch of hundreds (each a password hash, say) is not
+      // a console's. The client's maxItems is the same (apps/console/src/lib/trpc.ts).
+      maxBatchSize: CONSOLE_MAX_BATCH,
       req: request,
       res: reply,
       path,
@@ -42,7 +46,10 @@ export function mountConsole(app: FastifyInstance, deps: AppDeps) {
           ...(ctx?.response.headers ?? {}),
         };
         if (errors.length === 0) return { headers };
-        const statuses = errors.map((e) => toErrorEnvelope(e, request.id).status);
+        const shapes = errors.map((e) => toErrorEnvelope(e, request.id));
+        // An error's own headers (Retry-After on 429) go out with it.
+        for (const shape of shapes) Object.assign(headers, shape.headers ?? {});
+        const statuses = shapes.map((shape) => shape.status);
         // A batch whose calls fail differently answers 207, as tRPC does; one failure keeps its status.
         const status = statuses.every((s) => s === statuses[0]) ? statuses[0] : 207;
         return { status, headers };

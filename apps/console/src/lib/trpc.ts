@@ -16,6 +16,7 @@ export function makeTrpcClient() {
     links: [
       httpBatchLink({
         url: "/trpc",
+        maxItems: 16, // the API's maxBatchSize (apps/api/src/console/mount-console.ts)
         headers: () => (csrfToken ? { "x-csrf-token": csrfToken } : {}),
       }),
     ],

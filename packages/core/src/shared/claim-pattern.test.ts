@@ -16,7 +16,13 @@ describe("claim patterns", () => {
 
   it("answers a catastrophic-backtracking pattern at once (it took hours with the backtracking engine)", () => {
     const definitions = [
-      { path: ["code"], type: "string" as const, required: true, constraints: { pattern: "^(a+)+$" } },
+      {
+        path: ["code"],
+        type: "string" as const,
+        required: true,
+        selectivelyDisclosable: false,
+        constraints: { pattern: "^(a+)+$" },
+      },
     ];
     expect(() => validateClaims(definitions, { code: `${"a".repeat(100_000)}!` })).toThrow(
       expect.objectContaining({

@@ -9,6 +9,8 @@ interface ZodLikeIssue {
 
 const TRPC_FALLBACK: Record<string, [number, string, string]> = {
   PARSE_ERROR: [400, "MalformedJson", "The request body is not valid JSON."],
+  // tRPC's own refusals of a request's shape, e.g. a console batch over its size limit.
+  BAD_REQUEST: [400, "ValidationFailed", "The request is not valid."],
   PAYLOAD_TOO_LARGE: [413, "PayloadTooLarge", "The request body is too large."],
   UNSUPPORTED_MEDIA_TYPE: [415, "UnsupportedMediaType", "Send the request body as application/json."],
   NOT_FOUND: [404, "RouteNotFound", "No operation matches this path."],

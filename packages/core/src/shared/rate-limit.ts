@@ -12,6 +12,8 @@ export interface RateLimitSettings {
 export interface RateLimiter {
   /** Consumes one request for `key`; throws `Throttled` (429) when the budget is spent. Returns headers to send. */
   consume(key: string): Promise<Record<string, string>>;
+  /** Throws `Throttled` when `key` has spent its budget, consuming nothing (budgets spent only on failures). */
+  assertNotSpent(key: string): Promise<void>;
 }
 
 function headersFor(settings: RateLimitSettings, res: RateLimiterRes): Record<string, string> {
@@ -23,9 +25,26 @@ function headersFor(settings: RateLimitSettings, res: RateLimiterRes): Record<st
   };
 }
 
-/** Memory store on the embedded default (one process); PostgreSQL store when a server is shared. */
-export function createRateLimiter(settings: RateLimitSettings, pool?: pg.Pool): Promise<RateLimiter> {
-  const opts = { points: settings.points, duration: settings.durationSeconds, keyPrefix: "api" };
+/**
+ * Memory store on the embedded default (one process); PostgreSQL store when a server is shared.
+ * `keyPrefix` separates limiters that share the store.
+ */
+export function createRateLimiter(
+  settings: RateLimitSettings,
+  pool?: pg.Pool,
+  keyPrefix = "api",
+): Promise<RateLimiter> {
+  const opts = { points: settings.points, duration: settings.durationSeconds, keyPrefix };
+  const throttled = (res: RateLimiterRes) => {
+    const headers = headersFor(settings, res);
+    headers["Retry-After"] = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+    return new DomainError(
+      "Throttled",
+      "Too many requests; retry after the time in Retry-After.",
+      undefined,
+      headers,
+    );
+  };
   return new Promise((resolve, reject) => {
     const make = (limiter: RateLimiterMemory | RateLimiterPostgres): RateLimiter => ({
       async consume(key) {
@@ -33,15 +52,12 @@ export function createRateLimiter(settings: RateLimitSettings, pool?: pg.Pool): 
           return headersFor(settings, await limiter.consume(key));
         } catch (res) {
           if (!(res instanceof RateLimiterRes)) throw res;
-          const headers = headersFor(settings, res);
-          headers["Retry-After"] = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
-          throw new DomainError(
-            "Throttled",
-            "Too many requests; retry after the time in Retry-After.",
-            undefined,
-            headers,
-          );
+          throw throttled(res);
         }
+      },
+      async assertNotSpent(key) {
+        const res = await limiter.get(key);
+        if (res && res.consumedPoints >= settings.points) throw throttled(res);
       },
     });
     if (!pool) return resolve(make(new RateLimiterMemory(opts)));

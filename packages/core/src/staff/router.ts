@@ -20,9 +20,15 @@ export const staffRouter = router({
     .input(ZSignInRequest)
     .output(ZStaffSessionResponse)
     .mutation(async ({ ctx, input }) => {
-      await ctx.deps.rateLimiter.consume(`staff-sign-in:${input.email.toLowerCase()}`);
+      // Only failures spend the address's budget, so a user who signs in often is never locked out,
+      // and guessing stops after ten wrong passwords in fifteen minutes (before any hashing).
+      const limitKey = input.email.toLowerCase();
+      await ctx.deps.signInLimiter.assertNotSpent(limitKey);
       const result = await signIn(ctx.db, input.email, input.password);
-      if (!result) throw new DomainError("Unauthenticated", "The email address or password is not correct.");
+      if (!result) {
+        await ctx.deps.signInLimiter.consume(limitKey).catch(() => {});
+        throw new DomainError("Unauthenticated", "The email address or password is not correct.");
+      }
       const found = await findStaffSession(ctx.db, result.token);
       if (!found) throw new DomainError("InternalError", "The new session could not be read back.");
       ctx.response.headers["Set-Cookie"] = sessionCookie(result.token, secureCookies(ctx.deps.config));
