@@ -793,6 +793,15 @@ describe("OpenID4VCI flow", () => {
     const bad = await send({ notification_id: "unknown", event: "credential_accepted" });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe("invalid_notification_id");
+    // Names every object has are not events (they were: 500, or junk stored for __proto__).
+    for (const event of ["constructor", "toString", "__proto__"]) {
+      const odd = await send({ notification_id: notification.notification_id, event });
+      expect([event, odd.status, ((await odd.json()) as { error: string }).error]).toEqual([
+        event,
+        400,
+        "invalid_notification_request",
+      ]);
+    }
     const events = await t.server.database.prisma.outboxEvent.findMany({
       where: { type: "credential.accepted" },
     });

@@ -1169,4 +1169,28 @@ describe("external issuers over the network (engine, loopback servers allowed in
       outboundGet(t.server.deps.config, `${base}/big`, { accept: "application/json", maxBytes: 1000 }),
     ).rejects.toThrow(/too large/);
   });
+
+  it("gives up on a body that trickles past the deadline, though every byte comes within the socket timeout", async () => {
+    const { outboundGet } = await import("@cred/core/verification/outbound-fetch");
+    const slow = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const timer = setInterval(() => res.write(" "), 100);
+      res.on("close", () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    try {
+      const started = Date.now();
+      await expect(
+        outboundGet(t.server.deps.config, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/jwks`, {
+          accept: "application/json",
+          maxBytes: 1_000_000,
+          timeoutMs: 500,
+        }),
+      ).rejects.toThrow(/timed out/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
 });

@@ -79,6 +79,12 @@ function getOnce(
       },
     );
     request.on("timeout", () => request.destroy(new OutboundFetchError("the request timed out")));
+    // The socket timeout above is reset by every byte; the deadline also bounds a body that trickles.
+    const overall = setTimeout(
+      () => request.destroy(new OutboundFetchError("the request timed out")),
+      Math.max(1, deadline - Date.now()),
+    );
+    request.on("close", () => clearTimeout(overall));
     request.on("error", (e) =>
       reject(
         e instanceof OutboundFetchError ? e : new OutboundFetchError(`the request failed: ${e.message}`),

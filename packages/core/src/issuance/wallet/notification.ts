@@ -30,7 +30,7 @@ export async function recordNotification(
     event,
     event_description: description,
   } = body as Record<string, unknown>;
-  if (typeof notificationId !== "string" || typeof event !== "string" || !(event in EVENTS)) {
+  if (typeof notificationId !== "string" || typeof event !== "string" || !Object.hasOwn(EVENTS, event)) {
     throw invalid("invalid_notification_request", "notification_id and a known event are required.");
   }
   if (description !== undefined && typeof description !== "string") {
