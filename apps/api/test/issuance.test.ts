@@ -332,6 +332,10 @@ describe("IssuanceTransactions_Get and _Cancel", () => {
     expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: issuerOnly })).status).toBe(403);
     expect((await call(t, "GET", `${PATH}/${tx.id}`)).status).toBe(401);
     expect((await call(t, "GET", `${PATH}/itx_unknown`, { key: t.adminKey })).status).toBe(404);
+    // However long, an id that names nothing is a 404 (the operations list no 400).
+    const long = `itx_${"x".repeat(80)}`;
+    expect((await call(t, "GET", `${PATH}/${long}`, { key: t.adminKey })).status).toBe(404);
+    expect((await call(t, "POST", `${PATH}/${long}/cancel`, { key: t.adminKey })).status).toBe(404);
   });
 
   it("cancels a pending transaction once; then 409; the offer stops working", async () => {

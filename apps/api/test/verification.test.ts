@@ -779,6 +779,10 @@ describe("Verifications_Get / VerificationSessions_Get", () => {
     }
     const unknown = await call(t, "GET", "/v1.0/verification-sessions/vs_unknown", { key: t.adminKey });
     expect(unknown.status).toBe(404);
+    // However long, an id that names nothing is a 404 (the operations list no 400).
+    const long = `/v1.0/verification-sessions/vs_${"x".repeat(80)}`;
+    expect((await call(t, "GET", long, { key: t.adminKey })).status).toBe(404);
+    expect((await call(t, "POST", `${long}/cancel`, { key: t.adminKey })).status).toBe(404);
   });
 });
 

@@ -109,5 +109,6 @@ export const ZIssuanceTransactionResponse = resourceOf(zIssuanceTransaction).met
 });
 
 export const ZTransactionIdRequest = z.object({
-  transactionId: z.string().max(64).meta({ description: "Issuance transaction id." }),
+  // No length limit: an id that cannot exist is a 404 like any other unknown id (the operations list no 400).
+  transactionId: z.string().meta({ description: "Issuance transaction id." }),
 });

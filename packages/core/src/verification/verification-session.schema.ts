@@ -12,10 +12,10 @@ export const VERIFICATION_SESSION_STATUSES = [
 ] as const;
 export type VerificationSessionStatus = (typeof VERIFICATION_SESSION_STATUSES)[number];
 
+// No length limit: an id that cannot exist is a 404 like any other unknown id (the operations list no 400).
 const zSessionId = z
   .string()
   .min(1)
-  .max(64)
   .meta({ description: "The verification session's id.", example: "vs_01jd5x6c3v8w9y0z1a2b3c4d5e" });
 
 // Verifications_Create
