@@ -93,6 +93,18 @@ describe("error envelope", () => {
     });
     expect(r.status).toBe(415);
     expect(errorCode(r)).toBe("UnsupportedMediaType");
+    // Types the server can parse for other endpoints are no exception: JSON as text/plain, a form.
+    for (const [type, rawBody] of [
+      ["text/plain", JSON.stringify({ reference: "as-text", displayName: "Text" })],
+      ["application/x-www-form-urlencoded", "reference=as-form&displayName=Form"],
+    ]) {
+      const other = await call(t, "POST", "/v1.0/issuance-transactions", {
+        key: t.adminKey,
+        rawBody,
+        headers: { "content-type": type! },
+      });
+      expect([type, other.status, errorCode(other)]).toEqual([type, 415, "UnsupportedMediaType"]);
+    }
   });
 
   it("reports validation failures with details and never the library's default body", async () => {

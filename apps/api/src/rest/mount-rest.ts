@@ -5,6 +5,9 @@ import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { sendError } from "../http/errors";
 import { methodsForPath } from "./operations";
 
+/** Bodies the REST planes take (application/merge-patch+json for PATCH, RFC 7396). */
+const JSON_MEDIA_TYPES = new Set(["application/json", "application/merge-patch+json"]);
+
 export const SUPPORTED_API_VERSION = "2026-08-30";
 
 interface CapturedResponse {
@@ -86,6 +89,11 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
     }
 
     const hasBody = request.method !== "GET" && request.method !== "DELETE";
+    // Fastify also parses text/plain and (for the wallet endpoints) forms; the REST planes take JSON only.
+    const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (hasBody && request.body !== undefined && request.body !== "" && !JSON_MEDIA_TYPES.has(mediaType)) {
+      return sendError(reply, "UnsupportedMediaType", "Send the request body as application/json.");
+    }
     const shim: ShimRequest = {
       method: request.method,
       url: request.url,
