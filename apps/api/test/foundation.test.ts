@@ -440,6 +440,14 @@ describe("operations endpoints", () => {
       type: "apiKey",
       name: "Authorization",
     });
+    // Every operation states the scope its key needs.
+    expect(create["x-required-scopes"]).toEqual(["organisations.manage"]);
+    expect(create.description).toContain("Requires the API key scope `organisations.manage`.");
+    for (const [path, item] of Object.entries(doc.body.paths as Record<string, Record<string, any>>)) {
+      if (!path.startsWith("/v1.0/") && !path.startsWith("/management/")) continue;
+      for (const [method, operation] of Object.entries(item))
+        expect(operation["x-required-scopes"]?.length, `${method} ${path}`).toBeGreaterThan(0);
+    }
     const docs = await fetch(`${t.baseUrl}/docs/`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("swagger");

@@ -122,6 +122,13 @@ export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<
     const operation = doc.paths?.[path]?.[op.method.toLowerCase()];
     if (!operation) continue;
     operation.security = [{ ApiKey: [] }];
+    const scopes = op.meta.scopes ?? [];
+    if (scopes.length > 0) {
+      // API keys carry scopes, not OAuth ones, so they are stated beside the security requirement.
+      operation["x-required-scopes"] = scopes;
+      const named = scopes.map((scope) => `\`${scope}\``).join(" or ");
+      operation.description = `${operation.description ?? ""}\n\nRequires the API key scope ${named}.`.trim();
+    }
     const success = operation.responses["200"];
     const successStatus = String(op.meta.successStatus ?? 200);
     const responses: Record<string, unknown> = {};

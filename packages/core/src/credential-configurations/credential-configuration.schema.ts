@@ -128,7 +128,11 @@ const zLifetimeDays = z
   .int()
   .min(1)
   .max(36_500)
-  .meta({ description: "Validity of issued credentials in days (int32, 1–36500).", example: 365 });
+  .meta({
+    description: "Validity of issued credentials in days (int32, 1–36500).",
+    example: 365,
+    format: "int32",
+  });
 
 // CredentialConfigurations_Create
 export const ZCreateCredentialConfigurationRequest = z.strictObject({
