@@ -47,6 +47,16 @@ if (created) {
 } else {
   lines.push(`  Bootstrap credentials were printed on first start; see ${bootstrapFile}.`);
 }
+const loopbackHost = ["127.0.0.1", "localhost", "::1"].includes(env.host);
+if (env.developmentMode && (!loopbackHost || publicBaseUrl.startsWith("https:"))) {
+  // Development mode is the default unless NODE_ENV=production; a deployment that forgot it would let
+  // tenants point webhooks and JWKS fetches at loopback addresses.
+  lines.push(
+    "  WARNING: development mode is on (NODE_ENV is not production) while this server looks deployed",
+    `  (HOST ${env.host}, ${publicBaseUrl}): webhooks and outbound fetches may reach loopback addresses and`,
+    "  http URLs are accepted. Set NODE_ENV=production (and MASTER_KEY) for a deployment.",
+  );
+}
 process.stdout.write(`${lines.join("\n")}\n\n`);
 
 let stopping = false;

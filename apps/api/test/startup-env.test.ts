@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -41,4 +41,37 @@ describe("invalid webhook settings at startup", () => {
       expect(fs.readdirSync(dataDir)).toEqual([]);
     });
   }
+});
+
+/** Starts main.ts with `env` and returns what it printed once it says it is running. */
+async function startedOutput(env: Record<string, string>): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-warning-test-"));
+  const child = spawn(TSX, [path.resolve(__dirname, "../src/main.ts")], {
+    env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", PORT: "0", LOG_LEVEL: "warn", ...env },
+  });
+  try {
+    let out = "";
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not started:\n${out}`)), 60_000);
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (/API reference/.test(out) && /\n\n$/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.on("exit", () => reject(new Error(`exited:\n${out}`)));
+    });
+    return out;
+  } finally {
+    child.kill("SIGKILL");
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("development mode on a server that looks deployed", () => {
+  it("warns when it listens beyond loopback, and not for the local quick start", async () => {
+    expect(await startedOutput({ HOST: "0.0.0.0" })).toContain("WARNING: development mode is on");
+    expect(await startedOutput({ HOST: "127.0.0.1" })).not.toContain("WARNING");
+  }, 120_000);
 });
