@@ -370,6 +370,21 @@ describe("full flows with the test wallet over HTTP", () => {
     expect(await post.json()).toMatchObject({ error: "invalid_request" });
   });
 
+  it("addresses the request object to the wallet's issuer when the wallet posts its metadata (§5.8)", async () => {
+    const session = await start("pid-plain");
+    const post = (form: Record<string, string>) =>
+      fetch(session.requestUri, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form).toString(),
+      }).then(async (r) => JSON.parse(Buffer.from((await r.text()).split(".")[1]!, "base64url").toString()));
+    const discovered = await post({
+      wallet_metadata: JSON.stringify({ issuer: "https://wallet.example", vp_formats_supported: {} }),
+    });
+    expect(discovered.aud).toBe("https://wallet.example");
+    expect((await post({ wallet_nonce: "n-1" })).aud).toBe("https://self-issued.me/v2");
+  });
+
   it("rejects malformed wallet posts with 400 invalid_request and leaves the session pending", async () => {
     const session = await start("pid-plain");
     const state = new URL(session.requestUri).pathname.split("/").pop()!;

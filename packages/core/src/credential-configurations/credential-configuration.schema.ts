@@ -124,15 +124,11 @@ const zCredentialType = z
     example: "https://credentials.example/issuers/iss_01jd5x6c3v8w9y0z1a2b3c4d5e/credentials/membership-card",
   });
 
-const zLifetimeDays = z
-  .int()
-  .min(1)
-  .max(36_500)
-  .meta({
-    description: "Validity of issued credentials in days (int32, 1–36500).",
-    example: 365,
-    format: "int32",
-  });
+const zLifetimeDays = z.int().min(1).max(36_500).meta({
+  description: "Validity of issued credentials in days (int32, 1–36500).",
+  example: 365,
+  format: "int32",
+});
 
 // CredentialConfigurations_Create
 export const ZCreateCredentialConfigurationRequest = z.strictObject({

@@ -38,9 +38,10 @@ export async function serveRequestObject(
   form?: URLSearchParams,
 ): Promise<WalletHttpResponse> {
   let walletNonce: string | undefined;
+  let walletIssuer: string | undefined;
   if (form) {
     try {
-      walletNonce = parseRequestUriPostBody(form).walletNonce;
+      ({ walletNonce, walletIssuer } = parseRequestUriPostBody(form));
     } catch (error) {
       if (error instanceof InvalidAuthorizationRequestError)
         throw new VpError("invalid_request", error.message);
@@ -81,6 +82,7 @@ export async function serveRequestObject(
     dcqlQuery: dcqlQueryFor(row.rules as TPolicyRules),
     ...(encryptionJwk ? { encryptionJwk } : {}),
     ...(walletNonce !== undefined ? { walletNonce } : {}),
+    ...(walletIssuer !== undefined ? { walletIssuer } : {}),
     iat,
     exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });

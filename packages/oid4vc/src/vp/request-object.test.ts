@@ -260,6 +260,10 @@ describe("parseRequestUriPostBody", () => {
     ).toEqual({ walletNonce: "qPmxiNFCR3QTm19POc8u", walletMetadata: { a: 1 } });
     expect(parseRequestUriPostBody({})).toEqual({});
     expect(parseRequestUriPostBody({ wallet_metadata: "{" })).toEqual({});
+    expect(parseRequestUriPostBody({ wallet_metadata: '{"issuer":"https://wallet.example"}' })).toEqual({
+      walletMetadata: { issuer: "https://wallet.example" },
+      walletIssuer: "https://wallet.example",
+    });
     // Not only base64url: the EUDI reference wallet sends standard base64.
     expect(parseRequestUriPostBody({ wallet_nonce: "kxbJ//QQ/qheqcBnVzjZPg==" })).toEqual({
       walletNonce: "kxbJ//QQ/qheqcBnVzjZPg==",

@@ -53,6 +53,11 @@ export interface BuildAuthorizationRequestInput {
   encryptionJwk?: Jwk;
   /** `wallet_nonce` from a `request_uri_method=post` request (§5.10), echoed in the object. */
   walletNonce?: string;
+  /**
+   * `wallet_metadata.issuer` from a `request_uri_method=post` request: with the wallet's metadata the
+   * request is dynamically discovered, so `aud` is that issuer (§5.8); otherwise the static value.
+   */
+  walletIssuer?: string;
   /** Seconds since the epoch. */
   iat: number;
   exp: number;
@@ -106,7 +111,7 @@ export function buildAuthorizationRequest(
     state: input.state,
     dcql_query: input.dcqlQuery,
     client_metadata,
-    aud: SELF_ISSUED_AUDIENCE,
+    aud: input.walletIssuer ?? SELF_ISSUED_AUDIENCE,
     iat: input.iat,
     exp: input.exp,
   };
@@ -171,14 +176,16 @@ export function authorizationRequestLink(input: {
 
 const WALLET_NONCE_MAX_LENGTH = 2048;
 
-/** Parses the `wallet_nonce` of a `request_uri_method=post` form body (§5.10); `undefined` when absent. */
+/** Parses a `request_uri_method=post` form body (§5.10): `wallet_nonce` and `wallet_metadata`. */
 export function parseRequestUriPostBody(form: URLSearchParams | Record<string, string | undefined>): {
   walletNonce?: string;
   walletMetadata?: Record<string, unknown>;
+  /** `wallet_metadata.issuer`, when the wallet names one (the request object's `aud`, §5.8). */
+  walletIssuer?: string;
 } {
   const get = (name: string) =>
     form instanceof URLSearchParams ? (form.get(name) ?? undefined) : form[name];
-  const out: { walletNonce?: string; walletMetadata?: Record<string, unknown> } = {};
+  const out: ReturnType<typeof parseRequestUriPostBody> = {};
   const walletNonce = get("wallet_nonce");
   if (walletNonce !== undefined) {
     // §5.10 only suggests base64url ("can be"), and wallets send standard base64 (the EUDI reference
@@ -196,6 +203,9 @@ export function parseRequestUriPostBody(form: URLSearchParams | Record<string, s
       const parsed: unknown = JSON.parse(walletMetadata);
       if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
         out.walletMetadata = parsed as Record<string, unknown>;
+        const issuer = out.walletMetadata.issuer;
+        if (typeof issuer === "string" && issuer.length > 0 && issuer.length <= WALLET_NONCE_MAX_LENGTH)
+          out.walletIssuer = issuer;
       }
     } catch {
       // Unparsable wallet metadata is ignored; it only informs, never constrains, our request.
