@@ -440,6 +440,15 @@ describe("operations endpoints", () => {
       type: "apiKey",
       name: "Authorization",
     });
+    // The headers responses carry are declared (the Product plane's correlation ids too).
+    expect(Object.keys(create.responses["201"].headers)).toEqual(
+      expect.arrayContaining(["x-ms-request-id", "x-ms-client-request-id", "RateLimit", "RateLimit-Policy"]),
+    );
+    const issue = doc.body.paths["/v1.0/issuance-transactions"].post;
+    expect(Object.keys(issue.responses["201"].headers)).toEqual(
+      expect.arrayContaining(["X-Correlation-Id", "X-Request-Id", "Idempotent-Replayed"]),
+    );
+    expect(Object.keys(issue.responses["400"].headers)).toContain("X-Correlation-Id");
     // Every operation states the scope its key needs.
     expect(create["x-required-scopes"]).toEqual(["organisations.manage"]);
     expect(create.description).toContain("Requires the API key scope `organisations.manage`.");

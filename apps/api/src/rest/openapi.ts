@@ -105,11 +105,44 @@ export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<
   };
   doc.components.headers = {
     RequestId: { description: "Request id; quote it in support requests.", schema: { type: "string" } },
+    ClientRequestId: {
+      description: "The caller's `x-ms-client-request-id`, echoed when it was header-safe.",
+      schema: { type: "string" },
+    },
+    CorrelationId: {
+      description: "Product plane: the caller's `X-Correlation-Id`, echoed, or a generated one.",
+      schema: { type: "string" },
+    },
+    ProductRequestId: { description: "Product plane: the request id again.", schema: { type: "string" } },
+    RateLimit: {
+      description: 'The key\'s remaining budget (IETF RateLimit header draft), e.g. `"default";r=1999;t=1`.',
+      schema: { type: "string" },
+    },
+    RateLimitPolicy: {
+      description: 'The key\'s budget, e.g. `"default";q=2000;w=1`.',
+      schema: { type: "string" },
+    },
+    IdempotentReplayed: {
+      description:
+        "`true` when this is the stored result of an earlier request with the same Idempotency-Key.",
+      schema: { type: "string", enum: ["true"] },
+    },
   };
-  const errorResponse = (status: number) => ({
+  /** Headers every response of an operation on `path` may carry. */
+  const commonHeaders = (path: string) => ({
+    "x-ms-request-id": { $ref: "#/components/headers/RequestId" },
+    "x-ms-client-request-id": { $ref: "#/components/headers/ClientRequestId" },
+    ...(path.startsWith("/v1.0/")
+      ? {
+          "X-Correlation-Id": { $ref: "#/components/headers/CorrelationId" },
+          "X-Request-Id": { $ref: "#/components/headers/ProductRequestId" },
+        }
+      : {}),
+  });
+  const errorResponse = (status: number, path: string) => ({
     description: STATUS_TEXT[status] ?? "Error.",
     headers: {
-      "x-ms-request-id": { $ref: "#/components/headers/RequestId" },
+      ...commonHeaders(path),
       ...(status === 429
         ? { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } }
         : {}),
@@ -133,11 +166,18 @@ export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<
     const successStatus = String(op.meta.successStatus ?? 200);
     const responses: Record<string, unknown> = {};
     if (success) {
-      success.headers = { "x-ms-request-id": { $ref: "#/components/headers/RequestId" } };
+      success.headers = {
+        ...commonHeaders(path),
+        RateLimit: { $ref: "#/components/headers/RateLimit" },
+        "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+        ...(op.meta.idempotent
+          ? { "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } }
+          : {}),
+      };
       responses[successStatus] = success;
     }
     for (const status of op.meta.errorStatuses ?? [400, 401, 403, 429]) {
-      responses[String(status)] = errorResponse(status);
+      responses[String(status)] = errorResponse(status, path);
     }
     operation.responses = responses;
     operation.parameters ??= [];
