@@ -448,6 +448,9 @@ describe("OpenID4VCI flow", () => {
     expect(p.iss).toBe(issuer.credentialIssuer);
     expect(p.vct).toBe(issuer.credentialType);
     expect(p.exp - p.iat).toBe(365 * 86400);
+    // Rounded to the start of the UTC day (OpenID4VCI §15.4.1), so it says nothing of the moment.
+    expect(p.iat % 86_400).toBe(0);
+    expect(Date.now() / 1000 - p.iat).toBeLessThan(86_400);
     expect(p.cnf.jwk).toMatchObject({ kty: "EC", crv: "P-256", x: flow.keys[0]!.publicJwk.x });
     expect(p.status.status_list.uri).toMatch(`${issuer.credentialIssuer}/status-lists/`);
     expect(p).toMatchObject({

@@ -111,7 +111,10 @@ export async function issueCredentials(
   const disclosable = disclosablePaths(definitions, claims);
   const signingKey = await issuerSigningKey(deps.secretBox, issuer);
   const scope = scopeOfRow(tx);
-  const iat = Math.floor(Date.now() / 1000);
+  const issuedAt = new Date();
+  // OpenID4VCI §15.4.1: time claims SHOULD be randomised or rounded so they cannot link credentials (a
+  // batch shares them) or their holder to the moment of issuance; iat is the start of the UTC day.
+  const iat = Math.floor(issuedAt.getTime() / 86_400_000) * 86_400;
   const exp = iat + configuration.defaultLifetimeDays * 86_400;
   const notificationId = randomToken(24);
   const ids = proofs.map(() => newId("cred"));
@@ -139,7 +142,7 @@ export async function issueCredentials(
     configurationId: configuration.id,
     transactionId: tx.id,
     notificationId: i === 0 ? notificationId : null,
-    issuedAt: new Date(iat * 1000),
+    issuedAt,
     expiresAt: new Date(exp * 1000),
     digest: digestOf(draft.credential),
     statusListId: draft.slot?.listId ?? null,
