@@ -139,6 +139,14 @@ describe("error envelope", () => {
       expect(Object.keys(r.body)).toEqual(["error"]);
       expect(JSON.stringify(r.body)).not.toMatch(/prisma|pglite|stack|\.ts/i);
       expect((await call(broken, "GET", "/readyz")).status).toBe(503);
+      // A wallet endpoint says so in the OAuth shape, whose error a wallet reads as a string.
+      const token = await fetch(`${broken.baseUrl}/issuers/iss_x/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=x",
+      });
+      expect(token.status).toBe(500);
+      expect(await token.json()).toEqual({ error: "server_error", error_description: expect.any(String) });
     } finally {
       await broken.server.app.close();
     }
@@ -168,6 +176,21 @@ describe("api-version", () => {
 });
 
 describe("authentication", () => {
+  it("records when a key was last used (at most once a minute)", async () => {
+    const key = await t.key({ scopes: ["organisations.read"] });
+    const prefix = key.split("_")[1]!;
+    const row = () => t.server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix } });
+    expect((await row()).lastUsedAt).toBeNull();
+    const before = Date.now();
+    expect((await call(t, "GET", "/management/organisations", { key })).status).toBe(200);
+    let used: Date | null = null;
+    for (let i = 0; i < 100 && !used; i++) {
+      used = (await row()).lastUsedAt;
+      if (!used) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(used!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   const path = "/management/organisations";
   it("401 when the key is missing", async () => {
     const r = await call(t, "GET", path);

@@ -53,6 +53,14 @@ export function registerErrorHandling(app: FastifyInstance) {
     if (known) return sendError(reply, known[0], known[1]);
     if (error.validation) return sendError(reply, "ValidationFailed", "The request is not valid.");
     request.log.error({ err: error }, "unhandled error");
+    if (oauthCode) {
+      // A wallet reads `error` as a string: the OAuth shape for the unexpected too (RFC 6749 §5.2).
+      return reply
+        .code(500)
+        .header("Cache-Control", "no-store")
+        .type("application/json")
+        .send({ error: "server_error", error_description: "An unexpected error occurred." });
+    }
     return sendError(
       reply,
       "InternalError",

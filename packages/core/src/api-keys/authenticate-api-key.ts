@@ -26,6 +26,22 @@ async function findKeyRow(db: Db, prefix: string): Promise<ApiKeyRow | null> {
   return row;
 }
 
+/**
+ * `lastUsedAt` is written at most once a minute per key (and per process), outside the request's
+ * path: the console shows when a key was last used without every API call paying a write.
+ */
+const LAST_USED_EVERY_MS = 60_000;
+const lastUsedWritten = new Map<string, number>();
+
+function noteUse(db: Db, row: ApiKeyRow) {
+  const now = Date.now();
+  const written = lastUsedWritten.get(row.id) ?? row.lastUsedAt?.getTime() ?? 0;
+  if (now - written < LAST_USED_EVERY_MS) return;
+  if (lastUsedWritten.size > 10_000) lastUsedWritten.clear();
+  lastUsedWritten.set(row.id, now);
+  void db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+}
+
 export type ApiKeyLookup = { ok: true; principal: Principal } | { ok: false; reason: string };
 
 export async function findApiKeyPrincipal(db: Db, key: string): Promise<ApiKeyLookup> {
@@ -39,6 +55,7 @@ export async function findApiKeyPrincipal(db: Db, key: string): Promise<ApiKeyLo
   if (row.revokedAt) return { ok: false, reason: "The API key has been revoked." };
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now())
     return { ok: false, reason: "The API key has expired." };
+  noteUse(db, row);
   return {
     ok: true,
     principal: {
