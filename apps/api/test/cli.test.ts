@@ -64,6 +64,26 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     const listed = await cli("keys", "list", "--tenant", tenant.id);
     expect(listed.map((k: { id: string }) => k.id)).toContain(key.id);
     expect(JSON.stringify(listed)).not.toContain(key.key);
+    // An expired key lists as expired, with or without --tenant, in the same shape.
+    const old = await cli(
+      "keys",
+      "create",
+      "--tenant",
+      tenant.id,
+      "--env",
+      "sandbox",
+      "--scopes",
+      "organisations.read",
+      "--expires",
+      "2020-01-01T00:00:00Z",
+    );
+    for (const args of [["--tenant", tenant.id], []]) {
+      const all = await cli("keys", "list", ...args);
+      expect(all.find((k: { id: string }) => k.id === old.id)).toMatchObject({
+        tenantId: tenant.id,
+        status: "expired",
+      });
+    }
 
     await withServer(async (baseUrl) => {
       expect((await call({ baseUrl }, "GET", "/management/organisations", { key: key.key })).status).toBe(

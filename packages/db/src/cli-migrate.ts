@@ -1,13 +1,16 @@
 // `pnpm db:migrate` applies pending migrations; `pnpm db:diff <name>` authors a new one from the schema.
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { openDatabase } from "./client";
 import { applyMigrations, diffSchema, MIGRATIONS_DIR, SCHEMA_PATH } from "./migrate";
 
 const [command, name] = process.argv.slice(2);
+// A relative DATA_DIR means the same folder as for the API (apps/api/src/env.ts): under the repository root.
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const db = openDatabase({
   databaseUrl: process.env.DATABASE_URL || undefined,
-  dataDir: process.env.DATA_DIR || path.resolve(process.env.INIT_CWD ?? process.cwd(), ".data"),
+  dataDir: path.resolve(repoRoot, process.env.DATA_DIR || ".data"),
 });
 try {
   if (command === "deploy") {

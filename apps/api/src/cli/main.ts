@@ -6,10 +6,10 @@ import {
   ENVIRONMENTS,
   type Environment,
   grantStaffMembership,
-  listApiKeys,
   revokeApiKey,
   SCOPES,
   type Scope,
+  toApiKeyDto,
 } from "@cred/core";
 import { applyMigrations, openDatabase } from "@cred/db";
 import { readEnvOrExit } from "../env";
@@ -94,25 +94,12 @@ try {
       where: values.tenant ? { tenantId: values.tenant } : {},
       orderBy: { id: "asc" },
     });
-    const dtos = values.tenant
-      ? await listApiKeys(prisma, { tenantId: values.tenant })
-      : keys.map((k) => ({
-          id: k.id,
-          tenantId: k.tenantId,
-          environment: k.environment,
-          name: k.name,
-          prefix: k.prefix,
-          scopes: k.scopes,
-          revokedAt: k.revokedAt,
-          expiresAt: k.expiresAt,
-        }));
+    // The same DTO (with its status: active, expired or revoked) with or without --tenant.
+    const dtos = keys.map((k) => ({ tenantId: k.tenantId, ...toApiKeyDto(k) }));
     print(
       dtos,
-      keys
-        .map(
-          (k) =>
-            `${k.id}  ${k.tenantId}  ${k.environment}  ak_${k.prefix}_…  ${k.revokedAt ? "revoked" : "active"}  ${k.name}`,
-        )
+      dtos
+        .map((k) => `${k.id}  ${k.tenantId}  ${k.environment}  ak_${k.prefix}_…  ${k.status}  ${k.name}`)
         .join("\n") || "No keys.",
     );
   } else if (group === "keys" && action === "revoke") {
