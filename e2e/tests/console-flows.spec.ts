@@ -174,6 +174,22 @@ test("API key: created with chosen scopes, shown once, revoked", async () => {
   await expect(row).toContainText("revoked");
 });
 
+test("API key: bound to one issuer and ending on a date, shown so in the list", async () => {
+  const name = `ci-bound-${suffix}`;
+  await go("API keys");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("credentials.issue").check();
+  await page.getByLabel("Issuer", { exact: true }).selectOption({ label: issuerName });
+  await page.getByLabel("Expires after (optional, UTC)").fill("2099-12-31");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("secret-value")).toHaveText(/^ak_[a-z2-7]{12}_/);
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  const row = page.getByTestId(`api-key-${name}`);
+  await expect(row).toContainText(issuerName);
+  await expect(row).toContainText("2099");
+  await expect(row).toContainText("active");
+});
+
 test("issuance playground: QR code, tx_code, completed when a wallet redeems the offer", async () => {
   await go("Issuance playground");
   await page

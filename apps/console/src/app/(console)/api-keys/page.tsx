@@ -9,6 +9,7 @@ import { useSession } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status";
 import { unpaged } from "../../../lib/paging";
 import { useRefresh } from "../../../lib/refresh";
+import { useAllResourceItems } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
 
 export default function ApiKeysPage() {
@@ -30,7 +31,11 @@ function ApiKeys() {
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<Scope[]>([]);
+  const [issuerId, setIssuerId] = useState("");
+  const [expiresOn, setExpiresOn] = useState("");
   const [secret, setSecret] = useState<string | null>(null);
+  const issuers = useAllResourceItems("issuers");
+  const issuerName = new Map((issuers.data?.items ?? []).map((i) => [i.id, i.displayName]));
   const refresh = useRefresh("apiKeys");
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
@@ -38,6 +43,8 @@ function ApiKeys() {
         setSecret(result.data.key);
         setName("");
         setScopes([]);
+        setIssuerId("");
+        setExpiresOn("");
         await refresh();
       },
     }),
@@ -46,7 +53,13 @@ function ApiKeys() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ name, scopes });
+    create.mutate({
+      name,
+      scopes,
+      // An issuer-client key acts for that issuer only; a key with an end date stops working after it.
+      ...(issuerId ? { issuerId } : {}),
+      ...(expiresOn ? { expiresAt: new Date(`${expiresOn}T23:59:59.999Z`).toISOString() } : {}),
+    });
   };
 
   return (
@@ -70,7 +83,15 @@ function ApiKeys() {
             header: "Scopes",
             cell: (k) => (k.scopes.length === SCOPES.length ? "all scopes" : k.scopes.join(", ")),
           },
+          {
+            header: "Issuer",
+            cell: (k) => (k.issuerId ? (issuerName.get(k.issuerId) ?? k.issuerId) : "all issuers"),
+          },
           { header: "Status", cell: (k) => <Badge value={k.status} /> },
+          {
+            header: "Expires",
+            cell: (k) => (k.expiresAt ? new Date(k.expiresAt).toLocaleDateString() : "never"),
+          },
           {
             header: "Last used",
             cell: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"),
@@ -99,6 +120,23 @@ function ApiKeys() {
       <form onSubmit={submit} className="card" aria-labelledby="create-key">
         <h2 id="create-key">Create an API key</h2>
         <TextField label="Name" required value={name} onChange={setName} />
+        <label>
+          Issuer
+          <select aria-label="Issuer" value={issuerId} onChange={(e) => setIssuerId(e.target.value)}>
+            <option value="">All issuers (tenant-wide key)</option>
+            {(issuers.data?.items ?? []).map((issuer) => (
+              <option key={issuer.id} value={issuer.id}>
+                {issuer.displayName}
+              </option>
+            ))}
+          </select>
+        </label>
+        <TextField
+          label="Expires after (optional, UTC)"
+          type="date"
+          value={expiresOn}
+          onChange={setExpiresOn}
+        />
         <fieldset>
           <legend>Scopes</legend>
           <div className="actions">
