@@ -247,7 +247,11 @@ describe("delivery", () => {
         const list = await deliveries(key, `&subscriptionId=${sub.id}`);
         return list[0]?.attempts >= 2 && list;
       });
-      expect(delivery).toMatchObject({ status: "pending", lastResponseStatus: null });
+      expect(delivery).toMatchObject({
+        status: "pending",
+        lastResponseStatus: null,
+        lastError: expect.stringMatching(/Connection refused/),
+      });
       expect(delivery.nextAttemptAt).not.toBeNull();
       await rx2.up();
       const done = await until("delivery", async () => {
@@ -530,10 +534,14 @@ describe("delivery", () => {
       status: "failed",
       attempts: 1,
       lastResponseStatus: 410,
+      lastError: "The endpoint answered 410 Gone.",
       nextAttemptAt: null,
     });
     const got = await call(t, "GET", `/management/webhooks/${sub.id}`, { key });
-    expect(got.body.data.status).toBe("disabled");
+    expect(got.body.data).toMatchObject({
+      status: "disabled",
+      disabledReason: "The endpoint answered 410 Gone.",
+    });
     const row = await prisma().webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } });
     expect(row.disabledReason).toMatch(/410/);
     await issue(key, issuer);

@@ -383,6 +383,7 @@ describe("WebhookDeliveries_List", () => {
       attempts: 2,
       lastAttemptAt: "2026-08-30T12:00:00.000Z",
       lastResponseStatus: 200,
+      lastError: null,
       nextAttemptAt: null,
       createdAt: expect.any(String),
     });

@@ -9,6 +9,7 @@ export function toWebhookDto(row: WebhookSubscriptionRow): TWebhookSubscription 
     events: row.events as TWebhookSubscription["events"],
     description: row.description,
     status: row.status as TWebhookSubscription["status"],
+    disabledReason: row.disabledReason,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -24,6 +25,7 @@ export function toWebhookDeliveryDto(row: WebhookDeliveryRow): TWebhookDelivery 
     attempts: row.attempts,
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     lastResponseStatus: row.lastResponseStatus,
+    lastError: row.lastError,
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };

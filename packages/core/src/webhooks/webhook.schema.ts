@@ -41,6 +41,11 @@ export const zWebhookSubscription = z
         "`active` subscriptions receive events; `disabled` ones (e.g. after repeated failures) do not.",
       example: "active",
     }),
+    disabledReason: z.string().nullable().meta({
+      description:
+        "Why the subscription was disabled (e.g. the endpoint answered 410 Gone); null while active.",
+      example: null,
+    }),
     createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
     updatedAt: z.string().meta({ description: "Last change (ISO 8601).", example: ISO_EXAMPLE }),
   })
@@ -135,6 +140,11 @@ export const zWebhookDelivery = z
       .int()
       .nullable()
       .meta({ description: "HTTP status of the latest attempt; null when none was received.", example: 200 }),
+    lastError: z.string().nullable().meta({
+      description:
+        "Why the latest attempt failed (e.g. `Timed out after 15000 ms`, `Connection refused (ECONNREFUSED)`, `The endpoint answered 503.`); null after a success or before any attempt.",
+      example: null,
+    }),
     nextAttemptAt: z.string().nullable().meta({
       description: "When the next attempt is due (ISO 8601); null when none is planned.",
       example: null,

@@ -94,7 +94,15 @@ export default function WebhooksPage() {
             ),
           },
           { header: "Events", cell: (s) => s.events.join(", ") },
-          { header: "Status", cell: (s) => <Badge value={s.status} /> },
+          {
+            header: "Status",
+            cell: (s) => (
+              <>
+                <Badge value={s.status} />
+                {s.disabledReason && <div className="hint">{s.disabledReason}</div>}
+              </>
+            ),
+          },
           canManage && {
             header: "Actions",
             hideHeader: true,
@@ -181,6 +189,7 @@ export default function WebhooksPage() {
               cell: (d) => (
                 <>
                   {d.lastResponseStatus ?? "—"}
+                  {d.lastError && d.status !== "succeeded" && <div className="hint">{d.lastError}</div>}
                   {d.lastAttemptAt && (
                     <div className="hint">{new Date(d.lastAttemptAt).toLocaleString()}</div>
                   )}
