@@ -259,6 +259,15 @@ describe("delivery", () => {
         return list[0]?.status === "succeeded" && list[0];
       });
       expect(done.attempts).toBeGreaterThanOrEqual(3);
+      // The list shows every attempt, oldest first.
+      expect(done.attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual(
+        Array.from({ length: done.attempts }, (_, i) => i + 1),
+      );
+      expect(done.attemptLog[0]).toMatchObject({
+        responseStatus: null,
+        error: expect.stringMatching(/refused/),
+      });
+      expect(done.attemptLog.at(-1)).toMatchObject({ responseStatus: 204, error: null });
       const attempts = await attemptsOf(done.id);
       expect(attempts.map((a) => a.attemptNumber)).toEqual(attempts.map((_, i) => i + 1));
       expect(attempts.at(-1)).toMatchObject({ responseStatus: 204, error: null });

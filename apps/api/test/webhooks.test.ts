@@ -384,6 +384,7 @@ describe("WebhookDeliveries_List", () => {
       lastAttemptAt: "2026-08-30T12:00:00.000Z",
       lastResponseStatus: 200,
       lastError: null,
+      attemptLog: [],
       nextAttemptAt: null,
       createdAt: expect.any(String),
     });

@@ -3,7 +3,7 @@ import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import type { TListWebhookDeliveriesRequest } from "./webhook.schema";
 import { toWebhookDeliveryDto } from "./webhook-dto";
-import { webhookDeliveryRepository } from "./webhook-repository";
+import { webhookAttemptRepository, webhookDeliveryRepository } from "./webhook-repository";
 
 /** Deliveries in creation order, deleted subscriptions' included (kept until the retention purge). */
 export async function listWebhookDeliveries(
@@ -17,5 +17,9 @@ export async function listWebhookDeliveries(
     { subscriptionId: query.subscriptionId, status: query.status, eventType: query.eventType },
     { afterId: decodeCursor(query.cursor), take: query.limit + 1 },
   );
-  return toPage(rows, query.limit, toWebhookDeliveryDto);
+  const attempts = await webhookAttemptRepository.forDeliveries(
+    db,
+    rows.slice(0, query.limit).map((row) => row.id),
+  );
+  return toPage(rows, query.limit, (row) => toWebhookDeliveryDto(row, attempts));
 }

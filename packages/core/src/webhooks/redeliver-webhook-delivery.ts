@@ -2,7 +2,7 @@ import { type Db, inTransaction } from "@cred/db";
 import { DomainError, notFound } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { toWebhookDeliveryDto } from "./webhook-dto";
-import { webhookDeliveryRepository, webhookRepository } from "./webhook-repository";
+import { webhookAttemptRepository, webhookDeliveryRepository, webhookRepository } from "./webhook-repository";
 
 /**
  * Schedules one more attempt of a delivery now, whatever its status (a manual retry after a failure,
@@ -28,6 +28,6 @@ export async function redeliverWebhookDelivery(db: Db, scope: TenantScope, deliv
       );
     }
     const updated = await webhookDeliveryRepository.scheduleNow(tx, scope, deliveryId, new Date());
-    return toWebhookDeliveryDto(updated);
+    return toWebhookDeliveryDto(updated, await webhookAttemptRepository.forDeliveries(tx, [updated.id]));
   });
 }

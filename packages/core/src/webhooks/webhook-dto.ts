@@ -1,5 +1,5 @@
 import type { TWebhookDelivery, TWebhookSubscription } from "./webhook.schema";
-import type { WebhookDeliveryRow, WebhookSubscriptionRow } from "./webhook-repository";
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookSubscriptionRow } from "./webhook-repository";
 
 /** The public view of a subscription: never the secret. */
 export function toWebhookDto(row: WebhookSubscriptionRow): TWebhookSubscription {
@@ -15,7 +15,11 @@ export function toWebhookDto(row: WebhookSubscriptionRow): TWebhookSubscription 
   };
 }
 
-export function toWebhookDeliveryDto(row: WebhookDeliveryRow): TWebhookDelivery {
+/** A delivery with its attempts (`attempts` of this delivery, in any order). */
+export function toWebhookDeliveryDto(
+  row: WebhookDeliveryRow,
+  attempts: WebhookAttemptRow[],
+): TWebhookDelivery {
   return {
     id: row.id,
     subscriptionId: row.subscriptionId,
@@ -26,6 +30,16 @@ export function toWebhookDeliveryDto(row: WebhookDeliveryRow): TWebhookDelivery 
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     lastResponseStatus: row.lastResponseStatus,
     lastError: row.lastError,
+    attemptLog: attempts
+      .filter((a) => a.deliveryId === row.id)
+      .sort((a, b) => a.attemptNumber - b.attemptNumber)
+      .map((a) => ({
+        attempt: a.attemptNumber,
+        startedAt: a.startedAt.toISOString(),
+        durationMs: a.durationMs,
+        responseStatus: a.responseStatus,
+        error: a.error,
+      })),
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };

@@ -67,5 +67,17 @@ export const webhookDeliveryRepository = {
   },
 };
 
+export const webhookAttemptRepository = {
+  /** The attempts of these deliveries (already scoped by the caller), oldest first per delivery. */
+  forDeliveries(db: Db, deliveryIds: string[]) {
+    if (deliveryIds.length === 0) return Promise.resolve([]);
+    return db.webhookAttempt.findMany({
+      where: { deliveryId: { in: deliveryIds } },
+      orderBy: [{ deliveryId: "asc" }, { attemptNumber: "asc" }],
+    });
+  },
+};
+
+export type WebhookAttemptRow = Awaited<ReturnType<typeof webhookAttemptRepository.forDeliveries>>[number];
 export type WebhookSubscriptionRow = NonNullable<Awaited<ReturnType<typeof webhookRepository.findById>>>;
 export type WebhookDeliveryRow = Awaited<ReturnType<typeof webhookDeliveryRepository.list>>[number];

@@ -145,6 +145,26 @@ export const zWebhookDelivery = z
         "Why the latest attempt failed (e.g. `Timed out after 15000 ms`, `Connection refused (ECONNREFUSED)`, `The endpoint answered 503.`); null after a success or before any attempt.",
       example: null,
     }),
+    attemptLog: z
+      .array(
+        z
+          .object({
+            attempt: z.number().int().meta({ description: "1 for the first attempt.", example: 1 }),
+            startedAt: z.string().meta({ description: "When it started (ISO 8601).", example: ISO_EXAMPLE }),
+            durationMs: z.number().int().meta({ description: "How long it took.", example: 42 }),
+            responseStatus: z
+              .number()
+              .int()
+              .nullable()
+              .meta({ description: "The status answered; null when none was.", example: 200 }),
+            error: z
+              .string()
+              .nullable()
+              .meta({ description: "Why it failed, without secrets or response bodies.", example: null }),
+          })
+          .meta({ id: "WebhookAttempt", description: "One attempt of a delivery." }),
+      )
+      .meta({ description: "Every attempt so far, oldest first." }),
     nextAttemptAt: z.string().nullable().meta({
       description: "When the next attempt is due (ISO 8601); null when none is planned.",
       example: null,
