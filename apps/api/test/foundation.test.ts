@@ -354,6 +354,28 @@ describe("idempotency", () => {
     expect((await call(t, "POST", path, { key: t.adminKey, body: org("mine"), headers })).status).toBe(409);
     expect((await call(t, "POST", path, { key: t.adminKey, body: org("mine"), headers })).status).toBe(409);
   });
+  it("takes over a key whose record has expired, or whose first request died in flight", async () => {
+    const prisma = t.server.database.prisma;
+    const headers = { "idempotency-key": "idem-old" };
+    expect((await call(t, "POST", path, { key: t.adminKey, body: org("idem-old-1"), headers })).status).toBe(
+      201,
+    );
+    await prisma.idempotencyRecord.updateMany({
+      where: { key: "idem-old" },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const fresh = await call(t, "POST", path, { key: t.adminKey, body: org("idem-old-2"), headers });
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get("idempotent-replayed")).toBeNull();
+    // In flight for more than a minute (its process died): taken over.
+    await prisma.idempotencyRecord.updateMany({
+      where: { key: "idem-old" },
+      data: { state: "in_flight", expiresAt: new Date(Date.now() + 24 * 3600_000 - 120_000) },
+    });
+    const revived = await call(t, "POST", path, { key: t.adminKey, body: org("idem-old-2"), headers });
+    expect([revived.status, errorCode(revived)]).toEqual([409, "AlreadyExists"]);
+  });
+
   it("rejects keys longer than 255 characters", async () => {
     const r = await call(t, "POST", path, {
       key: t.adminKey,

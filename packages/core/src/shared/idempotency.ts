@@ -93,11 +93,18 @@ export async function withIdempotency<T>(
         );
       }
     }
-    // Expired, or abandoned in flight: take it over.
-    await tx.idempotencyRecord.update({
-      where,
+    // Expired, or abandoned in flight: take it over, unless another request just did (the condition on
+    // the record as read makes two takeovers at once end in one claim and one 409).
+    const { count } = await tx.idempotencyRecord.updateMany({
+      where: { tenantId, environment, operation, key, expiresAt: existing?.expiresAt ?? claimed.expiresAt },
       data: { ...claimed, responseStatus: null, responseBody: Prisma.DbNull },
     });
+    if (count !== 1) {
+      throw new DomainError(
+        "IdempotencyKeyInUse",
+        "A request with this Idempotency-Key is still in progress; retry when it has finished.",
+      );
+    }
     return { replay: false as const };
   });
 
