@@ -564,6 +564,42 @@ describe("delivery", () => {
     await rx6.close();
   });
 
+  it("a delivery that fails for good disables a subscription whose endpoint has failed everything for 5 days", async () => {
+    const rx8 = await receiver();
+    rx8.answer(() => 500);
+    const { key, issuer } = await tenant();
+    const failing = await subscribe(key, rx8.url, ["issuance.transaction.created"]);
+    const recovering = await subscribe(key, rx8.url, ["issuance.transaction.created"]);
+    const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3600_000);
+    await prisma().webhookSubscription.updateMany({
+      where: { id: { in: [failing.id, recovering.id] } },
+      data: { createdAt: sixDaysAgo },
+    });
+    // One of them had a delivery succeed yesterday.
+    await issue(key, issuer);
+    const w = worker({ delivery: { retryScheduleMs: [50] } });
+    await w.runOnce();
+    const yesterday = new Date(Date.now() - 24 * 3600_000);
+    await prisma().webhookDelivery.updateMany({
+      where: { subscriptionId: recovering.id },
+      data: { status: "succeeded", updatedAt: yesterday, nextAttemptAt: null },
+    });
+    await issue(key, issuer);
+    await w.runOnce();
+    await new Promise((r) => setTimeout(r, 80));
+    await w.runOnce();
+    await new Promise((r) => setTimeout(r, 80));
+    await w.runOnce();
+    const read = async (id: string) =>
+      (await call(t, "GET", `/management/webhooks/${id}`, { key })).body.data;
+    expect(await read(failing.id)).toMatchObject({
+      status: "disabled",
+      disabledReason: expect.stringMatching(/failed for 5 days/),
+    });
+    expect(await read(recovering.id)).toMatchObject({ status: "active", disabledReason: null });
+    await rx8.close();
+  });
+
   it("retries give up after the schedule; a manual redelivery makes one more attempt now", async () => {
     const rx7 = await receiver();
     rx7.answer(() => 500);

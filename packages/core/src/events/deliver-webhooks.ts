@@ -41,6 +41,10 @@ export function claimDueDeliveries(
 }
 
 const GONE_REASON = "The endpoint answered 410 Gone.";
+/** How long an endpoint may fail every delivery before a delivery that fails for good disables it. */
+const FAILING_FOR_MS = 5 * 24 * 3600_000;
+const FAILING_REASON =
+  "Every delivery failed for 5 days: the last one used up its retries and none succeeded in that time.";
 
 /**
  * Makes the next attempt of a claimed delivery (its subscription and event as the claim read them):
@@ -48,7 +52,8 @@ const GONE_REASON = "The endpoint answered 410 Gone.";
  * current and, during an overlap, the previous secret, POSTs with a timeout, and records the attempt
  * and the delivery's new state in one statement.
  * 2xx → succeeded; 410 → failed and the subscription disabled; anything else → retry per schedule, later
- * when the receiver's `Retry-After` asks for a longer wait (at most a day).
+ * when the receiver's `Retry-After` asks for a longer wait (at most a day). A delivery that uses up its
+ * retries also disables a subscription at least 5 days old none of whose deliveries succeeded in 5 days.
  */
 export async function deliverWebhook(
   deps: DeliveryDeps,
@@ -148,7 +153,18 @@ export async function deliverWebhook(
         status: ok ? "succeeded" : retryAt ? "pending" : "failed",
         nextAttemptAt: retryAt,
         recordedAt: finishedAt,
-        ...(gone ? { disable: { subscriptionId: subscription.id, reason: GONE_REASON } } : {}),
+        ...(gone
+          ? { disable: { subscriptionId: subscription.id, reason: GONE_REASON } }
+          : result === "failed"
+            ? {
+                // Standard Webhooks: an endpoint that has failed everything for days is disabled.
+                disable: {
+                  subscriptionId: subscription.id,
+                  reason: FAILING_REASON,
+                  noSuccessSince: new Date(finishedAt.getTime() - FAILING_FOR_MS),
+                },
+              }
+            : {}),
       },
     );
     return recorded ? result : "superseded";

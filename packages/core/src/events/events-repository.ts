@@ -75,7 +75,12 @@ export const eventsRepository = {
       status: "succeeded" | "pending" | "failed";
       nextAttemptAt: Date | null;
       recordedAt: Date;
-      disable?: { subscriptionId: string; reason: string };
+      /**
+       * Disables the subscription in the same statement: at once (410 Gone), or, with `noSuccessSince`,
+       * only when it is older than that and none of its deliveries succeeded since (a delivery that just
+       * failed for good at an endpoint that has failed everything for days).
+       */
+      disable?: { subscriptionId: string; reason: string; noSuccessSince?: Date };
     },
   ): Promise<boolean> {
     const { rows } = await sql.query<{ recorded: number }>(
@@ -93,7 +98,10 @@ export const eventsRepository = {
        disabled AS (
          UPDATE "WebhookSubscription" SET "status" = 'disabled', "disabledReason" = $12::text,
                 "updatedAt" = $8::timestamp(3)
-          WHERE "id" = $11::text AND "status" = 'active' AND EXISTS (SELECT 1 FROM updated))
+          WHERE "id" = $11::text AND "status" = 'active' AND EXISTS (SELECT 1 FROM updated)
+            AND ($13::timestamp(3) IS NULL OR ("createdAt" < $13::timestamp(3) AND NOT EXISTS (
+                  SELECT 1 FROM "WebhookDelivery" d WHERE d."subscriptionId" = $11::text
+                     AND d."status" = 'succeeded' AND d."updatedAt" >= $13::timestamp(3)))))
        SELECT count(*)::int AS "recorded" FROM updated`,
       [
         attempt.deliveryId,
@@ -108,6 +116,7 @@ export const eventsRepository = {
         attempt.durationMs,
         outcome.disable?.subscriptionId ?? null,
         outcome.disable?.reason ?? null,
+        outcome.disable?.noSuccessSince ?? null,
       ],
     );
     return rows[0]?.recorded === 1;
