@@ -930,6 +930,32 @@ describe("external issuers over the network (engine, loopback servers allowed in
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+  /** An engine session for one `pid` credential of type `vct` from these JWKS, its status checked. */
+  const statusCheckedSession = (vct: string, jwksUris: string[]) => ({
+    scope: { tenantId: t.tenantId, environment: "sandbox" as const },
+    rules: {
+      credentials: [
+        {
+          id: "pid",
+          credentialTypes: [vct],
+          trustedIssuers: jwksUris.map((jwksUri) => ({ jwksUri })),
+          requiredClaims: [["given_name"]],
+          optionalClaims: [],
+          holderBindingRequired: false,
+          checkStatus: true,
+          maxCredentialAgeDays: null,
+        },
+      ],
+      credentialSets: null,
+      responseMode: "direct_post" as const,
+      sessionLifetimeSeconds: 600,
+      clientIdPrefix: "x509_hash" as const,
+      sameDeviceRedirectUri: null,
+    },
+    clientId: "x509_hash:abc",
+    nonce: "n".repeat(43),
+  });
+
   it("pinned JWKS by kid, remote status list (verified, then revoked after the cache ttl)", async () => {
     const issuerKeys = await generateEs256KeyPair();
     const kid = issuerKeys.publicJwk.kid!;
@@ -963,31 +989,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       claims: { given_name: "Erika", secret: "x" },
       disclosable: [["given_name"], ["secret"]],
     });
-    const rules = {
-      credentials: [
-        {
-          id: "pid",
-          credentialTypes: [vct],
-          trustedIssuers: [{ jwksUri: `${base}/jwks` }],
-          requiredClaims: [["given_name"]],
-          optionalClaims: [],
-          holderBindingRequired: false,
-          checkStatus: true,
-          maxCredentialAgeDays: null,
-        },
-      ],
-      credentialSets: null,
-      responseMode: "direct_post" as const,
-      sessionLifetimeSeconds: 600,
-      clientIdPrefix: "x509_hash" as const,
-      sameDeviceRedirectUri: null,
-    };
-    const session = {
-      scope: { tenantId: t.tenantId, environment: "sandbox" as const },
-      rules,
-      clientId: "x509_hash:abc",
-      nonce: "n".repeat(43),
-    };
+    const session = statusCheckedSession(vct, [`${base}/jwks`]);
     const presentation = `${credential}`;
     const ok = await runVerificationEngine(t.server.deps, session, { pid: [presentation] });
     expect(ok.outcome, JSON.stringify(ok.reasons)).toBe("verified");
@@ -1049,30 +1051,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
         claims: { given_name: "Erika" },
         disclosable: [["given_name"]],
       });
-    const session = {
-      scope: { tenantId: t.tenantId, environment: "sandbox" as const },
-      rules: {
-        credentials: [
-          {
-            id: "pid",
-            credentialTypes: [vct],
-            trustedIssuers: [{ jwksUri: `${base}/jwks-a` }, { jwksUri: `${base}/jwks-b` }],
-            requiredClaims: [["given_name"]],
-            optionalClaims: [],
-            holderBindingRequired: false,
-            checkStatus: true,
-            maxCredentialAgeDays: null,
-          },
-        ],
-        credentialSets: null,
-        responseMode: "direct_post" as const,
-        sessionLifetimeSeconds: 600,
-        clientIdPrefix: "x509_hash" as const,
-        sameDeviceRedirectUri: null,
-      },
-      clientId: "x509_hash:abc",
-      nonce: "n".repeat(43),
-    };
+    const session = statusCheckedSession(vct, [`${base}/jwks-a`, `${base}/jwks-b`]);
     const fromA = await runVerificationEngine(t.server.deps, session, { pid: [await issue(a)] });
     expect(fromA.outcome, JSON.stringify(fromA.reasons)).toBe("verified");
     // The list is cached now, but it is not signed by a key of B's: B's credential gets no status from it.
