@@ -43,24 +43,20 @@ export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     const oauthCode = request.routeOptions.config?.oauthErrorCode;
-    if (oauthCode && (known || error.validation)) {
-      return reply
-        .code(400)
+    // Wallet endpoints: the OAuth shape, whose `error` a wallet reads as a string (RFC 6749 §5.2).
+    const oauthError = (status: number, code: string, description: string) =>
+      reply
+        .code(status)
         .header("Cache-Control", "no-store")
         .type("application/json")
-        .send({ error: oauthCode, error_description: known?.[1] ?? "The request is not valid." });
+        .send({ error: code, error_description: description });
+    if (oauthCode && (known || error.validation)) {
+      return oauthError(400, oauthCode, known?.[1] ?? "The request is not valid.");
     }
     if (known) return sendError(reply, known[0], known[1]);
     if (error.validation) return sendError(reply, "ValidationFailed", "The request is not valid.");
     request.log.error({ err: error }, "unhandled error");
-    if (oauthCode) {
-      // A wallet reads `error` as a string: the OAuth shape for the unexpected too (RFC 6749 §5.2).
-      return reply
-        .code(500)
-        .header("Cache-Control", "no-store")
-        .type("application/json")
-        .send({ error: "server_error", error_description: "An unexpected error occurred." });
-    }
+    if (oauthCode) return oauthError(500, "server_error", "An unexpected error occurred.");
     return sendError(
       reply,
       "InternalError",
