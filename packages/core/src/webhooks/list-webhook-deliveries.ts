@@ -3,7 +3,11 @@ import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import type { TListWebhookDeliveriesRequest } from "./webhook.schema";
 import { toWebhookDeliveryDto } from "./webhook-dto";
-import { webhookAttemptRepository, webhookDeliveryRepository } from "./webhook-repository";
+import {
+  type WebhookAttemptRow,
+  webhookAttemptRepository,
+  webhookDeliveryRepository,
+} from "./webhook-repository";
 
 /** Deliveries in creation order, deleted subscriptions' included (kept until the retention purge). */
 export async function listWebhookDeliveries(
@@ -17,9 +21,12 @@ export async function listWebhookDeliveries(
     { subscriptionId: query.subscriptionId, status: query.status, eventType: query.eventType },
     { afterId: decodeCursor(query.cursor), take: query.limit + 1 },
   );
-  const attempts = await webhookAttemptRepository.forDeliveries(
-    db,
-    rows.slice(0, query.limit).map((row) => row.id),
-  );
-  return toPage(rows, query.limit, (row) => toWebhookDeliveryDto(row, attempts));
+  const attemptsOf = new Map<string, WebhookAttemptRow[]>();
+  const ids = rows.slice(0, query.limit).map((row) => row.id);
+  for (const attempt of await webhookAttemptRepository.forDeliveries(db, ids)) {
+    const list = attemptsOf.get(attempt.deliveryId) ?? [];
+    attemptsOf.set(attempt.deliveryId, list);
+    list.push(attempt);
+  }
+  return toPage(rows, query.limit, (row) => toWebhookDeliveryDto(row, attemptsOf.get(row.id) ?? []));
 }

@@ -15,7 +15,7 @@ export function toWebhookDto(row: WebhookSubscriptionRow): TWebhookSubscription 
   };
 }
 
-/** A delivery with its attempts (`attempts` of this delivery, in any order). */
+/** A delivery with its attempts (this delivery's, oldest first, as the attempt repository reads them). */
 export function toWebhookDeliveryDto(
   row: WebhookDeliveryRow,
   attempts: WebhookAttemptRow[],
@@ -30,16 +30,13 @@ export function toWebhookDeliveryDto(
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     lastResponseStatus: row.lastResponseStatus,
     lastError: row.lastError,
-    attemptLog: attempts
-      .filter((a) => a.deliveryId === row.id)
-      .sort((a, b) => a.attemptNumber - b.attemptNumber)
-      .map((a) => ({
-        attempt: a.attemptNumber,
-        startedAt: a.startedAt.toISOString(),
-        durationMs: a.durationMs,
-        responseStatus: a.responseStatus,
-        error: a.error,
-      })),
+    attemptLog: attempts.map((a) => ({
+      attempt: a.attemptNumber,
+      startedAt: a.startedAt.toISOString(),
+      durationMs: a.durationMs,
+      responseStatus: a.responseStatus,
+      error: a.error,
+    })),
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };
