@@ -31,8 +31,18 @@ interface CachedList {
 const remoteLists = new Map<string, CachedList>();
 
 async function remoteListKey(issuer: ResolvedIssuerKey, uri: string): Promise<string> {
-  const thumbprint = await calculateJwkThumbprint(await exportJWK(issuer.key));
-  return JSON.stringify([uri, issuer.source, thumbprint]);
+  return JSON.stringify([uri, issuer.source, await thumbprintOf(issuer.key)]);
+}
+
+/** Issuer keys come from the trust caches as the same objects, so each is exported and hashed once. */
+const thumbprints = new WeakMap<CryptoKey, Promise<string>>();
+function thumbprintOf(key: CryptoKey): Promise<string> {
+  let thumbprint = thumbprints.get(key);
+  if (!thumbprint) {
+    thumbprint = exportJWK(key).then((jwk) => calculateJwkThumbprint(jwk));
+    thumbprints.set(key, thumbprint);
+  }
+  return thumbprint;
 }
 
 /** The status list id in one of our own list URLs: `<publicBaseUrl>/…/<list id>`. */
