@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingHttpHeaders } from "node:http";
+import { gunzipSync } from "node:zlib";
 import {
   decodeStatusList,
   getStatus,
@@ -909,6 +911,54 @@ describe("Credentials_Revoke and the status list", () => {
     expect(list.ttl).toBeGreaterThan(0);
     return getStatus(list.bytes, list.bits, entry.idx);
   }
+
+  /** A GET without fetch's transparent decoding, so the test sees the bytes and headers as sent. */
+  function rawGet(url: string, headers: Record<string, string>) {
+    return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      httpGet(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      }).on("error", reject);
+    });
+  }
+
+  it("serves the list gzipped when accepted, identity otherwise, and 304 while the client's ETag is current", async () => {
+    const { credentialId, status } = await issued();
+    const plain = await rawGet(status.uri, { "accept-encoding": "identity" });
+    expect(plain.status).toBe(200);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    const etag = plain.headers.etag!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+
+    const gz = await rawGet(status.uri, { "accept-encoding": "br;q=1, gzip;q=0.5" });
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gz.headers.etag).toBe(etag);
+    expect(gunzipSync(gz.body).toString()).toBe(plain.body.toString());
+    expect(
+      (await rawGet(status.uri, { "accept-encoding": "gzip;q=0, *" })).headers["content-encoding"],
+    ).toBeUndefined();
+
+    const unchanged = await rawGet(status.uri, { "if-none-match": `W/"other", ${etag}` });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.body.length).toBe(0);
+    expect(unchanged.headers.etag).toBe(etag);
+
+    expect(
+      (await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: t.adminKey })).status,
+    ).toBe(200);
+    const changed = await rawGet(status.uri, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    const list = await verifyStatusListToken(changed.body.toString(), await issuerKey(), {
+      expectedSub: status.uri,
+      now: new Date(),
+    });
+    expect(getStatus(list.bytes, list.bits, status.idx)).toBe(1);
+  });
 
   it("answers a request for the list at a past time with 501 (historical resolution is not offered)", async () => {
     const { status } = await issued();

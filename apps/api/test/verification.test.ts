@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { newId } from "@cred/core";
 import { runVerificationEngine } from "@cred/core/verification/verification-engine";
 import {
@@ -1166,6 +1167,36 @@ describe("external issuers over the network (engine, loopback servers allowed in
     await expect(
       outboundGet(t.server.deps.config, `${base}/big`, { accept: "application/json", maxBytes: 1000 }),
     ).rejects.toThrow(/too large/);
+  });
+
+  it("decodes a gzipped response and bounds the decoded size (a small gzip bomb is too large)", async () => {
+    const { outboundGet } = await import("@cred/core/verification/outbound-fetch");
+    let acceptEncoding: string | undefined;
+    const bodies: Record<string, Buffer> = {
+      "/small": gzipSync(JSON.stringify({ keys: [] })),
+      "/bomb": gzipSync(Buffer.alloc(200_000, 0x20)),
+      "/garbage": Buffer.from("not gzip at all"),
+    };
+    const gz = http.createServer((req, res) => {
+      acceptEncoding = req.headers["accept-encoding"];
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(bodies[req.url ?? ""]);
+    });
+    await new Promise<void>((resolve) => gz.listen(0, "127.0.0.1", resolve));
+    const at = (path: string) => `http://127.0.0.1:${(gz.address() as AddressInfo).port}${path}`;
+    const options = { accept: "application/json", maxBytes: 10_000 };
+    try {
+      expect(JSON.parse(await outboundGet(t.server.deps.config, at("/small"), options))).toEqual({
+        keys: [],
+      });
+      expect(acceptEncoding).toBe("gzip");
+      expect(bodies["/bomb"]!.length).toBeLessThan(options.maxBytes);
+      await expect(outboundGet(t.server.deps.config, at("/bomb"), options)).rejects.toThrow(/too large/);
+      await expect(outboundGet(t.server.deps.config, at("/garbage"), options)).rejects.toThrow(/decompress/);
+    } finally {
+      gz.closeAllConnections();
+      await new Promise<void>((resolve) => gz.close(() => resolve()));
+    }
   });
 
   it("gives up on a body that trickles past the deadline, though every byte comes within the socket timeout", async () => {

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import type { AppDeps } from "@cred/core";
 import {
   authorizationServerMetadata,
@@ -12,12 +13,17 @@ import {
   recordNotification,
   statusListToken,
 } from "@cred/core/issuance/index";
+import { BoundedMap } from "@cred/core/shared/bounded-map";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { acceptsGzip, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";
 import { notFound, oauthErrors, walletHandler } from "./oauth-reply";
 
 type IssuerParams = { issuerId: string };
+
+/** Gzipped status list tokens by entity tag: each token is compressed once, not per fetch. */
+const gzippedTokens = new BoundedMap<string, Buffer>(256);
 
 /**
  * OpenID4VCI 1.0 wallet endpoints of every issuer, under its credential issuer identifier
@@ -127,9 +133,20 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     }
     const result = await statusListToken(deps, issuerId, listId);
     if (!result) return notFound(reply, "The status list");
-    return reply
-      .header("Cache-Control", `max-age=0, must-revalidate`)
-      .type("application/statuslist+jwt")
-      .send(result.token);
+    reply.headers({
+      "Cache-Control": "max-age=0, must-revalidate",
+      ETag: result.etag,
+      Vary: "Accept-Encoding",
+    });
+    if (matchesIfNoneMatch(request.headers["if-none-match"], result.etag)) return reply.code(304).send();
+    reply.type("application/statuslist+jwt");
+    // Token Status List: the list SHOULD be served with gzip Content-Encoding (when the client accepts it).
+    if (!acceptsGzip(request.headers["accept-encoding"])) return reply.send(result.token);
+    let gzipped = gzippedTokens.get(result.etag);
+    if (!gzipped) {
+      gzipped = gzipSync(result.token, { level: 9 });
+      gzippedTokens.set(result.etag, gzipped);
+    }
+    return reply.header("Content-Encoding", "gzip").send(gzipped);
   });
 }

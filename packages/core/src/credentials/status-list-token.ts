@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
@@ -8,6 +9,8 @@ import { assembleStatusList } from "./status-list-chunks";
 interface CachedToken {
   version: number;
   token: string;
+  /** Strong HTTP entity tag of this token: a fetch that names it gets 304 until the list is rebuilt. */
+  etag: string;
   refreshAfter: number;
   builtAt: number;
 }
@@ -80,7 +83,7 @@ export async function statusListToken(
   deps: Pick<AppDeps, "config" | "secretBox" | "database">,
   issuerId: string,
   listId: string,
-): Promise<{ token: string; ttl: number } | null> {
+): Promise<{ token: string; etag: string; ttl: number } | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
   const { rows: heads } = await deps.database.fast.query<{ issuerId: string; version: number }>(
     `SELECT "issuerId", "version" FROM "StatusList" WHERE "id" = $1`,
@@ -90,10 +93,10 @@ export async function statusListToken(
   if (!head || head.issuerId !== issuerId) return null;
   const cached = cache.get(listId);
   if (cached && cached.version >= head.version && cached.refreshAfter > Date.now())
-    return { token: cached.token, ttl };
+    return { token: cached.token, etag: cached.etag, ttl };
 
   const built = await buildFor(listId, head.version, () => buildToken(deps, issuerId, listId));
-  return built && { token: built.token, ttl };
+  return built && { token: built.token, etag: built.etag, ttl };
 }
 
 /** Reads the list as it is now (its version at least the one asked for), signs it, and caches it. */
@@ -139,7 +142,8 @@ async function buildToken(
     ),
     compressionLevel: changingFast ? FAST_LEVEL : undefined,
   });
-  const entry = { version: list.version, token, refreshAfter: now + (ttl * 1000) / 2, builtAt: now };
+  const etag = `"${createHash("sha256").update(token).digest("base64url").slice(0, 27)}"`;
+  const entry = { version: list.version, token, etag, refreshAfter: now + (ttl * 1000) / 2, builtAt: now };
   const current = cache.get(listId);
   if (!current || current.version <= entry.version) cache.set(listId, entry);
   return entry;

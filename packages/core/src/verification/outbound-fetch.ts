@@ -1,6 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import type { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import type { CoreConfig } from "../context";
 import { assertPublicHttpsUrl, type ResolvedAddress } from "../shared/network-policy";
 
@@ -40,7 +42,8 @@ function getOnce(
     const request = lib.get(
       url,
       {
-        headers: { accept: options.accept, "user-agent": "cred-verifier/1" },
+        // Token Status List servers SHOULD gzip; maxBytes bounds the body before and after decoding.
+        headers: { accept: options.accept, "accept-encoding": "gzip", "user-agent": "cred-verifier/1" },
         timeout: Math.max(1, deadline - Date.now()),
         ...(lookup ? { lookup } : {}),
       },
@@ -57,18 +60,33 @@ function getOnce(
           reject(new OutboundFetchError("the response is too large"));
           return;
         }
+        const encoding = (response.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+        if (encoding !== "identity" && encoding !== "gzip") {
+          response.destroy();
+          reject(new OutboundFetchError(`the response has an unsupported content-encoding (${encoding})`));
+          return;
+        }
+        let body: Readable = response;
+        if (encoding === "gzip") {
+          body = response.pipe(createGunzip());
+          body.on("error", (e) => {
+            response.destroy();
+            reject(new OutboundFetchError(`the response does not decompress: ${e.message}`));
+          });
+        }
         const chunks: Buffer[] = [];
         let size = 0;
-        response.on("data", (chunk: Buffer) => {
+        body.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size > options.maxBytes) {
             response.destroy();
+            body.destroy();
             reject(new OutboundFetchError("the response is too large"));
             return;
           }
           chunks.push(chunk);
         });
-        response.on("end", () =>
+        body.on("end", () =>
           resolve({
             status,
             body: Buffer.concat(chunks).toString("utf8"),
