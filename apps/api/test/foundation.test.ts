@@ -430,6 +430,7 @@ describe("organisations", () => {
       expect(r.body.data).toMatchObject({ reference: ref, country: "NL", environment: "production" });
     }
     const got = await call(t, "GET", "/management/organisations/page-c", { key });
+    expect(got.status).toBe(200);
     expect(got.body.data.reference).toBe("page-c");
     const seen: string[] = [];
     let cursor: string | null = null;
