@@ -103,4 +103,26 @@ describe("guards of every REST operation (from openapi.json)", () => {
       expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     }
   });
+
+  it("logs none of these expected refusals (nor a 404 or 409) as an error", async () => {
+    const logged: unknown[] = [];
+    const log = t.server.app.log as unknown as { error: (...args: unknown[]) => void };
+    const original = log.error;
+    log.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      const ref = `quiet-${Date.now()}`;
+      const body = { reference: ref, displayName: "Quiet" };
+      expect((await call(t, "POST", "/management/organisations", { key: t.adminKey, body })).status).toBe(
+        201,
+      );
+      expect((await call(t, "POST", "/management/organisations", { key: t.adminKey, body })).status).toBe(
+        409,
+      );
+      expect((await call(t, "GET", "/management/issuers/nope", { key: t.adminKey })).status).toBe(404);
+      for (const op of operations.slice(0, 3)) await send(t, op, { key: null });
+      expect(logged).toEqual([]);
+    } finally {
+      log.error = original;
+    }
+  });
 });

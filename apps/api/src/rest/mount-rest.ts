@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { type AppDeps, appRouter, createRequestContext } from "@cred/core";
+import { type AppDeps, appRouter, createRequestContext, toErrorEnvelope } from "@cred/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { sendError } from "../http/errors";
@@ -55,7 +55,8 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
       headers: ctx?.response.headers ?? {},
     }),
     onError: ({ error, req }: any) => {
-      if (error.code === "INTERNAL_SERVER_ERROR") {
+      // A DomainError reaches tRPC as INTERNAL_SERVER_ERROR too; only what answers 5xx is a failure to log.
+      if (toErrorEnvelope(error, req?.requestId ?? "unknown").status >= 500) {
         app.log.error({ err: error.cause ?? error, requestId: req?.requestId }, "operation failed");
       }
     },
