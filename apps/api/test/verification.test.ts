@@ -688,6 +688,30 @@ describe("state machine (spec §3.1)", () => {
 });
 
 describe("Verifications_Create", () => {
+  it("201 at once for a tenant's first verification when it carries an Idempotency-Key", async () => {
+    // The verifier identity is not loaded yet for a new tenant; on the embedded database, reading it
+    // inside the Idempotency-Key transaction used to wait out that transaction's timeout (15 s, then 500).
+    const other = await t.otherTenant();
+    const policy = policyBody(
+      "first-idem",
+      {},
+      { trustedIssuers: [{ credentialIssuer: "https://issuer.example" }] },
+    );
+    const created = await call(t, "POST", "/management/verification-policies", {
+      key: other.key,
+      body: policy,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const started = Date.now();
+    const r = await call(t, "POST", "/v1.0/verifications", {
+      key: other.key,
+      headers: { "idempotency-key": "first-of-tenant" },
+      body: { policy: "first-idem" },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("201 with the session resource; Idempotency-Key replays, other payload → 409", async () => {
     const headers = { "idempotency-key": `k-${Date.now()}` };
     const a = await call(t, "POST", "/v1.0/verifications", {

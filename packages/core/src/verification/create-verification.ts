@@ -13,25 +13,27 @@ import {
   sessionEventData,
   toVerificationSessionDto,
 } from "./verification-session-dto";
-import { clientIdFor, getVerifierIdentity } from "./verifier-identity";
+import { clientIdFor, type VerifierIdentity } from "./verifier-identity";
 
 /**
  * Starts a verification under a server-managed policy: a pending session with a fresh nonce and state,
  * the client_id of the tenant's verifier certificate (generated on first use) with the policy's prefix
  * (`x509_hash` by default, `x509_san_dns` when the certificate names the public host; else 409) and, for
  * `direct_post.jwt`, a fresh ECDH-ES P-256 key (sealed). The request object itself is built and signed
- * when the wallet fetches `requestUri`.
+ * when the wallet fetches `requestUri`. `identity` is read by the caller before any Idempotency-Key
+ * transaction opens: on the embedded database that transaction holds the one session, so a read of
+ * the identity through the global connection inside it would wait for the transaction's own timeout.
  */
 export async function createVerification(
   deps: AppDeps,
   db: Db,
   scope: TenantScope,
   input: TCreateVerificationRequest,
+  identity: VerifierIdentity,
 ): Promise<TVerificationSession> {
   const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
   const { row: policy, rules } = await getActivePolicyForVerification(sql, scope, input.policy);
   dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
-  const identity = await getVerifierIdentity(deps, scope);
   // Policies stored before `clientIdPrefix` existed use the default.
   const clientId = clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
   const id = newId("vs");

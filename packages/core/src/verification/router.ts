@@ -12,6 +12,7 @@ import {
   ZSubmitVerificationSessionRequest,
   ZVerificationSessionResponse,
 } from "./verification-session.schema";
+import { getVerifierIdentity } from "./verifier-identity";
 
 const TAGS = ["Verifications"];
 
@@ -35,11 +36,12 @@ export const verificationsRouter = router({
     })
     .input(ZCreateVerificationRequest)
     .output(ZVerificationSessionResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "Verifications_Create", input, async (db) => ({
-        data: await createVerification(ctx.deps, db, scopeOf(ctx), input),
-      })),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const identity = await getVerifierIdentity(ctx.deps, scopeOf(ctx));
+      return withIdempotency(ctx, "Verifications_Create", input, async (db) => ({
+        data: await createVerification(ctx.deps, db, scopeOf(ctx), input, identity),
+      }));
+    }),
 
   get: protectedProcedure
     .meta({
