@@ -697,7 +697,7 @@ describe("delivery", () => {
     await rx8.close();
   });
 
-  it("rotating the secret signs with both secrets during the overlap, then with the new one only", async () => {
+  it("rotating the secret signs with every secret still in its overlap, then with the new one only", async () => {
     const rx9 = await receiver();
     const { key, issuer } = await tenant();
     const sub = await subscribe(key, rx9.url, ["issuance.transaction.created"]);
@@ -716,6 +716,29 @@ describe("delivery", () => {
     expect(verify(sub.secret, during).type).toBe("issuance.transaction.created");
     expect(verify(fresh, during).type).toBe("issuance.transaction.created");
 
+    // A second rotation during the first's overlap: the original secret keeps its own overlap.
+    const again = await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, {
+      key,
+      body: { overlapSeconds: 600 },
+    });
+    expect(again.status).toBe(200);
+    const third = again.body.data.secret as string;
+    await issue(key, issuer);
+    await worker().runOnce();
+    const both = rx9.received.at(-1)!;
+    expect(both.headers["webhook-signature"]!.split(" ")).toHaveLength(3);
+    for (const secret of [third, fresh, sub.secret])
+      expect(verify(secret, both).type).toBe("issuance.transaction.created");
+
+    const typo = await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, {
+      key,
+      body: { overlapSecond: 0 },
+    });
+    expect(typo.status).toBe(400);
+    expect(typo.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: "UnknownField" })]),
+    );
+
     const ended = await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, {
       key,
       body: { overlapSeconds: 0 },
@@ -726,7 +749,7 @@ describe("delivery", () => {
     const after = rx9.received.at(-1)!;
     expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
     expect(verify(newest, after).type).toBe("issuance.transaction.created");
-    expect(() => verify(fresh, after)).toThrow();
+    for (const secret of [third, fresh, sub.secret]) expect(() => verify(secret, after)).toThrow();
     expect(
       (await call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, { key: t.adminKey, body: {} }))
         .status,

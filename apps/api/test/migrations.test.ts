@@ -91,6 +91,33 @@ describe("migrations", () => {
     expect(await columnsOf(db, "StatusList")).not.toContain("data");
   });
 
+  it("moves a webhook secret still in its rotation overlap into previousSecrets, and drops an ended one", async () => {
+    const db = await emptyDatabase();
+    const before = all.slice(
+      0,
+      all.findIndex((m) => m.endsWith("_webhook_previous_secrets")),
+    );
+    await applyMigrations(db.adapterFactory, { only: before });
+    const insert = (id: string, expiresAt: string | null) =>
+      db.prisma.$executeRawUnsafe(
+        `INSERT INTO "WebhookSubscription" ("id","tenantId","environment","url","events","status","secretCipher",
+           "previousSecretCipher","previousSecretExpiresAt","updatedAt")
+         VALUES ($1,'ten','sandbox','https://example.com/h','{}','active','cur',
+           ${expiresAt ? "'prev'" : "NULL"}, $2::timestamp(3), now())`,
+        id,
+        expiresAt,
+      );
+    await insert("wh_overlap", "2030-01-02T03:04:05.678Z");
+    await insert("wh_none", null);
+    await applyMigrations(db.adapterFactory);
+    const rows = await db.prisma.webhookSubscription.findMany({ orderBy: { id: "asc" } });
+    expect(rows.map((r) => [r.id, r.previousSecrets])).toEqual([
+      ["wh_none", []],
+      ["wh_overlap", [{ cipher: "prev", expiresAt: "2030-01-02T03:04:05.678Z" }]],
+    ]);
+    expect(await columnsOf(db, "WebhookSubscription")).not.toContain("previousSecretCipher");
+  });
+
   describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("at server start (embedded data folder)", () => {
     const startOn = (dataDir: string) =>
       createServer({

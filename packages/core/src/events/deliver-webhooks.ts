@@ -4,6 +4,7 @@ import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { SecretBox } from "../shared/secret-box";
 import { isRawUniqueViolation } from "../shared/sql-errors";
+import { livePreviousSecrets } from "../webhooks/previous-secrets";
 import { webhookUrlPolicy } from "../webhooks/webhook-url-policy";
 import { webhookBody } from "./catalogue";
 import { type DeliveryOptions, laterRetry, nextAttemptAt, retryAfterMs } from "./delivery-options";
@@ -95,16 +96,12 @@ export async function deliverWebhook(
     });
     const body = webhookBody(event);
     const now = new Date();
-    const previousLive =
-      subscription.previousSecretCipher &&
-      subscription.previousSecretExpiresAt &&
-      subscription.previousSecretExpiresAt > now;
     const headers = signWebhook(
       {
         current: deps.secretBox.open(subscription.secretCipher, subscription.id),
-        previous: previousLive
-          ? deps.secretBox.open(subscription.previousSecretCipher!, subscription.id)
-          : null,
+        previous: livePreviousSecrets(subscription.previousSecrets, now).map((p) =>
+          deps.secretBox.open(p.cipher, subscription.id),
+        ),
       },
       event.id,
       body,

@@ -23,7 +23,7 @@ export const eventsRepository = {
           RETURNING "id", "subscriptionId", "eventId", "eventType", "attempts")
        SELECT c."id", c."subscriptionId", c."eventId", c."eventType", c."attempts",
               s."id" AS "liveSubscriptionId", s."url", s."status", s."deletedAt", s."secretCipher",
-              s."previousSecretCipher", s."previousSecretExpiresAt",
+              s."previousSecrets",
               e."id" AS "liveEventId", e."occurredAt", e."payload"
          FROM claimed c
          LEFT JOIN "WebhookSubscription" s ON s."id" = c."subscriptionId"
@@ -46,8 +46,7 @@ export const eventsRepository = {
               status: row.status,
               deletedAt: row.deletedAt,
               secretCipher: row.secretCipher,
-              previousSecretCipher: row.previousSecretCipher,
-              previousSecretExpiresAt: row.previousSecretExpiresAt,
+              previousSecrets: row.previousSecrets,
             },
       event:
         row.liveEventId === null
@@ -188,8 +187,7 @@ export interface DeliverySubscription {
   status: string;
   deletedAt: Date | null;
   secretCipher: string;
-  previousSecretCipher: string | null;
-  previousSecretExpiresAt: Date | null;
+  previousSecrets: unknown;
 }
 
 export interface DeliveryEvent {

@@ -2,8 +2,8 @@ import { Webhook } from "standardwebhooks";
 
 export interface SigningSecrets {
   current: string;
-  /** The secret before the last rotation, while its overlap lasts. */
-  previous?: string | null;
+  /** Secrets replaced by rotations whose overlap has not ended. */
+  previous?: readonly string[];
 }
 
 /**
@@ -17,7 +17,7 @@ export function signWebhook(
   body: string,
   at: Date,
 ): Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string> {
-  const signatures = [secrets.current, ...(secrets.previous ? [secrets.previous] : [])].map((secret) =>
+  const signatures = [secrets.current, ...(secrets.previous ?? [])].map((secret) =>
     new Webhook(secret).sign(eventId, at, body),
   );
   return {

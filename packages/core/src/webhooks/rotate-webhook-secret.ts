@@ -3,13 +3,15 @@ import { notFound } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { generateWebhookSecret } from "./create-webhook";
+import { previousSecretsAfterRotation } from "./previous-secrets";
 import type { TRotateWebhookSecretRequest } from "./webhook.schema";
 import { toWebhookDto } from "./webhook-dto";
 import { webhookRepository } from "./webhook-repository";
 
 /**
  * Replaces the signing secret and returns the new one (once). For `overlapSeconds` the worker signs
- * every delivery with both secrets (two `v1,` signatures), so receivers switch without losing events.
+ * every delivery with the replaced secret too (one more `v1,` signature), so receivers switch without
+ * losing events; secrets of earlier rotations keep their own overlaps (0 ends them all).
  */
 export async function rotateWebhookSecret(
   db: Db,
@@ -23,9 +25,12 @@ export async function rotateWebhookSecret(
     const secret = generateWebhookSecret();
     const updated = await webhookRepository.rotateSecret(tx, scope, row.id, {
       secretCipher: deps.secretBox.seal(secret, row.id),
-      previousSecretCipher: input.overlapSeconds > 0 ? row.secretCipher : null,
-      previousSecretExpiresAt:
-        input.overlapSeconds > 0 ? new Date(Date.now() + input.overlapSeconds * 1000) : null,
+      previousSecrets: previousSecretsAfterRotation(
+        row.previousSecrets,
+        row.secretCipher,
+        input.overlapSeconds,
+        new Date(),
+      ),
     });
     return { ...toWebhookDto(updated), secret };
   });

@@ -1,5 +1,6 @@
 import type { Db, Prisma } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
+import type { PreviousSecret } from "./previous-secrets";
 
 /** Subscriptions are soft-deleted (their deliveries stay listed); a deleted one reads as absent. */
 const live = { deletedAt: null };
@@ -30,7 +31,7 @@ export const webhookRepository = {
     db: Db,
     scope: TenantScope,
     id: string,
-    data: { secretCipher: string; previousSecretCipher: string | null; previousSecretExpiresAt: Date | null },
+    data: { secretCipher: string; previousSecrets: PreviousSecret[] },
   ) {
     return db.webhookSubscription.update({ where: { id, ...scope }, data });
   },

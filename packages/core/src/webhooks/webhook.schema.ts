@@ -201,7 +201,8 @@ export const ZRedeliverWebhookDeliveryResponse = resourceOf(zWebhookDelivery).me
   id: "ManagementResourceOfWebhookDelivery",
 });
 
-export const ZRotateWebhookSecretRequest = ZWebhookIdParams.extend({
+export const ZRotateWebhookSecretRequest = z.strictObject({
+  ...ZWebhookIdParams.shape,
   overlapSeconds: z
     .number()
     .int()
