@@ -960,6 +960,27 @@ describe("Credentials_Revoke and the status list", () => {
     expect(getStatus(list.bytes, list.bits, status.idx)).toBe(1);
   });
 
+  it("revoking one copy of a batch revokes every copy of that issuance (one credential to its holder)", async () => {
+    const tx = await create();
+    const flow = await redeemOffer(tx.credentialOffer, { proofs: 3 });
+    const entries = (flow.credentialRes.body.credentials as { credential: string }[]).map(
+      ({ credential }) =>
+        JSON.parse(Buffer.from(credential.split("~")[0]!.split(".")[1]!, "base64url").toString()).status
+          .status_list as { idx: number; uri: string },
+    );
+    expect(entries).toHaveLength(3);
+    const other = await issued(); // another issuance stays valid
+    const { credentialId } = (await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey })).body.data;
+    const r = await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: t.adminKey });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ credentialId, status: "revoked" });
+    for (const entry of entries) expect(await statusOf(entry)).toBe(1);
+    expect(await statusOf(other.status)).toBe(0);
+    const again = await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key: t.adminKey });
+    expect(again.status).toBe(200);
+    expect(again.body.data.revokedAt).toBe(r.body.data.revokedAt);
+  });
+
   it("answers a request for the list at a past time with 501 (historical resolution is not offered)", async () => {
     const { status } = await issued();
     const res = await fetch(`${status.uri}?time=${Math.floor(Date.now() / 1000) - 60}`);

@@ -1,4 +1,4 @@
-import { type Db, sqlFor } from "@cred/db";
+import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
 import type { AppDeps, CoreConfig } from "../context";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
@@ -34,12 +34,10 @@ function toDto(
 }
 
 /**
- * Revokes a credential: irreversible and immediate. One statement changes the credential, bumps the list
- * version (locking the list row first, so concurrent revocations of a list queue in one order), sets the
- * entry's status bits in its 1 KiB chunk (2 bits per entry, LSB first; `set_byte` on the chunk row under
- * its lock, so neighbours in the same byte never undo each other; the chunk row is created on its first
- * revocation) and writes the event; the next status list fetch, even on another process, shows it.
- * Revoking again returns the revoked state (200).
+ * Revokes a credential: irreversible and immediate. A batch (several copies issued to one wallet in one
+ * credential request, OpenID4VCI `batch_credential_issuance`) is one credential to its holder, so revoking
+ * any copy revokes every copy of its issuance transaction, in one database transaction; the response
+ * describes the copy asked for. Revoking again returns the revoked state (200).
  */
 export async function revokeCredential(
   deps: Pick<AppDeps, "database" | "config">,
@@ -49,9 +47,10 @@ export async function revokeCredential(
 ) {
   const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
   const find = async () => {
-    const { rows } = await sql.query<CredentialRow>(
-      `SELECT * FROM "Credential" WHERE "id" = $1 AND "tenantId" = $2 AND "environment" = $3
-          AND ($4::text IS NULL OR "issuerId" = $4)`,
+    const { rows } = await sql.query<CredentialRow & { copies: number }>(
+      `SELECT c.*, (SELECT count(*)::int FROM "Credential" s WHERE s."transactionId" = c."transactionId") AS "copies"
+         FROM "Credential" c
+        WHERE c."id" = $1 AND c."tenantId" = $2 AND c."environment" = $3 AND ($4::text IS NULL OR c."issuerId" = $4)`,
       [credentialId, principal.tenantId, principal.environment, principal.issuerId ?? null],
     );
     return rows[0] ?? null;
@@ -67,6 +66,41 @@ export async function revokeCredential(
       "This credential was issued without a status entry (statusEnabled is false), so it cannot be revoked.",
     );
   }
+  let updated: CredentialRow | null = null;
+  if (row.copies > 1) {
+    await inTransaction(db, async (tx) => {
+      const txSql = sqlFor(tx, deps.database.prisma, deps.database.fast);
+      // Every copy, in one order (list, index), so concurrent revocations lock the lists alike.
+      const { rows: copies } = await txSql.query<CredentialRow>(
+        `SELECT * FROM "Credential" WHERE "transactionId" = $1 AND "status" = 'issued'
+          ORDER BY "statusListId", "statusIndex"`,
+        [row.transactionId],
+      );
+      for (const copy of copies) await revokeEntry(txSql, copy, configuration.identifier);
+    });
+  } else {
+    updated = await revokeEntry(sql, row, configuration.identifier);
+  }
+  // A batch, or a concurrent revocation that got there first: read the state left behind.
+  updated ??= await find();
+  if (!updated) throw notFound("The credential");
+  return toDto(deps.config, updated, configuration.identifier);
+}
+
+/**
+ * One statement changes the credential, bumps the list version (locking the list row first, so
+ * concurrent revocations of a list queue in one order), sets the entry's status bits in its 1 KiB chunk
+ * (2 bits per entry, LSB first; `set_byte` on the chunk row under its lock, so neighbours in the same
+ * byte never undo each other; the chunk row is created on its first revocation) and writes the event;
+ * the next status list fetch, even on another process, shows it. Nothing happens (null) if the
+ * credential is no longer `issued`.
+ */
+async function revokeEntry(
+  sql: FastSql,
+  row: CredentialRow,
+  configurationIdentifier: string,
+): Promise<CredentialRow | null> {
+  if (row.statusListId === null || row.statusIndex === null) return null;
   const at = statusEntryLocation(row.statusIndex, STATUS_LIST_BITS);
   const p = new SqlParams();
   const now = p.add(new Date());
@@ -99,15 +133,12 @@ export async function revokeCredential(
        SELECT ${outboxSelect(p, scopeOfRow(row), "credential.revoked", {
          credentialId: row.id,
          issuerId: row.issuerId,
-         credentialConfiguration: configuration.identifier,
+         credentialConfiguration: configurationIdentifier,
          transactionId: row.transactionId,
          status: "revoked",
        })} FROM revoked)
      SELECT r.* FROM revoked r WHERE EXISTS (SELECT 1 FROM bits)`,
     p.values,
   );
-  // Empty: a concurrent revocation got there first; report the state it left.
-  const updated = rows[0] ?? (await find());
-  if (!updated) throw notFound("The credential");
-  return toDto(deps.config, updated, configuration.identifier);
+  return rows[0] ?? null;
 }
