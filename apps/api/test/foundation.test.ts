@@ -120,13 +120,18 @@ describe("error envelope", () => {
     );
   });
 
-  it("rejects unknown body fields", async () => {
+  it("rejects unknown body fields, one detail naming each", async () => {
     const r = await call(t, "POST", "/management/organisations", {
       key: t.adminKey,
-      body: { ...org("extra-field"), colour: "red" },
+      body: { ...org("extra-field"), colour: "red", identifiers: [{ scheme: "LEI", value: "1", x: 1 }] },
     });
     expect(r.status).toBe(400);
-    expect(r.body.error.details[0].code).toBe("UnknownField");
+    expect(r.body.error.details).toEqual(
+      expect.arrayContaining([
+        { code: "UnknownField", target: "colour", message: expect.stringContaining("'colour'") },
+        { code: "UnknownField", target: "identifiers.0.x", message: expect.stringContaining("'x'") },
+      ]),
+    );
   });
 
   it("hides unexpected failures (the database gone) behind a 500 without internals", async () => {

@@ -5,6 +5,8 @@ interface ZodLikeIssue {
   code: string;
   path: PropertyKey[];
   message: string;
+  /** unrecognized_keys: the unknown members. */
+  keys?: string[];
 }
 
 const TRPC_FALLBACK: Record<string, [number, string, string]> = {
@@ -19,11 +21,18 @@ const TRPC_FALLBACK: Record<string, [number, string, string]> = {
 };
 
 function zodDetails(issues: ZodLikeIssue[]): ErrorDetail[] {
-  return issues.map((issue) => ({
-    code: issue.code === "unrecognized_keys" ? "UnknownField" : "InvalidValue",
-    target: issue.path.map(String).join(".") || "body",
-    message: issue.message,
-  }));
+  return issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    // One detail per unknown member, naming it, rather than the validator's list of them.
+    if (issue.code === "unrecognized_keys" && issue.keys?.length) {
+      return issue.keys.map((key) => ({
+        code: "UnknownField",
+        target: [...at, key].join("."),
+        message: `'${key}' is not a field of this request; remove it.`,
+      }));
+    }
+    return [{ code: "InvalidValue", target: at.join(".") || "body", message: issue.message }];
+  });
 }
 
 /** Turns any thrown value into the documented envelope and its HTTP status. Never leaks internals. */
