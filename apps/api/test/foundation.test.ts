@@ -70,6 +70,18 @@ describe("error envelope", () => {
     expect(errorCode(ops)).toBe("MethodNotAllowed");
   });
 
+  it("answers OPTIONS with 204 and the path's methods in Allow", async () => {
+    const list = await call(t, "OPTIONS", "/management/organisations", { apiVersion: false });
+    expect(list.status).toBe(204);
+    expect(list.headers.get("allow")).toBe("OPTIONS, POST, GET");
+    const create = await call(t, "OPTIONS", "/v1.0/verifications");
+    expect(create.status).toBe(204);
+    expect(create.headers.get("allow")).toBe("OPTIONS, POST");
+    const none = await call(t, "OPTIONS", "/v1.0/nothing-here");
+    expect(none.status).toBe(404);
+    expect(errorCode(none)).toBe("RouteNotFound");
+  });
+
   it("answers malformed JSON with 400 MalformedJson", async () => {
     const r = await call(t, "POST", "/management/organisations", { key: t.adminKey, rawBody: "{not json" });
     expect(r.status).toBe(400);

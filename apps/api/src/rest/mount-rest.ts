@@ -65,6 +65,15 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
   async function serve(request: FastifyRequest, reply: FastifyReply) {
     const [pathname] = request.url.split("?");
     const path = pathname ?? request.url;
+    // RFC 9110 §9.3.7: OPTIONS tells the methods of the path (no api-version or key needed to ask).
+    if (request.method === "OPTIONS") {
+      const methods = methodsForPath(path);
+      if (methods.length === 0) return sendError(reply, "RouteNotFound", "No operation matches this path.");
+      return reply
+        .code(204)
+        .header("Allow", ["OPTIONS", ...methods].join(", "))
+        .send();
+    }
     if (path.startsWith("/management/")) {
       const version = (request.query as Record<string, unknown>)["api-version"];
       if (version === undefined || version === "") {
@@ -153,7 +162,7 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
   }
 
   for (const prefix of ["/v1.0/*", "/management/*"]) {
-    app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE"], url: prefix, handler: serve });
+    app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url: prefix, handler: serve });
   }
 }
 
