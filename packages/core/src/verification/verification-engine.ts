@@ -84,6 +84,8 @@ export async function runVerificationEngine(
             };
           }
           checks.credentialAge = "passed";
+        } else {
+          checks.credentialAge = "skipped";
         }
         if (credential.checkStatus && verified.status) {
           const status = await checkCredentialStatus(trust, resolved, verified.status);
