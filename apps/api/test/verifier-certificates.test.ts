@@ -352,6 +352,17 @@ describe("VerifierCertificates_Upload: refused uploads", () => {
       "privateKeyPem",
       /unparsable private key/,
     );
+    // Both wrong: one detail for each.
+    const both = await call(t, "PUT", PATH, {
+      key: t.adminKey,
+      body: { certificateChainPem: "not a certificate", privateKeyPem: "x" },
+    });
+    expect(both.status).toBe(400);
+    expect(errorCode(both)).toBe("InvalidCertificate");
+    expect(both.body.error.details.map((d: { target: string }) => d.target).sort()).toEqual([
+      "certificateChainPem",
+      "privateKeyPem",
+    ]);
   });
 
   it("missing or unknown fields → 400 ValidationFailed; nothing changed", async () => {

@@ -192,25 +192,28 @@ export function parseVerifierCertificate(input: {
 }): ParsedVerifierCertificate {
   const issues: string[] = [];
   const warnings: string[] = [];
+  // The chain and the key are read independently, so a request with both wrong hears of both.
   const pems = splitPemCertificates(input.certificateChainPem);
-  if (pems.length === 0) throw new InvalidVerifierCertificateError(["no PEM certificate found"]);
-  let certs: X509Certificate[];
-  try {
-    certs = pems.map((pem) => new X509Certificate(pem));
-  } catch (cause) {
-    throw new InvalidVerifierCertificateError([`unparsable certificate: ${(cause as Error).message}`]);
+  let certs: X509Certificate[] = [];
+  if (pems.length === 0) issues.push("no PEM certificate found");
+  else {
+    try {
+      certs = pems.map((pem) => new X509Certificate(pem));
+    } catch (cause) {
+      issues.push(`unparsable certificate: ${(cause as Error).message}`);
+    }
   }
-  const leaf = certs[0]!;
-
-  let privateKey: KeyObject;
+  let privateKey: KeyObject | undefined;
   try {
     privateKey =
       typeof input.privateKey === "string"
         ? createPrivateKey(input.privateKey)
         : createPrivateKey({ key: input.privateKey, format: "jwk" });
   } catch (cause) {
-    throw new InvalidVerifierCertificateError([`unparsable private key: ${(cause as Error).message}`]);
+    issues.push(`unparsable private key: ${(cause as Error).message}`);
   }
+  const leaf = certs[0];
+  if (!leaf || !privateKey) throw new InvalidVerifierCertificateError(issues);
   const details = leaf.publicKey.asymmetricKeyDetails;
   if (leaf.publicKey.asymmetricKeyType !== "ec" || details?.namedCurve !== "prime256v1") {
     issues.push("leaf key must be an EC P-256 key (ES256)");
