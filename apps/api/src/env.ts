@@ -162,15 +162,20 @@ export function readEnv(source: Source = process.env): Env {
   return env;
 }
 
-/** `readEnv` for an entry point: on invalid variables, prints them and exits with status 1. */
-export function readEnvOrExit(): Env {
+/** For an entry point: runs `read`; on invalid variables (EnvError) prints them and exits with status 1. */
+export function orExit<T>(read: () => T): T {
   try {
-    return readEnv();
+    return read();
   } catch (error) {
     if (!(error instanceof EnvError)) throw error;
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
+}
+
+/** `readEnv` for an entry point: on invalid variables, prints them and exits with status 1. */
+export function readEnvOrExit(): Env {
+  return orExit(() => readEnv());
 }
 
 /**
@@ -203,10 +208,15 @@ export function webhookSettings(env: Pick<Env, "webhookWorker">): {
 export function loadMasterKey(env: Pick<Env, "masterKey" | "dataDir" | "developmentMode">): Buffer {
   if (env.masterKey) {
     const key = Buffer.from(env.masterKey, "base64");
-    if (key.length !== 32) throw new Error("MASTER_KEY must be 32 bytes, base64-encoded.");
+    if (key.length !== 32)
+      throw new EnvError([`MASTER_KEY must be 32 bytes, base64-encoded (got ${key.length}).`]);
     return key;
   }
-  if (!env.developmentMode) throw new Error("MASTER_KEY is required outside development mode.");
+  if (!env.developmentMode) {
+    throw new EnvError([
+      "MASTER_KEY is required outside development mode (32 random bytes, base64: openssl rand -base64 32).",
+    ]);
+  }
   const file = path.join(env.dataDir, "master.key");
   if (!fs.existsSync(file)) {
     fs.mkdirSync(env.dataDir, { recursive: true });

@@ -4,7 +4,7 @@
 import { SecretBox } from "@cred/core";
 import { openDatabase } from "@cred/db";
 import pino from "pino";
-import { loadMasterKey, readEnvOrExit, webhookSettings } from "./env";
+import { loadMasterKey, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { defaultCoreConfig, REDACTED_PATHS } from "./server";
 import { createWebhookWorker } from "./worker";
 
@@ -18,7 +18,7 @@ if (!env.databaseUrl) {
   process.exit(1);
 }
 
-const masterKey = loadMasterKey(env);
+const masterKey = orExit(() => loadMasterKey(env));
 const database = openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, poolSize: 4 });
 const config = defaultCoreConfig({
   dataDir: env.dataDir,

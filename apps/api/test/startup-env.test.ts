@@ -43,6 +43,26 @@ describe("invalid webhook settings at startup", () => {
   }
 });
 
+describe("master key at startup", () => {
+  for (const entry of ["main.ts", "worker-main.ts"]) {
+    it(`${entry} without MASTER_KEY in production, or with a short one, says so and exits 1 without a stack trace`, async () => {
+      // The worker needs PostgreSQL first; the key is checked before any connection is made.
+      const db = entry === "worker-main.ts" ? { DATABASE_URL: "postgres://127.0.0.1:1/unreachable" } : {};
+      const missing = await start(entry, { ...db, NODE_ENV: "production", MASTER_KEY: "" });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(
+        /^Invalid environment:\n {2}MASTER_KEY is required outside development mode/,
+      );
+      expect(missing.stderr).not.toMatch(/\bat /);
+      const short = await start(entry, { ...db, MASTER_KEY: Buffer.alloc(16).toString("base64") });
+      expect(short.code).toBe(1);
+      expect(short.stderr).toBe(
+        "Invalid environment:\n  MASTER_KEY must be 32 bytes, base64-encoded (got 16).\n",
+      );
+    });
+  }
+});
+
 /** Starts main.ts with `env` and returns what it printed once it says it is running. */
 async function startedOutput(env: Record<string, string>): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-warning-test-"));
