@@ -184,7 +184,7 @@ describe("CredentialConfigurations_Create", () => {
       [{ defaultLifetimeDays: 2_147_483_648 }, "defaultLifetimeDays"],
       [{ defaultLifetimeDays: "forever" }, "defaultLifetimeDays"],
       [{ credentialType: "has space" }, "credentialType"],
-      [{ colour: "red" }, "body"],
+      [{ colour: "red" }, "colour"],
     ];
     for (const [extra, target] of cases) {
       const r = await call(t, "POST", CONFIGS, { key: t.adminKey, body: body(issuer.id, undefined, extra) });
@@ -204,7 +204,7 @@ describe("CredentialConfigurations_Create", () => {
     const cases: [unknown[], string, string][] = [
       [[s(["a"], "uuid")], "claims.0.type", "ValidationFailed"],
       [[s([])], "claims.0.path", "ValidationFailed"],
-      [[{ ...s(["a"]), colour: "red" }], "claims.0", "ValidationFailed"],
+      [[{ ...s(["a"]), colour: "red" }], "claims.0.colour", "ValidationFailed"],
       [[s(["a"]), s(["a"], "number")], "claims.1.path", "DuplicateClaimPath"],
       [[s(["address"]), s(["address", "street"])], "claims.1.path", "ClaimPathConflict"],
       [[s(["tags"], "array"), s(["tags", "first"])], "claims.1.path", "ClaimPathConflict"],

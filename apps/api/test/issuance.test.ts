@@ -850,7 +850,7 @@ describe("OpenID4VCI flow", () => {
     }
   });
 
-  it("refuses the credential when the transaction was cancelled after its token was issued", async () => {
+  it("refuses the credential with invalid_token when the transaction was cancelled after its token was issued", async () => {
     const tx = await create();
     const offer = await resolveOffer(tx.credentialOffer);
     const tok = await token(`${issuer.credentialIssuer}/token`, {
@@ -865,7 +865,17 @@ describe("OpenID4VCI flow", () => {
         jwt: [await proof(key, issuer.credentialIssuer, await nonce(`${issuer.credentialIssuer}/nonce`))],
       },
     });
-    expect(res.body.error).toBe("credential_request_denied");
+    // Cancelling revoked the token: 401 invalid_token, whether the token was still in this process's
+    // memory (this first request) or read again (the retry), on any process.
+    expect([res.status, res.body.error]).toEqual([401, "invalid_token"]);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer error="invalid_token"/);
+    const retry = await requestCredential(`${issuer.credentialIssuer}/credential`, tok.body.access_token, {
+      credential_configuration_id: issuer.configuration,
+      proofs: {
+        jwt: [await proof(key, issuer.credentialIssuer, await nonce(`${issuer.credentialIssuer}/nonce`))],
+      },
+    });
+    expect([retry.status, retry.body.error]).toEqual([401, "invalid_token"]);
     const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey });
     expect(read.body.data.status).toBe("cancelled");
   });

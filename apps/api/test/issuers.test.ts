@@ -144,7 +144,7 @@ describe("Issuers_Create", () => {
         },
         "display",
       ],
-      [{ organisationReference, displayName: "X", colour: "red" }, "body"],
+      [{ organisationReference, displayName: "X", colour: "red" }, "colour"],
     ];
     for (const [body, target] of bad) {
       const r = await call(t, "POST", ISSUERS, { key: t.adminKey, body });

@@ -226,7 +226,7 @@ describe("VerificationPolicies_Create", () => {
 
   it.each([
     ["a bad identifier", policy("-bad id"), ["identifier"]],
-    ["an unknown field", { ...policy("unknown-field"), colour: "red" }, ["body"]],
+    ["an unknown field", { ...policy("unknown-field"), colour: "red" }, ["colour"]],
     ["no credentials", policy("no-creds", { credentials: [] }), ["credentials"]],
     [
       "a bad credential id",

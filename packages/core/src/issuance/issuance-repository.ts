@@ -105,7 +105,7 @@ export const issuanceRepository = {
       credentials: NewCredential[];
       event: OutboxEventInput;
     },
-  ): Promise<"completed" | "nonce_spent" | "not_pending"> {
+  ): Promise<"completed" | "nonce_spent" | "token_invalid" | "not_pending"> {
     const { credentials, now, nonces, event } = completion;
     const p = new SqlParams();
     const rows = credentials.map(
@@ -121,7 +121,8 @@ export const issuanceRepository = {
          VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
          ON CONFLICT DO NOTHING RETURNING 1`
       : "SELECT 1 WHERE false";
-    const { rows: result } = await sql.query<{ completed: number; spent: number }>(
+    const tokenHash = p.add(completion.accessTokenHash);
+    const { rows: result } = await sql.query<{ completed: number; spent: number; tokenLive: number }>(
       `WITH spent AS (${spent}),
        done AS (
          UPDATE "IssuanceTransaction" t
@@ -131,7 +132,7 @@ export const issuanceRepository = {
           WHERE t."id" = ${p.add(completion.transactionId)} AND t."status" = 'pending'
             AND t."expiresAt" > ${nowParam}::timestamp(3)
             AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
-            AND EXISTS (SELECT 1 FROM "AccessToken" a WHERE a."tokenHash" = ${p.add(completion.accessTokenHash)}
+            AND EXISTS (SELECT 1 FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
                           AND a."transactionId" = t."id" AND a."expiresAt" > ${nowParam}::timestamp(3))
          RETURNING t."id"),
        issued AS (
@@ -142,11 +143,16 @@ export const issuanceRepository = {
        event AS (
          INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
          SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM done)
-       SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM spent)::int AS "spent"`,
+       SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM spent)::int AS "spent",
+              (SELECT count(*) FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
+                  AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive"`,
       p.values,
     );
     const outcome = result[0];
     if (outcome?.completed === 1) return "completed";
+    // The token went with a cancellation or expiry since it was checked (perhaps from this process's
+    // memory of it): the same 401 a fresh read of the token would have given.
+    if (outcome?.tokenLive === 0) return "token_invalid";
     return (outcome?.spent ?? 0) < nonces.length ? "nonce_spent" : "not_pending";
   },
 };

@@ -229,12 +229,10 @@ export const zReadinessItem = z
           .string()
           .meta({ description: "Operation that resolves it.", example: "Issuers_Update" }),
         method: z.string().meta({ description: "HTTP method.", example: "PATCH" }),
-        path: z
-          .string()
-          .meta({
-            description: "Path to call (with the api-version query parameter, as every management call).",
-            example: `/management/issuers/${EXAMPLE_ISSUER_ID}`,
-          }),
+        path: z.string().meta({
+          description: "Path to call (with the api-version query parameter, as every management call).",
+          example: `/management/issuers/${EXAMPLE_ISSUER_ID}`,
+        }),
         hint: z.string().meta({
           description: "What to send.",
           example: 'Send {"display":[{"locale":"en","name":"Acme Bank"}]}.',

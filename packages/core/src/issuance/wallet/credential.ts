@@ -185,6 +185,7 @@ export async function issueCredentials(
         credentials: drafts.map(rowFor),
         event: completedEvent,
       });
+      if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
       if (outcome === "nonce_spent")
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
       if (outcome === "not_pending")
