@@ -323,6 +323,23 @@ describe("Credentials_Issue", () => {
 });
 
 describe("IssuanceTransactions_Get and _Cancel", () => {
+  it("hands the pending offer link only to callers that may issue; a read-only key sees it as null", async () => {
+    const tx = await create();
+    const issuerKey = await t.key({ scopes: ["credentials.issue", "credentials.read"] });
+    const full = (await call(t, "GET", `${PATH}/${tx.id}`, { key: issuerKey })).body.data;
+    expect(full.credentialOffer).toBe(tx.credentialOffer);
+    expect(full.credentialOfferUri).toBeTruthy();
+    const reader = await t.key({ scopes: ["credentials.read"] });
+    const read = await call(t, "GET", `${PATH}/${tx.id}`, { key: reader });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({
+      id: tx.id,
+      status: "pending",
+      credentialOffer: null,
+      credentialOfferUri: null,
+    });
+  });
+
   it("reads its own, 404 for another tenant or environment, 403 without credentials.read", async () => {
     const tx = await create();
     expect((await call(t, "GET", `${PATH}/${tx.id}`, { key: t.adminKey })).body.data.id).toBe(tx.id);

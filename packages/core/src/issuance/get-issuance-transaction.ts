@@ -21,8 +21,13 @@ async function findVisible(db: Db, principal: Principal, id: string) {
   return row;
 }
 
+/**
+ * The transaction as the caller may see it: a caller without `credentials.issue` (a read-only key, a
+ * console viewer) gets the offer link and URI as null, since whoever holds them can claim the credential.
+ */
 export async function getIssuanceTransaction(deps: AppDeps, db: Db, principal: Principal, id: string) {
-  return toIssuanceTransactionDto(deps, await findVisible(db, principal, id));
+  const row = await findVisible(db, principal, id);
+  return toIssuanceTransactionDto(deps, row, null, principal.scopes.has("credentials.issue"));
 }
 
 /** pending → cancelled (200); completed, cancelled or expired → 409 InvalidState (spec §3.2). */

@@ -54,15 +54,20 @@ export function offerFor(
   });
 }
 
+/**
+ * The transaction resource. The offer link and URI are handed only to callers that may issue
+ * (`withOffer`): while pending they are a bearer credential for the credential and its claims.
+ */
 export function toIssuanceTransactionDto(
   deps: { config: Pick<CoreConfig, "publicBaseUrl" | "developmentMode">; secretBox: SecretBox },
   row: IssuanceTransactionRow,
   txCode: string | null = null,
+  withOffer = true,
 ): TIssuanceTransaction {
   const status = effectiveStatus(row);
   let credentialOffer: string | null = null;
   let credentialOfferUri: string | null = null;
-  if (status === "pending" && row.offerCipher) {
+  if (withOffer && status === "pending" && row.offerCipher) {
     const sealed = JSON.parse(deps.secretBox.open(row.offerCipher, row.id)) as SealedOffer;
     if (row.offerBy === "reference") {
       credentialOfferUri = issuerUrls(deps.config, row.issuerId).offer(sealed.offerHandle);

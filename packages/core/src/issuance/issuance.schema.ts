@@ -76,12 +76,12 @@ export const zIssuanceTransaction = z
     credentialConfiguration: z.string().meta({ description: "Credential configuration identifier." }),
     credentialOffer: z.string().nullable().meta({
       description:
-        "The offer link a wallet opens (what a QR code encodes); null once the offer was redeemed, cancelled or expired.",
+        "The offer link a wallet opens (what a QR code encodes); null once the offer was redeemed, cancelled or expired, and for callers without the credentials.issue scope (whoever holds the link can claim the credential).",
       example: "openid-credential-offer://?credential_offer_uri=https%3A%2F%2F…",
     }),
     credentialOfferUri: z.string().nullable().meta({
       description:
-        "URI the wallet fetches the offer from (offerBy=reference); null otherwise or when no longer pending.",
+        "URI the wallet fetches the offer from (offerBy=reference); null otherwise, when no longer pending, or for callers without the credentials.issue scope.",
     }),
     txCode: z.string().nullable().meta({
       description: "The transaction code, returned once at creation so the caller can send it out of band.",
