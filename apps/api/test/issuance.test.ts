@@ -445,6 +445,44 @@ describe("OpenID4VCI flow", () => {
     expect(as.body.grant_types_supported).toContain(PRE_AUTH);
   });
 
+  it("issues nested claims whose parent object the configuration does not declare", async () => {
+    const nested = await activeIssuer(t, t.adminKey, {
+      claims: [
+        { path: ["place", "city"], type: "string", required: true },
+        { path: ["place", "zip"], type: "string", required: false },
+      ],
+    });
+    const body = (claims: unknown) => ({
+      issuerId: nested.issuerId,
+      credentialConfiguration: nested.configuration,
+      claims,
+    });
+    const flat = await call(t, "POST", PATH, { key: t.adminKey, body: body({ "place.city": "Utrecht" }) });
+    expect(flat.status).toBe(400);
+    expect(errorCode(flat)).toBe("UnknownClaim");
+    const missing = await call(t, "POST", PATH, { key: t.adminKey, body: body({}) });
+    expect(missing.body.error.details).toEqual([
+      expect.objectContaining({ code: "MissingClaim", target: "claims.place.city" }),
+    ]);
+    const created = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: body({ place: { city: "Utrecht" } }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const flow = await redeemOffer(created.body.data.credentialOffer);
+    const [{ credential }] = flow.credentialRes.body.credentials;
+    const key = await importEs256PublicKey(
+      (await fetchJson(wellKnown("jwt-vc-issuer", nested.credentialIssuer))).body.jwks.keys[0],
+    );
+    const verified = await verifySdJwtVc(credential, {
+      resolveIssuerKey: async () => key,
+      now: new Date(),
+      expectedVct: [nested.credentialType],
+    });
+    if (!verified.ok) throw new Error(JSON.stringify(verified.reasons));
+    expect((verified.payload as Record<string, unknown>).place).toEqual({ city: "Utrecht" });
+  });
+
   it("issues an SD-JWT VC a wallet can verify with the published key, and completes the transaction", async () => {
     const tx = await create();
     const flow = await redeemOffer(tx.credentialOffer);

@@ -47,7 +47,8 @@ describe("master key at startup", () => {
   for (const entry of ["main.ts", "worker-main.ts"]) {
     it(`${entry} without MASTER_KEY in production, or with a short one, says so and exits 1 without a stack trace`, async () => {
       // The worker needs PostgreSQL first; the key is checked before any connection is made.
-      const db = entry === "worker-main.ts" ? { DATABASE_URL: "postgres://127.0.0.1:1/unreachable" } : {};
+      const db: Record<string, string> =
+        entry === "worker-main.ts" ? { DATABASE_URL: "postgres://127.0.0.1:1/unreachable" } : {};
       const missing = await start(entry, { ...db, NODE_ENV: "production", MASTER_KEY: "" });
       expect(missing.code).toBe(1);
       expect(missing.stderr).toMatch(

@@ -89,6 +89,33 @@ describe("validateClaims", () => {
       "MissingClaim:claims.address.country",
     ]);
   });
+  it("takes nested claims whose parent is not declared; a dotted member name is not a path", () => {
+    const nested = [
+      { path: ["place", "city"], type: "string", required: true, selectivelyDisclosable: true },
+      { path: ["place", "zip"], type: "string", required: false, selectivelyDisclosable: true },
+      { path: ["extra", "note"], type: "string", required: false, selectivelyDisclosable: false },
+    ] as any;
+    expect(codes(() => validateClaims(nested, { place: { city: "Utrecht" } }))).toBeNull();
+    expect(codes(() => validateClaims(nested, { place: { city: "Utrecht" }, extra: {} }))).toBeNull();
+    // The undeclared parent of a required claim is required with it.
+    expect(codes(() => validateClaims(nested, {}))?.details).toEqual(["MissingClaim:claims.place.city"]);
+    expect(codes(() => validateClaims(nested, { place: { zip: "1234" } }))?.details).toEqual([
+      "MissingClaim:claims.place.city",
+    ]);
+    expect(codes(() => validateClaims(nested, { place: "Utrecht" }))?.details).toEqual([
+      "InvalidType:claims.place",
+      "MissingClaim:claims.place.city",
+    ]);
+    expect(codes(() => validateClaims(nested, { place: { city: "U", other: 1 } }))).toEqual({
+      code: "UnknownClaim",
+      details: ["UnknownClaim:claims.place.other"],
+    });
+    expect(codes(() => validateClaims(nested, { "place.city": "Utrecht", place: { city: "U" } }))).toEqual({
+      code: "UnknownClaim",
+      details: ["UnknownClaim:claims.place.city"],
+    });
+  });
+
   it("lists the disclosable paths that are present", () => {
     expect(
       disclosablePaths(defs, { given_name: "E", birthdate: "1984-01-26", address: { country: "NL" } }),

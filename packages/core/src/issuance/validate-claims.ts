@@ -5,7 +5,10 @@ import { DomainError, type ErrorDetail } from "../shared/errors";
 
 type Claims = Record<string, unknown>;
 
-const pathKey = (path: readonly (string | number | null)[]) => path.map(String).join(".");
+/** A path as a map key: JSON, so a member named "a.b" is not the path ["a", "b"]. */
+const pathKey = (path: readonly (string | number | null)[]) => JSON.stringify(path);
+/** A path as people read it, in error targets and messages. */
+const shown = (path: readonly (string | number | null)[]) => path.map(String).join(".");
 
 function constraintProblems(def: TClaimDefinition, value: unknown): string[] {
   const c = def.constraints;
@@ -32,32 +35,40 @@ function constraintProblems(def: TClaimDefinition, value: unknown): string[] {
 }
 
 /**
- * "missing" only when the claim's parent object is there but the claim is not; an absent optional
- * parent does not demand its children (an absent required parent is reported on its own).
+ * Where a claim stands in the supplied claims: present, or absent from the object at `absentAt` (the
+ * index of the first path segment that is not there; the claim's own index when only it is missing).
  */
-function presence(claims: Claims, path: readonly string[]): "present" | "missing" | "parent-absent" {
+function presence(
+  claims: Claims,
+  path: readonly string[],
+): { present: true } | { present: false; absentAt: number } {
   let node: unknown = claims;
   for (const [i, segment] of path.entries()) {
-    if (typeof node !== "object" || node === null || Array.isArray(node)) return "parent-absent";
+    if (typeof node !== "object" || node === null || Array.isArray(node))
+      return { present: false, absentAt: i - 1 };
     const next = (node as Claims)[segment];
-    if (next === undefined) return i === path.length - 1 ? "missing" : "parent-absent";
+    if (next === undefined) return { present: false, absentAt: i };
     node = next;
   }
-  return "present";
+  return { present: true };
 }
 
 /**
  * Checks issuance claims against the configuration's declared claims: every supplied claim must be
  * declared (else `UnknownClaim` naming its path), of its type, within its constraints; required claims
- * must be present. Objects without declared children accept any members.
+ * must be present. Objects without declared children accept any members. A nested claim's parents need
+ * not be declared: an undeclared parent is an object holding only its declared children, required when
+ * one of them is (a declared optional parent that is absent does not demand its children).
  */
 export function validateClaims(definitions: TClaimDefinition[], claims: Claims): void {
   const byPath = new Map(definitions.map((d) => [pathKey(d.path), d]));
-  const declaredParents = new Set(
+  const parents = new Set(
     definitions.flatMap((d) => d.path.slice(0, -1).map((_, i) => pathKey(d.path.slice(0, i + 1)))),
   );
   const unknown: ErrorDetail[] = [];
   const invalid: ErrorDetail[] = [];
+  const isObject = (value: unknown): value is Claims =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
 
   const walk = (value: Claims, prefix: string[]) => {
     for (const [name, child] of Object.entries(value)) {
@@ -65,40 +76,53 @@ export function validateClaims(definitions: TClaimDefinition[], claims: Claims):
       const key = pathKey(path);
       const def = byPath.get(key);
       if (!def) {
+        if (parents.has(key)) {
+          // An undeclared parent of declared claims.
+          if (isObject(child)) walk(child, path);
+          else
+            invalid.push({
+              code: "InvalidType",
+              target: `claims.${shown(path)}`,
+              message: "must be of type object",
+            });
+          continue;
+        }
         unknown.push({
           code: "UnknownClaim",
-          target: `claims.${key}`,
-          message: `The claim '${key}' is not declared by the credential configuration.`,
+          target: `claims.${shown(path)}`,
+          message: `The claim '${shown(path)}' is not declared by the credential configuration.`,
         });
         continue;
       }
+      const target = `claims.${shown(path)}`;
       if (child === null || child === undefined) {
-        invalid.push({ code: "InvalidValue", target: `claims.${key}`, message: "must not be null" });
+        invalid.push({ code: "InvalidValue", target, message: "must not be null" });
         continue;
       }
       if (!claimValueHasType(def.type, child)) {
-        invalid.push({
-          code: "InvalidType",
-          target: `claims.${key}`,
-          message: `must be of type ${def.type}`,
-        });
+        invalid.push({ code: "InvalidType", target, message: `must be of type ${def.type}` });
         continue;
       }
       for (const problem of constraintProblems(def, child)) {
-        invalid.push({ code: "ConstraintViolated", target: `claims.${key}`, message: problem });
+        invalid.push({ code: "ConstraintViolated", target, message: problem });
       }
-      if (def.type === "object" && declaredParents.has(key)) walk(child as Claims, path);
+      if (def.type === "object" && parents.has(key)) walk(child as Claims, path);
     }
   };
   walk(claims, []);
 
   for (const def of definitions) {
-    if (def.required && presence(claims, def.path) === "missing") {
-      const key = pathKey(def.path);
+    if (!def.required) continue;
+    const where = presence(claims, def.path);
+    if (where.present) continue;
+    // Missing itself, or below an absent parent that is undeclared (so required along with it); an
+    // absent declared parent answers for itself.
+    const absentParent = def.path.slice(0, where.absentAt + 1);
+    if (where.absentAt === def.path.length - 1 || !byPath.has(pathKey(absentParent))) {
       invalid.push({
         code: "MissingClaim",
-        target: `claims.${key}`,
-        message: `The required claim '${key}' is missing.`,
+        target: `claims.${shown(def.path)}`,
+        message: `The required claim '${shown(def.path)}' is missing.`,
       });
     }
   }
@@ -119,7 +143,7 @@ export function disclosablePaths(definitions: TClaimDefinition[], claims: Claims
   const out: string[][] = [];
   for (const def of definitions) {
     if (!def.selectivelyDisclosable) continue;
-    if (presence(claims, def.path) === "present") out.push([...def.path]);
+    if (presence(claims, def.path).present) out.push([...def.path]);
   }
   return out;
 }
