@@ -64,19 +64,24 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     const listed = await cli("keys", "list", "--tenant", tenant.id);
     expect(listed.map((k: { id: string }) => k.id)).toContain(key.id);
     expect(JSON.stringify(listed)).not.toContain(key.key);
+    // A key cannot be created expired (its secret would never work).
+    const create = (expires: string) =>
+      cli(
+        "keys",
+        "create",
+        "--tenant",
+        tenant.id,
+        "--env",
+        "sandbox",
+        "--scopes",
+        "organisations.read",
+        "--expires",
+        expires,
+      );
+    await expect(create("2020-01-01T00:00:00Z")).rejects.toMatchObject({ code: 2 });
     // An expired key lists as expired, with or without --tenant, in the same shape.
-    const old = await cli(
-      "keys",
-      "create",
-      "--tenant",
-      tenant.id,
-      "--env",
-      "sandbox",
-      "--scopes",
-      "organisations.read",
-      "--expires",
-      "2020-01-01T00:00:00Z",
-    );
+    const old = await create(new Date(Date.now() + 2_500).toISOString());
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
     for (const args of [["--tenant", tenant.id], []]) {
       const all = await cli("keys", "list", ...args);
       expect(all.find((k: { id: string }) => k.id === old.id)).toMatchObject({

@@ -209,6 +209,14 @@ describe("roles", () => {
       headers: { authorization: `ApiKey ${key.key}` },
     });
     expect(refused.status).toBe(401);
+    const expired = await trpc("POST", "apiKeys.create", {
+      session: admin,
+      input: { name: "born expired", scopes: ["organisations.read"], expiresAt: "2020-01-01T23:59:59.999Z" },
+    });
+    expect(expired.status).toBe(400);
+    expect(expired.body.error.data.envelope.error.details).toEqual([
+      expect.objectContaining({ target: "expiresAt" }),
+    ]);
   });
 });
 

@@ -241,7 +241,13 @@ describe("authentication", () => {
     expect(r.body.error.message).toContain("revoked");
   });
   it("401 when the key has expired", async () => {
-    const key = await t.key({ expiresAt: new Date(Date.now() - 1000) });
+    // Keys cannot be created expired; this one is moved into the past after it was made.
+    const expiresAt = new Date(Date.now() + 3_600_000 + Math.floor(Math.random() * 1_000_000));
+    const key = await t.key({ expiresAt });
+    await t.server.database.prisma.apiKey.updateMany({
+      where: { expiresAt },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const r = await call(t, "GET", path, { key });
     expect(r.status).toBe(401);
     expect(r.body.error.message).toContain("expired");

@@ -77,6 +77,7 @@ try {
     if (values.expires) {
       expiresAt = new Date(values.expires);
       if (Number.isNaN(expiresAt.getTime())) fail("--expires must be an ISO 8601 date.");
+      if (expiresAt.getTime() <= Date.now()) fail("--expires must be in the future.");
     }
     const key = await createApiKey(
       prisma,

@@ -1,6 +1,6 @@
 import type { Db } from "@cred/db";
 import type { z } from "zod";
-import { notFound } from "../shared/errors";
+import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import type { Scope } from "../shared/scopes";
@@ -33,6 +33,12 @@ export async function createApiKey(
   scope: TenantScope,
   input: { name: string; scopes: Scope[]; issuerId?: string | null; expiresAt?: Date | null },
 ) {
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    // A key that is expired at birth would show its secret once and never work.
+    throw new DomainError("ValidationFailed", "The expiry must be in the future.", [
+      { code: "InvalidValue", target: "expiresAt", message: "must be in the future" },
+    ]);
+  }
   if (input.issuerId) {
     const issuer = await db.issuer.findFirst({ where: { id: input.issuerId, ...scope } });
     if (!issuer) throw notFound("The issuer");

@@ -90,7 +90,8 @@ function ApiKeys() {
           { header: "Status", cell: (k) => <Badge value={k.status} /> },
           {
             header: "Expires",
-            cell: (k) => (k.expiresAt ? new Date(k.expiresAt).toLocaleDateString() : "never"),
+            // Entered as a UTC day (the end of it), so shown as that day, whatever the browser's zone.
+            cell: (k) => (k.expiresAt ? `${k.expiresAt.slice(0, 10)} (UTC)` : "never"),
           },
           {
             header: "Last used",
@@ -105,9 +106,13 @@ function ApiKeys() {
                   type="button"
                   className="danger small"
                   disabled={revoke.isPending}
-                  aria-label={`Revoke ${k.name}`}
+                  aria-label={`Revoke ${k.name} (ak_${k.prefix})`}
                   onClick={() => {
-                    if (window.confirm(`Revoke the key “${k.name}”? Calls with it will fail at once.`))
+                    if (
+                      window.confirm(
+                        `Revoke the key “${k.name}” (ak_${k.prefix}_…)? Calls with it will fail at once.`,
+                      )
+                    )
                       revoke.mutate({ id: k.id });
                   }}
                 >
