@@ -27,3 +27,18 @@ test("the bootstrap admin signs in, sees the dashboard, switches environment and
   await page.goto("/dashboard");
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
 });
+
+test("a session that ends while the console is open goes back to sign-in and says why", async ({
+  page,
+  context,
+}) => {
+  await signIn(page);
+  await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+  await context.clearCookies();
+  await page
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: "Issuers", exact: true })
+    .click();
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Your session has ended" })).toBeVisible();
+});

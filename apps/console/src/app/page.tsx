@@ -14,6 +14,9 @@ export default function SignInPage() {
   const me = useQuery(trpc.staff.me.queryOptions());
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  // Set by the console when a call found the session gone (see providers.tsx).
+  const [expired, setExpired] = useState(false);
+  useEffect(() => setExpired(new URLSearchParams(window.location.search).has("expired")), []);
   const signIn = useMutation(
     trpc.staff.signIn.mutationOptions({
       onSuccess: (result) => {
@@ -44,6 +47,11 @@ export default function SignInPage() {
       ) : (
         <form onSubmit={submit} aria-labelledby="sign-in-title" className="card">
           <h2 id="sign-in-title">Sign in</h2>
+          {expired && (
+            <p className="alert" role="status">
+              Your session has ended. Sign in again to continue.
+            </p>
+          )}
           <TextField
             label="Email address"
             type="email"
@@ -67,8 +75,8 @@ export default function SignInPage() {
             Sign in
           </SubmitButton>
           <p className="hint">
-            First start? The API printed the console admin login and wrote it to{" "}
-            <code>.data/bootstrap.json</code>.
+            First start? The API printed the console admin login and wrote it to <code>bootstrap.json</code>{" "}
+            in its data directory (<code>DATA_DIR</code>, by default <code>.data/</code>).
           </p>
         </form>
       )}

@@ -13,7 +13,9 @@ const NAV = [
   { href: "/issuers", label: "Issuers" },
   { href: "/credential-configurations", label: "Credential configurations" },
   { href: "/verification-policies", label: "Verification policies" },
+  { href: "/verifier-certificate", label: "Verifier certificate" },
   { href: "/webhooks", label: "Webhooks" },
+  { href: "/credentials", label: "Credentials" },
   { href: "/api-keys", label: "API keys" },
   { href: "/playground/issuance", label: "Issuance playground" },
   { href: "/playground/verification", label: "Verification playground" },
@@ -139,7 +141,11 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
           <ErrorAlert error={switchEnvironment.error} title="Could not switch environment" />
           <ErrorAlert error={switchTenant.error} title="Could not switch tenant" />
           {/* Pages read search parameters (e.g. ?pageSize=); Next wants a boundary around them. */}
-          <Suspense fallback={<Loading />}>{children}</Suspense>
+          {/* Keyed by tenant and environment: a switch starts every page afresh, so nothing created in
+              one environment (a playground offer, a half-filled form) stays on screen in the other. */}
+          <Suspense key={`${session.tenant.id}:${session.environment}`} fallback={<Loading />}>
+            {children}
+          </Suspense>
         </main>
       </div>
     </SessionContext.Provider>

@@ -45,6 +45,7 @@ export function ClaimEditor({
 }: {
   rows: ClaimRow[];
   onChange: (rows: ClaimRow[]) => void;
+  /** Messages by the row's `key` (as a string). */
   issues: Map<string, string[]>;
 }) {
   const update = (key: number, patch: Partial<ClaimRow>) =>
@@ -68,7 +69,7 @@ export function ClaimEditor({
         </thead>
         <tbody>
           {rows.map((row, index) => {
-            const rowIssues = issues.get(`claims.${index}`) ?? [];
+            const rowIssues = issues.get(String(row.key)) ?? [];
             const errorId = `claim-${row.key}-errors`;
             return (
               <tr key={row.key}>

@@ -65,8 +65,10 @@ function CredentialConfigurations() {
       const general: string[] = [];
       for (const issue of parsed.error.issues) {
         const [first, index] = issue.path;
-        if (first === "claims" && typeof index === "number") {
-          const key = `claims.${index}`;
+        const row = first === "claims" && typeof index === "number" ? rows[index] : undefined;
+        if (row) {
+          // By the row's own key, so the message stays with its row when others are removed.
+          const key = String(row.key);
           byRow.set(key, [...(byRow.get(key) ?? []), issue.message]);
         } else {
           general.push(`${issue.path.join(".") || "form"}: ${issue.message}`);
@@ -140,7 +142,7 @@ function CredentialConfigurations() {
               </ul>
             </div>
           )}
-          {issues.size > 0 && (
+          {rows.some((row) => issues.has(String(row.key))) && (
             <div className="alert alert-error" role="alert">
               Some claims are not valid; see the messages in the table.
             </div>

@@ -38,13 +38,13 @@ export default function WebhooksPage() {
   const [description, setDescription] = useState("");
   const [allEvents, setAllEvents] = useState(true);
   const [events, setEvents] = useState<EventType[]>([]);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const refresh = useRefresh("webhooks");
 
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
       onSuccess: async (result) => {
-        setSecret(result.data.secret);
+        setSecret({ label: "Signing secret of the new webhook", value: result.data.secret });
         setUrl("");
         setDescription("");
         await refresh();
@@ -52,6 +52,12 @@ export default function WebhooksPage() {
     }),
   );
   const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: refresh }));
+  const rotate = useMutation(
+    trpc.webhooks.rotateSecret.mutationOptions({
+      onSuccess: (result) =>
+        setSecret({ label: `New signing secret for ${result.data.url}`, value: result.data.secret }),
+    }),
+  );
   const refreshDeliveries = useRefresh("webhookDeliveries");
   const redeliver = useMutation(
     trpc.webhookDeliveries.redeliver.mutationOptions({ onSuccess: refreshDeliveries }),
@@ -63,20 +69,18 @@ export default function WebhooksPage() {
   };
 
   const urlOf = new Map((allSubscriptions.data?.items ?? []).map((s) => [s.id, s.url]));
+  const activeSubscriptions = new Set(
+    (allSubscriptions.data?.items ?? []).filter((s) => s.status === "active").map((s) => s.id),
+  );
 
   return (
     <>
       <PageHeader title="Webhooks">
         Events are delivered as Standard Webhooks, signed with the subscription&apos;s secret.
       </PageHeader>
-      {secret && (
-        <SecretOnce
-          label="Signing secret of the new webhook"
-          value={secret}
-          onDismiss={() => setSecret(null)}
-        />
-      )}
+      {secret && <SecretOnce label={secret.label} value={secret.value} onDismiss={() => setSecret(null)} />}
       <ErrorAlert error={remove.error} title="Could not delete the webhook" />
+      <ErrorAlert error={rotate.error} title="Could not rotate the secret" />
       <PagedTable
         list={list}
         caption="Webhook subscriptions"
@@ -107,18 +111,36 @@ export default function WebhooksPage() {
             header: "Actions",
             hideHeader: true,
             cell: (s) => (
-              <button
-                type="button"
-                className="secondary small"
-                aria-label={`Delete webhook ${s.url}`}
-                disabled={remove.isPending}
-                onClick={() => {
-                  if (window.confirm(`Delete the webhook to ${s.url}?`))
-                    remove.mutate({ subscriptionId: s.id });
-                }}
-              >
-                Delete
-              </button>
+              <div className="actions">
+                <button
+                  type="button"
+                  className="secondary small"
+                  aria-label={`Rotate the secret of webhook ${s.url}`}
+                  disabled={rotate.isPending}
+                  onClick={() => {
+                    if (
+                      window.confirm(
+                        `Rotate the signing secret of ${s.url}? For one day deliveries carry signatures with both the old and the new secret, so the receiver can switch over.`,
+                      )
+                    )
+                      rotate.mutate({ subscriptionId: s.id, overlapSeconds: 86_400 });
+                  }}
+                >
+                  Rotate secret
+                </button>
+                <button
+                  type="button"
+                  className="secondary small"
+                  aria-label={`Delete webhook ${s.url}`}
+                  disabled={remove.isPending}
+                  onClick={() => {
+                    if (window.confirm(`Delete the webhook to ${s.url}?`))
+                      remove.mutate({ subscriptionId: s.id });
+                  }}
+                >
+                  Delete
+                </button>
+              </div>
             ),
           },
         ]}
@@ -180,7 +202,16 @@ export default function WebhooksPage() {
             },
             {
               header: "Endpoint",
-              cell: (d) => <code>{urlOf.get(d.subscriptionId) ?? d.subscriptionId}</code>,
+              cell: (d) => {
+                const url = urlOf.get(d.subscriptionId);
+                if (url) return <code>{url}</code>;
+                return (
+                  <>
+                    <code>{d.subscriptionId}</code>
+                    {allSubscriptions.isSuccess && <div className="hint">subscription deleted</div>}
+                  </>
+                );
+              },
             },
             { header: "Status", cell: (d) => <Badge value={d.status} /> },
             { header: "Attempts", cell: (d) => d.attempts },
@@ -199,17 +230,19 @@ export default function WebhooksPage() {
             canManage && {
               header: "Actions",
               hideHeader: true,
-              cell: (d) => (
-                <button
-                  type="button"
-                  className="secondary small"
-                  disabled={redeliver.isPending}
-                  aria-label={`Redeliver ${d.eventType} ${d.id}`}
-                  onClick={() => redeliver.mutate({ deliveryId: d.id })}
-                >
-                  Redeliver
-                </button>
-              ),
+              // Only a live subscription takes a redelivery (the API answers 409 otherwise).
+              cell: (d) =>
+                activeSubscriptions.has(d.subscriptionId) ? (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    disabled={redeliver.isPending}
+                    aria-label={`Redeliver ${d.eventType} ${d.id}`}
+                    onClick={() => redeliver.mutate({ deliveryId: d.id })}
+                  >
+                    Redeliver
+                  </button>
+                ) : null,
             },
           ]}
         />
