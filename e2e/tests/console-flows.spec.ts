@@ -17,6 +17,7 @@ const configIdentifier = `membership-${suffix}`;
 const policyIdentifier = `member-check-${suffix}`;
 let issuerUrl = "";
 let issued: { credential: string; holderPrivateKey: CryptoKey } | null = null;
+let issuedTransactionId = "";
 
 let page: Page;
 test.beforeAll(async ({ browser }) => {
@@ -152,6 +153,13 @@ test("webhook: secret shown once, a delivery appears in the log", async () => {
     await page.getByRole("button", { name: "Show older deliveries" }).click();
     await expect(rows).toHaveCount(2);
     await expect(rows.nth(1)).toContainText("verification_policy.suspended");
+
+    // Rotating the secret shows the new one once.
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.getByRole("button", { name: `Rotate the secret of webhook ${receiver.url}` }).click();
+    await expect(page.getByRole("heading", { name: `New signing secret for ${receiver.url}` })).toBeVisible();
+    await expect(page.getByTestId("secret-value")).toHaveText(/^whsec_/);
+    await page.getByRole("button", { name: "I have stored it" }).click();
   } finally {
     await receiver.close();
   }
@@ -170,7 +178,7 @@ test("API key: created with chosen scopes, shown once, revoked", async () => {
   await expect(row).toContainText("organisations.read, issuers.read");
   await expect(row).toContainText("active");
   page.once("dialog", (dialog) => dialog.accept());
-  await row.getByRole("button", { name: `Revoke ${name}` }).click();
+  await row.getByRole("button", { name: new RegExp(`^Revoke ${name} \\(ak_[a-z2-7]{12}\\)$`) }).click();
   await expect(row).toContainText("revoked");
 });
 
@@ -186,7 +194,7 @@ test("API key: bound to one issuer and ending on a date, shown so in the list", 
   await page.getByRole("button", { name: "I have stored it" }).click();
   const row = page.getByTestId(`api-key-${name}`);
   await expect(row).toContainText(issuerName);
-  await expect(row).toContainText("2099");
+  await expect(row).toContainText("2099-12-31 (UTC)");
   await expect(row).toContainText("active");
 });
 
@@ -214,6 +222,8 @@ test("issuance playground: QR code, tx_code, completed when a wallet redeems the
   };
   await expect(page.getByTestId("issuance-status")).toHaveText("completed");
   await expect(page.getByTestId("qr-code")).toHaveCount(0);
+  issuedTransactionId = (await page.getByTestId("transaction-id").textContent())!.trim();
+  expect(issuedTransactionId).toMatch(/^itx_/);
 });
 
 test("verification playground: QR code, verified with only the requested claims", async () => {
@@ -244,4 +254,54 @@ test("the dashboard counts what the flows created", async () => {
   await expect(page.getByTestId("total-activeIssuers")).not.toHaveText("0");
   await expect(page.getByTestId("total-credentials")).not.toHaveText("0");
   await expect(page.getByTestId("total-verifiedSessions")).not.toHaveText("0");
+});
+
+test("credentials: a pending offer is cancelled in the playground; an issued credential is revoked", async () => {
+  await go("Issuance playground");
+  await page
+    .getByLabel("Credential configuration")
+    .selectOption({ label: `Membership card (${configIdentifier})` });
+  await page.getByLabel("given_name (required)").fill("Max");
+  await page.getByRole("button", { name: "Create offer" }).click();
+  await expect(page.getByTestId("issuance-status")).toHaveText("pending");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Cancel offer" }).click();
+  await expect(page.getByTestId("issuance-status")).toHaveText("cancelled");
+  await expect(page.getByRole("button", { name: "Cancel offer" })).toHaveCount(0);
+
+  expect(issuedTransactionId).toMatch(/^itx_/);
+  await go("Credentials");
+  await page.getByLabel("Transaction id").fill(issuedTransactionId);
+  await page.getByRole("button", { name: "Find" }).click();
+  await expect(page.getByTestId("transaction-status")).toHaveText("completed");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Revoke credential" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "revoked" })).toBeVisible();
+  await page.getByLabel("Transaction id").fill("itx_unknown");
+  await page.getByRole("button", { name: "Find" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Could not find the transaction" })).toBeVisible();
+});
+
+test("verification playground: a pending verification is cancelled", async () => {
+  await go("Verification playground");
+  await page.getByLabel("Policy").selectOption(policyIdentifier);
+  await page.getByRole("button", { name: "Start verification" }).click();
+  await expect(page.getByTestId("verification-status")).toHaveText("pending");
+  await page.getByRole("button", { name: "Cancel verification" }).click();
+  await expect(page.getByTestId("verification-status")).toHaveText("cancelled");
+  await expect(page.getByTestId("qr-code")).toHaveCount(0);
+});
+
+test("verifier certificate: the generated one is shown; an unusable upload is refused with each problem", async () => {
+  await go("Verifier certificate");
+  const current = page.getByTestId("verifier-certificate");
+  await expect(current).toContainText("generated");
+  await expect(current).toContainText("x509_hash:");
+  await page.getByLabel("Certificate chain (PEM, leaf first)").fill("not a certificate");
+  await page.getByLabel("Private key of the leaf (PEM, unencrypted)").fill("not a key");
+  await page.getByRole("button", { name: "Upload" }).click();
+  const alert = page.getByRole("alert").filter({ hasText: "Could not use this certificate" });
+  await expect(alert).toContainText("certificateChainPem");
+  await expect(alert).toContainText("privateKeyPem");
+  await expect(current).toContainText("generated");
 });

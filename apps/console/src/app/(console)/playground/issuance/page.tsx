@@ -4,7 +4,9 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { QrCode } from "../../../../components/qr-code";
+import { useCan } from "../../../../components/session";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
+import { TransactionActions } from "../../../../components/transaction-actions";
 import { pollWhilePending } from "../../../../lib/polling";
 import { useRefresh } from "../../../../lib/refresh";
 import { useAllResourceItems } from "../../../../lib/resource-lists";
@@ -45,6 +47,7 @@ export default function IssuancePlaygroundPage() {
   const trpc = useTRPC();
   const refreshDashboard = useRefresh("dashboard");
   const configurations = useAllResourceItems("credentialConfigurations");
+  const canIssue = useCan("credentials.issue");
   const issuers = useAllResourceItems("issuers", { status: "active" });
   const [configurationId, setConfigurationId] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
@@ -100,8 +103,9 @@ export default function IssuancePlaygroundPage() {
           No credential configuration belongs to an active issuer yet. Create one and activate its issuer.
         </Empty>
       )}
+      {!canIssue && <Empty>Your role can read issuance transactions but not create offers.</Empty>}
       <div className="playground">
-        {usable.length > 0 && (
+        {canIssue && usable.length > 0 && (
           <form onSubmit={submit} className="card" aria-labelledby="offer-title">
             <h2 id="offer-title">New offer</h2>
             <ChoiceField
@@ -187,7 +191,7 @@ export default function IssuancePlaygroundPage() {
             <dl className="facts">
               <dt>Transaction id</dt>
               <dd>
-                <code>{created.id}</code>
+                <code data-testid="transaction-id">{created.id}</code>
               </dd>
               <dt>Expires</dt>
               <dd>{new Date(created.expiresAt).toLocaleString()}</dd>
@@ -200,6 +204,7 @@ export default function IssuancePlaygroundPage() {
                 </>
               )}
             </dl>
+            <TransactionActions transaction={current} />
             <ErrorAlert error={status.error} title="Could not refresh the status" />
           </section>
         )}

@@ -1,8 +1,9 @@
 "use client";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { QrCode } from "../../../../components/qr-code";
+import { useCan } from "../../../../components/session";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
 import { pollWhilePending } from "../../../../lib/polling";
 import { useRefresh } from "../../../../lib/refresh";
@@ -17,6 +18,7 @@ export default function VerificationPlaygroundPage() {
   const trpc = useTRPC();
   const refreshDashboard = useRefresh("dashboard");
   const policies = useAllResourceItems("verificationPolicies");
+  const canStart = useCan("verification.execute");
   const active = (policies.data?.items ?? []).filter((p) => p.status === "active");
   const [policy, setPolicy] = useState("");
   const create = useMutation(trpc.verifications.create.mutationOptions({ onSuccess: refreshDashboard }));
@@ -27,6 +29,13 @@ export default function VerificationPlaygroundPage() {
     refetchInterval: pollWhilePending,
   });
   const current = session.data?.data ?? created;
+  const queryClient = useQueryClient();
+  const cancel = useMutation(
+    trpc.verifications.cancel.mutationOptions({
+      onSuccess: (result) =>
+        queryClient.setQueryData(trpc.verifications.get.queryKey({ verificationId: result.data.id }), result),
+    }),
+  );
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -42,8 +51,9 @@ export default function VerificationPlaygroundPage() {
       {policies.isPending && <Loading />}
       <ErrorAlert error={policies.error} />
       {policies.isSuccess && active.length === 0 && <Empty>No active verification policy yet.</Empty>}
+      {!canStart && <Empty>Your role can read verifications but not start them.</Empty>}
       <div className="playground">
-        {active.length > 0 && (
+        {canStart && active.length > 0 && (
           <form onSubmit={submit} className="card" aria-labelledby="start-title">
             <h2 id="start-title">Start a verification</h2>
             <ChoiceField
@@ -126,6 +136,19 @@ export default function VerificationPlaygroundPage() {
                 ))}
               </section>
             )}
+            {canStart && current.status === "pending" && (
+              <p>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={cancel.isPending}
+                  onClick={() => cancel.mutate({ id: current.id })}
+                >
+                  Cancel verification
+                </button>
+              </p>
+            )}
+            <ErrorAlert error={cancel.error} title="Could not cancel the verification" />
             <ErrorAlert error={session.error} title="Could not refresh the status" />
           </section>
         )}
