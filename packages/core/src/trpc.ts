@@ -1,3 +1,4 @@
+import "./shared/zod-messages";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { RequestContext } from "./context";
