@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { AppDeps } from "@cred/core";
 import {
   type ClaimedDelivery,
@@ -72,7 +73,13 @@ export function createWebhookWorker(
     delivery: { ...DEFAULT_DELIVERY_OPTIONS, ...overrides.delivery },
   };
   const inFlight = new Set<Promise<void>>();
-  let abort = new AbortController();
+  // Every attempt in flight listens on the one stop signal: up to `concurrency` listeners, not a leak.
+  const stopSignal = () => {
+    const controller = new AbortController();
+    setMaxListeners(options.concurrency + 16, controller.signal);
+    return controller;
+  };
+  let abort = stopSignal();
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
@@ -166,7 +173,7 @@ export function createWebhookWorker(
     start() {
       if (running) return;
       running = true;
-      abort = new AbortController();
+      abort = stopSignal();
       loop = run();
     },
     async stop({ graceful = true } = {}) {
