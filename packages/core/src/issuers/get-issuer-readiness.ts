@@ -128,7 +128,10 @@ export async function assessIssuerReadiness(
     }),
     item({
       id: "public-base-url",
-      title: "Public base URL uses https",
+      title:
+        developmentMode && !httpsBaseUrl
+          ? "Public base URL is http (development mode)"
+          : "Public base URL uses https",
       satisfied: httpsBaseUrl || developmentMode,
       detail: httpsBaseUrl
         ? `The public base URL ${publicBaseUrl} uses https.`
