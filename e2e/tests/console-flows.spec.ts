@@ -57,6 +57,19 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByRole("heading", { level: 1, name: issuerName })).toBeVisible();
   issuerUrl = page.url();
 
+  // A wallet name is corrected in place (same locale), another locale is added and removed again.
+  const display = page.getByTestId("wallet-display");
+  await expect(display).toContainText("Acme Bank (en)");
+  await page.getByLabel("Name shown in wallets", { exact: true }).fill("Acme Bank NV");
+  await page.getByRole("button", { name: "Save display entry" }).click();
+  await expect(display).toHaveText("Acme Bank NV (en)Remove");
+  await page.getByLabel("Locale").fill("nl");
+  await page.getByLabel("Name shown in wallets", { exact: true }).fill("Acme Bank NL");
+  await page.getByRole("button", { name: "Save display entry" }).click();
+  await expect(display).toContainText("Acme Bank NL (nl)");
+  await page.getByRole("button", { name: "Remove the nl display entry" }).click();
+  await expect(display).not.toContainText("(nl)");
+
   // Item by item: everything but the configuration is satisfied, and activation is not offered yet.
   await expect(page.getByTestId("readiness-summary")).toHaveText(/Not ready/);
   await expect(page.getByTestId("readiness-display-metadata")).toContainText("satisfied");

@@ -7,7 +7,7 @@ import { type FormEvent, Suspense, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
-import { ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
+import { Empty, ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
@@ -112,6 +112,11 @@ function CredentialConfigurations() {
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-config" noValidate>
           <h2 id="create-config">Create a credential configuration</h2>
+          {issuers.isSuccess && (issuers.data?.items ?? []).length === 0 && (
+            <Empty>
+              Create an <Link href="/issuers">issuer</Link> first: a configuration belongs to one.
+            </Empty>
+          )}
           <div className="grid">
             <TextField label="Identifier" required value={identifier} onChange={setIdentifier} />
             <TextField label="Display name" required value={displayName} onChange={setDisplayName} />

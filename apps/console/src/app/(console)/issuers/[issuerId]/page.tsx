@@ -26,10 +26,19 @@ export default function IssuerPage() {
   const data = issuer.data.data;
   const ready = readiness.data?.data.ready ?? false;
 
-  const addDisplay = (e: FormEvent) => {
+  const sameLocale = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  // Sets the name for a locale: replaces that locale's entry (keeping its other fields) or adds one.
+  const saveDisplay = (e: FormEvent) => {
     e.preventDefault();
-    update.mutate({ issuerId, display: [...data.display, { locale, name: walletName || data.displayName }] });
+    const existing = data.display.find((d) => sameLocale(d.locale, locale));
+    const entry = { ...existing, locale, name: walletName || data.displayName };
+    update.mutate(
+      { issuerId, display: [...data.display.filter((d) => !sameLocale(d.locale, locale)), entry] },
+      { onSuccess: () => setWalletName("") },
+    );
   };
+  const removeDisplay = (entryLocale: string) =>
+    update.mutate({ issuerId, display: data.display.filter((d) => d.locale !== entryLocale) });
 
   return (
     <>
@@ -53,7 +62,27 @@ export default function IssuerPage() {
           {data.signingKey.alg} <code>{data.signingKey.kid}</code>
         </dd>
         <dt>Wallet display</dt>
-        <dd>{data.display.length ? data.display.map((d) => `${d.name} (${d.locale})`).join(", ") : "—"}</dd>
+        <dd>
+          {data.display.length === 0 && "—"}
+          <ul className="plain" data-testid="wallet-display">
+            {data.display.map((d) => (
+              <li key={d.locale}>
+                {d.name} ({d.locale})
+                {canManage && (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-label={`Remove the ${d.locale} display entry`}
+                    disabled={update.isPending}
+                    onClick={() => removeDisplay(d.locale)}
+                  >
+                    Remove
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        </dd>
       </dl>
 
       <section className="card" aria-labelledby="readiness-title">
@@ -112,8 +141,11 @@ export default function IssuerPage() {
       </section>
 
       {canManage && (
-        <form onSubmit={addDisplay} className="card" aria-labelledby="display-title">
-          <h2 id="display-title">Add wallet display metadata</h2>
+        <form onSubmit={saveDisplay} className="card" aria-labelledby="display-title">
+          <h2 id="display-title">Wallet display metadata</h2>
+          <p className="hint">
+            Sets the name wallets show for a locale; an existing entry for it is replaced.
+          </p>
           <div className="grid">
             <TextField label="Locale" required value={locale} onChange={setLocale} />
             <TextField
@@ -124,8 +156,9 @@ export default function IssuerPage() {
             />
           </div>
           <ErrorAlert error={update.error} title="Could not update the issuer" />
+          {update.isSuccess && <Success>Wallet display saved.</Success>}
           <button type="submit" className="secondary" disabled={update.isPending}>
-            Add display entry
+            Save display entry
           </button>
         </form>
       )}

@@ -18,7 +18,8 @@ function coerce(claim: TClaimDefinition, raw: string): unknown {
     case "integer":
       return raw === "" ? undefined : Number(raw);
     case "boolean":
-      return raw === "true";
+      // Untouched: left out, so an optional boolean claim is not issued as false.
+      return raw === "" ? undefined : raw === "true";
     case "object":
     case "array":
       return raw === "" ? undefined : JSON.parse(raw);
