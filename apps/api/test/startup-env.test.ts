@@ -67,8 +67,10 @@ describe("master key at startup", () => {
 /** Starts main.ts with `env` and returns what it printed once it says it is running. */
 async function startedOutput(env: Record<string, string>): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-warning-test-"));
+  // A process group of its own: tsx runs main.ts in a child process, which must go down with it.
   const child = spawn(TSX, [path.resolve(__dirname, "../src/main.ts")], {
     env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", PORT: "0", LOG_LEVEL: "warn", ...env },
+    detached: true,
   });
   try {
     let out = "";
@@ -85,7 +87,7 @@ async function startedOutput(env: Record<string, string>): Promise<string> {
     });
     return out;
   } finally {
-    child.kill("SIGKILL");
+    if (child.pid) process.kill(-child.pid, "SIGKILL");
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
