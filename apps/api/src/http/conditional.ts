@@ -19,10 +19,17 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   return (named ?? wildcard ?? 0) > 0;
 }
 
-/** Whether `If-None-Match` names `etag` (weak comparison) or is `*`: the client's copy is current. */
-export function matchesIfNoneMatch(ifNoneMatch: string | undefined, etag: string): boolean {
+/**
+ * Whether `If-None-Match` names one of `etags` (weak comparison) or is `*`: the client's copy is current.
+ * The tags of one resource's representations (plain and gzipped) are all current together.
+ */
+export function matchesIfNoneMatch(ifNoneMatch: string | undefined, etags: readonly string[]): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === "*") return true;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
-  return ifNoneMatch.split(",").some((tag) => opaque(tag) === opaque(etag));
+  const current = new Set(etags.map(opaque));
+  return ifNoneMatch.split(",").some((tag) => current.has(opaque(tag)));
 }
+
+/** The strong tag of a gzip-encoded representation: RFC 9110 §8.8.3 wants it to differ from the plain one's. */
+export const gzipEtag = (etag: string) => etag.replace(/"$/, '-gz"');

@@ -16,7 +16,7 @@ import {
 import { BoundedMap } from "@cred/core/shared/bounded-map";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { acceptsGzip, matchesIfNoneMatch } from "../http/conditional";
+import { acceptsGzip, gzipEtag, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";
 import { notFound, oauthErrors, walletHandler } from "./oauth-reply";
 
@@ -133,15 +133,18 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     }
     const result = await statusListToken(deps, issuerId, listId);
     if (!result) return notFound(reply, "The status list");
+    // Token Status List: the list SHOULD be served with gzip Content-Encoding (when the client accepts it).
+    const gzip = acceptsGzip(request.headers["accept-encoding"]);
     reply.headers({
       "Cache-Control": "max-age=0, must-revalidate",
-      ETag: result.etag,
+      ETag: gzip ? gzipEtag(result.etag) : result.etag,
       Vary: "Accept-Encoding",
     });
-    if (matchesIfNoneMatch(request.headers["if-none-match"], result.etag)) return reply.code(304).send();
+    if (matchesIfNoneMatch(request.headers["if-none-match"], [result.etag, gzipEtag(result.etag)])) {
+      return reply.code(304).send();
+    }
     reply.type("application/statuslist+jwt");
-    // Token Status List: the list SHOULD be served with gzip Content-Encoding (when the client accepts it).
-    if (!acceptsGzip(request.headers["accept-encoding"])) return reply.send(result.token);
+    if (!gzip) return reply.send(result.token);
     let gzipped = gzippedTokens.get(result.etag);
     if (!gzipped) {
       gzipped = gzipSync(result.token, { level: 9 });

@@ -9,6 +9,7 @@ import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
 import type { zCredentialStatus } from "./credential.schema";
+import { lockBatch } from "./lock-batch";
 import { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
 
 type CredentialRow = NonNullable<Awaited<ReturnType<Db["credential"]["findUnique"]>>>;
@@ -59,7 +60,8 @@ export async function revokeCredential(
   if (!row) throw notFound("The credential");
   const configuration = await issuanceCatalog.configurationById(deps.database.prisma, row.configurationId);
   if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
-  if (row.status === "revoked") return toDto(deps.config, row, configuration.identifier);
+  // A revoked copy of a batch still revokes its siblings (copies left valid by an earlier version).
+  if (row.status === "revoked" && row.copies <= 1) return toDto(deps.config, row, configuration.identifier);
   if (row.statusListId === null || row.statusIndex === null) {
     throw new DomainError(
       "RevocationNotSupported",
@@ -70,6 +72,7 @@ export async function revokeCredential(
   if (row.copies > 1) {
     await inTransaction(db, async (tx) => {
       const txSql = sqlFor(tx, deps.database.prisma, deps.database.fast);
+      await lockBatch(txSql, row.transactionId);
       // Every copy, in one order (list, index), so concurrent revocations lock the lists alike.
       const { rows: copies } = await txSql.query<CredentialRow>(
         `SELECT * FROM "Credential" WHERE "transactionId" = $1 AND "status" = 'issued'

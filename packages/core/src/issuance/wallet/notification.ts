@@ -1,5 +1,6 @@
-import { type Db, type FastSql, inTransaction } from "@cred/db";
+import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import { OAuthError } from "@cred/oid4vc";
+import { lockBatch } from "../../credentials/lock-batch";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
 import { transactionForToken } from "./credential";
@@ -42,6 +43,7 @@ export async function recordNotification(
   }
   if (credential.notificationEvent === event) return; // idempotent repeat
   await inTransaction(db, async (dbtx) => {
+    await lockBatch(sqlFor(dbtx, database.prisma, database.fast), tx.id);
     await dbtx.credential.updateMany({
       where: { transactionId: tx.id },
       data: { notificationEvent: event, notifiedAt: new Date() },
