@@ -697,6 +697,28 @@ describe("delivery", () => {
     await rx8.close();
   });
 
+  it("rotations at the same moment all count: every secret they returned signs the next delivery", async () => {
+    const rx10 = await receiver();
+    const { key, issuer } = await tenant();
+    const sub = await subscribe(key, rx10.url, ["issuance.transaction.created"]);
+    const rotations = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call(t, "POST", `/management/webhooks/${sub.id}/rotate-secret`, {
+          key,
+          body: { overlapSeconds: 3600 },
+        }),
+      ),
+    );
+    expect(rotations.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    await issue(key, issuer);
+    await worker().runOnce();
+    const delivered = rx10.received.at(-1)!;
+    expect(delivered.headers["webhook-signature"]!.split(" ")).toHaveLength(5);
+    for (const secret of [sub.secret, ...rotations.map((r) => r.body.data.secret as string)])
+      expect(verify(secret, delivered).type).toBe("issuance.transaction.created");
+    await rx10.close();
+  });
+
   it("rotating the secret signs with every secret still in its overlap, then with the new one only", async () => {
     const rx9 = await receiver();
     const { key, issuer } = await tenant();

@@ -257,7 +257,7 @@ export function eventCatalogueOpenApi(): {
           {
             name: "webhook-signature",
             ...header(
-              "Space-separated `v1,<base64 HMAC-SHA256>` signatures (two while a rotated secret overlaps).",
+              "Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).",
               "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
             ),
           },

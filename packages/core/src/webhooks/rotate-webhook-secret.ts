@@ -20,6 +20,9 @@ export async function rotateWebhookSecret(
   input: TRotateWebhookSecretRequest,
 ) {
   return inTransaction(db, async (tx) => {
+    // Read under the row lock: a concurrent rotation must find this one's secret, or one returned secret
+    // would never sign anything.
+    await webhookRepository.lockForUpdate(tx, input.subscriptionId);
     const row = await webhookRepository.findById(tx, scope, input.subscriptionId);
     if (!row) throw notFound("The webhook subscription");
     const secret = generateWebhookSecret();

@@ -114,7 +114,7 @@ export const webhooksRouter = router({
         operationId: "Webhooks_RotateSecret",
         summary: "Rotate a webhook subscription's signing secret",
         description:
-          "Returns the new secret once. During `overlapSeconds` (default one day) every delivery carries two `v1,` signatures, one per secret, so the receiver can switch over without losing events.",
+          "Returns the new secret once. During `overlapSeconds` (default one day) every delivery also carries a `v1,` signature with the replaced secret, so the receiver can switch over without losing events; secrets replaced by earlier rotations keep signing until their own overlaps end (at most 5). 0 ends every replaced secret at once.",
         tags: TAGS,
         successDescription: "The secret was rotated; store the new one now.",
       },

@@ -27,6 +27,10 @@ export const webhookRepository = {
     });
     return count === 1;
   },
+  /** Locks the subscription row until the transaction ends (two rotations at once queue). */
+  async lockForUpdate(db: Db, id: string) {
+    await db.$queryRaw`SELECT 1 FROM "WebhookSubscription" WHERE "id" = ${id} FOR UPDATE`;
+  },
   rotateSecret(
     db: Db,
     scope: TenantScope,

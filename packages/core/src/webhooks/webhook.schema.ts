@@ -211,7 +211,7 @@ export const ZRotateWebhookSecretRequest = z.strictObject({
     .default(24 * 3600)
     .meta({
       description:
-        "How long deliveries stay signed with the previous secret too (a second `v1,` signature), so receivers can switch over. 0 ends the old secret at once. Default one day, at most seven.",
+        "How long deliveries stay signed with the replaced secret too (one more `v1,` signature), so receivers can switch over. 0 ends it, and any secret of an earlier rotation still overlapping, at once. Default one day, at most seven.",
       example: 86400,
     }),
 });
