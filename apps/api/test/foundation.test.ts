@@ -144,6 +144,21 @@ describe("error envelope", () => {
         { code: "UnknownField", target: "identifiers.0.x", message: expect.stringContaining("'x'") },
       ]),
     );
+    // Many unknown members, or a long name: the answer stays small.
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 0]));
+    const flood = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      body: { ...org("flood"), ...many, ["n".repeat(10_000)]: 1 },
+    });
+    expect(flood.status).toBe(400);
+    expect(flood.body.error.details).toHaveLength(21);
+    expect(flood.body.error.details.at(-1)).toMatchObject({ code: "TooManyProblems", target: "body" });
+    expect(JSON.stringify(flood.body).length).toBeLessThan(5_000);
+    const long = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      body: { ...org("long"), ["n".repeat(10_000)]: 1 },
+    });
+    expect(long.body.error.details[0].target).toBe(`${"n".repeat(100)}…`);
   });
 
   it("hides unexpected failures (the database gone) behind a 500 without internals", async () => {

@@ -1208,11 +1208,15 @@ describe("external issuers over the network (engine, loopback servers allowed in
       "/small": gzipSync(JSON.stringify({ keys: [] })),
       "/bomb": gzipSync(Buffer.alloc(200_000, 0x20)),
       "/garbage": Buffer.from("not gzip at all"),
+      // Decodes to nothing, but 20 kB arrive: the bytes as sent are bounded too.
+      "/empties": Buffer.concat(Array.from({ length: 1000 }, () => gzipSync(Buffer.alloc(0)))),
     };
     const gz = http.createServer((req, res) => {
       acceptEncoding = req.headers["accept-encoding"];
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
-      res.end(bodies[req.url ?? ""]);
+      // Chunked (no Content-Length), so only the bytes as they arrive can be counted.
+      res.write(bodies[req.url ?? ""]);
+      res.end();
     });
     await new Promise<void>((resolve) => gz.listen(0, "127.0.0.1", resolve));
     const at = (path: string) => `http://127.0.0.1:${(gz.address() as AddressInfo).port}${path}`;
@@ -1225,6 +1229,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       expect(bodies["/bomb"]!.length).toBeLessThan(options.maxBytes);
       await expect(outboundGet(t.server.deps.config, at("/bomb"), options)).rejects.toThrow(/too large/);
       await expect(outboundGet(t.server.deps.config, at("/garbage"), options)).rejects.toThrow(/decompress/);
+      await expect(outboundGet(t.server.deps.config, at("/empties"), options)).rejects.toThrow(/too large/);
     } finally {
       gz.closeAllConnections();
       await new Promise<void>((resolve) => gz.close(() => resolve()));

@@ -20,19 +20,33 @@ const TRPC_FALLBACK: Record<string, [number, string, string]> = {
   TOO_MANY_REQUESTS: [429, "Throttled", "Too many requests."],
 };
 
+/** Details listed at most (a body of 100 000 unknown members must not become a 10 MB answer). */
+const MAX_DETAILS = 20;
+const MAX_NAME = 100;
+const clip = (name: string) => (name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name);
+
 function zodDetails(issues: ZodLikeIssue[]): ErrorDetail[] {
-  return issues.flatMap((issue) => {
-    const at = issue.path.map(String);
+  const details = issues.flatMap((issue) => {
+    const at = issue.path.map((segment) => clip(String(segment)));
     // One detail per unknown member, naming it, rather than the validator's list of them.
     if (issue.code === "unrecognized_keys" && issue.keys?.length) {
       return issue.keys.map((key) => ({
         code: "UnknownField",
-        target: [...at, key].join("."),
-        message: `'${key}' is not a field of this request; remove it.`,
+        target: [...at, clip(key)].join("."),
+        message: `'${clip(key)}' is not a field of this request; remove it.`,
       }));
     }
     return [{ code: "InvalidValue", target: at.join(".") || "body", message: issue.message }];
   });
+  if (details.length <= MAX_DETAILS) return details;
+  return [
+    ...details.slice(0, MAX_DETAILS),
+    {
+      code: "TooManyProblems",
+      target: "body",
+      message: `${details.length - MAX_DETAILS} more problems are not listed; fix these first.`,
+    },
+  ];
 }
 
 /** Turns any thrown value into the documented envelope and its HTTP status. Never leaks internals. */

@@ -68,6 +68,16 @@ function getOnce(
         }
         let body: Readable = response;
         if (encoding === "gzip") {
+          // The bytes as sent count too: a stream of empty gzip members decodes to nothing.
+          let sent = 0;
+          response.on("data", (chunk: Buffer) => {
+            sent += chunk.length;
+            if (sent > options.maxBytes) {
+              response.destroy();
+              body.destroy();
+              reject(new OutboundFetchError("the response is too large"));
+            }
+          });
           body = response.pipe(createGunzip());
           body.on("error", (e) => {
             response.destroy();
