@@ -120,6 +120,16 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     });
   }, 120_000);
 
+  it("refuses to open the embedded database while the API holds it (its writes would be lost)", async () => {
+    await withServer(async () => {
+      const refused = await cli("tenants", "create", "Lost tenant").catch((error) => error);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/is in use by process \d+/);
+    });
+    // Once the API is stopped the lock is gone and the CLI works again.
+    expect((await cli("tenants", "list")).map((t: { name: string }) => t.name)).not.toContain("Lost tenant");
+  }, 60_000);
+
   it("refuses unknown scopes and environments with exit code 2", async () => {
     await expect(
       cli("keys", "create", "--tenant", "ten_x", "--env", "staging", "--scopes", "all"),

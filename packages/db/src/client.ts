@@ -3,6 +3,7 @@ import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import { lockEmbeddedDatabase } from "./embedded-lock";
 import { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
 import { startEmbeddedThread } from "./embedded-thread/embedded-thread";
 import { type FastSql, pgFastSql } from "./fast-sql";
@@ -88,6 +89,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   }
   const dir = options.dataDir === ":memory:" ? undefined : embeddedDir(options.dataDir);
   if (dir) fs.mkdirSync(dir, { recursive: true });
+  const unlock = dir ? lockEmbeddedDatabase(dir) : () => {};
   const thread = startEmbeddedThread({
     dataDir: dir,
     startParams: embeddedSettings(options.sharedBuffersMb).flatMap((s) => ["-c", s]),
@@ -112,6 +114,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       await prisma.$disconnect();
       await pool.end();
       await thread.close();
+      unlock();
     },
   };
 }

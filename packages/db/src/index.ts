@@ -5,6 +5,7 @@ export {
   embeddedDatabaseExists,
   openDatabase,
 } from "./client";
+export { EmbeddedDatabaseInUse } from "./embedded-lock";
 export { type EmbeddedThread, startEmbeddedThread } from "./embedded-thread/embedded-thread";
 export { type FastSql, type SqlParam, sqlFor } from "./fast-sql";
 export type * from "./generated/prisma/client";

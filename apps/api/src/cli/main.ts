@@ -11,7 +11,7 @@ import {
   type Scope,
   toApiKeyDto,
 } from "@cred/core";
-import { applyMigrations, openDatabase } from "@cred/db";
+import { applyMigrations, EmbeddedDatabaseInUse, openDatabase } from "@cred/db";
 import { readEnvOrExit } from "../env";
 
 const USAGE = `Usage:
@@ -50,7 +50,18 @@ if (values.help || !group) {
 }
 
 const env = readEnvOrExit();
-const db = openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
+const db = (() => {
+  try {
+    return openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
+  } catch (error) {
+    // The API holds the embedded database: writes from here would be lost without a word.
+    if (error instanceof EmbeddedDatabaseInUse) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+})();
 const print = (value: unknown, text: string) =>
   process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
