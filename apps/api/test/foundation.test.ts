@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
@@ -433,6 +434,35 @@ describe("idempotency", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("idempotent-replayed")).toBeNull();
   });
+});
+
+describe("shutdown", () => {
+  it("does not wait out the keep-alive timeout of a connection whose request was in flight", async () => {
+    const server = await startTestServer();
+    const { hostname, port } = new URL(server.baseUrl);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const body = JSON.stringify({ reference: "shutdown-org", displayName: "Shutdown" });
+    // The request is in flight (its body half sent) when shutdown begins; keep-alive asked for.
+    socket.write(
+      `POST /management/organisations?api-version=2026-08-30 HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n` +
+        `Authorization: ApiKey ${server.adminKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
+        body.slice(0, 5),
+    );
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk.toString();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    const closed = server.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write(body.slice(5));
+    await closed;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(answer).toMatch(/^HTTP\/1\.1 201/);
+    socket.destroy();
+  }, 30_000);
 });
 
 describe("throttling", () => {
