@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { bootstrap } from "@cred/core";
 import { applyMigrations, embeddedDatabaseExists, listMigrations, openDatabase } from "@cred/db";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
@@ -89,6 +90,15 @@ describe("migrations", () => {
     expect([...new Uint8Array(chunks[0]!.data)]).toEqual([...bytes.subarray(0, 1024)]);
     expect([...new Uint8Array(chunks[1]!.data)]).toEqual([...bytes.subarray(2048, 3072)]);
     expect(await columnsOf(db, "StatusList")).not.toContain("data");
+  });
+
+  it("bootstraps a new database once when several processes start on it at the same moment", async () => {
+    const db = await emptyDatabase();
+    await applyMigrations(db.adapterFactory);
+    const results = await Promise.all([bootstrap(db.prisma), bootstrap(db.prisma), bootstrap(db.prisma)]);
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    expect(await db.prisma.tenant.count()).toBe(1);
+    expect(await db.prisma.staffUser.count()).toBe(1);
   });
 
   it("moves a webhook secret still in its rotation overlap into previousSecrets, and not an ended one", async () => {

@@ -23,6 +23,9 @@ export async function bootstrap(
 ): Promise<BootstrapCredentials | null> {
   if ((await db.tenant.count()) > 0) return null;
   return inTransaction(db, async (tx) => {
+    // Several processes starting on a new database at once: one bootstraps, the others find it done.
+    await tx.$queryRaw`SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(72707370)) AS l`;
+    if ((await tx.tenant.count()) > 0) return null;
     const tenant = await createTenant(tx, "Default tenant");
     const key = await createApiKey(
       tx,
