@@ -120,6 +120,32 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     });
   }, 120_000);
 
+  it("adds a console user with a generated password, and resets a lost one (signing the user out)", async () => {
+    const tenant = await cli("tenants", "create", "Staff tenant");
+    const email = `ops-${Date.now()}@example.test`;
+    const user = await cli("staff", "create", "--email", email, "--tenant", tenant.id, "--role", "operator");
+    expect(user).toMatchObject({ email, tenantId: tenant.id, role: "operator" });
+    expect(user.password).toMatch(/^\S{15,}$/);
+    await expect(
+      cli("staff", "create", "--email", email, "--tenant", tenant.id, "--role", "operator"),
+    ).rejects.toMatchObject({ code: 2 });
+    const reset = await cli("staff", "reset-password", "--email", email);
+    expect(reset.password).not.toBe(user.password);
+    await expect(cli("staff", "reset-password", "--email", "nobody@example.test")).rejects.toMatchObject({
+      code: 2,
+    });
+    await withServer(async (baseUrl) => {
+      const signIn = (password: string) =>
+        fetch(new URL("/trpc/staff.signIn", baseUrl), {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email, password }),
+        }).then((r) => r.status);
+      expect(await signIn(user.password)).toBe(401);
+      expect(await signIn(reset.password)).toBe(200);
+    });
+  }, 90_000);
+
   it("refuses to open the embedded database while the API holds it (its writes would be lost)", async () => {
     await withServer(async () => {
       const refused = await cli("tenants", "create", "Lost tenant").catch((error) => error);

@@ -1,11 +1,13 @@
 // Operator CLI: tenants, API keys and staff memberships (see README).
 import { parseArgs } from "node:util";
 import {
+  addStaffUser,
   createApiKey,
   createTenant,
   ENVIRONMENTS,
   type Environment,
   grantStaffMembership,
+  resetStaffPassword,
   revokeApiKey,
   SCOPES,
   type Scope,
@@ -21,7 +23,9 @@ const USAGE = `Usage:
                        [--name <name>] [--issuer <issuerId>] [--expires <ISO date>] [--json]
   pnpm cli keys list [--tenant <tenantId>] [--json]
   pnpm cli keys revoke <keyId> [--json]
-  pnpm cli staff grant --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]`;
+  pnpm cli staff create --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
+  pnpm cli staff grant --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
+  pnpm cli staff reset-password --email <email> [--json]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -120,6 +124,24 @@ try {
     if (!row) fail(`No key ${arg}.`);
     const key = await revokeApiKey(prisma, { tenantId: row.tenantId }, arg);
     print(key, `Revoked key ${key.id}.`);
+  } else if (group === "staff" && action === "create") {
+    const user = await addStaffUser(prisma, {
+      email: values.email ?? fail("--email is required."),
+      tenantId: values.tenant ?? fail("--tenant is required."),
+      role: values.role ?? fail("--role is required."),
+    }).catch((error: Error) => fail(error.message));
+    print(
+      user,
+      `Created console user ${user.email} (${user.role} in ${user.tenantId}). The password is shown once:\n${user.password}`,
+    );
+  } else if (group === "staff" && action === "reset-password") {
+    const reset = await resetStaffPassword(prisma, values.email ?? fail("--email is required.")).catch(
+      (error: Error) => fail(error.message),
+    );
+    print(
+      reset,
+      `New password for ${reset.email} (their sessions are signed out). It is shown once:\n${reset.password}`,
+    );
   } else if (group === "staff" && action === "grant") {
     const membership = await grantStaffMembership(prisma, {
       email: values.email ?? fail("--email is required."),

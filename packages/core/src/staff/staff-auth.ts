@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import { type Db, inTransaction } from "@cred/db";
 import { hash, verify } from "@node-rs/argon2";
 import { newId, randomToken } from "../shared/ids";
 import type { StaffRole } from "../shared/principal";
@@ -95,4 +95,37 @@ export async function grantStaffMembership(db: Db, input: { email: string; tenan
     create: { userId: user.id, tenantId: input.tenantId, role: input.role },
     update: { role: input.role },
   });
+}
+
+/**
+ * A console user in a tenant (its home tenant), with a generated password returned once: the CLI's way
+ * to add staff beside the bootstrap admin.
+ */
+export async function addStaffUser(db: Db, input: { email: string; tenantId: string; role: string }) {
+  if (!STAFF_ROLES.includes(input.role as StaffRole)) {
+    throw new Error(`Unknown role '${input.role}'; use ${STAFF_ROLES.join(", ")}.`);
+  }
+  if (!(await db.tenant.findUnique({ where: { id: input.tenantId } })))
+    throw new Error(`No tenant ${input.tenantId}.`);
+  if (await db.staffUser.findUnique({ where: { email: input.email.toLowerCase() } }))
+    throw new Error(`${input.email} is already a console user; use staff grant to add a tenant.`);
+  const password = randomToken(15);
+  const user = await createStaffUser(db, { ...input, role: input.role as StaffRole, password });
+  return { id: user.id, email: user.email, tenantId: user.tenantId, role: user.role, password };
+}
+
+/**
+ * Replaces a console user's password with a generated one (returned once) and ends every session of
+ * theirs: the way back in when the bootstrap admin's password is lost.
+ */
+export async function resetStaffPassword(db: Db, email: string) {
+  const user = await db.staffUser.findUnique({ where: { email: email.toLowerCase() } });
+  if (!user) throw new Error(`No staff user ${email}.`);
+  const password = randomToken(15);
+  const passwordHash = await hashPassword(password);
+  await inTransaction(db, async (tx) => {
+    await tx.staffUser.update({ where: { id: user.id }, data: { passwordHash } });
+    await tx.staffSession.deleteMany({ where: { userId: user.id } });
+  });
+  return { email: user.email, password };
 }
