@@ -149,3 +149,24 @@ describe("PUBLIC_BASE_URL", () => {
     }
   });
 });
+
+describe("a production start", () => {
+  it("needs an https PUBLIC_BASE_URL (no localhost default) outside development mode", () => {
+    for (const source of [{}, { PUBLIC_BASE_URL: "http://credentials.example.com" }]) {
+      expect(problems({ NODE_ENV: "production", ...source })).toEqual([
+        expect.stringMatching(/^PUBLIC_BASE_URL must be set to the service's https origin/),
+      ]);
+    }
+    expect(readEnv({ NODE_ENV: "production", PUBLIC_BASE_URL: "https://c.example.com" }).publicBaseUrl).toBe(
+      "https://c.example.com",
+    );
+    expect(readEnv({ NODE_ENV: "production", DEVELOPMENT_MODE: "true" }).publicBaseUrl).toBeUndefined();
+  });
+});
+
+describe("LOG_LEVEL", () => {
+  it("is one of pino's levels, or the start stops naming it", () => {
+    expect(readEnv({ LOG_LEVEL: "debug" }).logLevel).toBe("debug");
+    expect(problems({ LOG_LEVEL: "verbose" })).toEqual([expect.stringMatching(/^LOG_LEVEL must be one of/)]);
+  });
+});

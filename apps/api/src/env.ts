@@ -109,6 +109,8 @@ const WEBHOOK_ENV_LIMITS = {
   WEBHOOK_CONCURRENCY: 256,
 } as const;
 
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
 export interface Env {
   host: string;
   port: number;
@@ -158,6 +160,20 @@ export function readEnv(source: Source = process.env): Env {
     bootstrapAdminEmail: source.BOOTSTRAP_ADMIN_EMAIL ?? "admin@localhost",
     runWorker: source.RUN_WORKER !== "false",
   };
+  // Outside development mode the public base URL names the issuers and their credential types, which
+  // cannot be changed once credentials are out: no silent localhost default, and https only.
+  if (
+    !env.developmentMode &&
+    !env.publicBaseUrl?.startsWith("https://") &&
+    !read.problems.some((p) => p.startsWith("PUBLIC_BASE_URL"))
+  ) {
+    read.problems.push(
+      "PUBLIC_BASE_URL must be set to the service's https origin outside development mode, e.g. https://credentials.example.com.",
+    );
+  }
+  if (!LOG_LEVELS.includes(env.logLevel)) {
+    read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${env.logLevel}").`);
+  }
   if (read.problems.length) throw new EnvError(read.problems);
   return env;
 }

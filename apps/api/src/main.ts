@@ -37,7 +37,13 @@ const lines = [
   `  API:            ${publicBaseUrl}  (Product /v1.0, Management /management?api-version=2026-08-30)`,
   `  API reference:  ${publicBaseUrl}/docs   OpenAPI: ${publicBaseUrl}/openapi.json`,
 ];
-if (created) {
+if (created && !env.developmentMode) {
+  // Standard output usually ends up in a log store: there, only say where the secrets are.
+  lines.push(
+    `  First start: bootstrap credentials (an all-scope sandbox API key, the console admin's login) were`,
+    `  written to ${bootstrapFile} (mode 600). Store them safely and delete the file.`,
+  );
+} else if (created) {
   lines.push(
     `  First start: bootstrap credentials (shown once; also written to ${bootstrapFile}):`,
     `    Sandbox API key (all scopes): ${created.apiKey}`,

@@ -49,7 +49,12 @@ describe("master key at startup", () => {
       // The worker needs PostgreSQL first; the key is checked before any connection is made.
       const db: Record<string, string> =
         entry === "worker-main.ts" ? { DATABASE_URL: "postgres://127.0.0.1:1/unreachable" } : {};
-      const missing = await start(entry, { ...db, NODE_ENV: "production", MASTER_KEY: "" });
+      const missing = await start(entry, {
+        ...db,
+        NODE_ENV: "production",
+        PUBLIC_BASE_URL: "https://credentials.example.com",
+        MASTER_KEY: "",
+      });
       expect(missing.code).toBe(1);
       expect(missing.stderr).toMatch(
         /^Invalid environment:\n {2}MASTER_KEY is required outside development mode/,

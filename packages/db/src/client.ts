@@ -73,7 +73,12 @@ function overPool(pool: pg.Pool) {
 
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // A server that does not answer fails a request (and /readyz) within 10 s instead of holding it.
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+    });
     const { prisma, adapterFactory, fast } = overPool(pool);
     return {
       kind: "postgres",

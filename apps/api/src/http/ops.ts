@@ -25,7 +25,8 @@ export function registerOps(app: FastifyInstance, deps: AppDeps) {
       const pending = listMigrations().filter((m) => !applied.has(m));
       if (pending.length > 0) return reply.code(503).send({ status: "migrations pending", pending });
       return { status: "ready", database: deps.database.kind };
-    } catch {
+    } catch (error) {
+      reply.log.warn({ err: error }, "readiness: the database did not answer");
       return reply.code(503).send({ status: "database unreachable" });
     }
   });
