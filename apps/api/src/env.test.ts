@@ -152,7 +152,10 @@ describe("PUBLIC_BASE_URL", () => {
 
 describe("a production start", () => {
   it("needs an https PUBLIC_BASE_URL (no localhost default) outside development mode", () => {
-    for (const source of [{}, { PUBLIC_BASE_URL: "http://credentials.example.com" }]) {
+    for (const source of [{}, { PUBLIC_BASE_URL: "http://credentials.example.com" }] as Record<
+      string,
+      string
+    >[]) {
       expect(problems({ NODE_ENV: "production", ...source })).toEqual([
         expect.stringMatching(/^PUBLIC_BASE_URL must be set to the service's https origin/),
       ]);

@@ -9,6 +9,7 @@ import {
 } from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { mountConsole } from "./console/mount-console";
+import { EnvError } from "./env";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
@@ -126,10 +127,24 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const database = await openMigratedDatabase(options, (err) =>
     logger?.error({ err }, "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped"),
   );
+  const secretBox = new SecretBox(options.masterKey);
+  // A different MASTER_KEY would start "healthy" and fail every issuance later: check it against one
+  // sealed issuer key now.
+  const sealed = await database.prisma.issuer.findFirst({ select: { id: true, privateKeyCipher: true } });
+  if (sealed) {
+    try {
+      secretBox.open(sealed.privateKeyCipher, sealed.id);
+    } catch {
+      await database.close();
+      throw new EnvError([
+        `MASTER_KEY does not open the keys sealed in this database (issuer ${sealed.id}): start with the master key it was created with.`,
+      ]);
+    }
+  }
   const deps: AppDeps = {
     database,
     config: defaultCoreConfig(options),
-    secretBox: new SecretBox(options.masterKey),
+    secretBox,
     rateLimiter: await createRateLimiter(options.rateLimit, database.pool),
     signInLimiter: await createRateLimiter(SIGN_IN_FAILURES, database.pool, "sign-in"),
   };

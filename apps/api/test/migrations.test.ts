@@ -6,7 +6,7 @@ import { bootstrap } from "@cred/core";
 import { applyMigrations, embeddedDatabaseExists, listMigrations, openDatabase } from "@cred/db";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
-import { freshPostgresDatabase } from "./harness";
+import { call, freshPostgresDatabase } from "./harness";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -130,10 +130,10 @@ describe("migrations", () => {
   });
 
   describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("at server start (embedded data folder)", () => {
-    const startOn = (dataDir: string) =>
+    const startOn = (dataDir: string, masterKey = randomBytes(32)) =>
       createServer({
         dataDir,
-        masterKey: randomBytes(32),
+        masterKey,
         publicBaseUrl: "http://localhost",
         developmentMode: true,
         logLevel: "silent",
@@ -150,6 +150,29 @@ describe("migrations", () => {
           "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name",
         )
       ).rows.map((r) => r.migration_name);
+
+    it("refuses to start with a master key that does not open the database's sealed keys", async () => {
+      const dir = tempDir();
+      const key = randomBytes(32);
+      const first = await startOn(dir, key);
+      await first.app.listen({ host: "127.0.0.1", port: 0 });
+      const boot = (await bootstrap(first.database.prisma))!;
+      const baseUrl = `http://127.0.0.1:${(first.app.server.address() as { port: number }).port}`;
+      const org = await call({ baseUrl }, "POST", "/management/organisations", {
+        key: boot.apiKey,
+        body: { reference: "mk-org", displayName: "Org" },
+      });
+      expect(org.status).toBe(201);
+      const issuer = await call({ baseUrl }, "POST", "/management/issuers", {
+        key: boot.apiKey,
+        body: { organisationReference: "mk-org", displayName: "Issuer" },
+      });
+      expect(issuer.status).toBe(201);
+      await first.close();
+      await expect(startOn(dir, randomBytes(32))).rejects.toThrow(/MASTER_KEY does not open the keys sealed/);
+      const again = await startOn(dir, key); // the right key still opens it (and the lock was released)
+      await again.close();
+    });
 
     it("creates and migrates a new database in a child process, then opens it", async () => {
       const dir = tempDir();
