@@ -48,17 +48,30 @@ export interface Server {
   close(): Promise<void>;
 }
 
+/** Secret-bearing field names, redacted wherever a log line carries them (top level and two levels down). */
+const SECRET_FIELDS = [
+  "apiKey",
+  "key",
+  "secret",
+  "password",
+  "consolePassword",
+  "masterKey",
+  "privateKeyPem",
+  '["pre-authorized_code"]',
+  "tx_code",
+  "txCode",
+  "access_token",
+];
+
 export const REDACTED_PATHS = [
   "req.headers.authorization",
   "req.headers.cookie",
   "headers.authorization",
-  "*.apiKey",
-  "*.key",
-  "*.secret",
-  "*.password",
-  "*.pre-authorized_code",
-  "*.tx_code",
-  "*.access_token",
+  "headers.cookie",
+  ...SECRET_FIELDS.flatMap((name) => {
+    const member = name.startsWith("[") ? name : `.${name}`;
+    return [name, `*${member}`, `*.*${member}`];
+  }),
 ];
 
 export function defaultCoreConfig(options: ServerOptions): CoreConfig {

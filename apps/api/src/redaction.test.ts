@@ -1,0 +1,30 @@
+import { Writable } from "node:stream";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { REDACTED_PATHS } from "./server";
+
+describe("log redaction", () => {
+  it("redacts secret fields at the top level and two levels down, and the auth headers", () => {
+    let out = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const log = pino({ redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, sink);
+    log.info(
+      {
+        apiKey: "S1",
+        deep: { inner: { password: "S2" } },
+        body: { "pre-authorized_code": "S3", tx_code: "S4" },
+        req: { headers: { authorization: "ApiKey S5", cookie: "cp_session=S6" } },
+        masterKey: "S7",
+        kept: "visible",
+      },
+      "line",
+    );
+    for (const secret of ["S1", "S2", "S3", "S4", "S5", "S6", "S7"]) expect(out).not.toContain(secret);
+    expect(out).toContain("visible");
+  });
+});
