@@ -173,3 +173,13 @@ describe("LOG_LEVEL", () => {
     expect(problems({ LOG_LEVEL: "verbose" })).toEqual([expect.stringMatching(/^LOG_LEVEL must be one of/)]);
   });
 });
+
+describe("DATABASE_URL", () => {
+  it("is a postgres:// URL when set", () => {
+    expect(readEnv({ DATABASE_URL: "postgres://u:p@db:5432/x" }).databaseUrl).toBe(
+      "postgres://u:p@db:5432/x",
+    );
+    expect(readEnv({ DATABASE_URL: "postgresql://db/x" }).databaseUrl).toBe("postgresql://db/x");
+    expect(problems({ DATABASE_URL: "notaurl" })).toEqual([expect.stringMatching(/^DATABASE_URL must be/)]);
+  });
+});

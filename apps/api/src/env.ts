@@ -171,6 +171,11 @@ export function readEnv(source: Source = process.env): Env {
       "PUBLIC_BASE_URL must be set to the service's https origin outside development mode, e.g. https://credentials.example.com.",
     );
   }
+  if (env.databaseUrl && !/^postgres(ql)?:\/\/[^/]/.test(env.databaseUrl)) {
+    read.problems.push(
+      "DATABASE_URL must be a postgres:// (or postgresql://) connection URL, e.g. postgres://user:pw@db:5432/credentials.",
+    );
+  }
   if (!LOG_LEVELS.includes(env.logLevel)) {
     read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${env.logLevel}").`);
   }
