@@ -80,10 +80,16 @@ export async function switchTenant(
 const STAFF_ROLES: readonly StaffRole[] = ["admin", "operator", "viewer"];
 
 /** Gives a staff user a role in another tenant (or changes it); the console can then switch to it. */
-export async function grantStaffMembership(db: Db, input: { email: string; tenantId: string; role: string }) {
-  if (!STAFF_ROLES.includes(input.role as StaffRole)) {
-    throw new Error(`Unknown role '${input.role}'; use ${STAFF_ROLES.join(", ")}.`);
+/** The role named, or an error listing the roles there are. */
+function staffRole(role: string): StaffRole {
+  if (!STAFF_ROLES.includes(role as StaffRole)) {
+    throw new Error(`Unknown role '${role}'; use ${STAFF_ROLES.join(", ")}.`);
   }
+  return role as StaffRole;
+}
+
+export async function grantStaffMembership(db: Db, input: { email: string; tenantId: string; role: string }) {
+  staffRole(input.role);
   const user = await db.staffUser.findUnique({ where: { email: input.email.toLowerCase() } });
   if (!user) throw new Error(`No staff user ${input.email}.`);
   if (!(await db.tenant.findUnique({ where: { id: input.tenantId } })))
@@ -102,15 +108,13 @@ export async function grantStaffMembership(db: Db, input: { email: string; tenan
  * to add staff beside the bootstrap admin.
  */
 export async function addStaffUser(db: Db, input: { email: string; tenantId: string; role: string }) {
-  if (!STAFF_ROLES.includes(input.role as StaffRole)) {
-    throw new Error(`Unknown role '${input.role}'; use ${STAFF_ROLES.join(", ")}.`);
-  }
+  const role = staffRole(input.role);
   if (!(await db.tenant.findUnique({ where: { id: input.tenantId } })))
     throw new Error(`No tenant ${input.tenantId}.`);
   if (await db.staffUser.findUnique({ where: { email: input.email.toLowerCase() } }))
     throw new Error(`${input.email} is already a console user; use staff grant to add a tenant.`);
   const password = randomToken(15);
-  const user = await createStaffUser(db, { ...input, role: input.role as StaffRole, password });
+  const user = await createStaffUser(db, { ...input, role, password });
   return { id: user.id, email: user.email, tenantId: user.tenantId, role: user.role, password };
 }
 
