@@ -188,14 +188,14 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     database,
     worker,
     async close() {
-      await worker?.stop();
       // A keep-alive connection whose request was in flight when closing began would otherwise stay
       // open until its idle timeout (72 s) once answered: close connections as they fall idle, and all
-      // of them after a deadline, well inside an orchestrator's usual 30 s grace period.
+      // of them after a deadline, well inside an orchestrator's usual 30 s grace period. The worker's
+      // attempts in flight (at most the webhook timeout) finish meanwhile, not after.
       const idle = setInterval(() => app.server.closeIdleConnections(), 100);
       const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_DEADLINE_MS);
       try {
-        await app.close();
+        await Promise.all([worker?.stop(), app.close()]);
       } finally {
         clearInterval(idle);
         clearTimeout(deadline);
