@@ -76,7 +76,8 @@ export default function SignInPage() {
           </SubmitButton>
           <p className="hint">
             First start? The API printed the console admin login and wrote it to <code>bootstrap.json</code>{" "}
-            in its data directory (<code>DATA_DIR</code>, by default <code>.data/</code>).
+            in its data directory (<code>DATA_DIR</code>, by default <code>.data/</code>). Lost a password? An
+            operator runs <code>pnpm cli staff reset-password --email …</code>.
           </p>
         </form>
       )}
