@@ -3,7 +3,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bootstrap } from "@cred/core";
-import { applyMigrations, embeddedDatabaseExists, listMigrations, openDatabase } from "@cred/db";
+import {
+  applyMigrations,
+  embeddedDatabaseExists,
+  hasPendingMigrations,
+  listMigrations,
+  markMigrationRolledBack,
+  openDatabase,
+} from "@cred/db";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { call, freshPostgresDatabase } from "./harness";
@@ -90,6 +97,27 @@ describe("migrations", () => {
     expect([...new Uint8Array(chunks[0]!.data)]).toEqual([...bytes.subarray(0, 1024)]);
     expect([...new Uint8Array(chunks[1]!.data)]).toEqual([...bytes.subarray(2048, 3072)]);
     expect(await columnsOf(db, "StatusList")).not.toContain("data");
+  });
+
+  it("retries a failed migration once its attempt is marked rolled back (pnpm db:resolve)", async () => {
+    const db = await emptyDatabase();
+    await applyMigrations(db.adapterFactory);
+    const last = all.at(-1)!;
+    const execute = (sql: string, params: unknown[]) => db.prisma.$executeRawUnsafe(sql, ...params);
+    // As a failed attempt leaves it: started, never finished.
+    await db.prisma.$executeRawUnsafe(
+      `UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = $1`,
+      last,
+    );
+    expect(await hasPendingMigrations(db.adapterFactory)).toBe(true);
+    expect(await markMigrationRolledBack(execute, last)).toBe(1);
+    expect(await markMigrationRolledBack(execute, last)).toBe(0);
+    expect(await markMigrationRolledBack(execute, all[0]!)).toBe(0); // finished ones are left alone
+    const rows = await db.prisma.$queryRawUnsafe<{ rolled_back_at: Date | null }[]>(
+      `SELECT rolled_back_at FROM _prisma_migrations WHERE migration_name = $1`,
+      last,
+    );
+    expect(rows[0]!.rolled_back_at).not.toBeNull();
   });
 
   it("bootstraps a new database once when several processes start on it at the same moment", async () => {

@@ -1,9 +1,10 @@
-// `pnpm db:migrate` applies pending migrations; `pnpm db:diff <name>` authors a new one from the schema.
+// `pnpm db:migrate` applies pending migrations; `pnpm db:diff <name>` authors a new one from the schema;
+// `pnpm db:resolve <name>` marks a failed migration's attempt rolled back once it was repaired by hand.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openDatabase } from "./client";
-import { applyMigrations, diffSchema, MIGRATIONS_DIR, SCHEMA_PATH } from "./migrate";
+import { applyMigrations, diffSchema, MIGRATIONS_DIR, markMigrationRolledBack, SCHEMA_PATH } from "./migrate";
 
 const [command, name] = process.argv.slice(2);
 // A relative DATA_DIR means the same folder as for the API (apps/api/src/env.ts): under the repository root.
@@ -16,6 +17,17 @@ try {
   if (command === "deploy") {
     const applied = await applyMigrations(db.adapterFactory);
     console.log(applied.length ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
+  } else if (command === "resolve") {
+    if (!name) throw new Error("usage: pnpm db:resolve <migration name>");
+    const marked = await markMigrationRolledBack(
+      (sql, params) => db.prisma.$executeRawUnsafe(sql, ...params),
+      name,
+    );
+    console.log(
+      marked
+        ? `Marked the failed attempt of ${name} rolled back; the next start applies it again.`
+        : `No failed attempt of ${name} is recorded; nothing changed.`,
+    );
   } else if (command === "diff") {
     if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error("usage: pnpm db:diff <snake_case_name>");
     const sql = await diffSchema(db.adapterFactory);
@@ -32,7 +44,7 @@ try {
       console.log(`Wrote ${path.relative(process.cwd(), dir)}/migration.sql`);
     }
   } else {
-    throw new Error("usage: migrate deploy | diff <name>");
+    throw new Error("usage: migrate deploy | diff <name> | resolve <name>");
   }
 } finally {
   await db.close();

@@ -10,6 +10,12 @@ export { type EmbeddedThread, startEmbeddedThread } from "./embedded-thread/embe
 export { type FastSql, type SqlParam, sqlFor } from "./fast-sql";
 export type * from "./generated/prisma/client";
 export { Prisma, PrismaClient } from "./generated/prisma/client";
-export { appliedMigrationNames, applyMigrations, hasPendingMigrations, listMigrations } from "./migrate";
+export {
+  appliedMigrationNames,
+  applyMigrations,
+  hasPendingMigrations,
+  listMigrations,
+  markMigrationRolledBack,
+} from "./migrate";
 export { migrateInChildProcess } from "./migrate-child";
 export { type Db, inTransaction, isUniqueViolation } from "./transaction";

@@ -118,6 +118,22 @@ export async function appliedMigrationNames(query: (sql: string) => Promise<{ mi
 }
 
 /**
+ * After a failed migration was undone or finished by hand (docs/operations.md): marks its unfinished
+ * attempt rolled back, so the next start applies it again (what `prisma migrate resolve --rolled-back`
+ * does, whose native engine does not run here). Returns how many attempts it marked (0: none failed).
+ */
+export async function markMigrationRolledBack(
+  execute: (sql: string, params: unknown[]) => Promise<number>,
+  name: string,
+): Promise<number> {
+  return execute(
+    `UPDATE _prisma_migrations SET rolled_back_at = now()
+      WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`,
+    [name],
+  );
+}
+
+/**
  * SQL that takes the database from the schema snapshot of the last migration to the current schema.
  * The snapshot (`schema.snapshot.prisma`, written beside each migration) lets us diff without a shadow database.
  */
