@@ -1,3 +1,4 @@
+import { isPlainObject } from "@cred/oid4vc";
 import type { TClaimDefinition } from "../credential-configurations/credential-configuration.schema";
 import { claimValueHasType } from "../credential-configurations/validate-claims";
 import { claimPattern } from "../shared/claim-pattern";
@@ -44,9 +45,8 @@ function presence(
 ): { present: true } | { present: false; absentAt: number } {
   let node: unknown = claims;
   for (const [i, segment] of path.entries()) {
-    if (typeof node !== "object" || node === null || Array.isArray(node))
-      return { present: false, absentAt: i - 1 };
-    const next = (node as Claims)[segment];
+    if (!isPlainObject(node)) return { present: false, absentAt: i - 1 };
+    const next = node[segment];
     if (next === undefined) return { present: false, absentAt: i };
     node = next;
   }
@@ -67,8 +67,6 @@ export function validateClaims(definitions: TClaimDefinition[], claims: Claims):
   );
   const unknown: ErrorDetail[] = [];
   const invalid: ErrorDetail[] = [];
-  const isObject = (value: unknown): value is Claims =>
-    typeof value === "object" && value !== null && !Array.isArray(value);
 
   const walk = (value: Claims, prefix: string[]) => {
     for (const [name, child] of Object.entries(value)) {
@@ -78,7 +76,7 @@ export function validateClaims(definitions: TClaimDefinition[], claims: Claims):
       if (!def) {
         if (parents.has(key)) {
           // An undeclared parent of declared claims.
-          if (isObject(child)) walk(child, path);
+          if (isPlainObject(child)) walk(child, path);
           else
             invalid.push({
               code: "InvalidType",

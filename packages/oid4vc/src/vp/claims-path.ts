@@ -1,3 +1,5 @@
+import { isPlainObject } from "../shared/jws";
+
 /**
  * Claims path pointers (OpenID4VP 1.0 §7, JSON semantics): a non-empty array of strings (object keys),
  * `null` (every element of the selected arrays) and non-negative integers (one array index).
@@ -6,10 +8,6 @@ export type ClaimsPathSegment = string | number | null;
 export type ClaimsPath = readonly ClaimsPathSegment[];
 
 export type ClaimsPathSelection = { ok: true; values: unknown[] } | { ok: false; error: string };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Applies a claims path pointer to a JSON credential following the processing rules of §7.1.1.
