@@ -183,14 +183,19 @@ export function readEnv(source: Source = process.env): Env {
   return env;
 }
 
-/** For an entry point: runs `read`; on invalid variables (EnvError) prints them and exits with status 1. */
+/** For an entry point: an EnvError's problems are printed and the process exits 1; anything else is rethrown. */
+export function exitOnEnvError(error: unknown): never {
+  if (!(error instanceof EnvError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+/** For an entry point: runs `read`, exiting on invalid variables (`exitOnEnvError`). */
 export function orExit<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (!(error instanceof EnvError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+    return exitOnEnvError(error);
   }
 }
 

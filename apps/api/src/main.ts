@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { bootstrap } from "@cred/core";
-import { EnvError, loadMasterKey, orExit, readEnvOrExit, webhookSettings } from "./env";
+import { exitOnEnvError, loadMasterKey, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { createServer } from "./server";
 
 const env = readEnvOrExit();
@@ -20,12 +20,7 @@ const server = await createServer({
   config: webhook.config,
   runWorker: env.runWorker,
   workerOptions: webhook.workerOptions,
-}).catch((error: unknown) => {
-  // A master key that does not fit the database is an operator's setting, said in one line.
-  if (!(error instanceof EnvError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
-});
+}).catch(exitOnEnvError); // e.g. a master key that does not fit the database: one line, exit 1
 
 const created = await bootstrap(server.database.prisma, env.bootstrapAdminEmail);
 const bootstrapFile = path.join(env.dataDir, "bootstrap.json");
