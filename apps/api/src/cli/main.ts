@@ -66,6 +66,12 @@ const db = (() => {
     throw error;
   }
 })();
+/** `staff create` and `staff grant`: who, where, and which role, all required. */
+const staffArgs = () => ({
+  email: values.email ?? fail("--email is required."),
+  tenantId: values.tenant ?? fail("--tenant is required."),
+  role: values.role ?? fail("--role is required."),
+});
 const print = (value: unknown, text: string) =>
   process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
@@ -125,11 +131,7 @@ try {
     const key = await revokeApiKey(prisma, { tenantId: row.tenantId }, arg);
     print(key, `Revoked key ${key.id}.`);
   } else if (group === "staff" && action === "create") {
-    const user = await addStaffUser(prisma, {
-      email: values.email ?? fail("--email is required."),
-      tenantId: values.tenant ?? fail("--tenant is required."),
-      role: values.role ?? fail("--role is required."),
-    }).catch((error: Error) => fail(error.message));
+    const user = await addStaffUser(prisma, staffArgs()).catch((error: Error) => fail(error.message));
     print(
       user,
       `Created console user ${user.email} (${user.role} in ${user.tenantId}). The password is shown once:\n${user.password}`,
@@ -143,11 +145,9 @@ try {
       `New password for ${reset.email} (their sessions are signed out). It is shown once:\n${reset.password}`,
     );
   } else if (group === "staff" && action === "grant") {
-    const membership = await grantStaffMembership(prisma, {
-      email: values.email ?? fail("--email is required."),
-      tenantId: values.tenant ?? fail("--tenant is required."),
-      role: values.role ?? fail("--role is required."),
-    }).catch((error: Error) => fail(error.message));
+    const membership = await grantStaffMembership(prisma, staffArgs()).catch((error: Error) =>
+      fail(error.message),
+    );
     print(membership, `${values.email} now has the role ${membership.role} in ${membership.tenantId}.`);
   } else {
     fail(`Unknown command: ${positionals.join(" ")}`);
