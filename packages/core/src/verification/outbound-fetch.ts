@@ -54,29 +54,27 @@ function getOnce(
           resolve({ status, location: response.headers.location ?? "", body: "" });
           return;
         }
-        const declared = Number(response.headers["content-length"] ?? "0");
-        if (declared > options.maxBytes) {
+        let body: Readable = response;
+        // Declared, counted as sent and, for gzip, as decoded: past maxBytes either way the download ends.
+        const tooLarge = () => {
           response.destroy();
+          body.destroy();
           reject(new OutboundFetchError("the response is too large"));
-          return;
-        }
+        };
+        const declared = Number(response.headers["content-length"] ?? "0");
+        if (declared > options.maxBytes) return tooLarge();
         const encoding = (response.headers["content-encoding"] ?? "identity").trim().toLowerCase();
         if (encoding !== "identity" && encoding !== "gzip") {
           response.destroy();
           reject(new OutboundFetchError(`the response has an unsupported content-encoding (${encoding})`));
           return;
         }
-        let body: Readable = response;
         if (encoding === "gzip") {
           // The bytes as sent count too: a stream of empty gzip members decodes to nothing.
           let sent = 0;
           response.on("data", (chunk: Buffer) => {
             sent += chunk.length;
-            if (sent > options.maxBytes) {
-              response.destroy();
-              body.destroy();
-              reject(new OutboundFetchError("the response is too large"));
-            }
+            if (sent > options.maxBytes) tooLarge();
           });
           body = response.pipe(createGunzip());
           body.on("error", (e) => {
@@ -88,12 +86,7 @@ function getOnce(
         let size = 0;
         body.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > options.maxBytes) {
-            response.destroy();
-            body.destroy();
-            reject(new OutboundFetchError("the response is too large"));
-            return;
-          }
+          if (size > options.maxBytes) return tooLarge();
           chunks.push(chunk);
         });
         body.on("end", () =>
