@@ -1,6 +1,6 @@
 import { DEFAULT_DELIVERY_OPTIONS } from "@cred/core/events/delivery-options";
 import { describe, expect, it } from "vitest";
-import { EnvError, readEnv, webhookSettings } from "./env";
+import { EnvError, loadMasterKeys, readEnv, webhookSettings } from "./env";
 
 /** The EnvError readEnv throws for `source`. */
 function problems(source: Record<string, string>): string[] {
@@ -181,5 +181,22 @@ describe("DATABASE_URL", () => {
     );
     expect(readEnv({ DATABASE_URL: "postgresql://db/x" }).databaseUrl).toBe("postgresql://db/x");
     expect(problems({ DATABASE_URL: "notaurl" })).toEqual([expect.stringMatching(/^DATABASE_URL must be/)]);
+  });
+});
+
+describe("MASTER_KEY and PREVIOUS_MASTER_KEYS", () => {
+  const key = (byte: number) => Buffer.alloc(32, byte).toString("base64");
+  it("reads the replaced keys of a rotation, comma-separated, next to the current one", () => {
+    const env = readEnv({ MASTER_KEY: key(1), PREVIOUS_MASTER_KEYS: `${key(2)}, ${key(3)}` });
+    const keys = loadMasterKeys(env);
+    expect(keys.masterKey).toEqual(Buffer.alloc(32, 1));
+    expect(keys.previousMasterKeys).toEqual([Buffer.alloc(32, 2), Buffer.alloc(32, 3)]);
+    expect(loadMasterKeys(readEnv({ MASTER_KEY: key(1) })).previousMasterKeys).toEqual([]);
+  });
+
+  it("refuses a previous key that is not 32 bytes, naming which entry", () => {
+    const env = readEnv({ MASTER_KEY: key(1), PREVIOUS_MASTER_KEYS: `${key(2)},c2hvcnQ=` });
+    expect(() => loadMasterKeys(env)).toThrow(EnvError);
+    expect(() => loadMasterKeys(env)).toThrow(/PREVIOUS_MASTER_KEYS entry 2 must be 32 bytes/);
   });
 });

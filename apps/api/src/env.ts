@@ -118,6 +118,8 @@ export interface Env {
   databaseUrl: string | undefined;
   dataDir: string;
   masterKey: string | undefined;
+  /** PREVIOUS_MASTER_KEYS: master keys replaced by MASTER_KEY that still open values until they are sealed again. */
+  previousMasterKeys: string[];
   developmentMode: boolean;
   logLevel: string;
   rateLimitPoints: number;
@@ -142,6 +144,7 @@ export function readEnv(source: Source = process.env): Env {
     databaseUrl: source.DATABASE_URL || undefined,
     dataDir: path.resolve(REPO_ROOT, source.DATA_DIR || ".data"),
     masterKey: source.MASTER_KEY || undefined,
+    previousMasterKeys: read.list("PREVIOUS_MASTER_KEYS"),
     developmentMode: source.DEVELOPMENT_MODE ? source.DEVELOPMENT_MODE === "true" : !production,
     logLevel: source.LOG_LEVEL ?? "info",
     rateLimitPoints: read.int("RATE_LIMIT_POINTS", 2000),
@@ -230,8 +233,27 @@ export function webhookSettings(env: Pick<Env, "webhookWorker">): {
   };
 }
 
-/** The master key: from MASTER_KEY (base64, 32 bytes), or in development generated once into DATA_DIR. */
-export function loadMasterKey(env: Pick<Env, "masterKey" | "dataDir" | "developmentMode">): Buffer {
+/**
+ * The master key — from MASTER_KEY (base64, 32 bytes), or in development generated once into DATA_DIR —
+ * and the keys it replaced (PREVIOUS_MASTER_KEYS, comma-separated), which open what they sealed until
+ * `pnpm cli master-key reseal` has sealed it again (docs/operations.md).
+ */
+export function loadMasterKeys(
+  env: Pick<Env, "masterKey" | "previousMasterKeys" | "dataDir" | "developmentMode">,
+): { masterKey: Buffer; previousMasterKeys: Buffer[] } {
+  const previousMasterKeys = env.previousMasterKeys.map((value, i) => {
+    const key = Buffer.from(value, "base64");
+    if (key.length !== 32) {
+      throw new EnvError([
+        `PREVIOUS_MASTER_KEYS entry ${i + 1} must be 32 bytes, base64-encoded (got ${key.length}).`,
+      ]);
+    }
+    return key;
+  });
+  return { masterKey: loadMasterKey(env), previousMasterKeys };
+}
+
+function loadMasterKey(env: Pick<Env, "masterKey" | "dataDir" | "developmentMode">): Buffer {
   if (env.masterKey) {
     const key = Buffer.from(env.masterKey, "base64");
     if (key.length !== 32)

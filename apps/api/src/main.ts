@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { bootstrap } from "@cred/core";
-import { exitOnEnvError, loadMasterKey, orExit, readEnvOrExit, webhookSettings } from "./env";
+import { exitOnEnvError, loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { createServer } from "./server";
 
 const env = readEnvOrExit();
@@ -11,7 +11,7 @@ const server = await createServer({
   databaseUrl: env.databaseUrl,
   dataDir: env.dataDir,
   embeddedSharedBuffersMb: env.embeddedSharedBuffersMb,
-  masterKey: orExit(() => loadMasterKey(env)),
+  ...orExit(() => loadMasterKeys(env)),
   publicBaseUrl,
   developmentMode: env.developmentMode,
   logLevel: env.logLevel,

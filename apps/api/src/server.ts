@@ -25,6 +25,8 @@ export interface ServerOptions {
   /** Embedded database only: its buffer pool in MB (default 16; see packages/db/src/client.ts). */
   embeddedSharedBuffersMb?: number;
   masterKey: Buffer;
+  /** Replaced master keys that still open what they sealed (a rotation in progress). */
+  previousMasterKeys?: Buffer[];
   publicBaseUrl: string;
   developmentMode: boolean;
   logLevel?: string;
@@ -56,6 +58,7 @@ const SECRET_FIELDS = [
   "password",
   "consolePassword",
   "masterKey",
+  "previousMasterKeys",
   "privateKeyPem",
   '["pre-authorized_code"]',
   "tx_code",
@@ -140,7 +143,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const database = await openMigratedDatabase(options, (err) =>
     logger?.error({ err }, "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped"),
   );
-  const secretBox = new SecretBox(options.masterKey);
+  const secretBox = new SecretBox(options.masterKey, options.previousMasterKeys);
   // A different MASTER_KEY would start "healthy" and fail every issuance later: check it against one
   // sealed issuer key now.
   const sealed = await database.prisma.issuer.findFirst({ select: { id: true, privateKeyCipher: true } });
@@ -150,7 +153,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     } catch {
       await database.close();
       throw new EnvError([
-        `MASTER_KEY does not open the keys sealed in this database (issuer ${sealed.id}): start with the master key it was created with.`,
+        `MASTER_KEY does not open the keys sealed in this database (issuer ${sealed.id}): start with the master key it was created with (while rotating it, that key goes in PREVIOUS_MASTER_KEYS).`,
       ]);
     }
   }
@@ -170,6 +173,12 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     trustProxy: false,
   });
   logger = app.log;
+  if (secretBox.previousKeyCount) {
+    app.log.warn(
+      { previousMasterKeys: secretBox.previousKeyCount },
+      "master key rotation in progress: once every process runs with this MASTER_KEY, run `pnpm cli master-key reseal`, then remove PREVIOUS_MASTER_KEYS",
+    );
+  }
   registerJsonParser(app);
   registerRequestIds(app);
   registerErrorHandling(app);

@@ -4,7 +4,7 @@
 import { SecretBox } from "@cred/core";
 import { openDatabase } from "@cred/db";
 import pino from "pino";
-import { loadMasterKey, orExit, readEnvOrExit, webhookSettings } from "./env";
+import { loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { defaultCoreConfig, REDACTED_PATHS } from "./server";
 import { createWebhookWorker } from "./worker";
 
@@ -18,7 +18,7 @@ if (!env.databaseUrl) {
   process.exit(1);
 }
 
-const masterKey = orExit(() => loadMasterKey(env));
+const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
 const database = openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, poolSize: 4 });
 const config = defaultCoreConfig({
   dataDir: env.dataDir,
@@ -30,7 +30,7 @@ const config = defaultCoreConfig({
   config: webhook.config,
 });
 const worker = createWebhookWorker(
-  { database, config, secretBox: new SecretBox(masterKey) },
+  { database, config, secretBox: new SecretBox(masterKey, previousMasterKeys) },
   logger,
   webhook.workerOptions,
 );

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
+import { activeIssuer } from "./fixtures";
 import { call } from "./harness";
 
 const run = promisify(execFile);
@@ -16,8 +17,12 @@ const masterKey = randomBytes(32);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 async function cli(...args: string[]) {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(env: Record<string, string>, ...args: string[]) {
   const { stdout } = await run(TSX, [CLI, ...args, "--json"], {
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "silent" },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "silent", ...env },
   });
   return JSON.parse(stdout);
 }
@@ -155,6 +160,42 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     // Once the API is stopped the lock is gone and the CLI works again.
     expect((await cli("tenants", "list")).map((t: { name: string }) => t.name)).not.toContain("Lost tenant");
   }, 60_000);
+
+  it("rotates the master key: check counts, reseal seals again, a key that opens nothing exits 1", async () => {
+    const tenant = await cli("tenants", "create", "Rotation tenant");
+    const { key } = await cli("keys", "create", "--tenant", tenant.id, "--env", "sandbox", "--scopes", "all");
+    await withServer(async (baseUrl) => {
+      await activeIssuer({ baseUrl }, key);
+    });
+    const b64 = (k: Buffer) => k.toString("base64");
+    const newKey = randomBytes(32);
+    const rotating = { MASTER_KEY: b64(newKey), PREVIOUS_MASTER_KEYS: b64(masterKey) };
+    const issuerKeys = (report: { columns: { table: string; column: string; resealed: number }[] }) =>
+      report.columns.find((c) => c.table === "Issuer" && c.column === "privateKeyCipher");
+
+    const check = await cliWith(rotating, "master-key", "check");
+    expect(check.dryRun).toBe(true);
+    expect(issuerKeys(check)).toMatchObject({ current: 0, unreadable: 0 });
+    expect(issuerKeys(check)?.resealed).toBeGreaterThan(0);
+    const resealed = await cliWith(rotating, "master-key", "reseal");
+    expect(issuerKeys(resealed)).toEqual(issuerKeys(check));
+    const after = await cliWith({ MASTER_KEY: b64(newKey) }, "master-key", "check");
+    expect(issuerKeys(after)).toMatchObject({ resealed: 0, unreadable: 0 });
+
+    // A key that sealed none of it: every value is named unreadable, nothing is written, exit 1.
+    const wrong = await cliWith({ MASTER_KEY: b64(randomBytes(32)) }, "master-key", "reseal").catch((e) => e);
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout).unreadable[0]).toMatch(/^Issuer\.privateKeyCipher iss_/);
+    await expect(
+      cliWith({ MASTER_KEY: b64(newKey), PREVIOUS_MASTER_KEYS: "c2hvcnQ=" }, "master-key", "check"),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/PREVIOUS_MASTER_KEYS entry 1/) });
+
+    // And back, so that the other tests' server (on the original key) still starts.
+    await cliWith({ MASTER_KEY: b64(masterKey), PREVIOUS_MASTER_KEYS: b64(newKey) }, "master-key", "reseal");
+    await withServer(async (baseUrl) => {
+      expect((await call({ baseUrl }, "GET", "/management/issuers", { key })).status).toBe(200);
+    });
+  }, 120_000);
 
   it("refuses unknown scopes and environments with exit code 2", async () => {
     await expect(

@@ -20,7 +20,7 @@ export const EMPLOYEE_CLAIMS = [
 
 /** Organisation → issuer (with display) → credential configuration → activation, through the API. */
 export async function activeIssuer(
-  t: TestServer,
+  t: Pick<TestServer, "baseUrl">,
   key: string,
   configuration: Record<string, unknown> = {},
 ): Promise<ActiveIssuer> {

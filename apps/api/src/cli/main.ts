@@ -7,14 +7,17 @@ import {
   ENVIRONMENTS,
   type Environment,
   grantStaffMembership,
+  type ResealReport,
+  resealSecrets,
   resetStaffPassword,
   revokeApiKey,
   SCOPES,
   type Scope,
+  SecretBox,
   toApiKeyDto,
 } from "@cred/core";
 import { applyMigrations, EmbeddedDatabaseInUse, openDatabase } from "@cred/db";
-import { readEnvOrExit } from "../env";
+import { loadMasterKeys, orExit, readEnvOrExit } from "../env";
 
 const USAGE = `Usage:
   pnpm cli tenants create <name> [--json]
@@ -25,7 +28,9 @@ const USAGE = `Usage:
   pnpm cli keys revoke <keyId> [--json]
   pnpm cli staff create --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
   pnpm cli staff grant --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
-  pnpm cli staff reset-password --email <email> [--json]`;
+  pnpm cli staff reset-password --email <email> [--json]
+  pnpm cli master-key check [--json]     (counts what each master key sealed; writes nothing)
+  pnpm cli master-key reseal [--json]    (seals everything again under MASTER_KEY; see docs/operations.md)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -74,6 +79,25 @@ const staffArgs = () => ({
 });
 const print = (value: unknown, text: string) =>
   process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+
+function resealSummary(report: ResealReport, previousKeys: number): string {
+  const total = (k: "current" | "resealed" | "unreadable") =>
+    report.columns.reduce((sum, c) => sum + c[k], 0);
+  const lines = report.columns
+    .filter((c) => c.current + c.resealed + c.unreadable > 0)
+    .map(
+      (c) =>
+        `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.resealed} ${report.dryRun ? "to reseal" : "resealed"}, ${c.unreadable} unreadable`,
+    );
+  const outcome = total("unreadable")
+    ? `${total("unreadable")} sealed values open with no configured key (MASTER_KEY and ${previousKeys} in PREVIOUS_MASTER_KEYS): ${report.unreadable.join(", ")}. Add the key that sealed them to PREVIOUS_MASTER_KEYS and run this again.`
+    : report.dryRun
+      ? total("resealed")
+        ? `${total("resealed")} values are still sealed under a previous key: run pnpm cli master-key reseal.`
+        : "Every sealed value opens with MASTER_KEY: PREVIOUS_MASTER_KEYS can be removed."
+      : `Done: every sealed value is now under MASTER_KEY (${total("resealed")} sealed again). Once every process runs with this MASTER_KEY (check confirms it), remove PREVIOUS_MASTER_KEYS and restart them.`;
+  return [...lines, outcome].join("\n");
+}
 
 try {
   await applyMigrations(db.adapterFactory);
@@ -149,6 +173,12 @@ try {
       fail(error.message),
     );
     print(membership, `${values.email} now has the role ${membership.role} in ${membership.tenantId}.`);
+  } else if (group === "master-key" && (action === "check" || action === "reseal")) {
+    const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
+    const secretBox = new SecretBox(masterKey, previousMasterKeys);
+    const report = await resealSecrets(prisma, secretBox, { dryRun: action === "check" });
+    print(report, resealSummary(report, secretBox.previousKeyCount));
+    if (report.unreadable.length) process.exit(1);
   } else {
     fail(`Unknown command: ${positionals.join(" ")}`);
   }

@@ -10,6 +10,16 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 type Ctx = RequestContext & { principal: Principal };
 
+/** What a stored response is sealed to: its record's tenant, environment, operation and key. */
+export function idempotencySealContext(
+  tenantId: string,
+  environment: string,
+  operation: string,
+  key: string,
+) {
+  return `idempotency:${JSON.stringify([tenantId, environment, operation, key])}`;
+}
+
 /**
  * The stored response, opened. Responses are sealed (AES-256-GCM, bound to the record's tenant,
  * environment, operation and key): they can hold what must not rest in plain text, such as a
@@ -55,7 +65,7 @@ export async function withIdempotency<T>(
     .update(canonicalJson({ payload, issuerBinding: binding }))
     .digest("base64url");
   const retentionMs = ctx.deps.config.idempotencyRetentionHours * 3600_000;
-  const sealContext = `idempotency:${JSON.stringify([tenantId, environment, operation, key])}`;
+  const sealContext = idempotencySealContext(tenantId, environment, operation, key);
   const where = { tenantId_environment_operation_key: { tenantId, environment, operation, key } };
   const prisma = ctx.deps.database.prisma;
 

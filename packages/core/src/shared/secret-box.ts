@@ -8,18 +8,32 @@ import {
 } from "node:crypto";
 import { pooledRandomBytes } from "@cred/oid4vc";
 
-/** AES-256-GCM for secrets at rest (signing keys, webhook secrets, pending claims). */
+/**
+ * AES-256-GCM for secrets at rest (signing keys, webhook secrets, pending claims), under the master key.
+ *
+ * Rotating the master key: the new key seals, and the keys it replaces (`previousKeys`) still open what
+ * they sealed — and still accept their MACs — until `resealSecrets` has sealed everything again under the
+ * new key. A sealed value names no key; opening tries the current key first, so a rotation costs nothing
+ * once it is over.
+ */
 export class SecretBox {
-  private readonly key: Buffer;
-  private readonly macKeys = new Map<string, Buffer>();
-  constructor(masterKey: Buffer) {
-    if (masterKey.length !== 32) throw new Error("The master key must be 32 bytes.");
-    this.key = masterKey;
+  private readonly keys: Buffer[];
+  private readonly macKeys = new Map<string, Buffer[]>();
+  constructor(masterKey: Buffer, previousKeys: readonly Buffer[] = []) {
+    for (const key of [masterKey, ...previousKeys]) {
+      if (key.length !== 32) throw new Error("The master key must be 32 bytes.");
+    }
+    this.keys = [masterKey, ...previousKeys.filter((key) => !key.equals(masterKey))];
+  }
+
+  /** How many replaced master keys still open values (0 once a rotation is finished). */
+  get previousKeyCount(): number {
+    return this.keys.length - 1;
   }
 
   seal(plaintext: string, associatedData = ""): string {
     const iv = pooledRandomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    const cipher = createCipheriv("aes-256-gcm", this.current, iv);
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return `v1.${iv.toString("base64url")}.${body.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`;
@@ -27,23 +41,58 @@ export class SecretBox {
 
   /** HMAC-SHA256 under a subkey of the master key derived for `purpose` (HKDF), so purposes never share a key. */
   mac(purpose: string, data: Buffer): Buffer {
-    let subkey = this.macKeys.get(purpose);
-    if (!subkey) {
-      subkey = Buffer.from(hkdfSync("sha256", this.key, "", `cred-platform mac ${purpose}`, 32));
-      this.macKeys.set(purpose, subkey);
-    }
-    return createHmac("sha256", subkey).update(data).digest();
+    return createHmac("sha256", this.macKeysFor(purpose)[0] as Buffer)
+      .update(data)
+      .digest();
+  }
+
+  /** Whether `tag` is the (possibly truncated) MAC of `data` under the current or a previous master key. */
+  macMatches(purpose: string, data: Buffer, tag: Buffer): boolean {
+    return this.macKeysFor(purpose).some((subkey) => {
+      const expected = createHmac("sha256", subkey).update(data).digest().subarray(0, tag.length);
+      return tag.length > 0 && timingSafeEqual(expected, tag);
+    });
   }
 
   open(sealed: string, associatedData = ""): string {
+    return this.openWithKeyIndex(sealed, associatedData).plaintext;
+  }
+
+  /** The plaintext and which key opened it: 0 the current one, n the nth previous one. */
+  openWithKeyIndex(sealed: string, associatedData = ""): { plaintext: string; keyIndex: number } {
     const [version, iv, body, tag] = sealed.split(".");
     if (version !== "v1" || !iv || !body || !tag) throw new Error("Unrecognised sealed secret.");
-    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"));
-    decipher.setAAD(Buffer.from(associatedData));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString(
-      "utf8",
-    );
+    let failure: unknown;
+    for (const [keyIndex, key] of this.keys.entries()) {
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+        decipher.setAAD(Buffer.from(associatedData));
+        decipher.setAuthTag(Buffer.from(tag, "base64url"));
+        const plaintext = Buffer.concat([
+          decipher.update(Buffer.from(body, "base64url")),
+          decipher.final(),
+        ]).toString("utf8");
+        return { plaintext, keyIndex };
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    throw failure;
+  }
+
+  private get current(): Buffer {
+    return this.keys[0] as Buffer;
+  }
+
+  private macKeysFor(purpose: string): Buffer[] {
+    let subkeys = this.macKeys.get(purpose);
+    if (!subkeys) {
+      subkeys = this.keys.map((key) =>
+        Buffer.from(hkdfSync("sha256", key, "", `cred-platform mac ${purpose}`, 32)),
+      );
+      this.macKeys.set(purpose, subkeys);
+    }
+    return subkeys;
   }
 }
 

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { pooledRandomBytes } from "@cred/oid4vc";
 import { hashSecret, type SecretBox } from "../../shared/secret-box";
 
@@ -33,8 +32,7 @@ export function checkNonce(secretBox: SecretBox, nonce: string, now = new Date()
   const raw = Buffer.from(nonce, "base64url");
   if (raw.length !== BODY_BYTES + MAC_BYTES || raw.toString("base64url") !== nonce) return null;
   const body = raw.subarray(0, BODY_BYTES);
-  const expected = secretBox.mac(PURPOSE, body).subarray(0, MAC_BYTES);
-  if (!timingSafeEqual(expected, raw.subarray(BODY_BYTES))) return null;
+  if (!secretBox.macMatches(PURPOSE, body, raw.subarray(BODY_BYTES))) return null;
   const expiresAt = new Date(body.readUIntBE(0, EXPIRY_BYTES) * 1000);
   if (expiresAt <= now) return null;
   return { valueHash: hashSecret(nonce), expiresAt };

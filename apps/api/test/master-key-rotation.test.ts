@@ -1,0 +1,218 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { bootstrap, resealSecrets } from "@cred/core";
+import { presentWithTestWallet } from "@cred/oid4vc";
+import { afterAll, describe, expect, it } from "vitest";
+import { createServer, type Server } from "../src/server";
+import { activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, freshPostgresDatabase } from "./harness";
+import {
+  fetchJson,
+  holderKey,
+  nonce,
+  proof,
+  requestCredential,
+  resolveOffer,
+  token,
+  wellKnown,
+} from "./wallet-client";
+
+const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+const oldKey = randomBytes(32);
+const newKey = randomBytes(32);
+
+const adminUrl = process.env.TEST_POSTGRES_URL;
+const pgdb = adminUrl ? await freshPostgresDatabase(adminUrl) : undefined;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "master-key-"));
+let port = 0;
+
+/** The service on the same database each time, as a restart with other keys would find it. */
+async function start(masterKey: Buffer, previousMasterKeys: Buffer[] = []) {
+  const server = await createServer({
+    databaseUrl: pgdb?.url,
+    dataDir,
+    masterKey,
+    previousMasterKeys,
+    publicBaseUrl: "http://127.0.0.1",
+    developmentMode: true,
+    logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
+    rateLimit: { points: 100_000, durationSeconds: 1 },
+    webhookAllowedHosts: ["127.0.0.1"],
+  });
+  await server.app.listen({ host: "127.0.0.1", port });
+  port = (server.app.server.address() as { port: number }).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  server.deps.config.publicBaseUrl = baseUrl;
+  return { server, baseUrl };
+}
+
+afterAll(async () => {
+  await pgdb?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Every column the test fills, by `Table.column`, with how many of its values `resealSecrets` found where. */
+async function counts(server: Server, dryRun: boolean) {
+  const report = await resealSecrets(server.database.prisma, server.deps.secretBox, { dryRun });
+  return Object.fromEntries(
+    report.columns.map((c) => [`${c.table}.${c.column}`, [c.current, c.resealed, c.unreadable]]),
+  );
+}
+
+describe("rotating the master key", () => {
+  it("keeps every sealed value readable: old key as previous, reseal, then the new key alone", async () => {
+    // Under the old key: an issuer, offers (one replayable by Idempotency-Key), a token and a c_nonce
+    // mid-flow, a webhook secret with a replaced one in its overlap, the verifier key, and a session
+    // with its encryption key and result.
+    const first = await start(oldKey);
+    const boot = await bootstrap(first.server.database.prisma);
+    const key = boot?.apiKey as string;
+    const t = { baseUrl: first.baseUrl };
+    const issuer = await activeIssuer(t, key);
+    const offerBody = {
+      credentialConfiguration: issuer.configuration,
+      issuerId: issuer.issuerId,
+      claims: VALID_CLAIMS,
+    };
+    const headers = { "idempotency-key": "rotation-1" };
+    const created = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: offerBody, headers });
+    expect(created.status).toBe(201);
+
+    const offer = await resolveOffer(created.body.data.credentialOffer);
+    const metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+    const as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+    const tokenRes = await token(as.token_endpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    expect(tokenRes.status).toBe(200);
+    const oldNonce = await nonce(metadata.nonce_endpoint);
+
+    const webhook = await call(t, "POST", "/management/webhooks", {
+      key,
+      body: { url: "http://127.0.0.1:9/hook", events: ["*"] },
+    });
+    expect(webhook.status).toBe(201);
+    const rotated = await call(t, "POST", `/management/webhooks/${webhook.body.data.id}/rotate-secret`, {
+      key,
+      body: { overlapSeconds: 3600 },
+    });
+    expect(rotated.status).toBe(200);
+
+    // A credential of our own, presented once so that a verified result is sealed too.
+    const holder = await holderKey();
+    const second = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: offerBody });
+    const secondOffer = await resolveOffer(second.body.data.credentialOffer);
+    const secondToken = await token(as.token_endpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": secondOffer.grants[PRE_AUTH]["pre-authorized_code"],
+    });
+    const issued = await requestCredential(metadata.credential_endpoint, secondToken.body.access_token, {
+      credential_configuration_id: issuer.configuration,
+      proofs: { jwt: [await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint))] },
+    });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const policy = await call(t, "POST", "/management/verification-policies", {
+      key,
+      body: {
+        identifier: "rotation",
+        displayName: "Rotation",
+        purpose: "Test",
+        credentials: [
+          {
+            id: "badge",
+            credentialTypes: [issuer.credentialType],
+            trustedIssuers: [{ issuerId: issuer.issuerId }],
+            requiredClaims: [["given_name"]],
+          },
+        ],
+      },
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+    const session = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "rotation" } });
+    const presented = await presentWithTestWallet({
+      authorizationRequestUri: session.body.data.authorizationRequestUri,
+      fetch: (input, init) => fetch(input, init),
+      holderPrivateKey: holder.privateJwk,
+      credential: issued.body.credentials[0].credential,
+    });
+    expect(presented.status).toBe(200);
+    const pending = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "rotation" } });
+    const unclaimed = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: offerBody });
+    await first.server.close();
+
+    // The new key alone does not open them: the service refuses to start.
+    await expect(start(newKey)).rejects.toThrow(/PREVIOUS_MASTER_KEYS/);
+
+    // New key, old key as previous: everything still works, including the c_nonce minted before.
+    const during = await start(newKey, [oldKey]);
+    const replay = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: offerBody, headers });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toEqual(created.body);
+    const credential = await requestCredential(metadata.credential_endpoint, tokenRes.body.access_token, {
+      credential_configuration_id: issuer.configuration,
+      proofs: { jwt: [await proof(await holderKey(), issuer.credentialIssuer, oldNonce)] },
+    });
+    expect(credential.status, JSON.stringify(credential.body)).toBe(200);
+    expect((await fetch(pending.body.data.requestUri)).status).toBe(200);
+    expect((await resolveOffer(unclaimed.body.data.credentialOffer)).grants[PRE_AUTH]).toBeDefined();
+
+    const before = await counts(during.server, true);
+    for (const column of [
+      "Issuer.privateKeyCipher",
+      "IssuanceTransaction.offerCipher",
+      "VerifierCertificate.privateKeyCipher",
+      "VerificationSession.encryptionKeyCipher",
+      "VerificationSession.resultCipher",
+      "WebhookSubscription.secretCipher",
+      "WebhookSubscription.previousSecrets",
+      "IdempotencyRecord.responseBody",
+    ]) {
+      expect(before[column]?.[1], column).toBeGreaterThan(0);
+    }
+    expect(Object.values(before).every(([, , unreadable]) => unreadable === 0)).toBe(true);
+    const resealed = await counts(during.server, false);
+    expect(resealed).toEqual(before);
+    const after = await counts(during.server, true);
+    expect(Object.values(after).every(([, again, unreadable]) => again === 0 && unreadable === 0)).toBe(true);
+    await during.server.close();
+
+    // The new key alone now opens everything.
+    const done = await start(newKey);
+    try {
+      const again = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: offerBody, headers });
+      expect(again.body).toEqual(created.body);
+      const read = await call(t, "GET", `/v1.0/verification-sessions/${session.body.data.id}`, { key });
+      expect(read.body.data.status).toBe("verified");
+      expect(read.body.data.result.credentials[0].claims.given_name).toBe("Erika");
+      // (Its request object would come from this process's cache of the sessions it created: read the row.)
+      const stillPending = await done.server.database.prisma.verificationSession.findUniqueOrThrow({
+        where: { id: pending.body.data.id },
+      });
+      const encryptionKey = done.server.deps.secretBox.open(
+        stillPending.encryptionKeyCipher as string,
+        `verification-encryption-key:${stillPending.id}`,
+      );
+      expect(JSON.parse(encryptionKey).d).toBeDefined();
+      const offer = await resolveOffer(unclaimed.body.data.credentialOffer);
+      const claimed = await token(as.token_endpoint, {
+        grant_type: PRE_AUTH,
+        "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+      });
+      expect(claimed.status).toBe(200);
+      const sub = await call(t, "GET", `/management/webhooks/${webhook.body.data.id}`, { key });
+      expect(sub.status).toBe(200);
+      const stored = await done.server.database.prisma.webhookSubscription.findUniqueOrThrow({
+        where: { id: webhook.body.data.id },
+      });
+      const previous = stored.previousSecrets as { cipher: string }[];
+      expect(done.server.deps.secretBox.open(previous[0]?.cipher as string, stored.id)).toBe(
+        webhook.body.data.secret,
+      );
+    } finally {
+      await done.server.close();
+    }
+  });
+});

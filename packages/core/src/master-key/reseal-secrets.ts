@@ -1,0 +1,171 @@
+import type { Db } from "@cred/db";
+import { idempotencySealContext } from "../shared/idempotency";
+import type { SecretBox } from "../shared/secret-box";
+import { encryptionKeySealContext, resultSealContext } from "../verification/verification-session-dto";
+import { verifierKeySealContext } from "../verification/verifier-identity";
+
+type Row = Record<string, unknown>;
+/** Seals one value again if an older key sealed it; returns it unchanged if the current key did. */
+type Reseal = (sealed: string, associatedData: string) => string;
+
+/** One column that holds sealed values: where it is, and what each value in it is sealed to. */
+interface SealedColumn {
+  table: string;
+  column: string;
+  json?: boolean;
+  /** Further columns the associated data is made of. */
+  reads?: string[];
+  /** The stored value with every sealed string in it passed through `reseal`. */
+  reseal(value: unknown, row: Row, reseal: Reseal): unknown;
+}
+
+const sealedToId = (table: string, column: string): SealedColumn => ({
+  table,
+  column,
+  reseal: (value, row, reseal) => reseal(value as string, row.id as string),
+});
+
+/** Every place a sealed value rests. A new sealed column must be added here, or a rotation loses it. */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  sealedToId("Issuer", "privateKeyCipher"),
+  sealedToId("IssuanceTransaction", "claimsCipher"),
+  sealedToId("IssuanceTransaction", "offerCipher"),
+  {
+    table: "VerifierCertificate",
+    column: "privateKeyCipher",
+    reads: ["tenantId", "environment"],
+    reseal: (value, row, reseal) =>
+      reseal(
+        value as string,
+        verifierKeySealContext({ tenantId: row.tenantId as string, environment: row.environment as never }),
+      ),
+  },
+  {
+    table: "VerificationSession",
+    column: "encryptionKeyCipher",
+    reseal: (value, row, reseal) => reseal(value as string, encryptionKeySealContext(row.id as string)),
+  },
+  {
+    table: "VerificationSession",
+    column: "resultCipher",
+    reseal: (value, row, reseal) => reseal(value as string, resultSealContext(row.id as string)),
+  },
+  sealedToId("WebhookSubscription", "secretCipher"),
+  sealedToId("WebhookSubscription", "previousSecretCipher"),
+  {
+    table: "WebhookSubscription",
+    column: "previousSecrets",
+    json: true,
+    reseal: (value, row, reseal) =>
+      Array.isArray(value)
+        ? value.map((entry) =>
+            typeof entry?.cipher === "string"
+              ? { ...entry, cipher: reseal(entry.cipher, row.id as string) }
+              : entry,
+          )
+        : value,
+  },
+  {
+    table: "IdempotencyRecord",
+    column: "responseBody",
+    json: true,
+    reads: ["tenantId", "environment", "operation", "key"],
+    reseal: (value, row, reseal) => {
+      const sealed = (value as { sealed?: unknown } | null)?.sealed;
+      if (typeof sealed !== "string") return value; // a body stored before responses were sealed
+      const context = idempotencySealContext(
+        row.tenantId as string,
+        row.environment as string,
+        row.operation as string,
+        row.key as string,
+      );
+      return { ...(value as object), sealed: reseal(sealed, context) };
+    },
+  },
+];
+
+export interface ResealCount {
+  table: string;
+  column: string;
+  /** Values already sealed under the current master key. */
+  current: number;
+  /** Values a previous key had sealed (sealed again under the current one unless `dryRun`). */
+  resealed: number;
+  /** Values no configured key opens: they are left as they are and named in `unreadable`. */
+  unreadable: number;
+}
+
+export interface ResealReport {
+  columns: ResealCount[];
+  /** Up to 20 `Table.column id` of values no configured key opens. */
+  unreadable: string[];
+  dryRun: boolean;
+}
+
+const PAGE = 200;
+
+/**
+ * Seals every value at rest again under the current master key (step 2 of a master key rotation, see
+ * docs/operations.md). Rows are read a page at a time and each changed value is written back only if
+ * it is still what was read, so a value the service rewrote meanwhile (under the current key) is kept;
+ * a run can be interrupted and started again. With `dryRun`, it only counts.
+ */
+export async function resealSecrets(
+  db: Db,
+  secretBox: SecretBox,
+  options: { dryRun?: boolean } = {},
+): Promise<ResealReport> {
+  const report: ResealReport = { columns: [], unreadable: [], dryRun: options.dryRun ?? false };
+  for (const sealed of SEALED_COLUMNS) {
+    const count: ResealCount = {
+      table: sealed.table,
+      column: sealed.column,
+      current: 0,
+      resealed: 0,
+      unreadable: 0,
+    };
+    const columns = ["id", sealed.column, ...(sealed.reads ?? [])].map((c) => `"${c}"`).join(", ");
+    let after = "";
+    for (;;) {
+      const rows = await db.$queryRawUnsafe<Row[]>(
+        `SELECT ${columns} FROM "${sealed.table}" WHERE "id" > $1 AND "${sealed.column}" IS NOT NULL ORDER BY "id" LIMIT ${PAGE}`,
+        after,
+      );
+      for (const row of rows) {
+        const stored = row[sealed.column];
+        const value = sealed.json && typeof stored === "string" ? JSON.parse(stored) : stored;
+        const seen = { resealed: false, unreadable: false };
+        const resealed = sealed.reseal(value, row, (cipher, associatedData) => {
+          let opened: { plaintext: string; keyIndex: number };
+          try {
+            opened = secretBox.openWithKeyIndex(cipher, associatedData);
+          } catch {
+            seen.unreadable = true;
+            return cipher;
+          }
+          if (opened.keyIndex === 0) return cipher;
+          seen.resealed = true;
+          return secretBox.seal(opened.plaintext, associatedData);
+        });
+        count[seen.unreadable ? "unreadable" : seen.resealed ? "resealed" : "current"] += 1;
+        if (seen.unreadable && report.unreadable.length < 20) {
+          report.unreadable.push(`${sealed.table}.${sealed.column} ${row.id}`);
+        }
+        // A list with an unreadable entry still has its readable ones sealed again.
+        if (!seen.resealed || report.dryRun) continue;
+        const cast = sealed.json ? "::jsonb" : "";
+        const encode = (v: unknown) => (sealed.json ? JSON.stringify(v) : v);
+        await db.$executeRawUnsafe(
+          `UPDATE "${sealed.table}" SET "${sealed.column}" = $1${cast} WHERE "id" = $2 AND "${sealed.column}" = $3${cast}`,
+          encode(resealed),
+          row.id,
+          encode(value),
+        );
+      }
+      if (rows.length < PAGE) break;
+      after = (rows.at(-1) as Row).id as string;
+    }
+    report.columns.push(count);
+  }
+  return report;
+}
