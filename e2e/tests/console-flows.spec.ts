@@ -101,6 +101,14 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByTestId("readiness-active-credential-configuration")).toContainText("satisfied");
   await page.getByRole("button", { name: "Activate issuer" }).click();
   await expect(page.getByText("This issuer is active")).toBeVisible();
+
+  // Rotating the signing key keeps the replaced one published, and the page lists it.
+  const firstKid = (await page.getByTestId("signing-key").locator("code").textContent()) as string;
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Rotate key", exact: true }).click();
+  await expect(page.getByText("New signing key")).toBeVisible();
+  await expect(page.getByTestId("signing-key")).not.toContainText(firstKid);
+  await expect(page.getByTestId("previous-signing-keys")).toContainText(firstKid);
 });
 
 test("verification policy: create, suspend, reactivate", async () => {

@@ -1,5 +1,9 @@
+import { type generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
+import { fetchJson, redeemOffer, wellKnown } from "./wallet-client";
 
 let t: TestServer;
 let otherKey: string;
@@ -350,6 +354,19 @@ describe("Issuers_Update", () => {
     expect(moved.body.data.organisationReference).toBe(newOrg);
   });
 
+  it("an active issuer's wallet metadata shows the patched display at once", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    const metadata = async () =>
+      (await fetchJson(wellKnown("openid-credential-issuer", active.credentialIssuer))).body.display;
+    expect(await metadata()).toEqual([expect.objectContaining({ name: expect.stringMatching(/^Issuer /) })]);
+    const patched = await call(t, "PATCH", `${ISSUERS}/${active.issuerId}`, {
+      key: t.adminKey,
+      body: { display: [{ locale: "en", name: "Renamed issuer" }] },
+    });
+    expect(patched.status).toBe(200);
+    expect(await metadata()).toEqual([expect.objectContaining({ locale: "en", name: "Renamed issuer" })]);
+  });
+
   it("400 ReadOnlyField naming each read-only member", async () => {
     const issuer = await createIssuer();
     const path = `${ISSUERS}/${issuer.id}`;
@@ -409,6 +426,157 @@ describe("Issuers_Update", () => {
     const readKey = await t.key({ scopes: ["issuers.read"] });
     expectError(await call(t, "PATCH", path, { key: readKey, body }), 403, "MissingScope");
     expect((await call(t, "GET", path, { key: t.adminKey })).body.data.displayName).toBe("Acme Bank");
+  });
+});
+
+describe("Issuers_RotateSigningKey", () => {
+  const rotate = (issuerId: string, body: Record<string, unknown> = {}, key = t.adminKey, headers = {}) =>
+    call(t, "POST", `${ISSUERS}/${issuerId}/rotate-signing-key`, { key, body, headers });
+  const kidOf = (jwt: string) => decodeProtectedHeader(jwt).kid;
+
+  async function issueCredential(active: ActiveIssuer) {
+    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key: t.adminKey,
+      body: {
+        credentialConfiguration: active.configuration,
+        issuerId: active.issuerId,
+        claims: VALID_CLAIMS,
+      },
+    });
+    const redeemed = await redeemOffer(created.body.data.credentialOffer);
+    expect(redeemed.credentialRes.status).toBe(200);
+    return {
+      credential: redeemed.credentialRes.body.credentials[0].credential as string,
+      holder: redeemed.keys[0] as Awaited<ReturnType<typeof generateEs256KeyPair>>,
+    };
+  }
+
+  async function verify(policy: string, issued: Awaited<ReturnType<typeof issueCredential>>) {
+    const session = await call(t, "POST", "/v1.0/verifications", { key: t.adminKey, body: { policy } });
+    await presentWithTestWallet({
+      authorizationRequestUri: session.body.data.authorizationRequestUri,
+      fetch: (input, init) => fetch(input, init),
+      holderPrivateKey: issued.holder.privateJwk,
+      credential: issued.credential,
+    });
+    const read = await call(t, "GET", `/v1.0/verification-sessions/${session.body.data.id}`, {
+      key: t.adminKey,
+    });
+    return read.body.data.status as string;
+  }
+
+  async function publishedKids(active: ActiveIssuer) {
+    const md = await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer));
+    return md.body.jwks.keys.map((k: { kid: string }) => k.kid);
+  }
+
+  it("signs with the new key; a kept key still verifies what it signed, a withdrawn one no longer does", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    const policy = `rotation-${active.issuerId}`;
+    const created = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: {
+        identifier: policy,
+        displayName: policy,
+        purpose: "Test",
+        credentials: [
+          {
+            id: "badge",
+            credentialTypes: [active.credentialType],
+            trustedIssuers: [{ issuerId: active.issuerId }],
+            requiredClaims: [["given_name"]],
+          },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const before = (await call(t, "GET", `${ISSUERS}/${active.issuerId}`, { key: t.adminKey })).body.data;
+    expect(before.previousSigningKeys).toEqual([]);
+    const first = await issueCredential(active);
+    expect(kidOf(first.credential)).toBe(before.signingKey.kid);
+    const statusUri = decodeJwt(first.credential.split("~")[0] as string).status as {
+      status_list: { uri: string };
+    };
+    const statusKid = async () => kidOf(await (await fetch(statusUri.status_list.uri)).text());
+    expect(await statusKid()).toBe(before.signingKey.kid);
+
+    const kept = await rotate(active.issuerId);
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    const keptKid = kept.body.data.signingKey.kid;
+    expect(keptKid).not.toBe(before.signingKey.kid);
+    expect(kept.body.data.signingKey.publicJwk.d).toBeUndefined();
+    expect(kept.body.data.previousSigningKeys).toEqual([
+      { ...before.signingKey, retiredAt: expect.any(String) },
+    ]);
+    expect(await publishedKids(active)).toEqual([keptKid, before.signingKey.kid]);
+    expect((await call(t, "GET", `${ISSUERS}/${active.issuerId}`, { key: t.adminKey })).body.data).toEqual(
+      kept.body.data,
+    );
+    const second = await issueCredential(active);
+    expect(kidOf(second.credential)).toBe(keptKid);
+    expect(await statusKid()).toBe(keptKid);
+    expect(await verify(policy, first)).toBe("verified");
+    expect(await verify(policy, second)).toBe("verified");
+
+    const withdrawn = await rotate(active.issuerId, { replacedKey: "withdraw" });
+    expect(withdrawn.status).toBe(200);
+    const newKid = withdrawn.body.data.signingKey.kid;
+    expect(withdrawn.body.data.previousSigningKeys.map((k: { kid: string }) => k.kid)).toEqual([
+      before.signingKey.kid,
+    ]);
+    expect(await publishedKids(active)).toEqual([newKid, before.signingKey.kid]);
+    expect(await verify(policy, second)).toBe("rejected");
+    expect(await verify(policy, first)).toBe("verified");
+    const third = await issueCredential(active);
+    expect(kidOf(third.credential)).toBe(newKid);
+    expect(await verify(policy, third)).toBe("verified");
+  });
+
+  it("replays a retried rotation (Idempotency-Key) instead of rotating twice", async () => {
+    const issuer = await createIssuer();
+    const headers = { "idempotency-key": `rotate-${issuer.id}` };
+    const once = await rotate(issuer.id, {}, t.adminKey, headers);
+    const again = await rotate(issuer.id, {}, t.adminKey, headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.data.signingKey).toEqual(once.body.data.signingKey);
+    const now = (await call(t, "GET", `${ISSUERS}/${issuer.id}`, { key: t.adminKey })).body.data;
+    expect(now.signingKey).toEqual(once.body.data.signingKey);
+    expect(now.previousSigningKeys).toHaveLength(1);
+    expectError(
+      await rotate(issuer.id, { replacedKey: "withdraw" }, t.adminKey, headers),
+      409,
+      "IdempotencyKeyReused",
+    );
+  });
+
+  it("keeps at most 20 replaced keys (400 PlatformLimit), and withdrawing still works then", async () => {
+    const issuer = await createIssuer();
+    for (let i = 0; i < 20; i++) expect((await rotate(issuer.id)).status).toBe(200);
+    const full = await rotate(issuer.id);
+    expectError(full, 400, "PlatformLimit");
+    const after = (await call(t, "GET", `${ISSUERS}/${issuer.id}`, { key: t.adminKey })).body.data;
+    expect(after.previousSigningKeys).toHaveLength(20);
+    const withdrawn = await rotate(issuer.id, { replacedKey: "withdraw" });
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body.data.previousSigningKeys).toEqual(after.previousSigningKeys);
+  });
+
+  it("400 on unknown members and values; 404 unknown, foreign or bound to another issuer; 401; 403", async () => {
+    const issuer = await createIssuer();
+    expectError(await rotate(issuer.id, { replacedKey: "discard" }), 400, "ValidationFailed");
+    expectError(await rotate(issuer.id, { overlapSeconds: 60 }), 400, "ValidationFailed");
+    expectError(await rotate("iss_unknown"), 404, "NotFound");
+    expectError(await rotate(issuer.id, {}, otherKey), 404, "NotFound");
+    expectError(await rotate(issuer.id, {}, productionKey), 404, "NotFound");
+    const other = await createIssuer();
+    expectError(await rotate(issuer.id, {}, await t.key({ issuerId: other.id })), 404, "NotFound");
+    const r = await call(t, "POST", `${ISSUERS}/${issuer.id}/rotate-signing-key`, { body: {} });
+    expectError(r, 401, "Unauthenticated");
+    expectError(await rotate(issuer.id, {}, await t.key({ scopes: ["issuers.read"] })), 403, "MissingScope");
+    const unchanged = (await call(t, "GET", `${ISSUERS}/${issuer.id}`, { key: t.adminKey })).body.data;
+    expect(unchanged.signingKey).toEqual(issuer.signingKey);
+    expect(unchanged.previousSigningKeys).toEqual([]);
   });
 });
 

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
-import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
 import { assembleStatusList } from "./status-list-chunks";
@@ -106,23 +105,26 @@ async function buildToken(
   listId: string,
 ): Promise<CachedToken | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
-  // One statement, so the version and the bits come from the same snapshot.
+  // One statement, so the version, the bits and the issuer's key come from the same snapshot: a key
+  // rotation bumps the version in the transaction that changes the key.
   const { rows } = await deps.database.fast.query<{
     version: number;
     bits: number;
     size: number;
+    signingKid: string;
+    privateKeyCipher: string;
     chunk: number | null;
     data: Uint8Array | null;
   }>(
-    `SELECT l."version", l."bits", l."size", c."chunk", c."data"
-       FROM "StatusList" l LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
+    `SELECT l."version", l."bits", l."size", i."signingKid", i."privateKeyCipher", c."chunk", c."data"
+       FROM "StatusList" l JOIN "Issuer" i ON i."id" = l."issuerId"
+       LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
       WHERE l."id" = $1`,
     [listId],
   );
   const list = rows[0];
-  const issuer = await issuanceCatalog.issuer(deps.database.prisma, issuerId);
-  if (!list || !issuer) return null;
-  const key = await issuerSigningKey(deps.secretBox, issuer);
+  if (!list) return null;
+  const key = await issuerSigningKey(deps.secretBox, { id: issuerId, ...list });
   const now = Date.now();
   const previous = cache.get(listId);
   const changingFast = previous !== undefined && now - previous.builtAt < CHANGING_FAST_MS;

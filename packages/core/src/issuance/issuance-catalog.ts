@@ -6,7 +6,9 @@ import type { TenantScope } from "../shared/principal";
 /**
  * Reference data on the issuance hot path, cached per process. Safe because configurations and their
  * versions are immutable once created, grants are only ever added, and activation is one-way: only
- * final states are cached, and a miss is always read from the database.
+ * final states are cached, and a miss is always read from the database. An active issuer's row is the
+ * exception: a signing key rotation changes it, so it is kept for `ISSUER_TTL_MS` only (and dropped at
+ * once in the process that rotates).
  */
 type ConfigurationRow = NonNullable<Awaited<ReturnType<Db["credentialConfiguration"]["findUnique"]>>>;
 type IssuerRow = NonNullable<Awaited<ReturnType<Db["issuer"]["findUnique"]>>>;
@@ -15,7 +17,9 @@ const configurations = new MemoCache<ConfigurationRow | null>();
 const configurationsById = new MemoCache<ConfigurationRow | null>();
 const versions = new MemoCache<TClaimDefinition[] | null>();
 const grants = new MemoCache<boolean>();
-const activeIssuers = new MemoCache<IssuerRow | null>();
+/** How long another process may go on signing with an issuer's replaced key after a rotation. */
+export const ISSUER_TTL_MS = 2_000;
+const activeIssuers = new MemoCache<IssuerRow | null>(10_000, ISSUER_TTL_MS);
 
 export const issuanceCatalog = {
   configuration(db: Db, scope: TenantScope, identifier: string) {
@@ -45,6 +49,9 @@ export const issuanceCatalog = {
         })) !== null,
       (granted) => granted,
     );
+  },
+  forgetIssuer(issuerId: string) {
+    activeIssuers.delete(issuerId);
   },
   /** The issuer row once it is active (then cached); a draft or unknown issuer is read every time. */
   issuer(db: Db, issuerId: string) {

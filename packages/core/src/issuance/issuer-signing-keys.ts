@@ -8,23 +8,29 @@ export interface IssuerSigningKey {
 }
 
 /**
- * Decrypted, imported issuer signing keys, per process. Keys never change after an issuer is created,
- * so caching is safe; importing costs more than signing, so this matters on the hot path.
+ * Decrypted, imported issuer signing keys, per process: one per issuer, replaced when the issuer row
+ * names another kid (a rotation). Importing costs more than signing, so this matters on the hot path.
  */
-const cache = new Map<string, Promise<IssuerSigningKey>>();
+const cache = new Map<string, { kid: string; key: Promise<IssuerSigningKey> }>();
 
 export function issuerSigningKey(
   secretBox: SecretBox,
   issuer: { id: string; signingKid: string; privateKeyCipher: string },
 ): Promise<IssuerSigningKey> {
   let entry = cache.get(issuer.id);
-  if (!entry) {
-    entry = (async () => {
-      const jwk = JSON.parse(secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
-      return { kid: issuer.signingKid, privateKey: await importEs256PrivateKey(jwk) };
-    })();
-    entry.catch(() => cache.delete(issuer.id));
-    cache.set(issuer.id, entry);
+  if (entry?.kid !== issuer.signingKid) {
+    const created = {
+      kid: issuer.signingKid,
+      key: (async () => {
+        const jwk = JSON.parse(secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
+        return { kid: issuer.signingKid, privateKey: await importEs256PrivateKey(jwk) };
+      })(),
+    };
+    created.key.catch(() => {
+      if (cache.get(issuer.id) === created) cache.delete(issuer.id);
+    });
+    cache.set(issuer.id, created);
+    entry = created;
   }
-  return entry;
+  return entry.key;
 }

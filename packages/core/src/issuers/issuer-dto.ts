@@ -1,6 +1,6 @@
 import type { CoreConfig } from "../context";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
-import type { IssuerStatus, TIssuer } from "./issuer.schema";
+import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "./issuer.schema";
 import type { IssuerRow } from "./issuer-repository";
 
 export function toIssuerDto(
@@ -22,9 +22,25 @@ export function toIssuerDto(
       alg: "ES256",
       publicJwk: row.publicJwk as Record<string, unknown>,
     },
+    previousSigningKeys: previousSigningKeysOf(row).map((key) => ({ ...key, alg: "ES256" })),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     activatedAt: row.activatedAt?.toISOString() ?? null,
   };
 }
+
+/** The replaced keys an issuer still publishes, as stored (newest first); anything malformed is left out. */
+export function previousSigningKeysOf(row: { previousSigningKeys: unknown }): StoredPreviousSigningKey[] {
+  const stored = row.previousSigningKeys;
+  if (!Array.isArray(stored)) return [];
+  return stored.filter(
+    (key): key is StoredPreviousSigningKey =>
+      typeof key?.kid === "string" &&
+      typeof key?.publicJwk === "object" &&
+      typeof key?.retiredAt === "string",
+  );
+}
+
+// A type alias, not an interface: Prisma's JSON input type needs the implicit index signature.
+export type StoredPreviousSigningKey = Omit<TPreviousSigningKey, "alg">;

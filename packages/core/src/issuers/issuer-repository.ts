@@ -13,6 +13,16 @@ export const issuerRepository = {
     return db.issuer.create({ data });
   },
 
+  /** Locks the issuer's row until the transaction ends (concurrent key rotations queue). */
+  async lockForUpdate(db: Db, id: string) {
+    await db.$queryRaw`SELECT 1 FROM "Issuer" WHERE "id" = ${id} FOR UPDATE`;
+  },
+
+  /** Every status list of the issuer gets a new version, so each process signs its token afresh. */
+  bumpStatusListVersions(db: Db, issuerId: string) {
+    return db.statusList.updateMany({ where: { issuerId }, data: { version: { increment: 1 } } });
+  },
+
   update(db: Db, scope: TenantScope, id: string, data: Prisma.IssuerUncheckedUpdateManyInput) {
     return db.issuer.updateMany({ where: { id, ...scope }, data });
   },

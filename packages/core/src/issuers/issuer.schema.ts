@@ -102,6 +102,23 @@ export const zIssuerSigningKey = z
   })
   .meta({ id: "IssuerSigningKey", description: "The issuer's credential signing key (public part)." });
 
+export const zPreviousSigningKey = zIssuerSigningKey
+  .extend({
+    retiredAt: z.string().meta({
+      description: "When Issuers_RotateSigningKey replaced it (ISO 8601).",
+      example: "2026-11-22T12:00:00.000Z",
+    }),
+  })
+  .meta({
+    id: "IssuerPreviousSigningKey",
+    description:
+      "A signing key replaced by a rotation, still published so that credentials it signed keep verifying. Nothing is signed with it any more.",
+  });
+export type TPreviousSigningKey = z.infer<typeof zPreviousSigningKey>;
+
+/** More would make the issuer's JWKS long for every relying party; withdraw old keys instead. */
+export const MAX_PREVIOUS_SIGNING_KEYS = 20;
+
 export const zIssuer = z
   .object({
     id: zIssuerId,
@@ -121,6 +138,10 @@ export const zIssuer = z
       example: `https://credentials.example/issuers/${EXAMPLE_ISSUER_ID}`,
     }),
     signingKey: zIssuerSigningKey,
+    previousSigningKeys: z.array(zPreviousSigningKey).meta({
+      description:
+        "Keys replaced by Issuers_RotateSigningKey and kept: published next to `signingKey` in the issuer's JWKS, newest first.",
+    }),
     ...zResourceFields,
     activatedAt: z.string().nullable().meta({
       description: "Activation time (ISO 8601); null while draft.",
@@ -170,6 +191,7 @@ export const ISSUER_READ_ONLY_FIELDS = [
   "id",
   "status",
   "signingKey",
+  "previousSigningKeys",
   "kid",
   "signingKid",
   "publicJwk",
@@ -197,6 +219,18 @@ export const ZUpdateIssuerResponse = zIssuerResource;
 // Issuers_Activate
 export const ZActivateIssuerRequest = z.object({ issuerId: zIssuerId });
 export const ZActivateIssuerResponse = zIssuerResource;
+
+// Issuers_RotateSigningKey
+export const ZRotateIssuerSigningKeyRequest = z.strictObject({
+  issuerId: zIssuerId,
+  replacedKey: z.enum(["keep", "withdraw"]).default("keep").meta({
+    description:
+      "`keep` (default): the replaced key stays published, so credentials it signed keep verifying. `withdraw`: it is no longer published (a compromised key), so they stop verifying; revoke and re-issue them.",
+    example: "keep",
+  }),
+});
+export type TRotateIssuerSigningKeyRequest = z.infer<typeof ZRotateIssuerSigningKeyRequest>;
+export const ZRotateIssuerSigningKeyResponse = zIssuerResource;
 
 // Issuers_GetReadiness
 export const READINESS_ITEM_IDS = [

@@ -15,11 +15,14 @@ import {
   ZGetIssuerResponse,
   ZListIssuersRequest,
   ZListIssuersResponse,
+  ZRotateIssuerSigningKeyRequest,
+  ZRotateIssuerSigningKeyResponse,
   ZUpdateIssuerRequest,
   ZUpdateIssuerResponse,
 } from "./issuer.schema";
 import { issuerCallerOf } from "./issuer-caller";
 import { listIssuers } from "./list-issuers";
+import { rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
 import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
 
 const TAGS = ["Issuers"];
@@ -128,6 +131,30 @@ export const issuersRouter = router({
     .mutation(async ({ ctx, input }) => ({
       data: await activateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input.issuerId),
     })),
+
+  rotateSigningKey: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/management/issuers/{issuerId}/rotate-signing-key",
+        operationId: "Issuers_RotateSigningKey",
+        summary: "Rotate an issuer's signing key",
+        description:
+          "Generates a new ES256 signing key for the issuer; credentials and status list tokens are signed with it from now on. The replaced key's private part is discarded; its public part stays in the issuer's JWKS (`replacedKey: keep`, the default, listed in `previousSigningKeys`) or is withdrawn at once (`withdraw`, for a compromised key: credentials it signed stop verifying). Not part of the interface specification; see docs/api/issuers.md.",
+        tags: TAGS,
+        successDescription: "The issuer with its new signing key.",
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
+    })
+    .input(ZRotateIssuerSigningKeyRequest)
+    .output(ZRotateIssuerSigningKeyResponse)
+    .mutation(({ ctx, input }) =>
+      withIdempotency(ctx, "Issuers_RotateSigningKey", input, async (db) => ({
+        data: await rotateIssuerSigningKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
+      })),
+    ),
 
   getReadiness: protectedProcedure
     .meta({

@@ -47,7 +47,17 @@ function fresh<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
 // ---------------------------------------------------------------------------------------------------
 // Platform issuers: by `kid`, public key imported once.
 
+/**
+ * Found or not, a platform key is looked up again after this long: a key withdrawn by a rotation in
+ * another process stops verifying within it (in the rotating process at once).
+ */
+const PLATFORM_TTL_MS = 2_000;
 const platformKeys = new Map<string, Entry<{ issuerId: string; key: CryptoKey } | null>>();
+
+/** After a signing key rotation in this process: every platform key is looked up afresh. */
+export function forgetPlatformIssuerKeys(): void {
+  platformKeys.clear();
+}
 
 async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
   const cacheKey = `${scope.tenantId}|${scope.environment}|${kid}`;
@@ -57,8 +67,7 @@ async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
   const value = row
     ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
     : null;
-  // Misses are remembered briefly only (an issuer created a moment later must become usable).
-  boundedSet(platformKeys, cacheKey, value, value ? TTL_MS : 5_000);
+  boundedSet(platformKeys, cacheKey, value, PLATFORM_TTL_MS);
   return value;
 }
 

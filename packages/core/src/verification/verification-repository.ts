@@ -1,5 +1,6 @@
 import type { Db, FastSql, Prisma } from "@cred/db";
 import { STATUS_CHUNK_BYTES } from "../credentials/status-list-chunks";
+import { previousSigningKeysOf } from "../issuers/issuer-dto";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
@@ -100,12 +101,25 @@ export const verificationRepository = {
     return db.verifierCertificate.create({ data });
   },
 
-  /** A platform issuer of this partition by its signing `kid`. */
-  findIssuerByKid(db: Db, scope: TenantScope, kid: string) {
-    return db.issuer.findFirst({
-      where: { ...scope, signingKid: kid },
-      select: { id: true, publicJwk: true },
-    });
+  /**
+   * A platform issuer of this partition by the `kid` of its signing key or of a replaced key it still
+   * publishes, with that key's public JWK.
+   */
+  async findIssuerByKid(db: Db, scope: TenantScope, kid: string) {
+    const rows = await db.$queryRaw<
+      { id: string; signingKid: string; publicJwk: unknown; previous: unknown }[]
+    >`
+      SELECT "id", "signingKid", "publicJwk", "previousSigningKeys" AS "previous" FROM "Issuer"
+       WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment}
+         AND ("signingKid" = ${kid} OR "previousSigningKeys" @> ${JSON.stringify([{ kid }])}::jsonb)
+       LIMIT 1`;
+    const row = rows[0];
+    if (!row) return null;
+    if (row.signingKid === kid) return { id: row.id, publicJwk: row.publicJwk };
+    const previous = previousSigningKeysOf({
+      previousSigningKeys: typeof row.previous === "string" ? JSON.parse(row.previous) : row.previous,
+    }).find((key) => key.kid === kid);
+    return previous ? { id: row.id, publicJwk: previous.publicJwk } : null;
   },
   /** One status list of a platform issuer: its raw bytes, read directly (no token round trip). */
   /**

@@ -3,6 +3,7 @@ import { buildAuthorizationServerMetadata, buildCredentialIssuerMetadata } from 
 import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
+import { previousSigningKeysOf } from "../../issuers/issuer-dto";
 import { issuerUrls } from "../issuance-urls";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
@@ -58,6 +59,7 @@ export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIs
 export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   return {
     issuer: issuerUrls(config, issuer.id).credentialIssuer,
-    jwks: { keys: [issuer.publicJwk] },
+    // Replaced keys that were kept stay here, so that credentials they signed keep verifying.
+    jwks: { keys: [issuer.publicJwk, ...previousSigningKeysOf(issuer).map((key) => key.publicJwk)] },
   };
 }

@@ -18,6 +18,7 @@ export default function IssuerPage() {
   const refresh = useRefresh("issuers", "dashboard");
   const activate = useMutation(trpc.issuers.activate.mutationOptions({ onSuccess: refresh }));
   const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
+  const rotateKey = useMutation(trpc.issuers.rotateSigningKey.mutationOptions({ onSuccess: refresh }));
   const [locale, setLocale] = useState("en");
   const [walletName, setWalletName] = useState("");
 
@@ -58,9 +59,23 @@ export default function IssuerPage() {
           <code>{data.credentialIssuer}</code>
         </dd>
         <dt>Signing key</dt>
-        <dd>
+        <dd data-testid="signing-key">
           {data.signingKey.alg} <code>{data.signingKey.kid}</code>
         </dd>
+        {data.previousSigningKeys.length > 0 && (
+          <>
+            <dt>Replaced keys, still published</dt>
+            <dd>
+              <ul className="plain" data-testid="previous-signing-keys">
+                {data.previousSigningKeys.map((key) => (
+                  <li key={key.kid}>
+                    <code>{key.kid}</code> (replaced {key.retiredAt.slice(0, 16).replace("T", " ")} UTC)
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
         <dt>Wallet display</dt>
         <dd>
           {data.display.length === 0 && "—"}
@@ -161,6 +176,51 @@ export default function IssuerPage() {
             Save display entry
           </button>
         </form>
+      )}
+
+      {canManage && (
+        <section className="card" aria-labelledby="signing-key-title">
+          <h2 id="signing-key-title">Signing key</h2>
+          <p className="hint">
+            Rotating gives the issuer a new key for everything it signs from now on. Keep the old key
+            published so that credentials it signed keep verifying; withdraw it only if it may be compromised:
+            those credentials then stop verifying and should be re-issued.
+          </p>
+          <ErrorAlert error={rotateKey.error} title="Could not rotate the signing key" />
+          {rotateKey.isSuccess && (
+            <Success>
+              New signing key <code>{rotateKey.data.data.signingKey.kid}</code>.
+            </Success>
+          )}
+          <div className="actions">
+            <button
+              type="button"
+              className="secondary"
+              disabled={rotateKey.isPending}
+              onClick={() => {
+                if (window.confirm("Rotate the signing key? The current key stays published."))
+                  rotateKey.mutate({ issuerId, replacedKey: "keep" });
+              }}
+            >
+              Rotate key
+            </button>
+            <button
+              type="button"
+              className="secondary danger"
+              disabled={rotateKey.isPending}
+              onClick={() => {
+                if (
+                  window.confirm(
+                    "Rotate the signing key and withdraw the current one? Credentials it signed will no longer verify.",
+                  )
+                )
+                  rotateKey.mutate({ issuerId, replacedKey: "withdraw" });
+              }}
+            >
+              Rotate and withdraw the current key
+            </button>
+          </div>
+        </section>
       )}
     </>
   );

@@ -1,0 +1,70 @@
+import { inTransaction, type Prisma } from "@cred/db";
+import { generateEs256KeyPair } from "@cred/oid4vc";
+import { issuanceCatalog } from "../issuance/issuance-catalog";
+import { DomainError } from "../shared/errors";
+import { forgetPlatformIssuerKeys } from "../verification/issuer-trust";
+import type { IssuerDeps } from "./create-issuer";
+import { loadIssuerDto } from "./get-issuer";
+import {
+  MAX_PREVIOUS_SIGNING_KEYS,
+  type TIssuer,
+  type TRotateIssuerSigningKeyRequest,
+} from "./issuer.schema";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
+import { issuerRepository } from "./issuer-repository";
+
+/**
+ * Gives the issuer a fresh ES256 signing key. The replaced key's private part is discarded; its public
+ * part stays published (`keep`) or is withdrawn. Every status list gets a new version in the same
+ * transaction, so its token is signed again with the new key on its next fetch, in every process.
+ * Issuance in other processes switches within the issuer cache's lifetime (issuance-catalog.ts).
+ */
+export async function rotateIssuerSigningKey(
+  deps: IssuerDeps,
+  caller: IssuerCaller,
+  input: TRotateIssuerSigningKeyRequest,
+): Promise<TIssuer> {
+  const scope = scopeOfCaller(caller);
+  const { privateJwk, publicJwk } = await generateEs256KeyPair();
+  const dto = await inTransaction(deps.db, async (tx) => {
+    await issuerRepository.lockForUpdate(tx, input.issuerId);
+    const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    const kept = previousSigningKeysOf(issuer);
+    const previousSigningKeys: StoredPreviousSigningKey[] =
+      input.replacedKey === "keep"
+        ? [
+            {
+              kid: issuer.signingKid,
+              publicJwk: issuer.publicJwk as Record<string, unknown>,
+              retiredAt: new Date().toISOString(),
+            },
+            ...kept,
+          ]
+        : kept;
+    if (previousSigningKeys.length > MAX_PREVIOUS_SIGNING_KEYS) {
+      throw new DomainError(
+        "PlatformLimit",
+        `An issuer publishes at most ${MAX_PREVIOUS_SIGNING_KEYS} replaced keys; rotate with replacedKey "withdraw", or create a new issuer.`,
+        [
+          {
+            code: "PlatformLimit",
+            target: "replacedKey",
+            message: `At most ${MAX_PREVIOUS_SIGNING_KEYS} kept keys.`,
+          },
+        ],
+      );
+    }
+    await issuerRepository.update(tx, scope, issuer.id, {
+      signingKid: publicJwk.kid as string,
+      publicJwk: publicJwk as object,
+      privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), issuer.id),
+      previousSigningKeys: previousSigningKeys as Prisma.InputJsonArray,
+    });
+    await issuerRepository.bumpStatusListVersions(tx, issuer.id);
+    return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
+  });
+  issuanceCatalog.forgetIssuer(input.issuerId);
+  forgetPlatformIssuerKeys();
+  return dto;
+}
