@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { call, freshPostgresDatabase } from "./harness";
 
+const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
@@ -118,6 +119,36 @@ describe("migrations", () => {
       last,
     );
     expect(rows[0]!.rolled_back_at).not.toBeNull();
+  });
+
+  it("applies a migration whole or not at all: a failing statement leaves none of the others in place", async () => {
+    const db = await emptyDatabase();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "migrations-"));
+    cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+    const broken = path.join(dir, "99990101000000_broken");
+    fs.mkdirSync(broken);
+    const write = (sql: string) => fs.writeFileSync(path.join(broken, "migration.sql"), sql);
+    // A semicolon inside a string or comment is part of its statement; the failing statement comes last.
+    write(`-- adds a probe; then fails
+CREATE TABLE "Probe" ("note" TEXT DEFAULT 'a;b');
+ALTER TABLE "Issuer" ADD COLUMN "probe" TEXT;
+SELECT 1 / 0;
+`);
+    const failed = await applyMigrations(db.adapterFactory, { dir }).catch((error: Error) => error);
+    expect(String(failed)).toMatch(/division by zero/);
+    expect(await columnsOf(db, "Probe")).toEqual([]);
+    expect(await columnsOf(db, "Issuer")).not.toContain("probe");
+
+    // Repaired and marked rolled back, it applies in full.
+    write(
+      `CREATE TABLE "Probe" ("note" TEXT DEFAULT 'a;b');\nALTER TABLE "Issuer" ADD COLUMN "probe" TEXT;\n`,
+    );
+    const execute = (sql: string, params: unknown[]) => db.prisma.$executeRawUnsafe(sql, ...params);
+    expect(await markMigrationRolledBack(execute, "99990101000000_broken")).toBe(1);
+    expect(await applyMigrations(db.adapterFactory, { dir })).toEqual(["99990101000000_broken"]);
+    expect(await columnsOf(db, "Probe")).toEqual(["note"]);
+    expect(await columnsOf(db, "Issuer")).toContain("probe");
   });
 
   it("bootstraps a new database once when several processes start on it at the same moment", async () => {

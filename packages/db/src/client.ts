@@ -3,6 +3,7 @@ import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import { atomicScripts } from "./atomic-scripts";
 import { lockEmbeddedDatabase } from "./embedded-lock";
 import { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
 import { startEmbeddedThread } from "./embedded-thread/embedded-thread";
@@ -27,6 +28,7 @@ export interface DatabaseOptions {
 export interface Database {
   kind: DatabaseKind;
   prisma: PrismaClient;
+  /** For the schema engine: migrations (each applied whole or not at all, atomic-scripts.ts) and diffs. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** Raw pg pool when on a PostgreSQL server (the rate limiter's shared store). */
   pool?: pg.Pool;
@@ -63,10 +65,10 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
  */
 function overPool(pool: pg.Pool) {
   pool.on("error", () => {});
-  const adapterFactory = new PrismaPg(pool);
+  const prismaAdapter = new PrismaPg(pool);
   return {
-    adapterFactory,
-    prisma: new PrismaClient({ adapter: adapterFactory }),
+    adapterFactory: atomicScripts(prismaAdapter, pool),
+    prisma: new PrismaClient({ adapter: prismaAdapter }),
     fast: pgFastSql(pool, pg.types),
   };
 }
