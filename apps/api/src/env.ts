@@ -10,7 +10,18 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../../..");
 
 /** Invalid environment variables, every one named in the message (one a line). */
-export class EnvError extends Error {
+/**
+ * A start that cannot go on for a reason the operator fixes outside the code (settings, the database):
+ * entry points print its message alone, without a stack trace, and exit 1.
+ */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StartupError";
+  }
+}
+
+export class EnvError extends StartupError {
   constructor(readonly problems: string[]) {
     super(`Invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}`);
     this.name = "EnvError";
@@ -186,19 +197,19 @@ export function readEnv(source: Source = process.env): Env {
   return env;
 }
 
-/** For an entry point: an EnvError's problems are printed and the process exits 1; anything else is rethrown. */
-export function exitOnEnvError(error: unknown): never {
-  if (!(error instanceof EnvError)) throw error;
+/** For an entry point: a StartupError (an EnvError's problems) is printed and the process exits 1; anything else is rethrown. */
+export function exitOnStartupError(error: unknown): never {
+  if (!(error instanceof StartupError)) throw error;
   process.stderr.write(`${error.message}\n`);
   process.exit(1);
 }
 
-/** For an entry point: runs `read`, exiting on invalid variables (`exitOnEnvError`). */
+/** For an entry point: runs `read`, exiting on invalid variables (`exitOnStartupError`). */
 export function orExit<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    return exitOnEnvError(error);
+    return exitOnStartupError(error);
   }
 }
 

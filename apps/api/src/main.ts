@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { bootstrap } from "@cred/core";
-import { exitOnEnvError, loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
+import { exitOnStartupError, loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { createServer } from "./server";
 
 const env = readEnvOrExit();
@@ -20,7 +20,7 @@ const server = await createServer({
   config: webhook.config,
   runWorker: env.runWorker,
   workerOptions: webhook.workerOptions,
-}).catch(exitOnEnvError); // e.g. a master key that does not fit the database: one line, exit 1
+}).catch(exitOnStartupError); // e.g. a master key that does not fit the database, or no database: one line, exit 1
 
 const created = await bootstrap(server.database.prisma, env.bootstrapAdminEmail);
 const bootstrapFile = path.join(env.dataDir, "bootstrap.json");

@@ -9,7 +9,7 @@ import {
 } from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { mountConsole } from "./console/mount-console";
-import { EnvError } from "./env";
+import { EnvError, StartupError } from "./env";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
@@ -102,6 +102,19 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
  * or an embedded data folder) run in a child process, so the migration engine's memory never joins the
  * server's; an in-memory database (tests) can only be migrated here.
  */
+/** A PostgreSQL server that refuses or does not answer stops the start with its reason, in one line. */
+async function assertReachable(database: Database, databaseUrl: string): Promise<void> {
+  try {
+    await database.fast.query("SELECT 1");
+  } catch (error) {
+    await database.close();
+    const url = new URL(databaseUrl);
+    throw new StartupError(
+      `Cannot use the database at ${url.host}${url.pathname} (DATABASE_URL): ${(error as Error).message}`,
+    );
+  }
+}
+
 async function openMigratedDatabase(
   options: ServerOptions,
   onMaintenanceError: (error: unknown) => void,
@@ -118,13 +131,19 @@ async function openMigratedDatabase(
     await applyMigrations(database.adapterFactory);
     return database;
   }
-  const inChild = () => migrateInChildProcess({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+  const inChild = () =>
+    migrateInChildProcess({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }).catch(
+      (error: Error) => {
+        throw new StartupError(error.message);
+      },
+    );
   // A new embedded database is created (initdb, also a memory peak) and migrated by the child alone.
   if (!options.databaseUrl && !embeddedDatabaseExists(options.dataDir)) {
     await inChild();
     return open();
   }
   const database = open();
+  if (options.databaseUrl) await assertReachable(database, options.databaseUrl);
   if (!(await hasPendingMigrations(database.adapterFactory))) return database;
   await database.close();
   await inChild();

@@ -69,6 +69,30 @@ describe("master key at startup", () => {
   }
 });
 
+describe("a database the start cannot use", () => {
+  it("unreachable: one line naming it (without the password) and why, exit 1, no stack trace", async () => {
+    const r = await start("main.ts", { DATABASE_URL: "postgres://app:s3cret@127.0.0.1:1/credentials" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^Cannot use the database at 127\.0\.0\.1:1\/credentials \(DATABASE_URL\): .*ECONNREFUSED.*\n$/,
+    );
+    expect(r.stderr).not.toContain("s3cret");
+    expect(r.stdout).toBe("");
+  });
+
+  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+    "a wrong password: the server's own reason, in one line",
+    async () => {
+      const url = new URL(process.env.TEST_POSTGRES_URL as string);
+      url.password = "not-the-password";
+      const r = await start("main.ts", { DATABASE_URL: url.toString() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^Cannot use the database at .*: password authentication failed.*\n$/);
+      expect(r.stderr).not.toContain("not-the-password");
+    },
+  );
+});
+
 /** Starts main.ts with `env` and returns what it printed once it says it is running. */
 async function startedOutput(env: Record<string, string>): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-warning-test-"));

@@ -46,6 +46,11 @@ try {
   } else {
     throw new Error("usage: migrate deploy | diff <name> | resolve <name>");
   }
+} catch (error) {
+  // The message says what failed; the engine's WebAssembly stack would only bury it.
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  await db.close().catch(() => {});
+  process.exit(1);
 } finally {
   await db.close();
 }

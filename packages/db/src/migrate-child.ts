@@ -35,7 +35,7 @@ export function migrateInChildProcess(options: { databaseUrl?: string; dataDir: 
     child.on("exit", (code) =>
       code === 0
         ? resolve(stdout.trim())
-        : reject(new Error(`migrations failed (exit ${code}): ${stderr.trim() || stdout.trim()}`)),
+        : reject(new Error(`Migrations failed (exit ${code}): ${stderr.trim() || stdout.trim()}`)),
     );
   });
 }
