@@ -1262,6 +1262,25 @@ describe("the in-process worker", () => {
     expect(s.server.worker?.running).toBe(false);
   });
 
+  it("delivers an event written in its process at once, not at the end of its poll interval", async () => {
+    const s = await startTestServer({ runWorker: true, workerOptions: { ...FAST, pollIntervalMs: 60_000 } });
+    const rx = await receiver();
+    try {
+      await call(s, "POST", "/management/webhooks", {
+        key: s.adminKey,
+        body: { url: rx.url, events: ["issuer.activated"] },
+      });
+      await new Promise((r) => setTimeout(r, 300)); // the worker is idle, in its minute-long sleep
+      const written = Date.now();
+      await activeIssuer(s, s.adminKey);
+      await until("delivery well within the poll interval", async () => rx.received.length === 1, 5_000);
+      expect(Date.now() - written).toBeLessThan(5_000);
+    } finally {
+      await s.close();
+      await rx.close();
+    }
+  });
+
   it("takes the operator's settings from the environment, as main.ts passes them", async () => {
     const settings = webhookSettings(
       readEnv({

@@ -7,6 +7,7 @@ import {
   type DeliveryOptions,
   deliverWebhook,
   dispatchOutboxEvents,
+  onOutboxWrite,
   sweepExpired,
 } from "@cred/core/events/index";
 
@@ -40,6 +41,8 @@ export const DEFAULT_WORKER_OPTIONS: WebhookWorkerOptions = {
 /** After a delivery, how long the worker polls quickly, and how quickly. */
 const HOT_PERIOD_MS = 10_000;
 const HOT_POLL_MS = 50;
+/** After an event is written in this process, how long the worker polls quickly (its commit may lag). */
+const NUDGED_PERIOD_MS = 1_000;
 
 export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
 
@@ -83,8 +86,16 @@ export function createWebhookWorker(
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
+  let sleepingLong = false;
   let lastSweep = 0;
   let lastDelivery = Number.NEGATIVE_INFINITY;
+  let lastNudge = Number.NEGATIVE_INFINITY;
+  let stopListening: (() => void) | undefined;
+  /** An event was written in this process: end an idle sleep, and poll quickly for a moment. */
+  const nudge = () => {
+    lastNudge = Date.now();
+    if (sleepingLong) wake?.();
+  };
 
   const attempt = (delivery: ClaimedDelivery) => {
     const job = deliverWebhook(deps, delivery, options.delivery, abort.signal)
@@ -120,10 +131,15 @@ export function createWebhookWorker(
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      sleepingLong = ms > HOT_POLL_MS;
+      const done = () => {
+        sleepingLong = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
       wake = () => {
         clearTimeout(timer);
-        resolve();
+        done();
       };
     });
 
@@ -161,7 +177,8 @@ export function createWebhookWorker(
       }
       // Events keep coming while a tenant is busy: for a while after its last delivery the worker looks
       // again every HOT_POLL_MS, so an event waits tens of milliseconds, not a whole interval.
-      const hot = Date.now() - lastDelivery < HOT_PERIOD_MS;
+      const now = Date.now();
+      const hot = now - lastDelivery < HOT_PERIOD_MS || now - lastNudge < NUDGED_PERIOD_MS;
       await sleep(hot ? Math.min(HOT_POLL_MS, options.pollIntervalMs) : options.pollIntervalMs);
     }
   };
@@ -174,10 +191,12 @@ export function createWebhookWorker(
       if (running) return;
       running = true;
       abort = stopSignal();
+      stopListening = onOutboxWrite(nudge);
       loop = run();
     },
     async stop({ graceful = true } = {}) {
       running = false;
+      stopListening?.();
       wake?.();
       await loop;
       loop = undefined;

@@ -1,3 +1,4 @@
+export { onOutboxWrite } from "../shared/outbox-signal";
 export {
   EVENT_CATALOGUE,
   eventCatalogueOpenApi,

@@ -1,5 +1,6 @@
 import type { SqlParam } from "@cred/db";
 import { newId } from "./ids";
+import { signalOutboxWrite } from "./outbox-signal";
 import type { TenantScope } from "./principal";
 
 /** Positional parameters of a statement under construction: `p.add(value)` returns its `$n`. */
@@ -26,6 +27,7 @@ export function outboxSelect(
   data: Record<string, unknown>,
   id = newId("evt"),
 ) {
+  signalOutboxWrite(); // every event is written through here
   const tenantId = p.add(scope.tenantId);
   const environment = p.add(scope.environment);
   const dispatchedAt = `CASE WHEN EXISTS (
