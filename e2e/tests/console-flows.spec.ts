@@ -57,6 +57,17 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByRole("heading", { level: 1, name: issuerName })).toBeVisible();
   issuerUrl = page.url();
 
+  // The issuer's own details: a bad logo URL is refused with the server's reason, a description saved.
+  await page.getByLabel("Logo URL (optional, https)").fill("http://acme.example/logo.png");
+  await page.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Could not save the issuer")).toBeVisible();
+  await page.getByLabel("Logo URL (optional, https)").fill("https://acme.example/logo.png");
+  await page.getByLabel("Description (optional)").fill("Membership cards of Acme");
+  await page.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Issuer details saved.")).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel("Description (optional)")).toHaveValue("Membership cards of Acme");
+
   // A wallet name is corrected in place (same locale), another locale is added and removed again.
   const display = page.getByTestId("wallet-display");
   await expect(display).toContainText("Acme Bank (en)");
@@ -174,6 +185,17 @@ test("webhook: secret shown once, a delivery appears in the log", async () => {
     await page.getByRole("button", { name: "Show older deliveries" }).click();
     await expect(rows).toHaveCount(2);
     await expect(rows.nth(1)).toContainText("verification_policy.suspended");
+
+    // Filters go to the API: one event type, then a status nothing has.
+    await page.goto("/webhooks");
+    const filters = page.getByTestId("delivery-filters");
+    await filters.getByLabel("Event").selectOption("verification_policy.reactivated");
+    await expect(log).not.toContainText("verification_policy.suspended");
+    await expect(log).toContainText("verification_policy.reactivated");
+    await filters.getByLabel("Status").selectOption("failed");
+    await expect(page.getByText("No deliveries match these filters.")).toBeVisible();
+    await filters.getByLabel("Event").selectOption("");
+    await filters.getByLabel("Status").selectOption("");
 
     // Rotating the secret shows the new one once.
     page.once("dialog", (dialog) => dialog.accept());

@@ -1,4 +1,5 @@
 "use client";
+import { DELIVERY_STATUSES } from "@cred/core/webhooks/webhook.schema";
 import { WEBHOOK_EVENT_TYPES } from "@cred/core/webhooks/webhook-events";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
@@ -25,11 +26,20 @@ export default function WebhooksPage() {
   const list = useResourcePages("webhooks");
   // Every subscription's URL for the delivery log, whichever page of the table it is on.
   const allSubscriptions = useAllResourceItems("webhooks");
+  // The log's filters, as Webhooks_ListDeliveries takes them (empty: all).
+  const [filterSubscription, setFilterSubscription] = useState("");
+  const [filterStatus, setFilterStatus] = useState<"" | (typeof DELIVERY_STATUSES)[number]>("");
+  const [filterEvent, setFilterEvent] = useState<"" | EventType>("");
+  const filters = {
+    ...(filterSubscription && { subscriptionId: filterSubscription }),
+    ...(filterStatus && { status: filterStatus }),
+    ...(filterEvent && { eventType: filterEvent }),
+  };
   // The procedure lists oldest first: walk to the end and show the newest first (see README).
   const deliveries = useNewestFirst({
-    queryKey: trpc.webhookDeliveries.list.queryKey({ limit: pageSize }),
+    queryKey: trpc.webhookDeliveries.list.queryKey({ limit: pageSize, ...filters }),
     fetchPage: (cursor, signal) =>
-      client.webhookDeliveries.list.query({ limit: pageSize, cursor }, { signal }),
+      client.webhookDeliveries.list.query({ limit: pageSize, cursor, ...filters }, { signal }),
     pageSize,
     maxItems: MAX_LOG_ITEMS,
     refetchInterval: 3_000,
@@ -178,6 +188,47 @@ export default function WebhooksPage() {
       <section className="card" aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Delivery log</h2>
         <p className="hint">Refreshes every few seconds.</p>
+        <div className="grid" data-testid="delivery-filters">
+          <label>
+            Endpoint
+            <select value={filterSubscription} onChange={(e) => setFilterSubscription(e.target.value)}>
+              <option value="">All endpoints</option>
+              {(allSubscriptions.data?.items ?? []).map((sub) => (
+                <option key={sub.id} value={sub.id}>
+                  {sub.url}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Status
+            <select
+              value={filterStatus}
+              onChange={(e) => setFilterStatus(e.target.value as typeof filterStatus)}
+            >
+              <option value="">All statuses</option>
+              {DELIVERY_STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Event
+            <select
+              value={filterEvent}
+              onChange={(e) => setFilterEvent(e.target.value as typeof filterEvent)}
+            >
+              <option value="">All events</option>
+              {WEBHOOK_EVENT_TYPES.map((type) => (
+                <option key={type} value={type}>
+                  {type}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
         <ErrorAlert error={redeliver.error} title="Could not redeliver" />
         <PagedTable
           list={deliveries}
@@ -186,7 +237,11 @@ export default function WebhooksPage() {
           testId="delivery-log"
           caption="Webhook deliveries, newest first"
           noun={{ one: "delivery", other: "deliveries" }}
-          empty="No deliveries yet. Events appear here once something happens."
+          empty={
+            Object.keys(filters).length
+              ? "No deliveries match these filters."
+              : "No deliveries yet. Events appear here once something happens."
+          }
           rowKey={(d) => d.id}
           columns={[
             {

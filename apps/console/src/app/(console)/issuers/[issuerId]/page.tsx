@@ -8,6 +8,7 @@ import { useCan } from "../../../../components/session";
 import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC } from "../../../../lib/trpc";
+import { IssuerDetailsForm } from "./issuer-details-form";
 
 export default function IssuerPage() {
   const { issuerId } = useParams<{ issuerId: string }>();
@@ -154,6 +155,8 @@ export default function IssuerPage() {
         )}
         {data.status === "active" && <Success>This issuer is active and can issue credentials.</Success>}
       </section>
+
+      {canManage && <IssuerDetailsForm issuer={data} />}
 
       {canManage && (
         <form onSubmit={saveDisplay} className="card" aria-labelledby="display-title">

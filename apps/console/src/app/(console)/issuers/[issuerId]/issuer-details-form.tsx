@@ -1,0 +1,54 @@
+"use client";
+import type { TIssuer } from "@cred/core/issuers/issuer.schema";
+import { useMutation } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { TextField } from "../../../../components/form-fields";
+import { ErrorAlert, Success } from "../../../../components/status";
+import { useRefresh } from "../../../../lib/refresh";
+import { useTRPC } from "../../../../lib/trpc";
+
+/**
+ * The issuer's own name, description and logo (Issuers_Update). Only what changed is sent; an emptied
+ * description or logo is cleared (null). The server's schema decides what is valid and says why not.
+ */
+export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
+  const trpc = useTRPC();
+  const refresh = useRefresh("issuers", "dashboard");
+  const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
+  const [displayName, setDisplayName] = useState(issuer.displayName);
+  const [description, setDescription] = useState(issuer.description ?? "");
+  const [logoUri, setLogoUri] = useState(issuer.logoUri ?? "");
+
+  const changes = {
+    ...(displayName !== issuer.displayName && { displayName }),
+    ...(description !== (issuer.description ?? "") && { description: description || null }),
+    ...(logoUri !== (issuer.logoUri ?? "") && { logoUri: logoUri || null }),
+  };
+  const changed = Object.keys(changes).length > 0;
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    update.mutate({ issuerId: issuer.id, ...changes });
+  };
+
+  return (
+    <form onSubmit={save} className="card" aria-labelledby="details-title">
+      <h2 id="details-title">Issuer details</h2>
+      <div className="grid">
+        <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
+        <TextField label="Description (optional)" value={description} onChange={setDescription} />
+        <TextField
+          label="Logo URL (optional, https)"
+          type="url"
+          value={logoUri}
+          placeholder="https://example.com/logo.png"
+          onChange={setLogoUri}
+        />
+      </div>
+      <ErrorAlert error={update.error} title="Could not save the issuer" />
+      {update.isSuccess && !changed && <Success>Issuer details saved.</Success>}
+      <button type="submit" className="secondary" disabled={update.isPending || !changed}>
+        Save details
+      </button>
+    </form>
+  );
+}
