@@ -50,6 +50,39 @@ export function ChoiceField({
   );
 }
 
+/** A labelled `<select>` narrowing a list: the empty value (`allLabel`) means no filter. */
+export function FilterField<T extends string>({
+  label,
+  value,
+  onChange,
+  allLabel,
+  options,
+}: {
+  label: string;
+  value: "" | T;
+  onChange: (value: "" | T) => void;
+  allLabel: string;
+  options: readonly (T | { value: T; label: string })[];
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value as "" | T)}>
+        <option value="">{allLabel}</option>
+        {options.map((option) => {
+          const { value: v, label: text } =
+            typeof option === "string" ? { value: option, label: option } : option;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
 /** A grid of checkboxes choosing several of `options`; `checked` keeps the order they were checked in. */
 export function CheckboxGrid<T extends string>({
   options,

@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from "@cred/core/webhooks/webhook-events";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
-import { CheckboxGrid, SubmitButton, TextField } from "../../../components/form-fields";
+import { CheckboxGrid, FilterField, SubmitButton, TextField } from "../../../components/form-fields";
 import { SecretOnce } from "../../../components/secret-once";
 import { useCan } from "../../../components/session";
 import { Badge, ErrorAlert, PageHeader } from "../../../components/status";
@@ -189,45 +189,27 @@ export default function WebhooksPage() {
         <h2 id="deliveries-title">Delivery log</h2>
         <p className="hint">Refreshes every few seconds.</p>
         <div className="grid" data-testid="delivery-filters">
-          <label>
-            Endpoint
-            <select value={filterSubscription} onChange={(e) => setFilterSubscription(e.target.value)}>
-              <option value="">All endpoints</option>
-              {(allSubscriptions.data?.items ?? []).map((sub) => (
-                <option key={sub.id} value={sub.id}>
-                  {sub.url}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Status
-            <select
-              value={filterStatus}
-              onChange={(e) => setFilterStatus(e.target.value as typeof filterStatus)}
-            >
-              <option value="">All statuses</option>
-              {DELIVERY_STATUSES.map((status) => (
-                <option key={status} value={status}>
-                  {status}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Event
-            <select
-              value={filterEvent}
-              onChange={(e) => setFilterEvent(e.target.value as typeof filterEvent)}
-            >
-              <option value="">All events</option>
-              {WEBHOOK_EVENT_TYPES.map((type) => (
-                <option key={type} value={type}>
-                  {type}
-                </option>
-              ))}
-            </select>
-          </label>
+          <FilterField
+            label="Endpoint"
+            allLabel="All endpoints"
+            value={filterSubscription}
+            onChange={setFilterSubscription}
+            options={(allSubscriptions.data?.items ?? []).map((sub) => ({ value: sub.id, label: sub.url }))}
+          />
+          <FilterField
+            label="Status"
+            allLabel="All statuses"
+            value={filterStatus}
+            onChange={setFilterStatus}
+            options={DELIVERY_STATUSES}
+          />
+          <FilterField
+            label="Event"
+            allLabel="All events"
+            value={filterEvent}
+            onChange={setFilterEvent}
+            options={WEBHOOK_EVENT_TYPES}
+          />
         </div>
         <ErrorAlert error={redeliver.error} title="Could not redeliver" />
         <PagedTable
