@@ -18,6 +18,7 @@ import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
+import { announceOutboxWrites } from "./worker/outbox-notify";
 
 export interface ServerOptions {
   databaseUrl?: string;
@@ -209,6 +210,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
 
   const worker = options.runWorker ? createWebhookWorker(deps, app.log, options.workerOptions) : undefined;
   worker?.start();
+  // Workers in other processes hear of this one's events at once (PostgreSQL only).
+  const stopAnnouncing = database.pool ? announceOutboxWrites(database.pool, app.log) : undefined;
 
   return {
     app,
@@ -228,6 +231,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         clearInterval(idle);
         clearTimeout(deadline);
       }
+      stopAnnouncing?.();
       await database.close();
     },
   };

@@ -1322,7 +1322,7 @@ describe("the in-process worker", () => {
 
 describe("pnpm worker (a separate process, PostgreSQL only)", () => {
   const apiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-  const startWorkerProcess = (databaseUrl: string, masterKey: Buffer) =>
+  const startWorkerProcess = (databaseUrl: string, masterKey: Buffer, env: Record<string, string> = {}) =>
     // What `pnpm worker` runs, without wrappers in between, so signals reach the worker itself.
     spawn(process.execPath, ["--import", "tsx", "src/worker-main.ts"], {
       cwd: apiDir,
@@ -1333,9 +1333,37 @@ describe("pnpm worker (a separate process, PostgreSQL only)", () => {
         DEVELOPMENT_MODE: "true",
         WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,localhost",
         LOG_LEVEL: "silent",
+        ...env,
       },
       stdio: "ignore",
     });
+  const databaseUrlOf = (s: TestServer) =>
+    (s.server.database.pool as unknown as { options: { connectionString: string } }).options.connectionString;
+
+  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+    "hears of an event written by an API process at once (LISTEN/NOTIFY), not at its next poll",
+    async () => {
+      const masterKey = randomBytes(32);
+      const s = await startTestServer({ masterKey });
+      const rx = await receiver();
+      const child = startWorkerProcess(databaseUrlOf(s), masterKey, { WEBHOOK_POLL_INTERVAL_MS: "60000" });
+      try {
+        await call(s, "POST", "/management/webhooks", {
+          key: s.adminKey,
+          body: { url: rx.url, events: ["issuer.activated"] },
+        });
+        // Started and idle: its first round found nothing, and it now sleeps for a minute.
+        await new Promise((r) => setTimeout(r, 4_000));
+        await activeIssuer(s, s.adminKey);
+        await until("delivery by the idle worker process", async () => rx.received.length === 1, 5_000);
+      } finally {
+        child.kill("SIGKILL");
+        await rx.close();
+        await s.close();
+      }
+    },
+    60_000,
+  );
   const exited = (child: ChildProcess) =>
     new Promise<number | null>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
@@ -1349,8 +1377,7 @@ describe("pnpm worker (a separate process, PostgreSQL only)", () => {
       const s = await startTestServer({ masterKey });
       const rx = await receiver();
       rx.answer((n) => (n === 1 ? "hang" : 200));
-      const databaseUrl = (s.server.database.pool as unknown as { options: { connectionString: string } })
-        .options.connectionString;
+      const databaseUrl = databaseUrlOf(s);
       let first: ChildProcess | undefined;
       let second: ChildProcess | undefined;
       try {

@@ -10,6 +10,7 @@ import {
   onOutboxWrite,
   sweepExpired,
 } from "@cred/core/events/index";
+import { listenForOutboxWrites } from "./outbox-notify";
 
 export interface WorkerLogger {
   info(obj: object, msg?: string): void;
@@ -41,7 +42,10 @@ export const DEFAULT_WORKER_OPTIONS: WebhookWorkerOptions = {
 /** After a delivery, how long the worker polls quickly, and how quickly. */
 const HOT_PERIOD_MS = 10_000;
 const HOT_POLL_MS = 50;
-/** After an event is written in this process, how long the worker polls quickly (its commit may lag). */
+/**
+ * After an event is written in this process (or announced by another, outbox-notify.ts), how long the
+ * worker polls quickly: the signal may come before the event's commit.
+ */
 const NUDGED_PERIOD_MS = 1_000;
 
 export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
@@ -91,6 +95,7 @@ export function createWebhookWorker(
   let lastDelivery = Number.NEGATIVE_INFINITY;
   let lastNudge = Number.NEGATIVE_INFINITY;
   let stopListening: (() => void) | undefined;
+  let stopListeningToOthers: (() => void) | undefined;
   /** An event was written in this process: end an idle sleep, and poll quickly for a moment. */
   const nudge = () => {
     lastNudge = Date.now();
@@ -192,11 +197,14 @@ export function createWebhookWorker(
       running = true;
       abort = stopSignal();
       stopListening = onOutboxWrite(nudge);
+      const pool = deps.database.pool;
+      if (pool) stopListeningToOthers = listenForOutboxWrites(pool, nudge, logger);
       loop = run();
     },
     async stop({ graceful = true } = {}) {
       running = false;
       stopListening?.();
+      stopListeningToOthers?.();
       wake?.();
       await loop;
       loop = undefined;
