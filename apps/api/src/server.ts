@@ -103,6 +103,13 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
  * or an embedded data folder) run in a child process, so the migration engine's memory never joins the
  * server's; an in-memory database (tests) can only be migrated here.
  */
+/** An error's message; an AggregateError (every address of a host refused) has its own empty. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && !error.message) return error.errors.map(reasonOf).join("; ");
+  const e = error as { message?: string; code?: string };
+  return e.message || e.code || String(error);
+}
+
 /** A PostgreSQL server that refuses or does not answer stops the start with its reason, in one line. */
 async function assertReachable(database: Database, databaseUrl: string): Promise<void> {
   try {
@@ -111,7 +118,7 @@ async function assertReachable(database: Database, databaseUrl: string): Promise
     await database.close();
     const url = new URL(databaseUrl);
     throw new StartupError(
-      `Cannot use the database at ${url.host}${url.pathname} (DATABASE_URL): ${(error as Error).message}`,
+      `Cannot use the database at ${url.host}${url.pathname} (DATABASE_URL): ${reasonOf(error)}`,
     );
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { bootstrap, resealSecrets } from "@cred/core";
+import { bootstrap, createApiKey, resealSecrets, SCOPES } from "@cred/core";
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { afterAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "../src/server";
@@ -46,6 +46,18 @@ async function start(masterKey: Buffer, previousMasterKeys: Buffer[] = []) {
   const baseUrl = `http://127.0.0.1:${port}`;
   server.deps.config.publicBaseUrl = baseUrl;
   return { server, baseUrl };
+}
+
+/** A fresh all-scope key of the bootstrap tenant. */
+async function newApiKey(server: Server) {
+  const tenant = await server.database.prisma.tenant.findFirstOrThrow({ orderBy: { id: "asc" } });
+  return (
+    await createApiKey(
+      server.database.prisma,
+      { tenantId: tenant.id, environment: "sandbox" },
+      { name: "t", scopes: [...SCOPES] },
+    )
+  ).key;
 }
 
 afterAll(async () => {
@@ -213,6 +225,52 @@ describe("rotating the master key", () => {
       );
     } finally {
       await done.server.close();
+    }
+  });
+
+  it("leaves a value the service rewrote between the reseal's read and write to the service, and counts it", async () => {
+    const thirdKey = randomBytes(32);
+    const before = await start(newKey);
+    const key = await newApiKey(before.server);
+    const webhook = await call({ baseUrl: before.baseUrl }, "POST", "/management/webhooks", {
+      key,
+      body: { url: "http://127.0.0.1:9/other", events: ["*"] },
+    });
+    expect(webhook.status).toBe(201);
+    await before.server.close();
+
+    const during = await start(thirdKey, [newKey]);
+    try {
+      const prisma = during.server.database.prisma;
+      const rewritten = during.server.deps.secretBox.seal("whsec_rewritten", webhook.body.data.id);
+      // The service rotates the secret (under the current key) just before the reseal writes it back.
+      const racing = new Proxy(prisma, {
+        get(target, property) {
+          if (property !== "$executeRawUnsafe") return Reflect.get(target, property, target);
+          return async (sql: string, ...params: unknown[]) => {
+            if (sql.includes('"secretCipher"') && params[1] === webhook.body.data.id) {
+              await target.webhookSubscription.update({
+                where: { id: webhook.body.data.id },
+                data: { secretCipher: rewritten },
+              });
+            }
+            return target.$executeRawUnsafe(sql, ...params);
+          };
+        },
+      });
+      const report = await resealSecrets(racing, during.server.deps.secretBox);
+      const secrets = report.columns.find(
+        (c) => c.table === "WebhookSubscription" && c.column === "secretCipher",
+      );
+      expect(secrets?.changedMeanwhile).toBe(1);
+      const row = await prisma.webhookSubscription.findUniqueOrThrow({ where: { id: webhook.body.data.id } });
+      expect(row.secretCipher).toBe(rewritten);
+      const again = await counts(during.server, true);
+      expect(
+        Object.values(again).every(([, resealable, unreadable]) => resealable === 0 && unreadable === 0),
+      ).toBe(true);
+    } finally {
+      await during.server.close();
     }
   });
 });

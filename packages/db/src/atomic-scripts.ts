@@ -20,13 +20,16 @@ export function atomicScripts(
         if (property === "executeScript") {
           return async (script: string) => {
             const client = await pool.connect();
+            let failure: Error | undefined;
             try {
               await client.query(script);
             } catch (error) {
+              failure = error as Error;
               // The adapter's own conversion, so the engine reports the database's message and code.
               (target as unknown as { onError(error: unknown): never }).onError(error);
             } finally {
-              client.release();
+              // A connection whose batch failed is not handed out again (its state is not known).
+              client.release(failure);
             }
           };
         }
@@ -36,8 +39,8 @@ export function atomicScripts(
     });
   return new Proxy(factory, {
     get(target, property) {
+      // Only the main database's adapter: `pool` is its pool (a shadow database has its own).
       if (property === "connect") return async () => atomic(await target.connect());
-      if (property === "connectToShadowDb") return async () => atomic(await target.connectToShadowDb());
       const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -81,13 +81,13 @@ const print = (value: unknown, text: string) =>
   process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
 function resealSummary(report: ResealReport, previousKeys: number): string {
-  const total = (k: "current" | "resealed" | "unreadable") =>
+  const total = (k: "current" | "resealed" | "unreadable" | "changedMeanwhile") =>
     report.columns.reduce((sum, c) => sum + c[k], 0);
   const lines = report.columns
-    .filter((c) => c.current + c.resealed + c.unreadable > 0)
+    .filter((c) => c.current + c.resealed + c.unreadable + c.changedMeanwhile > 0)
     .map(
       (c) =>
-        `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.resealed} ${report.dryRun ? "to reseal" : "resealed"}, ${c.unreadable} unreadable`,
+        `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.resealed} ${report.dryRun ? "to reseal" : "resealed"}, ${c.unreadable} unreadable${c.changedMeanwhile ? `, ${c.changedMeanwhile} changed meanwhile` : ""}`,
     );
   const outcome = total("unreadable")
     ? `${total("unreadable")} sealed values open with no configured key (MASTER_KEY and ${previousKeys} in PREVIOUS_MASTER_KEYS): ${report.unreadable.join(", ")}. Add the key that sealed them to PREVIOUS_MASTER_KEYS and run this again.`
@@ -95,7 +95,9 @@ function resealSummary(report: ResealReport, previousKeys: number): string {
       ? total("resealed")
         ? `${total("resealed")} values are still sealed under a previous key: run pnpm cli master-key reseal.`
         : "Every sealed value opens with MASTER_KEY: PREVIOUS_MASTER_KEYS can be removed."
-      : `Done: every sealed value is now under MASTER_KEY (${total("resealed")} sealed again). Once every process runs with this MASTER_KEY (check confirms it), remove PREVIOUS_MASTER_KEYS and restart them.`;
+      : total("changedMeanwhile")
+        ? `${total("resealed")} values sealed again; ${total("changedMeanwhile")} were rewritten by the service meanwhile: run pnpm cli master-key check, and reseal again if it finds any.`
+        : `Done: every sealed value is now under MASTER_KEY (${total("resealed")} sealed again). Once every process runs with this MASTER_KEY (check confirms it), remove PREVIOUS_MASTER_KEYS and restart them.`;
   return [...lines, outcome].join("\n");
 }
 

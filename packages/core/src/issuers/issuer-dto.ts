@@ -38,6 +38,7 @@ export function previousSigningKeysOf(row: { previousSigningKeys: unknown }): St
     (key): key is StoredPreviousSigningKey =>
       typeof key?.kid === "string" &&
       typeof key?.publicJwk === "object" &&
+      key.publicJwk !== null &&
       typeof key?.retiredAt === "string",
   );
 }

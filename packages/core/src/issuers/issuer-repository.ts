@@ -14,8 +14,9 @@ export const issuerRepository = {
   },
 
   /** Locks the issuer's row until the transaction ends (concurrent key rotations queue). */
-  async lockForUpdate(db: Db, id: string) {
-    await db.$queryRaw`SELECT 1 FROM "Issuer" WHERE "id" = ${id} FOR UPDATE`;
+  async lockForUpdate(db: Db, scope: TenantScope, id: string) {
+    await db.$queryRaw`SELECT 1 FROM "Issuer" WHERE "id" = ${id} AND "tenantId" = ${scope.tenantId}
+      AND "environment" = ${scope.environment} FOR UPDATE`;
   },
 
   /** Every status list of the issuer gets a new version, so each process signs its token afresh. */

@@ -18,7 +18,8 @@ import { issuerRepository } from "./issuer-repository";
  * Gives the issuer a fresh ES256 signing key. The replaced key's private part is discarded; its public
  * part stays published (`keep`) or is withdrawn. Every status list gets a new version in the same
  * transaction, so its token is signed again with the new key on its next fetch, in every process.
- * Issuance in other processes switches within the issuer cache's lifetime (issuance-catalog.ts).
+ * Issuance in other processes switches within the issuer cache's lifetime (issuance-catalog.ts); this
+ * process's caches are for the caller to clear once the rotation has committed (`forgetRotatedIssuerKey`).
  */
 export async function rotateIssuerSigningKey(
   deps: IssuerDeps,
@@ -27,8 +28,10 @@ export async function rotateIssuerSigningKey(
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   const { privateJwk, publicJwk } = await generateEs256KeyPair();
-  const dto = await inTransaction(deps.db, async (tx) => {
-    await issuerRepository.lockForUpdate(tx, input.issuerId);
+  return inTransaction(deps.db, async (tx) => {
+    // Visible first, so that nobody can lock an issuer they cannot see; then read again under the lock.
+    await findVisibleIssuer(tx, caller, input.issuerId);
+    await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
     const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
     const kept = previousSigningKeysOf(issuer);
     const previousSigningKeys: StoredPreviousSigningKey[] =
@@ -64,7 +67,14 @@ export async function rotateIssuerSigningKey(
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
-  issuanceCatalog.forgetIssuer(input.issuerId);
+}
+
+/**
+ * After a rotation has committed (also the outer transaction of an Idempotency-Key): this process
+ * forgets the issuer's row and the platform keys it verifies with, so both take effect here at once.
+ * Called before the commit, a request in between could cache the replaced key again.
+ */
+export function forgetRotatedIssuerKey(issuerId: string): void {
+  issuanceCatalog.forgetIssuer(issuerId);
   forgetPlatformIssuerKeys();
-  return dto;
 }

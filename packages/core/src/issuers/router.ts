@@ -22,7 +22,7 @@ import {
 } from "./issuer.schema";
 import { issuerCallerOf } from "./issuer-caller";
 import { listIssuers } from "./list-issuers";
-import { rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
+import { forgetRotatedIssuerKey, rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
 import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
 
 const TAGS = ["Issuers"];
@@ -140,7 +140,7 @@ export const issuersRouter = router({
         operationId: "Issuers_RotateSigningKey",
         summary: "Rotate an issuer's signing key",
         description:
-          "Generates a new ES256 signing key for the issuer; credentials and status list tokens are signed with it from now on. The replaced key's private part is discarded; its public part stays in the issuer's JWKS (`replacedKey: keep`, the default, listed in `previousSigningKeys`) or is withdrawn at once (`withdraw`, for a compromised key: credentials it signed stop verifying). Not part of the interface specification; see docs/api/issuers.md.",
+          "Generates a new ES256 signing key for the issuer; credentials and status list tokens are signed with it from now on. The replaced key's private part is discarded; its public part stays in the issuer's JWKS (`replacedKey: keep`, the default, listed in `previousSigningKeys`) or is withdrawn at once (`withdraw`, for a compromised key: credentials it signed stop verifying). Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
         tags: TAGS,
         successDescription: "The issuer with its new signing key.",
       },
@@ -150,11 +150,13 @@ export const issuersRouter = router({
     })
     .input(ZRotateIssuerSigningKeyRequest)
     .output(ZRotateIssuerSigningKeyResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "Issuers_RotateSigningKey", input, async (db) => ({
+    .mutation(async ({ ctx, input }) => {
+      const result = await withIdempotency(ctx, "Issuers_RotateSigningKey", input, async (db) => ({
         data: await rotateIssuerSigningKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
-      })),
-    ),
+      }));
+      forgetRotatedIssuerKey(input.issuerId); // committed now, Idempotency-Key or not
+      return result;
+    }),
 
   getReadiness: protectedProcedure
     .meta({

@@ -93,6 +93,8 @@ export interface ResealCount {
   resealed: number;
   /** Values no configured key opens: they are left as they are and named in `unreadable`. */
   unreadable: number;
+  /** Values the service rewrote between read and write: left to the service; run `check` again. */
+  changedMeanwhile: number;
 }
 
 export interface ResealReport {
@@ -123,6 +125,7 @@ export async function resealSecrets(
       current: 0,
       resealed: 0,
       unreadable: 0,
+      changedMeanwhile: 0,
     };
     const columns = ["id", sealed.column, ...(sealed.reads ?? [])].map((c) => `"${c}"`).join(", ");
     let after = "";
@@ -147,20 +150,24 @@ export async function resealSecrets(
           seen.resealed = true;
           return secretBox.seal(opened.plaintext, associatedData);
         });
-        count[seen.unreadable ? "unreadable" : seen.resealed ? "resealed" : "current"] += 1;
+        const outcome = seen.unreadable ? "unreadable" : seen.resealed ? "resealed" : "current";
         if (seen.unreadable && report.unreadable.length < 20) {
           report.unreadable.push(`${sealed.table}.${sealed.column} ${row.id}`);
         }
         // A list with an unreadable entry still has its readable ones sealed again.
-        if (!seen.resealed || report.dryRun) continue;
+        if (!seen.resealed || report.dryRun) {
+          count[outcome] += 1;
+          continue;
+        }
         const cast = sealed.json ? "::jsonb" : "";
         const encode = (v: unknown) => (sealed.json ? JSON.stringify(v) : v);
-        await db.$executeRawUnsafe(
+        const written = await db.$executeRawUnsafe(
           `UPDATE "${sealed.table}" SET "${sealed.column}" = $1${cast} WHERE "id" = $2 AND "${sealed.column}" = $3${cast}`,
           encode(resealed),
           row.id,
           encode(value),
         );
+        count[written === 1 ? outcome : "changedMeanwhile"] += 1;
       }
       if (rows.length < PAGE) break;
       after = (rows.at(-1) as Row).id as string;

@@ -42,3 +42,10 @@ describe("SecretBox", () => {
     expect(() => new SecretBox(newKey, [randomBytes(16)])).toThrow(/32 bytes/);
   });
 });
+
+describe("SecretBox.macMatches with a malformed tag", () => {
+  it("refuses a tag longer than an HMAC-SHA256 instead of throwing", () => {
+    const box = new SecretBox(newKey);
+    expect(box.macMatches("purpose", Buffer.from("x"), Buffer.alloc(40))).toBe(false);
+  });
+});

@@ -115,10 +115,12 @@ export const verificationRepository = {
        LIMIT 1`;
     const row = rows[0];
     if (!row) return null;
-    if (row.signingKid === kid) return { id: row.id, publicJwk: row.publicJwk };
-    const previous = previousSigningKeysOf({
-      previousSigningKeys: typeof row.previous === "string" ? JSON.parse(row.previous) : row.previous,
-    }).find((key) => key.kid === kid);
+    // jsonb comes back parsed from the pg driver; a string is parsed here all the same.
+    const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+    if (row.signingKid === kid) return { id: row.id, publicJwk: json(row.publicJwk) };
+    const previous = previousSigningKeysOf({ previousSigningKeys: json(row.previous) }).find(
+      (key) => key.kid === kid,
+    );
     return previous ? { id: row.id, publicJwk: previous.publicJwk } : null;
   },
   /** One status list of a platform issuer: its raw bytes, read directly (no token round trip). */
