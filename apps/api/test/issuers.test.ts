@@ -1,5 +1,5 @@
 import { type generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
-import { decodeJwt, decodeProtectedHeader } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
@@ -517,6 +517,13 @@ describe("Issuers_RotateSigningKey", () => {
     expect(await statusKid()).toBe(keptKid);
     expect(await verify(policy, first)).toBe("verified");
     expect(await verify(policy, second)).toBe("verified");
+    // An independent JOSE implementation picks the key by kid from the published JWKS, as relying
+    // parties do: both credentials' issuer signatures check out.
+    const jwks = async () =>
+      createLocalJWKSet((await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer))).body.jwks);
+    const issuerJws = (credential: string) => credential.split("~")[0] as string;
+    await expect(jwtVerify(issuerJws(first.credential), await jwks())).resolves.toBeDefined();
+    await expect(jwtVerify(issuerJws(second.credential), await jwks())).resolves.toBeDefined();
 
     const withdrawn = await rotate(active.issuerId, { replacedKey: "withdraw" });
     expect(withdrawn.status).toBe(200);
@@ -527,6 +534,8 @@ describe("Issuers_RotateSigningKey", () => {
     expect(await publishedKids(active)).toEqual([newKid, before.signingKey.kid]);
     expect(await verify(policy, second)).toBe("rejected");
     expect(await verify(policy, first)).toBe("verified");
+    await expect(jwtVerify(issuerJws(second.credential), await jwks())).rejects.toThrow(/no applicable key/i);
+    await expect(jwtVerify(issuerJws(first.credential), await jwks())).resolves.toBeDefined();
     const third = await issueCredential(active);
     expect(kidOf(third.credential)).toBe(newKid);
     expect(await verify(policy, third)).toBe("verified");
