@@ -48,6 +48,11 @@ test("organisation → issuer → configuration → readiness ready → activate
   await page.getByLabel("Country (optional)").fill("NL");
   await page.getByRole("button", { name: "Create organisation" }).click();
   await expect(page.getByRole("cell", { name: orgReference })).toBeVisible();
+  // A second organisation, for the issuer to move to.
+  await page.getByLabel("Reference").fill(`${orgReference}-2`);
+  await page.getByLabel("Display name").fill("Acme Holding");
+  await page.getByRole("button", { name: "Create organisation" }).click();
+  await expect(page.getByRole("cell", { name: `${orgReference}-2` })).toBeVisible();
 
   await go("Issuers");
   await page.getByLabel("Organisation").selectOption(orgReference);
@@ -67,6 +72,12 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   await page.reload();
   await expect(page.getByLabel("Description (optional)")).toHaveValue("Membership cards of Acme");
+  const details = page.getByRole("form", { name: "Issuer details" });
+  await details.getByLabel("Organisation").selectOption(`${orgReference}-2`);
+  await details.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Issuer details saved.")).toBeVisible();
+  await page.reload();
+  await expect(details.getByLabel("Organisation")).toHaveValue(`${orgReference}-2`);
 
   // A wallet name is corrected in place (same locale), another locale is added and removed again.
   const display = page.getByTestId("wallet-display");

@@ -47,6 +47,13 @@ const HOT_POLL_MS = 50;
  * worker polls quickly: the signal may come before the event's commit.
  */
 const NUDGED_PERIOD_MS = 1_000;
+/**
+ * Events written all the time for tenants without webhooks (written already dispatched) would keep a
+ * nudged worker polling every HOT_POLL_MS for nothing: after this many nudged rounds in a row that find
+ * no delivery, nudges are ignored for NUDGES_MUTED_MS (the poll interval still applies).
+ */
+const FRUITLESS_NUDGED_ROUNDS = 40;
+const NUDGES_MUTED_MS = 10_000;
 
 export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
 
@@ -94,11 +101,15 @@ export function createWebhookWorker(
   let lastSweep = 0;
   let lastDelivery = Number.NEGATIVE_INFINITY;
   let lastNudge = Number.NEGATIVE_INFINITY;
+  let fruitlessNudgedRounds = 0;
+  let nudgesMutedUntil = 0;
   let stopListening: (() => void) | undefined;
   let stopListeningToOthers: (() => void) | undefined;
   /** An event was written in this process: end an idle sleep, and poll quickly for a moment. */
   const nudge = () => {
-    lastNudge = Date.now();
+    const now = Date.now();
+    if (now < nudgesMutedUntil) return;
+    lastNudge = now;
     if (sleepingLong) wake?.();
   };
 
@@ -183,6 +194,13 @@ export function createWebhookWorker(
       // Events keep coming while a tenant is busy: for a while after its last delivery the worker looks
       // again every HOT_POLL_MS, so an event waits tens of milliseconds, not a whole interval.
       const now = Date.now();
+      const nudged = now - lastNudge < NUDGED_PERIOD_MS;
+      fruitlessNudgedRounds = nudged && now - lastDelivery >= HOT_PERIOD_MS ? fruitlessNudgedRounds + 1 : 0;
+      if (fruitlessNudgedRounds >= FRUITLESS_NUDGED_ROUNDS) {
+        nudgesMutedUntil = now + NUDGES_MUTED_MS;
+        lastNudge = Number.NEGATIVE_INFINITY;
+        fruitlessNudgedRounds = 0;
+      }
       const hot = now - lastDelivery < HOT_PERIOD_MS || now - lastNudge < NUDGED_PERIOD_MS;
       await sleep(hot ? Math.min(HOT_POLL_MS, options.pollIntervalMs) : options.pollIntervalMs);
     }

@@ -2,24 +2,28 @@
 import type { TIssuer } from "@cred/core/issuers/issuer.schema";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { TextField } from "../../../../components/form-fields";
+import { ChoiceField, TextField } from "../../../../components/form-fields";
 import { ErrorAlert, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
+import { useAllResourceItems } from "../../../../lib/resource-lists";
 import { useTRPC } from "../../../../lib/trpc";
 
 /**
- * The issuer's own name, description and logo (Issuers_Update). Only what changed is sent; an emptied
+ * The issuer's organisation, name, description and logo (Issuers_Update). Only what changed is sent; an emptied
  * description or logo is cleared (null). The server's schema decides what is valid and says why not.
  */
 export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const trpc = useTRPC();
   const refresh = useRefresh("issuers", "dashboard");
   const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
+  const organisations = useAllResourceItems("organisations");
+  const [organisationReference, setOrganisation] = useState(issuer.organisationReference);
   const [displayName, setDisplayName] = useState(issuer.displayName);
   const [description, setDescription] = useState(issuer.description ?? "");
   const [logoUri, setLogoUri] = useState(issuer.logoUri ?? "");
 
   const changes = {
+    ...(organisationReference !== issuer.organisationReference && { organisationReference }),
     ...(displayName !== issuer.displayName && { displayName }),
     ...(description !== (issuer.description ?? "") && { description: description || null }),
     ...(logoUri !== (issuer.logoUri ?? "") && { logoUri: logoUri || null }),
@@ -34,6 +38,17 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     <form onSubmit={save} className="card" aria-labelledby="details-title">
       <h2 id="details-title">Issuer details</h2>
       <div className="grid">
+        <ChoiceField
+          label="Organisation"
+          value={organisationReference}
+          onChange={setOrganisation}
+          choices={(
+            organisations.data?.items ?? [{ reference: issuer.organisationReference, displayName: "" }]
+          ).map((o) => ({
+            value: o.reference,
+            label: o.displayName ? `${o.displayName} (${o.reference})` : o.reference,
+          }))}
+        />
         <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
         <TextField label="Description (optional)" value={description} onChange={setDescription} />
         <TextField
