@@ -63,10 +63,10 @@ test("organisation → issuer → configuration → readiness ready → activate
   issuerUrl = page.url();
 
   // The issuer's own details: a bad logo URL is refused with the server's reason, a description saved.
-  await page.getByLabel("Logo URL (optional, https)").fill("http://acme.example/logo.png");
+  await page.getByLabel("Logo URL (optional, https)", { exact: true }).fill("http://acme.example/logo.png");
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Could not save the issuer")).toBeVisible();
-  await page.getByLabel("Logo URL (optional, https)").fill("https://acme.example/logo.png");
+  await page.getByLabel("Logo URL (optional, https)", { exact: true }).fill("https://acme.example/logo.png");
   await page.getByLabel("Description (optional)").fill("Membership cards of Acme");
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
@@ -87,8 +87,9 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(display).toHaveText("Acme Bank NV (en)Remove");
   await page.getByLabel("Locale").fill("nl");
   await page.getByLabel("Name shown in wallets", { exact: true }).fill("Acme Bank NL");
+  await page.getByLabel("Wallet logo URL (optional, https)").fill("https://acme.example/nl.png");
   await page.getByRole("button", { name: "Save display entry" }).click();
-  await expect(display).toContainText("Acme Bank NL (nl)");
+  await expect(display).toContainText("Acme Bank NL (nl) · logo https://acme.example/nl.png");
   await page.getByRole("button", { name: "Remove the nl display entry" }).click();
   await expect(display).not.toContainText("(nl)");
 

@@ -22,6 +22,8 @@ export default function IssuerPage() {
   const rotateKey = useMutation(trpc.issuers.rotateSigningKey.mutationOptions({ onSuccess: refresh }));
   const [locale, setLocale] = useState("en");
   const [walletName, setWalletName] = useState("");
+  const [logoUri, setLogoUri] = useState("");
+  const [logoAlt, setLogoAlt] = useState("");
 
   if (issuer.isPending) return <Loading />;
   if (issuer.isError) return <ErrorAlert error={issuer.error} title="Could not load the issuer" />;
@@ -33,10 +35,18 @@ export default function IssuerPage() {
   const saveDisplay = (e: FormEvent) => {
     e.preventDefault();
     const existing = data.display.find((d) => sameLocale(d.locale, locale));
-    const entry = { ...existing, locale, name: walletName || data.displayName };
+    // A logo given here replaces the entry's; left empty, the entry keeps the one it has.
+    const logo = logoUri ? { uri: logoUri, ...(logoAlt && { altText: logoAlt }) } : existing?.logo;
+    const entry = { ...existing, locale, name: walletName || data.displayName, ...(logo && { logo }) };
     update.mutate(
       { issuerId, display: [...data.display.filter((d) => !sameLocale(d.locale, locale)), entry] },
-      { onSuccess: () => setWalletName("") },
+      {
+        onSuccess: () => {
+          setWalletName("");
+          setLogoUri("");
+          setLogoAlt("");
+        },
+      },
     );
   };
   const removeDisplay = (entryLocale: string) =>
@@ -83,7 +93,7 @@ export default function IssuerPage() {
           <ul className="plain" data-testid="wallet-display">
             {data.display.map((d) => (
               <li key={d.locale}>
-                {d.name} ({d.locale})
+                {d.name} ({d.locale}){d.logo && <span className="hint"> · logo {d.logo.uri}</span>}
                 {canManage && (
                   <button
                     type="button"
@@ -162,7 +172,8 @@ export default function IssuerPage() {
         <form onSubmit={saveDisplay} className="card" aria-labelledby="display-title">
           <h2 id="display-title">Wallet display metadata</h2>
           <p className="hint">
-            Sets the name wallets show for a locale; an existing entry for it is replaced.
+            Sets the name (and logo) wallets show for a locale; an existing entry for it is replaced, keeping
+            its logo unless a new one is given.
           </p>
           <div className="grid">
             <TextField label="Locale" required value={locale} onChange={setLocale} />
@@ -171,6 +182,18 @@ export default function IssuerPage() {
               value={walletName}
               placeholder={data.displayName}
               onChange={setWalletName}
+            />
+            <TextField
+              label="Wallet logo URL (optional, https)"
+              type="url"
+              value={logoUri}
+              placeholder="https://example.com/logo.png"
+              onChange={setLogoUri}
+            />
+            <TextField
+              label="Wallet logo text for screen readers (optional)"
+              value={logoAlt}
+              onChange={setLogoAlt}
             />
           </div>
           <ErrorAlert error={update.error} title="Could not update the issuer" />
