@@ -8,7 +8,7 @@ import {
   verifyStatusListToken,
 } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, EMPLOYEE_CLAIMS, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import {
   fetchJson,
@@ -416,6 +416,34 @@ describe("OpenID4VCI flow", () => {
     ]);
   });
 
+  it("answers an OAuth endpoint of an unknown or draft issuer in the OAuth shape a wallet parses", async () => {
+    const base = `${t.baseUrl}/issuers/iss_unknown`;
+    const tokenRes = await token(`${base}/token`, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": "x",
+    });
+    expect(tokenRes.status).toBe(400);
+    expect(tokenRes.body).toMatchObject({ error: "invalid_grant" });
+    expect(tokenRes.headers.get("cache-control")).toBe("no-store");
+    const nonceRes = await fetchJson(`${base}/nonce`, { method: "POST" });
+    expect(nonceRes.status).toBe(404);
+    expect(nonceRes.body).toMatchObject({ error: "invalid_request" });
+    for (const endpoint of ["credential", "notification"]) {
+      const r = await fetchJson(`${base}/${endpoint}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer abc" },
+        body: "{}",
+      });
+      expect(r.status, endpoint).toBe(401);
+      expect(r.body, endpoint).toMatchObject({ error: "invalid_token" });
+      expect(r.headers.get("www-authenticate"), endpoint).toMatch(/^Bearer error="invalid_token"/);
+    }
+    // The documents a browser or relying party reads stay 404 in the REST shape.
+    const md = await fetchJson(wellKnown("openid-credential-issuer", base));
+    expect(md.status).toBe(404);
+    expect(md.body.error.code).toBe("NotFound");
+  });
+
   it("serves issuer and authorization server metadata by path insertion", async () => {
     const md = await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer));
     expect(md.status).toBe(200);
@@ -723,6 +751,25 @@ describe("OpenID4VCI flow", () => {
       proofs: { jwt: ["x"] },
     });
     expect(unknownCfg.body.error).toBe("unknown_credential_configuration");
+    // One the issuer offers, but not the one this token is for: an authorization error (§8.3.1.1).
+    const otherConfig = await call(t, "POST", "/management/credential-configurations", {
+      key: t.adminKey,
+      body: {
+        identifier: `second-${Date.now().toString(36)}`,
+        displayName: "Second",
+        issuerId: issuer.issuerId,
+        schemaId: "second-v1",
+        claims: EMPLOYEE_CLAIMS,
+      },
+    });
+    expect(otherConfig.status, JSON.stringify(otherConfig.body)).toBe(201);
+    const beyond = await requestCredential(endpoint, at, {
+      credential_configuration_id: otherConfig.body.data.identifier,
+      proofs: { jwt: ["x"] },
+    });
+    expect(beyond.status).toBe(403);
+    expect(beyond.body.error).toBe("insufficient_scope");
+    expect(beyond.headers.get("www-authenticate")).toMatch(/^Bearer error="insufficient_scope"/);
     const fabricated = await send([await proof(key, issuer.credentialIssuer, "not-a-nonce-we-issued")]);
     expect(fabricated.body.error).toBe("invalid_nonce");
 

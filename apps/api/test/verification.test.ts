@@ -17,7 +17,7 @@ import {
   signStatusListToken,
   verifyRequestObject,
 } from "@cred/oid4vc";
-import type { CryptoKey, JWK } from "jose";
+import { type CryptoKey, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
@@ -947,7 +947,7 @@ describe("VerificationSessions_Submit (legacy)", () => {
 describe("external issuers over the network (engine, loopback servers allowed in development mode)", () => {
   let server: http.Server;
   let base: string;
-  const routes = new Map<string, { type: string; body: string }>();
+  const routes = new Map<string, { type: string; body: string; status?: number }>();
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -956,7 +956,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
         res.writeHead(404).end();
         return;
       }
-      res.writeHead(200, { "content-type": route.type }).end(route.body);
+      res.writeHead(route.status ?? 200, { "content-type": route.type }).end(route.body);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -987,6 +987,46 @@ describe("external issuers over the network (engine, loopback servers allowed in
     },
     clientId: "x509_hash:abc",
     nonce: "n".repeat(43),
+  });
+
+  it("a credential signed without kid (SD-JWT VC §3.2 only recommends one) takes a pinned JWKS's only key", async () => {
+    const [only, other] = await Promise.all([generateEs256KeyPair(), generateEs256KeyPair()]);
+    const { kid: _kid, ...withoutKid } = only.publicJwk;
+    // Served with 203: any 2xx is a success for a fetch (Token Status List §8.1 says so for lists).
+    routes.set("/jwks-one", {
+      type: "application/json",
+      body: JSON.stringify({ keys: [withoutKid] }),
+      status: 203,
+    });
+    routes.set("/jwks-two", {
+      type: "application/json",
+      body: JSON.stringify({ keys: [only.publicJwk, other.publicJwk] }),
+    });
+    const vct = "https://external.example/nokid";
+    const now = Math.floor(Date.now() / 1000);
+    const issuerJwt = await new SignJWT({
+      iss: "https://external.example",
+      vct,
+      iat: now,
+      exp: now + 3600,
+      given_name: "Erika",
+    })
+      .setProtectedHeader({ alg: "ES256", typ: "dc+sd-jwt" })
+      .sign(only.privateKey);
+    const sessionFor = (jwksUri: string) => {
+      const session = statusCheckedSession(vct, [jwksUri]);
+      session.rules.credentials[0]!.checkStatus = false;
+      return session;
+    };
+    const one = await runVerificationEngine(t.server.deps, sessionFor(`${base}/jwks-one`), {
+      pid: [`${issuerJwt}~`],
+    });
+    expect(one.outcome, JSON.stringify(one.reasons)).toBe("verified");
+    // Two keys and no kid to choose: none is taken.
+    const two = await runVerificationEngine(t.server.deps, sessionFor(`${base}/jwks-two`), {
+      pid: [`${issuerJwt}~`],
+    });
+    expect(two.outcome).toBe("rejected");
   });
 
   it("pinned JWKS by kid, remote status list (verified, then revoked after the cache ttl)", async () => {

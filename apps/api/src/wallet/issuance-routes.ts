@@ -5,6 +5,7 @@ import {
   credentialIssuerMetadata,
   credentialOfferByHandle,
   exchangePreAuthorizedCode,
+  invalidToken,
   issueCredentials,
   issueNonce,
   jwtVcIssuerMetadata,
@@ -32,19 +33,31 @@ const gzippedTokens = new BoundedMap<string, Buffer>(256);
 export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps) {
   const db = deps.database.prisma;
 
+  /**
+   * An endpoint of an active issuer. An unknown or draft issuer is 404 in the REST shape for the
+   * documents a browser or relying party reads; an OAuth endpoint passes `unknownIssuer`, so a wallet
+   * gets the OAuth error it parses there instead.
+   */
   const withIssuer = (
     handler: (
       issuer: NonNullable<Awaited<ReturnType<typeof loadWalletIssuer>>>,
       request: FastifyRequest,
       reply: FastifyReply,
     ) => Promise<unknown>,
+    unknownIssuer?: () => OAuthError,
   ) =>
     walletHandler(async (request, reply) => {
       const { issuerId } = request.params as IssuerParams;
       const issuer = await loadWalletIssuer(db, issuerId);
-      if (!issuer) return notFound(reply, "The issuer");
+      if (!issuer) {
+        if (unknownIssuer) throw unknownIssuer();
+        return notFound(reply, "The issuer");
+      }
       return handler(issuer, request, reply);
     });
+  const noSuchIssuer = (code: string, status: number) => () =>
+    new OAuthError(code, "There is no active credential issuer at this URL.", { status, headers: NO_STORE });
+  const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
 
   const issuerMetadata = withIssuer(async (issuer) => credentialIssuerMetadata(db, deps.config, issuer));
   app.get("/.well-known/openid-credential-issuer/issuers/:issuerId", issuerMetadata);
@@ -74,35 +87,41 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   app.post(
     "/issuers/:issuerId/token",
     oauthErrors("invalid_request"),
-    withIssuer(async (issuer, request, reply) => {
-      if (!(request.body instanceof URLSearchParams)) {
-        throw new OAuthError(
-          "invalid_request",
-          "Send the token request as application/x-www-form-urlencoded.",
-          {
-            status: 400,
-            headers: NO_STORE,
-          },
+    withIssuer(
+      async (issuer, request, reply) => {
+        if (!(request.body instanceof URLSearchParams)) {
+          throw new OAuthError(
+            "invalid_request",
+            "Send the token request as application/x-www-form-urlencoded.",
+            {
+              status: 400,
+              headers: NO_STORE,
+            },
+          );
+        }
+        const response = await exchangePreAuthorizedCode(
+          deps.database.fast,
+          deps.config,
+          issuer.id,
+          request.body,
         );
-      }
-      const response = await exchangePreAuthorizedCode(
-        deps.database.fast,
-        deps.config,
-        issuer.id,
-        request.body,
-      );
-      reply.headers({ ...NO_STORE, Pragma: "no-cache" });
-      return response;
-    }),
+        reply.headers({ ...NO_STORE, Pragma: "no-cache" });
+        return response;
+      },
+      noSuchIssuer("invalid_grant", 400),
+    ),
   );
 
   app.post(
     "/issuers/:issuerId/nonce",
     oauthErrors("invalid_request"),
-    withIssuer(async (_issuer, _request, reply) => {
-      reply.headers(NO_STORE);
-      return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
-    }),
+    withIssuer(
+      async (_issuer, _request, reply) => {
+        reply.headers(NO_STORE);
+        return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
+      },
+      noSuchIssuer("invalid_request", 404),
+    ),
   );
 
   app.post(
@@ -112,7 +131,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       const result = await issueCredentials(deps, issuer, request.headers.authorization, request.body);
       reply.headers(result.headers);
       return result.body;
-    }),
+    }, tokenNotForIssuer),
   );
 
   app.post(
@@ -121,7 +140,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     withIssuer(async (issuer, request, reply) => {
       await recordNotification(deps.database, issuer.id, request.headers.authorization, request.body);
       return reply.code(204).headers(NO_STORE).send();
-    }),
+    }, tokenNotForIssuer),
   );
 
   app.get("/issuers/:issuerId/status-lists/:listId", async (request, reply) => {

@@ -1,6 +1,6 @@
 export { statusListToken } from "../credentials/status-list-token";
 export { issueCredentials } from "./wallet/credential";
-export { loadWalletIssuer, NO_STORE } from "./wallet/load-wallet-issuer";
+export { invalidToken, loadWalletIssuer, NO_STORE } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,
   credentialIssuerMetadata,

@@ -93,16 +93,29 @@ async function jwksOf(deps: AppDeps, jwksUri: string): Promise<Map<string, JWK>>
   return keys;
 }
 
-/** The P-256 keys of a JWK Set, by `kid`. */
+/** Where `keysOfSet` files the set's key when it has exactly one (no real `kid` is empty). */
+const ONLY_KEY = "";
+
+/** The P-256 keys of a JWK Set, by `kid`; a set of one P-256 key also has it under `ONLY_KEY`. */
 function keysOfSet(set: unknown): Map<string, JWK> {
   const keys = new Map<string, JWK>();
   const list = (set as { keys?: unknown } | null)?.keys;
   if (Array.isArray(list)) {
-    for (const key of list.slice(0, 100) as JWK[]) {
-      if (typeof key?.kid === "string" && key.kty === "EC" && key.crv === "P-256") keys.set(key.kid, key);
-    }
+    const p256 = (list.slice(0, 100) as JWK[]).filter((key) => key?.kty === "EC" && key.crv === "P-256");
+    for (const key of p256) if (typeof key.kid === "string" && key.kid !== ONLY_KEY) keys.set(key.kid, key);
+    if (p256.length === 1) keys.set(ONLY_KEY, p256[0] as JWK);
   }
   return keys;
+}
+
+/**
+ * The key a JWS names by `kid`. SD-JWT VC §3.2 only RECOMMENDS a `kid`: a JWS without one takes the
+ * set's only key, and a set's only key without a `kid` serves any JWS (its signature still decides).
+ */
+function keyFor(keys: Map<string, JWK>, kid: string | undefined): JWK | undefined {
+  const only = keys.get(ONLY_KEY);
+  if (kid === undefined) return only;
+  return keys.get(kid) ?? (only?.kid === undefined ? only : undefined);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -139,22 +152,22 @@ async function issuerMetadataKeysOf(deps: AppDeps, credentialIssuer: string): Pr
   return keys;
 }
 
-async function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string) {
-  const cacheKey = `meta|${credentialIssuer}|${kid}`;
+async function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string | undefined) {
+  const cacheKey = `meta|${credentialIssuer}|${kid ?? ONLY_KEY}`;
   const cached = fresh(jwkKeys, cacheKey);
   if (cached) return cached;
-  const jwk = (await issuerMetadataKeysOf(deps, credentialIssuer)).get(kid);
+  const jwk = keyFor(await issuerMetadataKeysOf(deps, credentialIssuer), kid);
   if (!jwk) return null;
   const key = await importEs256PublicKey(publicOnly(jwk));
   boundedSet(jwkKeys, cacheKey, key);
   return key;
 }
 
-async function jwksKey(deps: AppDeps, jwksUri: string, kid: string): Promise<CryptoKey | null> {
-  const cacheKey = `${jwksUri}|${kid}`;
+async function jwksKey(deps: AppDeps, jwksUri: string, kid: string | undefined): Promise<CryptoKey | null> {
+  const cacheKey = `${jwksUri}|${kid ?? ONLY_KEY}`;
   const cached = fresh(jwkKeys, cacheKey);
   if (cached) return cached;
-  const jwk = (await jwksOf(deps, jwksUri)).get(kid);
+  const jwk = keyFor(await jwksOf(deps, jwksUri), kid);
   if (!jwk) return null;
   const key = await importEs256PublicKey(publicOnly(jwk));
   boundedSet(jwkKeys, cacheKey, key);
@@ -266,9 +279,9 @@ export async function resolveIssuerKey(
     }
   }
   const kid = typeof header.kid === "string" ? header.kid : undefined;
-  if (kid === undefined) return null;
   const platformIds = trusted.flatMap((t) => ("issuerId" in t ? [t.issuerId] : []));
-  if (platformIds.length > 0) {
+  // Platform issuers always sign with a kid.
+  if (platformIds.length > 0 && kid !== undefined) {
     const platform = await platformKey(ctx.deps, ctx.scope, kid);
     if (
       platform &&

@@ -144,7 +144,10 @@ export async function outboundGet(
       current = new URL(response.location, checked.url).toString();
       continue;
     }
-    if (response.status !== 200) throw new OutboundFetchError(`the server answered ${response.status}`);
+    // Any 2xx is a success (Token Status List §8.1: "MUST use an HTTP status code in the 2xx range").
+    if (response.status < 200 || response.status >= 300) {
+      throw new OutboundFetchError(`the server answered ${response.status}`);
+    }
     return response.body;
   }
   throw new OutboundFetchError("too many redirects");

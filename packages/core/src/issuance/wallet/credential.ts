@@ -4,6 +4,7 @@ import {
   type CredentialErrorCode,
   credentialError,
   issueSdJwtVc,
+  OAuthError,
   parseCredentialRequest,
   type VerifiedProof,
   verifyProofs,
@@ -34,6 +35,32 @@ const FULL_AFTER_ATTEMPTS = 3;
 const MAX_ATTEMPTS = 12;
 
 const deny = (code: CredentialErrorCode, description: string) => credentialError(code, description);
+
+/**
+ * A configuration this issuer offers, but not the one the access token was issued for: OpenID4VCI
+ * §8.3.1.1 answers a token that does not enable the requested credential with an RFC 6750 §3
+ * authorization error (403 `insufficient_scope`), keeping `unknown_credential_configuration` for ids
+ * the issuer does not have.
+ */
+async function refuseConfigurationBeyondToken(
+  deps: AppDeps,
+  tx: { issuerId: string; configurationIdentifier: string; tenantId: string; environment: string },
+  body: unknown,
+) {
+  const requested = (body as { credential_configuration_id?: unknown } | null)?.credential_configuration_id;
+  if (typeof requested !== "string" || requested === tx.configurationIdentifier) return;
+  const db = deps.database.prisma;
+  const other = await issuanceCatalog.configuration(db, scopeOfRow(tx), requested);
+  if (!other || !(await issuanceCatalog.isGranted(db, tx.issuerId, other.id))) return;
+  const description = "The access token does not cover this credential configuration.";
+  throw new OAuthError("insufficient_scope", description, {
+    status: 403,
+    headers: {
+      ...NO_STORE,
+      "WWW-Authenticate": `Bearer error="insufficient_scope", error_description="${description}"`,
+    },
+  });
+}
 
 /** The access token from `Authorization: Bearer …` (DPoP is not offered), or null. */
 export function bearerToken(header: string | undefined): string | null {
@@ -81,6 +108,7 @@ export async function issueCredentials(
   }
   const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
+  await refuseConfigurationBeyondToken(deps, tx, body);
   const request = parseCredentialRequest(body, {
     isKnownConfigurationId: (id) => id === tx.configurationIdentifier,
     isKnownCredentialIdentifier: (id) => id === tx.configurationIdentifier,
