@@ -62,6 +62,32 @@ export async function activeIssuer(
   };
 }
 
+/** A verification policy asking for `issuer`'s credential with `given_name`, trusting that issuer alone. */
+export async function policyTrusting(
+  t: Pick<TestServer, "baseUrl">,
+  key: string,
+  identifier: string,
+  issuer: Pick<ActiveIssuer, "issuerId" | "credentialType">,
+): Promise<void> {
+  const r = await call(t, "POST", "/management/verification-policies", {
+    key,
+    body: {
+      identifier,
+      displayName: identifier,
+      purpose: "Test",
+      credentials: [
+        {
+          id: "badge",
+          credentialTypes: [issuer.credentialType],
+          trustedIssuers: [{ issuerId: issuer.issuerId }],
+          requiredClaims: [["given_name"]],
+        },
+      ],
+    },
+  });
+  if (r.status !== 201) throw new Error(`policy: ${JSON.stringify(r.body)}`);
+}
+
 export const VALID_CLAIMS = {
   given_name: "Erika",
   family_name: "Mustermann",

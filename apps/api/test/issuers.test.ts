@@ -1,7 +1,7 @@
 import { type generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, policyTrusting, VALID_CLAIMS } from "./fixtures";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
 import { fetchJson, redeemOffer, wellKnown } from "./wallet-client";
 
@@ -473,23 +473,7 @@ describe("Issuers_RotateSigningKey", () => {
   it("signs with the new key; a kept key still verifies what it signed, a withdrawn one no longer does", async () => {
     const active = await activeIssuer(t, t.adminKey);
     const policy = `rotation-${active.issuerId}`;
-    const created = await call(t, "POST", "/management/verification-policies", {
-      key: t.adminKey,
-      body: {
-        identifier: policy,
-        displayName: policy,
-        purpose: "Test",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [active.credentialType],
-            trustedIssuers: [{ issuerId: active.issuerId }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await policyTrusting(t, t.adminKey, policy, active);
     const before = (await call(t, "GET", `${ISSUERS}/${active.issuerId}`, { key: t.adminKey })).body.data;
     expect(before.previousSigningKeys).toEqual([]);
     const first = await issueCredential(active);

@@ -6,7 +6,7 @@ import { bootstrap, createApiKey, resealSecrets, SCOPES } from "@cred/core";
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { afterAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "../src/server";
-import { activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { activeIssuer, policyTrusting, VALID_CLAIMS } from "./fixtures";
 import { call, freshPostgresDatabase } from "./harness";
 import {
   fetchJson,
@@ -126,23 +126,7 @@ describe("rotating the master key", () => {
       proofs: { jwt: [await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint))] },
     });
     expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-    const policy = await call(t, "POST", "/management/verification-policies", {
-      key,
-      body: {
-        identifier: "rotation",
-        displayName: "Rotation",
-        purpose: "Test",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [issuer.credentialType],
-            trustedIssuers: [{ issuerId: issuer.issuerId }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
-    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+    await policyTrusting(t, key, "rotation", issuer);
     const session = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "rotation" } });
     const presented = await presentWithTestWallet({
       authorizationRequestUri: session.body.data.authorizationRequestUri,

@@ -7,7 +7,7 @@ import path from "node:path";
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, policyTrusting, VALID_CLAIMS } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import {
   fetchJson,
@@ -139,23 +139,7 @@ describe.skipIf(!process.env.TEST_POSTGRES_URL)("two API processes on one databa
   it(`a signing key rotated in one process reaches the other within ${PROPAGATION_MS} ms`, async () => {
     const issuer = await activeIssuer(a, a.adminKey);
     const policy = `multi-${issuer.issuerId}`;
-    const created = await call(a, "POST", "/management/verification-policies", {
-      key: a.adminKey,
-      body: {
-        identifier: policy,
-        displayName: policy,
-        purpose: "Test",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [issuer.credentialType],
-            trustedIssuers: [{ issuerId: issuer.issuerId }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
-    expect(created.status).toBe(201);
+    await policyTrusting(a, a.adminKey, policy, issuer);
     // b has the issuer, its key and its platform key cached.
     const before = await issueAtB(issuer);
     const oldKid = decodeProtectedHeader(before.credential).kid;
