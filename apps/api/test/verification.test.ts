@@ -460,6 +460,27 @@ describe("full flows with the test wallet over HTTP", () => {
     expect(session.status, JSON.stringify(session.result)).toBe("verified");
     expect(session.result.credentials[0]).toMatchObject({ issuerId: null, claims: { given_name: "Erika" } });
 
+    // Without iss (SD-JWT VC §2.2.2.3: the leaf certificate names the issuer) it is trusted all the same,
+    // and reported under the leaf's subject; an iss the leaf does not name is not.
+    const issueUnderRoot = (iss: string | undefined) =>
+      issueSdJwtVc({
+        privateKey: chainKey,
+        x5c: chain.x5c,
+        ...(iss === undefined ? {} : { iss }),
+        vct,
+        iat: now,
+        exp: now + 3600,
+        cnfJwk: holder.publicJwk,
+        claims: { given_name: "Erika" },
+        disclosable: [["given_name"]],
+      });
+    const chainKey = await importEs256PrivateKey(chain.privateKeyJwk);
+    const withoutIss = await verifyWith("x5c-pid", { credential: await issueUnderRoot(undefined) });
+    expect(withoutIss.session.status, JSON.stringify(withoutIss.session.result)).toBe("verified");
+    expect(withoutIss.session.result.credentials[0].issuer).toMatch(/CN=/);
+    const misnamed = await verifyWith("x5c-pid", { credential: await issueUnderRoot("https://other.example.com") });
+    expect(misnamed.session.status).toBe("rejected");
+
     // A chain under another root is not trusted.
     const other = await generateVerifierCertificate({ dnsName: "issuer.example.com" });
     const forged = await issueSdJwtVc({

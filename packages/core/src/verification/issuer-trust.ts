@@ -13,7 +13,8 @@ export type TrustSource =
   | { kind: "platform"; issuerId: string }
   | { kind: "jwks"; jwksUri: string }
   | { kind: "jwt-vc-issuer"; credentialIssuer: string }
-  | { kind: "x5c"; rootPem: string };
+  /** `subject`: the leaf certificate's subject, the issuer of a credential without `iss`. */
+  | { kind: "x5c"; rootPem: string; subject: string };
 
 export interface ResolvedIssuerKey {
   key: CryptoKey;
@@ -273,8 +274,10 @@ export async function resolveIssuerKey(
     for (const t of trusted) {
       if (!("x5cRoot" in t)) continue;
       const chain = await x5cKey(header.x5c as string[], t.x5cRoot, ctx.now);
-      if (chain && leafNamesIssuer(chain.leaf, payload.iss)) {
-        return { key: chain.key, source: { kind: "x5c", rootPem: t.x5cRoot } };
+      // Without `iss` the leaf's subject is the issuer (SD-JWT VC §2.2.2.3); with one, the leaf must name it.
+      if (chain && (payload.iss === undefined || leafNamesIssuer(chain.leaf, payload.iss))) {
+        const subject = chain.leaf.subject.split("\n").join(", ");
+        return { key: chain.key, source: { kind: "x5c", rootPem: t.x5cRoot, subject } };
       }
     }
   }

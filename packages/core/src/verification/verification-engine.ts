@@ -102,6 +102,8 @@ export async function runVerificationEngine(
     const source = (issuer as ResolvedIssuerKey | null)?.source;
     return {
       ...result,
+      // A credential without `iss` under an X.509 root: its leaf certificate's subject names the issuer.
+      issuer: result.issuer || (source?.kind === "x5c" ? source.subject : result.issuer),
       checks: { outcomes: result.checks, issuerId: source?.kind === "platform" ? source.issuerId : null },
     } satisfies CredentialVerification<EngineChecks>;
   };

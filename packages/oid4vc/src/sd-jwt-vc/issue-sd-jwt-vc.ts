@@ -16,7 +16,8 @@ export interface IssueSdJwtVcInput {
   kid?: string;
   /** Header `x5c` (base64 DER, leaf first), for x509-based issuer key resolution. */
   x5c?: string[];
-  iss: string;
+  /** Optional only with `x5c`: the leaf certificate's subject then names the issuer (SD-JWT VC §2.2.2.3). */
+  iss?: string;
   vct: string;
   /** Epoch seconds. */
   iat: number;
@@ -54,9 +55,10 @@ export async function issueSdJwtVc(input: IssueSdJwtVcInput): Promise<string> {
     throw new TypeError("iat and exp must be integers with exp > iat");
   }
   if (input.kid === undefined && input.x5c === undefined) throw new TypeError("kid or x5c is required");
+  if (input.iss === undefined && input.x5c === undefined) throw new TypeError("iss is required without x5c");
   const { claims, disclosures } = packClaims(input.claims, input.disclosable, { decoys: input.decoys });
 
-  const payload: Record<string, unknown> = { iss: input.iss };
+  const payload: Record<string, unknown> = input.iss === undefined ? {} : { iss: input.iss };
   if (input.sub !== undefined) payload.sub = input.sub;
   payload.iat = input.iat;
   if (input.nbf !== undefined) payload.nbf = input.nbf;
