@@ -478,7 +478,9 @@ describe("full flows with the test wallet over HTTP", () => {
     const withoutIss = await verifyWith("x5c-pid", { credential: await issueUnderRoot(undefined) });
     expect(withoutIss.session.status, JSON.stringify(withoutIss.session.result)).toBe("verified");
     expect(withoutIss.session.result.credentials[0].issuer).toMatch(/CN=/);
-    const misnamed = await verifyWith("x5c-pid", { credential: await issueUnderRoot("https://other.example.com") });
+    const misnamed = await verifyWith("x5c-pid", {
+      credential: await issueUnderRoot("https://other.example.com"),
+    });
     expect(misnamed.session.status).toBe("rejected");
 
     // A chain under another root is not trusted.
