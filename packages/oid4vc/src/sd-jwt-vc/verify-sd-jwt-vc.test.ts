@@ -340,6 +340,20 @@ describe("verifySdJwtVc", () => {
     expect(codes(await verifySdJwtVc(modified, verifyOptions()))).toEqual(["invalid_issuer_signature"]);
   });
 
+  it("takes a credential as of each type in its aka_vcts (§2.2.2.2), which cannot be disclosed selectively", async () => {
+    const token = await issueSdJwtVc(
+      issueInput({ vct: "urn:pid:de", claims: { ...claims, aka_vcts: ["urn:pid"] } }),
+    );
+    const presentation = await presentSdJwtVc(token, { disclose: "all", kb: kb() });
+    expect((await verifySdJwtVc(presentation, verifyOptions({ expectedVct: ["urn:pid"] }))).ok).toBe(true);
+    expect(codes(await verifySdJwtVc(presentation, verifyOptions({ expectedVct: ["urn:other"] })))).toEqual([
+      "vct_mismatch",
+    ]);
+    await expect(
+      issueSdJwtVc(issueInput({ claims: { ...claims, aka_vcts: ["urn:pid"] }, disclosable: [["aka_vcts"]] })),
+    ).rejects.toThrow();
+  });
+
   it("reports vct mismatch, expiry and not-yet-valid together", async () => {
     const token = await issueSdJwtVc(issueInput({ iat: NOW - 7200, exp: NOW - 3600, nbf: NOW + 3600 }));
     const presentation = await presentSdJwtVc(token, { disclose: "all", kb: kb() });

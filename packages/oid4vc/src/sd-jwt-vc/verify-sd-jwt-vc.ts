@@ -22,6 +22,8 @@ import type { SdJwtVcReasonCode, VerificationReason } from "./verification-reaso
 /** Issuer-signed JWT claims of an SD-JWT VC, as far as this verifier interprets them. */
 export const ZSdJwtVcPayload = z.looseObject({
   vct: z.string().min(1),
+  /** Further types of the credential (SD-JWT VC §2.2.2.2), only ever in the issuer-signed payload. */
+  aka_vcts: z.array(z.string().min(1)).optional(),
   iss: z.string().min(1).optional(),
   iat: ZNumericDate.optional(),
   exp: ZNumericDate.optional(),
@@ -161,7 +163,9 @@ export async function verifySdJwtVc(
   }
 
   const reasons: VerificationReason[] = [];
-  if (options.expectedVct && !options.expectedVct.includes(claims.vct)) {
+  // A credential is of its `vct` and of each of its `aka_vcts` (§2.2.2.2).
+  const types = [claims.vct, ...(claims.aka_vcts ?? [])];
+  if (options.expectedVct && !types.some((type) => options.expectedVct?.includes(type))) {
     reasons.push({ code: "vct_mismatch", message: `vct ${claims.vct} is not one of the expected types` });
   }
   if (claims.exp !== undefined && now - tolerance >= claims.exp) {

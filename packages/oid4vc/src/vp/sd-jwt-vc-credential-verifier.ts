@@ -89,6 +89,7 @@ export function createSdJwtVcCredentialVerifier(
       ok: true,
       claims: result.payload,
       vct: String(result.payload.vct),
+      ...(Array.isArray(result.payload.aka_vcts) ? { akaVcts: result.payload.aka_vcts as string[] } : {}),
       issuer: typeof result.payload.iss === "string" ? result.payload.iss : "",
       checks,
       holderBinding: result.keyBindingVerified ? "verified" : "absent",

@@ -146,6 +146,17 @@ describe("verifyVpToken", () => {
         okResult({ given_name: "E", age_equal_or_over: { "18": true } }, { vct: "other" }),
     });
     expect(wrongType.reasons[0]?.code).toBe("credential_type_mismatch");
+    // A credential of a derived type that names the requested one in aka_vcts is of that type too.
+    const derived = await verifyVpToken({
+      query,
+      vpToken: { pid: [SD_JWT] },
+      verifyCredential: async () =>
+        okResult(
+          { given_name: "E", age_equal_or_over: { "18": true } },
+          { vct: "https://example.com/pid/de", akaVcts: ["https://example.com/pid"] },
+        ),
+    });
+    expect(derived.outcome, JSON.stringify(derived.reasons)).toBe("verified");
 
     const missing = await verifyVpToken({
       query,

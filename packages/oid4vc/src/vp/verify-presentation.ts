@@ -16,6 +16,11 @@ export type CredentialVerification<TChecks = Record<string, unknown>> =
       ok: true;
       claims: Record<string, unknown>;
       vct: string;
+      /**
+       * The further types the issuer signed it as (SD-JWT VC `aka_vcts`, never selectively disclosed):
+       * "Holders and Verifiers can treat the SD-JWT VC as a credential of any of these types".
+       */
+      akaVcts?: readonly string[];
       issuer: string;
       checks: TChecks;
       /** Whether a KB-JWT was present and verified. When `"absent"` but required, the presentation fails. */
@@ -92,7 +97,8 @@ async function verifyOne<TChecks>(
   // §8.6 2.2: the credential meets the query.
   const reasons: VpReason[] = [];
   const vctValues = credentialQuery.meta.vct_values;
-  if (vctValues && !vctValues.includes(verification.vct)) {
+  const types = [verification.vct, ...(verification.akaVcts ?? [])];
+  if (vctValues && !types.some((type) => vctValues.includes(type))) {
     reasons.push(at("credential_type_mismatch", `credential type ${verification.vct} was not requested`));
   }
   const claimCheck = checkClaimRequirements(credentialQuery, verification.claims);
