@@ -1052,6 +1052,54 @@ describe("external issuers over the network (engine, loopback servers allowed in
     expect(two.outcome).toBe("rejected");
   });
 
+  it("discards a failing presentation and decides on the rest (OpenID4VP §8.6), reporting why", async () => {
+    const [trusted, stranger] = await Promise.all([generateEs256KeyPair(), generateEs256KeyPair()]);
+    routes.set("/jwks-discard", {
+      type: "application/json",
+      body: JSON.stringify({ keys: [trusted.publicJwk] }),
+    });
+    const vct = "https://external.example/discard";
+    const now = Math.floor(Date.now() / 1000);
+    const signedBy = (key: typeof trusted) =>
+      issueSdJwtVc({
+        privateKey: key.privateKey,
+        kid: key.publicJwk.kid!,
+        iss: "https://external.example",
+        vct,
+        iat: now,
+        exp: now + 3600,
+        claims: { given_name: "Erika" },
+        disclosable: [["given_name"]],
+      });
+    const template = statusCheckedSession(vct, [`${base}/jwks-discard`]);
+    const pid = { ...template.rules.credentials[0]!, checkStatus: false };
+    const session = {
+      ...template,
+      rules: {
+        ...template.rules,
+        credentials: [pid, { ...pid, id: "extra" }],
+        // pid is required; extra is welcome but optional.
+        credentialSets: [
+          { options: [["pid"]], required: true },
+          { options: [["extra"]], required: false },
+        ],
+      },
+    };
+    const result = await runVerificationEngine(t.server.deps, session, {
+      pid: [await signedBy(trusted)],
+      extra: [await signedBy(stranger)],
+    });
+    expect(result.outcome, JSON.stringify(result.reasons)).toBe("verified");
+    expect(result.credentials.map((c) => c.credentialQueryId)).toEqual(["pid"]);
+    expect(result.reasons?.map((r) => r.code)).toContain("unknown_issuer_key");
+    // Without the required one, the rest cannot decide for it.
+    const missing = await runVerificationEngine(t.server.deps, session, {
+      pid: [await signedBy(stranger)],
+      extra: [await signedBy(trusted)],
+    });
+    expect(missing.outcome).toBe("rejected");
+  });
+
   it("pinned JWKS by kid, remote status list (verified, then revoked after the cache ttl)", async () => {
     const issuerKeys = await generateEs256KeyPair();
     const kid = issuerKeys.publicJwk.kid!;

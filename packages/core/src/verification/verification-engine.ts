@@ -35,7 +35,8 @@ export const KB_IAT_WINDOW_SECONDS = 300;
  * session's DCQL query: format; per presentation the issuer signature and trust (per policy credential),
  * disclosures, `vct`, `exp`/`nbf`, key binding (`typ`, `aud` = client_id, `nonce`, `iat` window,
  * `sd_hash`, signature by `cnf`), status list, maximum credential age; then required claims and
- * credential sets. Any failure rejects with structured reasons. The result holds only the claims the
+ * credential sets. A failing presentation is discarded with structured reasons (§8.6) and the rest
+ * decide; a response that misses what is required is rejected. The result holds only the claims the
  * policy asked for; the presentation itself is not kept.
  */
 export async function runVerificationEngine(
@@ -108,7 +109,8 @@ export async function runVerificationEngine(
     } satisfies CredentialVerification<EngineChecks>;
   };
 
-  const verification = await verifyVpToken({ query, vpToken, verifyCredential });
+  // OpenID4VP §8.6: a failing presentation is discarded (its reasons reported), and the rest decide.
+  const verification = await verifyVpToken({ query, vpToken, verifyCredential, rejectOnAnyFailure: false });
   const result: TVerificationResult = {
     decidedAt: now.toISOString(),
     outcome: verification.outcome,

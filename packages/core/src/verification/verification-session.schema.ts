@@ -111,7 +111,10 @@ export const zVerificationResult = z
       .string()
       .meta({ description: "When the session was decided (ISO 8601).", example: ISO_EXAMPLE }),
     outcome: z.enum(["verified", "rejected"]).meta({ description: "The decision." }),
-    reasons: z.array(zVerificationReason).optional().meta({ description: "Why the outcome is `rejected`." }),
+    reasons: z.array(zVerificationReason).optional().meta({
+      description:
+        "Why the outcome is `rejected`; with `verified`, why presentations were discarded (OpenID4VP §8.6).",
+    }),
     credentials: z
       .array(zVerifiedCredential)
       .meta({ description: "The verified credentials, with only the claims the policy asked for." }),

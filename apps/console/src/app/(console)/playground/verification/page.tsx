@@ -95,13 +95,18 @@ export default function VerificationPlaygroundPage() {
               <section aria-labelledby="result-title">
                 <h3 id="result-title">Result: {current.result.outcome}</h3>
                 {current.result.reasons?.length ? (
-                  <ul>
-                    {current.result.reasons.map((r) => (
-                      <li key={`${r.code}:${r.credentialQueryId ?? ""}`}>
-                        <code>{r.code}</code>: {r.message}
-                      </li>
-                    ))}
-                  </ul>
+                  <>
+                    {current.result.outcome === "verified" && (
+                      <p className="hint">Presentations discarded (the rest satisfied the policy):</p>
+                    )}
+                    <ul>
+                      {current.result.reasons.map((r) => (
+                        <li key={`${r.code}:${r.credentialQueryId ?? ""}`}>
+                          <code>{r.code}</code>: {r.message}
+                        </li>
+                      ))}
+                    </ul>
+                  </>
                 ) : null}
                 {current.result.credentials.map((c) => (
                   <table key={c.credentialQueryId} data-testid="verified-claims">
