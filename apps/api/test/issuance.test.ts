@@ -1139,6 +1139,25 @@ describe("Credentials_Revoke and the status list", () => {
     expect(await res.json()).toMatchObject({ error: { code: "NotImplemented" } });
   });
 
+  it("negotiates the list's media type: 406 for a client that takes only the CWT form, the JWT otherwise", async () => {
+    const { status } = await issued();
+    const get = (accept: string) => fetch(status.uri, { headers: { accept } });
+    const cwtOnly = await get("application/statuslist+cwt");
+    expect(cwtOnly.status).toBe(406);
+    expect(await cwtOnly.json()).toMatchObject({ error: { code: "NotAcceptable" } });
+    for (const accept of [
+      "application/statuslist+jwt",
+      "application/statuslist+cwt, application/statuslist+jwt;q=0.5",
+      "*/*",
+      "application/json",
+    ]) {
+      const res = await get(accept);
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get("content-type"), accept).toMatch(/^application\/statuslist\+jwt/);
+    }
+    expect((await get("application/statuslist+cwt, application/statuslist+jwt;q=0")).status).toBe(406);
+  });
+
   it("shows a revocation from the moment Credentials_Revoke returns; repeat is 200", async () => {
     const { credentialId, status } = await issued();
     expect(await statusOf(status)).toBe(0);

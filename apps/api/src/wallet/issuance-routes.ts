@@ -150,6 +150,18 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     if ((request.query as Record<string, unknown>).time !== undefined) {
       return sendError(reply, "NotImplemented", "Status lists at a past time are not offered; omit time.");
     }
+    if (wantsOnlyCwt(request.headers.accept)) {
+      return reply
+        .code(406)
+        .type("application/json")
+        .send({
+          error: {
+            code: "NotAcceptable",
+            message: "Status lists are served as application/statuslist+jwt only.",
+            requestId: request.id,
+          },
+        });
+    }
     const result = await statusListToken(deps, issuerId, listId);
     if (!result) return notFound(reply, "The status list");
     // Token Status List: the list SHOULD be served with gzip Content-Encoding (when the client accepts it).
@@ -171,4 +183,24 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     }
     return reply.header("Content-Encoding", "gzip").send(gzipped);
   });
+}
+
+/**
+ * Whether `Accept` asks for the CWT form of a status list and not the JWT one (Token Status List §8.1
+ * negotiates by media type): that request gets 406. Any other `Accept`, or none, gets the JWT, the one
+ * form served (RFC 9110 lets a server disregard an `Accept` it cannot meet).
+ */
+function wantsOnlyCwt(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const accepted = accept
+    .split(",")
+    .map((range) => {
+      const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith("q="));
+      return { type, refused: q !== undefined && Number(q.slice(2)) === 0 };
+    })
+    .filter((range) => !range.refused)
+    .map((range) => range.type);
+  const jwtOk = accepted.some((t) => ["application/statuslist+jwt", "application/*", "*/*"].includes(t));
+  return !jwtOk && accepted.includes("application/statuslist+cwt");
 }
