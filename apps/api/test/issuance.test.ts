@@ -1156,6 +1156,7 @@ describe("Credentials_Revoke and the status list", () => {
       expect(res.headers.get("content-type"), accept).toMatch(/^application\/statuslist\+jwt/);
     }
     expect((await get("application/statuslist+cwt, application/statuslist+jwt;q=0")).status).toBe(406);
+    expect((await get("application/statuslist+jwt;q=0, application/statuslist+cwt, */*")).status).toBe(406);
   });
 
   it("shows a revocation from the moment Credentials_Revoke returns; repeat is 200", async () => {

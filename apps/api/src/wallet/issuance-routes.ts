@@ -150,6 +150,8 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     if ((request.query as Record<string, unknown>).time !== undefined) {
       return sendError(reply, "NotImplemented", "Status lists at a past time are not offered; omit time.");
     }
+    const result = await statusListToken(deps, issuerId, listId);
+    if (!result) return notFound(reply, "The status list");
     if (wantsOnlyCwt(request.headers.accept)) {
       return reply
         .code(406)
@@ -162,14 +164,12 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
           },
         });
     }
-    const result = await statusListToken(deps, issuerId, listId);
-    if (!result) return notFound(reply, "The status list");
     // Token Status List: the list SHOULD be served with gzip Content-Encoding (when the client accepts it).
     const gzip = acceptsGzip(request.headers["accept-encoding"]);
     reply.headers({
       "Cache-Control": "max-age=0, must-revalidate",
       ETag: gzip ? gzipEtag(result.etag) : result.etag,
-      Vary: "Accept-Encoding",
+      Vary: "Accept, Accept-Encoding",
     });
     if (matchesIfNoneMatch(request.headers["if-none-match"], [result.etag, gzipEtag(result.etag)])) {
       return reply.code(304).send();
@@ -192,15 +192,15 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
  */
 function wantsOnlyCwt(accept: string | undefined): boolean {
   if (!accept) return false;
-  const accepted = accept
-    .split(",")
-    .map((range) => {
-      const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
-      const q = params.find((p) => p.startsWith("q="));
-      return { type, refused: q !== undefined && Number(q.slice(2)) === 0 };
-    })
-    .filter((range) => !range.refused)
-    .map((range) => range.type);
-  const jwtOk = accepted.some((t) => ["application/statuslist+jwt", "application/*", "*/*"].includes(t));
+  const ranges = accept.split(",").map((range) => {
+    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    return { type, refused: q !== undefined && Number(q.slice(2)) === 0 };
+  });
+  const accepted = ranges.filter((range) => !range.refused).map((range) => range.type);
+  // An explicit q=0 for the JWT form outranks a wildcard that would take it.
+  const jwtRefused = ranges.some((r) => r.type === "application/statuslist+jwt" && r.refused);
+  const jwtOk =
+    !jwtRefused && accepted.some((t) => ["application/statuslist+jwt", "application/*", "*/*"].includes(t));
   return !jwtOk && accepted.includes("application/statuslist+cwt");
 }

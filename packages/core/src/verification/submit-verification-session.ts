@@ -41,9 +41,11 @@ export async function submitVerificationSession(
   if (input.audience != null && input.audience !== row.clientId) {
     throw invalid("AudienceMismatch", "audience", "The audience is not this session's client_id.");
   }
-  let vct: unknown;
+  // The credential's types, to pick the policy credential it answers: its vct and aka_vcts (issuer-signed).
+  let types: string[];
   try {
-    vct = decodeJwtUnverified(input.sdJwtVc.split("~")[0] ?? "").payload.vct;
+    const { vct, aka_vcts: aka } = decodeJwtUnverified(input.sdJwtVc.split("~")[0] ?? "").payload;
+    types = [vct, ...(Array.isArray(aka) ? aka : [])].filter((t): t is string => typeof t === "string");
   } catch {
     throw invalid("InvalidPresentation", "sdJwtVc", "sdJwtVc is not a compact SD-JWT VC.");
   }
@@ -58,7 +60,7 @@ export async function submitVerificationSession(
 
   const rules = row.rules as TPolicyRules;
   const query = dcqlQueryFor(rules);
-  const match = rules.credentials.find((c) => typeof vct === "string" && c.credentialTypes.includes(vct));
+  const match = rules.credentials.find((c) => types.some((type) => c.credentialTypes.includes(type)));
   const queryId = (match ?? rules.credentials[0]!).id;
   const result = await runVerificationEngine(
     deps,

@@ -277,6 +277,36 @@ describe("verifyVpToken", () => {
       expect(notOk.outcome).toBe("rejected");
       expect(notOk.reasons.map((r) => r.code)).toEqual(["invalid_signature", "credential_sets_unsatisfied"]);
     });
+
+    it("rejects a response none of whose presentations survived, even when no set is required", async () => {
+      const optional = parseDcqlQuery({
+        credentials: [
+          {
+            id: "extra",
+            format: "dc+sd-jwt",
+            meta: { vct_values: ["https://example.com/pid"] },
+            claims: [{ path: ["given_name"] }],
+          },
+        ],
+        credential_sets: [{ options: [["extra"]], required: false }],
+      });
+      for (const rejectOnAnyFailure of [true, false]) {
+        const result = await verifyVpToken({
+          query: optional,
+          vpToken: { extra: ["bad.b.c~"] },
+          verifyCredential: byPresentation("bad.b.c~"),
+          rejectOnAnyFailure,
+        });
+        expect(result.outcome).toBe("rejected");
+        expect(result.reasons.map((r) => r.code)).toEqual(["invalid_signature", "missing_credential"]);
+      }
+      const empty = await verifyVpToken({
+        query: optional,
+        vpToken: {},
+        verifyCredential: byPresentation("x"),
+      });
+      expect(empty.outcome).toBe("rejected");
+    });
   });
 
   it("verifies several presentations concurrently for multiple: true", async () => {

@@ -180,7 +180,12 @@ export async function verifyVpToken<TChecks = Record<string, unknown>>(
   // Discarded presentations (§8.6) no longer count towards the credential requirements.
   const setReasons = credentialSetReasons(input.query, validIds);
   reasons.push(...setReasons);
-  if (setReasons.length > 0 || (rejectOnAnyFailure && anyFailed)) {
+  // Verified means something was: a response none of whose presentations survived (or that had none)
+  // is rejected, even under a query whose every credential set is optional.
+  if (credentials.length === 0 && setReasons.length === 0) {
+    reasons.push({ code: "missing_credential", message: "no presentation could be verified" });
+  }
+  if (setReasons.length > 0 || credentials.length === 0 || (rejectOnAnyFailure && anyFailed)) {
     return { outcome: "rejected", reasons, credentials: [] };
   }
   return {
