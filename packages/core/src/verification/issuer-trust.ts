@@ -153,26 +153,31 @@ async function issuerMetadataKeysOf(deps: AppDeps, credentialIssuer: string): Pr
   return keys;
 }
 
-async function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string | undefined) {
-  const cacheKey = `meta|${credentialIssuer}|${kid ?? ONLY_KEY}`;
+/** The key `kid` names in a key set, imported once and cached under `cacheKey` (`loadSet` caches the set). */
+async function importedKey(
+  cacheKey: string,
+  loadSet: () => Promise<Map<string, JWK>>,
+  kid: string | undefined,
+): Promise<CryptoKey | null> {
   const cached = fresh(jwkKeys, cacheKey);
   if (cached) return cached;
-  const jwk = keyFor(await issuerMetadataKeysOf(deps, credentialIssuer), kid);
+  const jwk = keyFor(await loadSet(), kid);
   if (!jwk) return null;
   const key = await importEs256PublicKey(publicOnly(jwk));
   boundedSet(jwkKeys, cacheKey, key);
   return key;
 }
 
-async function jwksKey(deps: AppDeps, jwksUri: string, kid: string | undefined): Promise<CryptoKey | null> {
-  const cacheKey = `${jwksUri}|${kid ?? ONLY_KEY}`;
-  const cached = fresh(jwkKeys, cacheKey);
-  if (cached) return cached;
-  const jwk = keyFor(await jwksOf(deps, jwksUri), kid);
-  if (!jwk) return null;
-  const key = await importEs256PublicKey(publicOnly(jwk));
-  boundedSet(jwkKeys, cacheKey, key);
-  return key;
+function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string | undefined) {
+  return importedKey(
+    `meta|${credentialIssuer}|${kid ?? ONLY_KEY}`,
+    () => issuerMetadataKeysOf(deps, credentialIssuer),
+    kid,
+  );
+}
+
+function jwksKey(deps: AppDeps, jwksUri: string, kid: string | undefined): Promise<CryptoKey | null> {
+  return importedKey(`${jwksUri}|${kid ?? ONLY_KEY}`, () => jwksOf(deps, jwksUri), kid);
 }
 
 // ---------------------------------------------------------------------------------------------------
