@@ -98,11 +98,6 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
   };
 }
 
-/**
- * The database, migrated. Pending migrations on a database another process can open (a PostgreSQL server
- * or an embedded data folder) run in a child process, so the migration engine's memory never joins the
- * server's; an in-memory database (tests) can only be migrated here.
- */
 /** An error's message; an AggregateError (every address of a host refused) has its own empty. */
 function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && !error.message) return error.errors.map(reasonOf).join("; ");
@@ -123,6 +118,11 @@ async function assertReachable(database: Database, databaseUrl: string): Promise
   }
 }
 
+/**
+ * The database, migrated. Pending migrations on a database another process can open (a PostgreSQL server
+ * or an embedded data folder) run in a child process, so the migration engine's memory never joins the
+ * server's; an in-memory database (tests) can only be migrated here.
+ */
 async function openMigratedDatabase(
   options: ServerOptions,
   onMaintenanceError: (error: unknown) => void,
