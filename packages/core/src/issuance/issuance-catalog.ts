@@ -18,7 +18,7 @@ const configurationsById = new MemoCache<ConfigurationRow | null>();
 const versions = new MemoCache<TClaimDefinition[] | null>();
 const grants = new MemoCache<boolean>();
 /** How long another process may go on signing with an issuer's replaced key after a rotation. */
-export const ISSUER_TTL_MS = 2_000;
+const ISSUER_TTL_MS = 2_000;
 const activeIssuers = new MemoCache<IssuerRow | null>(10_000, ISSUER_TTL_MS);
 
 export const issuanceCatalog = {
