@@ -33,16 +33,20 @@ export function atomicScripts(
             }
           };
         }
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
+        return passThrough(target, property);
       },
     });
   return new Proxy(factory, {
     get(target, property) {
       // Only the main database's adapter: `pool` is its pool (a shadow database has its own).
       if (property === "connect") return async () => atomic(await target.connect());
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
+      return passThrough(target, property);
     },
   });
+}
+
+/** What a proxy hands out unchanged: the target's member, a method bound to the target. */
+function passThrough(target: object, property: string | symbol): unknown {
+  const value = Reflect.get(target, property, target);
+  return typeof value === "function" ? value.bind(target) : value;
 }
