@@ -107,7 +107,7 @@ export interface ResealReport {
 const PAGE = 200;
 
 /**
- * Seals every value at rest again under the current master key (step 2 of a master key rotation, see
+ * Seals every value at rest again under the current master key (step 3 of a master key rotation, see
  * docs/operations.md). Rows are read a page at a time and each changed value is written back only if
  * it is still what was read, so a value the service rewrote meanwhile (under the current key) is kept;
  * a run can be interrupted and started again. With `dryRun`, it only counts.
@@ -128,6 +128,8 @@ export async function resealSecrets(
       changedMeanwhile: 0,
     };
     const columns = ["id", sealed.column, ...(sealed.reads ?? [])].map((c) => `"${c}"`).join(", ");
+    const cast = sealed.json ? "::jsonb" : "";
+    const encode = (v: unknown) => (sealed.json ? JSON.stringify(v) : v);
     let after = "";
     for (;;) {
       const rows = await db.$queryRawUnsafe<Row[]>(
@@ -159,8 +161,6 @@ export async function resealSecrets(
           count[outcome] += 1;
           continue;
         }
-        const cast = sealed.json ? "::jsonb" : "";
-        const encode = (v: unknown) => (sealed.json ? JSON.stringify(v) : v);
         const written = await db.$executeRawUnsafe(
           `UPDATE "${sealed.table}" SET "${sealed.column}" = $1${cast} WHERE "id" = $2 AND "${sealed.column}" = $3${cast}`,
           encode(resealed),
