@@ -1,4 +1,5 @@
 import { presentWithTestWallet } from "@cred/oid4vc";
+import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { expect, type Page, test } from "@playwright/test";
 import { redeemOffer } from "../../apps/api/test/wallet-client";
 import { signIn, unique } from "../support/env";
@@ -132,6 +133,27 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByText("New signing key")).toBeVisible();
   await expect(page.getByTestId("signing-key")).not.toContainText(firstKid);
   await expect(page.getByTestId("previous-signing-keys")).toContainText(firstKid);
+
+  // The new key's certificate: its signing request goes to a CA, the chain it returns is set (a chain
+  // that is not one is refused with the server's reason), then removed again.
+  const certificate = page.getByTestId("signing-certificate");
+  await expect(certificate).toContainText("kid only");
+  await page.getByRole("button", { name: "Show certificate signing request" }).click();
+  const csrPem = await page.getByLabel(/Certificate signing request \(PEM\)/).inputValue();
+  expect(csrPem).toContain("BEGIN CERTIFICATE REQUEST");
+  const chainField = page.getByLabel("Certificate chain from your CA (PEM, leaf first)");
+  await chainField.fill("not a certificate");
+  await page.getByRole("button", { name: "Set chain" }).click();
+  await expect(page.getByText("no PEM certificate found")).toBeVisible();
+  const ca = await createTestCertificateAuthority();
+  await chainField.fill((await ca.certify(csrPem)).chainPem);
+  await page.getByRole("button", { name: "Set chain" }).click();
+  await expect(page.getByText("Certificate chain set.")).toBeVisible();
+  await expect(certificate).toContainText("in use");
+  await expect(certificate).toContainText("CN=Test Issuing CA");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Remove chain" }).click();
+  await expect(certificate).toContainText("kid only");
 });
 
 test("verification policy: create, suspend, reactivate", async () => {

@@ -1,4 +1,6 @@
+import { type generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
 import { call, type TestServer } from "./harness";
+import { redeemOffer } from "./wallet-client";
 
 let counter = 0;
 
@@ -95,3 +97,39 @@ export const VALID_CLAIMS = {
   employee_number: 4711,
   address: { country: "DE" },
 };
+
+/** Issues one credential of `active`'s configuration through the whole OpenID4VCI flow. */
+export async function issueCredential(t: Pick<TestServer, "baseUrl">, key: string, active: ActiveIssuer) {
+  const created = await call(t, "POST", "/v1.0/issuance-transactions", {
+    key,
+    body: { credentialConfiguration: active.configuration, issuerId: active.issuerId, claims: VALID_CLAIMS },
+  });
+  if (created.status !== 201) throw new Error(`transaction: ${JSON.stringify(created.body)}`);
+  const redeemed = await redeemOffer(created.body.data.credentialOffer);
+  if (redeemed.credentialRes.status !== 200)
+    throw new Error(`credential: ${JSON.stringify(redeemed.credentialRes.body)}`);
+  const completed = await call(t, "GET", `/v1.0/issuance-transactions/${created.body.data.id}`, { key });
+  return {
+    credential: redeemed.credentialRes.body.credentials[0].credential as string,
+    credentialId: completed.body.data.credentialId as string,
+    holder: redeemed.keys[0] as Awaited<ReturnType<typeof generateEs256KeyPair>>,
+  };
+}
+
+/** Presents an issued credential to a new session of `policy` with the test wallet; the session as decided. */
+export async function presentTo(
+  t: Pick<TestServer, "baseUrl">,
+  key: string,
+  policy: string,
+  issued: Awaited<ReturnType<typeof issueCredential>>,
+): Promise<{ status: string; result: { reasons?: { code: string }[] } }> {
+  const session = await call(t, "POST", "/v1.0/verifications", { key, body: { policy } });
+  await presentWithTestWallet({
+    authorizationRequestUri: session.body.data.authorizationRequestUri,
+    fetch: (input, init) => fetch(input, init),
+    holderPrivateKey: issued.holder.privateJwk,
+    credential: issued.credential,
+  });
+  const read = await call(t, "GET", `/v1.0/verification-sessions/${session.body.data.id}`, { key });
+  return read.body.data;
+}

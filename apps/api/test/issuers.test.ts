@@ -1,9 +1,8 @@
-import { type generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, policyTrusting, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, issueCredential, policyTrusting, presentTo } from "./fixtures";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
-import { fetchJson, redeemOffer, wellKnown } from "./wallet-client";
+import { fetchJson, wellKnown } from "./wallet-client";
 
 let t: TestServer;
 let otherKey: string;
@@ -434,37 +433,6 @@ describe("Issuers_RotateSigningKey", () => {
     call(t, "POST", `${ISSUERS}/${issuerId}/rotate-signing-key`, { key, body, headers });
   const kidOf = (jwt: string) => decodeProtectedHeader(jwt).kid;
 
-  async function issueCredential(active: ActiveIssuer) {
-    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
-      key: t.adminKey,
-      body: {
-        credentialConfiguration: active.configuration,
-        issuerId: active.issuerId,
-        claims: VALID_CLAIMS,
-      },
-    });
-    const redeemed = await redeemOffer(created.body.data.credentialOffer);
-    expect(redeemed.credentialRes.status).toBe(200);
-    return {
-      credential: redeemed.credentialRes.body.credentials[0].credential as string,
-      holder: redeemed.keys[0] as Awaited<ReturnType<typeof generateEs256KeyPair>>,
-    };
-  }
-
-  async function verify(policy: string, issued: Awaited<ReturnType<typeof issueCredential>>) {
-    const session = await call(t, "POST", "/v1.0/verifications", { key: t.adminKey, body: { policy } });
-    await presentWithTestWallet({
-      authorizationRequestUri: session.body.data.authorizationRequestUri,
-      fetch: (input, init) => fetch(input, init),
-      holderPrivateKey: issued.holder.privateJwk,
-      credential: issued.credential,
-    });
-    const read = await call(t, "GET", `/v1.0/verification-sessions/${session.body.data.id}`, {
-      key: t.adminKey,
-    });
-    return read.body.data.status as string;
-  }
-
   async function publishedKids(active: ActiveIssuer) {
     const md = await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer));
     return md.body.jwks.keys.map((k: { kid: string }) => k.kid);
@@ -476,7 +444,7 @@ describe("Issuers_RotateSigningKey", () => {
     await policyTrusting(t, t.adminKey, policy, active);
     const before = (await call(t, "GET", `${ISSUERS}/${active.issuerId}`, { key: t.adminKey })).body.data;
     expect(before.previousSigningKeys).toEqual([]);
-    const first = await issueCredential(active);
+    const first = await issueCredential(t, t.adminKey, active);
     expect(kidOf(first.credential)).toBe(before.signingKey.kid);
     const statusUri = decodeJwt(first.credential.split("~")[0] as string).status as {
       status_list: { uri: string };
@@ -496,11 +464,11 @@ describe("Issuers_RotateSigningKey", () => {
     expect((await call(t, "GET", `${ISSUERS}/${active.issuerId}`, { key: t.adminKey })).body.data).toEqual(
       kept.body.data,
     );
-    const second = await issueCredential(active);
+    const second = await issueCredential(t, t.adminKey, active);
     expect(kidOf(second.credential)).toBe(keptKid);
     expect(await statusKid()).toBe(keptKid);
-    expect(await verify(policy, first)).toBe("verified");
-    expect(await verify(policy, second)).toBe("verified");
+    expect((await presentTo(t, t.adminKey, policy, first)).status).toBe("verified");
+    expect((await presentTo(t, t.adminKey, policy, second)).status).toBe("verified");
     // An independent JOSE implementation picks the key by kid from the published JWKS, as relying
     // parties do: both credentials' issuer signatures check out.
     const jwks = async () =>
@@ -516,13 +484,13 @@ describe("Issuers_RotateSigningKey", () => {
       before.signingKey.kid,
     ]);
     expect(await publishedKids(active)).toEqual([newKid, before.signingKey.kid]);
-    expect(await verify(policy, second)).toBe("rejected");
-    expect(await verify(policy, first)).toBe("verified");
+    expect((await presentTo(t, t.adminKey, policy, second)).status).toBe("rejected");
+    expect((await presentTo(t, t.adminKey, policy, first)).status).toBe("verified");
     await expect(jwtVerify(issuerJws(second.credential), await jwks())).rejects.toThrow(/no applicable key/i);
     await expect(jwtVerify(issuerJws(first.credential), await jwks())).resolves.toBeDefined();
-    const third = await issueCredential(active);
+    const third = await issueCredential(t, t.adminKey, active);
     expect(kidOf(third.credential)).toBe(newKid);
-    expect(await verify(policy, third)).toBe("verified");
+    expect((await presentTo(t, t.adminKey, policy, third)).status).toBe("verified");
   });
 
   it("replays a retried rotation (Idempotency-Key) instead of rotating twice", async () => {

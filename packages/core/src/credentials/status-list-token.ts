@@ -3,6 +3,7 @@ import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
+import { x5cForSigning } from "../issuers/stored-signing-certificate";
 import { assembleStatusList } from "./status-list-chunks";
 
 interface CachedToken {
@@ -113,10 +114,12 @@ async function buildToken(
     size: number;
     signingKid: string;
     privateKeyCipher: string;
+    signingCertificate: unknown;
     chunk: number | null;
     data: Uint8Array | null;
   }>(
-    `SELECT l."version", l."bits", l."size", i."signingKid", i."privateKeyCipher", c."chunk", c."data"
+    `SELECT l."version", l."bits", l."size", i."signingKid", i."privateKeyCipher", i."signingCertificate",
+            c."chunk", c."data"
        FROM "StatusList" l JOIN "Issuer" i ON i."id" = l."issuerId"
        LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
       WHERE l."id" = $1`,
@@ -129,9 +132,11 @@ async function buildToken(
   const previous = cache.get(listId);
   const changingFast = previous !== undefined && now - previous.builtAt < CHANGING_FAST_MS;
   const iat = Math.floor(now / 1000);
+  const x5c = x5cForSigning(list.signingCertificate, now);
   const token = await signStatusListToken({
     privateKey: key.privateKey,
     kid: key.kid,
+    ...(x5c ? { x5c } : {}),
     sub: issuerUrls(deps.config, issuerId).statusList(listId),
     iat,
     exp: iat + 2 * ttl,

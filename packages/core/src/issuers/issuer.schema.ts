@@ -116,6 +116,38 @@ export const zPreviousSigningKey = zIssuerSigningKey
   });
 export type TPreviousSigningKey = z.infer<typeof zPreviousSigningKey>;
 
+export const zIssuerSigningCertificate = z
+  .object({
+    certificateChainPem: z.string().meta({
+      description: "The chain as set, PEM, leaf first.",
+      example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----\n",
+    }),
+    subject: z.string().meta({ description: "Leaf subject.", example: "CN=Acme Bank, O=Acme" }),
+    issuer: z.string().meta({ description: "Leaf issuer (the CA).", example: "CN=Acme Issuing CA" }),
+    serialNumber: z.string().meta({ description: "Leaf serial number (hex).", example: "4F3A…" }),
+    notBefore: z
+      .string()
+      .meta({ description: "Leaf validity start (ISO 8601).", example: "2026-11-22T00:00:00.000Z" }),
+    notAfter: z
+      .string()
+      .meta({ description: "Leaf validity end (ISO 8601).", example: "2027-11-22T00:00:00.000Z" }),
+    x5cLength: z.number().int().meta({
+      description: "Certificates sent in `x5c`: the chain without a trailing self-signed root (HAIP).",
+      example: 1,
+    }),
+    inUse: z.boolean().meta({
+      description:
+        "True while the leaf is valid: credentials and status list tokens carry `x5c`. Outside its validity they go out without it (kid only).",
+      example: true,
+    }),
+  })
+  .meta({
+    id: "IssuerSigningCertificate",
+    description:
+      "The X.509 certificate chain of the current signing key (Issuers_SetSigningCertificate), sent in the `x5c` header of credentials and status list tokens.",
+  });
+export type TIssuerSigningCertificate = z.infer<typeof zIssuerSigningCertificate>;
+
 /** More would make the issuer's JWKS long for every relying party; withdraw old keys instead. */
 export const MAX_PREVIOUS_SIGNING_KEYS = 20;
 
@@ -141,6 +173,9 @@ export const zIssuer = z
     previousSigningKeys: z.array(zPreviousSigningKey).meta({
       description:
         "Keys replaced by Issuers_RotateSigningKey and kept: published next to `signingKey` in the issuer's JWKS, newest first.",
+    }),
+    signingCertificate: zIssuerSigningCertificate.nullable().meta({
+      description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
     ...zResourceFields,
     activatedAt: z.string().nullable().meta({
@@ -192,6 +227,7 @@ export const ISSUER_READ_ONLY_FIELDS = [
   "status",
   "signingKey",
   "previousSigningKeys",
+  "signingCertificate",
   "kid",
   "signingKid",
   "publicJwk",
@@ -231,6 +267,42 @@ export const ZRotateIssuerSigningKeyRequest = z.strictObject({
 });
 export type TRotateIssuerSigningKeyRequest = z.infer<typeof ZRotateIssuerSigningKeyRequest>;
 export const ZRotateIssuerSigningKeyResponse = zIssuerResource;
+
+// Issuers_GetCertificateSigningRequest
+export const ZGetIssuerCertificateSigningRequestRequest = z.object({ issuerId: zIssuerId });
+export const ZGetIssuerCertificateSigningRequestResponse = z
+  .object({
+    data: z
+      .object({
+        certificateSigningRequestPem: z.string().meta({
+          description:
+            "PKCS#10 request (PEM) for the current signing key, signed with it. Subject CN = the issuer's name, O = its organisation's; subjectAltName = `credentialIssuer` (URI) and its host (DNS).",
+          example: "-----BEGIN CERTIFICATE REQUEST-----\nMIIB…\n-----END CERTIFICATE REQUEST-----",
+        }),
+        signingKid: z.string().meta({
+          description: "The key the request is for; a rotation makes the request stale.",
+          example: "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+        }),
+      })
+      .meta({ id: "IssuerCertificateSigningRequest" }),
+  })
+  .meta({ id: "ApiEnvelopeOfIssuerCertificateSigningRequest" });
+
+// Issuers_SetSigningCertificate
+export const ZSetIssuerSigningCertificateRequest = z.strictObject({
+  issuerId: zIssuerId,
+  certificateChainPem: z.string().min(1).max(65_536).meta({
+    description:
+      "PEM certificates, leaf first, each issued by the next (at most 5). The leaf must certify the current signing key, be an end-entity certificate valid now, and name `credentialIssuer` as a URI subjectAltName or its host as a DNS one. A trailing self-signed root is kept here but not sent in `x5c`.",
+    example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
+  }),
+});
+export type TSetIssuerSigningCertificateRequest = z.infer<typeof ZSetIssuerSigningCertificateRequest>;
+export const ZSetIssuerSigningCertificateResponse = zIssuerResource;
+
+// Issuers_DeleteSigningCertificate
+export const ZDeleteIssuerSigningCertificateRequest = z.object({ issuerId: zIssuerId });
+export const ZDeleteIssuerSigningCertificateResponse = zIssuerResource;
 
 // Issuers_GetReadiness
 export const READINESS_ITEM_IDS = [

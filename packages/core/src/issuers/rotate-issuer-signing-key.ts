@@ -1,4 +1,4 @@
-import { inTransaction, type Prisma } from "@cred/db";
+import { inTransaction, Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { DomainError } from "../shared/errors";
@@ -63,6 +63,8 @@ export async function rotateIssuerSigningKey(
       publicJwk: publicJwk as object,
       privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), issuer.id),
       previousSigningKeys: previousSigningKeys as Prisma.InputJsonArray,
+      // The chain certifies the replaced key; the new one needs its own (Issuers_SetSigningCertificate).
+      signingCertificate: Prisma.DbNull,
     });
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));

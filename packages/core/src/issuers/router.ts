@@ -1,3 +1,4 @@
+import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { withIdempotency } from "../shared/idempotency";
 import { protectedProcedure, router } from "../trpc";
 import { activateIssuer } from "./activate-issuer";
@@ -9,6 +10,10 @@ import {
   ZActivateIssuerResponse,
   ZCreateIssuerRequest,
   ZCreateIssuerResponse,
+  ZDeleteIssuerSigningCertificateRequest,
+  ZDeleteIssuerSigningCertificateResponse,
+  ZGetIssuerCertificateSigningRequestRequest,
+  ZGetIssuerCertificateSigningRequestResponse,
   ZGetIssuerReadinessRequest,
   ZGetIssuerReadinessResponse,
   ZGetIssuerRequest,
@@ -17,10 +22,16 @@ import {
   ZListIssuersResponse,
   ZRotateIssuerSigningKeyRequest,
   ZRotateIssuerSigningKeyResponse,
+  ZSetIssuerSigningCertificateRequest,
+  ZSetIssuerSigningCertificateResponse,
   ZUpdateIssuerRequest,
   ZUpdateIssuerResponse,
 } from "./issuer.schema";
 import { issuerCallerOf } from "./issuer-caller";
+import {
+  getIssuerCertificateSigningRequest,
+  setIssuerSigningCertificate,
+} from "./issuer-signing-certificate";
 import { listIssuers } from "./list-issuers";
 import { forgetRotatedIssuerKey, rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
 import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
@@ -156,6 +167,79 @@ export const issuersRouter = router({
       }));
       forgetRotatedIssuerKey(input.issuerId); // committed now, Idempotency-Key or not
       return result;
+    }),
+
+  getCertificateSigningRequest: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/management/issuers/{issuerId}/certificate-signing-request",
+        operationId: "Issuers_GetCertificateSigningRequest",
+        summary: "Get a certificate signing request for an issuer's signing key",
+        description:
+          "A PKCS#10 request for the current signing key, signed with it, for the operator's CA to certify; set the resulting chain with Issuers_SetSigningCertificate. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
+        tags: TAGS,
+      },
+      scopes: ["issuers.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZGetIssuerCertificateSigningRequestRequest)
+    .output(ZGetIssuerCertificateSigningRequestResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getIssuerCertificateSigningRequest(
+        { ...ctx.deps, db: ctx.db },
+        issuerCallerOf(ctx),
+        input.issuerId,
+      ),
+    })),
+
+  setSigningCertificate: protectedProcedure
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/management/issuers/{issuerId}/signing-certificate",
+        operationId: "Issuers_SetSigningCertificate",
+        summary: "Set the certificate chain of an issuer's signing key",
+        description:
+          "Credentials and status list tokens then carry the chain in their `x5c` header (HAIP), next to `kid`, while the leaf is valid. The chain is checked against the current signing key and the credential issuer identifier → 400 InvalidCertificate with one detail per problem. Replaces any chain set before; a key rotation removes it. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
+        tags: TAGS,
+        successDescription: "The issuer with its signing certificate.",
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZSetIssuerSigningCertificateRequest)
+    .output(ZSetIssuerSigningCertificateResponse)
+    .mutation(async ({ ctx, input }) => {
+      const data = await setIssuerSigningCertificate({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
+      issuanceCatalog.forgetIssuer(input.issuerId); // committed now
+      return { data };
+    }),
+
+  deleteSigningCertificate: protectedProcedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/management/issuers/{issuerId}/signing-certificate",
+        operationId: "Issuers_DeleteSigningCertificate",
+        summary: "Remove the certificate chain of an issuer's signing key",
+        description:
+          "Credentials and status list tokens go out without `x5c` (kid only) from now on. Removing when none is set answers the issuer unchanged. Not part of the interface specification.",
+        tags: TAGS,
+        successDescription: "The issuer without a signing certificate.",
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZDeleteIssuerSigningCertificateRequest)
+    .output(ZDeleteIssuerSigningCertificateResponse)
+    .mutation(async ({ ctx, input }) => {
+      const data = await setIssuerSigningCertificate({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), {
+        issuerId: input.issuerId,
+        certificateChainPem: null,
+      });
+      issuanceCatalog.forgetIssuer(input.issuerId); // committed now
+      return { data };
     }),
 
   getReadiness: protectedProcedure

@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from "node:crypto";
-import { importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
+import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
 import type { AppDeps } from "../context";
 import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
@@ -239,20 +239,6 @@ async function x5cKey(x5c: readonly string[], rootPem: string, now: number) {
   return value;
 }
 
-/** SD-JWT VC §3.5: with `x5c`, the `iss` must be named by the leaf (a URI SAN, or its host a DNS SAN). */
-function leafNamesIssuer(leaf: X509Certificate, iss: unknown): boolean {
-  if (typeof iss !== "string") return false;
-  const entries = (leaf.subjectAltName ?? "").split(/,\s*/);
-  if (entries.includes(`URI:${iss}`)) return true;
-  let host: string;
-  try {
-    host = new URL(iss).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  return entries.some((e) => e.toLowerCase() === `dns:${host}`);
-}
-
 // ---------------------------------------------------------------------------------------------------
 
 export interface TrustContext {
@@ -280,7 +266,7 @@ export async function resolveIssuerKey(
       if (!("x5cRoot" in t)) continue;
       const chain = await x5cKey(header.x5c as string[], t.x5cRoot, ctx.now);
       // Without `iss` the leaf's subject is the issuer (SD-JWT VC §2.2.2.3); with one, the leaf must name it.
-      if (chain && (payload.iss === undefined || leafNamesIssuer(chain.leaf, payload.iss))) {
+      if (chain && (payload.iss === undefined || certificateNamesIssuer(chain.leaf, payload.iss))) {
         const subject = chain.leaf.subject.split("\n").join(", ");
         return { key: chain.key, source: { kind: "x5c", rootPem: t.x5cRoot, subject } };
       }

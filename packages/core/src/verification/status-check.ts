@@ -7,6 +7,7 @@ import {
   verifyStatusListToken,
 } from "@cred/oid4vc";
 import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
+import { statusListToken } from "../credentials/status-list-token";
 import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";
 import { OutboundFetchError, outboundGet } from "./outbound-fetch";
 import { verificationRepository } from "./verification-repository";
@@ -45,12 +46,15 @@ function thumbprintOf(key: CryptoKey): Promise<string> {
   return thumbprint;
 }
 
-/** The status list id in one of our own list URLs: `<publicBaseUrl>/…/<list id>`. */
-export function ownStatusListId(publicBaseUrl: string, uri: string): string | null {
+/** Issuer and list of one of our own list URLs: `<publicBaseUrl>/issuers/<issuer id>/status-lists/<list id>`. */
+export function ownStatusList(
+  publicBaseUrl: string,
+  uri: string,
+): { issuerId: string; listId: string } | null {
   const base = `${publicBaseUrl.replace(/\/+$/, "")}/`;
   if (!uri.startsWith(base)) return null;
-  const last = new URL(uri).pathname.split("/").filter(Boolean).pop() ?? "";
-  return /^sl_[0-9a-z]{26}$/.test(last) ? last : null;
+  const match = /^issuers\/([^/?#]+)\/status-lists\/(sl_[0-9a-z]{26})$/.exec(uri.slice(base.length));
+  return match ? { issuerId: decodeURIComponent(match[1]!), listId: match[2]! } : null;
 }
 
 function judge(value: number): StatusCheck {
@@ -63,17 +67,22 @@ function judge(value: number): StatusCheck {
 
 const unavailable = (message: string): StatusCheck => ({ ok: false, code: "status_unavailable", message });
 
-async function remoteList(
+/**
+ * The token at a list URL. One of ours is built here, as its endpoint would serve it, rather than
+ * fetched through the network (where the outbound policy may rightly refuse our own address); it is then
+ * verified like any other, so a credential trusted through `x5c` or a pinned JWKS is held to that.
+ */
+async function listTokenAt(
   ctx: TrustContext,
-  issuer: ResolvedIssuerKey,
   uri: string,
-): Promise<CachedList | StatusCheck> {
-  const cacheKey = await remoteListKey(issuer, uri);
-  const cached = remoteLists.get(cacheKey);
-  if (cached && cached.expires > Date.now()) return cached;
-  let token: string;
+  own: ReturnType<typeof ownStatusList>,
+): Promise<string | StatusCheck> {
+  if (own) {
+    const built = await statusListToken(ctx.deps, own.issuerId, own.listId);
+    return built ? built.token : unavailable("the credential's status list does not exist");
+  }
   try {
-    token = (
+    return (
       await outboundGet(ctx.deps.config, uri, {
         accept: STATUS_LIST_MEDIA_TYPE,
         maxBytes: STATUS_TOKEN_MAX_BYTES,
@@ -84,6 +93,19 @@ async function remoteList(
       return unavailable(`status list could not be fetched: ${error.message}`);
     throw error;
   }
+}
+
+async function remoteList(
+  ctx: TrustContext,
+  issuer: ResolvedIssuerKey,
+  uri: string,
+): Promise<CachedList | StatusCheck> {
+  const own = ownStatusList(ctx.deps.config.publicBaseUrl, uri);
+  const cacheKey = await remoteListKey(issuer, uri);
+  const cached = own ? undefined : remoteLists.get(cacheKey);
+  if (cached && cached.expires > Date.now()) return cached;
+  const token = await listTokenAt(ctx, uri, own);
+  if (typeof token !== "string") return token;
   let key: CryptoKey | null;
   try {
     key = await resolveStatusListKey(ctx, issuer.source, issuer.key, decodeJwtUnverified(token).header);
@@ -99,6 +121,7 @@ async function remoteList(
       list.exp !== undefined ? list.exp * 1000 : Number.POSITIVE_INFINITY,
     );
     const entry = { bits: list.bits, bytes: list.bytes, expires };
+    if (own) return entry; // read afresh each time, so that a revocation counts at once
     if (remoteLists.size >= MAX_ENTRIES) remoteLists.delete(remoteLists.keys().next().value!);
     remoteLists.set(cacheKey, entry);
     return entry;
@@ -112,14 +135,16 @@ async function remoteList(
  * IETF Token Status List check. Our own lists (a platform issuer's credential pointing at one of our
  * list URLs) are read straight from the StatusList row, so a revocation counts from the moment it is
  * written; remote lists are fetched under the outbound policy, verified with the issuer's key (same
- * resolution mechanism) and cached for their `ttl` (default 300 s, at most 1 h, never past `exp`).
+ * resolution mechanism) and cached for their `ttl` (default 300 s, at most 1 h, never past `exp`). A
+ * credential trusted otherwise than as a platform issuer's (`x5c`, a pinned JWKS, issuer metadata) that
+ * points at one of our lists has that list's token built here and verified the same way, uncached.
  */
 export async function checkCredentialStatus(
   ctx: TrustContext,
   issuer: ResolvedIssuerKey,
   status: { idx: number; uri: string },
 ): Promise<StatusCheck> {
-  const listId = ownStatusListId(ctx.deps.config.publicBaseUrl, status.uri);
+  const listId = ownStatusList(ctx.deps.config.publicBaseUrl, status.uri)?.listId;
   if (issuer.source.kind === "platform") {
     if (!listId) return unavailable("the credential does not point at one of its issuer's status lists");
     const entry = await verificationRepository.readOwnStatus(
@@ -133,7 +158,6 @@ export async function checkCredentialStatus(
     if (entry.value === null) return unavailable("the status index is out of range");
     return judge(entry.value);
   }
-  if (listId) return unavailable("an external credential points at a platform status list");
   const list = await remoteList(ctx, issuer, status.uri);
   if (!("bytes" in list)) return list;
   if (status.idx >= (list.bytes.length * 8) / list.bits)

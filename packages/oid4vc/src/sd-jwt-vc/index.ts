@@ -3,6 +3,7 @@ export * from "./compact";
 export * from "./disclosure";
 export * from "./holder";
 export * from "./issue-sd-jwt-vc";
+export * from "./issuer-certificate";
 export * from "./key-binding";
 export * from "./pack-claims";
 export * from "./unpack-claims";

@@ -10,6 +10,7 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { AppDeps } from "../../context";
+import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
@@ -147,10 +148,12 @@ export async function issueCredentials(
   const notificationId = randomToken(24);
   const ids = proofs.map(() => newId("cred"));
 
+  const x5c = x5cForSigning(issuer.signingCertificate, issuedAt.getTime());
   const sign = (proof: VerifiedProof | null, slot: StatusSlot | null) =>
     issueSdJwtVc({
       privateKey: signingKey.privateKey,
       kid: signingKey.kid,
+      ...(x5c ? { x5c } : {}),
       iss: urls.credentialIssuer,
       vct: configuration.credentialType,
       iat,

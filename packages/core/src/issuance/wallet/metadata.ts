@@ -4,6 +4,7 @@ import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
+import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import { issuerUrls } from "../issuance-urls";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
@@ -57,9 +58,12 @@ export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIs
 
 /** SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`): `issuer` equals the credentials' `iss`. */
 export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
+  // RFC 7517 §4.7: the key's certificate chain, as credentials carry it in `x5c`.
+  const x5c = x5cForSigning(issuer.signingCertificate);
+  const currentKey = { ...(issuer.publicJwk as Record<string, unknown>), ...(x5c ? { x5c } : {}) };
   return {
     issuer: issuerUrls(config, issuer.id).credentialIssuer,
     // Replaced keys that were kept stay here, so that credentials they signed keep verifying.
-    jwks: { keys: [issuer.publicJwk, ...previousSigningKeysOf(issuer).map((key) => key.publicJwk)] },
+    jwks: { keys: [currentKey, ...previousSigningKeysOf(issuer).map((key) => key.publicJwk)] },
   };
 }

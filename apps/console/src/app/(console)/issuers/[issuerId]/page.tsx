@@ -9,6 +9,7 @@ import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../../com
 import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC } from "../../../../lib/trpc";
 import { IssuerDetailsForm } from "./issuer-details-form";
+import { SigningCertificateCard } from "./signing-certificate-card";
 
 export default function IssuerPage() {
   const { issuerId } = useParams<{ issuerId: string }>();
@@ -248,6 +249,8 @@ export default function IssuerPage() {
           </div>
         </section>
       )}
+
+      <SigningCertificateCard issuer={data} />
     </>
   );
 }

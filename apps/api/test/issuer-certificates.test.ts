@@ -1,0 +1,259 @@
+import {
+  createTestCertificateAuthority as certificateAuthority,
+  requestedNames,
+  type TestCertificateAuthority,
+} from "@cred/oid4vc/test-ca";
+import { x509 } from "@cred/oid4vc/x509";
+import { decodeProtectedHeader, importX509, jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, issueCredential, presentTo } from "./fixtures";
+import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
+import { fetchJson, wellKnown } from "./wallet-client";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+const DAY = 86_400_000;
+const ISSUERS = "/management/issuers";
+
+const csrOf = async (issuerId: string, key = t.adminKey) =>
+  call(t, "GET", `${ISSUERS}/${issuerId}/certificate-signing-request`, { key });
+const setCertificate = (issuerId: string, body: Record<string, unknown>, key = t.adminKey) =>
+  call(t, "PUT", `${ISSUERS}/${issuerId}/signing-certificate`, { key, body });
+const removeCertificate = (issuerId: string, key = t.adminKey) =>
+  call(t, "DELETE", `${ISSUERS}/${issuerId}/signing-certificate`, { key });
+const readIssuer = async (issuerId: string) =>
+  (await call(t, "GET", `${ISSUERS}/${issuerId}`, { key: t.adminKey })).body.data;
+
+async function certifiedChain(ca: TestCertificateAuthority, issuerId: string) {
+  const csr = await csrOf(issuerId);
+  expect(csr.status, JSON.stringify(csr.body)).toBe(200);
+  return ca.certify(csr.body.data.certificateSigningRequestPem);
+}
+
+const issuerJws = (credential: string) => credential.split("~")[0] as string;
+const derOf = (pem: string) => pem.replace(/-----[A-Z ]+-----|\s/g, "");
+
+async function statusListHeader(credential: string) {
+  const { status } = JSON.parse(Buffer.from(issuerJws(credential).split(".")[1]!, "base64url").toString());
+  return decodeProtectedHeader(await (await fetch(status.status_list.uri)).text());
+}
+
+async function currentJwk(active: ActiveIssuer) {
+  const md = await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer));
+  return md.body.jwks.keys[0] as Record<string, unknown>;
+}
+
+function expectError(r: CallResult, status: number, code: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(errorCode(r)).toBe(code);
+}
+
+describe("Issuers_GetCertificateSigningRequest", () => {
+  it("is a request for the current key, signed with it, naming the issuer and its identifier", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    const issuer = await readIssuer(active.issuerId);
+    const r = await csrOf(active.issuerId);
+    expect(r.status).toBe(200);
+    expect(r.body.data.signingKid).toBe(issuer.signingKey.kid);
+    const csr = new x509.Pkcs10CertificateRequest(r.body.data.certificateSigningRequestPem);
+    expect(await csr.verify()).toBe(true);
+    const jwk = await crypto.subtle.exportKey("jwk", await csr.publicKey.export());
+    expect({ x: jwk.x, y: jwk.y }).toEqual({
+      x: issuer.signingKey.publicJwk.x,
+      y: issuer.signingKey.publicJwk.y,
+    });
+    expect(csr.subject).toContain(`CN=${issuer.displayName}`);
+    expect(requestedNames(csr)).toEqual([
+      { type: "url", value: active.credentialIssuer },
+      { type: "dns", value: new URL(active.credentialIssuer).hostname },
+    ]);
+  });
+
+  it("404 unknown or foreign; 401; 403 without issuers.read", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    expectError(await csrOf("iss_unknown"), 404, "NotFound");
+    expectError(await csrOf(active.issuerId, (await t.otherTenant()).key), 404, "NotFound");
+    expectError(await csrOf(active.issuerId, await t.key({ environment: "production" })), 404, "NotFound");
+    const path = `${ISSUERS}/${active.issuerId}/certificate-signing-request`;
+    expectError(await call(t, "GET", path, {}), 401, "Unauthenticated");
+    expectError(
+      await csrOf(active.issuerId, await t.key({ scopes: ["webhooks.read"] })),
+      403,
+      "MissingScope",
+    );
+  });
+});
+
+describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", () => {
+  it("credentials, status list tokens and the JWKS carry x5c; a verifier trusting only the CA accepts them", async () => {
+    const ca = await certificateAuthority();
+    const active = await activeIssuer(t, t.adminKey);
+    const { leafPem, chainPem } = await certifiedChain(ca, active.issuerId);
+    const set = await setCertificate(active.issuerId, { certificateChainPem: chainPem });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data.signingCertificate).toMatchObject({
+      certificateChainPem: expect.stringContaining("BEGIN CERTIFICATE"),
+      subject: expect.stringContaining("CN=Issuer"),
+      issuer: "CN=Test Issuing CA",
+      x5cLength: 1, // the trailing root stays out of x5c (HAIP)
+      inUse: true,
+    });
+    expect(await readIssuer(active.issuerId)).toEqual(set.body.data);
+
+    const issued = await issueCredential(t, t.adminKey, active);
+    const header = decodeProtectedHeader(issuerJws(issued.credential));
+    expect(header).toMatchObject({ kid: set.body.data.signingKey.kid, x5c: [derOf(leafPem)] });
+    await expect(
+      jwtVerify(issuerJws(issued.credential), await importX509(leafPem, "ES256")),
+    ).resolves.toBeDefined();
+    expect((await statusListHeader(issued.credential)).x5c).toEqual([derOf(leafPem)]);
+    expect((await currentJwk(active)).x5c).toEqual([derOf(leafPem)]);
+
+    const policy = `x5c-root-${active.issuerId}`;
+    const created = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: {
+        identifier: policy,
+        displayName: policy,
+        purpose: "Test",
+        credentials: [
+          {
+            id: "badge",
+            credentialTypes: [active.credentialType],
+            trustedIssuers: [{ x5cRoot: ca.rootPem }],
+            requiredClaims: [["given_name"]],
+          },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await presentTo(t, t.adminKey, policy, issued)).status).toBe("verified");
+    // Trusted through x5c, it is checked against its status list like an external credential (the
+    // list's token, verified with the chain), and a revocation counts at once.
+    const revoked = await call(t, "POST", `/v1.0/credentials/${issued.credentialId}/revoke`, {
+      key: t.adminKey,
+    });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    const afterRevocation = await presentTo(t, t.adminKey, policy, issued);
+    expect(afterRevocation.status).toBe("rejected");
+    expect(afterRevocation.result.reasons?.map((r) => r.code)).toContain("credential_revoked");
+
+    const removed = await removeCertificate(active.issuerId);
+    expect(removed.status).toBe(200);
+    expect(removed.body.data.signingCertificate).toBeNull();
+    const plain = await issueCredential(t, t.adminKey, active);
+    expect(decodeProtectedHeader(issuerJws(plain.credential)).x5c).toBeUndefined();
+    expect((await statusListHeader(plain.credential)).x5c).toBeUndefined();
+    expect((await currentJwk(active)).x5c).toBeUndefined();
+    expect((await presentTo(t, t.adminKey, policy, plain)).status).toBe("rejected");
+    expect((await removeCertificate(active.issuerId)).status).toBe(200); // nothing left to remove
+  });
+
+  it("a key rotation removes the chain, which certified the replaced key", async () => {
+    const ca = await certificateAuthority();
+    const active = await activeIssuer(t, t.adminKey);
+    const { chainPem } = await certifiedChain(ca, active.issuerId);
+    expect((await setCertificate(active.issuerId, { certificateChainPem: chainPem })).status).toBe(200);
+    const rotated = await call(t, "POST", `${ISSUERS}/${active.issuerId}/rotate-signing-key`, {
+      key: t.adminKey,
+      body: {},
+    });
+    expect(rotated.body.data.signingCertificate).toBeNull();
+    const issued = await issueCredential(t, t.adminKey, active);
+    expect(decodeProtectedHeader(issuerJws(issued.credential)).x5c).toBeUndefined();
+    const stale = await setCertificate(active.issuerId, { certificateChainPem: chainPem });
+    expectError(stale, 400, "InvalidCertificate");
+    expect(stale.body.error.details[0].message).toMatch(/not for the issuer's current signing key/);
+    const renewed = await certifiedChain(ca, active.issuerId);
+    expect((await setCertificate(active.issuerId, { certificateChainPem: renewed.chainPem })).status).toBe(
+      200,
+    );
+  });
+
+  it("goes out without x5c once the leaf has expired", async () => {
+    const ca = await certificateAuthority();
+    const active = await activeIssuer(t, t.adminKey);
+    const csr = await csrOf(active.issuerId);
+    const { chainPem } = await ca.certify(csr.body.data.certificateSigningRequestPem, {
+      notAfter: new Date(Date.now() + 2_500),
+    });
+    expect((await setCertificate(active.issuerId, { certificateChainPem: chainPem })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await readIssuer(active.issuerId)).signingCertificate.inUse).toBe(false);
+    const issued = await issueCredential(t, t.adminKey, active);
+    expect(decodeProtectedHeader(issuerJws(issued.credential)).x5c).toBeUndefined();
+    expect((await currentJwk(active)).x5c).toBeUndefined();
+  });
+
+  it("400 InvalidCertificate for a chain it cannot use, naming each problem; the issuer is unchanged", async () => {
+    const ca = await certificateAuthority();
+    const active = await activeIssuer(t, t.adminKey);
+    const other = await activeIssuer(t, t.adminKey);
+    const csr = (await csrOf(active.issuerId)).body.data.certificateSigningRequestPem;
+    const problems = async (certificateChainPem: string) => {
+      const r = await setCertificate(active.issuerId, { certificateChainPem });
+      expectError(r, 400, "InvalidCertificate");
+      for (const detail of r.body.error.details) expect(detail.target).toBe("certificateChainPem");
+      return r.body.error.details.map((d: { message: string }) => d.message).join(" | ");
+    };
+    const good = await ca.certify(csr);
+
+    expect(await problems((await certifiedChain(ca, other.issuerId)).chainPem)).toMatch(
+      /current signing key/,
+    );
+    const expired = await ca.certify(csr, {
+      notBefore: new Date(Date.now() - 2 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    });
+    expect(await problems(expired.chainPem)).toMatch(/expired/);
+    expect(
+      await problems((await ca.certify(csr, { notBefore: new Date(Date.now() + DAY) })).chainPem),
+    ).toMatch(/not yet valid/);
+    const elsewhere = await ca.certify(csr, { sans: [{ type: "dns", value: "elsewhere.example" }] });
+    expect(await problems(elsewhere.chainPem)).toMatch(/names neither/);
+    expect(await problems((await ca.certify(csr, { ca: true })).chainPem)).toMatch(/must not be a CA/);
+    expect(await problems(`${ca.rootPem}\n${good.leafPem}`)).toMatch(/not issued by certificate 1/);
+    const strangers = await certificateAuthority("CN=Other CA");
+    expect(await problems(`${good.leafPem}\n${strangers.rootPem}`)).toMatch(/not issued by certificate 1/);
+    expect(await problems(Array(6).fill(good.leafPem).join("\n"))).toMatch(/at most 5/);
+    expect(await problems("not a certificate")).toMatch(/no PEM certificate/);
+    expect(await problems("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----")).toMatch(
+      /unparsable/,
+    );
+
+    expectError(await setCertificate(active.issuerId, {}), 400, "ValidationFailed");
+    const extra = { certificateChainPem: good.chainPem, privateKeyPem: "x" };
+    expectError(await setCertificate(active.issuerId, extra), 400, "ValidationFailed");
+    expect((await readIssuer(active.issuerId)).signingCertificate).toBeNull();
+  });
+
+  it("404 unknown, foreign or bound to another issuer; 401; 403 without issuers.manage", async () => {
+    const ca = await certificateAuthority();
+    const active = await activeIssuer(t, t.adminKey);
+    const other = await activeIssuer(t, t.adminKey);
+    const body = { certificateChainPem: (await certifiedChain(ca, active.issuerId)).chainPem };
+    const otherTenant = (await t.otherTenant()).key;
+    const production = await t.key({ environment: "production" });
+    const boundElsewhere = await t.key({ issuerId: other.issuerId });
+    const readOnly = await t.key({ scopes: ["issuers.read"] });
+    expectError(await setCertificate("iss_unknown", body), 404, "NotFound");
+    expectError(await removeCertificate("iss_unknown"), 404, "NotFound");
+    for (const key of [otherTenant, production, boundElsewhere]) {
+      expectError(await setCertificate(active.issuerId, body, key), 404, "NotFound");
+      expectError(await removeCertificate(active.issuerId, key), 404, "NotFound");
+    }
+    const path = `${ISSUERS}/${active.issuerId}/signing-certificate`;
+    expectError(await call(t, "PUT", path, { body }), 401, "Unauthenticated");
+    expectError(await call(t, "DELETE", path, {}), 401, "Unauthenticated");
+    expectError(await setCertificate(active.issuerId, body, readOnly), 403, "MissingScope");
+    expectError(await removeCertificate(active.issuerId, readOnly), 403, "MissingScope");
+    expect((await readIssuer(active.issuerId)).signingCertificate).toBeNull();
+    // An issuer-bound key acts for its own issuer.
+    const bound = await t.key({ issuerId: active.issuerId });
+    expect((await setCertificate(active.issuerId, body, bound)).status).toBe(200);
+  });
+});

@@ -1,0 +1,90 @@
+import { inTransaction, Prisma } from "@cred/db";
+import {
+  createIssuerCertificateRequest,
+  InvalidIssuerCertificateError,
+  parseIssuerCertificateChain,
+} from "@cred/oid4vc";
+import type { JWK } from "jose";
+import { DomainError } from "../shared/errors";
+import type { IssuerDeps } from "./create-issuer";
+import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
+import { loadIssuerDto } from "./get-issuer";
+import type { TIssuer, TSetIssuerSigningCertificateRequest } from "./issuer.schema";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { issuerRepository } from "./issuer-repository";
+import type { StoredSigningCertificate } from "./stored-signing-certificate";
+
+/**
+ * A PKCS#10 request for the issuer's current key, for the operator's CA (see
+ * `createIssuerCertificateRequest`): CN the issuer's name, O its organisation's.
+ */
+export async function getIssuerCertificateSigningRequest(
+  deps: IssuerDeps,
+  caller: IssuerCaller,
+  issuerId: string,
+) {
+  const issuer = await findVisibleIssuer(deps.db, caller, issuerId);
+  const organisation = await deps.db.organisation.findFirst({
+    where: { id: issuer.organisationId, ...scopeOfCaller(caller) },
+    select: { displayName: true },
+  });
+  const privateJwk = JSON.parse(deps.secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
+  const certificateSigningRequestPem = await createIssuerCertificateRequest({
+    privateJwk,
+    commonName: issuer.displayName,
+    organisationName: organisation?.displayName,
+    credentialIssuer: credentialIssuerIdentifier(deps.config, issuer.id),
+  });
+  return { certificateSigningRequestPem, signingKid: issuer.signingKid };
+}
+
+/**
+ * Sets the certificate chain of the issuer's current key (checked by `parseIssuerCertificateChain` →
+ * 400 InvalidCertificate, one detail per problem), or removes it (`null`). Every status list gets a new
+ * version in the same transaction, so its token is signed again with or without `x5c`. Other processes
+ * follow within the issuer cache's lifetime; this one's is for the caller to clear once committed
+ * (`issuanceCatalog.forgetIssuer`).
+ */
+export async function setIssuerSigningCertificate(
+  deps: IssuerDeps,
+  caller: IssuerCaller,
+  input: TSetIssuerSigningCertificateRequest | { issuerId: string; certificateChainPem: null },
+): Promise<TIssuer> {
+  const scope = scopeOfCaller(caller);
+  return inTransaction(deps.db, async (tx) => {
+    await findVisibleIssuer(tx, caller, input.issuerId);
+    // Under the lock, so that a concurrent rotation cannot slip a new key under the checked chain.
+    await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
+    const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    let signingCertificate: StoredSigningCertificate | Prisma.NullableJsonNullValueInput = Prisma.DbNull;
+    if (input.certificateChainPem !== null) {
+      const parsed = parseChainOrThrow(input.certificateChainPem, issuer.publicJwk as JWK, deps, issuer.id);
+      signingCertificate = {
+        chainPem: parsed.chainPem,
+        x5c: parsed.x5c,
+        notBefore: parsed.notBefore.toISOString(),
+        notAfter: parsed.notAfter.toISOString(),
+      };
+    }
+    await issuerRepository.update(tx, scope, issuer.id, { signingCertificate });
+    await issuerRepository.bumpStatusListVersions(tx, issuer.id);
+    return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
+  });
+}
+
+function parseChainOrThrow(certificateChainPem: string, publicJwk: JWK, deps: IssuerDeps, issuerId: string) {
+  try {
+    return parseIssuerCertificateChain({
+      certificateChainPem,
+      publicJwk,
+      credentialIssuer: credentialIssuerIdentifier(deps.config, issuerId),
+    });
+  } catch (error) {
+    if (!(error instanceof InvalidIssuerCertificateError)) throw error;
+    throw new DomainError(
+      "InvalidCertificate",
+      "The certificate chain cannot be used for this issuer's signing key; see details.",
+      error.issues.map((message) => ({ code: "InvalidCertificate", target: "certificateChainPem", message })),
+    );
+  }
+}

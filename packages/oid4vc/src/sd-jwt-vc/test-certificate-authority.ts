@@ -1,0 +1,77 @@
+/**
+ * A certificate authority for tests and demonstrations (`@cred/oid4vc/test-ca`), as an operator's CA
+ * would act on an issuer's certificate signing request. Not used by the service.
+ */
+import { x509 } from "../vp/x509";
+
+const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+const DAY = 86_400_000;
+
+export interface CertifyOptions {
+  notBefore?: Date;
+  notAfter?: Date;
+  /** subjectAltName of the certificate; by default the one the request asks for. */
+  sans?: x509.JsonGeneralNames;
+  /** Makes the certificate a CA (basicConstraints cA, keyCertSign): what an end-entity must not be. */
+  ca?: boolean;
+}
+
+export interface TestCertificateAuthority {
+  /** The self-signed root, PEM: what a relying party pins. */
+  rootPem: string;
+  /** Certifies the request's key and subject: the leaf alone, and leaf + root as a chain. */
+  certify(csrPem: string, options?: CertifyOptions): Promise<{ leafPem: string; chainPem: string }>;
+}
+
+/** The subjectAltName a request asks for (found by OID: the class lookup fails across module copies). */
+export function requestedNames(csr: x509.Pkcs10CertificateRequest): x509.JsonGeneralNames {
+  const raw = csr.extensions.find((e) => e.type === "2.5.29.17");
+  if (!raw) throw new Error("the request has no subjectAltName");
+  return new x509.SubjectAlternativeNameExtension(raw.rawData).names.toJSON();
+}
+
+export async function createTestCertificateAuthority(
+  name = "CN=Test Issuing CA",
+): Promise<TestCertificateAuthority> {
+  const keys = await globalThis.crypto.subtle.generateKey(ES256, true, ["sign", "verify"]);
+  const root = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: "01",
+    name,
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 365 * DAY),
+    signingAlgorithm: ES256,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+    ],
+  });
+  const rootPem = root.toString("pem");
+  let serial = 1;
+  return {
+    rootPem,
+    async certify(csrPem, options = {}) {
+      const csr = new x509.Pkcs10CertificateRequest(csrPem);
+      const leaf = await x509.X509CertificateGenerator.create({
+        serialNumber: (++serial).toString(16).padStart(2, "0"),
+        subject: csr.subject,
+        issuer: root.subject,
+        notBefore: options.notBefore ?? new Date(Date.now() - 60_000),
+        notAfter: options.notAfter ?? new Date(Date.now() + 30 * DAY),
+        signingAlgorithm: ES256,
+        publicKey: csr.publicKey,
+        signingKey: keys.privateKey,
+        extensions: [
+          new x509.BasicConstraintsExtension(options.ca ?? false, undefined, true),
+          new x509.KeyUsagesExtension(
+            x509.KeyUsageFlags.digitalSignature | (options.ca ? x509.KeyUsageFlags.keyCertSign : 0),
+            true,
+          ),
+          new x509.SubjectAlternativeNameExtension(options.sans ?? requestedNames(csr)),
+        ],
+      });
+      const leafPem = leaf.toString("pem");
+      return { leafPem, chainPem: `${leafPem}\n${rootPem}\n` };
+    },
+  };
+}
