@@ -3,7 +3,7 @@ import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
-import { x5cForSigning } from "../issuers/stored-signing-certificate";
+import { signingCertificateInUse } from "../issuers/stored-signing-certificate";
 import { assembleStatusList } from "./status-list-chunks";
 
 interface CachedToken {
@@ -132,14 +132,16 @@ async function buildToken(
   const previous = cache.get(listId);
   const changingFast = previous !== undefined && now - previous.builtAt < CHANGING_FAST_MS;
   const iat = Math.floor(now / 1000);
-  const x5c = x5cForSigning(list.signingCertificate, now);
+  // A token with `x5c` is not valid past its chain, and is signed again (without it) by then.
+  const certificate = signingCertificateInUse(list.signingCertificate, now);
+  const certificateEnds = certificate ? Math.floor(certificate.notAfter / 1000) : Number.POSITIVE_INFINITY;
   const token = await signStatusListToken({
     privateKey: key.privateKey,
     kid: key.kid,
-    ...(x5c ? { x5c } : {}),
+    ...(certificate ? { x5c: certificate.x5c } : {}),
     sub: issuerUrls(deps.config, issuerId).statusList(listId),
     iat,
-    exp: iat + 2 * ttl,
+    exp: Math.max(iat + 1, Math.min(iat + 2 * ttl, certificateEnds)),
     ttl,
     bits: list.bits as StatusListBits,
     bytes: assembleStatusList(
@@ -150,7 +152,8 @@ async function buildToken(
     compressionLevel: changingFast ? FAST_LEVEL : undefined,
   });
   const etag = `"${createHash("sha256").update(token).digest("base64url").slice(0, 27)}"`;
-  const entry = { version: list.version, token, etag, refreshAfter: now + (ttl * 1000) / 2, builtAt: now };
+  const refreshAfter = Math.min(now + (ttl * 1000) / 2, certificateEnds * 1000);
+  const entry = { version: list.version, token, etag, refreshAfter, builtAt: now };
   const current = cache.get(listId);
   if (!current || current.version <= entry.version) cache.set(listId, entry);
   return entry;

@@ -12,7 +12,7 @@ import { loadIssuerDto } from "./get-issuer";
 import type { TIssuer, TSetIssuerSigningCertificateRequest } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
-import type { StoredSigningCertificate } from "./stored-signing-certificate";
+import { type StoredSigningCertificate, storedSigningCertificateOf } from "./stored-signing-certificate";
 
 /**
  * A PKCS#10 request for the issuer's current key, for the operator's CA (see
@@ -40,7 +40,8 @@ export async function getIssuerCertificateSigningRequest(
 
 /**
  * Sets the certificate chain of the issuer's current key (checked by `parseIssuerCertificateChain` →
- * 400 InvalidCertificate, one detail per problem), or removes it (`null`). Every status list gets a new
+ * 400 InvalidCertificate, one detail per problem), or removes it (`null`); the same chain again, or
+ * removing none, changes nothing. Otherwise every status list gets a new
  * version in the same transaction, so its token is signed again with or without `x5c`. Other processes
  * follow within the issuer cache's lifetime; this one's is for the caller to clear once committed
  * (`issuanceCatalog.forgetIssuer`).
@@ -56,17 +57,20 @@ export async function setIssuerSigningCertificate(
     // Under the lock, so that a concurrent rotation cannot slip a new key under the checked chain.
     await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
     const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
-    let signingCertificate: StoredSigningCertificate | Prisma.NullableJsonNullValueInput = Prisma.DbNull;
+    let stored: StoredSigningCertificate | null = null;
     if (input.certificateChainPem !== null) {
       const parsed = parseChainOrThrow(input.certificateChainPem, issuer.publicJwk as JWK, deps, issuer.id);
-      signingCertificate = {
+      stored = {
         chainPem: parsed.chainPem,
         x5c: parsed.x5c,
         notBefore: parsed.notBefore.toISOString(),
         notAfter: parsed.notAfter.toISOString(),
       };
     }
-    await issuerRepository.update(tx, scope, issuer.id, { signingCertificate });
+    const current = storedSigningCertificateOf(issuer.signingCertificate);
+    if ((current?.chainPem ?? null) === (stored?.chainPem ?? null))
+      return loadIssuerDto(tx, deps.config, scope, issuer);
+    await issuerRepository.update(tx, scope, issuer.id, { signingCertificate: stored ?? Prisma.DbNull });
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });

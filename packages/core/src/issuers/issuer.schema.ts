@@ -125,19 +125,21 @@ export const zIssuerSigningCertificate = z
     subject: z.string().meta({ description: "Leaf subject.", example: "CN=Acme Bank, O=Acme" }),
     issuer: z.string().meta({ description: "Leaf issuer (the CA).", example: "CN=Acme Issuing CA" }),
     serialNumber: z.string().meta({ description: "Leaf serial number (hex).", example: "4F3A…" }),
-    notBefore: z
-      .string()
-      .meta({ description: "Leaf validity start (ISO 8601).", example: "2026-11-22T00:00:00.000Z" }),
-    notAfter: z
-      .string()
-      .meta({ description: "Leaf validity end (ISO 8601).", example: "2027-11-22T00:00:00.000Z" }),
+    notBefore: z.string().meta({
+      description: "Start of the chain's validity: the latest notBefore of its certificates (ISO 8601).",
+      example: "2026-11-22T00:00:00.000Z",
+    }),
+    notAfter: z.string().meta({
+      description: "End of the chain's validity: the earliest notAfter of its certificates (ISO 8601).",
+      example: "2027-11-22T00:00:00.000Z",
+    }),
     x5cLength: z.number().int().meta({
       description: "Certificates sent in `x5c`: the chain without a trailing self-signed root (HAIP).",
       example: 1,
     }),
     inUse: z.boolean().meta({
       description:
-        "True while the leaf is valid: credentials and status list tokens carry `x5c`. Outside its validity they go out without it (kid only).",
+        "True while every certificate of the chain is valid: credentials and status list tokens carry `x5c`. Outside that time they go out without it (kid only).",
       example: true,
     }),
   })
@@ -276,7 +278,7 @@ export const ZGetIssuerCertificateSigningRequestResponse = z
       .object({
         certificateSigningRequestPem: z.string().meta({
           description:
-            "PKCS#10 request (PEM) for the current signing key, signed with it. Subject CN = the issuer's name, O = its organisation's; subjectAltName = `credentialIssuer` (URI) and its host (DNS).",
+            "PKCS#10 request (PEM) for the current signing key, signed with it. Subject CN = the issuer's name, O = its organisation's (each cut to 64 characters); subjectAltName = `credentialIssuer` (URI); key usage digitalSignature.",
           example: "-----BEGIN CERTIFICATE REQUEST-----\nMIIB…\n-----END CERTIFICATE REQUEST-----",
         }),
         signingKid: z.string().meta({
@@ -293,7 +295,7 @@ export const ZSetIssuerSigningCertificateRequest = z.strictObject({
   issuerId: zIssuerId,
   certificateChainPem: z.string().min(1).max(65_536).meta({
     description:
-      "PEM certificates, leaf first, each issued by the next (at most 5). The leaf must certify the current signing key, be an end-entity certificate valid now, and name `credentialIssuer` as a URI subjectAltName or its host as a DNS one. A trailing self-signed root is kept here but not sent in `x5c`.",
+      "PEM certificates, leaf first, each issued by the next (at most 5), each valid now. The leaf must certify the current signing key, be an end-entity certificate that is not self-signed and allows digitalSignature, and name `credentialIssuer` as a URI subjectAltName. A trailing self-signed root is kept here but not sent in `x5c`.",
     example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
   }),
 });

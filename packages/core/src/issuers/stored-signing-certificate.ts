@@ -29,10 +29,20 @@ function inValidity(stored: StoredSigningCertificate, now: number): boolean {
   return Date.parse(stored.notBefore) <= now && now <= Date.parse(stored.notAfter);
 }
 
-/** The `x5c` header for what the issuer signs now: its chain while the leaf is valid, otherwise none. */
-export function x5cForSigning(value: unknown, now = Date.now()): string[] | undefined {
+/** The chain for what the issuer signs now, while every certificate of it is valid; otherwise none. */
+export function signingCertificateInUse(
+  value: unknown,
+  now = Date.now(),
+): { x5c: string[]; notAfter: number } | undefined {
   const stored = storedSigningCertificateOf(value);
-  return stored && inValidity(stored, now) ? stored.x5c : undefined;
+  return stored && inValidity(stored, now)
+    ? { x5c: stored.x5c, notAfter: Date.parse(stored.notAfter) }
+    : undefined;
+}
+
+/** The `x5c` header for what the issuer signs now (see `signingCertificateInUse`). */
+export function x5cForSigning(value: unknown, now = Date.now()): string[] | undefined {
+  return signingCertificateInUse(value, now)?.x5c;
 }
 
 export function signingCertificateDto(value: unknown, now = Date.now()): TIssuerSigningCertificate | null {

@@ -53,8 +53,8 @@ export function ownStatusList(
 ): { issuerId: string; listId: string } | null {
   const base = `${publicBaseUrl.replace(/\/+$/, "")}/`;
   if (!uri.startsWith(base)) return null;
-  const match = /^issuers\/([^/?#]+)\/status-lists\/(sl_[0-9a-z]{26})$/.exec(uri.slice(base.length));
-  return match ? { issuerId: decodeURIComponent(match[1]!), listId: match[2]! } : null;
+  const match = /^issuers\/(iss_[0-9a-z]{26})\/status-lists\/(sl_[0-9a-z]{26})$/.exec(uri.slice(base.length));
+  return match ? { issuerId: match[1]!, listId: match[2]! } : null;
 }
 
 function judge(value: number): StatusCheck {
