@@ -147,6 +147,7 @@ describe("VerificationPolicies_Create", () => {
         responseMode: "direct_post.jwt",
         sessionLifetimeSeconds: 600,
         sameDeviceRedirectUri: null,
+        requireResponseCode: false,
       },
     });
     expect(Date.parse(r.body.data.createdAt)).not.toBeNaN();
@@ -177,6 +178,7 @@ describe("VerificationPolicies_Create", () => {
       responseMode: "direct_post",
       sessionLifetimeSeconds: 60,
       sameDeviceRedirectUri: "https://shop.example.com/done",
+      requireResponseCode: true,
     });
     const r = await create(body);
     expect(r.status).toBe(201);
@@ -189,6 +191,7 @@ describe("VerificationPolicies_Create", () => {
       responseMode: "direct_post",
       sessionLifetimeSeconds: 60,
       sameDeviceRedirectUri: "https://shop.example.com/done",
+      requireResponseCode: true,
     });
     expect(r.body.data.rules.credentials[0].requiredClaims).toEqual([
       ["nationalities", null],
@@ -314,6 +317,16 @@ describe("VerificationPolicies_Create", () => {
       "an http redirect URI",
       policy("redirect", { sameDeviceRedirectUri: "http://shop.example.com" }),
       ["sameDeviceRedirectUri"],
+    ],
+    [
+      "a response code required without a redirect",
+      policy("code", { requireResponseCode: true }),
+      ["requireResponseCode"],
+    ],
+    [
+      "a response code switch that is not a boolean",
+      policy("code2", { requireResponseCode: "yes" }),
+      ["requireResponseCode"],
     ],
   ])("400 ValidationFailed on %s", async (_name, body, expectedTargets) => {
     const r = await create(body);

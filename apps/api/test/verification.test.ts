@@ -301,6 +301,36 @@ describe("full flows with the test wallet over HTTP", () => {
     expect(JSON.stringify(row)).not.toContain("Erika");
   });
 
+  it("requireResponseCode: the result only for a read with the redirect's response code", async () => {
+    await createPolicy(
+      policyBody("pid-code", { sameDeviceRedirectUri: REDIRECT, requireResponseCode: true }),
+    );
+    const { credential } = await issue();
+    const session = await start("pid-code");
+    const pending = await call(t, "GET", `/v1.0/verifications/${session.id}`, { key: t.adminKey });
+    expect(pending.body.data).not.toHaveProperty("resultWithheld");
+    const wallet = await present(session, { credential });
+    const code = (wallet.body as { redirect_uri: string }).redirect_uri.split("#response_code=")[1]!;
+
+    const get = (query = "") =>
+      call(t, "GET", `/v1.0/verifications/${session.id}${query}`, { key: t.adminKey });
+    for (const withheld of [(await get()).body.data, await read(session.id)]) {
+      expect(withheld.status).toBe("verified");
+      expect(withheld.resultWithheld).toBe(true);
+      expect(withheld).not.toHaveProperty("result");
+    }
+    const shown = await get(`?responseCode=${code}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.data.result.credentials[0].claims.given_name).toBe("Erika");
+    expect(shown.body.data).not.toHaveProperty("resultWithheld");
+    expect(errorCode(await get("?responseCode=nope"))).toBe("ValidationFailed");
+
+    // A policy without the switch shows the result to any read, as before.
+    const plain = await start("pid-jwt");
+    await present(plain, { credential: (await issue()).credential });
+    expect((await read(plain.id)).result.outcome).toBe("verified");
+  });
+
   it("direct_post.jwt with A256GCM and request_uri_method=post (wallet_nonce echoed)", async () => {
     const { credential } = await issue();
     const session = await start("pid-jwt");
@@ -1007,6 +1037,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       sessionLifetimeSeconds: 600,
       clientIdPrefix: "x509_hash" as const,
       sameDeviceRedirectUri: null,
+      requireResponseCode: false,
     },
     clientId: "x509_hash:abc",
     nonce: "n".repeat(43),

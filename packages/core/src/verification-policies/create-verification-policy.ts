@@ -90,6 +90,7 @@ export async function createVerificationPolicy(
     sessionLifetimeSeconds: input.sessionLifetimeSeconds,
     clientIdPrefix: input.clientIdPrefix,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,
+    requireResponseCode: input.requireResponseCode,
   };
   const details = await checkReferences(db, scope, config, rules);
   if (details.length > 0) {

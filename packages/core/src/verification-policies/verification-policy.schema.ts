@@ -205,6 +205,11 @@ const rulesShape = {
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
   }),
+  requireResponseCode: z.boolean().default(false).meta({
+    description:
+      "When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.",
+    example: false,
+  }),
 };
 
 type RulesInput = {
@@ -214,10 +219,22 @@ type RulesInput = {
     optionalClaims: (string | number | null)[][];
   }[];
   credentialSets: { options: string[][] }[] | null;
+  sameDeviceRedirectUri: string | null;
+  requireResponseCode: boolean;
 };
 
-/** Cross-field rules: unique credential ids, well-formed claim lists, credential sets naming known ids. */
+/**
+ * Cross-field rules: unique credential ids, well-formed claim lists, credential sets naming known ids,
+ * a response code required only where a redirect delivers one.
+ */
 function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
+  if (rules.requireResponseCode && rules.sameDeviceRedirectUri === null) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["requireResponseCode"],
+      message: "A response code is only delivered by a same-device redirect: set sameDeviceRedirectUri too.",
+    });
+  }
   const ids = new Set<string>();
   rules.credentials.forEach((credential, i) => {
     if (ids.has(credential.id)) {

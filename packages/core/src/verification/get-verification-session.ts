@@ -3,6 +3,7 @@ import type { AppDeps } from "../context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
+import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
 import { loadSession } from "./session-lifecycle";
 import type { TVerificationSession } from "./verification-session.schema";
 import { toVerificationSessionDto } from "./verification-session-dto";
@@ -10,7 +11,8 @@ import { toVerificationSessionDto } from "./verification-session-dto";
 /**
  * Reads a session (Verifications_Get and VerificationSessions_Get return the same resource). A pending
  * session past its expiry is returned, and persisted, as `expired`. With `responseCode` (the value the
- * same-device redirect delivered), the code must be the one issued for this session.
+ * same-device redirect delivered), the code must be the one issued for this session. Under a policy that
+ * requires it, a session decided with a response code shows its result only to a read that passed it.
  */
 export async function getVerificationSession(
   deps: AppDeps,
@@ -32,5 +34,9 @@ export async function getVerificationSession(
       ]);
     }
   }
-  return toVerificationSessionDto(deps, row);
+  const withheld =
+    (row.rules as Partial<TPolicyRules>).requireResponseCode === true &&
+    row.responseCodeHash !== null &&
+    options.responseCode === undefined;
+  return toVerificationSessionDto(deps, row, { withholdResult: withheld });
 }

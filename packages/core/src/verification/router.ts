@@ -51,7 +51,7 @@ export const verificationsRouter = router({
         operationId: "Verifications_Get",
         summary: "Get a verification",
         description:
-          "Returns the verification session. A pending session past its expiry reads as `expired`. Pass `responseCode` to check the code a same-device redirect delivered (400 when it is not this session's).",
+          "Returns the verification session. A pending session past its expiry reads as `expired`. Pass `responseCode` to check the code a same-device redirect delivered (400 when it is not this session's); under a policy with `requireResponseCode`, a session a wallet answered shows its `result` only then (otherwise `resultWithheld: true`).",
         tags: TAGS,
       },
       scopes: ["verification.read"],
@@ -73,7 +73,7 @@ export const verificationsRouter = router({
         operationId: "VerificationSessions_Get",
         summary: "Get a verification session",
         description:
-          "Same resource as Verifications_Get. A pending session past its expiry reads as `expired`.",
+          "Same resource as Verifications_Get. A pending session past its expiry reads as `expired`. Under a policy with `requireResponseCode`, a session a wallet answered reads with `resultWithheld: true` instead of its `result` (Verifications_Get with the `responseCode` shows it).",
         tags: TAGS,
       },
       scopes: ["verification.read"],

@@ -32,6 +32,7 @@ export function sealResult(secretBox: SecretBox, sessionId: string, result: TVer
 export function toVerificationSessionDto(
   deps: { config: Pick<CoreConfig, "publicBaseUrl">; secretBox: SecretBox },
   row: VerificationSessionRow,
+  options: { withholdResult?: boolean } = {},
 ): TVerificationSession {
   const requestUri = requestUriOf(deps.config, row.state);
   const dto: TVerificationSession = {
@@ -49,7 +50,8 @@ export function toVerificationSessionDto(
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
   };
-  if (row.resultCipher) {
+  if (row.resultCipher && options.withholdResult) dto.resultWithheld = true;
+  else if (row.resultCipher) {
     dto.result = JSON.parse(deps.secretBox.open(row.resultCipher, resultSealContext(row.id)));
   }
   return dto;

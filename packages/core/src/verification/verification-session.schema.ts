@@ -141,9 +141,15 @@ export const zVerificationSession = z
       .string()
       .meta({ description: "When a pending session expires (ISO 8601).", example: ISO_EXAMPLE }),
     createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
-    result: zVerificationResult
-      .optional()
-      .meta({ description: "Present once the session is `verified` or `rejected`." }),
+    result: zVerificationResult.optional().meta({
+      description:
+        "Present once the session is `verified` or `rejected`, unless withheld (`resultWithheld`).",
+    }),
+    resultWithheld: z.literal(true).optional().meta({
+      description:
+        "Present (true) when the session is decided but its policy shows the result only to a Verifications_Get that passes the `responseCode` its same-device redirect delivered (`requireResponseCode`). Do not act on `status` alone then.",
+      example: true,
+    }),
   })
   .meta({ id: "VerificationSessionResponse", description: "A verification session (OpenID4VP)." });
 export type TVerificationSession = z.infer<typeof zVerificationSession>;
