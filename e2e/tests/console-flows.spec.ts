@@ -2,7 +2,7 @@ import { presentWithTestWallet } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { expect, type Page, test } from "@playwright/test";
 import { redeemOffer } from "../../apps/api/test/wallet-client";
-import { signIn, unique } from "../support/env";
+import { apiOrigin, bootstrapCredentials, signIn, unique } from "../support/env";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 
 /**
@@ -169,6 +169,29 @@ test("verification policy: create, suspend, reactivate", async () => {
   await expect(row).toContainText("suspended");
   await row.getByRole("button", { name: `Reactivate ${policyIdentifier}` }).click();
   await expect(row).toContainText("active");
+
+  // A same-device policy: the response-code switch is offered once a redirect URL is given.
+  const sameDevice = `${policyIdentifier}-same-device`;
+  await page.getByLabel("Identifier").fill(sameDevice);
+  await page.getByLabel("Display name").fill("Member check at the till");
+  await page.getByLabel("Credential").selectOption({ label: `Membership card (${configIdentifier})` });
+  await page.getByLabel("given_name").check();
+  const requireCode = page.getByLabel(/Show results only to reads with the redirect's response code/);
+  await expect(requireCode).toBeDisabled();
+  await page.getByLabel("Same-device redirect URL (optional, https)").fill("https://shop.example.com/done");
+  await requireCode.check();
+  await page.getByRole("button", { name: "Create policy" }).click();
+  await expect(page.getByTestId(`policy-${sameDevice}`)).toContainText("active");
+  const stored = await fetch(
+    `${apiOrigin()}/management/verification-policies/${sameDevice}?api-version=2026-08-30`,
+    {
+      headers: { authorization: `ApiKey ${bootstrapCredentials().apiKey}` },
+    },
+  );
+  expect((await stored.json()).data.rules).toMatchObject({
+    sameDeviceRedirectUri: "https://shop.example.com/done",
+    requireResponseCode: true,
+  });
 });
 
 test("webhook: secret shown once, a delivery appears in the log", async () => {

@@ -26,6 +26,8 @@ export default function VerificationPoliciesPage() {
         setDisplayName("");
         setPurpose("");
         setClaims([]);
+        setRedirectUri("");
+        setRequireResponseCode(false);
         await refresh();
       },
     }),
@@ -36,6 +38,8 @@ export default function VerificationPoliciesPage() {
   const [purpose, setPurpose] = useState("");
   const [configurationId, setConfigurationId] = useState("");
   const [claims, setClaims] = useState<string[]>([]);
+  const [redirectUri, setRedirectUri] = useState("");
+  const [requireResponseCode, setRequireResponseCode] = useState(false);
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
 
@@ -61,7 +65,8 @@ export default function VerificationPoliciesPage() {
       credentialSets: null,
       responseMode: "direct_post.jwt",
       sessionLifetimeSeconds: 600,
-      sameDeviceRedirectUri: null,
+      sameDeviceRedirectUri: redirectUri || null,
+      requireResponseCode: Boolean(redirectUri) && requireResponseCode,
     });
   };
 
@@ -122,6 +127,13 @@ export default function VerificationPoliciesPage() {
             <TextField label="Identifier" required value={identifier} onChange={setIdentifier} />
             <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
             <TextField label="Purpose (optional)" value={purpose} onChange={setPurpose} />
+            <TextField
+              label="Same-device redirect URL (optional, https)"
+              type="url"
+              value={redirectUri}
+              placeholder="https://shop.example.com/checkout/verified"
+              onChange={setRedirectUri}
+            />
             <ChoiceField
               label="Credential"
               value={configurationId}
@@ -135,6 +147,15 @@ export default function VerificationPoliciesPage() {
               }))}
             />
           </div>
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={requireResponseCode}
+              disabled={!redirectUri}
+              onChange={(e) => setRequireResponseCode(e.target.checked)}
+            />
+            Show results only to reads with the redirect's response code (same-device use only)
+          </label>
           {configuration && (
             <fieldset>
               <legend>Claims the holder must disclose</legend>
