@@ -951,6 +951,46 @@ describe("VerificationSessions_Submit (legacy)", () => {
     expect(wallet.status).toBe(400);
   });
 
+  it("answers the policy credential of a type the presentation names in aka_vcts, not only by vct", async () => {
+    await createPolicy({
+      identifier: "pid-or-other",
+      displayName: "pid-or-other",
+      credentials: [
+        { id: "other", credentialTypes: [issuerB.vct], trustedIssuers: [{ issuerId: issuerB.issuerId }] },
+        {
+          id: "pid",
+          credentialTypes: [issuerA.vct],
+          trustedIssuers: [{ issuerId: issuerA.issuerId }],
+          requiredClaims: [["given_name"]],
+        },
+      ],
+      credentialSets: [{ options: [["other"], ["pid"]] }],
+    });
+    const now = Math.floor(Date.now() / 1000);
+    // A derived type whose issuer signed it as also being the policy's pid type (SD-JWT VC aka_vcts).
+    const credential = await issueSdJwtVc({
+      privateKey: issuerA.privateKey,
+      kid: issuerA.kid,
+      iss: issuerA.credentialIssuer,
+      vct: `${issuerA.vct}/regional`,
+      iat: now,
+      exp: now + 86_400,
+      cnfJwk: holder.publicJwk,
+      claims: { ...CLAIMS, aka_vcts: [issuerA.vct] },
+      disclosable: Object.keys(CLAIMS).map((k) => [k]),
+    });
+    const credentialId = await recordCredential(issuerA, credential);
+    const session = await start("pid-or-other");
+    const { sdJwtVc } = await legacyPresentation(session, credential);
+    const r = await submit(session.id, { credentialId, sdJwtVc });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.status, JSON.stringify(r.body.data.result)).toBe("verified");
+    expect(r.body.data.result.credentials[0]).toMatchObject({
+      credentialQueryId: "pid",
+      claims: { given_name: "Erika" },
+    });
+  });
+
   it("a failing presentation rejects the session (200, rejected with reasons)", async () => {
     const { credential, idx } = await issue();
     await setRevoked(issuerA, idx);
