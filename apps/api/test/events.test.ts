@@ -920,6 +920,12 @@ describe("sweeper", () => {
     await prisma().accessToken.create({
       data: { tokenHash: `a-${stamp}`, transactionId: "itx_x", expiresAt: past },
     });
+    await prisma().dpopProofUse.createMany({
+      data: [
+        { key: `dpop-old-${stamp}`, expiresAt: past },
+        { key: `dpop-live-${stamp}`, expiresAt: new Date(Date.now() + 60_000) },
+      ],
+    });
     await prisma().idempotencyRecord.create({
       data: {
         id: `idem-${stamp}`,
@@ -940,6 +946,8 @@ describe("sweeper", () => {
     expect(await prisma().walletNonce.count({ where: { expiresAt: { lt: new Date() } } })).toBe(0);
     expect(await prisma().accessToken.count({ where: { expiresAt: { lt: new Date() } } })).toBe(0);
     expect(await prisma().walletNonce.count({ where: { valueHash: `live-${stamp}` } })).toBe(1);
+    expect(report.dpopProofsPurged).toBeGreaterThanOrEqual(1);
+    expect(await prisma().dpopProofUse.count({ where: { key: { endsWith: String(stamp) } } })).toBe(1);
   });
 
   it("purges outbox events nobody received a day after their fan-out, and keeps the rest", async () => {

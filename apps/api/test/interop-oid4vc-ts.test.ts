@@ -21,23 +21,28 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** The library's wallet client, signing everything (key proofs, DPoP proofs) with the holder's key. */
+function walletClient(holder: Awaited<ReturnType<typeof generateEs256KeyPair>>) {
+  return new Openid4vciClient({
+    callbacks: {
+      fetch,
+      generateRandom: (n) => randomBytes(n),
+      hash: (data, alg) => createHash(alg.replace("-", "")).update(data).digest(),
+      clientAuthentication: clientAuthenticationAnonymous(),
+      signJwt: async (_signer, { header, payload }) => {
+        const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+          .setProtectedHeader(header as never)
+          .sign(holder.privateKey);
+        return { jwt, signerJwk: holder.publicJwk as never };
+      },
+    },
+  });
+}
+
 describe("oid4vc-ts wallet client", () => {
   it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
     const holder = await generateEs256KeyPair();
-    const client = new Openid4vciClient({
-      callbacks: {
-        fetch,
-        generateRandom: (n) => randomBytes(n),
-        hash: (data, alg) => createHash(alg.replace("-", "")).update(data).digest(),
-        clientAuthentication: clientAuthenticationAnonymous(),
-        signJwt: async (_signer, { header, payload }) => {
-          const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-            .setProtectedHeader(header as never)
-            .sign(holder.privateKey);
-          return { jwt, signerJwk: holder.publicJwk as never };
-        },
-      },
-    });
+    const client = walletClient(holder);
     const created = await call(t, "POST", "/v1.0/issuance-transactions", {
       key: t.adminKey,
       body: {
@@ -96,5 +101,51 @@ describe("oid4vc-ts wallet client", () => {
       key: t.adminKey,
     });
     expect(tx.body.data.status).toBe("completed");
+  });
+
+  it("binds its access token with DPoP when the metadata offers it, and uses it with proofs", async () => {
+    const holder = await generateEs256KeyPair();
+    const client = walletClient(holder);
+    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key: t.adminKey,
+      body: {
+        credentialConfiguration: issuer.configuration,
+        issuerId: issuer.issuerId,
+        claims: VALID_CLAIMS,
+      },
+    });
+    const offer = await client.resolveCredentialOffer(created.body.data.credentialOffer);
+    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+      dpop,
+    });
+    expect(accessTokenResponse.token_type).toBe("DPoP");
+    const { c_nonce } = await client.requestNonce({ issuerMetadata });
+    const { jwt } = await client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: issuer.configuration,
+      signer: dpop.signer,
+      nonce: c_nonce,
+    });
+    const response = await client.retrieveCredentials({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: issuer.configuration,
+      proofs: { jwt: [jwt] },
+      dpop,
+    });
+    expect(response.credentialResponse.credentials).toHaveLength(1);
+    await client.sendNotification({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      notification: {
+        notificationId: response.credentialResponse.notification_id as string,
+        event: "credential_accepted",
+      },
+      dpop,
+    });
   });
 });

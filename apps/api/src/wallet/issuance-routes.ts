@@ -4,10 +4,12 @@ import {
   authorizationServerMetadata,
   credentialIssuerMetadata,
   credentialOfferByHandle,
+  dpopKeyForTokenRequest,
   exchangePreAuthorizedCode,
   invalidToken,
   issueCredentials,
   issueNonce,
+  issuerUrls,
   jwtVcIssuerMetadata,
   loadWalletIssuer,
   NO_STORE,
@@ -99,11 +101,17 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
             },
           );
         }
+        const dpopJkt = await dpopKeyForTokenRequest(
+          deps.database.fast,
+          request.headers.dpop,
+          issuerUrls(deps.config, issuer.id).token,
+        );
         const response = await exchangePreAuthorizedCode(
           deps.database.fast,
           deps.config,
           issuer.id,
           request.body,
+          dpopJkt,
         );
         reply.headers({ ...NO_STORE, Pragma: "no-cache" });
         return response;
@@ -128,7 +136,8 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/credential",
     oauthErrors("invalid_credential_request"),
     withIssuer(async (issuer, request, reply) => {
-      const result = await issueCredentials(deps, issuer, request.headers.authorization, request.body);
+      const { authorization, dpop } = request.headers;
+      const result = await issueCredentials(deps, issuer, { authorization, dpop }, request.body);
       reply.headers(result.headers);
       return result.body;
     }, tokenNotForIssuer),
@@ -138,7 +147,14 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/notification",
     oauthErrors("invalid_notification_request"),
     withIssuer(async (issuer, request, reply) => {
-      await recordNotification(deps.database, issuer.id, request.headers.authorization, request.body);
+      const { authorization, dpop } = request.headers;
+      const url = issuerUrls(deps.config, issuer.id).notification;
+      await recordNotification(
+        deps.database,
+        issuer.id,
+        { authorization, dpop, method: "POST", url },
+        request.body,
+      );
       return reply.code(204).headers(NO_STORE).send();
     }, tokenNotForIssuer),
   );

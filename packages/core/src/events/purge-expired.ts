@@ -4,6 +4,7 @@ import type { FastSql } from "@cred/db";
 const PURGEABLE = {
   WalletNonce: "valueHash",
   AccessToken: "tokenHash",
+  DpopProofUse: "key",
   IdempotencyRecord: "id",
 } as const;
 

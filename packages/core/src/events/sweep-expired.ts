@@ -16,6 +16,7 @@ export interface SweepReport {
   idempotencyRecordsPurged: number;
   walletNoncesPurged: number;
   accessTokensPurged: number;
+  dpopProofsPurged: number;
   webhookDeliveriesPurged: number;
   outboxEventsPurged: number;
 }
@@ -66,6 +67,7 @@ export async function sweepExpired(
   const idempotencyRecordsPurged = await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk);
   const walletNoncesPurged = await purgeExpired(sql, "WalletNonce", now, options.purgeChunk);
   const accessTokensPurged = await purgeExpired(sql, "AccessToken", now, options.purgeChunk);
+  const dpopProofsPurged = await purgeExpired(sql, "DpopProofUse", now, options.purgeChunk);
   // An event goes with its last delivery here; the events nobody received go next.
   const finished = await purgeFinishedDeliveries(
     sql,
@@ -83,6 +85,7 @@ export async function sweepExpired(
     idempotencyRecordsPurged,
     walletNoncesPurged,
     accessTokensPurged,
+    dpopProofsPurged,
     webhookDeliveriesPurged: finished.deliveries,
     outboxEventsPurged: finished.events + undelivered,
   };

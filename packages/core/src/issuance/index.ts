@@ -1,5 +1,7 @@
 export { statusListToken } from "../credentials/status-list-token";
+export { issuerUrls } from "./issuance-urls";
 export { issueCredentials } from "./wallet/credential";
+export { dpopKeyForTokenRequest } from "./wallet/dpop";
 export { invalidToken, loadWalletIssuer, NO_STORE } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,

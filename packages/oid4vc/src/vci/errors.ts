@@ -6,7 +6,8 @@ export type TokenErrorCode =
   | "invalid_grant"
   | "invalid_client"
   | "unsupported_grant_type"
-  | "invalid_authorization_details";
+  | "invalid_authorization_details"
+  | "invalid_dpop_proof";
 
 /** Credential endpoint error codes (OpenID4VCI §8.3.1.2). */
 export type CredentialErrorCode =

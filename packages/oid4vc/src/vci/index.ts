@@ -1,6 +1,7 @@
 export * from "./authorization-server-metadata";
 export * from "./credential-offer";
 export * from "./credential-request";
+export * from "./dpop";
 export * from "./errors";
 export * from "./issuer-metadata";
 export * from "./proof-jwt";

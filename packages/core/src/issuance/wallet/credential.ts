@@ -3,6 +3,8 @@ import type { FastSql } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
+  DpopProofError,
+  dpopResourceError,
   issueSdJwtVc,
   OAuthError,
   parseCredentialRequest,
@@ -22,6 +24,7 @@ import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
+import { checkDpopProof } from "./dpop";
 import { invalidToken, missingToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
@@ -63,32 +66,87 @@ async function refuseConfigurationBeyondToken(
   });
 }
 
-/** The access token from `Authorization: Bearer …` (DPoP is not offered), or null. */
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header?.trim() ?? "");
-  return match ? match[1]! : null;
+/** The scheme and access token of `Authorization: Bearer …` or `Authorization: DPoP …`, or null. */
+export function accessTokenOf(
+  header: string | undefined,
+): { scheme: "Bearer" | "DPoP"; token: string } | null {
+  const match = /^(Bearer|DPoP) +([A-Za-z0-9._~+/=-]+)$/i.exec(header?.trim() ?? "");
+  if (!match) return null;
+  return { scheme: match[1]!.toLowerCase() === "dpop" ? "DPoP" : "Bearer", token: match[2]! };
+}
+
+/** A wallet request to a protected endpoint: its Authorization and DPoP headers, method and URL. */
+export interface ProtectedRequest {
+  authorization: string | undefined;
+  dpop: string | string[] | undefined;
+  method: string;
+  url: string;
 }
 
 /**
  * Finds the transaction an access token was issued for (remembered from the token endpoint, else read),
- * or throws `invalid_token` (401).
+ * or throws `invalid_token` (401). A DPoP-bound token must come as `Authorization: DPoP` with a proof
+ * by its key for this request (RFC 9449 §7); a bearer token as `Authorization: Bearer`.
  */
-export async function transactionForToken(sql: FastSql, issuerId: string, authorization: string | undefined) {
-  if (!authorization?.trim()) throw missingToken();
-  const token = bearerToken(authorization);
-  if (!token) throw invalidToken("Send the access token as Authorization: Bearer <token>.");
-  const tokenHash = hashSecret(token);
-  let tx = redeemedTransactions.take(tokenHash);
-  if (!tx) {
-    const { rows } = await sql.query<IssuanceTransactionRecord>(
-      `SELECT t.* FROM "AccessToken" a JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
+export async function transactionForToken(sql: FastSql, issuerId: string, request: ProtectedRequest) {
+  if (!request.authorization?.trim()) throw missingToken();
+  const presented = accessTokenOf(request.authorization);
+  if (!presented)
+    throw invalidToken("Send the access token as Authorization: Bearer <token> (or DPoP <token>).");
+  const tokenHash = hashSecret(presented.token);
+  let found = redeemedTransactions.take(tokenHash);
+  if (!found) {
+    const { rows } = await sql.query<IssuanceTransactionRecord & { tokenDpopJkt: string | null }>(
+      `SELECT t.*, a."dpopJkt" AS "tokenDpopJkt" FROM "AccessToken" a
+         JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
         WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
       [tokenHash, new Date()],
     );
-    tx = rows[0] ?? null;
+    const row = rows[0];
+    if (row) {
+      const { tokenDpopJkt, ...tx } = row;
+      found = { row: tx, dpopJkt: tokenDpopJkt };
+    }
   }
-  if (!tx || tx.issuerId !== issuerId) throw invalidToken("The access token is invalid or expired.");
-  return { tx, tokenHash };
+  if (!found || found.row.issuerId !== issuerId)
+    throw invalidToken("The access token is invalid or expired.");
+  await checkTokenBinding(sql, presented, found.dpopJkt, request);
+  return { tx: found.row, tokenHash };
+}
+
+async function checkTokenBinding(
+  sql: FastSql,
+  presented: { scheme: "Bearer" | "DPoP"; token: string },
+  dpopJkt: string | null,
+  request: ProtectedRequest,
+) {
+  if (dpopJkt === null) {
+    if (presented.scheme === "DPoP")
+      throw dpopResourceError("invalid_token", "This access token is not DPoP-bound; send it as Bearer.");
+    return;
+  }
+  if (presented.scheme !== "DPoP")
+    throw dpopResourceError(
+      "invalid_token",
+      "This access token is DPoP-bound; send it as DPoP with a proof.",
+    );
+  if (request.dpop === undefined) throw dpopResourceError("invalid_dpop_proof", "A DPoP proof is required.");
+  let proof: Awaited<ReturnType<typeof checkDpopProof>>;
+  try {
+    proof = await checkDpopProof(sql, request.dpop, {
+      method: request.method,
+      url: request.url,
+      accessToken: presented.token,
+    });
+  } catch (error) {
+    if (error instanceof DpopProofError) throw dpopResourceError("invalid_dpop_proof", error.message);
+    throw error;
+  }
+  if (proof.jkt !== dpopJkt)
+    throw dpopResourceError(
+      "invalid_dpop_proof",
+      "The DPoP proof is not signed by the key the token is bound to.",
+    );
 }
 
 /**
@@ -99,11 +157,15 @@ export async function transactionForToken(sql: FastSql, issuerId: string, author
 export async function issueCredentials(
   deps: AppDeps,
   issuer: WalletIssuer,
-  authorization: string | undefined,
+  headers: Omit<ProtectedRequest, "method" | "url">,
   body: unknown,
 ) {
   const db = deps.database.prisma;
-  const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, authorization);
+  const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
+    ...headers,
+    method: "POST",
+    url: issuerUrls(deps.config, issuer.id).credential,
+  });
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
   }

@@ -1,5 +1,9 @@
 import type { Db } from "@cred/db";
-import { buildAuthorizationServerMetadata, buildCredentialIssuerMetadata } from "@cred/oid4vc";
+import {
+  buildAuthorizationServerMetadata,
+  buildCredentialIssuerMetadata,
+  DPOP_SIGNING_ALGS,
+} from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
@@ -53,7 +57,11 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
 
 export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   const urls = issuerUrls(config, issuer.id);
-  return buildAuthorizationServerMetadata({ issuer: urls.credentialIssuer, tokenEndpoint: urls.token });
+  return buildAuthorizationServerMetadata({
+    issuer: urls.credentialIssuer,
+    tokenEndpoint: urls.token,
+    dpopSigningAlgValuesSupported: [...DPOP_SIGNING_ALGS],
+  });
 }
 
 /** SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`): `issuer` equals the credentials' `iss`. */

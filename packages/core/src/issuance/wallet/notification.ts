@@ -3,7 +3,7 @@ import { OAuthError } from "@cred/oid4vc";
 import { lockBatch } from "../../credentials/lock-batch";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
-import { transactionForToken } from "./credential";
+import { type ProtectedRequest, transactionForToken } from "./credential";
 import { NO_STORE } from "./load-wallet-issuer";
 
 const EVENTS = {
@@ -19,11 +19,11 @@ const invalid = (code: string, description: string) =>
 export async function recordNotification(
   database: { prisma: Db; fast: FastSql },
   issuerId: string,
-  authorization: string | undefined,
+  request: ProtectedRequest,
   body: unknown,
 ) {
   const db = database.prisma;
-  const { tx } = await transactionForToken(database.fast, issuerId, authorization);
+  const { tx } = await transactionForToken(database.fast, issuerId, request);
   if (typeof body !== "object" || body === null)
     throw invalid("invalid_notification_request", "Send a JSON object.");
   const {

@@ -13,17 +13,26 @@ export type IssuanceTransactionRecord = NonNullable<
  * eviction) read the database. Bounded; entries leave when used, evicted oldest first, or expire.
  */
 const MAX_ENTRIES = 5_000;
-const entries = new BoundedMap<string, { row: IssuanceTransactionRecord; tokenExpiresAt: number }>(
-  MAX_ENTRIES,
-);
+const entries = new BoundedMap<
+  string,
+  { row: IssuanceTransactionRecord; tokenExpiresAt: number; dpopJkt: string | null }
+>(MAX_ENTRIES);
 
 export const redeemedTransactions = {
-  remember(accessTokenHash: string, row: IssuanceTransactionRecord, tokenExpiresAt: Date) {
-    entries.set(accessTokenHash, { row, tokenExpiresAt: tokenExpiresAt.getTime() });
+  remember(
+    accessTokenHash: string,
+    row: IssuanceTransactionRecord,
+    tokenExpiresAt: Date,
+    dpopJkt: string | null,
+  ) {
+    entries.set(accessTokenHash, { row, tokenExpiresAt: tokenExpiresAt.getTime(), dpopJkt });
   },
-  /** The remembered row while its token is unexpired; the entry is handed out once. */
-  take(accessTokenHash: string, now = Date.now()): IssuanceTransactionRecord | null {
+  /** The remembered row and the key its token is bound to, while unexpired; handed out once. */
+  take(
+    accessTokenHash: string,
+    now = Date.now(),
+  ): { row: IssuanceTransactionRecord; dpopJkt: string | null } | null {
     const entry = entries.take(accessTokenHash);
-    return entry && entry.tokenExpiresAt > now ? entry.row : null;
+    return entry && entry.tokenExpiresAt > now ? { row: entry.row, dpopJkt: entry.dpopJkt } : null;
   },
 };

@@ -15,10 +15,11 @@ function tokenResponse(
   expiresIn: number,
   configurationIdentifier: string,
   details: TAuthorizationDetail[] | undefined,
+  dpopJkt: string | null,
 ) {
   return {
     access_token: accessToken,
-    token_type: "Bearer",
+    token_type: dpopJkt ? "DPoP" : "Bearer",
     expires_in: expiresIn,
     ...(details
       ? {
@@ -40,7 +41,7 @@ async function redeemWithoutTxCode(
   sql: FastSql,
   issuerId: string,
   codeHash: string,
-  tokenHash: string,
+  token: { hash: string; dpopJkt: string | null },
   now: Date,
   expiresAt: Date,
 ): Promise<IssuanceTransactionRecord | null> {
@@ -53,11 +54,11 @@ async function redeemWithoutTxCode(
           AND "txCodeHash" IS NULL AND "status" = 'pending' AND "expiresAt" > $1::timestamp(3)
        RETURNING *),
      issued AS (
-       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
-       SELECT $4, "id", $5::timestamp(3) FROM redeemed
+       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt")
+       SELECT $4, "id", $5::timestamp(3), $6 FROM redeemed
        RETURNING "transactionId")
      SELECT r.* FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
-    [now, codeHash, issuerId, tokenHash, expiresAt],
+    [now, codeHash, issuerId, token.hash, expiresAt, token.dpopJkt],
   );
   return rows[0] ?? null;
 }
@@ -66,13 +67,15 @@ async function redeemWithoutTxCode(
  * Token endpoint, pre-authorized code grant (OpenID4VCI §6): the code is single use and short-lived;
  * a wrong tx_code counts against a limit, after which the code is invalidated. Redeeming the code
  * extends the transaction to at least the access token's expiry, so a token redeemed just before the
- * offer would have expired can still be used for the whole `expires_in` it announces.
+ * offer would have expired can still be used for the whole `expires_in` it announces. With `dpopJkt`
+ * (the key of a checked DPoP proof) the token is bound to that key (RFC 9449 §5, token_type DPoP).
  */
 export async function exchangePreAuthorizedCode(
   sql: FastSql,
   config: CoreConfig,
   issuerId: string,
   form: FormParams,
+  dpopJkt: string | null = null,
 ) {
   const request = parseTokenRequest(form);
   const code = request["pre-authorized_code"];
@@ -87,13 +90,13 @@ export async function exchangePreAuthorizedCode(
       sql,
       issuerId,
       hashSecret(code),
-      tokenHash,
+      { hash: tokenHash, dpopJkt },
       now,
       tokenExpiresAt,
     );
     if (redeemed) {
-      redeemedTransactions.remember(tokenHash, redeemed, tokenExpiresAt);
-      return tokenResponse(accessToken, expiresIn, redeemed.configurationIdentifier, undefined);
+      redeemedTransactions.remember(tokenHash, redeemed, tokenExpiresAt, dpopJkt);
+      return tokenResponse(accessToken, expiresIn, redeemed.configurationIdentifier, undefined, dpopJkt);
     }
   }
   const { rows } = await sql.query<IssuanceTransactionRecord>(
@@ -149,8 +152,8 @@ export async function exchangePreAuthorizedCode(
               "expiresAt" = GREATEST("expiresAt", $5::timestamp(3))
         WHERE "id" = $2 AND "codeRedeemedAt" IS NULL AND "preAuthorizedCodeHash" = $3 AND "txCodeFailures" < $6
        RETURNING "id")
-     INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt")
-     SELECT $4, "id", $5::timestamp(3) FROM redeemed
+     INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt")
+     SELECT $4, "id", $5::timestamp(3), $7 FROM redeemed
      RETURNING 1`,
     [
       now,
@@ -159,8 +162,15 @@ export async function exchangePreAuthorizedCode(
       hashSecret(accessToken),
       new Date(now.getTime() + expiresIn * 1000),
       config.issuance.txCodeMaxAttempts,
+      dpopJkt,
     ],
   );
   if (affected !== 1) throw tokenError("invalid_grant", "The pre-authorized code was already used.");
-  return tokenResponse(accessToken, expiresIn, row.configurationIdentifier, request.authorization_details);
+  return tokenResponse(
+    accessToken,
+    expiresIn,
+    row.configurationIdentifier,
+    request.authorization_details,
+    dpopJkt,
+  );
 }

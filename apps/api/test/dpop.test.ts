@@ -1,0 +1,174 @@
+// DPoP (RFC 9449) at our issuer: a token request with a proof gets a token bound to the proof's key,
+// which the credential and notification endpoints then take only with a fresh proof by that key.
+import { createDpopProof, generateEs256KeyPair } from "@cred/oid4vc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, startTestServer, type TestServer } from "./harness";
+import { fetchJson, holderKey, nonce, proof, resolveOffer, wellKnown } from "./wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let endpoints: { token: string; credential: string; nonce: string; notification: string };
+
+beforeAll(async () => {
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  const metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+  const as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+  endpoints = {
+    token: as.token_endpoint,
+    credential: metadata.credential_endpoint,
+    nonce: metadata.nonce_endpoint,
+    notification: metadata.notification_endpoint,
+  };
+});
+afterAll(() => t?.close());
+
+type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+
+async function preAuthorizedCode() {
+  const created = await call(t, "POST", "/v1.0/issuance-transactions", {
+    key: t.adminKey,
+    body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims: VALID_CLAIMS },
+  });
+  const offer = await resolveOffer(created.body.data.credentialOffer);
+  return offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"][
+    "pre-authorized_code"
+  ] as string;
+}
+
+const dpopFor = (
+  key: Key,
+  url: string,
+  extra: { accessToken?: string; jti?: string; method?: string } = {},
+) => createDpopProof({ ...key, method: extra.method ?? "POST", url, ...extra });
+
+async function tokenRequest(code: string, dpop?: string) {
+  return fetchJson(endpoints.token, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...(dpop ? { dpop } : {}) },
+    body: new URLSearchParams({
+      grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+      "pre-authorized_code": code,
+    }).toString(),
+  });
+}
+
+async function credentialRequest(authorization: string, dpop?: string) {
+  const holder = await holderKey();
+  const jwt = await proof(holder, issuer.credentialIssuer, await nonce(endpoints.nonce));
+  return fetchJson(endpoints.credential, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization, ...(dpop ? { dpop } : {}) },
+    body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
+  });
+}
+
+/** A DPoP-bound access token for `key`. */
+async function boundToken(key: Key) {
+  const r = await tokenRequest(await preAuthorizedCode(), await dpopFor(key, endpoints.token));
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body.token_type).toBe("DPoP");
+  return r.body.access_token as string;
+}
+
+function expectDpopError(r: Awaited<ReturnType<typeof fetchJson>>, error: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(401);
+  expect(r.body.error).toBe(error);
+  expect(r.headers.get("www-authenticate")).toMatch(new RegExp(`^DPoP error="${error}".*algs="ES256"`));
+}
+
+describe("DPoP (RFC 9449)", () => {
+  it("announces ES256 in the authorization server metadata", async () => {
+    const as = await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer));
+    expect(as.body.dpop_signing_alg_values_supported).toEqual(["ES256"]);
+  });
+
+  it("binds the token to the proof key; the credential and notification endpoints take it with proofs", async () => {
+    const key = await generateEs256KeyPair();
+    const accessToken = await boundToken(key);
+    const issued = await credentialRequest(
+      `DPoP ${accessToken}`,
+      await dpopFor(key, endpoints.credential, { accessToken }),
+    );
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    expect(issued.body.credentials).toHaveLength(1);
+    const notified = await fetch(endpoints.notification, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `DPoP ${accessToken}`,
+        dpop: await dpopFor(key, endpoints.notification, { accessToken }),
+      },
+      body: JSON.stringify({ notification_id: issued.body.notification_id, event: "credential_accepted" }),
+    });
+    expect(notified.status).toBe(204);
+  });
+
+  it("refuses a bound token without a proof, as Bearer, with another key's proof, without ath, or replayed", async () => {
+    const key = await generateEs256KeyPair();
+    const accessToken = await boundToken(key);
+    expectDpopError(await credentialRequest(`Bearer ${accessToken}`), "invalid_token");
+    expectDpopError(await credentialRequest(`DPoP ${accessToken}`), "invalid_dpop_proof");
+    const stranger = await generateEs256KeyPair();
+    expectDpopError(
+      await credentialRequest(
+        `DPoP ${accessToken}`,
+        await dpopFor(stranger, endpoints.credential, { accessToken }),
+      ),
+      "invalid_dpop_proof",
+    );
+    expectDpopError(
+      await credentialRequest(`DPoP ${accessToken}`, await dpopFor(key, endpoints.credential)),
+      "invalid_dpop_proof",
+    );
+    expectDpopError(
+      await credentialRequest(`DPoP ${accessToken}`, await dpopFor(key, endpoints.token, { accessToken })),
+      "invalid_dpop_proof",
+    );
+    const once = await dpopFor(key, endpoints.credential, { accessToken });
+    expect((await credentialRequest(`DPoP ${accessToken}`, once)).status).toBe(200);
+    const replayed = await credentialRequest(`DPoP ${accessToken}`, once);
+    expectDpopError(replayed, "invalid_dpop_proof");
+    expect(replayed.body.error_description).toMatch(/already used/);
+  });
+
+  it("keeps bearer tokens as they were, and refuses one sent with the DPoP scheme", async () => {
+    const r = await tokenRequest(await preAuthorizedCode());
+    expect(r.body.token_type).toBe("Bearer");
+    const key = await generateEs256KeyPair();
+    const proofFor = await dpopFor(key, endpoints.credential, { accessToken: r.body.access_token });
+    expectDpopError(await credentialRequest(`DPoP ${r.body.access_token}`, proofFor), "invalid_token");
+    expect((await credentialRequest(`Bearer ${r.body.access_token}`)).status).toBe(200);
+  });
+
+  it("answers a bad proof at the token endpoint with 400 invalid_dpop_proof and leaves the code unspent", async () => {
+    const key = await generateEs256KeyPair();
+    const code = await preAuthorizedCode();
+    const wrongUrl = await tokenRequest(code, await dpopFor(key, endpoints.credential));
+    expect(wrongUrl.status).toBe(400);
+    expect(wrongUrl.body.error).toBe("invalid_dpop_proof");
+    expect(wrongUrl.headers.get("cache-control")).toBe("no-store");
+    const used = await dpopFor(key, endpoints.token);
+    expect((await tokenRequest(code, used)).status).toBe(200);
+    // The same proof again, even for another code, is a replay.
+    const replay = await tokenRequest(await preAuthorizedCode(), used);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe("invalid_dpop_proof");
+    // Two DPoP headers (which the HTTP layer joins into one value) are refused too (RFC 9449 §4.3).
+    const twice = await fetch(endpoints.token, {
+      method: "POST",
+      headers: [
+        ["content-type", "application/x-www-form-urlencoded"],
+        ["dpop", await dpopFor(key, endpoints.token)],
+        ["dpop", await dpopFor(key, endpoints.token)],
+      ],
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+        "pre-authorized_code": await preAuthorizedCode(),
+      }).toString(),
+    });
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as { error: string }).error).toBe("invalid_dpop_proof");
+  });
+});

@@ -1,0 +1,167 @@
+import { createHash } from "node:crypto";
+import type { CryptoKey, JWK } from "jose";
+import { z } from "zod";
+import { hasPrivateKeyMaterial, jwkThumbprintKid } from "../shared/jwk";
+import {
+  type DecodedJwt,
+  decodeJwtUnverified,
+  isPlainObject,
+  signEs256Jwt,
+  typIs,
+  verifyEs256Signature,
+} from "../shared/jws";
+import { es256PublicKeyObject } from "../shared/keys";
+import { OAuthError } from "../shared/oauth-error";
+import { type Instant, toEpochSeconds } from "../shared/time";
+
+/** Header `typ` of a DPoP proof (RFC 9449 §4.2). */
+export const DPOP_JWT_TYP = "dpop+jwt";
+/** What `dpop_signing_alg_values_supported` announces, and the only `alg` accepted. */
+export const DPOP_SIGNING_ALGS = ["ES256"] as const;
+
+const ZDpopPayload = z.looseObject({
+  jti: z.string().min(1).max(256),
+  htm: z.string().min(1),
+  htu: z.string().min(1),
+  iat: z.number().finite(),
+  ath: z.string().optional(),
+});
+
+export interface VerifyDpopProofOptions {
+  /** The request's method (`htm`). */
+  method: string;
+  /** The request's URL (`htu` is compared without query and fragment). */
+  url: string;
+  now: Instant;
+  /** When the request carries an access token: `ath` must be its SHA-256 (RFC 9449 §4.3 step 12). */
+  accessToken?: string;
+  /** How old `iat` may be. Default 300 s. */
+  maxAgeSeconds?: number;
+  /** How far in the future `iat` may be. Default 60 s. */
+  futureSkewSeconds?: number;
+}
+
+export interface VerifiedDpopProof {
+  /** RFC 7638 thumbprint of the proof key: what a DPoP-bound token is bound to (`jkt`). */
+  jkt: string;
+  jti: string;
+  /** Epoch seconds. */
+  iat: number;
+}
+
+/**
+ * A failed DPoP check. Where it is answered decides the shape: 400 `invalid_dpop_proof` at the token
+ * endpoint (RFC 9449 §5), 401 with `WWW-Authenticate: DPoP` at a protected resource (§7.1).
+ */
+export class DpopProofError extends Error {
+  override readonly name = "DpopProofError";
+}
+
+const invalid = (message: string) => new DpopProofError(message);
+
+/** `ath`: base64url SHA-256 of the access token's ASCII (RFC 9449 §4.2). */
+export function accessTokenHash(accessToken: string): string {
+  return createHash("sha256").update(accessToken, "ascii").digest("base64url");
+}
+
+/** RFC 9449 §4.3 step 9: scheme and host case-insensitive, default port dropped, no query or fragment. */
+function normalisedHtu(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return null;
+  }
+}
+
+function proofKey(header: Record<string, unknown>): JWK {
+  const jwk = header.jwk;
+  if (!isPlainObject(jwk)) throw invalid("the DPoP proof header must carry the public key as jwk");
+  if (hasPrivateKeyMaterial(jwk)) throw invalid("the DPoP proof jwk contains private key material");
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string")
+    throw invalid("the DPoP proof key must be an EC P-256 public JWK");
+  return { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y };
+}
+
+/**
+ * Checks a DPoP proof JWT (RFC 9449 §4.3) for a request: one compact JWS, `typ: dpop+jwt`, ES256, a
+ * public P-256 `jwk` in the header that verifies the signature, `jti`, `htm` and `htu` naming this
+ * request, `iat` recent, and `ath` when the request carries an access token. Replay of `jti` is for the
+ * caller to refuse (it needs storage). Throws `DpopProofError`.
+ */
+export async function verifyDpopProof(
+  proof: string,
+  options: VerifyDpopProofOptions,
+): Promise<VerifiedDpopProof> {
+  let decoded: DecodedJwt;
+  try {
+    decoded = decodeJwtUnverified(proof);
+  } catch {
+    throw invalid("the DPoP proof is not a well-formed JWT");
+  }
+  const { header } = decoded;
+  if (!typIs(header.typ, DPOP_JWT_TYP)) throw invalid(`the DPoP proof typ must be ${DPOP_JWT_TYP}`);
+  if (!(DPOP_SIGNING_ALGS as readonly string[]).includes(header.alg))
+    throw invalid(`the DPoP proof alg must be one of ${DPOP_SIGNING_ALGS.join(", ")}`);
+  const jwk = proofKey(header);
+  let key: ReturnType<typeof es256PublicKeyObject>;
+  try {
+    key = es256PublicKeyObject(jwk);
+  } catch {
+    throw invalid("the DPoP proof key is not a valid P-256 public key");
+  }
+  if (!(await verifyEs256Signature(proof, key))) throw invalid("the DPoP proof signature is invalid");
+
+  const parsed = ZDpopPayload.safeParse(decoded.payload);
+  if (!parsed.success) throw invalid("the DPoP proof must contain jti, htm, htu (strings) and iat (number)");
+  const payload = parsed.data;
+  if (payload.htm !== options.method) throw invalid(`the DPoP proof htm must be ${options.method}`);
+  const htu = normalisedHtu(payload.htu);
+  if (htu === null || htu !== normalisedHtu(options.url))
+    throw invalid("the DPoP proof htu is not this endpoint's URL");
+  const now = toEpochSeconds(options.now);
+  if (payload.iat > now + (options.futureSkewSeconds ?? 60))
+    throw invalid("the DPoP proof iat is in the future");
+  if (payload.iat < now - (options.maxAgeSeconds ?? 300)) throw invalid("the DPoP proof is too old");
+  if (options.accessToken !== undefined) {
+    if (payload.ath === undefined) throw invalid("the DPoP proof must contain ath for the access token");
+    if (payload.ath !== accessTokenHash(options.accessToken))
+      throw invalid("the DPoP proof ath does not match the access token");
+  }
+  return { jkt: jwkThumbprintKid(jwk), jti: payload.jti, iat: payload.iat };
+}
+
+/** The error a protected resource answers for a DPoP problem (RFC 9449 §7.1, RFC 6750 §3). */
+export function dpopResourceError(error: "invalid_token" | "invalid_dpop_proof", description: string) {
+  return new OAuthError(error, description, {
+    status: 401,
+    headers: {
+      "Cache-Control": "no-store",
+      "WWW-Authenticate": `DPoP error="${error}", error_description="${description.replace(/["\\]/g, "'")}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`,
+    },
+  });
+}
+
+/** Wallet side, for tests and benchmarks: a DPoP proof for one request. */
+export function createDpopProof(input: {
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+  method: string;
+  url: string;
+  accessToken?: string;
+  iat?: number;
+  jti?: string;
+}): Promise<string> {
+  const { kty, crv, x, y } = input.publicJwk;
+  return signEs256Jwt(
+    { alg: "ES256", typ: DPOP_JWT_TYP, jwk: { kty, crv, x, y } },
+    {
+      jti: input.jti ?? crypto.randomUUID(),
+      htm: input.method,
+      htu: input.url,
+      iat: input.iat ?? Math.floor(Date.now() / 1000),
+      ...(input.accessToken !== undefined ? { ath: accessTokenHash(input.accessToken) } : {}),
+    },
+    input.privateKey,
+  );
+}
