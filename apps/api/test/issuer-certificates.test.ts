@@ -112,6 +112,14 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     ).resolves.toBeDefined();
     expect((await statusListHeader(issued.credential)).x5c).toEqual([derOf(leafPem)]);
     expect((await currentJwk(active)).x5c).toEqual([derOf(leafPem)]);
+    // Signed issuer metadata carries the chain too (HAIP §4.1).
+    const metadataJwt = await (
+      await fetch(wellKnown("openid-credential-issuer", active.credentialIssuer), {
+        headers: { accept: "application/jwt" },
+      })
+    ).text();
+    expect(decodeProtectedHeader(metadataJwt).x5c).toEqual([derOf(leafPem)]);
+    await expect(jwtVerify(metadataJwt, await importX509(leafPem, "ES256"))).resolves.toBeDefined();
 
     // A verifier in another tenant, trusting only the CA: the credential and its status check out.
     const verifier = (await t.otherTenant()).key;

@@ -14,6 +14,7 @@ import {
   loadWalletIssuer,
   NO_STORE,
   recordNotification,
+  signedCredentialIssuerMetadata,
   statusListToken,
 } from "@cred/core/issuance/index";
 import { BoundedMap } from "@cred/core/shared/bounded-map";
@@ -61,7 +62,13 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     new OAuthError(code, "There is no active credential issuer at this URL.", { status, headers: NO_STORE });
   const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
 
-  const issuerMetadata = withIssuer(async (issuer) => credentialIssuerMetadata(db, deps.config, issuer));
+  // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it.
+  const issuerMetadata = withIssuer(async (issuer, request, reply) => {
+    reply.header("Vary", "Accept");
+    if (!prefersJwt(request.headers.accept)) return credentialIssuerMetadata(db, deps.config, issuer);
+    const jwt = await signedCredentialIssuerMetadata({ ...deps, db }, issuer);
+    return reply.type("application/jwt").send(jwt);
+  });
   app.get("/.well-known/openid-credential-issuer/issuers/:issuerId", issuerMetadata);
   // Some wallets still append the well-known suffix (pre-1.0 drafts); serve the same document there.
   app.get("/issuers/:issuerId/.well-known/openid-credential-issuer", issuerMetadata);
@@ -201,6 +208,27 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   });
 }
 
+/** `Accept` parsed into media ranges with their weights (RFC 9110 §12.5.1). */
+function mediaRanges(accept: string): { type: string; q: number }[] {
+  return accept.split(",").map((range) => {
+    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    return { type, q: Number.isFinite(weight) ? weight : 0 };
+  });
+}
+
+/**
+ * Whether `Accept` asks for signed metadata (`application/jwt`) above JSON: JSON, the form every wallet
+ * must understand, wins ties and wildcards.
+ */
+function prefersJwt(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = mediaRanges(accept);
+  const weight = (type: string) => Math.max(0, ...ranges.filter((r) => r.type === type).map((r) => r.q));
+  return weight("application/jwt") > weight("application/json");
+}
+
 /**
  * Whether `Accept` asks for the CWT form of a status list and not the JWT one (Token Status List §8.1
  * negotiates by media type): that request gets 406. Any other `Accept`, or none, gets the JWT, the one
@@ -208,14 +236,10 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
  */
 function wantsOnlyCwt(accept: string | undefined): boolean {
   if (!accept) return false;
-  const ranges = accept.split(",").map((range) => {
-    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith("q="));
-    return { type, refused: q !== undefined && Number(q.slice(2)) === 0 };
-  });
-  const accepted = ranges.filter((range) => !range.refused).map((range) => range.type);
+  const ranges = mediaRanges(accept);
+  const accepted = ranges.filter((range) => range.q > 0).map((range) => range.type);
   // An explicit q=0 for the JWT form outranks a wildcard that would take it.
-  const jwtRefused = ranges.some((r) => r.type === "application/statuslist+jwt" && r.refused);
+  const jwtRefused = ranges.some((r) => r.type === "application/statuslist+jwt" && r.q === 0);
   const jwtOk =
     !jwtRefused && accepted.some((t) => ["application/statuslist+jwt", "application/*", "*/*"].includes(t));
   return !jwtOk && accepted.includes("application/statuslist+cwt");

@@ -7,6 +7,7 @@ export {
   authorizationServerMetadata,
   credentialIssuerMetadata,
   jwtVcIssuerMetadata,
+  signedCredentialIssuerMetadata,
 } from "./wallet/metadata";
 export { issueNonce } from "./wallet/nonce";
 export { recordNotification } from "./wallet/notification";

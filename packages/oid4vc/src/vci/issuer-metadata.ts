@@ -1,4 +1,6 @@
+import type { CryptoKey } from "jose";
 import type { ClaimPath } from "../sd-jwt-vc/claim-path";
+import { type JwsHeader, signEs256Jwt } from "../shared/jws";
 
 /** A display entry (§12.2.4): `name`, `locale`, `logo`, colours, ... passed through as given. */
 export type DisplayEntry = Record<string, unknown> & { name?: string; locale?: string };
@@ -120,4 +122,31 @@ export function buildCredentialIssuerMetadata(
   }
   if (input.display && input.display.length > 0) metadata.display = input.display;
   return metadata;
+}
+
+/** Header `typ` of signed Credential Issuer Metadata (OpenID4VCI 1.0 §12.2.3). */
+export const SIGNED_ISSUER_METADATA_TYP = "openidvci-issuer-metadata+jwt";
+
+/**
+ * Signed Credential Issuer Metadata (§12.2.3): a JWS with `typ: openidvci-issuer-metadata+jwt`, every
+ * metadata parameter as a top-level claim, `sub` = the credential issuer identifier, `iat` and `exp`.
+ * The key is named by `kid` and, when given, by its certificate chain in `x5c` (HAIP: without the trust
+ * anchor).
+ */
+export function signIssuerMetadata(input: {
+  metadata: CredentialIssuerMetadata;
+  privateKey: CryptoKey;
+  kid: string;
+  x5c?: string[];
+  /** Epoch seconds. */
+  iat: number;
+  exp: number;
+}): Promise<string> {
+  const header: JwsHeader = { alg: "ES256", typ: SIGNED_ISSUER_METADATA_TYP, kid: input.kid };
+  if (input.x5c) header.x5c = input.x5c;
+  return signEs256Jwt(
+    header,
+    { ...input.metadata, sub: input.metadata.credential_issuer, iat: input.iat, exp: input.exp },
+    input.privateKey,
+  );
 }

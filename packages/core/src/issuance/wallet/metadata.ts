@@ -3,13 +3,16 @@ import {
   buildAuthorizationServerMetadata,
   buildCredentialIssuerMetadata,
   DPOP_SIGNING_ALGS,
+  signIssuerMetadata,
 } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
-import { x5cForSigning } from "../../issuers/stored-signing-certificate";
+import { signingCertificateInUse, x5cForSigning } from "../../issuers/stored-signing-certificate";
+import type { SecretBox } from "../../shared/secret-box";
 import { issuerUrls } from "../issuance-urls";
+import { issuerSigningKey } from "../issuer-signing-keys";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** An issuer display entry as §12.2.4 names its members (the REST API's `altText` is `alt_text` there). */
@@ -52,6 +55,36 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
       })),
       holderBinding: c.holderBindingRequired,
     })),
+  });
+}
+
+/** How long signed metadata may be used (`exp`), unless the certificate chain ends sooner. */
+const SIGNED_METADATA_LIFETIME_SECONDS = 86_400;
+
+/**
+ * The metadata as a JWT signed with the issuer's key (OpenID4VCI §12.2.3), with the key's certificate
+ * chain in `x5c` while it is in use, so that a wallet can establish trust in the signer (HAIP §4.1).
+ */
+export async function signedCredentialIssuerMetadata(
+  deps: { db: Db; config: CoreConfig; secretBox: SecretBox },
+  issuer: WalletIssuer,
+) {
+  const metadata = await credentialIssuerMetadata(deps.db, deps.config, issuer);
+  const key = await issuerSigningKey(deps.secretBox, issuer);
+  const now = Date.now();
+  const certificate = signingCertificateInUse(issuer.signingCertificate, now);
+  const iat = Math.floor(now / 1000);
+  const exp = Math.min(
+    iat + SIGNED_METADATA_LIFETIME_SECONDS,
+    certificate ? Math.floor(certificate.notAfter / 1000) : Number.POSITIVE_INFINITY,
+  );
+  return signIssuerMetadata({
+    metadata,
+    privateKey: key.privateKey,
+    kid: key.kid,
+    ...(certificate ? { x5c: certificate.x5c } : {}),
+    iat,
+    exp: Math.max(exp, iat + 1),
   });
 }
 
