@@ -26,16 +26,25 @@ afterAll(() => t?.close());
 
 type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
 
-async function preAuthorizedCode() {
+async function offered(delivery?: Record<string, unknown>) {
   const created = await call(t, "POST", "/v1.0/issuance-transactions", {
     key: t.adminKey,
-    body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims: VALID_CLAIMS },
+    body: {
+      credentialConfiguration: issuer.configuration,
+      issuerId: issuer.issuerId,
+      claims: VALID_CLAIMS,
+      ...(delivery ? { delivery } : {}),
+    },
   });
   const offer = await resolveOffer(created.body.data.credentialOffer);
-  return offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"][
-    "pre-authorized_code"
-  ] as string;
+  const grant = offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"];
+  return {
+    code: grant["pre-authorized_code"] as string,
+    txCode: created.body.data.txCode as string | undefined,
+  };
 }
+
+const preAuthorizedCode = async () => (await offered()).code;
 
 const dpopFor = (
   key: Key,
@@ -43,13 +52,14 @@ const dpopFor = (
   extra: { accessToken?: string; jti?: string; method?: string } = {},
 ) => createDpopProof({ ...key, method: extra.method ?? "POST", url, ...extra });
 
-async function tokenRequest(code: string, dpop?: string) {
+async function tokenRequest(code: string, dpop?: string, txCode?: string) {
   return fetchJson(endpoints.token, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...(dpop ? { dpop } : {}) },
     body: new URLSearchParams({
       grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
       "pre-authorized_code": code,
+      ...(txCode ? { tx_code: txCode } : {}),
     }).toString(),
   });
 }
@@ -131,6 +141,21 @@ describe("DPoP (RFC 9449)", () => {
     const replayed = await credentialRequest(`DPoP ${accessToken}`, once);
     expectDpopError(replayed, "invalid_dpop_proof");
     expect(replayed.body.error_description).toMatch(/already used/);
+  });
+
+  it("binds a token redeemed with a tx_code too", async () => {
+    const key = await generateEs256KeyPair();
+    const { code, txCode } = await offered({ txCode: { inputMode: "numeric", length: 6 } });
+    const r = await tokenRequest(code, await dpopFor(key, endpoints.token), txCode);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.token_type).toBe("DPoP");
+    const accessToken = r.body.access_token as string;
+    expectDpopError(await credentialRequest(`Bearer ${accessToken}`), "invalid_token");
+    const issued = await credentialRequest(
+      `DPoP ${accessToken}`,
+      await dpopFor(key, endpoints.credential, { accessToken }),
+    );
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
   });
 
   it("keeps bearer tokens as they were, and refuses one sent with the DPoP scheme", async () => {

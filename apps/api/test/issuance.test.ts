@@ -895,7 +895,11 @@ describe("OpenID4VCI flow", () => {
         headers: { "content-type": "application/json" },
         body: "{}",
       });
-      expect([path, none.status, none.headers.get("www-authenticate")]).toEqual([path, 401, "Bearer"]);
+      expect([path, none.status, none.headers.get("www-authenticate")]).toEqual([
+        path,
+        401,
+        'Bearer, DPoP algs="ES256"',
+      ]);
     }
   });
 

@@ -325,6 +325,29 @@ describe("full flows with the test wallet over HTTP", () => {
     expect(shown.body.data).not.toHaveProperty("resultWithheld");
     expect(errorCode(await get("?responseCode=nope"))).toBe("ValidationFailed");
 
+    // A session decided through the legacy submission has no code to ask for: its result shows.
+    const submitted = await start("pid-code");
+    const { credential: again } = await issue();
+    const credentialId = await recordCredential(issuerA, again);
+    const clientId = new URL(submitted.authorizationRequestUri).searchParams.get("client_id")!;
+    const { payload } = await verifyRequestObject(await (await fetch(submitted.requestUri)).text(), {
+      clientId,
+    });
+    const sdJwtVc = await createTestPresentation({
+      credential: again,
+      disclose: (name) => name === "given_name" || name === "age_over_18",
+      holderPrivateKey: holder.privateJwk,
+      aud: clientId,
+      nonce: String(payload.nonce),
+      iat: Math.floor(Date.now() / 1000),
+    });
+    const decided = await call(t, "POST", `/v1.0/verification-sessions/${submitted.id}/submissions`, {
+      key: t.adminKey,
+      body: { credentialId, sdJwtVc },
+    });
+    expect(decided.body.data.status, JSON.stringify(decided.body)).toBe("verified");
+    expect((await read(submitted.id)).result.outcome).toBe("verified");
+
     // A policy without the switch shows the result to any read, as before.
     const plain = await start("pid-jwt");
     await present(plain, { credential: (await issue()).credential });

@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import { OAuthError } from "@cred/oid4vc";
+import { DPOP_SIGNING_ALGS, OAuthError } from "@cred/oid4vc";
 import { issuanceCatalog } from "../issuance-catalog";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
@@ -28,8 +28,9 @@ export function invalidToken(description: string) {
  * (`WWW-Authenticate: Bearer`); the body still says what is missing.
  */
 export function missingToken() {
-  return new OAuthError("invalid_token", "A Bearer access token is required.", {
+  return new OAuthError("invalid_token", "An access token is required (Bearer, or DPoP with a proof).", {
     status: 401,
-    headers: { ...NO_STORE, "WWW-Authenticate": "Bearer" },
+    // RFC 9449 §7.1: a resource that takes both schemes names both.
+    headers: { ...NO_STORE, "WWW-Authenticate": `Bearer, DPoP algs="${DPOP_SIGNING_ALGS.join(" ")}"` },
   });
 }
