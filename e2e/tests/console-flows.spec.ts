@@ -73,6 +73,14 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   await page.reload();
   await expect(page.getByLabel("Description (optional)")).toHaveValue("Membership cards of Acme");
+  await page.getByLabel(/Require DPoP/).check();
+  await page.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Issuer details saved.")).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel(/Require DPoP/)).toBeChecked();
+  await page.getByLabel(/Require DPoP/).uncheck();
+  await page.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Issuer details saved.")).toBeVisible();
   const details = page.getByRole("form", { name: "Issuer details" });
   await details.getByLabel("Organisation").selectOption(`${orgReference}-2`);
   await details.getByRole("button", { name: "Save details" }).click();

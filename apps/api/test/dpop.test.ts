@@ -3,7 +3,7 @@
 import { createDpopProof, generateEs256KeyPair } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
-import { call, startTestServer, type TestServer } from "./harness";
+import { call, errorCode as errorCodeOf, startTestServer, type TestServer } from "./harness";
 import { fetchJson, holderKey, nonce, proof, resolveOffer, wellKnown } from "./wallet-client";
 
 let t: TestServer;
@@ -165,6 +165,33 @@ describe("DPoP (RFC 9449)", () => {
     const proofFor = await dpopFor(key, endpoints.credential, { accessToken: r.body.access_token });
     expectDpopError(await credentialRequest(`DPoP ${r.body.access_token}`, proofFor), "invalid_token");
     expect((await credentialRequest(`Bearer ${r.body.access_token}`)).status).toBe(200);
+  });
+
+  it("requireDpop: the issuer refuses token requests without a proof, and takes them with one", async () => {
+    const path = `/management/issuers/${issuer.issuerId}`;
+    const on = await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpop: true } });
+    expect(on.status, JSON.stringify(on.body)).toBe(200);
+    expect(on.body.data.requireDpop).toBe(true);
+    try {
+      const code = await preAuthorizedCode();
+      const refused = await tokenRequest(code);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        error: "invalid_dpop_proof",
+        error_description: expect.stringMatching(/requires DPoP/),
+      });
+      const key = await generateEs256KeyPair();
+      const bound = await tokenRequest(code, await dpopFor(key, endpoints.token));
+      expect(bound.status).toBe(200);
+      expect(bound.body.token_type).toBe("DPoP");
+      expect(
+        errorCodeOf(await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpop: "yes" } })),
+      ).toBe("ValidationFailed");
+    } finally {
+      const off = await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpop: false } });
+      expect(off.body.data.requireDpop).toBe(false);
+    }
+    expect((await tokenRequest(await preAuthorizedCode())).body.token_type).toBe("Bearer");
   });
 
   it("answers a bad proof at the token endpoint with 400 invalid_dpop_proof and leaves the code unspent", async () => {

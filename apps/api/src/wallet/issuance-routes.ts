@@ -112,6 +112,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
           deps.database.fast,
           request.headers.dpop,
           issuerUrls(deps.config, issuer.id).token,
+          issuer.requireDpop,
         );
         const response = await exchangePreAuthorizedCode(
           deps.database.fast,

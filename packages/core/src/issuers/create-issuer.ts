@@ -52,6 +52,7 @@ export async function createIssuer(
       description: input.description ?? null,
       logoUri: input.logoUri ?? null,
       display: input.display ?? [],
+      requireDpop: input.requireDpop ?? false,
       status: "draft",
       signingKid: kid,
       publicJwk: publicJwk as object,

@@ -24,6 +24,7 @@ export function toIssuerDto(
       publicJwk: row.publicJwk as Record<string, unknown>,
     },
     previousSigningKeys: previousSigningKeysOf(row).map((key) => ({ ...key, alg: "ES256" })),
+    requireDpop: row.requireDpop,
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

@@ -83,6 +83,11 @@ const zDescription = z
   .min(1)
   .max(1000)
   .meta({ description: "What the issuer issues, for people.", example: "Issues Acme account credentials." });
+const zRequireDpop = z.boolean().meta({
+  description:
+    "When true, the token endpoint answers a request without a DPoP proof with 400 invalid_dpop_proof, so every access token is DPoP-bound (HAIP via FAPI 2.0: sender-constrained tokens only). Wallets that do not do DPoP then cannot redeem offers of this issuer.",
+  example: false,
+});
 const zLogoUri = zHttpsUri.meta({
   description: "https URL of the issuer's logo.",
   example: "https://acme.example/logo.png",
@@ -176,6 +181,7 @@ export const zIssuer = z
       description:
         "Keys replaced by Issuers_RotateSigningKey and kept: published next to `signingKey` in the issuer's JWKS, newest first.",
     }),
+    requireDpop: zRequireDpop,
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
@@ -199,6 +205,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   display: zDisplayList.optional().meta({
     description: "Wallet-facing display metadata per locale; at least one entry is needed to activate.",
   }),
+  requireDpop: zRequireDpop
+    .optional()
+    .meta({ description: "Require DPoP at the token endpoint; default false." }),
 });
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
@@ -250,6 +259,7 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "Replaces the whole display list; null clears it." }),
+  requireDpop: zRequireDpop.optional(),
 });
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;

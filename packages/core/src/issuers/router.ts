@@ -119,9 +119,11 @@ export const issuersRouter = router({
     })
     .input(ZUpdateIssuerRequest)
     .output(ZUpdateIssuerResponse)
-    .mutation(async ({ ctx, input }) => ({
-      data: await updateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input),
-    })),
+    .mutation(async ({ ctx, input }) => {
+      const data = await updateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
+      issuanceCatalog.forgetIssuer(input.issuerId); // e.g. requireDpop holds here at once
+      return { data };
+    }),
 
   activate: protectedProcedure
     .meta({

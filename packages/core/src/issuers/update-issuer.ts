@@ -49,6 +49,7 @@ export async function updateIssuer(
     if (input.description !== undefined) data.description = input.description;
     if (input.logoUri !== undefined) data.logoUri = input.logoUri;
     if (input.display !== undefined) data.display = input.display ?? [];
+    if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, scope, current.id, data);
     const updated = await findVisibleIssuer(tx, caller, current.id);

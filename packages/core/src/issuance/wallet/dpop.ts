@@ -8,14 +8,20 @@ const FUTURE_SKEW_SECONDS = 60;
 
 /**
  * The key a token request's DPoP proof binds its access token to (RFC 9449 §5), or null without a
- * proof; a proof that fails is 400 `invalid_dpop_proof`.
+ * proof where the issuer does not require one; a proof that fails, or one missing where required, is
+ * 400 `invalid_dpop_proof`.
  */
 export async function dpopKeyForTokenRequest(
   sql: FastSql,
   proof: string | string[] | undefined,
   tokenEndpoint: string,
+  required: boolean,
 ): Promise<string | null> {
-  if (proof === undefined) return null;
+  if (proof === undefined) {
+    if (required)
+      throw tokenError("invalid_dpop_proof", "This credential issuer requires DPoP: send a DPoP proof.");
+    return null;
+  }
   try {
     return (await checkDpopProof(sql, proof, { method: "POST", url: tokenEndpoint })).jkt;
   } catch (error) {

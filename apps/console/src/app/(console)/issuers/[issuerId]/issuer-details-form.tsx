@@ -21,12 +21,14 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [displayName, setDisplayName] = useState(issuer.displayName);
   const [description, setDescription] = useState(issuer.description ?? "");
   const [logoUri, setLogoUri] = useState(issuer.logoUri ?? "");
+  const [requireDpop, setRequireDpop] = useState(issuer.requireDpop);
 
   const changes = {
     ...(organisationReference !== issuer.organisationReference && { organisationReference }),
     ...(displayName !== issuer.displayName && { displayName }),
     ...(description !== (issuer.description ?? "") && { description: description || null }),
     ...(logoUri !== (issuer.logoUri ?? "") && { logoUri: logoUri || null }),
+    ...(requireDpop !== issuer.requireDpop && { requireDpop }),
   };
   const changed = Object.keys(changes).length > 0;
   const save = (e: FormEvent) => {
@@ -59,6 +61,11 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
           onChange={setLogoUri}
         />
       </div>
+      <label className="inline">
+        <input type="checkbox" checked={requireDpop} onChange={(e) => setRequireDpop(e.target.checked)} />
+        Require DPoP: wallets must bind their access tokens to a key (HAIP); wallets without DPoP cannot
+        redeem offers
+      </label>
       <ErrorAlert error={update.error} title="Could not save the issuer" />
       {update.isSuccess && !changed && <Success>Issuer details saved.</Success>}
       <button type="submit" className="secondary" disabled={update.isPending || !changed}>

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "requireDpop" BOOLEAN NOT NULL DEFAULT false;
