@@ -162,6 +162,23 @@ test("organisation → issuer → configuration → readiness ready → activate
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Remove chain" }).click();
   await expect(certificate).toContainText("kid only");
+
+  // Rotating without a gap: the next key is prepared, certified, and the rotation brings its chain along.
+  await page.getByRole("button", { name: "Prepare next key" }).click();
+  const nextKey = page.getByTestId("next-signing-key");
+  await expect(nextKey).toContainText("no certificate yet");
+  const nextKid = (await nextKey.locator("code").textContent()) as string;
+  await page.getByLabel("Certificate of").selectOption("next");
+  await page.getByRole("button", { name: "Show certificate signing request" }).click();
+  const nextCsr = await page.getByLabel(/Certificate signing request \(PEM\) for key/).inputValue();
+  await chainField.fill((await ca.certify(nextCsr)).chainPem);
+  await page.getByRole("button", { name: "Set chain" }).click();
+  await expect(nextKey).toContainText("certificate set");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Rotate key", exact: true }).click();
+  await expect(page.getByTestId("signing-key")).toContainText(nextKid);
+  await expect(nextKey).toHaveCount(0);
+  await expect(certificate).toContainText("in use");
 });
 
 test("verification policy: create, suspend, reactivate", async () => {

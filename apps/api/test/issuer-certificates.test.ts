@@ -284,3 +284,125 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     expect((await setCertificate(active.issuerId, body, bound)).status).toBe(200);
   });
 });
+
+describe("Issuers_PrepareSigningKey and Issuers_DiscardNextSigningKey", () => {
+  const prepare = (issuerId: string, key = t.adminKey) =>
+    call(t, "POST", `${ISSUERS}/${issuerId}/next-signing-key`, { key });
+  const discard = (issuerId: string, key = t.adminKey) =>
+    call(t, "DELETE", `${ISSUERS}/${issuerId}/next-signing-key`, { key });
+  const jwksKids = async (active: ActiveIssuer) =>
+    (await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer))).body.jwks.keys.map(
+      (k: { kid: string }) => k.kid,
+    );
+
+  it("a prepared key brings its chain into the rotation, so x5c has no gap, and old credentials keep their status", async () => {
+    const ca = await certificateAuthority();
+    const active = await activeIssuer(t, t.adminKey);
+    const first = await certifiedChain(ca, active.issuerId);
+    expect((await setCertificate(active.issuerId, { certificateChainPem: first.chainPem })).status).toBe(200);
+    const before = await issueCredential(t, t.adminKey, active);
+
+    const prepared = await prepare(active.issuerId);
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
+    const next = prepared.body.data.nextSigningKey;
+    expect(next).toMatchObject({ kid: expect.any(String), alg: "ES256", signingCertificate: null });
+    expect(next.publicJwk.d).toBeUndefined();
+    expect((await prepare(active.issuerId)).body.data.nextSigningKey.kid).toBe(next.kid); // kept, not replaced
+    const currentKid = prepared.body.data.signingKey.kid;
+    expect(await jwksKids(active)).toEqual([currentKid, next.kid]); // published ahead of use
+
+    const csr = await call(t, "GET", `${ISSUERS}/${active.issuerId}/certificate-signing-request?key=next`, {
+      key: t.adminKey,
+    });
+    expect(csr.body.data.signingKid).toBe(next.kid);
+    const second = await ca.certify(csr.body.data.certificateSigningRequestPem);
+    const wrongKey = await setCertificate(active.issuerId, {
+      key: "next",
+      certificateChainPem: first.chainPem,
+    });
+    expectError(wrongKey, 400, "InvalidCertificate");
+    const set = await setCertificate(active.issuerId, { key: "next", certificateChainPem: second.chainPem });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data.nextSigningKey.signingCertificate).toMatchObject({ x5cLength: 1, inUse: true });
+    expect(set.body.data.signingCertificate.certificateChainPem).toBe(first.chainPem); // current untouched
+
+    const rotated = await call(t, "POST", `${ISSUERS}/${active.issuerId}/rotate-signing-key`, {
+      key: t.adminKey,
+      body: {},
+    });
+    expect(rotated.body.data.signingKey.kid).toBe(next.kid);
+    expect(rotated.body.data.signingCertificate.certificateChainPem).toBe(second.chainPem);
+    expect(rotated.body.data.nextSigningKey).toBeNull();
+    expect(rotated.body.data.previousSigningKeys.map((k: { kid: string }) => k.kid)).toEqual([currentKid]);
+    const after = await issueCredential(t, t.adminKey, active);
+    expect(decodeProtectedHeader(issuerJws(after.credential))).toMatchObject({
+      kid: next.kid,
+      x5c: [derOf(second.leafPem)],
+    });
+    expect((await statusListHeader(before.credential)).x5c).toEqual([derOf(second.leafPem)]);
+
+    // A verifier trusting the CA checks both, the older one's status through the list the new key signs.
+    const policy = `x5c-next-${active.issuerId}`;
+    const created = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: {
+        identifier: policy,
+        displayName: policy,
+        purpose: "Test",
+        credentials: [
+          {
+            id: "badge",
+            credentialTypes: [active.credentialType],
+            trustedIssuers: [{ x5cRoot: ca.rootPem }],
+            requiredClaims: [["given_name"]],
+          },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    for (const issued of [before, after]) {
+      const session = await presentTo(t, t.adminKey, policy, issued);
+      expect(session.status, JSON.stringify(session.result)).toBe("verified");
+    }
+  });
+
+  it("discards a prepared key (it leaves the JWKS); 409 for a next key that is not there", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    const nextPath = `${ISSUERS}/${active.issuerId}/certificate-signing-request?key=next`;
+    expectError(await call(t, "GET", nextPath, { key: t.adminKey }), 409, "InvalidState");
+    const ca = await certificateAuthority();
+    const chain = await certifiedChain(ca, active.issuerId);
+    expectError(
+      await setCertificate(active.issuerId, { key: "next", certificateChainPem: chain.chainPem }),
+      409,
+      "InvalidState",
+    );
+    const next = (await prepare(active.issuerId)).body.data.nextSigningKey;
+    const discarded = await discard(active.issuerId);
+    expect(discarded.status).toBe(200);
+    expect(discarded.body.data.nextSigningKey).toBeNull();
+    expect(await jwksKids(active)).not.toContain(next.kid);
+    expect((await discard(active.issuerId)).status).toBe(200); // nothing left: unchanged
+    // Rotating without a prepared key makes a fresh one, as before.
+    const rotated = await call(t, "POST", `${ISSUERS}/${active.issuerId}/rotate-signing-key`, {
+      key: t.adminKey,
+      body: {},
+    });
+    expect(rotated.body.data.signingKey.kid).not.toBe(next.kid);
+  });
+
+  it("404 unknown or foreign; 401; 403 without issuers.manage", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    const otherTenant = (await t.otherTenant()).key;
+    const readOnly = await t.key({ scopes: ["issuers.read"] });
+    for (const op of [prepare, discard]) {
+      expectError(await op("iss_unknown"), 404, "NotFound");
+      expectError(await op(active.issuerId, otherTenant), 404, "NotFound");
+      expectError(await op(active.issuerId, readOnly), 403, "MissingScope");
+    }
+    const path = `${ISSUERS}/${active.issuerId}/next-signing-key`;
+    expectError(await call(t, "POST", path, {}), 401, "Unauthenticated");
+    expectError(await call(t, "DELETE", path, {}), 401, "Unauthenticated");
+    expect((await readIssuer(active.issuerId)).nextSigningKey).toBeNull();
+  });
+});

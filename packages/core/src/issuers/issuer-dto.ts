@@ -2,6 +2,7 @@ import type { CoreConfig } from "../context";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "./issuer.schema";
 import type { IssuerRow } from "./issuer-repository";
+import { nextSigningKeyDto } from "./next-signing-key";
 import { signingCertificateDto } from "./stored-signing-certificate";
 
 export function toIssuerDto(
@@ -24,6 +25,7 @@ export function toIssuerDto(
       publicJwk: row.publicJwk as Record<string, unknown>,
     },
     previousSigningKeys: previousSigningKeysOf(row).map((key) => ({ ...key, alg: "ES256" })),
+    nextSigningKey: nextSigningKeyDto(row),
     requireDpop: row.requireDpop,
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],

@@ -12,34 +12,42 @@ import { loadIssuerDto } from "./get-issuer";
 import type { TIssuer, TSetIssuerSigningCertificateRequest } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
+import { nextSigningKeyOf, noNextSigningKey, type StoredNextSigningKey } from "./next-signing-key";
 import { type StoredSigningCertificate, storedSigningCertificateOf } from "./stored-signing-certificate";
 
+type KeyChoice = "current" | "next";
+
 /**
- * A PKCS#10 request for the issuer's current key, for the operator's CA (see
- * `createIssuerCertificateRequest`): CN the issuer's name, O its organisation's.
+ * A PKCS#10 request for the issuer's current or prepared next key, for the operator's CA (see
+ * `createIssuerCertificateRequest`): CN the issuer's name, O its organisation's. No next key → 409.
  */
 export async function getIssuerCertificateSigningRequest(
   deps: IssuerDeps,
   caller: IssuerCaller,
   issuerId: string,
+  key: KeyChoice = "current",
 ) {
   const issuer = await findVisibleIssuer(deps.db, caller, issuerId);
+  const next = nextSigningKeyOf(issuer);
+  if (key === "next" && !next) throw noNextSigningKey();
+  const cipher = key === "next" ? next!.privateKeyCipher : issuer.privateKeyCipher;
   const organisation = await deps.db.organisation.findFirst({
     where: { id: issuer.organisationId, ...scopeOfCaller(caller) },
     select: { displayName: true },
   });
-  const privateJwk = JSON.parse(deps.secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
+  const privateJwk = JSON.parse(deps.secretBox.open(cipher, issuer.id)) as JWK;
   const certificateSigningRequestPem = await createIssuerCertificateRequest({
     privateJwk,
     commonName: issuer.displayName,
     organisationName: organisation?.displayName,
     credentialIssuer: credentialIssuerIdentifier(deps.config, issuer.id),
   });
-  return { certificateSigningRequestPem, signingKid: issuer.signingKid };
+  return { certificateSigningRequestPem, signingKid: key === "next" ? next!.kid : issuer.signingKid };
 }
 
 /**
- * Sets the certificate chain of the issuer's current key (checked by `parseIssuerCertificateChain` →
+ * Sets the certificate chain of the issuer's current key (or of the prepared next key, `key: next`,
+ * which only stores it with that key until a rotation promotes both) (checked by `parseIssuerCertificateChain` →
  * 400 InvalidCertificate, one detail per problem), or removes it (`null`); the same chain again, or
  * removing none, changes nothing. Otherwise every status list gets a new
  * version in the same transaction, so its token is signed again with or without `x5c`. Other processes
@@ -49,7 +57,9 @@ export async function getIssuerCertificateSigningRequest(
 export async function setIssuerSigningCertificate(
   deps: IssuerDeps,
   caller: IssuerCaller,
-  input: TSetIssuerSigningCertificateRequest | { issuerId: string; certificateChainPem: null },
+  input:
+    | (Omit<TSetIssuerSigningCertificateRequest, "key"> & { key?: KeyChoice })
+    | { issuerId: string; certificateChainPem: null; key?: KeyChoice },
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   return inTransaction(deps.db, async (tx) => {
@@ -57,9 +67,13 @@ export async function setIssuerSigningCertificate(
     // Under the lock, so that a concurrent rotation cannot slip a new key under the checked chain.
     await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
     const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    const next = nextSigningKeyOf(issuer);
+    const forNext = input.key === "next";
+    if (forNext && !next) throw noNextSigningKey();
+    const publicJwk = (forNext ? next!.publicJwk : issuer.publicJwk) as JWK;
     let stored: StoredSigningCertificate | null = null;
     if (input.certificateChainPem !== null) {
-      const parsed = parseChainOrThrow(input.certificateChainPem, issuer.publicJwk as JWK, deps, issuer.id);
+      const parsed = parseChainOrThrow(input.certificateChainPem, publicJwk, deps, issuer.id);
       stored = {
         chainPem: parsed.chainPem,
         x5c: parsed.x5c,
@@ -67,11 +81,21 @@ export async function setIssuerSigningCertificate(
         notAfter: parsed.notAfter.toISOString(),
       };
     }
-    const current = storedSigningCertificateOf(issuer.signingCertificate);
+    const current = storedSigningCertificateOf(
+      forNext ? (next!.signingCertificate ?? null) : issuer.signingCertificate,
+    );
     if ((current?.chainPem ?? null) === (stored?.chainPem ?? null))
       return loadIssuerDto(tx, deps.config, scope, issuer);
-    await issuerRepository.update(tx, scope, issuer.id, { signingCertificate: stored ?? Prisma.DbNull });
-    await issuerRepository.bumpStatusListVersions(tx, issuer.id);
+    if (forNext) {
+      const { privateKeyCipher: _sealed, signingCertificate: _replaced, ...key } = next!;
+      const nextSigningKey: StoredNextSigningKey = stored ? { ...key, signingCertificate: stored } : key;
+      await issuerRepository.update(tx, scope, issuer.id, {
+        nextSigningKey: nextSigningKey as Prisma.InputJsonObject,
+      });
+    } else {
+      await issuerRepository.update(tx, scope, issuer.id, { signingCertificate: stored ?? Prisma.DbNull });
+      await issuerRepository.bumpStatusListVersions(tx, issuer.id);
+    }
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
 }

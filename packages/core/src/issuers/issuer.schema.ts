@@ -155,6 +155,30 @@ export const zIssuerSigningCertificate = z
   });
 export type TIssuerSigningCertificate = z.infer<typeof zIssuerSigningCertificate>;
 
+export const zNextSigningKey = zIssuerSigningKey
+  .extend({
+    preparedAt: z.string().meta({
+      description: "When Issuers_PrepareSigningKey made it (ISO 8601).",
+      example: "2026-11-22T12:00:00.000Z",
+    }),
+    signingCertificate: zIssuerSigningCertificate.nullable().meta({
+      description: "Its certificate chain (Issuers_SetSigningCertificate with key next); null when none.",
+    }),
+  })
+  .meta({
+    id: "IssuerNextSigningKey",
+    description:
+      "The key the next Issuers_RotateSigningKey switches to, with its certificate chain if set. Published in the issuer's JWKS ahead of use; nothing is signed with it yet.",
+  });
+export type TNextSigningKey = z.infer<typeof zNextSigningKey>;
+
+/** Which of the issuer's keys an operation is about: the one signing now, or the prepared next one. */
+export const zSigningKeyChoice = z.enum(["current", "next"]).default("current").meta({
+  description:
+    "`current` (default): the key signing now. `next`: the key prepared by Issuers_PrepareSigningKey.",
+  example: "current",
+});
+
 /** More would make the issuer's JWKS long for every relying party; withdraw old keys instead. */
 export const MAX_PREVIOUS_SIGNING_KEYS = 20;
 
@@ -180,6 +204,9 @@ export const zIssuer = z
     previousSigningKeys: z.array(zPreviousSigningKey).meta({
       description:
         "Keys replaced by Issuers_RotateSigningKey and kept: published next to `signingKey` in the issuer's JWKS, newest first.",
+    }),
+    nextSigningKey: zNextSigningKey.nullable().meta({
+      description: "The key prepared for the next rotation (Issuers_PrepareSigningKey); null when none.",
     }),
     requireDpop: zRequireDpop,
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
@@ -239,6 +266,7 @@ export const ISSUER_READ_ONLY_FIELDS = [
   "signingKey",
   "previousSigningKeys",
   "signingCertificate",
+  "nextSigningKey",
   "kid",
   "signingKid",
   "publicJwk",
@@ -280,8 +308,17 @@ export const ZRotateIssuerSigningKeyRequest = z.strictObject({
 export type TRotateIssuerSigningKeyRequest = z.infer<typeof ZRotateIssuerSigningKeyRequest>;
 export const ZRotateIssuerSigningKeyResponse = zIssuerResource;
 
+// Issuers_PrepareSigningKey / Issuers_DiscardNextSigningKey
+export const ZPrepareIssuerSigningKeyRequest = z.object({ issuerId: zIssuerId });
+export const ZPrepareIssuerSigningKeyResponse = zIssuerResource;
+export const ZDiscardNextIssuerSigningKeyRequest = z.object({ issuerId: zIssuerId });
+export const ZDiscardNextIssuerSigningKeyResponse = zIssuerResource;
+
 // Issuers_GetCertificateSigningRequest
-export const ZGetIssuerCertificateSigningRequestRequest = z.object({ issuerId: zIssuerId });
+export const ZGetIssuerCertificateSigningRequestRequest = z.object({
+  issuerId: zIssuerId,
+  key: zSigningKeyChoice,
+});
 export const ZGetIssuerCertificateSigningRequestResponse = z
   .object({
     data: z
@@ -303,6 +340,7 @@ export const ZGetIssuerCertificateSigningRequestResponse = z
 // Issuers_SetSigningCertificate
 export const ZSetIssuerSigningCertificateRequest = z.strictObject({
   issuerId: zIssuerId,
+  key: zSigningKeyChoice,
   certificateChainPem: z.string().min(1).max(65_536).meta({
     description:
       "PEM certificates, leaf first, each issued by the next (at most 5), each valid now. The leaf must certify the current signing key, be an end-entity certificate that is not self-signed and allows digitalSignature, and name `credentialIssuer` as a URI subjectAltName. A trailing self-signed root is kept here but not sent in `x5c`.",
@@ -313,7 +351,10 @@ export type TSetIssuerSigningCertificateRequest = z.infer<typeof ZSetIssuerSigni
 export const ZSetIssuerSigningCertificateResponse = zIssuerResource;
 
 // Issuers_DeleteSigningCertificate
-export const ZDeleteIssuerSigningCertificateRequest = z.object({ issuerId: zIssuerId });
+export const ZDeleteIssuerSigningCertificateRequest = z.object({
+  issuerId: zIssuerId,
+  key: zSigningKeyChoice,
+});
 export const ZDeleteIssuerSigningCertificateResponse = zIssuerResource;
 
 // Issuers_GetReadiness

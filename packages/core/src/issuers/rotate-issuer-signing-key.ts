@@ -13,6 +13,7 @@ import {
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";
+import { nextSigningKeyOf } from "./next-signing-key";
 
 /**
  * Gives the issuer a fresh ES256 signing key. The replaced key's private part is discarded; its public
@@ -27,12 +28,27 @@ export async function rotateIssuerSigningKey(
   input: TRotateIssuerSigningKeyRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  const { privateJwk, publicJwk } = await generateEs256KeyPair();
+  const generated = await generateEs256KeyPair();
   return inTransaction(deps.db, async (tx) => {
     // Visible first, so that nobody can lock an issuer they cannot see; then read again under the lock.
     await findVisibleIssuer(tx, caller, input.issuerId);
     await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
     const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
+    const next = nextSigningKeyOf(issuer);
+    const incoming = next
+      ? {
+          kid: next.kid,
+          publicJwk: next.publicJwk,
+          privateKeyCipher: next.privateKeyCipher,
+          signingCertificate: next.signingCertificate ?? Prisma.DbNull,
+        }
+      : {
+          kid: generated.publicJwk.kid as string,
+          publicJwk: generated.publicJwk as Record<string, unknown>,
+          privateKeyCipher: deps.secretBox.seal(JSON.stringify(generated.privateJwk), issuer.id),
+          signingCertificate: Prisma.DbNull,
+        };
     const kept = previousSigningKeysOf(issuer);
     const previousSigningKeys: StoredPreviousSigningKey[] =
       input.replacedKey === "keep"
@@ -59,12 +75,14 @@ export async function rotateIssuerSigningKey(
       );
     }
     await issuerRepository.update(tx, scope, issuer.id, {
-      signingKid: publicJwk.kid as string,
-      publicJwk: publicJwk as object,
-      privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), issuer.id),
+      signingKid: incoming.kid,
+      publicJwk: incoming.publicJwk as object,
+      privateKeyCipher: incoming.privateKeyCipher,
       previousSigningKeys: previousSigningKeys as Prisma.InputJsonArray,
-      // The chain certifies the replaced key; the new one needs its own (Issuers_SetSigningCertificate).
-      signingCertificate: Prisma.DbNull,
+      // The old chain certifies the replaced key; the new key brings its own, if it was prepared with one.
+      signingCertificate: incoming.signingCertificate,
+      nextSigningKey: Prisma.DbNull,
+      nextPrivateKeyCipher: null,
     });
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));

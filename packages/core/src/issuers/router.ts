@@ -12,6 +12,8 @@ import {
   ZCreateIssuerResponse,
   ZDeleteIssuerSigningCertificateRequest,
   ZDeleteIssuerSigningCertificateResponse,
+  ZDiscardNextIssuerSigningKeyRequest,
+  ZDiscardNextIssuerSigningKeyResponse,
   ZGetIssuerCertificateSigningRequestRequest,
   ZGetIssuerCertificateSigningRequestResponse,
   ZGetIssuerReadinessRequest,
@@ -20,6 +22,8 @@ import {
   ZGetIssuerResponse,
   ZListIssuersRequest,
   ZListIssuersResponse,
+  ZPrepareIssuerSigningKeyRequest,
+  ZPrepareIssuerSigningKeyResponse,
   ZRotateIssuerSigningKeyRequest,
   ZRotateIssuerSigningKeyResponse,
   ZSetIssuerSigningCertificateRequest,
@@ -33,6 +37,7 @@ import {
   setIssuerSigningCertificate,
 } from "./issuer-signing-certificate";
 import { listIssuers } from "./list-issuers";
+import { discardNextSigningKey, prepareNextSigningKey } from "./next-signing-key";
 import { forgetRotatedIssuerKey, rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
 import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
 
@@ -171,6 +176,60 @@ export const issuersRouter = router({
       return result;
     }),
 
+  prepareSigningKey: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/management/issuers/{issuerId}/next-signing-key",
+        operationId: "Issuers_PrepareSigningKey",
+        summary: "Prepare the key the next rotation switches to",
+        description:
+          "Generates the issuer's next ES256 key ahead of its rotation: it is published in the JWKS at once, its certificate can be requested and set (`key: next`), and Issuers_RotateSigningKey then switches to it with its chain, so credentials and status list tokens carry `x5c` without a gap. A key prepared already is returned unchanged. Not part of the interface specification.",
+        tags: TAGS,
+        successDescription: "The issuer with its prepared next key.",
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZPrepareIssuerSigningKeyRequest)
+    .output(ZPrepareIssuerSigningKeyResponse)
+    .mutation(async ({ ctx, input }) => {
+      const data = await prepareNextSigningKey(
+        { ...ctx.deps, db: ctx.db },
+        issuerCallerOf(ctx),
+        input.issuerId,
+      );
+      issuanceCatalog.forgetIssuer(input.issuerId); // the JWKS shows it here at once
+      return { data };
+    }),
+
+  discardNextSigningKey: protectedProcedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/management/issuers/{issuerId}/next-signing-key",
+        operationId: "Issuers_DiscardNextSigningKey",
+        summary: "Discard the prepared next key",
+        description:
+          "Discards the prepared next key and its certificate chain; it leaves the JWKS. Nothing prepared → the issuer unchanged. Not part of the interface specification.",
+        tags: TAGS,
+        successDescription: "The issuer without a prepared next key.",
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZDiscardNextIssuerSigningKeyRequest)
+    .output(ZDiscardNextIssuerSigningKeyResponse)
+    .mutation(async ({ ctx, input }) => {
+      const data = await discardNextSigningKey(
+        { ...ctx.deps, db: ctx.db },
+        issuerCallerOf(ctx),
+        input.issuerId,
+      );
+      issuanceCatalog.forgetIssuer(input.issuerId);
+      return { data };
+    }),
+
   getCertificateSigningRequest: protectedProcedure
     .meta({
       openapi: {
@@ -179,11 +238,11 @@ export const issuersRouter = router({
         operationId: "Issuers_GetCertificateSigningRequest",
         summary: "Get a certificate signing request for an issuer's signing key",
         description:
-          "A PKCS#10 request for the current signing key, signed with it, for the operator's CA to certify; set the resulting chain with Issuers_SetSigningCertificate. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
+          "A PKCS#10 request for the current signing key (or, with `key=next`, the prepared next key; 409 InvalidState when none is prepared), signed with it, for the operator's CA to certify; set the resulting chain with Issuers_SetSigningCertificate. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
         tags: TAGS,
       },
       scopes: ["issuers.read"],
-      errorStatuses: [400, 401, 403, 404, 429],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
     })
     .input(ZGetIssuerCertificateSigningRequestRequest)
     .output(ZGetIssuerCertificateSigningRequestResponse)
@@ -192,6 +251,7 @@ export const issuersRouter = router({
         { ...ctx.deps, db: ctx.db },
         issuerCallerOf(ctx),
         input.issuerId,
+        input.key,
       ),
     })),
 
@@ -203,12 +263,12 @@ export const issuersRouter = router({
         operationId: "Issuers_SetSigningCertificate",
         summary: "Set the certificate chain of an issuer's signing key",
         description:
-          "Credentials and status list tokens then carry the chain in their `x5c` header (HAIP), next to `kid`, while the leaf is valid. The chain is checked against the current signing key and the credential issuer identifier → 400 InvalidCertificate with one detail per problem. Replaces any chain set before; a key rotation removes it. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
+          "Credentials and status list tokens then carry the chain in their `x5c` header (HAIP), next to `kid`, while the chain is valid. With `key: next`, the chain is for the prepared next key and goes into use with it at the next rotation (409 InvalidState when none is prepared). The chain is checked against the current signing key and the credential issuer identifier → 400 InvalidCertificate with one detail per problem. Replaces any chain set before; a key rotation removes it. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
         tags: TAGS,
         successDescription: "The issuer with its signing certificate.",
       },
       scopes: ["issuers.manage"],
-      errorStatuses: [400, 401, 403, 404, 429],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
     })
     .input(ZSetIssuerSigningCertificateRequest)
     .output(ZSetIssuerSigningCertificateResponse)
@@ -231,7 +291,7 @@ export const issuersRouter = router({
         successDescription: "The issuer without a signing certificate.",
       },
       scopes: ["issuers.manage"],
-      errorStatuses: [400, 401, 403, 404, 429],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
     })
     .input(ZDeleteIssuerSigningCertificateRequest)
     .output(ZDeleteIssuerSigningCertificateResponse)
@@ -239,6 +299,7 @@ export const issuersRouter = router({
       const data = await setIssuerSigningCertificate({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), {
         issuerId: input.issuerId,
         certificateChainPem: null,
+        key: input.key,
       });
       issuanceCatalog.forgetIssuer(input.issuerId); // committed now
       return { data };

@@ -28,6 +28,7 @@ const sealedToId = (table: string, column: string): SealedColumn => ({
 /** Every place a sealed value rests. A new sealed column must be added here, or a rotation loses it. */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   sealedToId("Issuer", "privateKeyCipher"),
+  sealedToId("Issuer", "nextPrivateKeyCipher"),
   sealedToId("IssuanceTransaction", "claimsCipher"),
   sealedToId("IssuanceTransaction", "offerCipher"),
   {

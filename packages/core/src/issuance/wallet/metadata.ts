@@ -9,6 +9,7 @@ import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
+import { nextSigningKeyOf } from "../../issuers/next-signing-key";
 import { signingCertificateInUse, x5cForSigning } from "../../issuers/stored-signing-certificate";
 import type { SecretBox } from "../../shared/secret-box";
 import { issuerUrls } from "../issuance-urls";
@@ -102,9 +103,17 @@ export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   // RFC 7517 §4.7: the key's certificate chain, as credentials carry it in `x5c`.
   const x5c = x5cForSigning(issuer.signingCertificate);
   const currentKey = { ...(issuer.publicJwk as Record<string, unknown>), ...(x5c ? { x5c } : {}) };
+  const nextKey = nextSigningKeyOf(issuer);
   return {
     issuer: issuerUrls(config, issuer.id).credentialIssuer,
     // Replaced keys that were kept stay here, so that credentials they signed keep verifying.
-    jwks: { keys: [currentKey, ...previousSigningKeysOf(issuer).map((key) => key.publicJwk)] },
+    // The prepared next key is published ahead of use, so that caches have it before it signs.
+    jwks: {
+      keys: [
+        currentKey,
+        ...(nextKey ? [nextKey.publicJwk] : []),
+        ...previousSigningKeysOf(issuer).map((key) => key.publicJwk),
+      ],
+    },
   };
 }

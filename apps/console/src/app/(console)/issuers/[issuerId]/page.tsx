@@ -21,6 +21,8 @@ export default function IssuerPage() {
   const activate = useMutation(trpc.issuers.activate.mutationOptions({ onSuccess: refresh }));
   const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
   const rotateKey = useMutation(trpc.issuers.rotateSigningKey.mutationOptions({ onSuccess: refresh }));
+  const prepareKey = useMutation(trpc.issuers.prepareSigningKey.mutationOptions({ onSuccess: refresh }));
+  const discardKey = useMutation(trpc.issuers.discardNextSigningKey.mutationOptions({ onSuccess: refresh }));
   const [locale, setLocale] = useState("en");
   const [walletName, setWalletName] = useState("");
   const [logoUri, setLogoUri] = useState("");
@@ -74,6 +76,15 @@ export default function IssuerPage() {
         <dd data-testid="signing-key">
           {data.signingKey.alg} <code>{data.signingKey.kid}</code>
         </dd>
+        {data.nextSigningKey && (
+          <>
+            <dt>Next signing key (published, not signing yet)</dt>
+            <dd data-testid="next-signing-key">
+              <code>{data.nextSigningKey.kid}</code>
+              {data.nextSigningKey.signingCertificate ? " · certificate set" : " · no certificate yet"}
+            </dd>
+          </>
+        )}
         {data.previousSigningKeys.length > 0 && (
           <>
             <dt>Replaced keys, still published</dt>
@@ -213,13 +224,37 @@ export default function IssuerPage() {
             published so that credentials it signed keep verifying; withdraw it only if it may be compromised:
             those credentials then stop verifying and should be re-issued.
           </p>
+          <p className="hint">
+            To keep a certificate chain in every credential across the rotation, prepare the next key first,
+            set its certificate below, then rotate: the rotation switches to it with its chain.
+          </p>
           <ErrorAlert error={rotateKey.error} title="Could not rotate the signing key" />
+          <ErrorAlert error={prepareKey.error ?? discardKey.error} title="Could not change the next key" />
           {rotateKey.isSuccess && (
             <Success>
               New signing key <code>{rotateKey.data.data.signingKey.kid}</code>.
             </Success>
           )}
           <div className="actions">
+            {data.nextSigningKey ? (
+              <button
+                type="button"
+                className="secondary"
+                disabled={discardKey.isPending}
+                onClick={() => discardKey.mutate({ issuerId })}
+              >
+                Discard next key
+              </button>
+            ) : (
+              <button
+                type="button"
+                className="secondary"
+                disabled={prepareKey.isPending}
+                onClick={() => prepareKey.mutate({ issuerId })}
+              >
+                Prepare next key
+              </button>
+            )}
             <button
               type="button"
               className="secondary"

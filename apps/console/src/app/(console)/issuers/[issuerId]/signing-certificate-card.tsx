@@ -2,7 +2,7 @@
 import type { TIssuer } from "@cred/core/issuers/issuer.schema";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { SubmitButton } from "../../../../components/form-fields";
+import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { useCan } from "../../../../components/session";
 import { Badge, ErrorAlert, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
@@ -16,9 +16,12 @@ export function SigningCertificateCard({ issuer }: { issuer: TIssuer }) {
   const trpc = useTRPC();
   const canManage = useCan("issuers.manage");
   const refresh = useRefresh("issuers");
+  const [chosen, setKey] = useState<"current" | "next">("current");
+  // The next key's certificate is offered only while one is prepared.
+  const key = issuer.nextSigningKey ? chosen : "current";
   const [showRequest, setShowRequest] = useState(false);
   const request = useQuery({
-    ...trpc.issuers.getCertificateSigningRequest.queryOptions({ issuerId: issuer.id }),
+    ...trpc.issuers.getCertificateSigningRequest.queryOptions({ issuerId: issuer.id, key }),
     enabled: showRequest,
   });
   const [chain, setChain] = useState("");
@@ -31,11 +34,12 @@ export function SigningCertificateCard({ issuer }: { issuer: TIssuer }) {
     }),
   );
   const remove = useMutation(trpc.issuers.deleteSigningCertificate.mutationOptions({ onSuccess: refresh }));
-  const certificate = issuer.signingCertificate;
+  const certificate =
+    key === "next" ? (issuer.nextSigningKey?.signingCertificate ?? null) : issuer.signingCertificate;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    set.mutate({ issuerId: issuer.id, certificateChainPem: chain });
+    set.mutate({ issuerId: issuer.id, certificateChainPem: chain, key });
   };
 
   return (
@@ -43,9 +47,23 @@ export function SigningCertificateCard({ issuer }: { issuer: TIssuer }) {
       <h2 id="signing-certificate-title">Signing certificate</h2>
       <p className="hint">
         Wallets and verifiers that trust issuers by X.509 (HAIP) need the key's certificate chain in every
-        credential. Give the certificate signing request to your CA, then set the chain it returns. A key
-        rotation removes the chain.
+        credential. Give the certificate signing request to your CA, then set the chain it returns. A rotation
+        switches to the prepared next key with its chain; without a prepared key it removes the chain.
       </p>
+      {issuer.nextSigningKey && (
+        <ChoiceField
+          label="Certificate of"
+          value={key}
+          onChange={(value) => {
+            setKey(value as "current" | "next");
+            setShowRequest(false);
+          }}
+          choices={[
+            { value: "current", label: "the current signing key" },
+            { value: "next", label: "the prepared next key" },
+          ]}
+        />
+      )}
       {certificate ? (
         <dl className="facts" data-testid="signing-certificate">
           <dt>State</dt>
@@ -96,7 +114,7 @@ export function SigningCertificateCard({ issuer }: { issuer: TIssuer }) {
                 disabled={remove.isPending}
                 onClick={() => {
                   if (window.confirm("Remove the certificate chain? Credentials then carry kid only."))
-                    remove.mutate({ issuerId: issuer.id });
+                    remove.mutate({ issuerId: issuer.id, key });
                 }}
               >
                 Remove chain

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "nextPrivateKeyCipher" TEXT,
+ADD COLUMN     "nextSigningKey" JSONB;
