@@ -169,10 +169,16 @@ describe("DPoP (RFC 9449)", () => {
 
   it("requireDpop: the issuer refuses token requests without a proof, and takes them with one", async () => {
     const path = `/management/issuers/${issuer.issuerId}`;
+    // A bearer token minted before the switch is refused after it, at the credential endpoint too.
+    const minted = await tokenRequest(await preAuthorizedCode());
+    expect(minted.body.token_type).toBe("Bearer");
     const on = await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpop: true } });
     expect(on.status, JSON.stringify(on.body)).toBe(200);
     expect(on.body.data.requireDpop).toBe(true);
     try {
+      const stale = await credentialRequest(`Bearer ${minted.body.access_token}`);
+      expectDpopError(stale, "invalid_token");
+      expect(stale.body.error_description).toMatch(/DPoP-bound access tokens only/);
       const code = await preAuthorizedCode();
       const refused = await tokenRequest(code);
       expect(refused.status).toBe(400);

@@ -468,11 +468,16 @@ describe("OpenID4VCI flow", () => {
       "application/json, application/jwt",
       "*/*",
       "application/jwt;q=0.5, application/json",
+      "application/jwt;q=0.5, */*",
+      "application/jwt;q=0.5, application/*",
+      "application/jwt;q=0, */*;q=0.1",
     ])
       expect((await get(accept)).headers.get("content-type"), accept).toMatch(/^application\/json/);
-    expect((await get("application/json;q=0.2, application/jwt")).headers.get("content-type")).toMatch(
-      /^application\/jwt/,
-    );
+    for (const accept of [
+      "application/json;q=0.2, application/jwt",
+      "application/jwt; charset=utf-8, */*;q=0.5",
+    ])
+      expect((await get(accept)).headers.get("content-type"), accept).toMatch(/^application\/jwt/);
   });
 
   it("serves issuer and authorization server metadata by path insertion", async () => {

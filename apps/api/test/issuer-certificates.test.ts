@@ -325,6 +325,22 @@ describe("Issuers_PrepareSigningKey and Issuers_DiscardNextSigningKey", () => {
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.data.nextSigningKey.signingCertificate).toMatchObject({ x5cLength: 1, inUse: true });
     expect(set.body.data.signingCertificate.certificateChainPem).toBe(first.chainPem); // current untouched
+    const published = (await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer))).body.jwks.keys;
+    expect(published[1]).toMatchObject({ kid: next.kid, x5c: [derOf(second.leafPem)] });
+    // Removing and setting the next key's chain again works like the current key's.
+    const removedNext = await call(
+      t,
+      "DELETE",
+      `${ISSUERS}/${active.issuerId}/signing-certificate?key=next`,
+      {
+        key: t.adminKey,
+      },
+    );
+    expect(removedNext.body.data.nextSigningKey.signingCertificate).toBeNull();
+    expect(removedNext.body.data.signingCertificate).not.toBeNull();
+    expect(
+      (await setCertificate(active.issuerId, { key: "next", certificateChainPem: second.chainPem })).status,
+    ).toBe(200);
 
     const rotated = await call(t, "POST", `${ISSUERS}/${active.issuerId}/rotate-signing-key`, {
       key: t.adminKey,

@@ -160,7 +160,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       await recordNotification(
         deps.database,
         issuer.id,
-        { authorization, dpop, method: "POST", url },
+        { authorization, dpop, method: "POST", url, requireDpop: issuer.requireDpop },
         request.body,
       );
       return reply.code(204).headers(NO_STORE).send();
@@ -209,25 +209,33 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   });
 }
 
-/** `Accept` parsed into media ranges with their weights (RFC 9110 §12.5.1). */
+/** `Accept` parsed into media ranges with their weights (RFC 9110 §12.5.1; an unreadable q counts as 1). */
 function mediaRanges(accept: string): { type: string; q: number }[] {
   return accept.split(",").map((range) => {
     const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
     const q = params.find((p) => p.startsWith("q="));
     const weight = q === undefined ? 1 : Number(q.slice(2));
-    return { type, q: Number.isFinite(weight) ? weight : 0 };
+    return { type, q: Number.isFinite(weight) ? weight : 1 };
   });
 }
 
+/** The weight `Accept` gives a media type: that of the most specific range matching it (RFC 9110 §12.5.1). */
+function weightOf(ranges: { type: string; q: number }[], type: string): number {
+  for (const range of [type, `${type.split("/")[0]}/*`, "*/*"]) {
+    const matching = ranges.filter((r) => r.type === range);
+    if (matching.length > 0) return Math.max(...matching.map((r) => r.q));
+  }
+  return 0;
+}
+
 /**
- * Whether `Accept` asks for signed metadata (`application/jwt`) above JSON: JSON, the form every wallet
- * must understand, wins ties and wildcards.
+ * Whether `Accept` weighs signed metadata (`application/jwt`) above JSON: JSON, the form every wallet
+ * must understand, wins ties (a wildcard weighs for both).
  */
 function prefersJwt(accept: string | undefined): boolean {
   if (!accept) return false;
   const ranges = mediaRanges(accept);
-  const weight = (type: string) => Math.max(0, ...ranges.filter((r) => r.type === type).map((r) => r.q));
-  return weight("application/jwt") > weight("application/json");
+  return weightOf(ranges, "application/jwt") > weightOf(ranges, "application/json");
 }
 
 /**

@@ -343,7 +343,7 @@ export const ZSetIssuerSigningCertificateRequest = z.strictObject({
   key: zSigningKeyChoice,
   certificateChainPem: z.string().min(1).max(65_536).meta({
     description:
-      "PEM certificates, leaf first, each issued by the next (at most 5), each valid now. The leaf must certify the current signing key, be an end-entity certificate that is not self-signed and allows digitalSignature, and name `credentialIssuer` as a URI subjectAltName. A trailing self-signed root is kept here but not sent in `x5c`.",
+      "PEM certificates, leaf first, each issued by the next (at most 5), each valid now. The leaf must certify the signing key chosen by `key` (current by default, or the prepared next one), be an end-entity certificate that is not self-signed and allows digitalSignature, and name `credentialIssuer` as a URI subjectAltName. A trailing self-signed root is kept here but not sent in `x5c`.",
     example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
   }),
 });

@@ -263,7 +263,7 @@ export const issuersRouter = router({
         operationId: "Issuers_SetSigningCertificate",
         summary: "Set the certificate chain of an issuer's signing key",
         description:
-          "Credentials and status list tokens then carry the chain in their `x5c` header (HAIP), next to `kid`, while the chain is valid. With `key: next`, the chain is for the prepared next key and goes into use with it at the next rotation (409 InvalidState when none is prepared). The chain is checked against the current signing key and the credential issuer identifier → 400 InvalidCertificate with one detail per problem. Replaces any chain set before; a key rotation removes it. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
+          "Credentials and status list tokens then carry the chain in their `x5c` header (HAIP), next to `kid`, while the chain is valid. With `key: next`, the chain is for the prepared next key and goes into use with it at the next rotation (409 InvalidState when none is prepared). The chain is checked against the chosen key and the credential issuer identifier → 400 InvalidCertificate with one detail per problem. Replaces any chain set before; a rotation switches to the prepared next key's chain, or removes it when no key was prepared. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.",
         tags: TAGS,
         successDescription: "The issuer with its signing certificate.",
       },

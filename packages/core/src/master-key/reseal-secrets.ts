@@ -27,8 +27,10 @@ const sealedToId = (table: string, column: string): SealedColumn => ({
 
 /** Every place a sealed value rests. A new sealed column must be added here, or a rotation loses it. */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  sealedToId("Issuer", "privateKeyCipher"),
+  // The next key before the signing key: a rotation moves a next key's cipher into privateKeyCipher, so
+  // one promoted during a reseal lands in a column not done yet, never in one already done.
   sealedToId("Issuer", "nextPrivateKeyCipher"),
+  sealedToId("Issuer", "privateKeyCipher"),
   sealedToId("IssuanceTransaction", "claimsCipher"),
   sealedToId("IssuanceTransaction", "offerCipher"),
   {

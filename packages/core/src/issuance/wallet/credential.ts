@@ -81,6 +81,8 @@ export interface ProtectedRequest {
   dpop: string | string[] | undefined;
   method: string;
   url: string;
+  /** The issuer takes DPoP-bound tokens only (`requireDpop`): a bearer token minted before is refused. */
+  requireDpop?: boolean;
 }
 
 /**
@@ -121,6 +123,8 @@ async function checkTokenBinding(
   request: ProtectedRequest,
 ) {
   if (dpopJkt === null) {
+    if (request.requireDpop)
+      throw dpopResourceError("invalid_token", "This credential issuer takes DPoP-bound access tokens only.");
     if (presented.scheme === "DPoP")
       throw dpopResourceError("invalid_token", "This access token is not DPoP-bound; send it as Bearer.");
     return;
@@ -157,7 +161,7 @@ async function checkTokenBinding(
 export async function issueCredentials(
   deps: AppDeps,
   issuer: WalletIssuer,
-  headers: Omit<ProtectedRequest, "method" | "url">,
+  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop">,
   body: unknown,
 ) {
   const db = deps.database.prisma;
@@ -165,6 +169,7 @@ export async function issueCredentials(
     ...headers,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id).credential,
+    requireDpop: issuer.requireDpop,
   });
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);

@@ -98,11 +98,16 @@ export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIs
   });
 }
 
+const withChain = (jwk: Record<string, unknown>, x5c: string[] | undefined) => ({
+  ...jwk,
+  ...(x5c ? { x5c } : {}),
+});
+
 /** SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`): `issuer` equals the credentials' `iss`. */
 export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   // RFC 7517 §4.7: the key's certificate chain, as credentials carry it in `x5c`.
   const x5c = x5cForSigning(issuer.signingCertificate);
-  const currentKey = { ...(issuer.publicJwk as Record<string, unknown>), ...(x5c ? { x5c } : {}) };
+  const currentKey = withChain(issuer.publicJwk as Record<string, unknown>, x5c);
   const nextKey = nextSigningKeyOf(issuer);
   return {
     issuer: issuerUrls(config, issuer.id).credentialIssuer,
@@ -111,7 +116,7 @@ export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
     jwks: {
       keys: [
         currentKey,
-        ...(nextKey ? [nextKey.publicJwk] : []),
+        ...(nextKey ? [withChain(nextKey.publicJwk, x5cForSigning(nextKey.signingCertificate ?? null))] : []),
         ...previousSigningKeysOf(issuer).map((key) => key.publicJwk),
       ],
     },
