@@ -50,6 +50,27 @@ async function currentJwk(active: ActiveIssuer) {
   return md.body.jwks.keys[0] as Record<string, unknown>;
 }
 
+/** A verification policy asking for `active`'s credential with given_name, trusting only the CA `rootPem`. */
+async function trustingRoot(key: string, identifier: string, rootPem: string, active: ActiveIssuer) {
+  const created = await call(t, "POST", "/management/verification-policies", {
+    key,
+    body: {
+      identifier,
+      displayName: identifier,
+      purpose: "Test",
+      credentials: [
+        {
+          id: "badge",
+          credentialTypes: [active.credentialType],
+          trustedIssuers: [{ x5cRoot: rootPem }],
+          requiredClaims: [["given_name"]],
+        },
+      ],
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+}
+
 function expectError(r: CallResult, status: number, code: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(status);
   expect(errorCode(r)).toBe(code);
@@ -124,23 +145,7 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     // A verifier in another tenant, trusting only the CA: the credential and its status check out.
     const verifier = (await t.otherTenant()).key;
     const policy = `x5c-root-${active.issuerId}`;
-    const created = await call(t, "POST", "/management/verification-policies", {
-      key: verifier,
-      body: {
-        identifier: policy,
-        displayName: policy,
-        purpose: "Test",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [active.credentialType],
-            trustedIssuers: [{ x5cRoot: ca.rootPem }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await trustingRoot(verifier, policy, ca.rootPem, active);
     const verified = await presentTo(t, verifier, policy, issued);
     expect(verified.status, JSON.stringify(verified.result)).toBe("verified");
     expect(verified.result).toMatchObject({
@@ -359,23 +364,7 @@ describe("Issuers_PrepareSigningKey and Issuers_DiscardNextSigningKey", () => {
 
     // A verifier trusting the CA checks both, the older one's status through the list the new key signs.
     const policy = `x5c-next-${active.issuerId}`;
-    const created = await call(t, "POST", "/management/verification-policies", {
-      key: t.adminKey,
-      body: {
-        identifier: policy,
-        displayName: policy,
-        purpose: "Test",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [active.credentialType],
-            trustedIssuers: [{ x5cRoot: ca.rootPem }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
-    expect(created.status).toBe(201);
+    await trustingRoot(t.adminKey, policy, ca.rootPem, active);
     for (const issued of [before, after]) {
       const session = await presentTo(t, t.adminKey, policy, issued);
       expect(session.status, JSON.stringify(session.result)).toBe("verified");

@@ -22,6 +22,17 @@ export function canSeeIssuer(caller: IssuerCaller, issuerId: string): boolean {
   return caller.boundIssuerId === null || caller.boundIssuerId === issuerId;
 }
 
+/**
+ * Like `findVisibleIssuer`, with the issuer's row locked until the transaction ends (key and certificate
+ * changes queue): visible first, so that nobody can lock an issuer they cannot see, then read again
+ * under the lock.
+ */
+export async function lockVisibleIssuer(tx: Db, caller: IssuerCaller, issuerId: string): Promise<IssuerRow> {
+  await findVisibleIssuer(tx, caller, issuerId);
+  await issuerRepository.lockForUpdate(tx, scopeOfCaller(caller), issuerId);
+  return findVisibleIssuer(tx, caller, issuerId);
+}
+
 /** The issuer, when it exists in the caller's partition and the caller may see it; otherwise 404. */
 export async function findVisibleIssuer(db: Db, caller: IssuerCaller, issuerId: string): Promise<IssuerRow> {
   const row = canSeeIssuer(caller, issuerId)

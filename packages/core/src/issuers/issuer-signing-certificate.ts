@@ -10,7 +10,7 @@ import type { IssuerDeps } from "./create-issuer";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import { loadIssuerDto } from "./get-issuer";
 import type { TIssuer, TSetIssuerSigningCertificateRequest } from "./issuer.schema";
-import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 import { nextSigningKeyOf, noNextSigningKey, type StoredNextSigningKey } from "./next-signing-key";
 import { type StoredSigningCertificate, storedSigningCertificateOf } from "./stored-signing-certificate";
@@ -63,10 +63,8 @@ export async function setIssuerSigningCertificate(
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   return inTransaction(deps.db, async (tx) => {
-    await findVisibleIssuer(tx, caller, input.issuerId);
     // Under the lock, so that a concurrent rotation cannot slip a new key under the checked chain.
-    await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
-    const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
     const next = nextSigningKeyOf(issuer);
     const forNext = input.key === "next";
     if (forNext && !next) throw noNextSigningKey();

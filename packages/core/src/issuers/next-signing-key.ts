@@ -4,7 +4,7 @@ import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import type { TIssuer, TNextSigningKey } from "./issuer.schema";
-import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
 import { type StoredSigningCertificate, signingCertificateDto } from "./stored-signing-certificate";
 
@@ -57,9 +57,7 @@ export async function prepareNextSigningKey(
   const scope = scopeOfCaller(caller);
   const { privateJwk, publicJwk } = await generateEs256KeyPair();
   return inTransaction(deps.db, async (tx) => {
-    await findVisibleIssuer(tx, caller, issuerId);
-    await issuerRepository.lockForUpdate(tx, scope, issuerId);
-    const issuer = await findVisibleIssuer(tx, caller, issuerId);
+    const issuer = await lockVisibleIssuer(tx, caller, issuerId);
     if (nextSigningKeyOf(issuer)) return loadIssuerDto(tx, deps.config, scope, issuer);
     const next: StoredNextSigningKey = {
       kid: publicJwk.kid as string,
@@ -82,9 +80,7 @@ export async function discardNextSigningKey(
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   return inTransaction(deps.db, async (tx) => {
-    await findVisibleIssuer(tx, caller, issuerId);
-    await issuerRepository.lockForUpdate(tx, scope, issuerId);
-    const issuer = await findVisibleIssuer(tx, caller, issuerId);
+    const issuer = await lockVisibleIssuer(tx, caller, issuerId);
     if (!nextSigningKeyOf(issuer)) return loadIssuerDto(tx, deps.config, scope, issuer);
     await issuerRepository.update(tx, scope, issuer.id, {
       nextSigningKey: Prisma.DbNull,

@@ -10,7 +10,7 @@ import {
   type TIssuer,
   type TRotateIssuerSigningKeyRequest,
 } from "./issuer.schema";
-import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";
 import { nextSigningKeyOf } from "./next-signing-key";
@@ -30,10 +30,7 @@ export async function rotateIssuerSigningKey(
   const scope = scopeOfCaller(caller);
   const generated = await generateEs256KeyPair();
   return inTransaction(deps.db, async (tx) => {
-    // Visible first, so that nobody can lock an issuer they cannot see; then read again under the lock.
-    await findVisibleIssuer(tx, caller, input.issuerId);
-    await issuerRepository.lockForUpdate(tx, scope, input.issuerId);
-    const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
+    const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
     // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
     const next = nextSigningKeyOf(issuer);
     const incoming = next
