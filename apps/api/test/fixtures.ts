@@ -64,12 +64,16 @@ export async function activeIssuer(
   };
 }
 
-/** A verification policy asking for `issuer`'s credential with `given_name`, trusting that issuer alone. */
+/**
+ * A verification policy asking for `issuer`'s credential with `given_name`, trusting that issuer alone
+ * (or what `trustedIssuers` names, e.g. an X.509 root).
+ */
 export async function policyTrusting(
   t: Pick<TestServer, "baseUrl">,
   key: string,
   identifier: string,
   issuer: Pick<ActiveIssuer, "issuerId" | "credentialType">,
+  trustedIssuers: Record<string, string>[] = [{ issuerId: issuer.issuerId }],
 ): Promise<void> {
   const r = await call(t, "POST", "/management/verification-policies", {
     key,
@@ -81,7 +85,7 @@ export async function policyTrusting(
         {
           id: "badge",
           credentialTypes: [issuer.credentialType],
-          trustedIssuers: [{ issuerId: issuer.issuerId }],
+          trustedIssuers,
           requiredClaims: [["given_name"]],
         },
       ],

@@ -6,7 +6,7 @@ import {
 import { x509 } from "@cred/oid4vc/x509";
 import { decodeJwt, decodeProtectedHeader, importX509, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, issueCredential, presentTo } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, issueCredential, policyTrusting, presentTo } from "./fixtures";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
 import { fetchJson, wellKnown } from "./wallet-client";
 
@@ -48,27 +48,6 @@ const statusListHeader = async (credential: string) =>
 async function currentJwk(active: ActiveIssuer) {
   const md = await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer));
   return md.body.jwks.keys[0] as Record<string, unknown>;
-}
-
-/** A verification policy asking for `active`'s credential with given_name, trusting only the CA `rootPem`. */
-async function trustingRoot(key: string, identifier: string, rootPem: string, active: ActiveIssuer) {
-  const created = await call(t, "POST", "/management/verification-policies", {
-    key,
-    body: {
-      identifier,
-      displayName: identifier,
-      purpose: "Test",
-      credentials: [
-        {
-          id: "badge",
-          credentialTypes: [active.credentialType],
-          trustedIssuers: [{ x5cRoot: rootPem }],
-          requiredClaims: [["given_name"]],
-        },
-      ],
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
 }
 
 function expectError(r: CallResult, status: number, code: string) {
@@ -145,7 +124,7 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     // A verifier in another tenant, trusting only the CA: the credential and its status check out.
     const verifier = (await t.otherTenant()).key;
     const policy = `x5c-root-${active.issuerId}`;
-    await trustingRoot(verifier, policy, ca.rootPem, active);
+    await policyTrusting(t, verifier, policy, active, [{ x5cRoot: ca.rootPem }]);
     const verified = await presentTo(t, verifier, policy, issued);
     expect(verified.status, JSON.stringify(verified.result)).toBe("verified");
     expect(verified.result).toMatchObject({
@@ -364,7 +343,7 @@ describe("Issuers_PrepareSigningKey and Issuers_DiscardNextSigningKey", () => {
 
     // A verifier trusting the CA checks both, the older one's status through the list the new key signs.
     const policy = `x5c-next-${active.issuerId}`;
-    await trustingRoot(t.adminKey, policy, ca.rootPem, active);
+    await policyTrusting(t, t.adminKey, policy, active, [{ x5cRoot: ca.rootPem }]);
     for (const issued of [before, after]) {
       const session = await presentTo(t, t.adminKey, policy, issued);
       expect(session.status, JSON.stringify(session.result)).toBe("verified");
