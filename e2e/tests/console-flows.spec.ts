@@ -205,6 +205,16 @@ test("verification policy: create, suspend, reactivate", async () => {
   await expect(requireCode).toBeDisabled();
   await page.getByLabel("Same-device redirect URL (optional, https)").fill("https://shop.example.com/done");
   await requireCode.check();
+  // It trusts any issuer certified under a root, without a revocation check; a root that is not a
+  // certificate is refused with the server's reason first.
+  await page.getByRole("combobox", { name: /^Trust/ }).selectOption("x5cRoot");
+  const rootField = page.getByLabel(/X.509 root certificate \(PEM\)/);
+  await rootField.fill("not a certificate");
+  await page.getByRole("button", { name: "Create policy" }).click();
+  await expect(page.getByText("Could not create the policy")).toBeVisible();
+  const root = (await createTestCertificateAuthority("CN=E2E Root")).rootPem;
+  await rootField.fill(root);
+  await page.getByLabel(/Check revocation/).uncheck();
   await page.getByRole("button", { name: "Create policy" }).click();
   await expect(page.getByTestId(`policy-${sameDevice}`)).toContainText("active");
   const stored = await fetch(
@@ -216,6 +226,7 @@ test("verification policy: create, suspend, reactivate", async () => {
   expect((await stored.json()).data.rules).toMatchObject({
     sameDeviceRedirectUri: "https://shop.example.com/done",
     requireResponseCode: true,
+    credentials: [{ trustedIssuers: [{ x5cRoot: root.trim() }], checkStatus: false }],
   });
 });
 

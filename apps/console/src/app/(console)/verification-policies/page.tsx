@@ -9,6 +9,23 @@ import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
 
+type TrustKind = "platform" | "x5cRoot" | "jwksUri" | "credentialIssuer";
+
+const TRUST_CHOICES: { value: TrustKind; label: string }[] = [
+  { value: "platform", label: "The configuration's issuer on this platform" },
+  { value: "x5cRoot", label: "Any issuer certified under an X.509 root" },
+  { value: "jwksUri", label: "An external issuer's keys at a JWKS URL" },
+  { value: "credentialIssuer", label: "An external issuer by its iss URL (SD-JWT VC issuer metadata)" },
+];
+
+/** The policy's trusted-issuer entry for the form's choice (the API checks the value). */
+function trustedIssuer(kind: TrustKind, value: string, platformIssuerId: string) {
+  if (kind === "x5cRoot") return { x5cRoot: value.trim() };
+  if (kind === "jwksUri") return { jwksUri: value.trim() };
+  if (kind === "credentialIssuer") return { credentialIssuer: value.trim() };
+  return { issuerId: platformIssuerId };
+}
+
 export default function VerificationPoliciesPage() {
   const trpc = useTRPC();
   const canManage = useCan("verification-policies.manage");
@@ -28,6 +45,9 @@ export default function VerificationPoliciesPage() {
         setClaims([]);
         setRedirectUri("");
         setRequireResponseCode(false);
+        setTrust("platform");
+        setTrustValue("");
+        setCheckStatus(true);
         await refresh();
       },
     }),
@@ -39,6 +59,9 @@ export default function VerificationPoliciesPage() {
   const [configurationId, setConfigurationId] = useState("");
   const [claims, setClaims] = useState<string[]>([]);
   const [redirectUri, setRedirectUri] = useState("");
+  const [trust, setTrust] = useState<TrustKind>("platform");
+  const [trustValue, setTrustValue] = useState("");
+  const [checkStatus, setCheckStatus] = useState(true);
   const [requireResponseCode, setRequireResponseCode] = useState(false);
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
@@ -54,11 +77,11 @@ export default function VerificationPoliciesPage() {
         {
           id: "credential",
           credentialTypes: [configuration.credentialType],
-          trustedIssuers: [{ issuerId: configuration.issuerId }],
+          trustedIssuers: [trustedIssuer(trust, trustValue, configuration.issuerId)],
           requiredClaims: claims.map((name) => [name]),
           optionalClaims: [],
           holderBindingRequired: true,
-          checkStatus: true,
+          checkStatus,
           maxCredentialAgeDays: null,
         },
       ],
@@ -147,6 +170,43 @@ export default function VerificationPoliciesPage() {
               }))}
             />
           </div>
+          <fieldset>
+            <legend>Whom the credential's issuer must be</legend>
+            <ChoiceField
+              label="Trust"
+              value={trust}
+              onChange={(value) => setTrust(value as TrustKind)}
+              choices={TRUST_CHOICES}
+            />
+            {trust === "x5cRoot" && (
+              <label>
+                X.509 root certificate (PEM) the issuer's x5c chain must end at
+                <textarea
+                  required
+                  rows={6}
+                  value={trustValue}
+                  onChange={(e) => setTrustValue(e.target.value)}
+                />
+              </label>
+            )}
+            {(trust === "jwksUri" || trust === "credentialIssuer") && (
+              <TextField
+                label={trust === "jwksUri" ? "JWKS URL (https)" : "Issuer iss URL (https)"}
+                type="url"
+                required
+                value={trustValue}
+                onChange={setTrustValue}
+              />
+            )}
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={checkStatus}
+                onChange={(e) => setCheckStatus(e.target.checked)}
+              />
+              Check revocation (status list)
+            </label>
+          </fieldset>
           <label className="inline">
             <input
               type="checkbox"
