@@ -3,7 +3,11 @@ import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
-import { signingCertificateInUse } from "../issuers/stored-signing-certificate";
+import {
+  chainEndSeconds,
+  expWithinChain,
+  signingCertificateInUse,
+} from "../issuers/stored-signing-certificate";
 import { assembleStatusList } from "./status-list-chunks";
 
 interface CachedToken {
@@ -134,14 +138,13 @@ async function buildToken(
   const iat = Math.floor(now / 1000);
   // A token with `x5c` is not valid past its chain, and is signed again (without it) by then.
   const certificate = signingCertificateInUse(list.signingCertificate, now);
-  const certificateEnds = certificate ? Math.floor(certificate.notAfter / 1000) : Number.POSITIVE_INFINITY;
   const token = await signStatusListToken({
     privateKey: key.privateKey,
     kid: key.kid,
     ...(certificate ? { x5c: certificate.x5c } : {}),
     sub: issuerUrls(deps.config, issuerId).statusList(listId),
     iat,
-    exp: Math.max(iat + 1, Math.min(iat + 2 * ttl, certificateEnds)),
+    exp: expWithinChain(iat, 2 * ttl, certificate),
     ttl,
     bits: list.bits as StatusListBits,
     bytes: assembleStatusList(
@@ -152,7 +155,7 @@ async function buildToken(
     compressionLevel: changingFast ? FAST_LEVEL : undefined,
   });
   const etag = `"${createHash("sha256").update(token).digest("base64url").slice(0, 27)}"`;
-  const refreshAfter = Math.min(now + (ttl * 1000) / 2, certificateEnds * 1000);
+  const refreshAfter = Math.min(now + (ttl * 1000) / 2, chainEndSeconds(certificate) * 1000);
   const entry = { version: list.version, token, etag, refreshAfter, builtAt: now };
   const current = cache.get(listId);
   if (!current || current.version <= entry.version) cache.set(listId, entry);

@@ -5,17 +5,16 @@ import {
   parseIssuerCertificateChain,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
+import { organisationRepository } from "../organisations/organisation-repository";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import { loadIssuerDto } from "./get-issuer";
-import type { TIssuer, TSetIssuerSigningCertificateRequest } from "./issuer.schema";
+import type { TIssuer, TSigningKeyChoice } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 import { nextSigningKeyOf, noNextSigningKey, type StoredNextSigningKey } from "./next-signing-key";
 import { type StoredSigningCertificate, storedSigningCertificateOf } from "./stored-signing-certificate";
-
-type KeyChoice = "current" | "next";
 
 /**
  * A PKCS#10 request for the issuer's current or prepared next key, for the operator's CA (see
@@ -25,16 +24,17 @@ export async function getIssuerCertificateSigningRequest(
   deps: IssuerDeps,
   caller: IssuerCaller,
   issuerId: string,
-  key: KeyChoice = "current",
+  key: TSigningKeyChoice = "current",
 ) {
   const issuer = await findVisibleIssuer(deps.db, caller, issuerId);
   const next = nextSigningKeyOf(issuer);
   if (key === "next" && !next) throw noNextSigningKey();
   const cipher = key === "next" ? next!.privateKeyCipher : issuer.privateKeyCipher;
-  const organisation = await deps.db.organisation.findFirst({
-    where: { id: issuer.organisationId, ...scopeOfCaller(caller) },
-    select: { displayName: true },
-  });
+  const organisation = await organisationRepository.findById(
+    deps.db,
+    scopeOfCaller(caller),
+    issuer.organisationId,
+  );
   const privateJwk = JSON.parse(deps.secretBox.open(cipher, issuer.id)) as JWK;
   const certificateSigningRequestPem = await createIssuerCertificateRequest({
     privateJwk,
@@ -57,9 +57,7 @@ export async function getIssuerCertificateSigningRequest(
 export async function setIssuerSigningCertificate(
   deps: IssuerDeps,
   caller: IssuerCaller,
-  input:
-    | (Omit<TSetIssuerSigningCertificateRequest, "key"> & { key?: KeyChoice })
-    | { issuerId: string; certificateChainPem: null; key?: KeyChoice },
+  input: { issuerId: string; certificateChainPem: string | null; key?: TSigningKeyChoice },
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   return inTransaction(deps.db, async (tx) => {

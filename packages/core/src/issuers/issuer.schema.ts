@@ -179,6 +179,8 @@ export const zSigningKeyChoice = z.enum(["current", "next"]).default("current").
   example: "current",
 });
 
+export type TSigningKeyChoice = z.infer<typeof zSigningKeyChoice>;
+
 /** More would make the issuer's JWKS long for every relying party; withdraw old keys instead. */
 export const MAX_PREVIOUS_SIGNING_KEYS = 20;
 
@@ -347,7 +349,6 @@ export const ZSetIssuerSigningCertificateRequest = z.strictObject({
     example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
   }),
 });
-export type TSetIssuerSigningCertificateRequest = z.infer<typeof ZSetIssuerSigningCertificateRequest>;
 export const ZSetIssuerSigningCertificateResponse = zIssuerResource;
 
 // Issuers_DeleteSigningCertificate

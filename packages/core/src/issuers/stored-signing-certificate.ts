@@ -40,6 +40,23 @@ export function signingCertificateInUse(
     : undefined;
 }
 
+/** When the chain in use ends, in epoch seconds (never, without one). */
+export function chainEndSeconds(certificate: { notAfter: number } | undefined): number {
+  return certificate ? Math.floor(certificate.notAfter / 1000) : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * An `exp` `lifetimeSeconds` after `iat`, but no later than the end of the chain that goes in its `x5c`
+ * (a token is not valid past it), and at least a second after `iat`.
+ */
+export function expWithinChain(
+  iat: number,
+  lifetimeSeconds: number,
+  certificate: { notAfter: number } | undefined,
+): number {
+  return Math.max(iat + 1, Math.min(iat + lifetimeSeconds, chainEndSeconds(certificate)));
+}
+
 /** The `x5c` header for what the issuer signs now (see `signingCertificateInUse`). */
 export function x5cForSigning(value: unknown, now = Date.now()): string[] | undefined {
   return signingCertificateInUse(value, now)?.x5c;

@@ -10,7 +10,11 @@ import type { TClaimDefinition } from "../../credential-configurations/credentia
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
 import { nextSigningKeyOf } from "../../issuers/next-signing-key";
-import { signingCertificateInUse, x5cForSigning } from "../../issuers/stored-signing-certificate";
+import {
+  expWithinChain,
+  signingCertificateInUse,
+  x5cForSigning,
+} from "../../issuers/stored-signing-certificate";
 import type { SecretBox } from "../../shared/secret-box";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
@@ -75,17 +79,13 @@ export async function signedCredentialIssuerMetadata(
   const now = Date.now();
   const certificate = signingCertificateInUse(issuer.signingCertificate, now);
   const iat = Math.floor(now / 1000);
-  const exp = Math.min(
-    iat + SIGNED_METADATA_LIFETIME_SECONDS,
-    certificate ? Math.floor(certificate.notAfter / 1000) : Number.POSITIVE_INFINITY,
-  );
   return signIssuerMetadata({
     metadata,
     privateKey: key.privateKey,
     kid: key.kid,
     ...(certificate ? { x5c: certificate.x5c } : {}),
     iat,
-    exp: Math.max(exp, iat + 1),
+    exp: expWithinChain(iat, SIGNED_METADATA_LIFETIME_SECONDS, certificate),
   });
 }
 
