@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { JWK } from "jose";
+import { isPlainObject } from "./plain-object";
 
 /** JWK members that only a private (or symmetric) key has. */
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
@@ -7,6 +8,26 @@ const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 /** True when the JWK carries private or symmetric key material. */
 export function hasPrivateKeyMaterial(jwk: Record<string, unknown>): boolean {
   return PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined);
+}
+
+/** Why a key a holder sent (a key proof's or a DPoP proof's `jwk`) is refused. */
+export type HolderKeyProblem = "not_an_object" | "private_key_material" | "not_p256";
+
+/**
+ * The public EC P-256 JWK (`kty`, `crv`, `x`, `y` only) a holder's key header names, or why it cannot be
+ * taken: not an object, private members present, or another key type or curve.
+ */
+export function holderP256Jwk(value: unknown): JWK | HolderKeyProblem {
+  if (!isPlainObject(value)) return "not_an_object";
+  if (hasPrivateKeyMaterial(value)) return "private_key_material";
+  if (
+    value.kty !== "EC" ||
+    value.crv !== "P-256" ||
+    typeof value.x !== "string" ||
+    typeof value.y !== "string"
+  )
+    return "not_p256";
+  return { kty: "EC", crv: "P-256", x: value.x, y: value.y };
 }
 
 /** RFC 7638 §3.2 required members per key type, already in lexicographic order. */

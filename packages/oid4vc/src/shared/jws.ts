@@ -2,6 +2,9 @@ import { KeyObject, sign as signBytes, verify as verifySignature } from "node:cr
 import type { CryptoKey, JWK } from "jose";
 import { base64urlDecodeJson, base64urlEncodeJson } from "./base64url";
 import { es256PublicKeyObject } from "./keys";
+import { isPlainObject } from "./plain-object";
+
+export { isPlainObject };
 
 export interface JwsHeader {
   alg: string;
@@ -129,8 +132,4 @@ export async function verifyEs256Signature(jwt: string, key: Es256PublicKey): Pr
   } catch {
     return false;
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

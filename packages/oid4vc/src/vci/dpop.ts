@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import type { CryptoKey, JWK } from "jose";
 import { z } from "zod";
-import { hasPrivateKeyMaterial, jwkThumbprintKid } from "../shared/jwk";
+import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid } from "../shared/jwk";
 import {
   type DecodedJwt,
   decodeJwtUnverified,
-  isPlainObject,
   signEs256Jwt,
   typIs,
   verifyEs256Signature,
@@ -74,13 +73,16 @@ function normalisedHtu(value: string): string | null {
   }
 }
 
+const KEY_PROBLEMS: Record<HolderKeyProblem, string> = {
+  not_an_object: "the DPoP proof header must carry the public key as jwk",
+  private_key_material: "the DPoP proof jwk contains private key material",
+  not_p256: "the DPoP proof key must be an EC P-256 public JWK",
+};
+
 function proofKey(header: Record<string, unknown>): JWK {
-  const jwk = header.jwk;
-  if (!isPlainObject(jwk)) throw invalid("the DPoP proof header must carry the public key as jwk");
-  if (hasPrivateKeyMaterial(jwk)) throw invalid("the DPoP proof jwk contains private key material");
-  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string")
-    throw invalid("the DPoP proof key must be an EC P-256 public JWK");
-  return { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y };
+  const key = holderP256Jwk(header.jwk);
+  if (typeof key === "string") throw invalid(KEY_PROBLEMS[key]);
+  return key;
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { CryptoKey, JWK } from "jose";
 import { z } from "zod";
 import { base64urlDecodeJson } from "../shared/base64url";
-import { hasPrivateKeyMaterial, jwkThumbprintKid, toPublicJwk } from "../shared/jwk";
+import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid, toPublicJwk } from "../shared/jwk";
 import {
   type DecodedJwt,
   decodeJwtUnverified,
   type Es256PublicKey,
-  isPlainObject,
   type JwsHeader,
   signEs256Jwt,
   typIs,
@@ -56,6 +55,12 @@ export interface VerifiedProof {
 
 const invalidProof = (description: string) => credentialError("invalid_proof", description);
 
+const KEY_PROBLEMS: Record<HolderKeyProblem, string> = {
+  not_an_object: "the proof key is not a JWK object",
+  private_key_material: "the proof JWK contains private key material",
+  not_p256: "the proof key must be an EC P-256 public JWK",
+};
+
 function holderJwkFromHeader(header: JwsHeader): JWK {
   const sources = (["jwk", "kid", "x5c"] as const).filter((k) => header[k] !== undefined);
   if (sources.length !== 1)
@@ -79,12 +84,9 @@ function holderJwkFromHeader(header: JwsHeader): JWK {
   } else {
     throw invalidProof("x5c-bound proofs are not supported; send the key in the jwk header instead");
   }
-  if (!isPlainObject(jwk)) throw invalidProof("the proof key is not a JWK object");
-  if (hasPrivateKeyMaterial(jwk)) throw invalidProof("the proof JWK contains private key material");
-  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string") {
-    throw invalidProof("the proof key must be an EC P-256 public JWK");
-  }
-  return toPublicJwk({ kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y });
+  const key = holderP256Jwk(jwk);
+  if (typeof key === "string") throw invalidProof(KEY_PROBLEMS[key]);
+  return toPublicJwk(key);
 }
 
 /** Every check of `verifyProofJwt` except nonce consumption. */
