@@ -2,7 +2,7 @@
 // which the credential and notification endpoints then take only with a fresh proof by that key.
 import { createDpopProof, generateEs256KeyPair } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, errorCode as errorCodeOf, startTestServer, type TestServer } from "./harness";
 import { fetchJson, holderKey, nonce, proof, resolveOffer, wellKnown } from "./wallet-client";
 
@@ -27,21 +27,10 @@ afterAll(() => t?.close());
 type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
 
 async function offered(delivery?: Record<string, unknown>) {
-  const created = await call(t, "POST", "/v1.0/issuance-transactions", {
-    key: t.adminKey,
-    body: {
-      credentialConfiguration: issuer.configuration,
-      issuerId: issuer.issuerId,
-      claims: VALID_CLAIMS,
-      ...(delivery ? { delivery } : {}),
-    },
-  });
-  const offer = await resolveOffer(created.body.data.credentialOffer);
+  const created = await createTransaction(t, t.adminKey, issuer, delivery);
+  const offer = await resolveOffer(created.credentialOffer);
   const grant = offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"];
-  return {
-    code: grant["pre-authorized_code"] as string,
-    txCode: created.body.data.txCode as string | undefined,
-  };
+  return { code: grant["pre-authorized_code"] as string, txCode: created.txCode };
 }
 
 const preAuthorizedCode = async () => (await offered()).code;

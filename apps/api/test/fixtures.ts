@@ -102,17 +102,33 @@ export const VALID_CLAIMS = {
   address: { country: "DE" },
 };
 
-/** Issues one credential of `active`'s configuration through the whole OpenID4VCI flow. */
-export async function issueCredential(t: Pick<TestServer, "baseUrl">, key: string, active: ActiveIssuer) {
+/** A pending issuance transaction of `active`'s configuration with VALID_CLAIMS (the created resource). */
+export async function createTransaction(
+  t: Pick<TestServer, "baseUrl">,
+  key: string,
+  active: Pick<ActiveIssuer, "issuerId" | "configuration">,
+  delivery?: Record<string, unknown>,
+) {
   const created = await call(t, "POST", "/v1.0/issuance-transactions", {
     key,
-    body: { credentialConfiguration: active.configuration, issuerId: active.issuerId, claims: VALID_CLAIMS },
+    body: {
+      credentialConfiguration: active.configuration,
+      issuerId: active.issuerId,
+      claims: VALID_CLAIMS,
+      ...(delivery ? { delivery } : {}),
+    },
   });
   if (created.status !== 201) throw new Error(`transaction: ${JSON.stringify(created.body)}`);
-  const redeemed = await redeemOffer(created.body.data.credentialOffer);
+  return created.body.data as { id: string; credentialOffer: string; txCode?: string };
+}
+
+/** Issues one credential of `active`'s configuration through the whole OpenID4VCI flow. */
+export async function issueCredential(t: Pick<TestServer, "baseUrl">, key: string, active: ActiveIssuer) {
+  const created = await createTransaction(t, key, active);
+  const redeemed = await redeemOffer(created.credentialOffer);
   if (redeemed.credentialRes.status !== 200)
     throw new Error(`credential: ${JSON.stringify(redeemed.credentialRes.body)}`);
-  const completed = await call(t, "GET", `/v1.0/issuance-transactions/${created.body.data.id}`, { key });
+  const completed = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key });
   return {
     credential: redeemed.credentialRes.body.credentials[0].credential as string,
     credentialId: completed.body.data.credentialId as string,

@@ -6,7 +6,7 @@ import { clientAuthenticationAnonymous, setGlobalConfig } from "@openid4vc/oauth
 import { Openid4vciClient } from "@openid4vc/openid4vci";
 import { CompactSign } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import { fetchJson, wellKnown } from "./wallet-client";
 
@@ -43,17 +43,10 @@ describe("oid4vc-ts wallet client", () => {
   it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
     const holder = await generateEs256KeyPair();
     const client = walletClient(holder);
-    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
-      key: t.adminKey,
-      body: {
-        credentialConfiguration: issuer.configuration,
-        issuerId: issuer.issuerId,
-        claims: VALID_CLAIMS,
-        delivery: { txCode: { inputMode: "numeric", length: 6 } },
-      },
+    const created = await createTransaction(t, t.adminKey, issuer, {
+      txCode: { inputMode: "numeric", length: 6 },
     });
-    expect(created.status).toBe(201);
-    const { credentialOffer, txCode } = created.body.data;
+    const { credentialOffer, txCode } = created;
 
     const offer = await client.resolveCredentialOffer(credentialOffer);
     const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
@@ -97,7 +90,7 @@ describe("oid4vc-ts wallet client", () => {
         event: "credential_accepted",
       },
     });
-    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.body.data.id}`, {
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, {
       key: t.adminKey,
     });
     expect(tx.body.data.status).toBe("completed");
@@ -106,15 +99,8 @@ describe("oid4vc-ts wallet client", () => {
   it("binds its access token with DPoP when the metadata offers it, and uses it with proofs", async () => {
     const holder = await generateEs256KeyPair();
     const client = walletClient(holder);
-    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
-      key: t.adminKey,
-      body: {
-        credentialConfiguration: issuer.configuration,
-        issuerId: issuer.issuerId,
-        claims: VALID_CLAIMS,
-      },
-    });
-    const offer = await client.resolveCredentialOffer(created.body.data.credentialOffer);
+    const created = await createTransaction(t, t.adminKey, issuer);
+    const offer = await client.resolveCredentialOffer(created.credentialOffer);
     const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
     const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
     const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
