@@ -1080,6 +1080,27 @@ describe("external issuers over the network (engine, loopback servers allowed in
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   /** An engine session for one `pid` credential of type `vct` from these JWKS, its status checked. */
+  type Keys = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+  /** A credential of `vct` from https://external.example, signed by `keys` under their kid, valid an hour. */
+  const externalCredential = (
+    keys: Keys,
+    vct: string,
+    extra: Partial<Parameters<typeof issueSdJwtVc>[0]> = {},
+  ) => {
+    const now = Math.floor(Date.now() / 1000);
+    return issueSdJwtVc({
+      privateKey: keys.privateKey,
+      kid: keys.publicJwk.kid!,
+      iss: "https://external.example",
+      vct,
+      iat: now,
+      exp: now + 3600,
+      claims: { given_name: "Erika" },
+      disclosable: [["given_name"]],
+      ...extra,
+    });
+  };
+
   const statusCheckedSession = (vct: string, jwksUris: string[]) => ({
     scope: { tenantId: t.tenantId, environment: "sandbox" as const },
     rules: {
@@ -1153,18 +1174,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       body: JSON.stringify({ keys: [trusted.publicJwk] }),
     });
     const vct = "https://external.example/discard";
-    const now = Math.floor(Date.now() / 1000);
-    const signedBy = (key: typeof trusted) =>
-      issueSdJwtVc({
-        privateKey: key.privateKey,
-        kid: key.publicJwk.kid!,
-        iss: "https://external.example",
-        vct,
-        iat: now,
-        exp: now + 3600,
-        claims: { given_name: "Erika" },
-        disclosable: [["given_name"]],
-      });
+    const signedBy = (key: typeof trusted) => externalCredential(key, vct);
     const template = statusCheckedSession(vct, [`${base}/jwks-discard`]);
     const pid = { ...template.rules.credentials[0]!, checkStatus: false };
     const session = {
@@ -1215,14 +1225,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       });
     await publishStatus(1);
     const vct = "https://external.example/pid";
-    const now = Math.floor(Date.now() / 1000);
-    const credential = await issueSdJwtVc({
-      privateKey: issuerKeys.privateKey,
-      kid,
-      iss: "https://external.example",
-      vct,
-      iat: now,
-      exp: now + 3600,
+    const credential = await externalCredential(issuerKeys, vct, {
       status: { idx: 5, uri: statusUri },
       claims: { given_name: "Erika", secret: "x" },
       disclosable: [["given_name"], ["secret"]],
@@ -1243,16 +1246,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
 
     // A key that is not in the pinned JWKS is unknown.
     const stranger = await generateEs256KeyPair();
-    const foreign = await issueSdJwtVc({
-      privateKey: stranger.privateKey,
-      kid: stranger.publicJwk.kid!,
-      iss: "https://external.example",
-      vct,
-      iat: now,
-      exp: now + 3600,
-      claims: { given_name: "Erika" },
-      disclosable: [["given_name"]],
-    });
+    const foreign = await externalCredential(stranger, vct);
     const unknown = await runVerificationEngine(t.server.deps, session, { pid: [foreign] });
     expect(unknown.reasons?.map((r) => r.code)).toContain("unknown_issuer_key");
   });
@@ -1276,19 +1270,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       }),
     });
     const vct = "https://external.example/shared-list";
-    const now = Math.floor(Date.now() / 1000);
-    const issue = (keys: typeof a) =>
-      issueSdJwtVc({
-        privateKey: keys.privateKey,
-        kid: keys.publicJwk.kid!,
-        iss: "https://external.example",
-        vct,
-        iat: now,
-        exp: now + 3600,
-        status: { idx: 5, uri: statusUri },
-        claims: { given_name: "Erika" },
-        disclosable: [["given_name"]],
-      });
+    const issue = (keys: typeof a) => externalCredential(keys, vct, { status: { idx: 5, uri: statusUri } });
     const session = statusCheckedSession(vct, [`${base}/jwks-a`, `${base}/jwks-b`]);
     const fromA = await runVerificationEngine(t.server.deps, session, { pid: [await issue(a)] });
     expect(fromA.outcome, JSON.stringify(fromA.reasons)).toBe("verified");
