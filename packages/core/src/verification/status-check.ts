@@ -99,10 +99,11 @@ async function remoteList(
   ctx: TrustContext,
   issuer: ResolvedIssuerKey,
   uri: string,
+  own: ReturnType<typeof ownStatusList>,
 ): Promise<CachedList | StatusCheck> {
-  const own = ownStatusList(ctx.deps.config.publicBaseUrl, uri);
-  const cacheKey = await remoteListKey(issuer, uri);
-  const cached = own ? undefined : remoteLists.get(cacheKey);
+  // Our own lists are read afresh each time, so that a revocation counts at once: no cache key for them.
+  const cacheKey = own ? null : await remoteListKey(issuer, uri);
+  const cached = cacheKey === null ? undefined : remoteLists.get(cacheKey);
   if (cached && cached.expires > Date.now()) return cached;
   const token = await listTokenAt(ctx, uri, own);
   if (typeof token !== "string") return token;
@@ -121,7 +122,7 @@ async function remoteList(
       list.exp !== undefined ? list.exp * 1000 : Number.POSITIVE_INFINITY,
     );
     const entry = { bits: list.bits, bytes: list.bytes, expires };
-    if (own) return entry; // read afresh each time, so that a revocation counts at once
+    if (cacheKey === null) return entry;
     if (remoteLists.size >= MAX_ENTRIES) remoteLists.delete(remoteLists.keys().next().value!);
     remoteLists.set(cacheKey, entry);
     return entry;
@@ -144,7 +145,8 @@ export async function checkCredentialStatus(
   issuer: ResolvedIssuerKey,
   status: { idx: number; uri: string },
 ): Promise<StatusCheck> {
-  const listId = ownStatusList(ctx.deps.config.publicBaseUrl, status.uri)?.listId;
+  const own = ownStatusList(ctx.deps.config.publicBaseUrl, status.uri);
+  const listId = own?.listId;
   if (issuer.source.kind === "platform") {
     if (!listId) return unavailable("the credential does not point at one of its issuer's status lists");
     const entry = await verificationRepository.readOwnStatus(
@@ -158,7 +160,7 @@ export async function checkCredentialStatus(
     if (entry.value === null) return unavailable("the status index is out of range");
     return judge(entry.value);
   }
-  const list = await remoteList(ctx, issuer, status.uri);
+  const list = await remoteList(ctx, issuer, status.uri, own);
   if (!("bytes" in list)) return list;
   if (status.idx >= (list.bytes.length * 8) / list.bits)
     return unavailable("the status index is out of range");
