@@ -1,7 +1,7 @@
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { expect, type Page, test } from "@playwright/test";
-import { redeemOffer } from "../../apps/api/test/wallet-client";
+import { redeemOffer, resolveOffer } from "../../apps/api/test/wallet-client";
 import { apiOrigin, bootstrapCredentials, signIn, unique } from "../support/env";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 
@@ -398,8 +398,14 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
     .getByLabel("Credential configuration")
     .selectOption({ label: `Membership card (${configIdentifier})` });
   await page.getByLabel("given_name (required)").fill("Max");
+  // This offer is for the authorization code flow: no tx_code, an issuer_state in the offer.
+  await page.getByLabel("Grant").selectOption("authorizationCode");
+  await expect(page.getByLabel("Protect the offer with a transaction code (tx_code)")).toHaveCount(0);
   await page.getByRole("button", { name: "Create offer" }).click();
   await expect(page.getByTestId("issuance-status")).toHaveText("pending");
+  await expect(page.getByTestId("tx-code")).toHaveCount(0);
+  const offer = await resolveOffer(await page.getByTestId("qr-link").inputValue());
+  expect(Object.keys(offer.grants)).toEqual(["authorization_code"]);
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Cancel offer" }).click();
   await expect(page.getByTestId("issuance-status")).toHaveText("cancelled");

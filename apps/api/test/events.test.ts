@@ -904,7 +904,7 @@ describe("sweeper", () => {
     expect((await call(t, "POST", `/v1.0/issuance-transactions/${tx.id}/cancel`, { key })).status).toBe(409);
   });
 
-  it("purges expired wallet nonces, access tokens and idempotency records in chunks, and keeps live ones", async () => {
+  it("purges expired wallet nonces, access tokens, DPoP proofs, authorization requests and idempotency records in chunks, and keeps live ones", async () => {
     const past = new Date(Date.now() - 1000);
     const stamp = Date.now();
     await prisma().walletNonce.createMany({
@@ -924,6 +924,23 @@ describe("sweeper", () => {
       data: [
         { key: `dpop-old-${stamp}`, expiresAt: past },
         { key: `dpop-live-${stamp}`, expiresAt: new Date(Date.now() + 60_000) },
+      ],
+    });
+    const authorizationRequest = (id: string, expiresAt: Date) => ({
+      id,
+      issuerId: "iss_x",
+      transactionId: "itx_x",
+      requestUriHash: id,
+      clientId: "wallet",
+      redirectUri: "https://wallet.example/cb",
+      codeChallenge: "c",
+      requestUriExpiresAt: expiresAt,
+      expiresAt,
+    });
+    await prisma().authorizationRequest.createMany({
+      data: [
+        authorizationRequest(`par-old-${stamp}`, past),
+        authorizationRequest(`par-live-${stamp}`, new Date(Date.now() + 60_000)),
       ],
     });
     await prisma().idempotencyRecord.create({
@@ -948,6 +965,11 @@ describe("sweeper", () => {
     expect(await prisma().walletNonce.count({ where: { valueHash: `live-${stamp}` } })).toBe(1);
     expect(report.dpopProofsPurged).toBeGreaterThanOrEqual(1);
     expect(await prisma().dpopProofUse.count({ where: { key: { endsWith: String(stamp) } } })).toBe(1);
+    expect(report.authorizationRequestsPurged).toBeGreaterThanOrEqual(1);
+    const requestsLeft = await prisma().authorizationRequest.findMany({
+      where: { id: { endsWith: String(stamp) } },
+    });
+    expect(requestsLeft.map((r) => r.id)).toEqual([`par-live-${stamp}`]);
   });
 
   it("purges outbox events nobody received a day after their fan-out, and keeps the rest", async () => {

@@ -2,7 +2,7 @@
 // maintainers) drives our issuer unchanged — offer by reference, metadata, token, nonce, credential.
 import { createHash, randomBytes } from "node:crypto";
 import { generateEs256KeyPair, importEs256PublicKey, verifySdJwtVc } from "@cred/oid4vc";
-import { clientAuthenticationAnonymous, setGlobalConfig } from "@openid4vc/oauth2";
+import { clientAuthenticationAnonymous, clientAuthenticationNone, setGlobalConfig } from "@openid4vc/oauth2";
 import { Openid4vciClient } from "@openid4vc/openid4vci";
 import { CompactSign } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,14 +21,19 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** The library's wallet client, signing everything (key proofs, DPoP proofs) with the holder's key. */
-function walletClient(holder: Awaited<ReturnType<typeof generateEs256KeyPair>>) {
+/**
+ * The library's wallet client, signing everything (key proofs, DPoP proofs) with the holder's key;
+ * anonymous, or a public client by its `clientId`.
+ */
+function walletClient(holder: Awaited<ReturnType<typeof generateEs256KeyPair>>, clientId?: string) {
   return new Openid4vciClient({
     callbacks: {
       fetch,
       generateRandom: (n) => randomBytes(n),
       hash: (data, alg) => createHash(alg.replace("-", "")).update(data).digest(),
-      clientAuthentication: clientAuthenticationAnonymous(),
+      clientAuthentication: clientId
+        ? clientAuthenticationNone({ clientId })
+        : clientAuthenticationAnonymous(),
       signJwt: async (_signer, { header, payload }) => {
         const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
           .setProtectedHeader(header as never)
@@ -133,5 +138,57 @@ describe("oid4vc-ts wallet client", () => {
       },
       dpop,
     });
+  });
+
+  it("runs the authorization code flow of an offer: PAR with PKCE and DPoP, redirect, code exchange", async () => {
+    const holder = await generateEs256KeyPair();
+    const client = walletClient(holder, "oid4vc-ts-wallet");
+    const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+    const offer = await client.resolveCredentialOffer(created.credentialOffer);
+    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
+    const redirectUri = "https://wallet.example/cb";
+    const started = await client.createAuthorizationRequestUrlFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+      clientId: "oid4vc-ts-wallet",
+      redirectUri,
+      scope: issuer.configuration,
+      dpop,
+    });
+    // The person's browser follows the authorization URL; we answer with a redirect to the wallet.
+    const authorized = await fetch(started.authorizationRequestUrl, { redirect: "manual" });
+    expect(authorized.status).toBe(302);
+    const response = client.parseAndVerifyAuthorizationResponseRedirectUrl({
+      url: authorized.headers.get("location") as string,
+      authorizationServerMetadata: issuerMetadata.authorizationServers[0] as never,
+    });
+    expect(response.code).toEqual(expect.any(String));
+    const { accessTokenResponse } = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+      authorizationCode: response.code as string,
+      pkceCodeVerifier: started.pkce?.codeVerifier,
+      redirectUri,
+      dpop,
+    });
+    expect(accessTokenResponse.token_type).toBe("DPoP");
+    const { c_nonce } = await client.requestNonce({ issuerMetadata });
+    const { jwt } = await client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: issuer.configuration,
+      signer: dpop.signer,
+      nonce: c_nonce,
+    });
+    const credentials = await client.retrieveCredentials({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: issuer.configuration,
+      proofs: { jwt: [jwt] },
+      dpop,
+    });
+    expect(credentials.credentialResponse.credentials).toHaveLength(1);
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
+    expect(tx.body.data.status).toBe("completed");
   });
 });

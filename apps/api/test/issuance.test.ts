@@ -665,12 +665,12 @@ describe("OpenID4VCI flow", () => {
     const wrong = (i: number) => String((Number(tx.txCode) + 1 + i) % 1_000_000).padStart(6, "0");
     // Over HTTP the guesses interleave as the connections deliver them; in-process, every guess reads the
     // transaction before any of them records its failure, the interleaving a race needs.
-    const { exchangePreAuthorizedCode } = await import("@cred/core/issuance/wallet/token");
+    const { exchangeToken } = await import("@cred/core/issuance/wallet/token");
     const { fast } = t.server.deps.database;
     await Promise.all(Array.from({ length: 20 }, () => fast.query("SELECT 1", []))); // 20 open connections
     const guesses = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        exchangePreAuthorizedCode(fast, t.server.deps.config, issuer.issuerId, {
+        exchangeToken(fast, t.server.deps.config, issuer.issuerId, {
           grant_type: PRE_AUTH,
           "pre-authorized_code": code,
           tx_code: wrong(i),
@@ -730,7 +730,7 @@ describe("OpenID4VCI flow", () => {
       (await token(tokenEndpoint, { grant_type: PRE_AUTH, "pre-authorized_code": code, tx_code: "1234" }))
         .body.error,
     ).toBe("invalid_request");
-    expect((await token(tokenEndpoint, { grant_type: "authorization_code", code: "x" })).body.error).toBe(
+    expect((await token(tokenEndpoint, { grant_type: "client_credentials" })).body.error).toBe(
       "unsupported_grant_type",
     );
     expect((await token(tokenEndpoint, { grant_type: PRE_AUTH, "pre-authorized_code": code })).status).toBe(

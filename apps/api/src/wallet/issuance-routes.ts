@@ -2,10 +2,11 @@ import { gzipSync } from "node:zlib";
 import type { AppDeps } from "@cred/core";
 import {
   authorizationServerMetadata,
+  authorize,
   credentialIssuerMetadata,
   credentialOfferByHandle,
   dpopKeyForTokenRequest,
-  exchangePreAuthorizedCode,
+  exchangeToken,
   invalidToken,
   issueCredentials,
   issueNonce,
@@ -13,6 +14,7 @@ import {
   jwtVcIssuerMetadata,
   loadWalletIssuer,
   NO_STORE,
+  pushAuthorizationRequest,
   recordNotification,
   signedCredentialIssuerMetadata,
   statusListToken,
@@ -114,7 +116,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
           issuerUrls(deps.config, issuer.id).token,
           issuer.requireDpop,
         );
-        const response = await exchangePreAuthorizedCode(
+        const response = await exchangeToken(
           deps.database.fast,
           deps.config,
           issuer.id,
@@ -126,6 +128,53 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       },
       noSuchIssuer("invalid_grant", 400),
     ),
+  );
+
+  // RFC 9126: the only way into the authorization code flow (require_pushed_authorization_requests).
+  app.post(
+    "/issuers/:issuerId/par",
+    oauthErrors("invalid_request"),
+    withIssuer(
+      async (issuer, request, reply) => {
+        if (!(request.body instanceof URLSearchParams)) {
+          throw new OAuthError(
+            "invalid_request",
+            "Send the pushed authorization request as application/x-www-form-urlencoded.",
+            { status: 400, headers: NO_STORE },
+          );
+        }
+        const dpopJkt = await dpopKeyForTokenRequest(
+          deps.database.fast,
+          request.headers.dpop,
+          issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest,
+          false,
+        );
+        const response = await pushAuthorizationRequest(
+          deps.database.fast,
+          deps.config,
+          issuer,
+          request.body,
+          dpopJkt,
+        );
+        return reply.code(201).headers(NO_STORE).send(response);
+      },
+      noSuchIssuer("invalid_request", 400),
+    ),
+  );
+
+  app.get(
+    "/issuers/:issuerId/authorize",
+    withIssuer(async (issuer, request, reply) => {
+      const outcome = await authorize(
+        deps.database.fast,
+        deps.config,
+        issuer.id,
+        request.query as Record<string, unknown>,
+      );
+      reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
+      if ("redirectTo" in outcome) return reply.redirect(outcome.redirectTo, 302);
+      return reply.code(400).type("text/html; charset=utf-8").send(authorizationErrorPage(outcome.errorPage));
+    }),
   );
 
   app.post(
@@ -207,6 +256,12 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     }
     return reply.header("Content-Encoding", "gzip").send(gzipped);
   });
+}
+
+/** The page a person sees when the authorization endpoint cannot send them back to their wallet. */
+function authorizationErrorPage(message: string): string {
+  const escaped = message.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Authorization failed</title></head><body><h1>Authorization failed</h1><p>${escaped}</p></body></html>`;
 }
 
 /** `Accept` parsed into media ranges with their weights (RFC 9110 §12.5.1; an unreadable q counts as 1). */

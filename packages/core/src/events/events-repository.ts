@@ -147,6 +147,7 @@ export const eventsRepository = {
         claimsCipher: null,
         offerCipher: null,
         preAuthorizedCodeHash: null,
+        issuerStateHash: null,
         offerHandleHash: null,
       },
     });

@@ -5,6 +5,7 @@ const PURGEABLE = {
   WalletNonce: "valueHash",
   AccessToken: "tokenHash",
   DpopProofUse: "key",
+  AuthorizationRequest: "id",
   IdempotencyRecord: "id",
 } as const;
 

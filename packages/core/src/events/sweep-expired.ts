@@ -17,6 +17,7 @@ export interface SweepReport {
   walletNoncesPurged: number;
   accessTokensPurged: number;
   dpopProofsPurged: number;
+  authorizationRequestsPurged: number;
   webhookDeliveriesPurged: number;
   outboxEventsPurged: number;
 }
@@ -68,6 +69,12 @@ export async function sweepExpired(
   const walletNoncesPurged = await purgeExpired(sql, "WalletNonce", now, options.purgeChunk);
   const accessTokensPurged = await purgeExpired(sql, "AccessToken", now, options.purgeChunk);
   const dpopProofsPurged = await purgeExpired(sql, "DpopProofUse", now, options.purgeChunk);
+  const authorizationRequestsPurged = await purgeExpired(
+    sql,
+    "AuthorizationRequest",
+    now,
+    options.purgeChunk,
+  );
   // An event goes with its last delivery here; the events nobody received go next.
   const finished = await purgeFinishedDeliveries(
     sql,
@@ -86,6 +93,7 @@ export async function sweepExpired(
     walletNoncesPurged,
     accessTokensPurged,
     dpopProofsPurged,
+    authorizationRequestsPurged,
     webhookDeliveriesPurged: finished.deliveries,
     outboxEventsPurged: finished.events + undelivered,
   };

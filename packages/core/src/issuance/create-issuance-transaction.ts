@@ -6,7 +6,11 @@ import { withIdempotency } from "../shared/idempotency";
 import { newId, randomToken } from "../shared/ids";
 import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
-import type { TCreateIssuanceTransactionRequest, TIssuanceTransaction } from "./issuance.schema";
+import {
+  type TCreateIssuanceTransactionRequest,
+  type TIssuanceTransaction,
+  zDelivery,
+} from "./issuance.schema";
 import { issuanceCatalog } from "./issuance-catalog";
 import { issuanceRepository } from "./issuance-repository";
 import { offerFor, type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
@@ -54,7 +58,10 @@ const issuerRequired = () =>
     { code: "Required", target: "issuerId", message: "issuerId is required for this call." },
   ]);
 
-/** Creates a pending issuance transaction and its OpenID4VCI credential offer (pre-authorized code flow). */
+/**
+ * Creates a pending issuance transaction and its OpenID4VCI credential offer: a pre-authorized code, or
+ * an `issuer_state` for the authorization code flow.
+ */
 export async function createIssuanceTransaction(
   deps: AppDeps,
   db: Db,
@@ -86,9 +93,22 @@ export async function createIssuanceTransaction(
   const claims = input.claims ?? {};
   validateClaims(definitions, claims);
 
-  const delivery = input.delivery ?? { offerBy: "reference" as const };
+  const delivery = input.delivery ?? zDelivery.parse({});
+  const codeFlow = delivery.grant === "authorizationCode";
+  if (codeFlow && delivery.txCode) {
+    throw new DomainError("ValidationFailed", "A txCode applies to the pre-authorized code grant only.", [
+      {
+        code: "NotApplicable",
+        target: "delivery.txCode",
+        message: "Omit txCode with grant authorizationCode, or use grant preAuthorizedCode.",
+      },
+    ]);
+  }
   const id = newId("itx");
-  const sealed: SealedOffer = { preAuthorizedCode: randomToken(32), offerHandle: randomToken(24) };
+  const grantSecret = randomToken(32);
+  const sealed: SealedOffer = codeFlow
+    ? { issuerState: grantSecret, offerHandle: randomToken(24) }
+    : { preAuthorizedCode: grantSecret, offerHandle: randomToken(24) };
   const txCodeSpec = delivery.txCode
     ? {
         input_mode: delivery.txCode.inputMode,
@@ -114,7 +134,8 @@ export async function createIssuanceTransaction(
     offerBy: delivery.offerBy,
     offerCipher: deps.secretBox.seal(JSON.stringify(sealed), id),
     offerHandleHash: hashSecret(sealed.offerHandle),
-    preAuthorizedCodeHash: hashSecret(sealed.preAuthorizedCode),
+    preAuthorizedCodeHash: codeFlow ? null : hashSecret(grantSecret),
+    issuerStateHash: codeFlow ? hashSecret(grantSecret) : null,
     txCodeHash: txCode ? hashSecret(`${id}:${txCode}`) : null,
     txCodeSpec,
     expiresAt: new Date(now.getTime() + lifetime * 1000),

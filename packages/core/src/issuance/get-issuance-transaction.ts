@@ -56,6 +56,7 @@ export async function cancelIssuanceTransaction(
         claimsCipher: null,
         offerCipher: null,
         preAuthorizedCodeHash: null,
+        issuerStateHash: null,
         offerHandleHash: null,
       },
     });

@@ -1,5 +1,6 @@
 export { statusListToken } from "../credentials/status-list-token";
 export { issuerUrls } from "./issuance-urls";
+export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { issueCredentials } from "./wallet/credential";
 export { dpopKeyForTokenRequest } from "./wallet/dpop";
 export { invalidToken, loadWalletIssuer, NO_STORE } from "./wallet/load-wallet-issuer";
@@ -12,4 +13,4 @@ export {
 export { issueNonce } from "./wallet/nonce";
 export { recordNotification } from "./wallet/notification";
 export { credentialOfferByHandle } from "./wallet/offer";
-export { exchangePreAuthorizedCode } from "./wallet/token";
+export { exchangeToken } from "./wallet/token";

@@ -18,7 +18,8 @@ export interface NewIssuanceTransaction {
   offerBy: string;
   offerCipher: string;
   offerHandleHash: string;
-  preAuthorizedCodeHash: string;
+  preAuthorizedCodeHash: string | null;
+  issuerStateHash: string | null;
   txCodeHash: string | null;
   txCodeSpec: unknown;
   expiresAt: Date;
@@ -69,6 +70,7 @@ export const issuanceRepository = {
       row.offerCipher,
       row.offerHandleHash,
       row.preAuthorizedCodeHash,
+      row.issuerStateHash,
       row.txCodeHash,
     ].map((v) => p.add(v));
     const { affected } = await sql.query(
@@ -76,7 +78,7 @@ export const issuanceRepository = {
          INSERT INTO "IssuanceTransaction" ("id", "tenantId", "environment", "issuerId", "configurationId",
            "configurationIdentifier", "configurationVersion", "status", "claimsCipher", "callbackReference",
            "externalSubjectReference", "offerBy", "offerCipher", "offerHandleHash", "preAuthorizedCodeHash",
-           "txCodeHash", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
+           "issuerStateHash", "txCodeHash", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
          VALUES (${values.join(", ")}, ${p.add(row.txCodeSpec === null ? null : JSON.stringify(row.txCodeSpec))}::jsonb,
            ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3))
          RETURNING "id")

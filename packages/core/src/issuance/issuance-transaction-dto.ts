@@ -21,10 +21,8 @@ export interface IssuanceTransactionRow {
   cancelledAt: Date | null;
 }
 
-export interface SealedOffer {
-  preAuthorizedCode: string;
-  offerHandle: string;
-}
+/** The offer's secrets, sealed on the row: one grant's (pre-authorized code or issuer_state) and the handle. */
+export type SealedOffer = { offerHandle: string } & ({ preAuthorizedCode: string } | { issuerState: string });
 
 /** The state a caller sees: a pending transaction past its expiry reads as expired. */
 export function effectiveStatus(
@@ -46,9 +44,13 @@ export function offerFor(
     length: number;
     description?: string;
   } | null;
-  return buildCredentialOffer({
+  const offered = {
     credentialIssuer: urls.credentialIssuer,
     configurationIds: [row.configurationIdentifier],
+  };
+  if ("issuerState" in sealed) return buildCredentialOffer({ ...offered, issuerState: sealed.issuerState });
+  return buildCredentialOffer({
+    ...offered,
     preAuthorizedCode: sealed.preAuthorizedCode,
     ...(txCode ? { txCode } : {}),
   });

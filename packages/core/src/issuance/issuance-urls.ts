@@ -7,6 +7,8 @@ export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: 
   return {
     credentialIssuer,
     token: `${credentialIssuer}/token`,
+    pushedAuthorizationRequest: `${credentialIssuer}/par`,
+    authorization: `${credentialIssuer}/authorize`,
     nonce: `${credentialIssuer}/nonce`,
     credential: `${credentialIssuer}/credential`,
     notification: `${credentialIssuer}/notification`,

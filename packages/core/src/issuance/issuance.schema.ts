@@ -25,6 +25,11 @@ export const zDelivery = z
         "`reference`: the offer link carries `credential_offer_uri` (small QR codes); `value`: the offer itself.",
       example: "reference",
     }),
+    grant: z.enum(["preAuthorizedCode", "authorizationCode"]).default("preAuthorizedCode").meta({
+      description:
+        "`preAuthorizedCode`: the offer carries a pre-authorized code the wallet redeems directly. `authorizationCode`: the offer carries an `issuer_state`, and the wallet runs the OAuth authorization code flow (pushed authorization request, PKCE S256, optionally DPoP), as HAIP wallets do. A `txCode` applies to `preAuthorizedCode` only.",
+      example: "preAuthorizedCode",
+    }),
     txCode: zTxCodeRequest.optional(),
     expiresInSeconds: z
       .int()

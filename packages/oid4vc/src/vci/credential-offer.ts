@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 export const PRE_AUTHORIZED_CODE_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+export const AUTHORIZATION_CODE_GRANT = "authorization_code";
 export const CREDENTIAL_OFFER_SCHEME = "openid-credential-offer://";
 
 export const ZTxCode = z.object({
@@ -10,7 +11,7 @@ export const ZTxCode = z.object({
 });
 export type TTxCode = z.infer<typeof ZTxCode>;
 
-/** Credential Offer object (OpenID4VCI §4.1.1), pre-authorized code grant only. */
+/** Credential Offer object (OpenID4VCI §4.1.1) with the pre-authorized code or authorization code grant. */
 export const ZCredentialOffer = z.object({
   credential_issuer: z.string().url(),
   credential_configuration_ids: z
@@ -26,26 +27,56 @@ export const ZCredentialOffer = z.object({
           authorization_server: z.string().optional(),
         })
         .optional(),
+      [AUTHORIZATION_CODE_GRANT]: z
+        .object({
+          issuer_state: z.string().min(1).optional(),
+          authorization_server: z.string().optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
 export type TCredentialOffer = z.infer<typeof ZCredentialOffer>;
 
-export interface BuildCredentialOfferInput {
+export type BuildCredentialOfferInput = {
   credentialIssuer: string;
   configurationIds: string[];
-  preAuthorizedCode: string;
-  /**
-   * Transaction code hints. Passing an object, even `{}`, tells the wallet a tx_code is required;
-   * omit it when none is.
-   */
-  txCode?: { input_mode?: "numeric" | "text"; length?: number; description?: string };
   /** Only when the issuer metadata lists several authorization servers. */
   authorizationServer?: string;
-}
+} & (
+  | {
+      preAuthorizedCode: string;
+      /**
+       * Transaction code hints. Passing an object, even `{}`, tells the wallet a tx_code is required;
+       * omit it when none is.
+       */
+      txCode?: { input_mode?: "numeric" | "text"; length?: number; description?: string };
+    }
+  | {
+      /** Authorization code grant: the value the wallet sends back at the authorization request (§4.1.1). */
+      issuerState: string;
+    }
+);
 
-/** Builds a Credential Offer for the pre-authorized code flow; throws on values the spec forbids. */
+/**
+ * Builds a Credential Offer for the pre-authorized code flow, or with `issuerState` for the
+ * authorization code flow; throws on values the spec forbids.
+ */
 export function buildCredentialOffer(input: BuildCredentialOfferInput): TCredentialOffer {
+  if ("issuerState" in input) {
+    return ZCredentialOffer.parse({
+      credential_issuer: input.credentialIssuer,
+      credential_configuration_ids: [...input.configurationIds],
+      grants: {
+        [AUTHORIZATION_CODE_GRANT]: {
+          issuer_state: input.issuerState,
+          ...(input.authorizationServer === undefined
+            ? {}
+            : { authorization_server: input.authorizationServer }),
+        },
+      },
+    });
+  }
   const grant: NonNullable<NonNullable<TCredentialOffer["grants"]>[typeof PRE_AUTHORIZED_CODE_GRANT]> = {
     "pre-authorized_code": input.preAuthorizedCode,
   };

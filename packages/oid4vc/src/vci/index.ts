@@ -1,3 +1,4 @@
+export * from "./authorization-request";
 export * from "./authorization-server-metadata";
 export * from "./credential-offer";
 export * from "./credential-request";

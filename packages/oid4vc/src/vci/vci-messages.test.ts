@@ -198,6 +198,25 @@ describe("credential issuer metadata", () => {
 });
 
 describe("authorization server metadata", () => {
+  it("advertises the authorization code flow with PAR required, PKCE S256 and iss", () => {
+    expect(
+      buildAuthorizationServerMetadata({
+        issuer: "https://i.example/t",
+        tokenEndpoint: "https://i.example/t/token",
+        authorizationEndpoint: "https://i.example/t/authorize",
+        pushedAuthorizationRequestEndpoint: "https://i.example/t/par",
+      }),
+    ).toMatchObject({
+      authorization_endpoint: "https://i.example/t/authorize",
+      pushed_authorization_request_endpoint: "https://i.example/t/par",
+      require_pushed_authorization_requests: true,
+      grant_types_supported: ["authorization_code", "urn:ietf:params:oauth:grant-type:pre-authorized_code"],
+      response_types_supported: ["code"],
+      code_challenge_methods_supported: ["S256"],
+      authorization_response_iss_parameter_supported: true,
+    });
+  });
+
   it("advertises anonymous pre-authorized code access", () => {
     expect(
       buildAuthorizationServerMetadata({
@@ -293,6 +312,18 @@ describe("parseTokenRequest", () => {
     });
   });
 
+  it("parses RFC 6749's authorization code example with a PKCE verifier", () => {
+    const body =
+      "grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&redirect_uri=https%3A%2F%2Fclient%2Eexample%2Ecom%2Fcb&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=s6BhdRkqt3";
+    expect(parseTokenRequest(new URLSearchParams(body))).toEqual({
+      grant_type: "authorization_code",
+      code: "SplxlOBeZQQYbYS6WxSbIA",
+      redirect_uri: "https://client.example.com/cb",
+      code_verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+      client_id: "s6BhdRkqt3",
+    });
+  });
+
   it("accepts a plain record and ignores unknown parameters", () => {
     expect(
       parseTokenRequest({ grant_type: PRE_AUTHORIZED_CODE_GRANT, "pre-authorized_code": "c", foo: "bar" }),
@@ -301,7 +332,13 @@ describe("parseTokenRequest", () => {
 
   it.each([
     ["missing grant_type", { "pre-authorized_code": "c" }, "invalid_request"],
-    ["authorization_code grant", { grant_type: "authorization_code", code: "x" }, "unsupported_grant_type"],
+    ["client_credentials grant", { grant_type: "client_credentials" }, "unsupported_grant_type"],
+    ["authorization_code grant without code", { grant_type: "authorization_code" }, "invalid_request"],
+    [
+      "repeated code_verifier",
+      { grant_type: "authorization_code", code: "c", code_verifier: ["a", "b"] },
+      "invalid_request",
+    ],
     ["missing code", { grant_type: PRE_AUTHORIZED_CODE_GRANT }, "invalid_request"],
     [
       "repeated code",

@@ -94,6 +94,8 @@ export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIs
   return buildAuthorizationServerMetadata({
     issuer: urls.credentialIssuer,
     tokenEndpoint: urls.token,
+    authorizationEndpoint: urls.authorization,
+    pushedAuthorizationRequestEndpoint: urls.pushedAuthorizationRequest,
     dpopSigningAlgValuesSupported: [...DPOP_SIGNING_ALGS],
   });
 }

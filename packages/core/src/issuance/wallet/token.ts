@@ -1,36 +1,18 @@
 import type { FastSql } from "@cred/db";
-import { type FormParams, parseTokenRequest, type TAuthorizationDetail, tokenError } from "@cred/oid4vc";
+import {
+  AUTHORIZATION_CODE_GRANT,
+  type FormParams,
+  parseTokenRequest,
+  type TPreAuthorizedTokenRequest,
+  tokenError,
+} from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
+import { exchangeAuthorizationCode } from "./authorization-code";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
-
-/**
- * The token response; when the wallet sent `authorization_details`, each entry comes back with the
- * credential identifiers it may request (§6.2), here the offered configuration's identifier.
- */
-function tokenResponse(
-  accessToken: string,
-  expiresIn: number,
-  configurationIdentifier: string,
-  details: TAuthorizationDetail[] | undefined,
-  dpopJkt: string | null,
-) {
-  return {
-    access_token: accessToken,
-    token_type: dpopJkt ? "DPoP" : "Bearer",
-    expires_in: expiresIn,
-    ...(details
-      ? {
-          authorization_details: details.map((detail) => ({
-            ...detail,
-            credential_identifiers: [configurationIdentifier],
-          })),
-        }
-      : {}),
-  };
-}
+import { tokenResponse } from "./token-response";
 
 /**
  * The common case in one statement: an offer without tx_code, pending, unexpired, code unused →
@@ -64,13 +46,10 @@ async function redeemWithoutTxCode(
 }
 
 /**
- * Token endpoint, pre-authorized code grant (OpenID4VCI §6): the code is single use and short-lived;
- * a wrong tx_code counts against a limit, after which the code is invalidated. Redeeming the code
- * extends the transaction to at least the access token's expiry, so a token redeemed just before the
- * offer would have expired can still be used for the whole `expires_in` it announces. With `dpopJkt`
- * (the key of a checked DPoP proof) the token is bound to that key (RFC 9449 §5, token_type DPoP).
+ * Token endpoint (OpenID4VCI §6) of either grant. With `dpopJkt` (the key of a checked DPoP proof) the
+ * token is bound to that key (RFC 9449 §5, token_type DPoP).
  */
-export async function exchangePreAuthorizedCode(
+export function exchangeToken(
   sql: FastSql,
   config: CoreConfig,
   issuerId: string,
@@ -78,6 +57,26 @@ export async function exchangePreAuthorizedCode(
   dpopJkt: string | null = null,
 ) {
   const request = parseTokenRequest(form);
+  if (request.grant_type === AUTHORIZATION_CODE_GRANT) {
+    return exchangeAuthorizationCode(sql, config, issuerId, request, dpopJkt);
+  }
+  return exchangePreAuthorizedCode(sql, config, issuerId, request, dpopJkt);
+}
+
+/**
+ * Pre-authorized code grant (OpenID4VCI §6): the code is single use and short-lived;
+ * a wrong tx_code counts against a limit, after which the code is invalidated. Redeeming the code
+ * extends the transaction to at least the access token's expiry, so a token redeemed just before the
+ * offer would have expired can still be used for the whole `expires_in` it announces. With `dpopJkt`
+ * (the key of a checked DPoP proof) the token is bound to that key (RFC 9449 §5, token_type DPoP).
+ */
+async function exchangePreAuthorizedCode(
+  sql: FastSql,
+  config: CoreConfig,
+  issuerId: string,
+  request: TPreAuthorizedTokenRequest,
+  dpopJkt: string | null,
+) {
   const code = request["pre-authorized_code"];
   const expiresIn = config.issuance.accessTokenLifetimeSeconds;
   // The common case in one statement; authorization_details are checked against the offer first.

@@ -53,6 +53,8 @@ export default function IssuancePlaygroundPage() {
   const [configurationId, setConfigurationId] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
   const [withTxCode, setWithTxCode] = useState(true);
+  const [grant, setGrant] = useState<"preAuthorizedCode" | "authorizationCode">("preAuthorizedCode");
+  const codeFlow = grant === "authorizationCode";
   const [claimError, setClaimError] = useState<string | null>(null);
   const activeIssuers = new Set((issuers.data?.items ?? []).map((i) => i.id));
   const usable = (configurations.data?.items ?? []).filter((c) => activeIssuers.has(c.issuerId));
@@ -86,7 +88,8 @@ export default function IssuancePlaygroundPage() {
       claims,
       delivery: {
         offerBy: "reference",
-        ...(withTxCode ? { txCode: { inputMode: "numeric", length: 6 } } : {}),
+        grant,
+        ...(withTxCode && !codeFlow ? { txCode: { inputMode: "numeric", length: 6 } } : {}),
       },
     });
   };
@@ -155,10 +158,25 @@ export default function IssuancePlaygroundPage() {
                 })}
               </fieldset>
             )}
-            <label className="inline">
-              <input type="checkbox" checked={withTxCode} onChange={(e) => setWithTxCode(e.target.checked)} />
-              Protect the offer with a transaction code (tx_code)
-            </label>
+            <ChoiceField
+              label="Grant"
+              value={grant}
+              onChange={(value) => setGrant(value as typeof grant)}
+              choices={[
+                { value: "preAuthorizedCode", label: "Pre-authorized code" },
+                { value: "authorizationCode", label: "Authorization code (PAR, PKCE; HAIP wallets)" },
+              ]}
+            />
+            {!codeFlow && (
+              <label className="inline">
+                <input
+                  type="checkbox"
+                  checked={withTxCode}
+                  onChange={(e) => setWithTxCode(e.target.checked)}
+                />
+                Protect the offer with a transaction code (tx_code)
+              </label>
+            )}
             {claimError && (
               <p className="alert alert-error" role="alert">
                 {claimError}

@@ -1,0 +1,122 @@
+import type { FastSql } from "@cred/db";
+import {
+  pkceVerifierMatches,
+  type TAuthorizationCodeTokenRequest,
+  type TAuthorizationDetail,
+  tokenError,
+} from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
+import { randomToken } from "../../shared/ids";
+import { hashSecret } from "../../shared/secret-box";
+import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
+import { tokenResponse } from "./token-response";
+
+interface GrantedCode {
+  id: string;
+  issuerId: string;
+  transactionId: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  authorizationDetails: TAuthorizationDetail[] | null;
+  dpopJkt: string | null;
+  codeExpiresAt: Date;
+  codeUsedAt: Date | null;
+}
+
+const invalidCode = () =>
+  tokenError("invalid_grant", "The authorization code is invalid, expired or already used.");
+
+/**
+ * Authorization code grant at the token endpoint (RFC 6749 §4.1.3): the code is single use and
+ * short-lived, and must come from the client it was issued to, with the redirect URI it was asked with
+ * and the PKCE verifier of its challenge (RFC 7636 §4.6). A code bound to a DPoP key at the pushed
+ * request is redeemed only with a proof by that key (RFC 9449 §10). A code used twice revokes the
+ * access token the first use obtained (RFC 6749 §4.1.2). Redeeming it redeems the offer: one statement
+ * spends the code, marks the transaction redeemed (while still pending) and stores the access token.
+ */
+export async function exchangeAuthorizationCode(
+  sql: FastSql,
+  config: CoreConfig,
+  issuerId: string,
+  request: TAuthorizationCodeTokenRequest,
+  dpopJkt: string | null,
+) {
+  const { rows } = await sql.query<GrantedCode>(
+    `SELECT "id", "issuerId", "transactionId", "clientId", "redirectUri", "codeChallenge",
+            "authorizationDetails", "dpopJkt", "codeExpiresAt", "codeUsedAt"
+       FROM "AuthorizationRequest" WHERE "codeHash" = $1`,
+    [hashSecret(request.code)],
+  );
+  const granted = rows[0];
+  const now = new Date();
+  if (!granted || granted.issuerId !== issuerId) throw invalidCode();
+  if (granted.codeUsedAt) {
+    await sql.query(`DELETE FROM "AccessToken" WHERE "transactionId" = $1`, [granted.transactionId]);
+    throw invalidCode();
+  }
+  if (granted.codeExpiresAt.getTime() <= now.getTime()) throw invalidCode();
+  if (!request.client_id) throw tokenError("invalid_request", "client_id is required for a public client.");
+  if (request.client_id !== granted.clientId) {
+    throw tokenError("invalid_grant", "The authorization code was issued to another client.");
+  }
+  if (!request.redirect_uri) {
+    throw tokenError(
+      "invalid_request",
+      "redirect_uri is required: it was part of the authorization request.",
+    );
+  }
+  if (request.redirect_uri !== granted.redirectUri) {
+    throw tokenError("invalid_grant", "redirect_uri is not the one of the authorization request.");
+  }
+  if (!request.code_verifier) throw tokenError("invalid_request", "code_verifier (PKCE) is required.");
+  if (!pkceVerifierMatches(request.code_verifier, granted.codeChallenge)) {
+    throw tokenError("invalid_grant", "code_verifier does not match the code_challenge.");
+  }
+  if (granted.dpopJkt && dpopJkt !== granted.dpopJkt) {
+    throw tokenError(
+      "invalid_dpop_proof",
+      "The authorization request was bound to a DPoP key: send a DPoP proof by that key.",
+    );
+  }
+
+  const accessToken = randomToken(32);
+  const tokenHash = hashSecret(accessToken);
+  const expiresIn = config.issuance.accessTokenLifetimeSeconds;
+  const tokenExpiresAt = new Date(now.getTime() + expiresIn * 1000);
+  const { rows: redeemed } = await sql.query<IssuanceTransactionRecord>(
+    `WITH used AS (
+       UPDATE "AuthorizationRequest" SET "codeUsedAt" = $1::timestamp(3)
+        WHERE "id" = $2 AND "codeUsedAt" IS NULL AND "codeExpiresAt" > $1::timestamp(3)
+       RETURNING "transactionId"),
+     redeemed AS (
+       UPDATE "IssuanceTransaction" t
+          SET "codeRedeemedAt" = $1::timestamp(3), "issuerStateHash" = NULL, "updatedAt" = $1::timestamp(3),
+              "expiresAt" = GREATEST(t."expiresAt", $4::timestamp(3))
+         FROM used
+        WHERE t."id" = used."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $1::timestamp(3)
+          AND t."codeRedeemedAt" IS NULL
+       RETURNING t.*),
+     issued AS (
+       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt")
+       SELECT $3, "id", $4::timestamp(3), $5 FROM redeemed
+       RETURNING "transactionId")
+     SELECT r.* FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
+    [now, granted.id, tokenHash, tokenExpiresAt, dpopJkt],
+  );
+  const row = redeemed[0];
+  if (!row) {
+    throw tokenError(
+      "invalid_grant",
+      "The authorization code was already used, or its credential offer is no longer pending.",
+    );
+  }
+  redeemedTransactions.remember(tokenHash, row, tokenExpiresAt, dpopJkt);
+  return tokenResponse(
+    accessToken,
+    expiresIn,
+    row.configurationIdentifier,
+    granted.authorizationDetails ?? undefined,
+    dpopJkt,
+  );
+}

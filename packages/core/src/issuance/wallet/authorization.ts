@@ -1,0 +1,197 @@
+import type { FastSql } from "@cred/db";
+import {
+  authorizationError,
+  authorizationResponseUrl,
+  type FormParams,
+  PAR_REQUEST_URI_PREFIX,
+  parsePushedAuthorizationRequest,
+} from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
+import { newId, randomToken } from "../../shared/ids";
+import { hashSecret } from "../../shared/secret-box";
+import { effectiveStatus } from "../issuance-transaction-dto";
+import { issuerUrls } from "../issuance-urls";
+import type { WalletIssuer } from "./load-wallet-issuer";
+
+/** RFC 9126 §2.2: a request_uri is short-lived; the wallet opens the authorization endpoint at once. */
+export const REQUEST_URI_LIFETIME_SECONDS = 60;
+/** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
+export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
+
+/**
+ * Pushed authorization request (RFC 9126) of an offer's authorization code flow (OpenID4VCI §5.1.4):
+ * the `issuer_state` must be that of a pending offer of this issuer whose grant is not yet redeemed,
+ * and the scope, `authorization_details` and `resource` may name only what was offered. The request is
+ * bound to a DPoP key when the wallet sent a proof (`dpopProofJkt`, already checked) or `dpop_jkt`
+ * (RFC 9449 §10); an issuer that requires DPoP requires one of them. Returns the one-time `request_uri`.
+ */
+export async function pushAuthorizationRequest(
+  sql: FastSql,
+  config: CoreConfig,
+  issuer: WalletIssuer,
+  form: FormParams,
+  dpopProofJkt: string | null,
+) {
+  const request = parsePushedAuthorizationRequest(form);
+  const urls = issuerUrls(config, issuer.id);
+  if (request.resource !== undefined && request.resource !== urls.credentialIssuer) {
+    throw authorizationError(
+      "invalid_target",
+      `resource must be this credential issuer, ${urls.credentialIssuer}.`,
+    );
+  }
+  if (request.dpop_jkt && dpopProofJkt && request.dpop_jkt !== dpopProofJkt) {
+    throw authorizationError("invalid_dpop_proof", "dpop_jkt is not the thumbprint of the DPoP proof's key.");
+  }
+  const dpopJkt = dpopProofJkt ?? request.dpop_jkt ?? null;
+  if (issuer.requireDpop && !dpopJkt) {
+    throw authorizationError(
+      "invalid_dpop_proof",
+      "This credential issuer requires DPoP: send a DPoP proof or dpop_jkt with the request.",
+    );
+  }
+
+  const { rows } = await sql.query<{
+    id: string;
+    issuerId: string;
+    status: string;
+    expiresAt: Date;
+    codeRedeemedAt: Date | null;
+    configurationIdentifier: string;
+  }>(
+    `SELECT "id", "issuerId", "status", "expiresAt", "codeRedeemedAt", "configurationIdentifier"
+       FROM "IssuanceTransaction" WHERE "issuerStateHash" = $1`,
+    [hashSecret(request.issuer_state)],
+  );
+  const offer = rows[0];
+  if (
+    !offer ||
+    offer.issuerId !== issuer.id ||
+    offer.codeRedeemedAt ||
+    effectiveStatus(offer) !== "pending"
+  ) {
+    throw authorizationError(
+      "invalid_request",
+      "issuer_state is not that of a pending credential offer of this issuer, or the offer was already redeemed.",
+    );
+  }
+  const offered = offer.configurationIdentifier;
+  const otherScope = request.scope?.find((scope) => scope !== offered);
+  if (otherScope !== undefined) {
+    throw authorizationError(
+      "invalid_scope",
+      `${otherScope} is not the credential configuration offered (${offered}).`,
+    );
+  }
+  const otherDetail = request.authorization_details?.find((d) => d.credential_configuration_id !== offered);
+  if (otherDetail) {
+    throw authorizationError(
+      "invalid_authorization_details",
+      `${otherDetail.credential_configuration_id} is not the credential configuration offered (${offered}).`,
+    );
+  }
+
+  const handle = randomToken(32);
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + REQUEST_URI_LIFETIME_SECONDS * 1000);
+  await sql.query(
+    `INSERT INTO "AuthorizationRequest" ("id", "issuerId", "transactionId", "requestUriHash", "clientId",
+       "redirectUri", "codeChallenge", "state", "authorizationDetails", "dpopJkt", "requestUriExpiresAt",
+       "expiresAt", "createdAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::timestamp(3), $11::timestamp(3), $12::timestamp(3))`,
+    [
+      newId("par"),
+      issuer.id,
+      offer.id,
+      hashSecret(handle),
+      request.client_id,
+      request.redirect_uri,
+      request.code_challenge,
+      request.state ?? null,
+      request.authorization_details ? JSON.stringify(request.authorization_details) : null,
+      dpopJkt,
+      expiresAt,
+      now,
+    ],
+  );
+  return { request_uri: `${PAR_REQUEST_URI_PREFIX}${handle}`, expires_in: REQUEST_URI_LIFETIME_SECONDS };
+}
+
+/** The outcome of the authorization endpoint: a redirect to the wallet, or a page for the person. */
+export type AuthorizationOutcome = { redirectTo: string } | { errorPage: string };
+
+/**
+ * Authorization endpoint (RFC 6749 §4.1.1 with RFC 9126 §4): takes only a pushed request, by its
+ * `request_uri` (single use, short-lived) and the `client_id` it was pushed with. Whoever holds the
+ * offer's `issuer_state` is the person the offer was made for, as with a pre-authorized code, so no
+ * login is asked for: the wallet is sent straight back with a code, its `state` and `iss` (RFC 9207).
+ * A request_uri that is unknown, expired, used or pushed by another client gets a page, not a
+ * redirect (§4.1.2.1: its redirect URI cannot be trusted); an offer that is no longer pending gets
+ * `access_denied` at the wallet's redirect URI.
+ */
+export async function authorize(
+  sql: FastSql,
+  config: CoreConfig,
+  issuerId: string,
+  query: Record<string, unknown>,
+): Promise<AuthorizationOutcome> {
+  const clientId = typeof query.client_id === "string" ? query.client_id : undefined;
+  const requestUri = typeof query.request_uri === "string" ? query.request_uri : undefined;
+  if (!clientId || !requestUri?.startsWith(PAR_REQUEST_URI_PREFIX)) {
+    return {
+      errorPage:
+        "This authorization endpoint takes pushed authorization requests only: open it with the client_id and the request_uri the pushed request returned.",
+    };
+  }
+  const code = randomToken(32);
+  const now = new Date();
+  const codeExpiresAt = new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
+  // One statement: the request_uri is spent, and a code recorded only while the offer is still pending.
+  const { rows } = await sql.query<{ redirectUri: string; state: string | null; offerPending: boolean }>(
+    `WITH pending AS (
+       SELECT a."id", EXISTS (
+         SELECT 1 FROM "IssuanceTransaction" t
+          WHERE t."id" = a."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $4::timestamp(3)
+            AND t."codeRedeemedAt" IS NULL) AS "offerPending"
+         FROM "AuthorizationRequest" a
+        WHERE a."requestUriHash" = $1 AND a."issuerId" = $2 AND a."clientId" = $3
+          AND a."requestUriUsedAt" IS NULL AND a."requestUriExpiresAt" > $4::timestamp(3))
+     UPDATE "AuthorizationRequest" a
+        SET "requestUriUsedAt" = $4::timestamp(3),
+            "codeHash" = CASE WHEN p."offerPending" THEN $5 END,
+            "codeExpiresAt" = CASE WHEN p."offerPending" THEN $6::timestamp(3) END,
+            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3))
+       FROM pending p
+      WHERE a."id" = p."id" AND a."requestUriUsedAt" IS NULL
+      RETURNING a."redirectUri", a."state", p."offerPending"`,
+    [
+      hashSecret(requestUri.slice(PAR_REQUEST_URI_PREFIX.length)),
+      issuerId,
+      clientId,
+      now,
+      hashSecret(code),
+      codeExpiresAt,
+    ],
+  );
+  const granted = rows[0];
+  if (!granted) {
+    return {
+      errorPage:
+        "This authorization request is unknown, has expired or was already used. Start again from the wallet.",
+    };
+  }
+  const iss = issuerUrls(config, issuerId).credentialIssuer;
+  const state = granted.state ?? undefined;
+  if (!granted.offerPending) {
+    return {
+      redirectTo: authorizationResponseUrl(granted.redirectUri, {
+        error: "access_denied",
+        error_description:
+          "The credential offer is no longer available: it was cancelled, expired or already used.",
+        state,
+        iss,
+      }),
+    };
+  }
+  return { redirectTo: authorizationResponseUrl(granted.redirectUri, { code, state, iss }) };
+}
