@@ -179,6 +179,21 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByTestId("signing-key")).toContainText(nextKid);
   await expect(nextKey).toHaveCount(0);
   await expect(certificate).toContainText("in use");
+
+  // Wallet attestation: a leaf certificate is no wallet provider root (the server says so); a CA is.
+  const attestation = page.getByTestId("wallet-attestation");
+  await expect(attestation).toContainText("Not accepting attestations");
+  const rootsField = page.getByLabel("Wallet provider CA certificates (PEM, one or more)");
+  await rootsField.fill((await ca.certify(nextCsr)).leafPem);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Give one PEM-encoded X.509 CA certificate.")).toBeVisible();
+  const provider = await createTestCertificateAuthority("CN=Test Wallet Provider CA");
+  await rootsField.fill(`${provider.rootPem}\n${ca.rootPem}`);
+  await page.getByLabel("Require a wallet attestation").check();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(attestation).toHaveText("Accepting attestations under 2 roots; required.");
+  await page.getByRole("button", { name: "Stop accepting attestations" }).click();
+  await expect(attestation).toContainText("Not accepting attestations");
 });
 
 test("verification policy: create, suspend, reactivate", async () => {

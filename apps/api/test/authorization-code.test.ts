@@ -208,6 +208,15 @@ describe("authorization code flow", () => {
       ["details that are not JSON", { authorization_details: "[" }, "invalid_authorization_details"],
       ["another resource", { resource: "https://elsewhere.example" }, "invalid_target"],
       ["a request object", { request: "a.b.c" }, "invalid_request"],
+      [
+        "a redirect_uri with a code in its query",
+        { redirect_uri: "https://wallet.example/cb?code=x" },
+        "invalid_request",
+      ],
+      ["a long client_id", { client_id: "c".repeat(1_001) }, "invalid_request"],
+      ["a dpop_jkt that is no thumbprint", { dpop_jkt: "abc" }, "invalid_request"],
+      ["a long state", { state: "s".repeat(1_001) }, "invalid_request"],
+      ["no challenge method", { code_challenge_method: "" }, "invalid_request"],
     ];
     for (const [label, change, error] of cases) {
       const body = Object.fromEntries(
@@ -338,6 +347,104 @@ describe("authorization code flow", () => {
     const second = await tokenWithCode(body);
     expect([second.status, second.body.error]).toEqual([400, "invalid_grant"]);
     const revoked = await credentialWith(`Bearer ${first.body.access_token}`);
+    expect([revoked.status, revoked.body.error]).toEqual([401, "invalid_token"]);
+  });
+
+  it("grants the offered configuration's scope and ignores other scope values", async () => {
+    const { code, verifier, location } = await authorizationCode({
+      extra: { scope: `openid ${issuer.configuration}`, redirect_uri: "eudi-openid4ci://authorize" },
+    });
+    expect(location.protocol).toBe("eudi-openid4ci:");
+    const tokenRes = await tokenWithCode({
+      code,
+      code_verifier: verifier,
+      redirect_uri: "eudi-openid4ci://authorize",
+      client_id: CLIENT_ID,
+    });
+    expect(tokenRes.status, JSON.stringify(tokenRes.body)).toBe(200);
+    expect(tokenRes.body.scope).toBe(issuer.configuration);
+  });
+
+  it("refuses two resources with invalid_target, and a verifier of the wrong length with invalid_grant", async () => {
+    const { issuerState } = await codeOffer();
+    const body = new URLSearchParams(parBody(issuerState, pkce().challenge));
+    body.append("resource", issuer.credentialIssuer);
+    body.append("resource", issuer.credentialIssuer);
+    const twice = await fetchJson(as.pushed_authorization_request_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: body.toString(),
+    });
+    expect([twice.status, twice.body.error]).toEqual([400, "invalid_target"]);
+    const { code, verifier } = await authorizationCode();
+    const good = { code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID };
+    const short = await tokenWithCode({ ...good, code_verifier: verifier.slice(0, 42) });
+    expect([short.status, short.body.error]).toEqual([400, "invalid_grant"]);
+    expect((await tokenWithCode(good)).status).toBe(200);
+  });
+
+  it("does not spend a request_uri on HEAD (link checkers, prefetch)", async () => {
+    const { issuerState } = await codeOffer();
+    const pushed = await par(parBody(issuerState, pkce().challenge));
+    const url = `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri })}`;
+    const head = await fetch(url, { method: "HEAD", redirect: "manual" });
+    expect(head.status).not.toBe(302);
+    const redirect = await authorizeAt({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri });
+    expect(redirect.status).toBe(302);
+    expect(redirect.res.headers.get("cache-control")).toBe("no-store");
+    expect(redirect.res.headers.get("referrer-policy")).toBe("no-referrer");
+  });
+
+  it("takes a code only at its own issuer's token endpoint", async () => {
+    const other = await activeIssuer(t, t.adminKey);
+    const otherAs = (await fetchJson(wellKnown("oauth-authorization-server", other.credentialIssuer))).body;
+    const { code, verifier } = await authorizationCode();
+    const body = { code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID };
+    const elsewhere = await fetchJson(otherAs.token_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ grant_type: "authorization_code", ...body }),
+    });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([400, "invalid_grant"]);
+    expect((await tokenWithCode(body)).status).toBe(200);
+  });
+
+  it("with two codes for one offer: the second fails, and replaying it does not revoke the first one's token", async () => {
+    const offer = await codeOffer();
+    const a = await authorizationCode({ offer });
+    const b = await authorizationCode({ offer });
+    const exchange = (c: typeof a) =>
+      tokenWithCode({
+        code: c.code,
+        code_verifier: c.verifier,
+        redirect_uri: REDIRECT_URI,
+        client_id: CLIENT_ID,
+      });
+    const won = await exchange(b);
+    expect(won.status).toBe(200);
+    expect((await exchange(a)).body.error).toBe("invalid_grant");
+    expect((await exchange(a)).body.error).toBe("invalid_grant");
+    const issued = await credentialWith(`Bearer ${won.body.access_token}`);
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+  });
+
+  it("under concurrency: a request_uri authorizes once, a code is exchanged once and its token then revoked", async () => {
+    const { issuerState } = await codeOffer();
+    const pushed = await par(parBody(issuerState, pkce().challenge));
+    const redirects = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        authorizeAt({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri }),
+      ),
+    );
+    expect(redirects.map((r) => r.status).sort()).toEqual([302, 400, 400, 400, 400]);
+
+    const { code, verifier } = await authorizationCode();
+    const body = { code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID };
+    const exchanges = await Promise.all(Array.from({ length: 5 }, () => tokenWithCode(body)));
+    const won = exchanges.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    // The other four were second uses of the code: the token of the first is revoked (RFC 6749 §4.1.2).
+    const revoked = await credentialWith(`Bearer ${won[0]!.body.access_token}`);
     expect([revoked.status, revoked.body.error]).toEqual([401, "invalid_token"]);
   });
 

@@ -2,13 +2,19 @@
 // maintainers) drives our issuer unchanged — offer by reference, metadata, token, nonce, credential.
 import { createHash, randomBytes } from "node:crypto";
 import { generateEs256KeyPair, importEs256PublicKey, verifySdJwtVc } from "@cred/oid4vc";
-import { clientAuthenticationAnonymous, clientAuthenticationNone, setGlobalConfig } from "@openid4vc/oauth2";
+import {
+  clientAuthenticationAnonymous,
+  clientAuthenticationClientAttestationJwt,
+  clientAuthenticationNone,
+  setGlobalConfig,
+} from "@openid4vc/oauth2";
 import { Openid4vciClient } from "@openid4vc/openid4vci";
 import { CompactSign } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import { fetchJson, wellKnown } from "./wallet-client";
+import { WALLET_CLIENT_ID, walletProvider } from "./wallet-provider";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -21,27 +27,33 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+type Holder = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+
 /**
- * The library's wallet client, signing everything (key proofs, DPoP proofs) with the holder's key;
- * anonymous, or a public client by its `clientId`.
+ * The library's wallet client, signing everything (key proofs, DPoP proofs, attestation PoPs) with the
+ * holder's key; anonymous, a public client by its `clientId`, or authenticated by a wallet attestation.
  */
-function walletClient(holder: Awaited<ReturnType<typeof generateEs256KeyPair>>, clientId?: string) {
-  return new Openid4vciClient({
-    callbacks: {
-      fetch,
-      generateRandom: (n) => randomBytes(n),
-      hash: (data, alg) => createHash(alg.replace("-", "")).update(data).digest(),
-      clientAuthentication: clientId
-        ? clientAuthenticationNone({ clientId })
-        : clientAuthenticationAnonymous(),
-      signJwt: async (_signer, { header, payload }) => {
-        const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-          .setProtectedHeader(header as never)
-          .sign(holder.privateKey);
-        return { jwt, signerJwk: holder.publicJwk as never };
-      },
+function walletClient(holder: Holder, client?: { clientId: string } | { attestation: string }) {
+  const callbacks = {
+    fetch,
+    generateRandom: (n: number) => randomBytes(n),
+    hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
+    signJwt: async (_signer: unknown, { header, payload }: { header: object; payload: object }) => {
+      const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader(header as never)
+        .sign(holder.privateKey);
+      return { jwt, signerJwk: holder.publicJwk as never };
     },
-  });
+  };
+  const clientAuthentication = !client
+    ? clientAuthenticationAnonymous()
+    : "clientId" in client
+      ? clientAuthenticationNone({ clientId: client.clientId })
+      : clientAuthenticationClientAttestationJwt({
+          clientAttestationJwt: client.attestation,
+          callbacks: callbacks as never,
+        });
+  return new Openid4vciClient({ callbacks: { ...callbacks, clientAuthentication } as never });
 }
 
 describe("oid4vc-ts wallet client", () => {
@@ -142,7 +154,7 @@ describe("oid4vc-ts wallet client", () => {
 
   it("runs the authorization code flow of an offer: PAR with PKCE and DPoP, redirect, code exchange", async () => {
     const holder = await generateEs256KeyPair();
-    const client = walletClient(holder, "oid4vc-ts-wallet");
+    const client = walletClient(holder, { clientId: "oid4vc-ts-wallet" });
     const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
     const offer = await client.resolveCredentialOffer(created.credentialOffer);
     const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
@@ -190,5 +202,52 @@ describe("oid4vc-ts wallet client", () => {
     expect(credentials.credentialResponse.credentials).toHaveLength(1);
     const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
     expect(tx.body.data.status).toBe("completed");
+  });
+
+  it("authenticates with a wallet attestation at PAR and token where the issuer requires one", async () => {
+    const provider = await walletProvider("Interop Wallet Provider");
+    const attesting = await activeIssuer(t, t.adminKey);
+    const set = await call(t, "PATCH", `/management/issuers/${attesting.issuerId}`, {
+      key: t.adminKey,
+      body: { walletAttestation: { trustedRoots: [provider.rootPem], required: true } },
+    });
+    expect(set.status).toBe(200);
+    const holder = await generateEs256KeyPair();
+    const client = walletClient(holder, { attestation: await provider.attest(holder) });
+    const created = await createTransaction(t, t.adminKey, attesting, { grant: "authorizationCode" });
+    const offer = await client.resolveCredentialOffer(created.credentialOffer);
+    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const redirectUri = "https://wallet.example.org/cb";
+    const started = await client.createAuthorizationRequestUrlFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+      clientId: WALLET_CLIENT_ID,
+      redirectUri,
+      scope: attesting.configuration,
+    });
+    const authorized = await fetch(started.authorizationRequestUrl, { redirect: "manual" });
+    expect(authorized.status).toBe(302);
+    const response = client.parseAndVerifyAuthorizationResponseRedirectUrl({
+      url: authorized.headers.get("location") as string,
+      authorizationServerMetadata: issuerMetadata.authorizationServers[0] as never,
+    });
+    const { accessTokenResponse } = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+      authorizationCode: response.code as string,
+      pkceCodeVerifier: started.pkce?.codeVerifier,
+      redirectUri,
+    });
+    expect(accessTokenResponse.access_token).toEqual(expect.any(String));
+    // The same library's anonymous client is refused by this issuer.
+    const anonymous = walletClient(holder);
+    const other = await createTransaction(t, t.adminKey, attesting);
+    const otherOffer = await anonymous.resolveCredentialOffer(other.credentialOffer);
+    await expect(
+      anonymous.retrievePreAuthorizedCodeAccessTokenFromOffer({
+        credentialOffer: otherOffer,
+        issuerMetadata,
+      }),
+    ).rejects.toThrow();
   });
 });

@@ -670,11 +670,16 @@ describe("OpenID4VCI flow", () => {
     await Promise.all(Array.from({ length: 20 }, () => fast.query("SELECT 1", []))); // 20 open connections
     const guesses = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        exchangeToken(fast, t.server.deps.config, issuer.issuerId, {
-          grant_type: PRE_AUTH,
-          "pre-authorized_code": code,
-          tx_code: wrong(i),
-        }),
+        exchangeToken(
+          fast,
+          t.server.deps.config,
+          { id: issuer.issuerId, walletAttestation: null },
+          {
+            grant_type: PRE_AUTH,
+            "pre-authorized_code": code,
+            tx_code: wrong(i),
+          },
+        ),
       ),
     );
     expect(guesses.map((r) => r.status === "rejected" && (r.reason as { error?: string }).error)).toEqual(

@@ -119,9 +119,9 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const response = await exchangeToken(
           deps.database.fast,
           deps.config,
-          issuer.id,
+          issuer,
           request.body,
-          dpopJkt,
+          walletClient(request, dpopJkt),
         );
         reply.headers({ ...NO_STORE, Pragma: "no-cache" });
         return response;
@@ -154,7 +154,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
           deps.config,
           issuer,
           request.body,
-          dpopJkt,
+          walletClient(request, dpopJkt),
         );
         return reply.code(201).headers(NO_STORE).send(response);
       },
@@ -164,6 +164,8 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   app.get(
     "/issuers/:issuerId/authorize",
+    // A HEAD (a link checker, a prefetch) must not spend the request_uri the person's GET needs.
+    { exposeHeadRoute: false },
     withIssuer(async (issuer, request, reply) => {
       const outcome = await authorize(
         deps.database.fast,
@@ -256,6 +258,15 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     }
     return reply.header("Content-Encoding", "gzip").send(gzipped);
   });
+}
+
+/** What a wallet sent to authenticate itself at the PAR or token endpoint. */
+function walletClient(request: FastifyRequest, dpopJkt: string | null) {
+  return {
+    attestation: request.headers["oauth-client-attestation"],
+    attestationPop: request.headers["oauth-client-attestation-pop"],
+    dpopJkt,
+  };
 }
 
 /** The page a person sees when the authorization endpoint cannot send them back to their wallet. */

@@ -53,6 +53,7 @@ export async function createIssuer(
       logoUri: input.logoUri ?? null,
       display: input.display ?? [],
       requireDpop: input.requireDpop ?? false,
+      ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
       status: "draft",
       signingKid: kid,
       publicJwk: publicJwk as object,

@@ -27,6 +27,7 @@ export function toIssuerDto(
     previousSigningKeys: previousSigningKeysOf(row).map((key) => ({ ...key, alg: "ES256" })),
     nextSigningKey: nextSigningKeyDto(row),
     requireDpop: row.requireDpop,
+    walletAttestation: (row.walletAttestation as TIssuer["walletAttestation"]) ?? null,
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { zOrganisationReference } from "../organisations/organisation.schema";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { isPemCaCertificate } from "../shared/pem-certificate";
 import { zResourceFields } from "../shared/resource-fields";
 
 export const ISSUER_STATUSES = ["draft", "active"] as const;
@@ -88,6 +89,30 @@ const zRequireDpop = z.boolean().meta({
     "When true, the token endpoint answers a request without a DPoP proof with 400 invalid_dpop_proof, so every access token is DPoP-bound (HAIP via FAPI 2.0: sender-constrained tokens only). Wallets that do not do DPoP then cannot redeem offers of this issuer.",
   example: false,
 });
+export const zWalletAttestation = z
+  .strictObject({
+    trustedRoots: z
+      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
+      .min(1)
+      .max(10)
+      .meta({
+        description:
+          "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them.",
+        example: ["-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----"],
+      }),
+    required: z.boolean().default(false).meta({
+      description:
+        "When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.",
+      example: false,
+    }),
+  })
+  .meta({
+    id: "IssuerWalletAttestation",
+    description:
+      "Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints.",
+  });
+export type TWalletAttestation = z.infer<typeof zWalletAttestation>;
+
 const zLogoUri = zHttpsUri.meta({
   description: "https URL of the issuer's logo.",
   example: "https://acme.example/logo.png",
@@ -211,6 +236,9 @@ export const zIssuer = z
       description: "The key prepared for the next rotation (Issuers_PrepareSigningKey); null when none.",
     }),
     requireDpop: zRequireDpop,
+    walletAttestation: zWalletAttestation.nullable().meta({
+      description: "Which wallet providers' attestations this issuer accepts; null when it takes none.",
+    }),
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
@@ -237,6 +265,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   requireDpop: zRequireDpop
     .optional()
     .meta({ description: "Require DPoP at the token endpoint; default false." }),
+  walletAttestation: zWalletAttestation
+    .optional()
+    .meta({ description: "Accept (or require) wallet attestations from these wallet providers." }),
 });
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
@@ -290,6 +321,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .optional()
     .meta({ description: "Replaces the whole display list; null clears it." }),
   requireDpop: zRequireDpop.optional(),
+  walletAttestation: zWalletAttestation
+    .nullable()
+    .optional()
+    .meta({ description: "Replaces the wallet attestation settings; null stops accepting attestations." }),
 });
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;

@@ -1,4 +1,4 @@
-import { type Db, inTransaction, type Prisma } from "@cred/db";
+import { type Db, inTransaction, Prisma } from "@cred/db";
 import type { CoreConfig } from "../context";
 import { organisationRepository } from "../organisations/organisation-repository";
 import { DomainError } from "../shared/errors";
@@ -50,6 +50,9 @@ export async function updateIssuer(
     if (input.logoUri !== undefined) data.logoUri = input.logoUri;
     if (input.display !== undefined) data.display = input.display ?? [];
     if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
+    if (input.walletAttestation !== undefined) {
+      data.walletAttestation = input.walletAttestation ?? Prisma.DbNull;
+    }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, scope, current.id, data);
     const updated = await findVisibleIssuer(tx, caller, current.id);

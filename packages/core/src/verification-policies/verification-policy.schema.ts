@@ -1,6 +1,6 @@
-import { X509Certificate } from "node:crypto";
 import { z } from "zod";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { isPemCertificate } from "../shared/pem-certificate";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
@@ -38,16 +38,6 @@ export const zClaimPath = z
       "Claims path pointer (OpenID4VP DCQL): claim names, with non-negative integers or null to select array elements.",
     example: ["address", "country"],
   });
-
-function isPemCertificate(pem: string): boolean {
-  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) return false;
-  try {
-    new X509Certificate(pem);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const zHttpsUrl = z.url({ protocol: /^https$/, error: "Use an https URL." }).max(2048);
 

@@ -1,9 +1,9 @@
-import { createHash, X509Certificate } from "node:crypto";
 import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
 import type { AppDeps } from "../context";
 import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
 import type { TenantScope } from "../shared/principal";
+import { x5cChainKey } from "../shared/x5c-chain";
 import type { TPolicyCredential } from "../verification-policies/verification-policy.schema";
 import { outboundGet } from "./outbound-fetch";
 import { verificationRepository } from "./verification-repository";
@@ -181,65 +181,6 @@ function jwksKey(deps: AppDeps, jwksUri: string, kid: string | undefined): Promi
 }
 
 // ---------------------------------------------------------------------------------------------------
-// External issuers under an X.509 root: `x5c` chain validated up to the pinned root.
-
-const chainCache = new Map<string, Entry<{ key: CryptoKey; leaf: X509Certificate; notAfter: number }>>();
-const rootCache = new Map<string, X509Certificate>();
-
-function rootCertificate(pem: string): X509Certificate {
-  let cert = rootCache.get(pem);
-  if (!cert) {
-    cert = new X509Certificate(pem);
-    if (rootCache.size >= MAX_ENTRIES) rootCache.delete(rootCache.keys().next().value!);
-    rootCache.set(pem, cert);
-  }
-  return cert;
-}
-
-function withinValidity(cert: X509Certificate, now: number): boolean {
-  return new Date(cert.validFrom).getTime() <= now && now <= new Date(cert.validTo).getTime();
-}
-
-async function x5cKey(x5c: readonly string[], rootPem: string, now: number) {
-  const cacheKey = createHash("sha256")
-    .update(`${rootPem}|${x5c.join(",")}`)
-    .digest("base64url");
-  const cached = fresh(chainCache, cacheKey);
-  if (cached) return cached.notAfter >= now ? cached : null;
-  if (x5c.length === 0 || x5c.length > 5) return null;
-  let certs: X509Certificate[];
-  try {
-    certs = x5c.map((der) => new X509Certificate(Buffer.from(der, "base64")));
-  } catch {
-    return null;
-  }
-  const root = rootCertificate(rootPem);
-  // A chain may end with the root itself; otherwise its last certificate must be issued by the root.
-  const last = certs[certs.length - 1]!;
-  const chain = last.fingerprint256 === root.fingerprint256 ? certs.slice(0, -1) : certs;
-  if (chain.length === 0) return null; // the root alone never signs credentials
-  for (let i = 0; i < chain.length; i++) {
-    const cert = chain[i]!;
-    const issuer = chain[i + 1] ?? root;
-    if (!withinValidity(cert, now) || !cert.checkIssued(issuer) || !cert.verify(issuer.publicKey))
-      return null;
-    if (i > 0 && !cert.ca) return null;
-  }
-  if (!withinValidity(root, now)) return null;
-  const leaf = chain[0]!;
-  if (leaf.ca) return null;
-  const jwk = leaf.publicKey.export({ format: "jwk" }) as JWK;
-  if (jwk.kty !== "EC" || jwk.crv !== "P-256") return null;
-  const value = {
-    key: await importEs256PublicKey(publicOnly(jwk)),
-    leaf,
-    notAfter: Math.min(...chain.map((c) => new Date(c.validTo).getTime())),
-  };
-  boundedSet(chainCache, cacheKey, value);
-  return value;
-}
-
-// ---------------------------------------------------------------------------------------------------
 
 export interface TrustContext {
   deps: AppDeps;
@@ -264,7 +205,7 @@ export async function resolveIssuerKey(
   if (Array.isArray(header.x5c)) {
     for (const t of trusted) {
       if (!("x5cRoot" in t)) continue;
-      const chain = await x5cKey(header.x5c as string[], t.x5cRoot, ctx.now);
+      const chain = await x5cChainKey(header.x5c as string[], t.x5cRoot, ctx.now);
       // Without `iss` the leaf's subject is the issuer (SD-JWT VC §2.2.2.3); with one, the leaf must name it.
       if (chain && (payload.iss === undefined || certificateNamesIssuer(chain.leaf, payload.iss))) {
         const subject = chain.leaf.subject.split("\n").join(", ");
@@ -310,7 +251,7 @@ export async function resolveStatusListKey(
   header: JwsHeader,
 ): Promise<CryptoKey | null> {
   if (source.kind === "x5c" && Array.isArray(header.x5c)) {
-    return (await x5cKey(header.x5c as string[], source.rootPem, ctx.now))?.key ?? null;
+    return (await x5cChainKey(header.x5c as string[], source.rootPem, ctx.now))?.key ?? null;
   }
   if (source.kind === "jwks" && typeof header.kid === "string") {
     return jwksKey(ctx.deps, source.jwksUri, header.kid);

@@ -45,12 +45,36 @@ export interface TPushedAuthorizationRequest {
 /** RFC 7636 §4.1 / §4.2: the verifier's and the S256 challenge's alphabet and length. */
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const MAX_STATE_LENGTH = 1_000;
+const MAX_CLIENT_ID_LENGTH = 1_000;
 const MAX_URI_LENGTH = 2_000;
+/** RFC 7638 SHA-256 thumbprint, base64url. */
+const JKT = /^[A-Za-z0-9_-]{43}$/;
+/** Schemes a browser runs as script, reads locally, or hands to OS handlers known to be abused. */
+const REFUSED_SCHEMES = new Set([
+  "javascript",
+  "data",
+  "vbscript",
+  "file",
+  "blob",
+  "about",
+  "filesystem",
+  "view-source",
+  "ms-msdt",
+  "search-ms",
+  "search",
+  "ms-officecmd",
+  "ms-excel",
+  "ms-word",
+  "ms-powerpoint",
+]);
+/** Parameters of the authorization response, which a redirect URI must not already carry (RFC 6749 §3.1). */
+const RESPONSE_PARAMETERS = ["code", "state", "iss", "error", "error_description", "error_uri"];
 
 /**
  * Where an authorization response may be sent: an absolute URI without fragment (RFC 6749 §3.1.2),
- * https, a wallet's private-use scheme (RFC 8252 §7.1), or http to a loopback address (§7.3). Schemes a
- * browser would run as script or read locally are refused.
+ * https, a wallet's private-use scheme (RFC 8252 §7.1, e.g. `eudi-openid4ci:`), or http to a loopback
+ * address (§7.3). Schemes a browser would run as script, read locally or hand to an abused OS handler
+ * are refused, and so is a query that already carries a response parameter (`code`, `state`, …).
  */
 export function isAcceptableRedirectUri(value: string): boolean {
   if (value.length > MAX_URI_LENGTH) return false;
@@ -61,8 +85,9 @@ export function isAcceptableRedirectUri(value: string): boolean {
     return false;
   }
   if (value.includes("#")) return false;
+  if (RESPONSE_PARAMETERS.some((name) => url.searchParams.has(name))) return false;
   const scheme = url.protocol.slice(0, -1);
-  if (["javascript", "data", "vbscript", "file", "blob", "about"].includes(scheme)) return false;
+  if (REFUSED_SCHEMES.has(scheme)) return false;
   if (scheme === "http") return ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
   return true;
 }
@@ -85,11 +110,12 @@ export function parsePushedAuthorizationRequest(form: FormParams): TPushedAuthor
   }
   const clientId = get("client_id");
   if (!clientId) throw fail("client_id is required");
+  if (clientId.length > MAX_CLIENT_ID_LENGTH) throw fail("client_id is too long");
   const redirectUri = get("redirect_uri");
   if (!redirectUri) throw fail("redirect_uri is required");
   if (!isAcceptableRedirectUri(redirectUri)) {
     throw fail(
-      "redirect_uri must be an absolute URI without fragment: https, a private-use scheme, or http to a loopback address",
+      "redirect_uri must be an absolute URI without fragment or response parameters: https, a private-use scheme, or http to a loopback address",
     );
   }
   const challenge = get("code_challenge");
@@ -104,8 +130,9 @@ export function parsePushedAuthorizationRequest(form: FormParams): TPushedAuthor
   if (state !== undefined && state.length > MAX_STATE_LENGTH) throw fail("state is too long");
   const scope = get("scope");
   const details = get("authorization_details");
-  const resource = get("resource");
+  const resource = singleResource(form);
   const dpopJkt = get("dpop_jkt");
+  if (dpopJkt !== undefined && !JKT.test(dpopJkt)) throw fail("dpop_jkt must be a JWK SHA-256 thumbprint");
   return {
     client_id: clientId,
     redirect_uri: redirectUri,
@@ -123,6 +150,14 @@ export function parsePushedAuthorizationRequest(form: FormParams): TPushedAuthor
     ...(resource ? { resource } : {}),
     ...(dpopJkt ? { dpop_jkt: dpopJkt } : {}),
   };
+}
+
+/** RFC 8707: this server is one resource, so several `resource` values cannot all be it (`invalid_target`). */
+function singleResource(form: FormParams): string | undefined {
+  const values = form instanceof URLSearchParams ? form.getAll("resource") : [form.resource ?? []].flat();
+  if (values.length > 1)
+    throw authorizationError("invalid_target", "name one resource: this credential issuer");
+  return values[0];
 }
 
 /** RFC 7636 §4.6: whether a code verifier answers an S256 challenge. */

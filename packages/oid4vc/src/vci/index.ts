@@ -1,5 +1,6 @@
 export * from "./authorization-request";
 export * from "./authorization-server-metadata";
+export * from "./client-attestation";
 export * from "./credential-offer";
 export * from "./credential-request";
 export * from "./dpop";

@@ -19,9 +19,26 @@ interface GrantedCode {
   redirectUri: string;
   codeChallenge: string;
   authorizationDetails: TAuthorizationDetail[] | null;
+  scope: string | null;
   dpopJkt: string | null;
   codeExpiresAt: Date;
   codeUsedAt: Date | null;
+}
+
+/**
+ * A code used a second time: the access token its first use obtained is revoked (RFC 6749 §4.1.2), only
+ * that one (another code of the same offer may hold the offer's token). Returns the error to throw.
+ */
+async function revokeTokensOf(sql: FastSql, granted: Pick<GrantedCode, "id" | "transactionId">) {
+  // By transaction first: its index finds the few rows to check.
+  await sql.query(`DELETE FROM "AccessToken" WHERE "transactionId" = $1 AND "authorizationRequestId" = $2`, [
+    granted.transactionId,
+    granted.id,
+  ]);
+  return tokenError(
+    "invalid_grant",
+    "The authorization code was already used, or its credential offer is no longer pending.",
+  );
 }
 
 const invalidCode = () =>
@@ -44,17 +61,14 @@ export async function exchangeAuthorizationCode(
 ) {
   const { rows } = await sql.query<GrantedCode>(
     `SELECT "id", "issuerId", "transactionId", "clientId", "redirectUri", "codeChallenge",
-            "authorizationDetails", "dpopJkt", "codeExpiresAt", "codeUsedAt"
+            "authorizationDetails", "scope", "dpopJkt", "codeExpiresAt", "codeUsedAt"
        FROM "AuthorizationRequest" WHERE "codeHash" = $1`,
     [hashSecret(request.code)],
   );
   const granted = rows[0];
   const now = new Date();
   if (!granted || granted.issuerId !== issuerId) throw invalidCode();
-  if (granted.codeUsedAt) {
-    await sql.query(`DELETE FROM "AccessToken" WHERE "transactionId" = $1`, [granted.transactionId]);
-    throw invalidCode();
-  }
+  if (granted.codeUsedAt) throw await revokeTokensOf(sql, granted);
   if (granted.codeExpiresAt.getTime() <= now.getTime()) throw invalidCode();
   if (!request.client_id) throw tokenError("invalid_request", "client_id is required for a public client.");
   if (request.client_id !== granted.clientId) {
@@ -98,25 +112,26 @@ export async function exchangeAuthorizationCode(
           AND t."codeRedeemedAt" IS NULL
        RETURNING t.*),
      issued AS (
-       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt")
-       SELECT $3, "id", $4::timestamp(3), $5 FROM redeemed
+       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt", "authorizationRequestId")
+       SELECT $3, "id", $4::timestamp(3), $5, $2 FROM redeemed
        RETURNING "transactionId")
      SELECT r.* FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
     [now, granted.id, tokenHash, tokenExpiresAt, dpopJkt],
   );
   const row = redeemed[0];
-  if (!row) {
-    throw tokenError(
-      "invalid_grant",
-      "The authorization code was already used, or its credential offer is no longer pending.",
-    );
-  }
+  // Not redeemed: a concurrent exchange of the same code won (its token goes, as for any second use),
+  // or the offer is gone (no token came from this code, so there is nothing to revoke).
+  if (!row) throw await revokeTokensOf(sql, granted);
   redeemedTransactions.remember(tokenHash, row, tokenExpiresAt, dpopJkt);
-  return tokenResponse(
-    accessToken,
-    expiresIn,
-    row.configurationIdentifier,
-    granted.authorizationDetails ?? undefined,
-    dpopJkt,
-  );
+  return {
+    ...tokenResponse(
+      accessToken,
+      expiresIn,
+      row.configurationIdentifier,
+      granted.authorizationDetails ?? undefined,
+      dpopJkt,
+    ),
+    // RFC 6749 §5.1: the scope granted, which may be less than the scope asked for.
+    ...(granted.scope ? { scope: granted.scope } : {}),
+  };
 }

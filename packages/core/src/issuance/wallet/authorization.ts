@@ -11,6 +11,7 @@ import { newId, randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
+import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** RFC 9126 §2.2: a request_uri is short-lived; the wallet opens the authorization endpoint at once. */
@@ -22,18 +23,24 @@ export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
  * Pushed authorization request (RFC 9126) of an offer's authorization code flow (OpenID4VCI §5.1.4):
  * the `issuer_state` must be that of a pending offer of this issuer whose grant is not yet redeemed,
  * and the scope, `authorization_details` and `resource` may name only what was offered. The request is
- * bound to a DPoP key when the wallet sent a proof (`dpopProofJkt`, already checked) or `dpop_jkt`
- * (RFC 9449 §10); an issuer that requires DPoP requires one of them. Returns the one-time `request_uri`.
+ * bound to a DPoP key when the wallet sent a proof (its key in `client.dpopJkt`, already checked) or
+ * `dpop_jkt` (RFC 9449 §10); an issuer that requires DPoP requires one of them. A wallet attestation is
+ * checked as client authentication (`authenticateWallet`). Returns the one-time `request_uri`.
  */
 export async function pushAuthorizationRequest(
   sql: FastSql,
   config: CoreConfig,
   issuer: WalletIssuer,
   form: FormParams,
-  dpopProofJkt: string | null,
+  client: WalletClientCredentials,
 ) {
   const request = parsePushedAuthorizationRequest(form);
   const urls = issuerUrls(config, issuer.id);
+  await authenticateWallet(sql, issuer, client, {
+    audience: urls.credentialIssuer,
+    clientId: request.client_id,
+  });
+  const dpopProofJkt = client.dpopJkt;
   if (request.resource !== undefined && request.resource !== urls.credentialIssuer) {
     throw authorizationError(
       "invalid_target",
@@ -76,11 +83,12 @@ export async function pushAuthorizationRequest(
     );
   }
   const offered = offer.configurationIdentifier;
-  const otherScope = request.scope?.find((scope) => scope !== offered);
-  if (otherScope !== undefined) {
+  // RFC 6749 §3.3: scope values that are not the offered configuration's (e.g. `openid`) are not granted;
+  // a scope without it, and no authorization_details to name it, asks for nothing that can be issued.
+  if (request.scope && !request.scope.includes(offered) && !request.authorization_details) {
     throw authorizationError(
       "invalid_scope",
-      `${otherScope} is not the credential configuration offered (${offered}).`,
+      `The scope does not name the credential configuration offered; use ${offered}.`,
     );
   }
   const otherDetail = request.authorization_details?.find((d) => d.credential_configuration_id !== offered);
@@ -96,9 +104,10 @@ export async function pushAuthorizationRequest(
   const expiresAt = new Date(now.getTime() + REQUEST_URI_LIFETIME_SECONDS * 1000);
   await sql.query(
     `INSERT INTO "AuthorizationRequest" ("id", "issuerId", "transactionId", "requestUriHash", "clientId",
-       "redirectUri", "codeChallenge", "state", "authorizationDetails", "dpopJkt", "requestUriExpiresAt",
-       "expiresAt", "createdAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::timestamp(3), $11::timestamp(3), $12::timestamp(3))`,
+       "redirectUri", "codeChallenge", "state", "authorizationDetails", "scope", "dpopJkt",
+       "requestUriExpiresAt", "expiresAt", "createdAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::timestamp(3), $12::timestamp(3),
+       $13::timestamp(3))`,
     [
       newId("par"),
       issuer.id,
@@ -109,6 +118,7 @@ export async function pushAuthorizationRequest(
       request.code_challenge,
       request.state ?? null,
       request.authorization_details ? JSON.stringify(request.authorization_details) : null,
+      request.scope?.includes(offered) ? offered : null,
       dpopJkt,
       expiresAt,
       now,

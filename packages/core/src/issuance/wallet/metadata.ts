@@ -18,6 +18,7 @@ import {
 import type { SecretBox } from "../../shared/secret-box";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
+import { walletAttestationOf } from "./client-authentication";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** An issuer display entry as §12.2.4 names its members (the REST API's `altText` is `alt_text` there). */
@@ -89,6 +90,11 @@ export async function signedCredentialIssuerMetadata(
   });
 }
 
+function attestationOf(issuer: WalletIssuer) {
+  const settings = walletAttestationOf(issuer);
+  return settings ? { clientAttestation: { required: settings.required } } : {};
+}
+
 export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   const urls = issuerUrls(config, issuer.id);
   return buildAuthorizationServerMetadata({
@@ -97,6 +103,7 @@ export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIs
     authorizationEndpoint: urls.authorization,
     pushedAuthorizationRequestEndpoint: urls.pushedAuthorizationRequest,
     dpopSigningAlgValuesSupported: [...DPOP_SIGNING_ALGS],
+    ...attestationOf(issuer),
   });
 }
 

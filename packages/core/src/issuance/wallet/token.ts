@@ -10,7 +10,9 @@ import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
+import { issuerUrls } from "../issuance-urls";
 import { exchangeAuthorizationCode } from "./authorization-code";
+import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 import { tokenResponse } from "./token-response";
 
@@ -46,21 +48,34 @@ async function redeemWithoutTxCode(
 }
 
 /**
- * Token endpoint (OpenID4VCI §6) of either grant. With `dpopJkt` (the key of a checked DPoP proof) the
- * token is bound to that key (RFC 9449 §5, token_type DPoP).
+ * Token endpoint (OpenID4VCI §6) of either grant, after client authentication by wallet attestation
+ * where the wallet sent one or the issuer requires it. With `client.dpopJkt` (the key of a checked DPoP
+ * proof) the token is bound to that key (RFC 9449 §5, token_type DPoP).
  */
-export function exchangeToken(
+export async function exchangeToken(
   sql: FastSql,
   config: CoreConfig,
-  issuerId: string,
+  issuer: { id: string; walletAttestation: unknown },
   form: FormParams,
-  dpopJkt: string | null = null,
+  client: WalletClientCredentials = { dpopJkt: null },
 ) {
   const request = parseTokenRequest(form);
+  const authenticated = await authenticateWallet(sql, issuer, client, {
+    audience: issuerUrls(config, issuer.id).credentialIssuer,
+    ...(request.client_id !== undefined ? { clientId: request.client_id } : {}),
+  });
   if (request.grant_type === AUTHORIZATION_CODE_GRANT) {
-    return exchangeAuthorizationCode(sql, config, issuerId, request, dpopJkt);
+    // An attested client need not repeat its client_id in the body (its attestation's sub names it).
+    const clientId = request.client_id ?? authenticated ?? undefined;
+    return exchangeAuthorizationCode(
+      sql,
+      config,
+      issuer.id,
+      { ...request, client_id: clientId },
+      client.dpopJkt,
+    );
   }
-  return exchangePreAuthorizedCode(sql, config, issuerId, request, dpopJkt);
+  return exchangePreAuthorizedCode(sql, config, issuer.id, request, client.dpopJkt);
 }
 
 /**

@@ -10,6 +10,7 @@ import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC } from "../../../../lib/trpc";
 import { IssuerDetailsForm } from "./issuer-details-form";
 import { SigningCertificateCard } from "./signing-certificate-card";
+import { WalletAttestationCard } from "./wallet-attestation-card";
 
 export default function IssuerPage() {
   const { issuerId } = useParams<{ issuerId: string }>();
@@ -286,6 +287,7 @@ export default function IssuerPage() {
       )}
 
       <SigningCertificateCard issuer={data} />
+      <WalletAttestationCard issuer={data} />
     </>
   );
 }

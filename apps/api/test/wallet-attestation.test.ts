@@ -1,0 +1,260 @@
+// Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at
+// the PAR and token endpoints of an issuer that trusts a wallet provider's CA, as HAIP has issuers do.
+import { randomBytes } from "node:crypto";
+import { createDpopProof, generateEs256KeyPair, pkceChallengeOf } from "@cred/oid4vc";
+import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
+import { x509 } from "@cred/oid4vc/x509";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { fetchJson, resolveOffer, wellKnown } from "./wallet-client";
+import { attestationPop, WALLET_CLIENT_ID as WALLET, walletProvider } from "./wallet-provider";
+
+const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let as: Record<string, any>;
+let provider: Awaited<ReturnType<typeof walletProvider>>;
+let stranger: Awaited<ReturnType<typeof walletProvider>>;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  provider = await walletProvider("Trusted Wallet Provider");
+  stranger = await walletProvider("Unknown Wallet Provider");
+  as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+});
+afterAll(() => t?.close());
+
+const issuerPath = () => `/management/issuers/${issuer.issuerId}`;
+const setAttestation = (walletAttestation: unknown) =>
+  call(t, "PATCH", issuerPath(), { key: t.adminKey, body: { walletAttestation } });
+
+async function preAuthorizedCode() {
+  const created = await createTransaction(t, t.adminKey, issuer);
+  const offer = await resolveOffer(created.credentialOffer);
+  return offer.grants[PRE_AUTH]["pre-authorized_code"] as string;
+}
+
+async function tokenRequest(headers: Record<string, string>, body?: Record<string, string>) {
+  return fetchJson(as.token_endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(
+      body ?? { grant_type: PRE_AUTH, "pre-authorized_code": await preAuthorizedCode() },
+    ).toString(),
+  });
+}
+
+async function attested(instance: Key, attestation?: string) {
+  return {
+    "oauth-client-attestation": attestation ?? (await provider.attest(instance)),
+    "oauth-client-attestation-pop": await attestationPop(instance, issuer.credentialIssuer),
+  };
+}
+
+function expectInvalidClient(r: Awaited<ReturnType<typeof fetchJson>>, error = "invalid_client") {
+  expect(r.status, JSON.stringify(r.body)).toBe(401);
+  expect(r.body.error).toBe(error);
+  expect(r.headers.get("cache-control")).toBe("no-store");
+}
+
+describe("wallet attestation settings", () => {
+  it("starts with none; takes trusted CA roots, refuses what is not a CA certificate, and clears with null", async () => {
+    const read = await call(t, "GET", issuerPath(), { key: t.adminKey });
+    expect(read.body.data.walletAttestation).toBeNull();
+    const notPem = await setAttestation({ trustedRoots: ["nope"] });
+    expect([notPem.status, errorCode(notPem)]).toEqual([400, "ValidationFailed"]);
+    // A leaf certificate is no trust anchor.
+    const { leafPem } = await (await createTestCertificateAuthority()).certify(
+      (
+        await x509.Pkcs10CertificateRequestGenerator.create({
+          name: "CN=leaf",
+          keys: await globalThis.crypto.subtle.generateKey(ES256, true, ["sign", "verify"]),
+          signingAlgorithm: ES256,
+          extensions: [new x509.SubjectAlternativeNameExtension([{ type: "dns", value: "leaf.example" }])],
+        })
+      ).toString("pem"),
+    );
+    const leaf = await setAttestation({ trustedRoots: [leafPem] });
+    expect([leaf.status, errorCode(leaf)]).toEqual([400, "ValidationFailed"]);
+    expect(errorCode(await setAttestation({ trustedRoots: [] }))).toBe("ValidationFailed");
+
+    const set = await setAttestation({ trustedRoots: [provider.rootPem] });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data.walletAttestation).toEqual({ trustedRoots: [provider.rootPem], required: false });
+    const cleared = await setAttestation(null);
+    expect(cleared.body.data.walletAttestation).toBeNull();
+  });
+
+  it("is announced in the authorization server metadata: optional, then required", async () => {
+    const metadata = async () =>
+      (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+    expect((await metadata()).token_endpoint_auth_methods_supported).toEqual(["none"]);
+    await setAttestation({ trustedRoots: [provider.rootPem] });
+    expect(await metadata()).toMatchObject({
+      token_endpoint_auth_methods_supported: [
+        "attest_jwt_client_auth",
+        "attest_jwt_client_auth_dpop",
+        "none",
+      ],
+      client_attestation_signing_alg_values_supported: ["ES256"],
+      client_attestation_pop_signing_alg_values_supported: ["ES256"],
+      "pre-authorized_grant_anonymous_access_supported": true,
+    });
+    await setAttestation({ trustedRoots: [provider.rootPem], required: true });
+    expect(await metadata()).toMatchObject({
+      token_endpoint_auth_methods_supported: ["attest_jwt_client_auth", "attest_jwt_client_auth_dpop"],
+      "pre-authorized_grant_anonymous_access_supported": false,
+    });
+    await setAttestation(null);
+  });
+
+  it("is ignored by an issuer that trusts no wallet provider", async () => {
+    const instance = await generateEs256KeyPair();
+    const r = await tokenRequest(await attested(instance, await stranger.attest(instance)));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  });
+});
+
+describe("wallet attestation at the token endpoint", () => {
+  beforeAll(async () => {
+    expect((await setAttestation({ trustedRoots: [provider.rootPem] })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await setAttestation(null);
+  });
+
+  it("accepts an attestation with its PoP, and the same PoP only once", async () => {
+    const instance = await generateEs256KeyPair();
+    const headers = await attested(instance);
+    const first = await tokenRequest(headers);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expectInvalidClient(await tokenRequest(headers));
+  });
+
+  it("accepts the DPoP proof by the attested key as the PoP (combined mode), and no other key's", async () => {
+    const instance = await generateEs256KeyPair();
+    const attestation = await provider.attest(instance);
+    const combined = await tokenRequest({
+      "oauth-client-attestation": attestation,
+      dpop: await createDpopProof({ ...instance, method: "POST", url: as.token_endpoint }),
+    });
+    expect(combined.status, JSON.stringify(combined.body)).toBe(200);
+    expect(combined.body.token_type).toBe("DPoP");
+    const other = await generateEs256KeyPair();
+    expectInvalidClient(
+      await tokenRequest({
+        "oauth-client-attestation": attestation,
+        dpop: await createDpopProof({ ...other, method: "POST", url: as.token_endpoint }),
+      }),
+    );
+    expectInvalidClient(await tokenRequest({ "oauth-client-attestation": attestation }));
+  });
+
+  it("refuses attestations that cannot authenticate the wallet, each with 401", async () => {
+    const instance = await generateEs256KeyPair();
+    const other = await generateEs256KeyPair();
+    const audience = issuer.credentialIssuer;
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [string, Record<string, string>, string?][] = [
+      ["an unknown wallet provider", await attested(instance, await stranger.attest(instance))],
+      ["no x5c", await attested(instance, await provider.attest(instance, { x5c: [] }))],
+      [
+        "an expired attestation",
+        await attested(instance, await provider.attest(instance, { exp: now - 3600 })),
+        "use_fresh_attestation",
+      ],
+      [
+        "a PoP by another key",
+        {
+          "oauth-client-attestation": await provider.attest(instance),
+          "oauth-client-attestation-pop": await attestationPop(other, audience),
+        },
+      ],
+      [
+        "a PoP for another server",
+        {
+          "oauth-client-attestation": await provider.attest(instance),
+          "oauth-client-attestation-pop": await attestationPop(instance, "https://elsewhere.example"),
+        },
+      ],
+      [
+        "an old PoP",
+        {
+          "oauth-client-attestation": await provider.attest(instance),
+          "oauth-client-attestation-pop": await attestationPop(instance, audience, { iat: now - 3600 }),
+        },
+      ],
+      [
+        "a PoP of another typ",
+        {
+          "oauth-client-attestation": await provider.attest(instance),
+          "oauth-client-attestation-pop": await attestationPop(instance, audience, { typ: "JWT" }),
+        },
+      ],
+      [
+        "a PoP without attestation",
+        { "oauth-client-attestation-pop": await attestationPop(instance, audience) },
+      ],
+      ["garbage", { "oauth-client-attestation": "a.b.c", "oauth-client-attestation-pop": "d.e.f" }],
+    ];
+    for (const [label, headers, error] of cases) {
+      const r = await tokenRequest(headers);
+      expect([label, r.status, r.body.error]).toEqual([label, 401, error ?? "invalid_client"]);
+    }
+    const wrongClient = await tokenRequest(await attested(instance), {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": await preAuthorizedCode(),
+      client_id: "https://another-wallet.example",
+    });
+    expectInvalidClient(wrongClient);
+  });
+
+  it("required: refuses an anonymous wallet at the token and PAR endpoints, and takes an attested one", async () => {
+    expect((await setAttestation({ trustedRoots: [provider.rootPem], required: true })).status).toBe(200);
+    try {
+      expectInvalidClient(await tokenRequest({}));
+      const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+      const offer = await resolveOffer(created.credentialOffer);
+      const verifier = randomBytes(32).toString("base64url");
+      const parBody = {
+        response_type: "code",
+        client_id: WALLET,
+        redirect_uri: "https://wallet.example.org/cb",
+        code_challenge: pkceChallengeOf(verifier),
+        code_challenge_method: "S256",
+        issuer_state: offer.grants.authorization_code.issuer_state,
+      };
+      const par = async (headers: Record<string, string>, body: Record<string, string> = parBody) =>
+        fetchJson(as.pushed_authorization_request_endpoint, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+          body: new URLSearchParams(body).toString(),
+        });
+      expectInvalidClient(await par({}));
+      const instance = await generateEs256KeyPair();
+      expectInvalidClient(await par(await attested(instance), { ...parBody, client_id: "someone-else" }));
+      const pushed = await par(await attested(instance));
+      expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+      const authorized = await fetch(
+        `${as.authorization_endpoint}?${new URLSearchParams({ client_id: WALLET, request_uri: pushed.body.request_uri })}`,
+        { redirect: "manual" },
+      );
+      const code = new URL(authorized.headers.get("location") as string).searchParams.get("code") as string;
+      // The attested client need not repeat its client_id: the attestation's sub names it.
+      const token = await tokenRequest(await attested(instance), {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: parBody.redirect_uri,
+      });
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+    } finally {
+      await setAttestation({ trustedRoots: [provider.rootPem] });
+    }
+  });
+});

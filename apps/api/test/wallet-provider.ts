@@ -1,0 +1,61 @@
+// A wallet provider for tests: a CA that issuers pin, and an attester certificate under it that signs
+// wallet attestations (OpenID4VCI Appendix E), with their proofs of possession.
+import { randomBytes } from "node:crypto";
+import { type generateEs256KeyPair, signEs256Jwt } from "@cred/oid4vc";
+import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
+import { x509 } from "@cred/oid4vc/x509";
+
+const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+export const WALLET_CLIENT_ID = "https://wallet.example.org";
+type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+
+/** A wallet provider: a CA (what issuers pin) and an attester certificate under it that signs attestations. */
+export async function walletProvider(name: string) {
+  const ca = await createTestCertificateAuthority(`CN=${name} CA`);
+  const keys = await globalThis.crypto.subtle.generateKey(ES256, true, ["sign", "verify"]);
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=${name}`,
+    keys,
+    signingAlgorithm: ES256,
+    extensions: [
+      new x509.SubjectAlternativeNameExtension([{ type: "url", value: "https://provider.example" }]),
+    ],
+  });
+  const { leafPem } = await ca.certify(csr.toString("pem"));
+  const leafDer = new x509.X509Certificate(leafPem).toString("base64");
+  return {
+    rootPem: ca.rootPem,
+    attest(instance: Key, options: { sub?: string; exp?: number; x5c?: string[] } = {}) {
+      const now = Math.floor(Date.now() / 1000);
+      const { kty, crv, x, y } = instance.publicJwk;
+      return signEs256Jwt(
+        { alg: "ES256", typ: "oauth-client-attestation+jwt", x5c: options.x5c ?? [leafDer] },
+        {
+          iss: "https://provider.example",
+          sub: options.sub ?? WALLET_CLIENT_ID,
+          iat: now,
+          exp: options.exp ?? now + 3600,
+          wallet_name: "Test Wallet",
+          cnf: { jwk: { kty, crv, x, y } },
+        },
+        keys.privateKey,
+      );
+    },
+  };
+}
+
+export function attestationPop(
+  instance: Key,
+  audience: string,
+  extra: { jti?: string; iat?: number; typ?: string } = {},
+) {
+  return signEs256Jwt(
+    { alg: "ES256", typ: extra.typ ?? "oauth-client-attestation-pop+jwt" },
+    {
+      aud: audience,
+      jti: extra.jti ?? randomBytes(16).toString("base64url"),
+      iat: extra.iat ?? Math.floor(Date.now() / 1000),
+    },
+    instance.privateKey,
+  );
+}

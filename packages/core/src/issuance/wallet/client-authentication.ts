@@ -1,0 +1,102 @@
+import type { FastSql } from "@cred/db";
+import { ClientAttestationError, type JwsHeader, verifyClientAttestation } from "@cred/oid4vc";
+import type { TWalletAttestation } from "../../issuers/issuer.schema";
+import { hashSecret } from "../../shared/secret-box";
+import { x5cChainKey } from "../../shared/x5c-chain";
+
+/** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
+const POP_MAX_AGE_SECONDS = 300;
+const SKEW_SECONDS = 60;
+
+/** What a wallet sent at the PAR or token endpoint to authenticate itself. */
+export interface WalletClientCredentials {
+  /** `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP` headers. */
+  attestation?: string | string[];
+  attestationPop?: string | string[];
+  /** Thumbprint of the request's checked DPoP proof key (the PoP in combined mode). */
+  dpopJkt: string | null;
+}
+
+/** The issuer's wallet attestation settings (`walletAttestation`), or null when it takes none. */
+export function walletAttestationOf(issuer: { walletAttestation: unknown }): TWalletAttestation | null {
+  const settings = issuer.walletAttestation as TWalletAttestation | null;
+  return settings && Array.isArray(settings.trustedRoots) && settings.trustedRoots.length > 0
+    ? settings
+    : null;
+}
+
+const refused = (message: string) => new ClientAttestationError(message).toOAuthError();
+
+/**
+ * Wallet attestation as OAuth client authentication (`attest_jwt_client_auth`, or
+ * `attest_jwt_client_auth_dpop` with the DPoP proof as PoP) at the PAR and token endpoints (OpenID4VCI
+ * Appendix E, HAIP §4.4.1). The attestation's `x5c` chain must end at one of the issuer's trusted wallet
+ * provider roots; a `client_id` sent with the request must be its `sub`; a PoP's `jti` is accepted once.
+ * Returns the authenticated client_id, or null for an anonymous public client: no attestation sent where
+ * none is required, or an issuer that trusts no wallet provider (a HAIP wallet sends its attestation to
+ * every issuer; one that does not check attestations ignores it). Throws 401 `invalid_client` (or
+ * `use_fresh_attestation` for an expired attestation).
+ */
+export async function authenticateWallet(
+  sql: FastSql,
+  issuer: { walletAttestation: unknown },
+  credentials: WalletClientCredentials,
+  request: { audience: string; clientId?: string },
+): Promise<string | null> {
+  const settings = walletAttestationOf(issuer);
+  if (!settings) return null;
+  const { attestation, attestationPop } = credentials;
+  if (Array.isArray(attestation) || Array.isArray(attestationPop)) {
+    throw refused("send OAuth-Client-Attestation and OAuth-Client-Attestation-PoP once each");
+  }
+  if (attestation === undefined) {
+    if (attestationPop !== undefined)
+      throw refused("OAuth-Client-Attestation-PoP came without OAuth-Client-Attestation");
+    if (settings.required) {
+      throw refused(
+        "This credential issuer requires wallet attestation: send OAuth-Client-Attestation with OAuth-Client-Attestation-PoP (or a DPoP proof by the attested key).",
+      );
+    }
+    return null;
+  }
+  const now = Date.now();
+  try {
+    const verified = await verifyClientAttestation({
+      attestation,
+      ...(attestationPop !== undefined ? { pop: attestationPop } : {}),
+      dpopJkt: credentials.dpopJkt,
+      audience: request.audience,
+      now: new Date(now),
+      maxPopAgeSeconds: POP_MAX_AGE_SECONDS,
+      skewSeconds: SKEW_SECONDS,
+      attesterKey: (header) => trustedAttesterKey(header, settings.trustedRoots, now),
+    });
+    if (request.clientId !== undefined && request.clientId !== verified.clientId) {
+      throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
+    }
+    if (verified.pop) {
+      const forgetAfter = new Date((verified.pop.iat + POP_MAX_AGE_SECONDS + SKEW_SECONDS) * 1000);
+      const { affected } = await sql.query(
+        `INSERT INTO "DpopProofUse" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT DO NOTHING RETURNING 1`,
+        [hashSecret(`client-attestation-pop:${verified.instanceJkt}:${verified.pop.jti}`), forgetAfter],
+      );
+      if (affected !== 1)
+        throw refused("the client attestation PoP was already used; make a new one per request");
+    }
+    return verified.clientId;
+  } catch (error) {
+    if (error instanceof ClientAttestationError) throw error.toOAuthError();
+    throw error;
+  }
+}
+
+/** HAIP §4.4.1: the attestation carries its signer's certificate (and chain, no trust anchor) in `x5c`. */
+async function trustedAttesterKey(header: JwsHeader, roots: readonly string[], now: number) {
+  const x5c = header.x5c;
+  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((der) => typeof der === "string")) return null;
+  for (const root of roots) {
+    const chain = await x5cChainKey(x5c, root, now);
+    if (chain) return chain.key;
+  }
+  return null;
+}

@@ -1,0 +1,90 @@
+import { createHash, X509Certificate } from "node:crypto";
+import { importEs256PublicKey } from "@cred/oid4vc";
+import type { CryptoKey, JWK } from "jose";
+import { BoundedMap } from "./bounded-map";
+
+export interface X5cChainKey {
+  /** The leaf's P-256 public key. */
+  key: CryptoKey;
+  leaf: X509Certificate;
+  /** When the first certificate of the chain expires (epoch ms). */
+  notAfter: number;
+}
+
+const TTL_MS = 5 * 60_000;
+const MAX_ENTRIES = 1000;
+const chains = new BoundedMap<string, { value: X5cChainKey; expires: number }>(MAX_ENTRIES);
+const roots = new BoundedMap<string, X509Certificate>(MAX_ENTRIES);
+
+function rootCertificate(pem: string): X509Certificate {
+  let cert = roots.get(pem);
+  if (!cert) {
+    cert = new X509Certificate(pem);
+    roots.set(pem, cert);
+  }
+  return cert;
+}
+
+function withinValidity(cert: X509Certificate, now: number): boolean {
+  return new Date(cert.validFrom).getTime() <= now && now <= new Date(cert.validTo).getTime();
+}
+
+function publicOnly({ kty, crv, x, y }: JWK): JWK {
+  return { kty, crv, x, y };
+}
+
+/**
+ * The leaf key of an `x5c` chain (base64 DER, leaf first, at most 5) that ends at the pinned root:
+ * every certificate valid at `now` and issued (and signed) by the next, the root after the last; the
+ * certificates above the leaf are CAs, the leaf is not, and its key is P-256. The chain may end with the
+ * root itself, but the root alone certifies nothing. Null when any of that fails. A valid chain is
+ * cached for 5 minutes by root and chain (and still refused once it has expired).
+ */
+export async function x5cChainKey(
+  x5c: readonly string[],
+  rootPem: string,
+  now: number,
+): Promise<X5cChainKey | null> {
+  const cacheKey = createHash("sha256")
+    .update(`${rootPem}|${x5c.join(",")}`)
+    .digest("base64url");
+  const cached = chains.get(cacheKey);
+  if (cached && cached.expires > Date.now()) {
+    return cached.value.notAfter >= now ? cached.value : null;
+  }
+  const value = await validate(x5c, rootPem, now);
+  if (value) chains.set(cacheKey, { value, expires: Date.now() + TTL_MS });
+  return value;
+}
+
+async function validate(x5c: readonly string[], rootPem: string, now: number): Promise<X5cChainKey | null> {
+  if (x5c.length === 0 || x5c.length > 5) return null;
+  let certs: X509Certificate[];
+  let root: X509Certificate;
+  try {
+    certs = x5c.map((der) => new X509Certificate(Buffer.from(der, "base64")));
+    root = rootCertificate(rootPem);
+  } catch {
+    return null;
+  }
+  const last = certs[certs.length - 1]!;
+  const chain = last.fingerprint256 === root.fingerprint256 ? certs.slice(0, -1) : certs;
+  if (chain.length === 0) return null;
+  for (let i = 0; i < chain.length; i++) {
+    const cert = chain[i]!;
+    const issuer = chain[i + 1] ?? root;
+    if (!withinValidity(cert, now) || !cert.checkIssued(issuer) || !cert.verify(issuer.publicKey))
+      return null;
+    if (i > 0 && !cert.ca) return null;
+  }
+  if (!withinValidity(root, now)) return null;
+  const leaf = chain[0]!;
+  if (leaf.ca) return null;
+  const jwk = leaf.publicKey.export({ format: "jwk" }) as JWK;
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256") return null;
+  return {
+    key: await importEs256PublicKey(publicOnly(jwk)),
+    leaf,
+    notAfter: Math.min(...chain.map((c) => new Date(c.validTo).getTime())),
+  };
+}
