@@ -5,6 +5,7 @@ import {
   authorize,
   credentialIssuerMetadata,
   credentialOfferByHandle,
+  credentialTypeMetadata,
   dpopKeyForTokenRequest,
   exchangeToken,
   invalidToken,
@@ -82,6 +83,18 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   app.get(
     "/.well-known/jwt-vc-issuer/issuers/:issuerId",
     withIssuer(async (issuer) => jwtVcIssuerMetadata(deps.config, issuer)),
+  );
+
+  // SD-JWT VC §7.5.1: Type Metadata at the `vct` URL of the configurations whose type is the default one.
+  app.get(
+    "/issuers/:issuerId/credentials/:identifier",
+    withIssuer(async (issuer, request, reply) => {
+      const { identifier } = request.params as { identifier: string };
+      const metadata = await credentialTypeMetadata(db, deps.config, issuer, identifier);
+      if (!metadata) return notFound(reply, "The credential type");
+      reply.headers({ "Cache-Control": "max-age=300", "Access-Control-Allow-Origin": "*" });
+      return metadata;
+    }),
   );
 
   app.get(

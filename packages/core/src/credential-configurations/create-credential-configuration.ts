@@ -1,6 +1,5 @@
 import { type Db, inTransaction, isUniqueViolation } from "@cred/db";
 import type { CoreConfig } from "../context";
-import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -13,6 +12,7 @@ import {
 } from "./credential-configuration.schema";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
 import { credentialConfigurationRepository } from "./credential-configuration-repository";
+import { defaultCredentialType } from "./default-credential-type";
 import { validateClaims } from "./validate-claims";
 
 export const DEFAULT_LIFETIME_DAYS = 365;
@@ -87,8 +87,7 @@ export async function createCredentialConfiguration(
           displayName: input.displayName,
           schemaId: input.schemaId,
           credentialType:
-            input.credentialType ??
-            `${credentialIssuerIdentifier(deps.config, issuer.id)}/credentials/${input.identifier}`,
+            input.credentialType ?? defaultCredentialType(deps.config, issuer.id, input.identifier),
           format: SUPPORTED_FORMAT,
           signingAlgorithm: SUPPORTED_SIGNING_ALGORITHM,
           defaultLifetimeDays: input.defaultLifetimeDays ?? DEFAULT_LIFETIME_DAYS,

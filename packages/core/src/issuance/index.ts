@@ -14,3 +14,4 @@ export { issueNonce } from "./wallet/nonce";
 export { recordNotification } from "./wallet/notification";
 export { credentialOfferByHandle } from "./wallet/offer";
 export { exchangeToken } from "./wallet/token";
+export { credentialTypeMetadata } from "./wallet/type-metadata";

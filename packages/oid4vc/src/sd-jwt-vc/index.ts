@@ -6,6 +6,7 @@ export * from "./issue-sd-jwt-vc";
 export * from "./issuer-certificate";
 export * from "./key-binding";
 export * from "./pack-claims";
+export * from "./type-metadata";
 export * from "./unpack-claims";
 export * from "./verification-reasons";
 export * from "./verify-sd-jwt-vc";
