@@ -339,11 +339,15 @@ describe("authorization code flow", () => {
     expect((await tokenWithCode(good)).status).toBe(200);
   });
 
-  it("spends a code once: a second exchange fails and revokes the token of the first", async () => {
+  it("spends a code once: a second exchange with its verifier fails and revokes the token of the first", async () => {
     const { code, verifier } = await authorizationCode();
     const body = { code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID };
     const first = await tokenWithCode(body);
     expect(first.status).toBe(200);
+    // A used code leaked without its verifier cannot revoke anything.
+    const leaked = await tokenWithCode({ ...body, code_verifier: pkce().verifier });
+    expect([leaked.status, leaked.body.error]).toEqual([400, "invalid_grant"]);
+    expect((await credentialWith(`Bearer ${first.body.access_token}`)).status).toBe(200);
     const second = await tokenWithCode(body);
     expect([second.status, second.body.error]).toEqual([400, "invalid_grant"]);
     const revoked = await credentialWith(`Bearer ${first.body.access_token}`);

@@ -56,6 +56,47 @@ function walletClient(holder: Holder, client?: { clientId: string } | { attestat
   return new Openid4vciClient({ callbacks: { ...callbacks, clientAuthentication } as never });
 }
 
+type Client = ReturnType<typeof walletClient>;
+type Dpop = { signer: { method: "jwk"; alg: string; publicJwk: never } };
+
+/**
+ * The library's authorization code flow of an offer: PAR (with PKCE, and DPoP when given), the
+ * person's browser following the authorization URL to our redirect, the `iss` check, the code exchange.
+ */
+async function codeFlowToken(
+  client: Client,
+  createdOffer: string,
+  options: { clientId: string; scope: string; dpop?: Dpop },
+) {
+  const offer = await client.resolveCredentialOffer(createdOffer);
+  const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+  const redirectUri = "https://wallet.example/cb";
+  const started = await client.createAuthorizationRequestUrlFromOffer({
+    credentialOffer: offer,
+    issuerMetadata,
+    clientId: options.clientId,
+    redirectUri,
+    scope: options.scope,
+    ...(options.dpop ? { dpop: options.dpop } : {}),
+  });
+  const authorized = await fetch(started.authorizationRequestUrl, { redirect: "manual" });
+  expect(authorized.status).toBe(302);
+  const response = client.parseAndVerifyAuthorizationResponseRedirectUrl({
+    url: authorized.headers.get("location") as string,
+    authorizationServerMetadata: issuerMetadata.authorizationServers[0] as never,
+  });
+  expect(response.code).toEqual(expect.any(String));
+  const { accessTokenResponse } = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
+    credentialOffer: offer,
+    issuerMetadata,
+    authorizationCode: response.code as string,
+    pkceCodeVerifier: started.pkce?.codeVerifier,
+    redirectUri,
+    ...(options.dpop ? { dpop: options.dpop } : {}),
+  });
+  return { issuerMetadata, accessTokenResponse };
+}
+
 describe("oid4vc-ts wallet client", () => {
   it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
     const holder = await generateEs256KeyPair();
@@ -156,32 +197,10 @@ describe("oid4vc-ts wallet client", () => {
     const holder = await generateEs256KeyPair();
     const client = walletClient(holder, { clientId: "oid4vc-ts-wallet" });
     const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
-    const offer = await client.resolveCredentialOffer(created.credentialOffer);
-    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
     const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
-    const redirectUri = "https://wallet.example/cb";
-    const started = await client.createAuthorizationRequestUrlFromOffer({
-      credentialOffer: offer,
-      issuerMetadata,
+    const { issuerMetadata, accessTokenResponse } = await codeFlowToken(client, created.credentialOffer, {
       clientId: "oid4vc-ts-wallet",
-      redirectUri,
       scope: issuer.configuration,
-      dpop,
-    });
-    // The person's browser follows the authorization URL; we answer with a redirect to the wallet.
-    const authorized = await fetch(started.authorizationRequestUrl, { redirect: "manual" });
-    expect(authorized.status).toBe(302);
-    const response = client.parseAndVerifyAuthorizationResponseRedirectUrl({
-      url: authorized.headers.get("location") as string,
-      authorizationServerMetadata: issuerMetadata.authorizationServers[0] as never,
-    });
-    expect(response.code).toEqual(expect.any(String));
-    const { accessTokenResponse } = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
-      credentialOffer: offer,
-      issuerMetadata,
-      authorizationCode: response.code as string,
-      pkceCodeVerifier: started.pkce?.codeVerifier,
-      redirectUri,
       dpop,
     });
     expect(accessTokenResponse.token_type).toBe("DPoP");
@@ -215,28 +234,9 @@ describe("oid4vc-ts wallet client", () => {
     const holder = await generateEs256KeyPair();
     const client = walletClient(holder, { attestation: await provider.attest(holder) });
     const created = await createTransaction(t, t.adminKey, attesting, { grant: "authorizationCode" });
-    const offer = await client.resolveCredentialOffer(created.credentialOffer);
-    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
-    const redirectUri = "https://wallet.example.org/cb";
-    const started = await client.createAuthorizationRequestUrlFromOffer({
-      credentialOffer: offer,
-      issuerMetadata,
+    const { issuerMetadata, accessTokenResponse } = await codeFlowToken(client, created.credentialOffer, {
       clientId: WALLET_CLIENT_ID,
-      redirectUri,
       scope: attesting.configuration,
-    });
-    const authorized = await fetch(started.authorizationRequestUrl, { redirect: "manual" });
-    expect(authorized.status).toBe(302);
-    const response = client.parseAndVerifyAuthorizationResponseRedirectUrl({
-      url: authorized.headers.get("location") as string,
-      authorizationServerMetadata: issuerMetadata.authorizationServers[0] as never,
-    });
-    const { accessTokenResponse } = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
-      credentialOffer: offer,
-      issuerMetadata,
-      authorizationCode: response.code as string,
-      pkceCodeVerifier: started.pkce?.codeVerifier,
-      redirectUri,
     });
     expect(accessTokenResponse.access_token).toEqual(expect.any(String));
     // The same library's anonymous client is refused by this issuer.

@@ -1,7 +1,7 @@
 // Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at
 // the PAR and token endpoints of an issuer that trusts a wallet provider's CA, as HAIP has issuers do.
 import { randomBytes } from "node:crypto";
-import { createDpopProof, generateEs256KeyPair, pkceChallengeOf } from "@cred/oid4vc";
+import { createDpopProof, generateEs256KeyPair, pkceChallengeOf, signEs256Jwt } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +128,82 @@ describe("wallet attestation at the token endpoint", () => {
     await setAttestation(null);
   });
 
+  it("optional: treats an attestation from a provider it does not trust as no attestation; required: refuses it", async () => {
+    const instance = await generateEs256KeyPair();
+    for (const untrusted of [
+      await stranger.attest(instance),
+      await provider.attest(instance, { x5c: [] }),
+      await provider.attest(instance, { x5c: provider.chains.rootOnly }),
+    ]) {
+      const r = await tokenRequest(await attested(instance, untrusted));
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    }
+    expect((await setAttestation({ trustedRoots: [provider.rootPem], required: true })).status).toBe(200);
+    try {
+      expectInvalidClient(await tokenRequest(await attested(instance, await stranger.attest(instance))));
+    } finally {
+      await setAttestation({ trustedRoots: [provider.rootPem] });
+    }
+  });
+
+  it("takes a chain that ends with the root itself, and a PoP whose aud lists this issuer among others", async () => {
+    const instance = await generateEs256KeyPair();
+    const withRoot = await provider.attest(instance, { x5c: provider.chains.withRoot });
+    const popWithAudiences = await signEs256Jwt(
+      { alg: "ES256", typ: "oauth-client-attestation-pop+jwt" },
+      {
+        aud: ["https://other.example", issuer.credentialIssuer],
+        jti: randomBytes(16).toString("base64url"),
+        iat: Math.floor(Date.now() / 1000),
+      },
+      instance.privateKey,
+    );
+    const r = await tokenRequest({
+      "oauth-client-attestation": withRoot,
+      "oauth-client-attestation-pop": popWithAudiences,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  });
+
+  it("binds a code pushed by an attested wallet to that wallet instance", async () => {
+    const instance = await generateEs256KeyPair();
+    const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+    const offer = await resolveOffer(created.credentialOffer);
+    const verifier = randomBytes(32).toString("base64url");
+    const redirectUri = "https://wallet.example.org/cb";
+    const pushed = await fetchJson(as.pushed_authorization_request_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(await attested(instance)) },
+      body: new URLSearchParams({
+        response_type: "code",
+        client_id: WALLET,
+        redirect_uri: redirectUri,
+        code_challenge: pkceChallengeOf(verifier),
+        code_challenge_method: "S256",
+        issuer_state: offer.grants.authorization_code.issuer_state,
+      }).toString(),
+    });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+    const authorized = await fetch(
+      `${as.authorization_endpoint}?${new URLSearchParams({ client_id: WALLET, request_uri: pushed.body.request_uri })}`,
+      { redirect: "manual" },
+    );
+    const code = new URL(authorized.headers.get("location") as string).searchParams.get("code") as string;
+    const body = {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      client_id: WALLET,
+    };
+    // Attestation is optional at this issuer, but the code came from an attested instance.
+    expectInvalidClient(await tokenRequest({}, body));
+    const sibling = await generateEs256KeyPair();
+    expectInvalidClient(await tokenRequest(await attested(sibling), body));
+    const same = await tokenRequest(await attested(instance), body);
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+  });
+
   it("accepts an attestation with its PoP, and the same PoP only once", async () => {
     const instance = await generateEs256KeyPair();
     const headers = await attested(instance);
@@ -161,8 +237,15 @@ describe("wallet attestation at the token endpoint", () => {
     const audience = issuer.credentialIssuer;
     const now = Math.floor(Date.now() / 1000);
     const cases: [string, Record<string, string>, string?][] = [
-      ["an unknown wallet provider", await attested(instance, await stranger.attest(instance))],
-      ["no x5c", await attested(instance, await provider.attest(instance, { x5c: [] }))],
+      [
+        "a forgery: the attester's x5c, signed by another key",
+        await attested(instance, await provider.attest(instance, { signWith: other.privateKey })),
+      ],
+      ["another typ", await attested(instance, await provider.attest(instance, { typ: "JWT" }))],
+      [
+        "a private key in cnf.jwk",
+        await attested(instance, await provider.attest(instance, { leakPrivateKey: true })),
+      ],
       [
         "an expired attestation",
         await attested(instance, await provider.attest(instance, { exp: now - 3600 })),

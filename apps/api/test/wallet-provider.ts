@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { type generateEs256KeyPair, signEs256Jwt } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
+import type { CryptoKey } from "jose";
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 export const WALLET_CLIENT_ID = "https://wallet.example.org";
@@ -23,22 +24,38 @@ export async function walletProvider(name: string) {
   });
   const { leafPem } = await ca.certify(csr.toString("pem"));
   const leafDer = new x509.X509Certificate(leafPem).toString("base64");
+  const rootDer = new x509.X509Certificate(ca.rootPem).toString("base64");
   return {
     rootPem: ca.rootPem,
-    attest(instance: Key, options: { sub?: string; exp?: number; x5c?: string[] } = {}) {
+    /** The attester certificate alone, and with the root after it. */
+    chains: { leaf: [leafDer], withRoot: [leafDer, rootDer], rootOnly: [rootDer] },
+    attest(
+      instance: Key,
+      options: {
+        sub?: string;
+        exp?: number;
+        x5c?: string[];
+        typ?: string;
+        /** Sign with this key instead of the attester's (a forgery under the attester's x5c). */
+        signWith?: CryptoKey;
+        /** Put the instance's private key into cnf.jwk. */
+        leakPrivateKey?: boolean;
+      } = {},
+    ) {
       const now = Math.floor(Date.now() / 1000);
       const { kty, crv, x, y } = instance.publicJwk;
+      const jwk = options.leakPrivateKey ? instance.privateJwk : { kty, crv, x, y };
       return signEs256Jwt(
-        { alg: "ES256", typ: "oauth-client-attestation+jwt", x5c: options.x5c ?? [leafDer] },
+        { alg: "ES256", typ: options.typ ?? "oauth-client-attestation+jwt", x5c: options.x5c ?? [leafDer] },
         {
           iss: "https://provider.example",
           sub: options.sub ?? WALLET_CLIENT_ID,
           iat: now,
           exp: options.exp ?? now + 3600,
           wallet_name: "Test Wallet",
-          cnf: { jwk: { kty, crv, x, y } },
+          cnf: { jwk },
         },
-        keys.privateKey,
+        options.signWith ?? keys.privateKey,
       );
     },
   };

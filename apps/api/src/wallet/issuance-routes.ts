@@ -63,6 +63,16 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     });
   const noSuchIssuer = (code: string, status: number) => () =>
     new OAuthError(code, "There is no active credential issuer at this URL.", { status, headers: NO_STORE });
+  /**
+   * What a wallet sent to authenticate itself at the PAR or token endpoint: its attestation headers and
+   * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`; required where `requireDpop`).
+   */
+  const walletClient = async (request: FastifyRequest, url: string, requireDpop: boolean) => ({
+    attestation: request.headers["oauth-client-attestation"],
+    attestationPop: request.headers["oauth-client-attestation-pop"],
+    dpopJkt: await dpopKeyForTokenRequest(deps.database.fast, request.headers.dpop, url, requireDpop),
+  });
+
   const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
 
   // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it.
@@ -113,29 +123,10 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     oauthErrors("invalid_request"),
     withIssuer(
       async (issuer, request, reply) => {
-        if (!(request.body instanceof URLSearchParams)) {
-          throw new OAuthError(
-            "invalid_request",
-            "Send the token request as application/x-www-form-urlencoded.",
-            {
-              status: 400,
-              headers: NO_STORE,
-            },
-          );
-        }
-        const dpopJkt = await dpopKeyForTokenRequest(
-          deps.database.fast,
-          request.headers.dpop,
-          issuerUrls(deps.config, issuer.id).token,
-          issuer.requireDpop,
-        );
-        const response = await exchangeToken(
-          deps.database.fast,
-          deps.config,
-          issuer,
-          request.body,
-          walletClient(request, dpopJkt),
-        );
+        const form = formOf(request, "token request");
+        const url = issuerUrls(deps.config, issuer.id).token;
+        const client = await walletClient(request, url, issuer.requireDpop);
+        const response = await exchangeToken(deps.database.fast, deps.config, issuer, form, client);
         reply.headers({ ...NO_STORE, Pragma: "no-cache" });
         return response;
       },
@@ -149,25 +140,16 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     oauthErrors("invalid_request"),
     withIssuer(
       async (issuer, request, reply) => {
-        if (!(request.body instanceof URLSearchParams)) {
-          throw new OAuthError(
-            "invalid_request",
-            "Send the pushed authorization request as application/x-www-form-urlencoded.",
-            { status: 400, headers: NO_STORE },
-          );
-        }
-        const dpopJkt = await dpopKeyForTokenRequest(
-          deps.database.fast,
-          request.headers.dpop,
-          issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest,
-          false,
-        );
+        const form = formOf(request, "pushed authorization request");
+        const url = issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest;
+        // requireDpop is enforced on the request (a proof or dpop_jkt), not on the proof alone.
+        const client = await walletClient(request, url, false);
         const response = await pushAuthorizationRequest(
           deps.database.fast,
           deps.config,
           issuer,
-          request.body,
-          walletClient(request, dpopJkt),
+          form,
+          client,
         );
         return reply.code(201).headers(NO_STORE).send(response);
       },
@@ -273,13 +255,13 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   });
 }
 
-/** What a wallet sent to authenticate itself at the PAR or token endpoint. */
-function walletClient(request: FastifyRequest, dpopJkt: string | null) {
-  return {
-    attestation: request.headers["oauth-client-attestation"],
-    attestationPop: request.headers["oauth-client-attestation-pop"],
-    dpopJkt,
-  };
+/** The form body of an OAuth endpoint; any other body is 400 `invalid_request` (RFC 6749 §3.2, RFC 9126 §2.1). */
+function formOf(request: FastifyRequest, what: string): URLSearchParams {
+  if (request.body instanceof URLSearchParams) return request.body;
+  throw new OAuthError("invalid_request", `Send the ${what} as application/x-www-form-urlencoded.`, {
+    status: 400,
+    headers: NO_STORE,
+  });
 }
 
 /** The page a person sees when the authorization endpoint cannot send them back to their wallet. */

@@ -1,8 +1,8 @@
 import { X509Certificate } from "node:crypto";
 
-/** Whether a string is one PEM-encoded X.509 certificate that parses. */
+/** Whether a string is one PEM-encoded X.509 certificate that parses (one: a bundle is refused). */
 export function isPemCertificate(pem: string): boolean {
-  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) return false;
+  if (pem.match(/-----BEGIN CERTIFICATE-----/g)?.length !== 1) return false;
   try {
     new X509Certificate(pem);
     return true;

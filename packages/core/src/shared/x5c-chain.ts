@@ -7,7 +7,7 @@ export interface X5cChainKey {
   /** The leaf's P-256 public key. */
   key: CryptoKey;
   leaf: X509Certificate;
-  /** When the first certificate of the chain expires (epoch ms). */
+  /** When the first certificate of the chain, root included, expires (epoch ms). */
   notAfter: number;
 }
 
@@ -85,6 +85,6 @@ async function validate(x5c: readonly string[], rootPem: string, now: number): P
   return {
     key: await importEs256PublicKey(publicOnly(jwk)),
     leaf,
-    notAfter: Math.min(...chain.map((c) => new Date(c.validTo).getTime())),
+    notAfter: Math.min(...[...chain, root].map((c) => new Date(c.validTo).getTime())),
   };
 }

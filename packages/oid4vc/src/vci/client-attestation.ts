@@ -30,11 +30,11 @@ const ZAttestationPayload = z.looseObject({
   nbf: z.number().finite().optional(),
   iss: z.string().optional(),
   cnf: z.looseObject({ jwk: z.unknown() }),
-  wallet_name: z.string().max(500).optional(),
+  wallet_name: z.unknown().optional(),
 });
 
 const ZPopPayload = z.looseObject({
-  aud: z.union([z.string(), z.array(z.string()).length(1)]),
+  aud: z.union([z.string(), z.array(z.string()).min(1)]),
   jti: z.string().min(1).max(256),
   iat: z.number().finite(),
   exp: z.number().finite().optional(),
@@ -49,6 +49,8 @@ export class ClientAttestationError extends Error {
   constructor(
     message: string,
     readonly code: "invalid_client" | "use_fresh_attestation" = "invalid_client",
+    /** No trusted Client Attester key was found: a matter of trust, not of a malformed or forged attestation. */
+    readonly untrustedAttester = false,
   ) {
     super(message);
   }
@@ -119,8 +121,13 @@ export async function verifyClientAttestation(
   }
   if (attestation.header.alg !== "ES256") throw invalid("the client attestation alg must be ES256");
   const attesterKey = await options.attesterKey(attestation.header);
-  if (!attesterKey)
-    throw invalid("the client attestation is not signed by a wallet provider this issuer trusts");
+  if (!attesterKey) {
+    throw new ClientAttestationError(
+      "the client attestation is not signed by a wallet provider this issuer trusts",
+      "invalid_client",
+      true,
+    );
+  }
   if (!(await verifyEs256Signature(options.attestation, attesterKey))) {
     throw invalid("the client attestation signature is invalid");
   }
@@ -143,7 +150,10 @@ export async function verifyClientAttestation(
     clientId: claims.sub,
     instanceJwk,
     instanceJkt,
-    ...(claims.wallet_name ? { walletName: claims.wallet_name } : {}),
+    // A name that is not a short string is not understood, and so ignored (claims not understood are).
+    ...(typeof claims.wallet_name === "string" && claims.wallet_name.length <= 500
+      ? { walletName: claims.wallet_name }
+      : {}),
   };
 
   if (options.pop === undefined) {
@@ -171,9 +181,10 @@ export async function verifyClientAttestation(
   const popParsed = ZPopPayload.safeParse(pop.payload);
   if (!popParsed.success) throw invalid("the client attestation PoP must contain aud, jti and iat");
   const popClaims = popParsed.data;
-  const audience = Array.isArray(popClaims.aud) ? popClaims.aud[0] : popClaims.aud;
-  if (audience !== options.audience)
+  const audiences = Array.isArray(popClaims.aud) ? popClaims.aud : [popClaims.aud];
+  if (!audiences.includes(options.audience)) {
     throw invalid(`the client attestation PoP aud must be ${options.audience}`);
+  }
   if (popClaims.iat > now + skew) throw invalid("the client attestation PoP iat is in the future");
   if (popClaims.iat < now - (options.maxPopAgeSeconds ?? 300))
     throw invalid("the client attestation PoP is too old");

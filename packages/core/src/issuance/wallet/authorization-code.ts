@@ -21,6 +21,7 @@ interface GrantedCode {
   authorizationDetails: TAuthorizationDetail[] | null;
   scope: string | null;
   dpopJkt: string | null;
+  clientAttestationJkt: string | null;
   codeExpiresAt: Date;
   codeUsedAt: Date | null;
 }
@@ -48,8 +49,10 @@ const invalidCode = () =>
  * Authorization code grant at the token endpoint (RFC 6749 §4.1.3): the code is single use and
  * short-lived, and must come from the client it was issued to, with the redirect URI it was asked with
  * and the PKCE verifier of its challenge (RFC 7636 §4.6). A code bound to a DPoP key at the pushed
- * request is redeemed only with a proof by that key (RFC 9449 §10). A code used twice revokes the
- * access token the first use obtained (RFC 6749 §4.1.2). Redeeming it redeems the offer: one statement
+ * request is redeemed only with a proof by that key (RFC 9449 §10), and one pushed by an attested wallet
+ * only by the same wallet instance (its attestation's key; RFC 6749 §4.1.3: a client that authenticated
+ * authenticates again). A code used twice revokes the access token the first use obtained (RFC 6749
+ * §4.1.2), once the second use has shown the PKCE verifier: a code leaked after use cannot revoke. Redeeming it redeems the offer: one statement
  * spends the code, marks the transaction redeemed (while still pending) and stores the access token.
  */
 export async function exchangeAuthorizationCode(
@@ -57,19 +60,19 @@ export async function exchangeAuthorizationCode(
   config: CoreConfig,
   issuerId: string,
   request: TAuthorizationCodeTokenRequest,
-  dpopJkt: string | null,
+  client: { dpopJkt: string | null; attestedJkt: string | null },
 ) {
+  const { dpopJkt } = client;
   const { rows } = await sql.query<GrantedCode>(
     `SELECT "id", "issuerId", "transactionId", "clientId", "redirectUri", "codeChallenge",
-            "authorizationDetails", "scope", "dpopJkt", "codeExpiresAt", "codeUsedAt"
+            "authorizationDetails", "scope", "dpopJkt", "clientAttestationJkt", "codeExpiresAt",
+            "codeUsedAt"
        FROM "AuthorizationRequest" WHERE "codeHash" = $1`,
     [hashSecret(request.code)],
   );
   const granted = rows[0];
   const now = new Date();
   if (!granted || granted.issuerId !== issuerId) throw invalidCode();
-  if (granted.codeUsedAt) throw await revokeTokensOf(sql, granted);
-  if (granted.codeExpiresAt.getTime() <= now.getTime()) throw invalidCode();
   if (!request.client_id) throw tokenError("invalid_request", "client_id is required for a public client.");
   if (request.client_id !== granted.clientId) {
     throw tokenError("invalid_grant", "The authorization code was issued to another client.");
@@ -86,6 +89,14 @@ export async function exchangeAuthorizationCode(
   if (!request.code_verifier) throw tokenError("invalid_request", "code_verifier (PKCE) is required.");
   if (!pkceVerifierMatches(request.code_verifier, granted.codeChallenge)) {
     throw tokenError("invalid_grant", "code_verifier does not match the code_challenge.");
+  }
+  if (granted.codeUsedAt) throw await revokeTokensOf(sql, granted);
+  if (granted.codeExpiresAt.getTime() <= now.getTime()) throw invalidCode();
+  if (granted.clientAttestationJkt && client.attestedJkt !== granted.clientAttestationJkt) {
+    throw tokenError(
+      "invalid_client",
+      "The authorization request was made by an attested wallet: authenticate with the same wallet attestation key.",
+    );
   }
   if (granted.dpopJkt && dpopJkt !== granted.dpopJkt) {
     throw tokenError(

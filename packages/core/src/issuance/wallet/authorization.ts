@@ -36,7 +36,7 @@ export async function pushAuthorizationRequest(
 ) {
   const request = parsePushedAuthorizationRequest(form);
   const urls = issuerUrls(config, issuer.id);
-  await authenticateWallet(sql, issuer, client, {
+  const attested = await authenticateWallet(sql, issuer, client, {
     audience: urls.credentialIssuer,
     clientId: request.client_id,
   });
@@ -105,9 +105,9 @@ export async function pushAuthorizationRequest(
   await sql.query(
     `INSERT INTO "AuthorizationRequest" ("id", "issuerId", "transactionId", "requestUriHash", "clientId",
        "redirectUri", "codeChallenge", "state", "authorizationDetails", "scope", "dpopJkt",
-       "requestUriExpiresAt", "expiresAt", "createdAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::timestamp(3), $12::timestamp(3),
-       $13::timestamp(3))`,
+       "clientAttestationJkt", "requestUriExpiresAt", "expiresAt", "createdAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13::timestamp(3), $13::timestamp(3),
+       $14::timestamp(3))`,
     [
       newId("par"),
       issuer.id,
@@ -120,6 +120,7 @@ export async function pushAuthorizationRequest(
       request.authorization_details ? JSON.stringify(request.authorization_details) : null,
       request.scope?.includes(offered) ? offered : null,
       dpopJkt,
+      attested?.instanceJkt ?? null,
       expiresAt,
       now,
     ],

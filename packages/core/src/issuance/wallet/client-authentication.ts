@@ -27,22 +27,29 @@ export function walletAttestationOf(issuer: { walletAttestation: unknown }): TWa
 
 const refused = (message: string) => new ClientAttestationError(message).toOAuthError();
 
+/** A wallet authenticated by its attestation: its client_id and its instance key's thumbprint. */
+export interface AuthenticatedWallet {
+  clientId: string;
+  instanceJkt: string;
+}
+
 /**
  * Wallet attestation as OAuth client authentication (`attest_jwt_client_auth`, or
  * `attest_jwt_client_auth_dpop` with the DPoP proof as PoP) at the PAR and token endpoints (OpenID4VCI
  * Appendix E, HAIP §4.4.1). The attestation's `x5c` chain must end at one of the issuer's trusted wallet
  * provider roots; a `client_id` sent with the request must be its `sub`; a PoP's `jti` is accepted once.
- * Returns the authenticated client_id, or null for an anonymous public client: no attestation sent where
- * none is required, or an issuer that trusts no wallet provider (a HAIP wallet sends its attestation to
- * every issuer; one that does not check attestations ignores it). Throws 401 `invalid_client` (or
- * `use_fresh_attestation` for an expired attestation).
+ * Returns the authenticated wallet, or null for an anonymous public client: no attestation sent where
+ * none is required, an issuer that trusts no wallet provider, or, where attestation is optional, one from
+ * a provider it does not trust (a HAIP wallet sends its attestation to every issuer; an issuer that
+ * does not know its provider treats it as it would a wallet that sent none). Throws 401 `invalid_client`
+ * (or `use_fresh_attestation` for an expired attestation).
  */
 export async function authenticateWallet(
   sql: FastSql,
   issuer: { walletAttestation: unknown },
   credentials: WalletClientCredentials,
   request: { audience: string; clientId?: string },
-): Promise<string | null> {
+): Promise<AuthenticatedWallet | null> {
   const settings = walletAttestationOf(issuer);
   if (!settings) return null;
   const { attestation, attestationPop } = credentials;
@@ -83,9 +90,12 @@ export async function authenticateWallet(
       if (affected !== 1)
         throw refused("the client attestation PoP was already used; make a new one per request");
     }
-    return verified.clientId;
+    return { clientId: verified.clientId, instanceJkt: verified.instanceJkt };
   } catch (error) {
-    if (error instanceof ClientAttestationError) throw error.toOAuthError();
+    if (error instanceof ClientAttestationError) {
+      if (error.untrustedAttester && !settings.required) return null;
+      throw error.toOAuthError();
+    }
     throw error;
   }
 }

@@ -66,13 +66,13 @@ export async function exchangeToken(
   });
   if (request.grant_type === AUTHORIZATION_CODE_GRANT) {
     // An attested client need not repeat its client_id in the body (its attestation's sub names it).
-    const clientId = request.client_id ?? authenticated ?? undefined;
+    const clientId = request.client_id ?? authenticated?.clientId;
     return exchangeAuthorizationCode(
       sql,
       config,
       issuer.id,
       { ...request, client_id: clientId },
-      client.dpopJkt,
+      { dpopJkt: client.dpopJkt, attestedJkt: authenticated?.instanceJkt ?? null },
     );
   }
   return exchangePreAuthorizedCode(sql, config, issuer.id, request, client.dpopJkt);

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AuthorizationRequest" ADD COLUMN     "clientAttestationJkt" TEXT;
