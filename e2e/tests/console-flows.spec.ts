@@ -182,18 +182,28 @@ test("organisation → issuer → configuration → readiness ready → activate
 
   // Wallet attestation: a leaf certificate is no wallet provider root (the server says so); a CA is.
   const attestation = page.getByTestId("wallet-attestation");
+  const walletForm = page.getByRole("form", { name: "Wallet attestation settings" });
   await expect(attestation).toContainText("Not accepting attestations");
   const rootsField = page.getByLabel("Wallet provider CA certificates (PEM, one or more)");
   await rootsField.fill((await ca.certify(nextCsr)).leafPem);
-  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await walletForm.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("Give one PEM-encoded X.509 CA certificate.")).toBeVisible();
   const provider = await createTestCertificateAuthority("CN=Test Wallet Provider CA");
   await rootsField.fill(`${provider.rootPem}\n${ca.rootPem}`);
   await page.getByLabel("Require a wallet attestation").check();
-  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await walletForm.getByRole("button", { name: "Save", exact: true }).click();
   await expect(attestation).toHaveText("Accepting attestations under 2 roots; required.");
-  await page.getByRole("button", { name: "Stop accepting attestations" }).click();
+  await walletForm.getByRole("button", { name: "Stop accepting attestations" }).click();
   await expect(attestation).toContainText("Not accepting attestations");
+
+  // Key attestation: a key attester's root and the accepted key storage levels.
+  const keyForm = page.getByRole("form", { name: "Key attestation settings" });
+  await page.getByLabel("Key attester CA certificates (PEM, one or more)").fill(provider.rootPem);
+  await page.getByLabel("Accepted key storage levels (optional)").fill("iso_18045_high, iso_18045_moderate");
+  await keyForm.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByTestId("key-attestation")).toHaveText(
+    "Accepting attestations under 1 root; optional.",
+  );
 });
 
 test("verification policy: create, suspend, reactivate", async () => {

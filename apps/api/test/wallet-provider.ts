@@ -10,7 +10,10 @@ const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 export const WALLET_CLIENT_ID = "https://wallet.example.org";
 type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
 
-/** A wallet provider: a CA (what issuers pin) and an attester certificate under it that signs attestations. */
+/**
+ * A wallet provider: a CA (what issuers pin) and an attester certificate under it that signs wallet
+ * attestations and key attestations.
+ */
 export async function walletProvider(name: string) {
   const ca = await createTestCertificateAuthority(`CN=${name} CA`);
   const keys = await globalThis.crypto.subtle.generateKey(ES256, true, ["sign", "verify"]);
@@ -29,6 +32,31 @@ export async function walletProvider(name: string) {
     rootPem: ca.rootPem,
     /** The attester certificate alone, and with the root after it. */
     chains: { leaf: [leafDer], withRoot: [leafDer, rootDer], rootOnly: [rootDer] },
+    /** A key attestation (OpenID4VCI Appendix D.1) of `keys`, signed by the attester under its x5c. */
+    attestKeys(
+      attested: Key[],
+      options: {
+        nonce?: string;
+        exp?: number | null;
+        keyStorage?: string[];
+        userAuthentication?: string[];
+      } = {},
+    ) {
+      const now = Math.floor(Date.now() / 1000);
+      return signEs256Jwt(
+        { alg: "ES256", typ: "key-attestation+jwt", x5c: [leafDer] },
+        {
+          iss: "https://provider.example",
+          iat: now,
+          ...(options.exp === null ? {} : { exp: options.exp ?? now + 3600 }),
+          attested_keys: attested.map(({ publicJwk: { kty, crv, x, y } }) => ({ kty, crv, x, y })),
+          key_storage: options.keyStorage ?? ["iso_18045_moderate"],
+          user_authentication: options.userAuthentication ?? ["iso_18045_moderate"],
+          ...(options.nonce ? { nonce: options.nonce } : {}),
+        },
+        keys.privateKey,
+      );
+    },
     attest(
       instance: Key,
       options: {

@@ -54,6 +54,7 @@ export async function createIssuer(
       display: input.display ?? [],
       requireDpop: input.requireDpop ?? false,
       ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
+      ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
       status: "draft",
       signingKid: kid,
       publicJwk: publicJwk as object,

@@ -28,6 +28,7 @@ export function toIssuerDto(
     nextSigningKey: nextSigningKeyDto(row),
     requireDpop: row.requireDpop,
     walletAttestation: (row.walletAttestation as TIssuer["walletAttestation"]) ?? null,
+    keyAttestation: (row.keyAttestation as TIssuer["keyAttestation"]) ?? null,
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

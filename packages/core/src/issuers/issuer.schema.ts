@@ -89,17 +89,19 @@ const zRequireDpop = z.boolean().meta({
     "When true, the token endpoint answers a request without a DPoP proof with 400 invalid_dpop_proof, so every access token is DPoP-bound (HAIP via FAPI 2.0: sender-constrained tokens only). Wallets that do not do DPoP then cannot redeem offers of this issuer.",
   example: false,
 });
+/** Trust anchors: PEM X.509 CA certificates, one to ten. */
+const zTrustedRoots = (description: string) =>
+  z
+    .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
+    .min(1)
+    .max(10)
+    .meta({ description, example: ["-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----"] });
+
 export const zWalletAttestation = z
   .strictObject({
-    trustedRoots: z
-      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
-      .min(1)
-      .max(10)
-      .meta({
-        description:
-          "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them.",
-        example: ["-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----"],
-      }),
+    trustedRoots: zTrustedRoots(
+      "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them.",
+    ),
     required: z.boolean().default(false).meta({
       description:
         "When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.",
@@ -112,6 +114,38 @@ export const zWalletAttestation = z
       "Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints.",
   });
 export type TWalletAttestation = z.infer<typeof zWalletAttestation>;
+
+/** Attack potential resistance values (OpenID4VCI Appendix D.2, or an ecosystem's URLs). */
+const zResistanceLevels = (what: string) =>
+  z
+    .array(z.string().min(1).max(500))
+    .min(1)
+    .max(10)
+    .optional()
+    .meta({
+      description: `Accepted ${what} levels (any one): e.g. iso_18045_high, iso_18045_moderate. Omitted: any.`,
+      example: ["iso_18045_high", "iso_18045_moderate"],
+    });
+
+export const zKeyAttestation = z
+  .strictObject({
+    trustedRoots: zTrustedRoots(
+      "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them.",
+    ),
+    required: z.boolean().default(false).meta({
+      description:
+        "When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.",
+      example: false,
+    }),
+    keyStorage: zResistanceLevels("key storage"),
+    userAuthentication: zResistanceLevels("user authentication"),
+  })
+  .meta({
+    id: "IssuerKeyAttestation",
+    description:
+      "Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to.",
+  });
+export type TKeyAttestation = z.infer<typeof zKeyAttestation>;
 
 const zLogoUri = zHttpsUri.meta({
   description: "https URL of the issuer's logo.",
@@ -239,6 +273,10 @@ export const zIssuer = z
     walletAttestation: zWalletAttestation.nullable().meta({
       description: "Which wallet providers' attestations this issuer accepts; null when it takes none.",
     }),
+    keyAttestation: zKeyAttestation.nullable().meta({
+      description:
+        "Which key attesters this issuer trusts for holder keys; null when it reads no key attestations.",
+    }),
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
@@ -268,6 +306,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   walletAttestation: zWalletAttestation
     .optional()
     .meta({ description: "Accept (or require) wallet attestations from these wallet providers." }),
+  keyAttestation: zKeyAttestation
+    .optional()
+    .meta({ description: "Accept (or require) key attestations from these key attesters." }),
 });
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
@@ -325,6 +366,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "Replaces the wallet attestation settings; null stops accepting attestations." }),
+  keyAttestation: zKeyAttestation
+    .nullable()
+    .optional()
+    .meta({ description: "Replaces the key attestation settings; null stops reading key attestations." }),
 });
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;

@@ -53,6 +53,7 @@ export async function updateIssuer(
     if (input.walletAttestation !== undefined) {
       data.walletAttestation = input.walletAttestation ?? Prisma.DbNull;
     }
+    if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? Prisma.DbNull;
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, scope, current.id, data);
     const updated = await findVisibleIssuer(tx, caller, current.id);

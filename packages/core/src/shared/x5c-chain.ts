@@ -88,3 +88,21 @@ async function validate(x5c: readonly string[], rootPem: string, now: number): P
     notAfter: Math.min(...[...chain, root].map((c) => new Date(c.validTo).getTime())),
   };
 }
+
+/**
+ * The signing key of a JWS whose `x5c` header chains to one of `roots` (see `x5cChainKey`), or null:
+ * how attestations by wallet providers and key attesters are trusted.
+ */
+export async function keyUnderTrustedRoots(
+  header: { x5c?: unknown },
+  roots: readonly string[],
+  now: number,
+): Promise<CryptoKey | null> {
+  const x5c = header.x5c;
+  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((der) => typeof der === "string")) return null;
+  for (const root of roots) {
+    const chain = await x5cChainKey(x5c, root, now);
+    if (chain) return chain.key;
+  }
+  return null;
+}

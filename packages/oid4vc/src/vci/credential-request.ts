@@ -22,7 +22,7 @@ export type TCredentialRequest = (
   | { credential_identifier: string; credential_configuration_id?: undefined }
 ) & {
   /** Absent when the wallet sent none; require it with `proofsRequired` for holder-bound configurations. */
-  proofs?: { jwt: string[] };
+  proofs?: { jwt: string[]; attestation?: undefined } | { attestation: string[]; jwt?: undefined };
 };
 
 export interface ParseCredentialRequestOptions {
@@ -32,6 +32,8 @@ export interface ParseCredentialRequestOptions {
   isKnownCredentialIdentifier?: (id: string) => boolean;
   /** When true, a request without `proofs` is `invalid_proof` (§8.3.1.2: "the field is missing"). */
   proofsRequired?: boolean;
+  /** When true, the `attestation` proof type (Appendix F.3) is accepted besides `jwt`. */
+  acceptAttestationProofs?: boolean;
 }
 
 /**
@@ -39,7 +41,8 @@ export interface ParseCredentialRequestOptions {
  * - `invalid_credential_request`: not an object; both or neither of `credential_configuration_id`
  *   and `credential_identifier`; `proofs` not an object with exactly
  *   one proof type; an empty or non-string proof array;
- * - `invalid_proof`: proofs missing while required, or a proof type other than `jwt`;
+ * - `invalid_proof`: proofs missing while required, or a proof type other than `jwt` (and
+ *   `attestation` where accepted);
  * - `invalid_encryption_parameters`: `credential_response_encryption` (this issuer does not encrypt);
  * - `unknown_credential_configuration` / `unknown_credential_identifier`.
  * The `proofs.jwt` array length is checked against the batch size by `verifyProofs`.
@@ -98,11 +101,16 @@ export function parseCredentialRequest(
   if (types.length !== 1) {
     throw credentialError("invalid_credential_request", "proofs must contain exactly one proof type");
   }
-  if (types[0] !== "jwt") throw credentialError("invalid_proof", `proof type ${types[0]} is not supported`);
-  const jwts = ZJwtProofs.safeParse(proofs.jwt);
+  const type = types[0];
+  const accepted = type === "jwt" || (type === "attestation" && options.acceptAttestationProofs);
+  if (!accepted) throw credentialError("invalid_proof", `proof type ${type} is not supported`);
+  const jwts = ZJwtProofs.safeParse(proofs[type as string]);
   if (!jwts.success) {
-    throw credentialError("invalid_credential_request", "proofs.jwt must be a non-empty array of strings");
+    throw credentialError(
+      "invalid_credential_request",
+      `proofs.${type} must be a non-empty array of strings`,
+    );
   }
-  request.proofs = { jwt: jwts.data };
+  request.proofs = type === "jwt" ? { jwt: jwts.data } : { attestation: jwts.data };
   return request;
 }

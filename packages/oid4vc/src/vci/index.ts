@@ -6,6 +6,7 @@ export * from "./credential-request";
 export * from "./dpop";
 export * from "./errors";
 export * from "./issuer-metadata";
+export * from "./key-attestation";
 export * from "./proof-jwt";
 export * from "./token-request";
 export * from "./well-known";

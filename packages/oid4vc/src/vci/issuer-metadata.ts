@@ -14,7 +14,17 @@ export interface CredentialConfigurationInput {
   claims?: Array<{ path: ClaimPath; display?: DisplayEntry[]; mandatory?: boolean }>;
   /** Whether the credential is bound to a holder key (`cnf.jwk`), which requires a `jwt` proof. */
   holderBinding: boolean;
+  /**
+   * Key attestations (Appendix D) are read: the `attestation` proof type is offered too, and with
+   * `required` both proof types announce `key_attestations_required`.
+   */
+  keyAttestations?: { required: { key_storage?: string[]; user_authentication?: string[] } | null };
 }
+
+type ProofTypeMetadata = {
+  proof_signing_alg_values_supported: string[];
+  key_attestations_required?: { key_storage?: string[]; user_authentication?: string[] };
+};
 
 export interface BuildCredentialIssuerMetadataInput {
   credentialIssuer: string;
@@ -36,7 +46,7 @@ export interface CredentialConfigurationSupported {
   scope: string;
   cryptographic_binding_methods_supported?: string[];
   credential_signing_alg_values_supported: string[];
-  proof_types_supported?: { jwt: { proof_signing_alg_values_supported: string[] } };
+  proof_types_supported?: { jwt: ProofTypeMetadata; attestation?: ProofTypeMetadata };
   credential_metadata?: {
     display?: DisplayEntry[];
     claims?: Array<{ path: ClaimPath; display?: DisplayEntry[]; mandatory?: boolean }>;
@@ -78,8 +88,17 @@ export function buildCredentialIssuerMetadata(
       config.cryptographic_binding_methods_supported = ["jwk"];
     }
     config.credential_signing_alg_values_supported = ["ES256"];
-    if (c.holderBinding)
-      config.proof_types_supported = { jwt: { proof_signing_alg_values_supported: ["ES256"] } };
+    if (c.holderBinding) {
+      const required = c.keyAttestations?.required;
+      const proofType = (): ProofTypeMetadata => ({
+        proof_signing_alg_values_supported: ["ES256"],
+        ...(required ? { key_attestations_required: { ...required } } : {}),
+      });
+      config.proof_types_supported = {
+        jwt: proofType(),
+        ...(c.keyAttestations ? { attestation: proofType() } : {}),
+      };
+    }
     const credentialMetadata: NonNullable<CredentialConfigurationSupported["credential_metadata"]> = {};
     if (c.display && c.display.length > 0) credentialMetadata.display = c.display;
     if (c.claims && c.claims.length > 0) {

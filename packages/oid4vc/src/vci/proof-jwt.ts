@@ -14,6 +14,7 @@ import {
 import { es256PublicKeyObject } from "../shared/keys";
 import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
 import { credentialError } from "./errors";
+import type { VerifiedKeyAttestation } from "./key-attestation";
 
 /** Header `typ` of a key proof JWT (OpenID4VCI 1.0 Appendix F.1). */
 export const PROOF_JWT_TYP = "openid4vci-proof+jwt";
@@ -41,6 +42,17 @@ export interface VerifyProofJwtOptions {
   consumeNonce: (nonce: string) => Promise<boolean>;
   /** When given, an `iss` in the proof must equal it (the client_id of an authenticated client). */
   clientId?: string;
+  /**
+   * Key attestations (Appendix D) in the `key_attestation` header: how to check one, and whether every
+   * proof must carry one. Without this option the header is not read.
+   */
+  keyAttestation?: KeyAttestationCheck;
+}
+
+export interface KeyAttestationCheck {
+  required: boolean;
+  /** Checks an attestation (`verifyKeyAttestation` with the issuer's trust and requirement). */
+  verify: (jwt: string, options: { requireExp: boolean }) => Promise<VerifiedKeyAttestation>;
 }
 
 export interface VerifiedProof {
@@ -51,6 +63,8 @@ export interface VerifiedProof {
   nonce: string;
   header: JwsHeader;
   payload: TProofJwtPayload;
+  /** The keys its `key_attestation` attests (the proof key among them), and that attestation's c_nonce. */
+  attested?: { keys: { jwk: JWK; thumbprint: string }[]; nonce: string };
 }
 
 const invalidProof = (description: string) => credentialError("invalid_proof", description);
@@ -125,13 +139,41 @@ async function checkProofJwt(
   if (payload.iat < now - (options.iatWindowSeconds ?? 300)) throw invalidProof("the proof is too old");
   if (payload.nonce === undefined)
     throw invalidProof("the proof must contain the c_nonce from the nonce endpoint");
+  const holderKeyThumbprint = jwkThumbprintKid(holderJwk);
+  const attested = options.keyAttestation
+    ? await attestedKeysOf(header, holderKeyThumbprint, options.keyAttestation)
+    : undefined;
   return {
     holderJwk,
-    holderKeyThumbprint: jwkThumbprintKid(holderJwk),
+    holderKeyThumbprint,
     nonce: payload.nonce,
     header,
     payload,
+    ...(attested ? { attested } : {}),
   };
+}
+
+/**
+ * The proof's `key_attestation` (Appendix F.1), checked: it attests the proof key and carries a c_nonce
+ * (required, as this issuer has a nonce endpoint). Undefined when absent and not required.
+ */
+async function attestedKeysOf(header: JwsHeader, proofKeyThumbprint: string, check: KeyAttestationCheck) {
+  const attestation = header.key_attestation;
+  if (attestation === undefined) {
+    if (check.required) {
+      throw invalidProof(
+        "this credential issuer requires a key attestation (key_attestation header) in each proof",
+      );
+    }
+    return undefined;
+  }
+  if (typeof attestation !== "string") throw invalidProof("key_attestation must be a JWT");
+  const verified = await check.verify(attestation, { requireExp: true });
+  if (!verified.keys.some((key) => key.thumbprint === proofKeyThumbprint)) {
+    throw invalidProof("the proof key is not one of the keys its key attestation attests");
+  }
+  if (verified.nonce === undefined) throw invalidProof("the key attestation must contain the c_nonce");
+  return { keys: verified.keys, nonce: verified.nonce };
 }
 
 /**
@@ -162,12 +204,74 @@ export async function verifyProofs(
   const proofs = await Promise.all(jwts.map((jwt) => checkProofJwt(jwt, options)));
   const keys = new Set(proofs.map((p) => p.holderKeyThumbprint));
   if (keys.size !== proofs.length) throw invalidProof("each proof in a batch must use a distinct key");
-  for (const nonce of new Set(proofs.map((p) => p.nonce))) {
-    if (!(await options.consumeNonce(nonce))) {
+  await consumeAll(
+    proofs.flatMap((p) => (p.attested ? [p.nonce, p.attested.nonce] : [p.nonce])),
+    options.consumeNonce,
+  );
+  return proofs;
+}
+
+/** Each distinct c_nonce once, after every check has passed. */
+async function consumeAll(nonces: string[], consumeNonce: (nonce: string) => Promise<boolean>) {
+  for (const nonce of new Set(nonces)) {
+    if (!(await consumeNonce(nonce))) {
       throw credentialError("invalid_nonce", "the c_nonce is unknown, expired or already used");
     }
   }
-  return proofs;
+}
+
+/**
+ * The keys to issue for (§8.2 with Appendix F.1): each proof's key, or, for a proof with a key
+ * attestation, every key it attests (the issuer SHOULD issue one credential per attested key), each
+ * once, at most `batchSize` (else `invalid_credential_request`).
+ */
+export function holderKeysOf(proofs: ReadonlyArray<VerifiedProof>, batchSize: number): JWK[] {
+  const keys = new Map<string, JWK>();
+  for (const proof of proofs) {
+    for (const key of proof.attested?.keys ?? [
+      { jwk: proof.holderJwk, thumbprint: proof.holderKeyThumbprint },
+    ]) {
+      keys.set(key.thumbprint, key.jwk);
+    }
+  }
+  if (keys.size > batchSize) {
+    throw credentialError("invalid_credential_request", `at most ${batchSize} keys are issued for at once`);
+  }
+  return [...keys.values()];
+}
+
+/**
+ * Verifies `attestation` proofs (Appendix F.3): each a key attestation with a c_nonce, at most
+ * `batchSize` of them; returns the attested keys (each once, at most `batchSize`). Nonces are spent
+ * after every check has passed.
+ */
+export async function verifyAttestationProofs(
+  jwts: ReadonlyArray<string>,
+  options: {
+    check: KeyAttestationCheck;
+    consumeNonce: (nonce: string) => Promise<boolean>;
+    batchSize: number;
+  },
+): Promise<JWK[]> {
+  if (jwts.length === 0) throw invalidProof("at least one proof is required");
+  if (jwts.length > options.batchSize) {
+    throw credentialError("invalid_credential_request", `at most ${options.batchSize} proofs are accepted`);
+  }
+  const attestations = await Promise.all(jwts.map((jwt) => options.check.verify(jwt, { requireExp: false })));
+  const nonces = attestations.map((a) => {
+    if (a.nonce === undefined) throw invalidProof("an attestation proof must contain the c_nonce");
+    return a.nonce;
+  });
+  const keys = new Map<string, JWK>();
+  for (const key of attestations.flatMap((a) => a.keys)) keys.set(key.thumbprint, key.jwk);
+  if (keys.size > options.batchSize) {
+    throw credentialError(
+      "invalid_credential_request",
+      `at most ${options.batchSize} keys are issued for at once`,
+    );
+  }
+  await consumeAll(nonces, options.consumeNonce);
+  return [...keys.values()];
 }
 
 /** Wallet side, for tests and benchmarks: a key proof JWT with the public key in the `jwk` header. */

@@ -1,8 +1,8 @@
 import type { FastSql } from "@cred/db";
-import { ClientAttestationError, type JwsHeader, verifyClientAttestation } from "@cred/oid4vc";
+import { ClientAttestationError, verifyClientAttestation } from "@cred/oid4vc";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
 import { hashSecret } from "../../shared/secret-box";
-import { x5cChainKey } from "../../shared/x5c-chain";
+import { keyUnderTrustedRoots } from "../../shared/x5c-chain";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -76,7 +76,8 @@ export async function authenticateWallet(
       now: new Date(now),
       maxPopAgeSeconds: POP_MAX_AGE_SECONDS,
       skewSeconds: SKEW_SECONDS,
-      attesterKey: (header) => trustedAttesterKey(header, settings.trustedRoots, now),
+      // HAIP §4.4.1: the attestation carries its signer's certificate (and chain, no anchor) in x5c.
+      attesterKey: (header) => keyUnderTrustedRoots(header, settings.trustedRoots, now),
     });
     if (request.clientId !== undefined && request.clientId !== verified.clientId) {
       throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
@@ -98,15 +99,4 @@ export async function authenticateWallet(
     }
     throw error;
   }
-}
-
-/** HAIP §4.4.1: the attestation carries its signer's certificate (and chain, no trust anchor) in `x5c`. */
-async function trustedAttesterKey(header: JwsHeader, roots: readonly string[], now: number) {
-  const x5c = header.x5c;
-  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((der) => typeof der === "string")) return null;
-  for (const root of roots) {
-    const chain = await x5cChainKey(x5c, root, now);
-    if (chain) return chain.key;
-  }
-  return null;
 }

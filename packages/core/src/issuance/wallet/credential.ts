@@ -5,12 +5,14 @@ import {
   credentialError,
   DpopProofError,
   dpopResourceError,
+  holderKeysOf,
   issueSdJwtVc,
   OAuthError,
   parseCredentialRequest,
-  type VerifiedProof,
+  verifyAttestationProofs,
   verifyProofs,
 } from "@cred/oid4vc";
+import type { JWK } from "jose";
 import type { AppDeps } from "../../context";
 import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import { newId, randomToken } from "../../shared/ids";
@@ -25,6 +27,7 @@ import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { checkDpopProof } from "./dpop";
+import { keyAttestationCheck } from "./key-attestation";
 import { invalidToken, missingToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
@@ -155,7 +158,7 @@ async function checkTokenBinding(
 
 /**
  * Credential endpoint (OpenID4VCI §8): checks the token, the request and the key proofs, then issues
- * one SD-JWT VC per proof (up to the batch size), each with its own status index and salts, completes
+ * one SD-JWT VC per holder key (a proof's, or each key its key attestation attests; up to the batch size), each with its own status index and salts, completes
  * the transaction and forgets the claims — all in one database transaction.
  */
 export async function issueCredentials(
@@ -177,27 +180,42 @@ export async function issueCredentials(
   const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   await refuseConfigurationBeyondToken(deps, tx, body);
+  const keyAttestation = keyAttestationCheck(issuer, Date.now());
   const request = parseCredentialRequest(body, {
     isKnownConfigurationId: (id) => id === tx.configurationIdentifier,
     isKnownCredentialIdentifier: (id) => id === tx.configurationIdentifier,
     proofsRequired: configuration.holderBindingRequired,
+    acceptAttestationProofs: keyAttestation !== undefined,
   });
 
   const urls = issuerUrls(deps.config, issuer.id);
-  let proofs: (VerifiedProof | null)[] = [null];
+  // One credential per holder key; null: an unbound credential.
+  let holderKeys: (JWK | null)[] = [null];
   // Checked here (ours, unexpired); spent by the completion statement below.
   const nonces: CheckedNonce[] = [];
   if (configuration.holderBindingRequired) {
-    proofs = await verifyProofs(request.proofs?.jwt ?? [], {
-      audience: urls.credentialIssuer,
-      now: new Date(),
-      consumeNonce: async (nonce) => {
-        const checked = checkNonce(deps.secretBox, nonce);
-        if (checked) nonces.push(checked);
-        return checked !== null;
-      },
-      batchSize: deps.config.issuance.batchSize,
-    });
+    const consumeNonce = async (nonce: string) => {
+      const checked = checkNonce(deps.secretBox, nonce);
+      if (checked) nonces.push(checked);
+      return checked !== null;
+    };
+    const { batchSize } = deps.config.issuance;
+    if (request.proofs?.attestation && keyAttestation) {
+      holderKeys = await verifyAttestationProofs(request.proofs.attestation, {
+        check: keyAttestation,
+        consumeNonce,
+        batchSize,
+      });
+    } else {
+      const proofs = await verifyProofs(request.proofs?.jwt ?? [], {
+        audience: urls.credentialIssuer,
+        now: new Date(),
+        consumeNonce,
+        batchSize,
+        ...(keyAttestation ? { keyAttestation } : {}),
+      });
+      holderKeys = holderKeysOf(proofs, batchSize);
+    }
   }
 
   const definitions = (await issuanceCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
@@ -213,10 +231,10 @@ export async function issueCredentials(
   const iat = Math.floor(issuedAt.getTime() / 86_400_000) * 86_400;
   const exp = iat + configuration.defaultLifetimeDays * 86_400;
   const notificationId = randomToken(24);
-  const ids = proofs.map(() => newId("cred"));
+  const ids = holderKeys.map(() => newId("cred"));
 
   const x5c = x5cForSigning(issuer.signingCertificate, issuedAt.getTime());
-  const sign = (proof: VerifiedProof | null, slot: StatusSlot | null) =>
+  const sign = (holderJwk: JWK | null, slot: StatusSlot | null) =>
     issueSdJwtVc({
       privateKey: signingKey.privateKey,
       kid: signingKey.kid,
@@ -225,15 +243,12 @@ export async function issueCredentials(
       vct: configuration.credentialType,
       iat,
       exp,
-      ...(proof ? { cnfJwk: proof.holderJwk } : {}),
+      ...(holderJwk ? { cnfJwk: holderJwk } : {}),
       ...(slot ? { status: { idx: slot.idx, uri: urls.statusList(slot.listId) } } : {}),
       claims,
       disclosable,
     });
-  const rowFor = (
-    draft: { id: string; proof: VerifiedProof | null; credential: string; slot: StatusSlot | null },
-    i: number,
-  ) => ({
+  const rowFor = (draft: { id: string; credential: string; slot: StatusSlot | null }, i: number) => ({
     id: draft.id,
     ...scope,
     issuerId: issuer.id,
@@ -265,13 +280,12 @@ export async function issueCredentials(
   // whole statement, and the credentials are drawn and signed again.
   for (let attempt = 1; ; attempt++) {
     const list = configuration.statusEnabled ? await openStatusList(db, deps.config, scope, issuer.id) : null;
-    const slots = list ? randomSlots(list, proofs.length) : proofs.map(() => null);
+    const slots = list ? randomSlots(list, holderKeys.length) : holderKeys.map(() => null);
     const drafts = await Promise.all(
-      proofs.map(async (proof, i) => ({
+      holderKeys.map(async (holderJwk, i) => ({
         id: ids[i]!,
-        proof,
         slot: slots[i]!,
-        credential: await sign(proof, slots[i]!),
+        credential: await sign(holderJwk, slots[i]!),
       })),
     );
     try {

@@ -19,6 +19,7 @@ import type { SecretBox } from "../../shared/secret-box";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";
 import { walletAttestationOf } from "./client-authentication";
+import { keyAttestationOf, keyAttestationsRequired } from "./key-attestation";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** An issuer display entry as §12.2.4 names its members (the REST API's `altText` is `alt_text` there). */
@@ -60,6 +61,7 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
         mandatory: claim.required,
       })),
       holderBinding: c.holderBindingRequired,
+      ...(keyAttestationOf(fresh) ? { keyAttestations: { required: keyAttestationsRequired(fresh) } } : {}),
     })),
   });
 }

@@ -8,9 +8,9 @@ import { useCan } from "../../../../components/session";
 import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC } from "../../../../lib/trpc";
+import { AttestationTrustCard } from "./attestation-trust-card";
 import { IssuerDetailsForm } from "./issuer-details-form";
 import { SigningCertificateCard } from "./signing-certificate-card";
-import { WalletAttestationCard } from "./wallet-attestation-card";
 
 export default function IssuerPage() {
   const { issuerId } = useParams<{ issuerId: string }>();
@@ -287,7 +287,22 @@ export default function IssuerPage() {
       )}
 
       <SigningCertificateCard issuer={data} />
-      <WalletAttestationCard issuer={data} />
+      <AttestationTrustCard
+        issuer={data}
+        setting="walletAttestation"
+        title="Wallet attestation"
+        hint="HAIP wallets authenticate with an attestation from their wallet provider. Trust a provider by its CA certificate; requiring an attestation turns away every other wallet at the authorization and token endpoints."
+        rootsLabel="Wallet provider CA certificates (PEM, one or more)"
+        requiredLabel="Require a wallet attestation"
+      />
+      <AttestationTrustCard
+        issuer={data}
+        setting="keyAttestation"
+        title="Key attestation"
+        hint="A key attestation shows how a wallet protects the keys credentials are bound to. Trust an attester by its CA certificate; requiring one refuses key proofs without it, and the levels limit which key storage and user authentication are accepted."
+        rootsLabel="Key attester CA certificates (PEM, one or more)"
+        requiredLabel="Require a key attestation"
+      />
     </>
   );
 }

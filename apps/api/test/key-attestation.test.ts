@@ -1,0 +1,212 @@
+// Key attestations (OpenID4VCI Appendix D) at the credential endpoint of an issuer that trusts a key
+// attester: in a jwt proof's key_attestation header, or as the attestation proof type.
+import { decodeJwtUnverified, generateEs256KeyPair, signEs256Jwt } from "@cred/oid4vc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { fetchJson, nonce, resolveOffer, token, wellKnown } from "./wallet-client";
+import { walletProvider } from "./wallet-provider";
+
+type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let metadata: Record<string, any>;
+let attester: Awaited<ReturnType<typeof walletProvider>>;
+let stranger: Awaited<ReturnType<typeof walletProvider>>;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  attester = await walletProvider("Key Attester");
+  stranger = await walletProvider("Unknown Key Attester");
+  metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+});
+afterAll(() => t?.close());
+
+const setKeyAttestation = (keyAttestation: unknown) =>
+  call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, { key: t.adminKey, body: { keyAttestation } });
+
+/** An access token for a fresh offer, and a fresh c_nonce. */
+async function tokenAndNonce() {
+  const created = await createTransaction(t, t.adminKey, issuer);
+  const offer = await resolveOffer(created.credentialOffer);
+  const issued = await token(`${issuer.credentialIssuer}/token`, {
+    grant_type: PRE_AUTH,
+    "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+  });
+  return { accessToken: issued.body.access_token as string, cNonce: await nonce(metadata.nonce_endpoint) };
+}
+
+function proofWith(key: Key, cNonce: string, keyAttestation?: string) {
+  const { kty, crv, x, y } = key.publicJwk;
+  return signEs256Jwt(
+    {
+      alg: "ES256",
+      typ: "openid4vci-proof+jwt",
+      jwk: { kty, crv, x, y },
+      ...(keyAttestation ? { key_attestation: keyAttestation } : {}),
+    },
+    { aud: issuer.credentialIssuer, iat: Math.floor(Date.now() / 1000), nonce: cNonce },
+    key.privateKey,
+  );
+}
+
+function credentialRequest(accessToken: string, proofs: Record<string, string[]>) {
+  return fetchJson(metadata.credential_endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+    body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs }),
+  });
+}
+
+const cnfX = (credential: string) =>
+  (decodeJwtUnverified(credential.split("~")[0]!).payload as { cnf: { jwk: { x: string } } }).cnf.jwk.x;
+
+describe("key attestation settings and metadata", () => {
+  it("reads none by default: no attestation proof type, and a key_attestation header is not read", async () => {
+    const proofTypes =
+      metadata.credential_configurations_supported[issuer.configuration].proof_types_supported;
+    expect(Object.keys(proofTypes)).toEqual(["jwt"]);
+    const key = await generateEs256KeyPair();
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const ignored = await credentialRequest(accessToken, {
+      jwt: [await proofWith(key, cNonce, "not.an.attestation")],
+    });
+    expect(ignored.status, JSON.stringify(ignored.body)).toBe(200);
+    const again = await tokenAndNonce();
+    const attestationType = await credentialRequest(again.accessToken, {
+      attestation: [await attester.attestKeys([key], { nonce: again.cNonce })],
+    });
+    expect([attestationType.status, attestationType.body.error]).toEqual([400, "invalid_proof"]);
+  });
+
+  it("takes trusted roots and accepted levels, refuses a leaf as root, and announces a requirement", async () => {
+    const bad = await setKeyAttestation({ trustedRoots: ["nope"] });
+    expect([bad.status, errorCode(bad)]).toEqual([400, "ValidationFailed"]);
+    const set = await setKeyAttestation({
+      trustedRoots: [attester.rootPem],
+      required: true,
+      keyStorage: ["iso_18045_high", "iso_18045_moderate"],
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data.keyAttestation).toEqual({
+      trustedRoots: [attester.rootPem],
+      required: true,
+      keyStorage: ["iso_18045_high", "iso_18045_moderate"],
+    });
+    const read = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+    const required = { key_storage: ["iso_18045_high", "iso_18045_moderate"] };
+    expect(read.credential_configurations_supported[issuer.configuration].proof_types_supported).toEqual({
+      jwt: { proof_signing_alg_values_supported: ["ES256"], key_attestations_required: required },
+      attestation: { proof_signing_alg_values_supported: ["ES256"], key_attestations_required: required },
+    });
+    await setKeyAttestation(null);
+  });
+});
+
+describe("key attestations at the credential endpoint", () => {
+  beforeAll(async () => {
+    const set = await setKeyAttestation({
+      trustedRoots: [attester.rootPem],
+      required: true,
+      keyStorage: ["iso_18045_high", "iso_18045_moderate"],
+    });
+    expect(set.status).toBe(200);
+  });
+  afterAll(async () => {
+    await setKeyAttestation(null);
+  });
+
+  it("issues one credential per attested key for a jwt proof with a key attestation", async () => {
+    const [proofKey, other] = [await generateEs256KeyPair(), await generateEs256KeyPair()];
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const attestation = await attester.attestKeys([proofKey, other], { nonce: cNonce });
+    const r = await credentialRequest(accessToken, { jwt: [await proofWith(proofKey, cNonce, attestation)] });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.credentials.map((c: { credential: string }) => cnfX(c.credential)).sort()).toEqual(
+      [proofKey.publicJwk.x, other.publicJwk.x].sort(),
+    );
+  });
+
+  it("issues for the keys of an attestation proof, and spends its c_nonce", async () => {
+    const keys = [await generateEs256KeyPair(), await generateEs256KeyPair(), await generateEs256KeyPair()];
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const attestation = await attester.attestKeys(keys, { nonce: cNonce, exp: null });
+    const r = await credentialRequest(accessToken, { attestation: [attestation] });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.credentials).toHaveLength(3);
+    const replay = await tokenAndNonce();
+    const spent = await credentialRequest(replay.accessToken, { attestation: [attestation] });
+    expect([spent.status, spent.body.error]).toEqual([400, "invalid_nonce"]);
+  });
+
+  it("refuses proofs whose key attestation is missing, untrusted or unacceptable, with invalid_proof", async () => {
+    const key = await generateEs256KeyPair();
+    const other = await generateEs256KeyPair();
+    const cases: [string, (cNonce: string) => Promise<Record<string, string[]>>][] = [
+      ["no key attestation", async (n) => ({ jwt: [await proofWith(key, n)] })],
+      [
+        "an unknown attester",
+        async (n) => ({ jwt: [await proofWith(key, n, await stranger.attestKeys([key], { nonce: n }))] }),
+      ],
+      [
+        "a key storage not accepted",
+        async (n) => ({
+          jwt: [
+            await proofWith(
+              key,
+              n,
+              await attester.attestKeys([key], { nonce: n, keyStorage: ["iso_18045_basic"] }),
+            ),
+          ],
+        }),
+      ],
+      [
+        "no exp in a jwt proof's attestation",
+        async (n) => ({
+          jwt: [await proofWith(key, n, await attester.attestKeys([key], { nonce: n, exp: null }))],
+        }),
+      ],
+      [
+        "an expired attestation",
+        async (n) => ({
+          jwt: [
+            await proofWith(
+              key,
+              n,
+              await attester.attestKeys([key], { nonce: n, exp: Math.floor(Date.now() / 1000) - 3600 }),
+            ),
+          ],
+        }),
+      ],
+      [
+        "a proof key the attestation does not attest",
+        async (n) => ({ jwt: [await proofWith(key, n, await attester.attestKeys([other], { nonce: n }))] }),
+      ],
+      [
+        "an attestation without c_nonce",
+        async (n) => ({ jwt: [await proofWith(key, n, await attester.attestKeys([key]))] }),
+      ],
+      [
+        "an attestation proof without c_nonce",
+        async () => ({ attestation: [await attester.attestKeys([key])] }),
+      ],
+    ];
+    for (const [label, proofs] of cases) {
+      const { accessToken, cNonce } = await tokenAndNonce();
+      const r = await credentialRequest(accessToken, await proofs(cNonce));
+      expect([label, r.status, r.body.error]).toEqual([label, 400, "invalid_proof"]);
+    }
+  });
+
+  it("refuses more attested keys than a batch takes", async () => {
+    const keys = await Promise.all(Array.from({ length: 11 }, () => generateEs256KeyPair()));
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const r = await credentialRequest(accessToken, {
+      attestation: [await attester.attestKeys(keys, { nonce: cNonce })],
+    });
+    expect([r.status, r.body.error]).toEqual([400, "invalid_credential_request"]);
+  });
+});

@@ -1,0 +1,48 @@
+import { type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
+import type { TKeyAttestation } from "../../issuers/issuer.schema";
+import { keyUnderTrustedRoots } from "../../shared/x5c-chain";
+
+/** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
+export function keyAttestationOf(issuer: { keyAttestation: unknown }): TKeyAttestation | null {
+  const settings = issuer.keyAttestation as TKeyAttestation | null;
+  return settings && Array.isArray(settings.trustedRoots) && settings.trustedRoots.length > 0
+    ? settings
+    : null;
+}
+
+/** What `key_attestations_required` announces (§12.2.4), or null when attestations are not required. */
+export function keyAttestationsRequired(issuer: { keyAttestation: unknown }) {
+  const settings = keyAttestationOf(issuer);
+  if (!settings?.required) return null;
+  return {
+    ...(settings.keyStorage ? { key_storage: settings.keyStorage } : {}),
+    ...(settings.userAuthentication ? { user_authentication: settings.userAuthentication } : {}),
+  };
+}
+
+/**
+ * How the credential endpoint checks key attestations for this issuer (OpenID4VCI Appendix D): signed
+ * under one of its trusted roots (`x5c`), with the key storage and user authentication it accepts.
+ * Undefined when the issuer reads none.
+ */
+export function keyAttestationCheck(
+  issuer: { keyAttestation: unknown },
+  now: number,
+): KeyAttestationCheck | undefined {
+  const settings = keyAttestationOf(issuer);
+  if (!settings) return undefined;
+  const requirement = {
+    ...(settings.keyStorage ? { keyStorage: settings.keyStorage } : {}),
+    ...(settings.userAuthentication ? { userAuthentication: settings.userAuthentication } : {}),
+  };
+  return {
+    required: settings.required,
+    verify: (jwt, { requireExp }) =>
+      verifyKeyAttestation(jwt, {
+        attesterKey: (header) => keyUnderTrustedRoots(header, settings.trustedRoots, now),
+        requirement,
+        now: new Date(now),
+        requireExp,
+      }),
+  };
+}
