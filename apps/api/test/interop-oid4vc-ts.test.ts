@@ -8,7 +8,7 @@ import {
   clientAuthenticationNone,
   setGlobalConfig,
 } from "@openid4vc/oauth2";
-import { Openid4vciClient } from "@openid4vc/openid4vci";
+import { Openid4vciClient, Openid4vciWalletProvider } from "@openid4vc/openid4vci";
 import { CompactSign } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
@@ -249,5 +249,65 @@ describe("oid4vc-ts wallet client", () => {
         issuerMetadata,
       }),
     ).rejects.toThrow();
+  });
+
+  it("proves its key with a key attestation made by the library's wallet provider, where the issuer requires one", async () => {
+    const provider = await walletProvider("Interop Key Attester");
+    const attesting = await activeIssuer(t, t.adminKey);
+    const set = await call(t, "PATCH", `/management/issuers/${attesting.issuerId}`, {
+      key: t.adminKey,
+      body: {
+        keyAttestation: {
+          trustedRoots: [provider.rootPem],
+          required: true,
+          keyStorage: ["iso_18045_moderate"],
+        },
+      },
+    });
+    expect(set.status).toBe(200);
+    const holder = await generateEs256KeyPair();
+    const client = walletClient(holder);
+    const walletProviderLib = new Openid4vciWalletProvider({
+      callbacks: {
+        signJwt: async (_signer, { header, payload }) => {
+          const jwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+            .setProtectedHeader(header as never)
+            .sign(provider.attester.privateKey);
+          return { jwt, signerJwk: holder.publicJwk as never };
+        },
+      },
+    });
+    const created = await createTransaction(t, t.adminKey, attesting);
+    const offer = await client.resolveCredentialOffer(created.credentialOffer);
+    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+    });
+    const { c_nonce } = await client.requestNonce({ issuerMetadata });
+    const { kty, crv, x, y } = holder.publicJwk;
+    const keyAttestationJwt = await walletProviderLib.createKeyAttestationJwt({
+      attestedKeys: [{ kty, crv, x, y } as never],
+      nonce: c_nonce,
+      expiresAt: new Date(Date.now() + 3_600_000),
+      keyStorage: ["iso_18045_moderate"],
+      userAuthentication: ["iso_18045_moderate"],
+      use: "proof_type.jwt",
+      signer: { method: "x5c", alg: "ES256", x5c: provider.attester.x5c } as never,
+    });
+    const { jwt } = await client.createCredentialRequestJwtProof({
+      issuerMetadata,
+      credentialConfigurationId: attesting.configuration,
+      signer: { method: "jwk", alg: "ES256", publicJwk: holder.publicJwk as never },
+      nonce: c_nonce,
+      keyAttestationJwt,
+    });
+    const response = await client.retrieveCredentials({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: attesting.configuration,
+      proofs: { jwt: [jwt] },
+    });
+    expect(response.credentialResponse.credentials).toHaveLength(1);
   });
 });

@@ -30,6 +30,8 @@ export async function walletProvider(name: string) {
   const rootDer = new x509.X509Certificate(ca.rootPem).toString("base64");
   return {
     rootPem: ca.rootPem,
+    /** The attester's signing key and certificate, for libraries that sign attestations themselves. */
+    attester: { privateKey: keys.privateKey, x5c: [leafDer] },
     /** The attester certificate alone, and with the root after it. */
     chains: { leaf: [leafDer], withRoot: [leafDer, rootDer], rootOnly: [rootDer] },
     /** A key attestation (OpenID4VCI Appendix D.1) of `keys`, signed by the attester under its x5c. */

@@ -14,6 +14,8 @@ import { credentialError } from "./errors";
 
 /** Header `typ` of a key attestation (OpenID4VCI 1.0 Appendix D.1). */
 export const KEY_ATTESTATION_TYP = "key-attestation+jwt";
+/** The pre-final drafts' spelling, which wallets built on them (e.g. oid4vc-ts 0.4) still send. */
+const DRAFT_KEY_ATTESTATION_TYP = "keyattestation+jwt";
 /** How many keys one attestation may attest: more than any batch takes. */
 const MAX_ATTESTED_KEYS = 100;
 
@@ -71,7 +73,8 @@ export async function verifyKeyAttestation(
   } catch {
     throw invalidProof("the key attestation is not a well-formed JWT");
   }
-  if (!typIs(decoded.header.typ, KEY_ATTESTATION_TYP)) {
+  const { typ } = decoded.header;
+  if (!typIs(typ, KEY_ATTESTATION_TYP) && !typIs(typ, DRAFT_KEY_ATTESTATION_TYP)) {
     throw invalidProof(`the key attestation typ must be ${KEY_ATTESTATION_TYP}`);
   }
   if (decoded.header.alg !== "ES256") throw invalidProof("the key attestation alg must be ES256");
