@@ -97,6 +97,38 @@ async function codeFlowToken(
   return { issuerMetadata, accessTokenResponse };
 }
 
+type IssuerMetadata = Awaited<ReturnType<Client["resolveIssuerMetadata"]>>;
+
+/** The library's nonce → key proof (optionally with a key attestation) → credential request. */
+async function requestCredential(
+  client: Client,
+  issuerMetadata: IssuerMetadata,
+  accessToken: string,
+  options: {
+    configuration: string;
+    holder: Holder;
+    dpop?: Dpop;
+    keyAttestation?: (cNonce: string) => Promise<string>;
+  },
+) {
+  const { c_nonce } = await client.requestNonce({ issuerMetadata });
+  const { jwt } = await client.createCredentialRequestJwtProof({
+    issuerMetadata,
+    credentialConfigurationId: options.configuration,
+    signer: { method: "jwk", alg: "ES256", publicJwk: options.holder.publicJwk as never },
+    nonce: c_nonce,
+    ...(options.keyAttestation ? { keyAttestationJwt: await options.keyAttestation(c_nonce) } : {}),
+  });
+  const response = await client.retrieveCredentials({
+    issuerMetadata,
+    accessToken,
+    credentialConfigurationId: options.configuration,
+    proofs: { jwt: [jwt] },
+    ...(options.dpop ? { dpop: options.dpop } : {}),
+  });
+  return response.credentialResponse;
+}
+
 describe("oid4vc-ts wallet client", () => {
   it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
     const holder = await generateEs256KeyPair();
@@ -167,26 +199,17 @@ describe("oid4vc-ts wallet client", () => {
       dpop,
     });
     expect(accessTokenResponse.token_type).toBe("DPoP");
-    const { c_nonce } = await client.requestNonce({ issuerMetadata });
-    const { jwt } = await client.createCredentialRequestJwtProof({
-      issuerMetadata,
-      credentialConfigurationId: issuer.configuration,
-      signer: dpop.signer,
-      nonce: c_nonce,
-    });
-    const response = await client.retrieveCredentials({
-      issuerMetadata,
-      accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: issuer.configuration,
-      proofs: { jwt: [jwt] },
+    const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
+      configuration: issuer.configuration,
+      holder,
       dpop,
     });
-    expect(response.credentialResponse.credentials).toHaveLength(1);
+    expect(response.credentials).toHaveLength(1);
     await client.sendNotification({
       issuerMetadata,
       accessToken: accessTokenResponse.access_token,
       notification: {
-        notificationId: response.credentialResponse.notification_id as string,
+        notificationId: response.notification_id as string,
         event: "credential_accepted",
       },
       dpop,
@@ -204,21 +227,12 @@ describe("oid4vc-ts wallet client", () => {
       dpop,
     });
     expect(accessTokenResponse.token_type).toBe("DPoP");
-    const { c_nonce } = await client.requestNonce({ issuerMetadata });
-    const { jwt } = await client.createCredentialRequestJwtProof({
-      issuerMetadata,
-      credentialConfigurationId: issuer.configuration,
-      signer: dpop.signer,
-      nonce: c_nonce,
-    });
-    const credentials = await client.retrieveCredentials({
-      issuerMetadata,
-      accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: issuer.configuration,
-      proofs: { jwt: [jwt] },
+    const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
+      configuration: issuer.configuration,
+      holder,
       dpop,
     });
-    expect(credentials.credentialResponse.credentials).toHaveLength(1);
+    expect(response.credentials).toHaveLength(1);
     const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
     expect(tx.body.data.status).toBe("completed");
   });
@@ -284,30 +298,21 @@ describe("oid4vc-ts wallet client", () => {
       credentialOffer: offer,
       issuerMetadata,
     });
-    const { c_nonce } = await client.requestNonce({ issuerMetadata });
     const { kty, crv, x, y } = holder.publicJwk;
-    const keyAttestationJwt = await walletProviderLib.createKeyAttestationJwt({
-      attestedKeys: [{ kty, crv, x, y } as never],
-      nonce: c_nonce,
-      expiresAt: new Date(Date.now() + 3_600_000),
-      keyStorage: ["iso_18045_moderate"],
-      userAuthentication: ["iso_18045_moderate"],
-      use: "proof_type.jwt",
-      signer: { method: "x5c", alg: "ES256", x5c: provider.attester.x5c } as never,
+    const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
+      configuration: attesting.configuration,
+      holder,
+      keyAttestation: (cNonce) =>
+        walletProviderLib.createKeyAttestationJwt({
+          attestedKeys: [{ kty, crv, x, y } as never],
+          nonce: cNonce,
+          expiresAt: new Date(Date.now() + 3_600_000),
+          keyStorage: ["iso_18045_moderate"],
+          userAuthentication: ["iso_18045_moderate"],
+          use: "proof_type.jwt",
+          signer: { method: "x5c", alg: "ES256", x5c: provider.attester.x5c } as never,
+        }),
     });
-    const { jwt } = await client.createCredentialRequestJwtProof({
-      issuerMetadata,
-      credentialConfigurationId: attesting.configuration,
-      signer: { method: "jwk", alg: "ES256", publicJwk: holder.publicJwk as never },
-      nonce: c_nonce,
-      keyAttestationJwt,
-    });
-    const response = await client.retrieveCredentials({
-      issuerMetadata,
-      accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: attesting.configuration,
-      proofs: { jwt: [jwt] },
-    });
-    expect(response.credentialResponse.credentials).toHaveLength(1);
+    expect(response.credentials).toHaveLength(1);
   });
 });

@@ -106,6 +106,51 @@ describe("key attestation settings and metadata", () => {
   });
 });
 
+describe("optional key attestations", () => {
+  beforeAll(async () => {
+    const set = await setKeyAttestation({ trustedRoots: [attester.rootPem], keyStorage: ["iso_18045_high"] });
+    expect(set.status).toBe(200);
+  });
+  afterAll(async () => {
+    await setKeyAttestation(null);
+  });
+
+  it("issues for the proof key alone when the attestation is not one it accepts, and refuses a forged one", async () => {
+    const [key, other] = [await generateEs256KeyPair(), await generateEs256KeyPair()];
+    for (const make of [
+      (n: string) => stranger.attestKeys([key, other], { nonce: n }),
+      (n: string) => attester.attestKeys([key, other], { nonce: n, keyStorage: ["iso_18045_basic"] }),
+    ]) {
+      const { accessToken, cNonce } = await tokenAndNonce();
+      const r = await credentialRequest(accessToken, {
+        jwt: [await proofWith(key, cNonce, await make(cNonce))],
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.credentials.map((c: { credential: string }) => cnfX(c.credential))).toEqual([
+        key.publicJwk.x,
+      ]);
+    }
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const genuine = await attester.attestKeys([key], { nonce: cNonce, keyStorage: ["iso_18045_high"] });
+    const [head, body] = genuine.split(".");
+    const tampered = `${head}.${body}.${"A".repeat(86)}`;
+    const r = await credentialRequest(accessToken, { jwt: [await proofWith(key, cNonce, tampered)] });
+    expect([r.status, r.body.error]).toEqual([400, "invalid_proof"]);
+  });
+
+  it("refuses an attested key that is no P-256 point", async () => {
+    const key = await generateEs256KeyPair();
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const bogus = { ...key, publicJwk: { ...key.publicJwk, y: key.publicJwk.x } };
+    const attestation = await attester.attestKeys([key, bogus as Key], {
+      nonce: cNonce,
+      keyStorage: ["iso_18045_high"],
+    });
+    const r = await credentialRequest(accessToken, { jwt: [await proofWith(key, cNonce, attestation)] });
+    expect([r.status, r.body.error]).toEqual([400, "invalid_proof"]);
+  });
+});
+
 describe("key attestations at the credential endpoint", () => {
   beforeAll(async () => {
     const set = await setKeyAttestation({
@@ -201,12 +246,65 @@ describe("key attestations at the credential endpoint", () => {
     }
   });
 
-  it("refuses more attested keys than a batch takes", async () => {
+  it("issues for at most a batch of attested keys, and takes one attestation proof only", async () => {
     const keys = await Promise.all(Array.from({ length: 11 }, () => generateEs256KeyPair()));
     const { accessToken, cNonce } = await tokenAndNonce();
     const r = await credentialRequest(accessToken, {
       attestation: [await attester.attestKeys(keys, { nonce: cNonce })],
     });
-    expect([r.status, r.body.error]).toEqual([400, "invalid_credential_request"]);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.credentials).toHaveLength(10);
+    const two = await tokenAndNonce();
+    const twice = await attester.attestKeys([keys[0]!], { nonce: two.cNonce });
+    const refused = await credentialRequest(two.accessToken, { attestation: [twice, twice] });
+    expect([refused.status, refused.body.error]).toEqual([400, "invalid_credential_request"]);
+  });
+
+  it("takes a batch whose keys one attestation covers, and a proof naming its attested key by kid", async () => {
+    const [a, b] = [await generateEs256KeyPair(), await generateEs256KeyPair()];
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const attestation = await attester.attestKeys([a, b], { nonce: cNonce });
+    const batch = await credentialRequest(accessToken, {
+      jwt: [await proofWith(a, cNonce, attestation), await proofWith(b, cNonce)],
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    expect(batch.body.credentials).toHaveLength(2);
+
+    const byKid = await tokenAndNonce();
+    const kidProof = await signEs256Jwt(
+      {
+        alg: "ES256",
+        typ: "openid4vci-proof+jwt",
+        kid: "0",
+        key_attestation: await attester.attestKeys([b, a], { nonce: byKid.cNonce }),
+      },
+      { aud: issuer.credentialIssuer, iat: Math.floor(Date.now() / 1000), nonce: byKid.cNonce },
+      a.privateKey,
+    );
+    const named = await credentialRequest(byKid.accessToken, { jwt: [kidProof] });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    expect(named.body.credentials.map((c: { credential: string }) => cnfX(c.credential)).sort()).toEqual(
+      [a.publicJwk.x, b.publicJwk.x].sort(),
+    );
+  });
+
+  it("does not let a credential outlive the attestation of its key", async () => {
+    const key = await generateEs256KeyPair();
+    const { accessToken, cNonce } = await tokenAndNonce();
+    const attestationExp = Math.floor(Date.now() / 1000) + 3600;
+    const r = await credentialRequest(accessToken, {
+      jwt: [
+        await proofWith(
+          key,
+          cNonce,
+          await attester.attestKeys([key], { nonce: cNonce, exp: attestationExp }),
+        ),
+      ],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const payload = decodeJwtUnverified(r.body.credentials[0].credential.split("~")[0]).payload as {
+      exp: number;
+    };
+    expect(payload.exp).toBe(attestationExp);
   });
 });

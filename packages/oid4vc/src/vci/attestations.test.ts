@@ -189,6 +189,7 @@ describe("verifyKeyAttestation", () => {
       expect(verified).toEqual({
         keys: [{ jwk: pub(instance), thumbprint: jwkThumbprintKid(pub(instance)) }],
         nonce: "n",
+        exp: NOW + 600,
       });
     }
     const noExp = await keyAttestation(attester, [instance], { exp: undefined });

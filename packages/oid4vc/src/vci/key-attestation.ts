@@ -9,6 +9,8 @@ import {
   typIs,
   verifyEs256Signature,
 } from "../shared/jws";
+import { es256PublicKeyObject } from "../shared/keys";
+import { OAuthError } from "../shared/oauth-error";
 import { type Instant, toEpochSeconds } from "../shared/time";
 import { credentialError } from "./errors";
 
@@ -40,6 +42,19 @@ export interface VerifiedKeyAttestation {
   keys: { jwk: JWK; thumbprint: string }[];
   /** The c_nonce it carries, for the caller to spend. */
   nonce?: string;
+  /** When the attestation and the keys it attests expire (epoch seconds), if it says. */
+  exp?: number;
+}
+
+/**
+ * A key attestation that is well-formed and genuine as far as can be told, but not one this issuer
+ * accepts: no trusted attester signed it, or it asserts levels the issuer does not accept. Where
+ * attestations are optional, such an attestation is treated as absent.
+ */
+export class KeyAttestationNotAccepted extends OAuthError {
+  constructor(description: string) {
+    super("invalid_proof", description, { status: 400, headers: { "Cache-Control": "no-store" } });
+  }
 }
 
 const ZKeyAttestationPayload = z.looseObject({
@@ -79,8 +94,11 @@ export async function verifyKeyAttestation(
   }
   if (decoded.header.alg !== "ES256") throw invalidProof("the key attestation alg must be ES256");
   const attesterKey = await options.attesterKey(decoded.header);
-  if (!attesterKey)
-    throw invalidProof("the key attestation is not signed by a key attester this issuer trusts");
+  if (!attesterKey) {
+    throw new KeyAttestationNotAccepted(
+      "the key attestation is not signed by a key attester this issuer trusts",
+    );
+  }
   if (!(await verifyEs256Signature(jwt, attesterKey)))
     throw invalidProof("the key attestation signature is invalid");
   const parsed = ZKeyAttestationPayload.safeParse(decoded.payload);
@@ -96,19 +114,30 @@ export async function verifyKeyAttestation(
   }
   if (claims.exp !== undefined && claims.exp <= now - skew)
     throw invalidProof("the key attestation has expired");
-  if (!meets(options.requirement.keyStorage, claims.key_storage)) {
-    throw invalidProof(`the key storage must be one of ${options.requirement.keyStorage!.join(", ")}`);
-  }
-  if (!meets(options.requirement.userAuthentication, claims.user_authentication)) {
-    throw invalidProof(
-      `the user authentication must be one of ${options.requirement.userAuthentication!.join(", ")}`,
-    );
-  }
   const keys = claims.attested_keys.map((value) => {
     const key = holderP256Jwk(value);
     if (typeof key === "string") throw invalidProof("each attested key must be a public EC P-256 JWK");
     const jwk = toPublicJwk(key);
+    try {
+      es256PublicKeyObject(jwk); // a point on the curve, or no credential bound to it could be presented
+    } catch {
+      throw invalidProof("an attested key is not a valid P-256 public key");
+    }
     return { jwk, thumbprint: jwkThumbprintKid(jwk) };
   });
-  return { keys, ...(claims.nonce ? { nonce: claims.nonce } : {}) };
+  if (!meets(options.requirement.keyStorage, claims.key_storage)) {
+    throw new KeyAttestationNotAccepted(
+      `the key storage must be one of ${options.requirement.keyStorage!.join(", ")}`,
+    );
+  }
+  if (!meets(options.requirement.userAuthentication, claims.user_authentication)) {
+    throw new KeyAttestationNotAccepted(
+      `the user authentication must be one of ${options.requirement.userAuthentication!.join(", ")}`,
+    );
+  }
+  return {
+    keys,
+    ...(claims.nonce ? { nonce: claims.nonce } : {}),
+    ...(claims.exp !== undefined ? { exp: claims.exp } : {}),
+  };
 }

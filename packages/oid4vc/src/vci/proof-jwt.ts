@@ -14,7 +14,7 @@ import {
 import { es256PublicKeyObject } from "../shared/keys";
 import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
 import { credentialError } from "./errors";
-import type { VerifiedKeyAttestation } from "./key-attestation";
+import { KeyAttestationNotAccepted, type VerifiedKeyAttestation } from "./key-attestation";
 
 /** Header `typ` of a key proof JWT (OpenID4VCI 1.0 Appendix F.1). */
 export const PROOF_JWT_TYP = "openid4vci-proof+jwt";
@@ -63,8 +63,11 @@ export interface VerifiedProof {
   nonce: string;
   header: JwsHeader;
   payload: TProofJwtPayload;
-  /** The keys its `key_attestation` attests (the proof key among them), and that attestation's c_nonce. */
-  attested?: { keys: { jwk: JWK; thumbprint: string }[]; nonce: string };
+  /**
+   * The keys its `key_attestation` attests (the proof key among them), that attestation's c_nonce and
+   * when it and its keys expire.
+   */
+  attested?: { keys: { jwk: JWK; thumbprint: string }[]; nonce: string; exp?: number };
 }
 
 const invalidProof = (description: string) => credentialError("invalid_proof", description);
@@ -117,14 +120,13 @@ async function checkProofJwt(
   const { header } = decoded;
   if (!typIs(header.typ, PROOF_JWT_TYP)) throw invalidProof(`the proof typ must be ${PROOF_JWT_TYP}`);
   if (header.alg !== "ES256") throw invalidProof("the proof alg must be ES256");
-  const holderJwk = holderJwkFromHeader(header);
-  let key: Es256PublicKey;
-  try {
-    key = es256PublicKeyObject(holderJwk);
-  } catch {
-    throw invalidProof("the proof key is not a valid P-256 public key");
-  }
-  if (!(await verifyEs256Signature(jwt, key))) throw invalidProof("the proof signature is invalid");
+  const attested = options.keyAttestation
+    ? await acceptedAttestation(header, options.keyAttestation)
+    : undefined;
+  const holderJwk =
+    attested && namesAttestedKeyByKid(header)
+      ? await attestedSigner(jwt, attested.keys)
+      : await signerFromHeader(jwt, header);
 
   const parsed = ZProofJwtPayload.safeParse(decoded.payload);
   if (!parsed.success) throw invalidProof("the proof must contain aud (string) and iat (number)");
@@ -140,9 +142,9 @@ async function checkProofJwt(
   if (payload.nonce === undefined)
     throw invalidProof("the proof must contain the c_nonce from the nonce endpoint");
   const holderKeyThumbprint = jwkThumbprintKid(holderJwk);
-  const attested = options.keyAttestation
-    ? await attestedKeysOf(header, holderKeyThumbprint, options.keyAttestation)
-    : undefined;
+  if (attested && !attested.keys.some((key) => key.thumbprint === holderKeyThumbprint)) {
+    throw invalidProof("the proof key is not one of the keys its key attestation attests");
+  }
   return {
     holderJwk,
     holderKeyThumbprint,
@@ -153,27 +155,60 @@ async function checkProofJwt(
   };
 }
 
-/**
- * The proof's `key_attestation` (Appendix F.1), checked: it attests the proof key and carries a c_nonce
- * (required, as this issuer has a nonce endpoint). Undefined when absent and not required.
- */
-async function attestedKeysOf(header: JwsHeader, proofKeyThumbprint: string, check: KeyAttestationCheck) {
-  const attestation = header.key_attestation;
-  if (attestation === undefined) {
-    if (check.required) {
-      throw invalidProof(
-        "this credential issuer requires a key attestation (key_attestation header) in each proof",
-      );
-    }
-    return undefined;
+/** The proof key from the header (`jwk` or `did:jwk`), with the proof's signature checked. */
+async function signerFromHeader(jwt: string, header: JwsHeader): Promise<JWK> {
+  const holderJwk = holderJwkFromHeader(header);
+  let key: Es256PublicKey;
+  try {
+    key = es256PublicKeyObject(holderJwk);
+  } catch {
+    throw invalidProof("the proof key is not a valid P-256 public key");
   }
+  if (!(await verifyEs256Signature(jwt, key))) throw invalidProof("the proof signature is invalid");
+  return holderJwk;
+}
+
+/** Appendix F.1's form: a proof with a key attestation may name its key by a `kid` of its own. */
+function namesAttestedKeyByKid(header: JwsHeader): boolean {
+  return (
+    header.jwk === undefined &&
+    header.x5c === undefined &&
+    typeof header.kid === "string" &&
+    !header.kid.startsWith("did:jwk:")
+  );
+}
+
+/** The attested key that signed the proof (its `kid` is the wallet's own label, so each is tried). */
+async function attestedSigner(jwt: string, keys: ReadonlyArray<{ jwk: JWK }>): Promise<JWK> {
+  for (const { jwk } of keys) {
+    if (await verifyEs256Signature(jwt, es256PublicKeyObject(jwk))) return jwk;
+  }
+  throw invalidProof("the proof is not signed by any key its key attestation attests");
+}
+
+/**
+ * The proof's `key_attestation` (Appendix F.1), checked, with the c_nonce it must carry (this issuer
+ * has a nonce endpoint). Undefined when absent, or, where attestations are optional, when it is not one
+ * this issuer accepts (an unknown attester, levels it does not take): the proof then stands alone.
+ * Whether a required attestation is missing is decided for the whole batch (`verifyProofs`).
+ */
+async function acceptedAttestation(header: JwsHeader, check: KeyAttestationCheck) {
+  const attestation = header.key_attestation;
+  if (attestation === undefined) return undefined;
   if (typeof attestation !== "string") throw invalidProof("key_attestation must be a JWT");
-  const verified = await check.verify(attestation, { requireExp: true });
-  if (!verified.keys.some((key) => key.thumbprint === proofKeyThumbprint)) {
-    throw invalidProof("the proof key is not one of the keys its key attestation attests");
+  let verified: VerifiedKeyAttestation;
+  try {
+    verified = await check.verify(attestation, { requireExp: true });
+  } catch (error) {
+    if (error instanceof KeyAttestationNotAccepted && !check.required) return undefined;
+    throw error;
   }
   if (verified.nonce === undefined) throw invalidProof("the key attestation must contain the c_nonce");
-  return { keys: verified.keys, nonce: verified.nonce };
+  return {
+    keys: verified.keys,
+    nonce: verified.nonce,
+    ...(verified.exp !== undefined ? { exp: verified.exp } : {}),
+  };
 }
 
 /**
@@ -190,8 +225,10 @@ export async function verifyProofJwt(jwt: string, options: VerifyProofJwtOptions
 
 /**
  * Verifies a batch of key proofs: at most `batchSize` proofs (else `invalid_credential_request`),
- * each valid, each for a distinct key (else `invalid_proof`). Each distinct nonce is consumed once,
- * after all proofs have passed, so a batch sharing one `c_nonce` works with single-use nonces.
+ * each valid, each for a distinct key (else `invalid_proof`). Where key attestations are required,
+ * each proof's key must be attested, by its own attestation or by another proof's in the batch (HAIP:
+ * one attestation SHOULD cover all keys of a batch). Each distinct nonce is consumed once, after all
+ * proofs have passed, so a batch sharing one `c_nonce` works with single-use nonces.
  */
 export async function verifyProofs(
   jwts: ReadonlyArray<string>,
@@ -204,6 +241,14 @@ export async function verifyProofs(
   const proofs = await Promise.all(jwts.map((jwt) => checkProofJwt(jwt, options)));
   const keys = new Set(proofs.map((p) => p.holderKeyThumbprint));
   if (keys.size !== proofs.length) throw invalidProof("each proof in a batch must use a distinct key");
+  if (options.keyAttestation?.required) {
+    const attested = new Set(proofs.flatMap((p) => p.attested?.keys.map((k) => k.thumbprint) ?? []));
+    if (proofs.some((p) => !attested.has(p.holderKeyThumbprint))) {
+      throw invalidProof(
+        "this credential issuer requires a key attestation (key_attestation header) covering each proof's key",
+      );
+    }
+  }
   await consumeAll(
     proofs.flatMap((p) => (p.attested ? [p.nonce, p.attested.nonce] : [p.nonce])),
     options.consumeNonce,
@@ -220,30 +265,41 @@ async function consumeAll(nonces: string[], consumeNonce: (nonce: string) => Pro
   }
 }
 
-/**
- * The keys to issue for (§8.2 with Appendix F.1): each proof's key, or, for a proof with a key
- * attestation, every key it attests (the issuer SHOULD issue one credential per attested key), each
- * once, at most `batchSize` (else `invalid_credential_request`).
- */
-export function holderKeysOf(proofs: ReadonlyArray<VerifiedProof>, batchSize: number): JWK[] {
+/** The keys to issue for, and when the attestations behind them expire (epoch seconds), if they say. */
+export interface HolderKeys {
+  keys: JWK[];
+  notAfter?: number;
+}
+
+/** Keys each once, in order, at most `limit`; the earliest `exp` of the attestations they came from. */
+function firstKeys(
+  groups: ReadonlyArray<{ keys: ReadonlyArray<{ jwk: JWK; thumbprint: string }>; exp?: number }>,
+  limit: number,
+): HolderKeys {
   const keys = new Map<string, JWK>();
-  for (const proof of proofs) {
-    for (const key of proof.attested?.keys ?? [
-      { jwk: proof.holderJwk, thumbprint: proof.holderKeyThumbprint },
-    ]) {
-      keys.set(key.thumbprint, key.jwk);
-    }
+  for (const key of groups.flatMap((g) => g.keys)) {
+    if (keys.size < limit && !keys.has(key.thumbprint)) keys.set(key.thumbprint, key.jwk);
   }
-  if (keys.size > batchSize) {
-    throw credentialError("invalid_credential_request", `at most ${batchSize} keys are issued for at once`);
-  }
-  return [...keys.values()];
+  const expiries = groups.flatMap((g) => (g.exp === undefined ? [] : [g.exp]));
+  return { keys: [...keys.values()], ...(expiries.length ? { notAfter: Math.min(...expiries) } : {}) };
 }
 
 /**
- * Verifies `attestation` proofs (Appendix F.3): each a key attestation with a c_nonce, at most
- * `batchSize` of them; returns the attested keys (each once, at most `batchSize`). Nonces are spent
- * after every check has passed.
+ * The keys to issue for (§8.2 with Appendix F.1): each proof's key, then the other keys the proofs'
+ * key attestations attest (the issuer SHOULD issue one credential per attested key), each once, at
+ * most `batchSize` (proven keys first). `notAfter`: a credential should not outlive the attestation
+ * of its key (Appendix D.1: `exp` is when the attested keys expire too).
+ */
+export function holderKeysOf(proofs: ReadonlyArray<VerifiedProof>, batchSize: number): HolderKeys {
+  const proven = proofs.map((p) => ({ jwk: p.holderJwk, thumbprint: p.holderKeyThumbprint }));
+  const attestations = proofs.flatMap((p) => (p.attested ? [p.attested] : []));
+  return firstKeys([{ keys: proven }, ...attestations], batchSize);
+}
+
+/**
+ * Verifies an `attestation` proof (Appendix F.3): exactly one key attestation (else
+ * `invalid_credential_request`), with a c_nonce, spent after every check has passed. Returns its keys,
+ * each once, at most `batchSize`.
  */
 export async function verifyAttestationProofs(
   jwts: ReadonlyArray<string>,
@@ -252,26 +308,14 @@ export async function verifyAttestationProofs(
     consumeNonce: (nonce: string) => Promise<boolean>;
     batchSize: number;
   },
-): Promise<JWK[]> {
-  if (jwts.length === 0) throw invalidProof("at least one proof is required");
-  if (jwts.length > options.batchSize) {
-    throw credentialError("invalid_credential_request", `at most ${options.batchSize} proofs are accepted`);
+): Promise<HolderKeys> {
+  if (jwts.length !== 1) {
+    throw credentialError("invalid_credential_request", "proofs.attestation must contain exactly one JWT");
   }
-  const attestations = await Promise.all(jwts.map((jwt) => options.check.verify(jwt, { requireExp: false })));
-  const nonces = attestations.map((a) => {
-    if (a.nonce === undefined) throw invalidProof("an attestation proof must contain the c_nonce");
-    return a.nonce;
-  });
-  const keys = new Map<string, JWK>();
-  for (const key of attestations.flatMap((a) => a.keys)) keys.set(key.thumbprint, key.jwk);
-  if (keys.size > options.batchSize) {
-    throw credentialError(
-      "invalid_credential_request",
-      `at most ${options.batchSize} keys are issued for at once`,
-    );
-  }
-  await consumeAll(nonces, options.consumeNonce);
-  return [...keys.values()];
+  const attestation = await options.check.verify(jwts[0]!, { requireExp: false });
+  if (attestation.nonce === undefined) throw invalidProof("an attestation proof must contain the c_nonce");
+  await consumeAll([attestation.nonce], options.consumeNonce);
+  return firstKeys([attestation], options.batchSize);
 }
 
 /** Wallet side, for tests and benchmarks: a key proof JWT with the public key in the `jwk` header. */

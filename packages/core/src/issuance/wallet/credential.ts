@@ -191,6 +191,8 @@ export async function issueCredentials(
   const urls = issuerUrls(deps.config, issuer.id);
   // One credential per holder key; null: an unbound credential.
   let holderKeys: (JWK | null)[] = [null];
+  // When the key attestations behind the keys expire: the credentials do not outlive them.
+  let keysNotAfter: number | undefined;
   // Checked here (ours, unexpired); spent by the completion statement below.
   const nonces: CheckedNonce[] = [];
   if (configuration.holderBindingRequired) {
@@ -200,22 +202,25 @@ export async function issueCredentials(
       return checked !== null;
     };
     const { batchSize } = deps.config.issuance;
-    if (request.proofs?.attestation && keyAttestation) {
-      holderKeys = await verifyAttestationProofs(request.proofs.attestation, {
-        check: keyAttestation,
-        consumeNonce,
-        batchSize,
-      });
-    } else {
-      const proofs = await verifyProofs(request.proofs?.jwt ?? [], {
-        audience: urls.credentialIssuer,
-        now: new Date(),
-        consumeNonce,
-        batchSize,
-        ...(keyAttestation ? { keyAttestation } : {}),
-      });
-      holderKeys = holderKeysOf(proofs, batchSize);
-    }
+    const holder =
+      request.proofs?.attestation && keyAttestation
+        ? await verifyAttestationProofs(request.proofs.attestation, {
+            check: keyAttestation,
+            consumeNonce,
+            batchSize,
+          })
+        : holderKeysOf(
+            await verifyProofs(request.proofs?.jwt ?? [], {
+              audience: urls.credentialIssuer,
+              now: new Date(),
+              consumeNonce,
+              batchSize,
+              ...(keyAttestation ? { keyAttestation } : {}),
+            }),
+            batchSize,
+          );
+    holderKeys = holder.keys;
+    keysNotAfter = holder.notAfter;
   }
 
   const definitions = (await issuanceCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
@@ -229,7 +234,10 @@ export async function issueCredentials(
   // OpenID4VCI §15.4.1: time claims SHOULD be randomised or rounded so they cannot link credentials (a
   // batch shares them) or their holder to the moment of issuance; iat is the start of the UTC day.
   const iat = Math.floor(issuedAt.getTime() / 86_400_000) * 86_400;
-  const exp = iat + configuration.defaultLifetimeDays * 86_400;
+  const exp = Math.min(
+    iat + configuration.defaultLifetimeDays * 86_400,
+    keysNotAfter ?? Number.POSITIVE_INFINITY,
+  );
   const notificationId = randomToken(24);
   const ids = holderKeys.map(() => newId("cred"));
 
