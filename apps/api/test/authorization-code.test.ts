@@ -392,7 +392,7 @@ describe("authorization code flow", () => {
     const pushed = await par(parBody(issuerState, pkce().challenge));
     const url = `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri })}`;
     const head = await fetch(url, { method: "HEAD", redirect: "manual" });
-    expect(head.status).not.toBe(302);
+    expect(head.status).toBe(405);
     const redirect = await authorizeAt({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri });
     expect(redirect.status).toBe(302);
     expect(redirect.res.headers.get("cache-control")).toBe("no-store");
