@@ -142,6 +142,7 @@ export async function presentTo(
   key: string,
   policy: string,
   issued: Awaited<ReturnType<typeof issueCredential>>,
+  wallet: { matchAnyType?: boolean } = {},
 ): Promise<{ status: string; result: { reasons?: { code: string }[] } }> {
   const session = await call(t, "POST", "/v1.0/verifications", { key, body: { policy } });
   await presentWithTestWallet({
@@ -149,6 +150,7 @@ export async function presentTo(
     fetch: (input, init) => fetch(input, init),
     holderPrivateKey: issued.holder.privateJwk,
     credential: issued.credential,
+    ...wallet,
   });
   const read = await call(t, "GET", `/v1.0/verification-sessions/${session.body.data.id}`, { key });
   return read.body.data;

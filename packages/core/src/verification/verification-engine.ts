@@ -11,6 +11,7 @@ import type { TPolicyRules } from "../verification-policies/verification-policy.
 import { type ResolvedIssuerKey, resolveIssuerKey, type TrustContext } from "./issuer-trust";
 import { dcqlQueryFor } from "./policy-query";
 import { checkCredentialStatus } from "./status-check";
+import { typeAncestors } from "./type-ancestors";
 import type { TVerificationResult } from "./verification-session.schema";
 
 /** The session facts a presentation is judged against. */
@@ -58,6 +59,7 @@ export async function runVerificationEngine(
       nonce: session.nonce,
       now: () => now,
       iatWindowSeconds: KB_IAT_WINDOW_SECONDS,
+      resolveTypeAncestors: (vct, integrity) => typeAncestors(deps, vct, integrity),
       resolveIssuerKey: async (header, payload) => {
         issuer = await resolveIssuerKey(trust, header, payload);
         return issuer?.key ?? null;

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /** One claim of a type, as an issuer describes it (SD-JWT VC §7.8 "Claim Metadata"). */
 export interface TypeMetadataClaim {
   path: (string | number | null)[];
@@ -44,4 +46,48 @@ export function buildTypeMetadata(input: {
       sd: claim.selectivelyDisclosable ? "always" : "never",
     })),
   };
+}
+
+/** What a consumer reads of a fetched Type Metadata document to follow `extends` (SD-JWT VC §7.6). */
+export interface TypeMetadataReference {
+  vct: string;
+  extends?: string;
+  extendsIntegrity?: string;
+}
+
+/** Reads `vct`, `extends` and `extends#integrity` of a fetched document; null when it is not one. */
+export function parseTypeMetadataReference(document: unknown): TypeMetadataReference | null {
+  if (typeof document !== "object" || document === null || Array.isArray(document)) return null;
+  const record = document as Record<string, unknown>;
+  if (typeof record.vct !== "string" || record.vct.length === 0) return null;
+  const parent = record.extends;
+  const integrity = record["extends#integrity"];
+  if (parent !== undefined && typeof parent !== "string") return null;
+  if (integrity !== undefined && typeof integrity !== "string") return null;
+  return {
+    vct: record.vct,
+    ...(parent ? { extends: parent } : {}),
+    ...(integrity ? { extendsIntegrity: integrity } : {}),
+  };
+}
+
+const SRI_ALGS = { sha512: 3, sha384: 2, sha256: 1 } as const;
+
+/**
+ * Whether document bytes match an "integrity metadata" string (SD-JWT VC §9, W3C SRI syntax): the
+ * expressions with the strongest algorithm supported decide, and any of them may match. False when no
+ * expression uses an algorithm supported here.
+ */
+export function integrityMatches(bytes: Uint8Array | string, integrity: string): boolean {
+  const expressions = integrity
+    .split(/\s+/)
+    .map((token) => /^(sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})(\?.*)?$/.exec(token))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ alg: m[1] as keyof typeof SRI_ALGS, digest: m[2]! }));
+  if (expressions.length === 0) return false;
+  const strongest = Math.max(...expressions.map((e) => SRI_ALGS[e.alg]));
+  const chosen = expressions.filter((e) => SRI_ALGS[e.alg] === strongest);
+  const alg = chosen[0]!.alg;
+  const actual = createHash(alg).update(bytes).digest("base64");
+  return chosen.some((e) => e.digest === actual);
 }

@@ -59,6 +59,12 @@ export interface VerifySdJwtVcOptions {
   /** Accepted `vct` values; omit to accept any. */
   expectedVct?: ReadonlyArray<string>;
   /**
+   * The types a `vct` extends (SD-JWT VC §7.6, from its Type Metadata; `integrity` is the credential's
+   * `vct#integrity`). Consulted only when neither `vct` nor `aka_vcts` is expected: a credential whose
+   * type extends an expected one is of that type too (§7.6: consumers MAY match on `extends`).
+   */
+  resolveTypeAncestors?: (vct: string, integrity?: string) => Promise<string[]>;
+  /**
    * Key binding expectations. When omitted, a KB-JWT that is present is not checked at all and the
    * result says `keyBindingVerified: false`: never omit it for presentations from a wallet.
    */
@@ -82,6 +88,8 @@ export interface VerifiedSdJwtVc {
   keyBindingVerified: boolean;
   /** The verified KB-JWT claims, when `keyBindingVerified`. */
   keyBindingClaims?: { iat: number; aud: string; nonce: string };
+  /** The types its `vct` extends, when they were needed to match an expected type. */
+  extendedTypes?: string[];
 }
 
 export interface RejectedSdJwtVc {
@@ -165,8 +173,16 @@ export async function verifySdJwtVc(
   const reasons: VerificationReason[] = [];
   // A credential is of its `vct` and of each of its `aka_vcts` (§2.2.2.2).
   const types = [claims.vct, ...(claims.aka_vcts ?? [])];
-  if (options.expectedVct && !types.some((type) => options.expectedVct?.includes(type))) {
-    reasons.push({ code: "vct_mismatch", message: `vct ${claims.vct} is not one of the expected types` });
+  let extendedTypes: string[] | undefined;
+  const expected = options.expectedVct;
+  if (expected && !types.some((type) => expected.includes(type))) {
+    const integrity = issuer.payload["vct#integrity"];
+    const ancestors = options.resolveTypeAncestors
+      ? await options.resolveTypeAncestors(claims.vct, typeof integrity === "string" ? integrity : undefined)
+      : [];
+    if (ancestors.some((type) => expected.includes(type))) extendedTypes = ancestors;
+    else
+      reasons.push({ code: "vct_mismatch", message: `vct ${claims.vct} is not one of the expected types` });
   }
   if (claims.exp !== undefined && now - tolerance >= claims.exp) {
     reasons.push({ code: "expired", message: "credential has expired" });
@@ -196,6 +212,7 @@ export async function verifySdJwtVc(
     result.status = { idx: claims.status.status_list.idx, uri: claims.status.status_list.uri };
   }
   if (keyBindingClaims) result.keyBindingClaims = keyBindingClaims;
+  if (extendedTypes) result.extendedTypes = extendedTypes;
   return result;
 }
 

@@ -23,6 +23,8 @@ export interface SdJwtVcCredentialVerifierOptions {
   iatWindowSeconds?: number;
   clockToleranceSeconds?: number;
   acceptLegacyTyp?: boolean;
+  /** The types a `vct` extends, from its Type Metadata (see `verifySdJwtVc`). */
+  resolveTypeAncestors?: (vct: string, integrity?: string) => Promise<string[]>;
   /** Reject credentials whose `x5c` chain does not match the query's `trusted_authorities` (type `aki`). */
   enforceTrustedAuthorities?: boolean;
   /** Further policy checks after the cryptographic ones (§8.6 step 2.5), e.g. status list, credential age. */
@@ -49,6 +51,7 @@ export function createSdJwtVcCredentialVerifier(
       resolveIssuerKey: options.resolveIssuerKey,
       now: options.now?.() ?? new Date(),
       ...(credentialQuery.meta.vct_values ? { expectedVct: credentialQuery.meta.vct_values } : {}),
+      ...(options.resolveTypeAncestors ? { resolveTypeAncestors: options.resolveTypeAncestors } : {}),
       keyBinding: {
         required: bindingRequired,
         audience: options.clientId,
@@ -89,7 +92,15 @@ export function createSdJwtVcCredentialVerifier(
       ok: true,
       claims: result.payload,
       vct: String(result.payload.vct),
-      ...(Array.isArray(result.payload.aka_vcts) ? { akaVcts: result.payload.aka_vcts as string[] } : {}),
+      // The types it is of besides its vct: those the issuer signed (aka_vcts) and those it extends.
+      ...(Array.isArray(result.payload.aka_vcts) || result.extendedTypes
+        ? {
+            akaVcts: [
+              ...(Array.isArray(result.payload.aka_vcts) ? (result.payload.aka_vcts as string[]) : []),
+              ...(result.extendedTypes ?? []),
+            ],
+          }
+        : {}),
       issuer: typeof result.payload.iss === "string" ? result.payload.iss : "",
       checks,
       holderBinding: result.keyBindingVerified ? "verified" : "absent",

@@ -30,6 +30,11 @@ export interface TestWalletOptions {
   trustedRootsPem?: readonly string[];
   /** Disclose every claim instead of the requested ones (to test claim minimisation). */
   discloseAll?: boolean;
+  /**
+   * Present a credential for each query whatever its `vct`, as a wallet does that matches types through
+   * Type Metadata (`extends`); by default only a credential whose `vct` is in `vct_values` is presented.
+   */
+  matchAnyType?: boolean;
   /** Omit the KB-JWT. */
   withoutKeyBinding?: boolean;
   /** Override KB-JWT members (e.g. a wrong nonce) for negative tests. */
@@ -124,6 +129,7 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
   for (const credentialQuery of query.credentials) {
     const match = credentials.find((c) => {
       const vct = issuerPayload(c).vct;
+      if (options.matchAnyType) return true;
       return typeof vct === "string" && (credentialQuery.meta.vct_values ?? []).includes(vct);
     });
     if (!match) continue;
