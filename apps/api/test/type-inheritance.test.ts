@@ -4,8 +4,8 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, issueCredential, policyTrusting, presentTo } from "./fixtures";
-import { startTestServer, type TestServer } from "./harness";
+import { type ActiveIssuer, activeIssuer, issueCredential, presentTo } from "./fixtures";
+import { call, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
 let base: ActiveIssuer;
@@ -37,10 +37,31 @@ afterAll(async () => {
   types?.close();
 });
 
-/** A credential of type `vct` from its own issuer, presented to a policy asking for the base type. */
-async function presentAsBaseType(vct: string, policy: string) {
+/**
+ * A credential of type `vct` from its own issuer, presented to a policy asking for the base type
+ * (following `extends` unless `acceptExtendedTypes` is false).
+ */
+async function presentAsBaseType(vct: string, policy: string, acceptExtendedTypes = true) {
   const sub = await activeIssuer(t, t.adminKey, { credentialType: vct });
-  await policyTrusting(t, t.adminKey, policy, base, [{ issuerId: sub.issuerId }]);
+  const created = await call(t, "POST", "/management/verification-policies", {
+    key: t.adminKey,
+    body: {
+      identifier: policy,
+      displayName: policy,
+      purpose: "Test",
+      credentials: [
+        {
+          id: "badge",
+          credentialTypes: [base.credentialType],
+          trustedIssuers: [{ issuerId: sub.issuerId }],
+          requiredClaims: [["given_name"]],
+          acceptExtendedTypes,
+        },
+      ],
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect(created.body.data.rules.credentials[0].acceptExtendedTypes).toBe(acceptExtendedTypes);
   // The wallet presents the subtype for the base type, as one that reads Type Metadata would.
   return presentTo(t, t.adminKey, policy, await issueCredential(t, t.adminKey, sub), { matchAnyType: true });
 }
@@ -56,6 +77,30 @@ describe("type inheritance", () => {
       "extends#integrity": middle.integrity,
     }));
     expect((await presentAsBaseType(leaf.vct, `inherit-chain-${Date.now()}`)).status).toBe("verified");
+  });
+
+  it("does not follow extends unless the policy credential asks for it", async () => {
+    const direct = publish("employee-not-followed", (vct) => ({ vct, extends: base.credentialType }));
+    const rejected = await presentAsBaseType(direct.vct, `inherit-off-${Date.now()}`, false);
+    expect(rejected.status).toBe("rejected");
+    expect(rejected.result.reasons?.map((r) => r.code)).toContain("vct_mismatch");
+  });
+
+  it("takes nothing from a broken chain: a failed link, even above the type asked for, a cycle", async () => {
+    const top = publish("broken-top", (vct) => ({ vct, extends: base.credentialType }));
+    const middle = publish("broken-middle", (vct) => ({
+      vct,
+      extends: top.vct,
+      "extends#integrity": `sha256-${createHash("sha256").update("not the document").digest("base64")}`,
+    }));
+    const leaf = publish("broken-leaf", (vct) => ({ vct, extends: middle.vct }));
+    // The policy asks for the base type; the link from middle to top fails, so nothing of the chain counts.
+    expect((await presentAsBaseType(leaf.vct, `inherit-broken-${Date.now()}`)).status).toBe("rejected");
+    const a = `${typesUrl}/types/cycle-a`;
+    publish("cycle-b", (vct) => ({ vct, extends: a }));
+    publish("cycle-a", (vct) => ({ vct, extends: `${typesUrl}/types/cycle-b` }));
+    const cyclic = publish("cycle-leaf", (vct) => ({ vct, extends: a }));
+    expect((await presentAsBaseType(cyclic.vct, `inherit-cycle-${Date.now()}`)).status).toBe("rejected");
   });
 
   it("rejects a type that extends nothing requested, a chain whose integrity fails, and a document for another type", async () => {

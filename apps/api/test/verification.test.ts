@@ -1114,6 +1114,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
           holderBindingRequired: false,
           checkStatus: true,
           maxCredentialAgeDays: null,
+          acceptExtendedTypes: false,
         },
       ],
       credentialSets: null,

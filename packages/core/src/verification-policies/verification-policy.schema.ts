@@ -143,6 +143,11 @@ export const zPolicyCredential = z
       description: "Refuse credentials issued longer ago than this many days; null for no limit.",
       example: 365,
     }),
+    acceptExtendedTypes: z.boolean().default(false).meta({
+      description:
+        "Also accept a credential whose vct extends one of credentialTypes, as the SD-JWT VC Type Metadata at each type's https URL says (every link fetched and, where an integrity value is given, matched). The link is asserted by whoever hosts the type's metadata, not signed by the issuer; trust still comes from trustedIssuers alone.",
+      example: false,
+    }),
   })
   .meta({
     id: "VerificationPolicyCredential",

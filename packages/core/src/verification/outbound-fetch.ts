@@ -35,7 +35,7 @@ function getOnce(
   addresses: ResolvedAddress[],
   options: OutboundFetchOptions,
   deadline: number,
-): Promise<{ status: number; location?: string; body: string; contentType?: string }> {
+): Promise<{ status: number; location?: string; body: Buffer; contentType?: string }> {
   return new Promise((resolve, reject) => {
     const lib = url.protocol === "https:" ? https : http;
     const lookup = pinnedLookup(addresses);
@@ -51,7 +51,7 @@ function getOnce(
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400) {
           response.resume();
-          resolve({ status, location: response.headers.location ?? "", body: "" });
+          resolve({ status, location: response.headers.location ?? "", body: Buffer.alloc(0) });
           return;
         }
         let body: Readable = response;
@@ -92,7 +92,7 @@ function getOnce(
         body.on("end", () =>
           resolve({
             status,
-            body: Buffer.concat(chunks).toString("utf8"),
+            body: Buffer.concat(chunks),
             contentType: response.headers["content-type"],
           }),
         );
@@ -125,6 +125,15 @@ export async function outboundGet(
   target: string,
   options: OutboundFetchOptions,
 ): Promise<string> {
+  return (await outboundGetBytes(config, target, options)).toString("utf8");
+}
+
+/** `outboundGet` returning the body's octets, for callers that hash them (integrity metadata). */
+export async function outboundGetBytes(
+  config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">,
+  target: string,
+  options: OutboundFetchOptions,
+): Promise<Buffer> {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);
   let current = target;
   for (let hop = 0; hop <= (options.maxRedirects ?? 2); hop++) {

@@ -1,21 +1,25 @@
 import { integrityMatches, parseTypeMetadataReference } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { BoundedMap } from "../shared/bounded-map";
-import { outboundGet } from "./outbound-fetch";
+import { outboundGetBytes } from "./outbound-fetch";
 
-/** How many `extends` links are followed; SD-JWT VC §10.5 asks consumers to bound the chain. */
+/** How many `extends` links are followed before the chain is given up (SD-JWT VC §10.6: bound it). */
 const MAX_DEPTH = 5;
+/** The whole chain is read within this time, whatever its length. */
+const DEADLINE_MS = 5_000;
 const TTL_MS = 5 * 60_000;
 const MAX_DOCUMENT_BYTES = 64 * 1024;
-const ancestors = new BoundedMap<string, { value: string[]; expires: number }>(1_000);
+const chains = new BoundedMap<string, { value: string[]; expires: number }>(1_000);
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The types `vct` extends (SD-JWT VC §7.6), nearest first, read from Type Metadata at each type's URL
- * (§7.5.1; the same outbound rules as JWKS and status lists: public https, bounded size and time). A
- * document is used only if its `vct` is the type asked for and, where an integrity value names it (the
- * credential's `vct#integrity`, a document's `extends#integrity`), its bytes match (§9). The chain stops
- * at a type that is not a URL, a document that cannot be fetched or read, a cycle, or five links.
- * Results are kept for five minutes.
+ * (§7.5.1; the outbound rules of JWKS and status lists: public https, bounded size, one deadline for
+ * the whole chain). All or nothing (§7.6, §9, §10.6): every document must be fetched, be JSON of the
+ * type asked for, and match the integrity value naming it (the credential's `vct#integrity`, then each
+ * `extends#integrity`, over the octets received), until one without `extends`; a type that is not an
+ * https URL, a failure, a cycle or more than five links give no ancestors at all. Complete chains are
+ * kept five minutes; failures are not kept.
  */
 export async function typeAncestors(
   deps: Pick<AppDeps, "config">,
@@ -23,35 +27,45 @@ export async function typeAncestors(
   integrity?: string,
 ): Promise<string[]> {
   const key = `${vct}|${integrity ?? ""}`;
-  const cached = ancestors.get(key);
+  const cached = chains.get(key);
   if (cached && cached.expires > Date.now()) return cached.value;
+  const found = await readChain(deps, vct, integrity);
+  if (found.length > 0) chains.set(key, { value: found, expires: Date.now() + TTL_MS });
+  return found;
+}
+
+async function readChain(deps: Pick<AppDeps, "config">, vct: string, integrity?: string): Promise<string[]> {
+  const deadline = Date.now() + DEADLINE_MS;
   const found: string[] = [];
   const seen = new Set([vct]);
   let current = vct;
   let currentIntegrity = integrity;
-  for (let depth = 0; depth < MAX_DEPTH && /^https?:\/\//.test(current); depth++) {
-    let body: string;
+  for (let depth = 0; depth <= MAX_DEPTH; depth++) {
+    if (!/^https?:\/\//.test(current)) return [];
+    let bytes: Buffer;
     try {
-      body = await outboundGet(deps.config, current, {
+      bytes = await outboundGetBytes(deps.config, current, {
         accept: "application/json",
         maxBytes: MAX_DOCUMENT_BYTES,
+        timeoutMs: Math.max(1, deadline - Date.now()),
       });
     } catch {
-      break;
+      return [];
     }
-    if (currentIntegrity !== undefined && !integrityMatches(body, currentIntegrity)) break;
+    if (currentIntegrity !== undefined && !integrityMatches(bytes, currentIntegrity)) return [];
     let reference: ReturnType<typeof parseTypeMetadataReference>;
     try {
-      reference = parseTypeMetadataReference(JSON.parse(body));
+      reference = parseTypeMetadataReference(JSON.parse(utf8.decode(bytes)));
     } catch {
-      break;
+      return [];
     }
-    if (!reference || reference.vct !== current || !reference.extends || seen.has(reference.extends)) break;
+    if (!reference || reference.vct !== current) return [];
+    if (!reference.extends) return found;
+    if (seen.has(reference.extends) || depth === MAX_DEPTH) return []; // a cycle, or too long
     found.push(reference.extends);
     seen.add(reference.extends);
     current = reference.extends;
     currentIntegrity = reference.extendsIntegrity;
   }
-  ancestors.set(key, { value: found, expires: Date.now() + TTL_MS });
-  return found;
+  return [];
 }

@@ -59,7 +59,9 @@ export async function runVerificationEngine(
       nonce: session.nonce,
       now: () => now,
       iatWindowSeconds: KB_IAT_WINDOW_SECONDS,
-      resolveTypeAncestors: (vct, integrity) => typeAncestors(deps, vct, integrity),
+      ...(credential.acceptExtendedTypes
+        ? { resolveTypeAncestors: (vct: string, integrity?: string) => typeAncestors(deps, vct, integrity) }
+        : {}),
       resolveIssuerKey: async (header, payload) => {
         issuer = await resolveIssuerKey(trust, header, payload);
         return issuer?.key ?? null;

@@ -62,12 +62,13 @@ export function parseTypeMetadataReference(document: unknown): TypeMetadataRefer
   if (typeof record.vct !== "string" || record.vct.length === 0) return null;
   const parent = record.extends;
   const integrity = record["extends#integrity"];
-  if (parent !== undefined && typeof parent !== "string") return null;
-  if (integrity !== undefined && typeof integrity !== "string") return null;
+  if (parent !== undefined && (typeof parent !== "string" || parent.length === 0)) return null;
+  // An integrity value that is present must be usable: empty or not a string is no document to trust.
+  if (integrity !== undefined && (typeof integrity !== "string" || integrity.length === 0)) return null;
   return {
     vct: record.vct,
-    ...(parent ? { extends: parent } : {}),
-    ...(integrity ? { extendsIntegrity: integrity } : {}),
+    ...(parent !== undefined ? { extends: parent } : {}),
+    ...(integrity !== undefined ? { extendsIntegrity: integrity } : {}),
   };
 }
 

@@ -173,17 +173,8 @@ export async function verifySdJwtVc(
   const reasons: VerificationReason[] = [];
   // A credential is of its `vct` and of each of its `aka_vcts` (§2.2.2.2).
   const types = [claims.vct, ...(claims.aka_vcts ?? [])];
-  let extendedTypes: string[] | undefined;
   const expected = options.expectedVct;
-  if (expected && !types.some((type) => expected.includes(type))) {
-    const integrity = issuer.payload["vct#integrity"];
-    const ancestors = options.resolveTypeAncestors
-      ? await options.resolveTypeAncestors(claims.vct, typeof integrity === "string" ? integrity : undefined)
-      : [];
-    if (ancestors.some((type) => expected.includes(type))) extendedTypes = ancestors;
-    else
-      reasons.push({ code: "vct_mismatch", message: `vct ${claims.vct} is not one of the expected types` });
-  }
+  const typeMismatch = expected !== undefined && !types.some((type) => expected.includes(type));
   if (claims.exp !== undefined && now - tolerance >= claims.exp) {
     reasons.push({ code: "expired", message: "credential has expired" });
   }
@@ -197,6 +188,19 @@ export async function verifySdJwtVc(
     const kb = await checkKeyBinding(parts.kbJwt, parts.sdJwt, cnfJwk, options.keyBinding, now, tolerance);
     reasons.push(...kb.reasons);
     keyBindingClaims = kb.claims;
+  }
+  // The types its vct extends are read (over the network) only for a credential that is otherwise fine.
+  let extendedTypes: string[] | undefined;
+  if (expected && typeMismatch) {
+    const integrity = issuer.payload["vct#integrity"];
+    const resolvable = integrity === undefined || typeof integrity === "string";
+    const ancestors =
+      options.resolveTypeAncestors && reasons.length === 0 && resolvable
+        ? await options.resolveTypeAncestors(claims.vct, integrity as string | undefined)
+        : [];
+    if (ancestors.some((type) => expected.includes(type))) extendedTypes = ancestors;
+    else
+      reasons.push({ code: "vct_mismatch", message: `vct ${claims.vct} is not one of the expected types` });
   }
   if (reasons.length > 0) return { ok: false, reasons };
 

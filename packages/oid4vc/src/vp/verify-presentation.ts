@@ -17,8 +17,9 @@ export type CredentialVerification<TChecks = Record<string, unknown>> =
       claims: Record<string, unknown>;
       vct: string;
       /**
-       * The further types the issuer signed it as (SD-JWT VC `aka_vcts`, never selectively disclosed):
-       * "Holders and Verifiers can treat the SD-JWT VC as a credential of any of these types".
+       * The further types it is of: those the issuer signed it as (SD-JWT VC `aka_vcts`, never
+       * selectively disclosed: "Holders and Verifiers can treat the SD-JWT VC as a credential of any of
+       * these types"), and, where the verifier follows them, those its `vct` extends (Type Metadata).
        */
       akaVcts?: readonly string[];
       issuer: string;
