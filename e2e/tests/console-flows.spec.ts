@@ -240,6 +240,7 @@ test("verification policy: create, suspend, reactivate", async () => {
   const root = (await createTestCertificateAuthority("CN=E2E Root")).rootPem;
   await rootField.fill(root);
   await page.getByLabel(/Check revocation/).uncheck();
+  await page.getByLabel(/Also accept types that extend this one/).check();
   await page.getByRole("button", { name: "Create policy" }).click();
   await expect(page.getByTestId(`policy-${sameDevice}`)).toContainText("active");
   const stored = await fetch(
@@ -251,7 +252,9 @@ test("verification policy: create, suspend, reactivate", async () => {
   expect((await stored.json()).data.rules).toMatchObject({
     sameDeviceRedirectUri: "https://shop.example.com/done",
     requireResponseCode: true,
-    credentials: [{ trustedIssuers: [{ x5cRoot: root.trim() }], checkStatus: false }],
+    credentials: [
+      { trustedIssuers: [{ x5cRoot: root.trim() }], checkStatus: false, acceptExtendedTypes: true },
+    ],
   });
 });
 

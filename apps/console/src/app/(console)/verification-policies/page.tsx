@@ -62,6 +62,7 @@ export default function VerificationPoliciesPage() {
   const [trust, setTrust] = useState<TrustKind>("platform");
   const [trustValue, setTrustValue] = useState("");
   const [checkStatus, setCheckStatus] = useState(true);
+  const [acceptExtendedTypes, setAcceptExtendedTypes] = useState(false);
   const [requireResponseCode, setRequireResponseCode] = useState(false);
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
@@ -83,6 +84,7 @@ export default function VerificationPoliciesPage() {
           holderBindingRequired: true,
           checkStatus,
           maxCredentialAgeDays: null,
+          acceptExtendedTypes,
         },
       ],
       credentialSets: null,
@@ -205,6 +207,14 @@ export default function VerificationPoliciesPage() {
                 onChange={(e) => setCheckStatus(e.target.checked)}
               />
               Check revocation (status list)
+            </label>
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={acceptExtendedTypes}
+                onChange={(e) => setAcceptExtendedTypes(e.target.checked)}
+              />
+              Also accept types that extend this one (SD-JWT VC Type Metadata)
             </label>
           </fieldset>
           <label className="inline">
