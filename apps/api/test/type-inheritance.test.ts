@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createTestPresentation, verifyRequestObject } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, issueCredential, presentTo } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
@@ -122,5 +123,56 @@ describe("type inheritance", () => {
       extends: base.credentialType,
     }));
     expect((await presentAsBaseType(impostor.vct, `inherit-impostor-${Date.now()}`)).status).toBe("rejected");
+  });
+
+  it("routes a legacy submission to the policy credential its type extends, not to the first one", async () => {
+    const other = await activeIssuer(t, t.adminKey);
+    const direct = publish("submitted-sub", (vct) => ({ vct, extends: base.credentialType }));
+    const sub = await activeIssuer(t, t.adminKey, { credentialType: direct.vct });
+    const policy = `inherit-submit-${Date.now()}`;
+    const created = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: {
+        identifier: policy,
+        displayName: policy,
+        credentials: [
+          {
+            id: "other",
+            credentialTypes: [other.credentialType],
+            trustedIssuers: [{ issuerId: other.issuerId }],
+          },
+          {
+            id: "badge",
+            credentialTypes: [base.credentialType],
+            trustedIssuers: [{ issuerId: sub.issuerId }],
+            requiredClaims: [["given_name"]],
+            acceptExtendedTypes: true,
+          },
+        ],
+        credentialSets: [{ options: [["other"], ["badge"]] }],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const issued = await issueCredential(t, t.adminKey, sub);
+    const session = (await call(t, "POST", "/v1.0/verifications", { key: t.adminKey, body: { policy } })).body
+      .data;
+    const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+    const { payload } = await verifyRequestObject(await (await fetch(session.requestUri)).text(), {
+      clientId,
+    });
+    const sdJwtVc = await createTestPresentation({
+      credential: issued.credential,
+      disclose: (name) => name === "given_name",
+      holderPrivateKey: issued.holder.privateJwk,
+      aud: clientId,
+      nonce: String(payload.nonce),
+      iat: Math.floor(Date.now() / 1000),
+    });
+    const decided = await call(t, "POST", `/v1.0/verification-sessions/${session.id}/submissions`, {
+      key: t.adminKey,
+      body: { credentialId: issued.credentialId, sdJwtVc, audience: clientId },
+    });
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    expect(decided.body.data.status).toBe("verified");
   });
 });

@@ -8,6 +8,7 @@ import { constantTimeEqual } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
 import { dcqlQueryFor } from "./policy-query";
 import { alreadyDecided, decideSession, loadSession } from "./session-lifecycle";
+import { typeAncestors } from "./type-ancestors";
 import { runVerificationEngine } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
 import type { TSubmitVerificationSessionRequest, TVerificationSession } from "./verification-session.schema";
@@ -30,6 +31,21 @@ export function credentialDigest(sdJwtVc: string): string {
  * The presentation answers the policy credential whose `credentialTypes` list its `vct`.
  * A session that is no longer pending → 409.
  */
+/**
+ * The policy credential a presentation answers through its type's `extends` chain, among those that
+ * accept extended types (the engine checks the chain again, from its cache, when it verifies).
+ */
+async function byExtendedType(deps: AppDeps, rules: TPolicyRules, sdJwtVc: string) {
+  const following = rules.credentials.filter((c) => c.acceptExtendedTypes);
+  if (following.length === 0) return undefined;
+  const payload = decodeJwtUnverified(sdJwtVc.split("~")[0] ?? "").payload;
+  const integrity = payload["vct#integrity"];
+  if (typeof payload.vct !== "string" || (integrity !== undefined && typeof integrity !== "string"))
+    return undefined;
+  const ancestors = await typeAncestors(deps, payload.vct, integrity);
+  return following.find((c) => ancestors.some((type) => c.credentialTypes.includes(type)));
+}
+
 export async function submitVerificationSession(
   deps: AppDeps,
   db: Db,
@@ -60,7 +76,9 @@ export async function submitVerificationSession(
 
   const rules = row.rules as TPolicyRules;
   const query = dcqlQueryFor(rules);
-  const match = rules.credentials.find((c) => types.some((type) => c.credentialTypes.includes(type)));
+  const match =
+    rules.credentials.find((c) => types.some((type) => c.credentialTypes.includes(type))) ??
+    (await byExtendedType(deps, rules, input.sdJwtVc));
   const queryId = (match ?? rules.credentials[0]!).id;
   const result = await runVerificationEngine(
     deps,
