@@ -68,6 +68,11 @@ export const SERVER_CRYPTO: Record<string, { signs: number; verifies: number; no
     verifies: 1,
     note: "1 proof JWT verification (holder JWK import + verify) + 1 SD-JWT VC issuer signature",
   },
+  "issuance-code": {
+    signs: 1,
+    verifies: 1,
+    note: "as issuance: the code flow's PAR, redirect and PKCE check add no ES256 (codes and request_uris are random, stored hashed)",
+  },
   verification: {
     signs: 1,
     verifies: 2,

@@ -7,21 +7,26 @@ import { Agent, request } from "undici";
 export function createClient(connections: number) {
   const dispatcher = new Agent({ connections, pipelining: 1, keepAliveTimeout: 60_000 });
 
-  /** One request over the pool: its status and its whole body as text. */
+  /** One request over the pool: its status, its whole body as text, and a redirect's target. */
   async function exchange(
     method: "GET" | "POST",
     url: string,
     options: { headers?: Record<string, string>; body?: string },
-  ): Promise<{ status: number; text: string }> {
+  ): Promise<{ status: number; text: string; location?: string }> {
     const res = await request(url, { method, headers: options.headers, body: options.body, dispatcher });
-    return { status: res.statusCode, text: await res.body.text() };
+    const location = res.headers.location;
+    return {
+      status: res.statusCode,
+      text: await res.body.text(),
+      ...(typeof location === "string" ? { location } : {}),
+    };
   }
 
   async function send(
     method: "GET" | "POST",
     url: string,
     options: { headers?: Record<string, string>; body?: string; expect?: number } = {},
-  ): Promise<{ status: number; text: string }> {
+  ): Promise<{ status: number; text: string; location?: string }> {
     const res = await exchange(method, url, options);
     const expected = options.expect ?? 200;
     if (res.status !== expected) {

@@ -1,5 +1,12 @@
 // Our service's workloads, as a wallet and an API client would drive them (apps/api/test/wallet-client.ts).
-import { createProofJwt, type Es256KeyPair, generateEs256KeyPair, presentWithTestWallet } from "@cred/oid4vc";
+import { randomBytes } from "node:crypto";
+import {
+  createProofJwt,
+  type Es256KeyPair,
+  generateEs256KeyPair,
+  pkceChallengeOf,
+  presentWithTestWallet,
+} from "@cred/oid4vc";
 import type { Client } from "./http";
 import { API_VERSION, CLAIMS, type OursTarget } from "./ours";
 import { Exhausted, type Step, type Workload } from "./workload";
@@ -9,6 +16,8 @@ const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 export const OUR_WORKLOADS = {
   create: "IssuanceTransactions_Create",
   issuance: "OpenID4VCI flow: create → offer → token → nonce → credential (1 proof)",
+  "issuance-code":
+    "OpenID4VCI authorization code flow: create → offer → PAR → authorize → token (PKCE) → nonce → credential",
   verification: "Verifications_Create → request object → direct_post → verified",
   revoke: "Credentials_Revoke + status list fetch",
   reads: "Management reads: Issuers_Get / Organisations_List (alternating)",
@@ -52,6 +61,75 @@ async function issueOne(
   const credential = res.credentials?.[0]?.credential;
   if (typeof credential !== "string") throw new Error("no credential");
   return { transactionId: tx.id, credential };
+}
+
+/**
+ * The authorization code flow of an offer for one credential: PAR with PKCE S256, the authorization
+ * endpoint's redirect (its code read from the Location header), the code exchange, nonce, credential.
+ */
+async function issueOneByCode(
+  target: OursTarget,
+  client: Client,
+  key: Es256KeyPair,
+  step: Step,
+  create: () => Promise<any>,
+): Promise<{ transactionId: string }> {
+  const tx = (await step("create", create)).data;
+  const offerUri = new URL(tx.credentialOffer).searchParams.get("credential_offer_uri")!;
+  const offer = await step("offer", () => client.json("GET", offerUri));
+  const verifier = randomBytes(32).toString("base64url");
+  const redirectUri = "https://wallet.example/cb";
+  const pushed = await step("par", () =>
+    client.json("POST", `${target.credentialIssuer}/par`, {
+      form: {
+        response_type: "code",
+        client_id: "bench-wallet",
+        redirect_uri: redirectUri,
+        code_challenge: pkceChallengeOf(verifier),
+        code_challenge_method: "S256",
+        issuer_state: offer.grants.authorization_code.issuer_state,
+      },
+      expect: 201,
+    }),
+  );
+  const authorized = await step("authorize", () =>
+    client.send(
+      "GET",
+      `${target.credentialIssuer}/authorize?${new URLSearchParams({ client_id: "bench-wallet", request_uri: pushed.request_uri })}`,
+      { expect: 302 },
+    ),
+  );
+  const code = new URL(authorized.location ?? "").searchParams.get("code");
+  if (!code) throw new Error(`authorize redirected without a code: ${authorized.location}`);
+  const token = await step("token", () =>
+    client.json("POST", target.tokenEndpoint, {
+      form: {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+        client_id: "bench-wallet",
+      },
+    }),
+  );
+  const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
+  const proof = await step("client: sign proof", () =>
+    createProofJwt({
+      privateKey: key.privateKey,
+      publicJwk: key.publicJwk,
+      audience: target.credentialIssuer,
+      nonce: c_nonce,
+      iat: Math.floor(Date.now() / 1000),
+    }),
+  );
+  const res = await step("credential", () =>
+    client.json("POST", target.credentialEndpoint, {
+      headers: { authorization: `Bearer ${token.access_token}` },
+      body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
+    }),
+  );
+  if (typeof res.credentials?.[0]?.credential !== "string") throw new Error("no credential");
+  return { transactionId: tx.id };
 }
 
 /**
@@ -144,6 +222,25 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
         async iteration(step) {
           const { transactionId } = await issueOne(target, client, keys[n++ % keys.length]!, step, create);
           produced.push(transactionId);
+        },
+      };
+    }
+
+    case "issuance-code": {
+      let keys: Es256KeyPair[] = [];
+      let n = 0;
+      const createByCode = () =>
+        client.json("POST", `${target.baseUrl}/v1.0/issuance-transactions`, {
+          headers: auth,
+          body: { ...createBody, delivery: { grant: "authorizationCode" } },
+          expect: 201,
+        });
+      return {
+        async prepare() {
+          keys = await holderKeys(64);
+        },
+        async iteration(step) {
+          await issueOneByCode(target, client, keys[n++ % keys.length]!, step, createByCode);
         },
       };
     }
