@@ -109,6 +109,8 @@ export async function exchangeAuthorizationCode(
   const tokenHash = hashSecret(accessToken);
   const expiresIn = config.issuance.accessTokenLifetimeSeconds;
   const tokenExpiresAt = new Date(now.getTime() + expiresIn * 1000);
+  // The transaction is updated by its key (a parameter): joining the CTE (UPDATE … FROM) let the
+  // planner scan the whole table, a cost that grew with every transaction (docs/adr/0003).
   const { rows: redeemed } = await sql.query<IssuanceTransactionRecord>(
     `WITH used AS (
        UPDATE "AuthorizationRequest" SET "codeUsedAt" = $1::timestamp(3)
@@ -118,16 +120,15 @@ export async function exchangeAuthorizationCode(
        UPDATE "IssuanceTransaction" t
           SET "codeRedeemedAt" = $1::timestamp(3), "issuerStateHash" = NULL, "updatedAt" = $1::timestamp(3),
               "expiresAt" = GREATEST(t."expiresAt", $4::timestamp(3))
-         FROM used
-        WHERE t."id" = used."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $1::timestamp(3)
-          AND t."codeRedeemedAt" IS NULL
+        WHERE t."id" = $6 AND EXISTS (SELECT 1 FROM used) AND t."status" = 'pending'
+          AND t."expiresAt" > $1::timestamp(3) AND t."codeRedeemedAt" IS NULL
        RETURNING t.*),
      issued AS (
        INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt", "authorizationRequestId")
        SELECT $3, "id", $4::timestamp(3), $5, $2 FROM redeemed
        RETURNING "transactionId")
      SELECT r.* FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
-    [now, granted.id, tokenHash, tokenExpiresAt, dpopJkt],
+    [now, granted.id, tokenHash, tokenExpiresAt, dpopJkt, granted.transactionId],
   );
   const row = redeemed[0];
   // Not redeemed: a concurrent exchange of the same code won (its token goes, as for any second use),

@@ -158,6 +158,8 @@ export async function authorize(
   const now = new Date();
   const codeExpiresAt = new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
   // One statement: the request_uri is spent, and a code recorded only while the offer is still pending.
+  // The row is updated by its key from a scalar subquery: joining the CTE (UPDATE … FROM) let the
+  // planner scan the whole table, a cost that grew with every request pushed (docs/adr/0003).
   const { rows } = await sql.query<{ redirectUri: string; state: string | null; offerPending: boolean }>(
     `WITH pending AS (
        SELECT a."id", EXISTS (
@@ -169,12 +171,11 @@ export async function authorize(
           AND a."requestUriUsedAt" IS NULL AND a."requestUriExpiresAt" > $4::timestamp(3))
      UPDATE "AuthorizationRequest" a
         SET "requestUriUsedAt" = $4::timestamp(3),
-            "codeHash" = CASE WHEN p."offerPending" THEN $5 END,
-            "codeExpiresAt" = CASE WHEN p."offerPending" THEN $6::timestamp(3) END,
+            "codeHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $5 END,
+            "codeExpiresAt" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $6::timestamp(3) END,
             "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3))
-       FROM pending p
-      WHERE a."id" = p."id" AND a."requestUriUsedAt" IS NULL
-      RETURNING a."redirectUri", a."state", p."offerPending"`,
+      WHERE a."id" = (SELECT "id" FROM pending) AND a."requestUriUsedAt" IS NULL
+      RETURNING a."redirectUri", a."state", (SELECT "offerPending" FROM pending) AS "offerPending"`,
     [
       hashSecret(requestUri.slice(PAR_REQUEST_URI_PREFIX.length)),
       issuerId,
