@@ -26,6 +26,35 @@ export const OUR_WORKLOADS = {
     "OpenID4VCI flow with a webhook subscription to every event: fan-out and delivery to a local receiver on top",
 } as const;
 
+/** The flows' common end: a c_nonce, the key proof over it (signed in the loop), the credential. */
+async function nonceProofCredential(
+  target: OursTarget,
+  client: Client,
+  key: Es256KeyPair,
+  step: Step,
+  accessToken: string,
+): Promise<string> {
+  const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
+  const proof = await step("client: sign proof", () =>
+    createProofJwt({
+      privateKey: key.privateKey,
+      publicJwk: key.publicJwk,
+      audience: target.credentialIssuer,
+      nonce: c_nonce,
+      iat: Math.floor(Date.now() / 1000),
+    }),
+  );
+  const res = await step("credential", () =>
+    client.json("POST", target.credentialEndpoint, {
+      headers: { authorization: `Bearer ${accessToken}` },
+      body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
+    }),
+  );
+  const credential = res.credentials?.[0]?.credential;
+  if (typeof credential !== "string") throw new Error("no credential");
+  return credential;
+}
+
 /** The whole OpenID4VCI flow for one credential; returns the transaction id and the credential. */
 async function issueOne(
   target: OursTarget,
@@ -42,24 +71,7 @@ async function issueOne(
       form: { grant_type: PRE_AUTH, "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"] },
     }),
   );
-  const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
-  const proof = await step("client: sign proof", () =>
-    createProofJwt({
-      privateKey: key.privateKey,
-      publicJwk: key.publicJwk,
-      audience: target.credentialIssuer,
-      nonce: c_nonce,
-      iat: Math.floor(Date.now() / 1000),
-    }),
-  );
-  const res = await step("credential", () =>
-    client.json("POST", target.credentialEndpoint, {
-      headers: { authorization: `Bearer ${token.access_token}` },
-      body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
-    }),
-  );
-  const credential = res.credentials?.[0]?.credential;
-  if (typeof credential !== "string") throw new Error("no credential");
+  const credential = await nonceProofCredential(target, client, key, step, token.access_token);
   return { transactionId: tx.id, credential };
 }
 
@@ -112,23 +124,7 @@ async function issueOneByCode(
       },
     }),
   );
-  const { c_nonce } = await step("nonce", () => client.json("POST", target.nonceEndpoint));
-  const proof = await step("client: sign proof", () =>
-    createProofJwt({
-      privateKey: key.privateKey,
-      publicJwk: key.publicJwk,
-      audience: target.credentialIssuer,
-      nonce: c_nonce,
-      iat: Math.floor(Date.now() / 1000),
-    }),
-  );
-  const res = await step("credential", () =>
-    client.json("POST", target.credentialEndpoint, {
-      headers: { authorization: `Bearer ${token.access_token}` },
-      body: { credential_configuration_id: target.configuration, proofs: { jwt: [proof] } },
-    }),
-  );
-  if (typeof res.credentials?.[0]?.credential !== "string") throw new Error("no credential");
+  await nonceProofCredential(target, client, key, step, token.access_token);
   return { transactionId: tx.id };
 }
 
