@@ -106,3 +106,14 @@ export async function keyUnderTrustedRoots(
   }
   return null;
 }
+
+/**
+ * Stored attestation trust settings (an issuer's `walletAttestation` or `keyAttestation` column) when
+ * they name at least one trusted root; null when the issuer trusts no attester of that kind.
+ */
+export function trustSettingsOf<T extends { trustedRoots: string[] }>(stored: unknown): T | null {
+  const settings = stored as T | null;
+  return settings && Array.isArray(settings.trustedRoots) && settings.trustedRoots.length > 0
+    ? settings
+    : null;
+}

@@ -25,20 +25,12 @@ export function credentialDigest(sdJwtVc: string): string {
 }
 
 /**
- * VerificationSessions_Submit, the legacy server-to-server alternative to the wallet callback: the
- * same engine decides the same session. `credentialId` must name the platform credential (this tenant
- * and environment) presented in `sdJwtVc`; `audience`, when given, must be the session's client_id.
- * The presentation answers the policy credential whose `credentialTypes` list its `vct`.
- * A session that is no longer pending → 409.
- */
-/**
  * The policy credential a presentation answers through its type's `extends` chain, among those that
  * accept extended types (the engine checks the chain again, from its cache, when it verifies).
  */
-async function byExtendedType(deps: AppDeps, rules: TPolicyRules, sdJwtVc: string) {
+async function byExtendedType(deps: AppDeps, rules: TPolicyRules, payload: Record<string, unknown>) {
   const following = rules.credentials.filter((c) => c.acceptExtendedTypes);
   if (following.length === 0) return undefined;
-  const payload = decodeJwtUnverified(sdJwtVc.split("~")[0] ?? "").payload;
   const integrity = payload["vct#integrity"];
   if (typeof payload.vct !== "string" || (integrity !== undefined && typeof integrity !== "string"))
     return undefined;
@@ -46,6 +38,14 @@ async function byExtendedType(deps: AppDeps, rules: TPolicyRules, sdJwtVc: strin
   return following.find((c) => ancestors.some((type) => c.credentialTypes.includes(type)));
 }
 
+/**
+ * VerificationSessions_Submit, the legacy server-to-server alternative to the wallet callback: the
+ * same engine decides the same session. `credentialId` must name the platform credential (this tenant
+ * and environment) presented in `sdJwtVc`; `audience`, when given, must be the session's client_id.
+ * The presentation answers the policy credential whose `credentialTypes` list its `vct` or one of its
+ * `aka_vcts`, else one accepting extended types that lists a type its `vct` extends, else the first.
+ * A session that is no longer pending → 409.
+ */
 export async function submitVerificationSession(
   deps: AppDeps,
   db: Db,
@@ -58,9 +58,11 @@ export async function submitVerificationSession(
     throw invalid("AudienceMismatch", "audience", "The audience is not this session's client_id.");
   }
   // The credential's types, to pick the policy credential it answers: its vct and aka_vcts (issuer-signed).
+  let payload: Record<string, unknown>;
   let types: string[];
   try {
-    const { vct, aka_vcts: aka } = decodeJwtUnverified(input.sdJwtVc.split("~")[0] ?? "").payload;
+    payload = decodeJwtUnverified(input.sdJwtVc.split("~")[0] ?? "").payload;
+    const { vct, aka_vcts: aka } = payload;
     types = [vct, ...(Array.isArray(aka) ? aka : [])].filter((t): t is string => typeof t === "string");
   } catch {
     throw invalid("InvalidPresentation", "sdJwtVc", "sdJwtVc is not a compact SD-JWT VC.");
@@ -78,7 +80,7 @@ export async function submitVerificationSession(
   const query = dcqlQueryFor(rules);
   const match =
     rules.credentials.find((c) => types.some((type) => c.credentialTypes.includes(type))) ??
-    (await byExtendedType(deps, rules, input.sdJwtVc));
+    (await byExtendedType(deps, rules, payload));
   const queryId = (match ?? rules.credentials[0]!).id;
   const result = await runVerificationEngine(
     deps,

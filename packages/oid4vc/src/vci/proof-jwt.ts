@@ -212,15 +212,12 @@ async function acceptedAttestation(header: JwsHeader, check: KeyAttestationCheck
 }
 
 /**
- * Verifies one `jwt` key proof (OpenID4VCI 1.0 Appendix F.1, §8.3.1.2). Throws `OAuthError`
+ * Verifies one `jwt` key proof (OpenID4VCI 1.0 Appendix F.1, §8.3.1.2): a batch of one, so a key
+ * attestation's rules and nonce apply as they do in `verifyProofs`. Throws `OAuthError`
  * `invalid_proof` (format, typ, alg, key, signature, aud, iat, missing nonce) or `invalid_nonce`.
  */
 export async function verifyProofJwt(jwt: string, options: VerifyProofJwtOptions): Promise<VerifiedProof> {
-  const proof = await checkProofJwt(jwt, options);
-  if (!(await options.consumeNonce(proof.nonce))) {
-    throw credentialError("invalid_nonce", "the c_nonce is unknown, expired or already used");
-  }
-  return proof;
+  return (await verifyProofs([jwt], { ...options, batchSize: 1 }))[0]!;
 }
 
 /**

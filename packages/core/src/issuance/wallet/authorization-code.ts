@@ -52,8 +52,9 @@ const invalidCode = () =>
  * request is redeemed only with a proof by that key (RFC 9449 §10), and one pushed by an attested wallet
  * only by the same wallet instance (its attestation's key; RFC 6749 §4.1.3: a client that authenticated
  * authenticates again). A code used twice revokes the access token the first use obtained (RFC 6749
- * §4.1.2), once the second use has shown the PKCE verifier: a code leaked after use cannot revoke. Redeeming it redeems the offer: one statement
- * spends the code, marks the transaction redeemed (while still pending) and stores the access token.
+ * §4.1.2), once the second use has shown the PKCE verifier: a code leaked after use cannot revoke.
+ * Redeeming it redeems the offer: one statement spends the code, marks the transaction redeemed (while
+ * still pending) and stores the access token.
  */
 export async function exchangeAuthorizationCode(
   sql: FastSql,

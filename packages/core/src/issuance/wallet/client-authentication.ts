@@ -2,7 +2,7 @@ import type { FastSql } from "@cred/db";
 import { ClientAttestationError, verifyClientAttestation } from "@cred/oid4vc";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
 import { hashSecret } from "../../shared/secret-box";
-import { keyUnderTrustedRoots } from "../../shared/x5c-chain";
+import { keyUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -19,10 +19,7 @@ export interface WalletClientCredentials {
 
 /** The issuer's wallet attestation settings (`walletAttestation`), or null when it takes none. */
 export function walletAttestationOf(issuer: { walletAttestation: unknown }): TWalletAttestation | null {
-  const settings = issuer.walletAttestation as TWalletAttestation | null;
-  return settings && Array.isArray(settings.trustedRoots) && settings.trustedRoots.length > 0
-    ? settings
-    : null;
+  return trustSettingsOf<TWalletAttestation>(issuer.walletAttestation);
 }
 
 const refused = (message: string) => new ClientAttestationError(message).toOAuthError();

@@ -158,8 +158,9 @@ async function checkTokenBinding(
 
 /**
  * Credential endpoint (OpenID4VCI §8): checks the token, the request and the key proofs, then issues
- * one SD-JWT VC per holder key (a proof's, or each key its key attestation attests; up to the batch size), each with its own status index and salts, completes
- * the transaction and forgets the claims — all in one database transaction.
+ * one SD-JWT VC per holder key (a proof's, or each key its key attestation attests; up to the batch
+ * size), each with its own status index and salts, completes the transaction and forgets the claims —
+ * all in one database transaction.
  */
 export async function issueCredentials(
   deps: AppDeps,

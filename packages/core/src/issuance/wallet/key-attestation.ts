@@ -1,13 +1,10 @@
 import { type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
 import type { TKeyAttestation } from "../../issuers/issuer.schema";
-import { keyUnderTrustedRoots } from "../../shared/x5c-chain";
+import { keyUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
 export function keyAttestationOf(issuer: { keyAttestation: unknown }): TKeyAttestation | null {
-  const settings = issuer.keyAttestation as TKeyAttestation | null;
-  return settings && Array.isArray(settings.trustedRoots) && settings.trustedRoots.length > 0
-    ? settings
-    : null;
+  return trustSettingsOf<TKeyAttestation>(issuer.keyAttestation);
 }
 
 /** What `key_attestations_required` announces (§12.2.4), or null when attestations are not required. */

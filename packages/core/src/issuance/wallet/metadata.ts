@@ -43,6 +43,10 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
   // Display metadata can change (Issuers_Update), so it is read fresh rather than from the cached row.
   const fresh = (await db.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
   const display = ((fresh.display as TIssuerDisplay[] | null) ?? []).map(walletDisplay);
+  // The issuer's key attestation settings hold for each of its configurations.
+  const keyAttestations = keyAttestationOf(fresh)
+    ? { keyAttestations: { required: keyAttestationsRequired(fresh) } }
+    : {};
   return buildCredentialIssuerMetadata({
     credentialIssuer: urls.credentialIssuer,
     credentialEndpoint: urls.credential,
@@ -61,7 +65,7 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
         mandatory: claim.required,
       })),
       holderBinding: c.holderBindingRequired,
-      ...(keyAttestationOf(fresh) ? { keyAttestations: { required: keyAttestationsRequired(fresh) } } : {}),
+      ...keyAttestations,
     })),
   });
 }
