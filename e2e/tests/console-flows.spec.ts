@@ -73,12 +73,15 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   await page.reload();
   await expect(page.getByLabel("Description (optional)")).toHaveValue("Membership cards of Acme");
-  await page.getByLabel(/Require DPoP/).check();
+  await page.getByLabel(/Require DPoP:/).check();
+  await page.getByLabel(/Require DPoP nonces:/).check();
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   await page.reload();
-  await expect(page.getByLabel(/Require DPoP/)).toBeChecked();
-  await page.getByLabel(/Require DPoP/).uncheck();
+  await expect(page.getByLabel(/Require DPoP:/)).toBeChecked();
+  await expect(page.getByLabel(/Require DPoP nonces:/)).toBeChecked();
+  await page.getByLabel(/Require DPoP:/).uncheck();
+  await page.getByLabel(/Require DPoP nonces:/).uncheck();
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   const details = page.getByRole("form", { name: "Issuer details" });

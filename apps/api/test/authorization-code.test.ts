@@ -574,4 +574,35 @@ describe("authorization code flow with DPoP", () => {
       await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpop: false } });
     }
   });
+
+  it("requireDpopNonce: a push's proof needs the issuer's nonce, and the push answer brings the next one", async () => {
+    const path = `/management/issuers/${issuer.issuerId}`;
+    expect((await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpopNonce: true } })).status).toBe(
+      200,
+    );
+    try {
+      const key = await generateEs256KeyPair();
+      const { issuerState } = await codeOffer();
+      const { verifier, challenge } = pkce();
+      const body = parBody(issuerState, challenge);
+      const refused = await par(body, { dpop: await dpopFor(key, as.pushed_authorization_request_endpoint) });
+      expect([refused.status, refused.body.error]).toEqual([400, "use_dpop_nonce"]);
+      const nonceProof = (url: string, nonce: string | null) =>
+        createDpopProof({ ...key, method: "POST", url, nonce: nonce as string });
+      const pushed = await par(body, {
+        dpop: await nonceProof(as.pushed_authorization_request_endpoint, refused.headers.get("dpop-nonce")),
+      });
+      expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+      const redirect = await authorizeAt({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri });
+      const code = new URL(redirect.location as string).searchParams.get("code") as string;
+      const token = await tokenWithCode(
+        { code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID },
+        await nonceProof(as.token_endpoint, pushed.headers.get("dpop-nonce")),
+      );
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+      expect(token.body.token_type).toBe("DPoP");
+    } finally {
+      await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpopNonce: false } });
+    }
+  });
 });

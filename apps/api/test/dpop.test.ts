@@ -219,3 +219,168 @@ describe("DPoP (RFC 9449)", () => {
     expect(((await twice.json()) as { error: string }).error).toBe("invalid_dpop_proof");
   });
 });
+
+describe("server-provided DPoP nonces (requireDpopNonce, RFC 9449 §8, §9)", () => {
+  let strict: ActiveIssuer;
+  let at: { token: string; credential: string; nonce: string; notification: string };
+
+  beforeAll(async () => {
+    strict = await activeIssuer(t, t.adminKey);
+    const on = await call(t, "PATCH", `/management/issuers/${strict.issuerId}`, {
+      key: t.adminKey,
+      body: { requireDpopNonce: true },
+    });
+    expect(on.status, JSON.stringify(on.body)).toBe(200);
+    expect(on.body.data).toMatchObject({ requireDpopNonce: true, requireDpop: false });
+    const metadata = (await fetchJson(wellKnown("openid-credential-issuer", strict.credentialIssuer))).body;
+    at = {
+      token: `${strict.credentialIssuer}/token`,
+      credential: metadata.credential_endpoint,
+      nonce: metadata.nonce_endpoint,
+      notification: metadata.notification_endpoint,
+    };
+  });
+
+  const strictCode = async () => {
+    const created = await createTransaction(t, t.adminKey, strict);
+    const offer = await resolveOffer(created.credentialOffer);
+    return offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"][
+      "pre-authorized_code"
+    ] as string;
+  };
+  const tokenAt = (code: string, dpop?: string) =>
+    fetchJson(at.token, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(dpop ? { dpop } : {}) },
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+        "pre-authorized_code": code,
+      }).toString(),
+    });
+  const credentialAt = async (authorization: string, dpop?: string) => {
+    const holder = await holderKey();
+    const cNonce = await fetchJson(at.nonce, { method: "POST" });
+    const jwt = await proof(holder, strict.credentialIssuer, cNonce.body.c_nonce);
+    return fetchJson(at.credential, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization, ...(dpop ? { dpop } : {}) },
+      body: JSON.stringify({ credential_configuration_id: strict.configuration, proofs: { jwt: [jwt] } }),
+    });
+  };
+
+  it("answers a token request's proof without a nonce with use_dpop_nonce, and takes the retry with it", async () => {
+    const key = await generateEs256KeyPair();
+    const code = await strictCode();
+    const first = await tokenAt(code, await dpopFor(key, at.token));
+    expect(first.status, JSON.stringify(first.body)).toBe(400);
+    expect(first.body.error).toBe("use_dpop_nonce");
+    expect(first.headers.get("cache-control")).toBe("no-store");
+    const nonce = first.headers.get("dpop-nonce");
+    expect(nonce).toMatch(/^[A-Za-z0-9_-]{30}$/);
+    // The code was not spent by the refused request.
+    const retried = await tokenAt(
+      code,
+      await createDpopProof({ ...key, method: "POST", url: at.token, nonce: nonce as string }),
+    );
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.token_type).toBe("DPoP");
+    expect(retried.headers.get("dpop-nonce")).toMatch(/^[A-Za-z0-9_-]{30}$/);
+  });
+
+  it("asks the credential and notification endpoints' proofs for a nonce too, with the resource error shape", async () => {
+    const key = await generateEs256KeyPair();
+    const cNonce = await fetchJson(at.nonce, { method: "POST" });
+    // The nonce endpoint hands out a DPoP nonce as well (OpenID4VCI §7.2).
+    const dpopNonce = cNonce.headers.get("dpop-nonce") as string;
+    expect(dpopNonce).toMatch(/^[A-Za-z0-9_-]{30}$/);
+    const token = await tokenAt(
+      await strictCode(),
+      await createDpopProof({ ...key, method: "POST", url: at.token, nonce: dpopNonce }),
+    );
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    const accessToken = token.body.access_token as string;
+
+    const refused = await credentialAt(
+      `DPoP ${accessToken}`,
+      await dpopFor(key, at.credential, { accessToken }),
+    );
+    expectDpopError(refused, "use_dpop_nonce");
+    const fresh = refused.headers.get("dpop-nonce") as string;
+    expect(fresh).toMatch(/^[A-Za-z0-9_-]{30}$/);
+
+    const issued = await credentialAt(
+      `DPoP ${accessToken}`,
+      await createDpopProof({ ...key, method: "POST", url: at.credential, accessToken, nonce: fresh }),
+    );
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const next = issued.headers.get("dpop-nonce") as string;
+    expect(next).toMatch(/^[A-Za-z0-9_-]{30}$/);
+
+    const notify = (dpop: string) =>
+      fetch(at.notification, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `DPoP ${accessToken}`, dpop },
+        body: JSON.stringify({ notification_id: issued.body.notification_id, event: "credential_accepted" }),
+      });
+    const withoutNonce = await notify(await dpopFor(key, at.notification, { accessToken }));
+    expect(withoutNonce.status).toBe(401);
+    expect(withoutNonce.headers.get("www-authenticate")).toMatch(/^DPoP error="use_dpop_nonce"/);
+    const notified = await notify(
+      await createDpopProof({ ...key, method: "POST", url: at.notification, accessToken, nonce: next }),
+    );
+    expect(notified.status).toBe(204);
+    expect(notified.headers.get("dpop-nonce")).toMatch(/^[A-Za-z0-9_-]{30}$/);
+  });
+
+  it("refuses a nonce of another issuer, or a made-up one, and leaves bearer tokens alone", async () => {
+    const key = await generateEs256KeyPair();
+    const code = await strictCode();
+    // The first issuer requires no nonces, so it hands none out; a nonce of a second strict issuer is
+    // no good here.
+    expect((await fetchJson(endpoints.nonce, { method: "POST" })).headers.get("dpop-nonce")).toBeNull();
+    const other = await activeIssuer(t, t.adminKey);
+    await call(t, "PATCH", `/management/issuers/${other.issuerId}`, {
+      key: t.adminKey,
+      body: { requireDpopNonce: true },
+    });
+    const otherMetadata = (await fetchJson(wellKnown("openid-credential-issuer", other.credentialIssuer)))
+      .body;
+    const foreign = (await fetchJson(otherMetadata.nonce_endpoint, { method: "POST" })).headers.get(
+      "dpop-nonce",
+    );
+    expect(foreign).toMatch(/^[A-Za-z0-9_-]{30}$/);
+    for (const nonce of [foreign as string, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "not a nonce"]) {
+      const r = await tokenAt(code, await createDpopProof({ ...key, method: "POST", url: at.token, nonce }));
+      expect([r.status, r.body.error], nonce).toEqual([400, "use_dpop_nonce"]);
+      expect(r.body.error_description).toMatch(/not current/);
+    }
+    const bearer = await tokenAt(code);
+    expect(bearer.status, JSON.stringify(bearer.body)).toBe(200);
+    expect(bearer.body.token_type).toBe("Bearer");
+    expect((await credentialAt(`Bearer ${bearer.body.access_token}`)).status).toBe(200);
+  });
+
+  it("is set at creation, shown on the issuer, and validated", async () => {
+    const org = await call(t, "POST", "/management/organisations", {
+      key: t.adminKey,
+      body: { reference: `nonce-org-${Date.now().toString(36)}`, displayName: "Nonce org" },
+    });
+    const created = await call(t, "POST", "/management/issuers", {
+      key: t.adminKey,
+      body: {
+        organisationReference: org.body.data.reference,
+        displayName: "Nonce issuer",
+        requireDpop: true,
+        requireDpopNonce: true,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data).toMatchObject({ requireDpop: true, requireDpopNonce: true });
+    const path = `/management/issuers/${created.body.data.id}`;
+    expect((await call(t, "GET", path, { key: t.adminKey })).body.data.requireDpopNonce).toBe(true);
+    const bad = await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpopNonce: 1 } });
+    expect(errorCodeOf(bad)).toBe("ValidationFailed");
+    const off = await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpopNonce: false } });
+    expect(off.body.data.requireDpopNonce).toBe(false);
+  });
+});

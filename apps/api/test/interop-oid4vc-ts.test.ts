@@ -33,9 +33,13 @@ type Holder = Awaited<ReturnType<typeof generateEs256KeyPair>>;
  * The library's wallet client, signing everything (key proofs, DPoP proofs, attestation PoPs) with the
  * holder's key; anonymous, a public client by its `clientId`, or authenticated by a wallet attestation.
  */
-function walletClient(holder: Holder, client?: { clientId: string } | { attestation: string }) {
+function walletClient(
+  holder: Holder,
+  client?: { clientId: string } | { attestation: string },
+  fetchImpl: typeof fetch = fetch,
+) {
   const callbacks = {
-    fetch,
+    fetch: fetchImpl,
     generateRandom: (n: number) => randomBytes(n),
     hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
     signJwt: async (_signer: unknown, { header, payload }: { header: object; payload: object }) => {
@@ -233,6 +237,52 @@ describe("oid4vc-ts wallet client", () => {
       dpop,
     });
     expect(response.credentials).toHaveLength(1);
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
+    expect(tx.body.data.status).toBe("completed");
+  });
+
+  it("retries with our DPoP-Nonce at PAR, token, credential and notification where the issuer requires nonces", async () => {
+    const strict = await activeIssuer(t, t.adminKey);
+    const set = await call(t, "PATCH", `/management/issuers/${strict.issuerId}`, {
+      key: t.adminKey,
+      body: { requireDpop: true, requireDpopNonce: true },
+    });
+    expect(set.status).toBe(200);
+    // Counts the answers that asked the library for a nonce, so the test shows the retries happened.
+    const askedForNonce: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const challenge = response.headers.get("www-authenticate") ?? "";
+      const body = response.status === 400 ? await response.clone().text() : "";
+      if (challenge.includes("use_dpop_nonce") || body.includes("use_dpop_nonce"))
+        askedForNonce.push(new URL(String(input instanceof Request ? input.url : input)).pathname);
+      return response;
+    };
+    const holder = await generateEs256KeyPair();
+    const client = walletClient(holder, { clientId: "oid4vc-ts-wallet" }, counting);
+    const created = await createTransaction(t, t.adminKey, strict, { grant: "authorizationCode" });
+    const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
+    const { issuerMetadata, accessTokenResponse } = await codeFlowToken(client, created.credentialOffer, {
+      clientId: "oid4vc-ts-wallet",
+      scope: strict.configuration,
+      dpop,
+    });
+    expect(accessTokenResponse.token_type).toBe("DPoP");
+    const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
+      configuration: strict.configuration,
+      holder,
+      dpop,
+    });
+    expect(response.credentials).toHaveLength(1);
+    await client.sendNotification({
+      issuerMetadata,
+      accessToken: accessTokenResponse.access_token,
+      notification: { notificationId: response.notification_id as string, event: "credential_accepted" },
+      dpop,
+    });
+    // The library keeps no nonce between calls here, so each endpoint asks once and is retried.
+    const at = (endpoint: string) => `/issuers/${strict.issuerId}/${endpoint}`;
+    expect(askedForNonce).toEqual(["par", "token", "credential", "notification"].map(at));
     const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
     expect(tx.body.data.status).toBe("completed");
   });

@@ -7,6 +7,8 @@ import {
   credentialOfferByHandle,
   credentialTypeMetadata,
   dpopKeyForTokenRequest,
+  dpopNonceHeader,
+  dpopNoncesOf,
   exchangeToken,
   invalidToken,
   issueCredentials,
@@ -19,6 +21,7 @@ import {
   recordNotification,
   signedCredentialIssuerMetadata,
   statusListToken,
+  type WalletIssuer,
 } from "@cred/core/issuance/index";
 import { BoundedMap } from "@cred/core/shared/bounded-map";
 import { OAuthError } from "@cred/oid4vc";
@@ -63,14 +66,22 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     });
   const noSuchIssuer = (code: string, status: number) => () =>
     new OAuthError(code, "There is no active credential issuer at this URL.", { status, headers: NO_STORE });
+  /** The issuer's DPoP nonces where it requires them (`requireDpopNonce`), else undefined. */
+  const dpopNonces = (issuer: WalletIssuer) => dpopNoncesOf(deps.secretBox, issuer);
   /**
    * What a wallet sent to authenticate itself at the PAR or token endpoint: its attestation headers and
-   * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`; required where `requireDpop`).
+   * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`, required where `requireDpop`;
+   * 400 `use_dpop_nonce` without a current nonce where `nonces` are required).
    */
-  const walletClient = async (request: FastifyRequest, url: string, requireDpop: boolean) => ({
+  const walletClient = async (
+    request: FastifyRequest,
+    url: string,
+    requireDpop: boolean,
+    nonces: ReturnType<typeof dpopNonces>,
+  ) => ({
     attestation: request.headers["oauth-client-attestation"],
     attestationPop: request.headers["oauth-client-attestation-pop"],
-    dpopJkt: await dpopKeyForTokenRequest(deps.database.fast, request.headers.dpop, url, requireDpop),
+    dpopJkt: await dpopKeyForTokenRequest(deps.database.fast, request.headers.dpop, url, requireDpop, nonces),
   });
 
   const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
@@ -125,9 +136,10 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       async (issuer, request, reply) => {
         const form = formOf(request, "token request");
         const url = issuerUrls(deps.config, issuer.id).token;
-        const client = await walletClient(request, url, issuer.requireDpop);
+        const nonces = dpopNonces(issuer);
+        const client = await walletClient(request, url, issuer.requireDpop, nonces);
         const response = await exchangeToken(deps.database.fast, deps.config, issuer, form, client);
-        reply.headers({ ...NO_STORE, Pragma: "no-cache" });
+        reply.headers({ ...NO_STORE, Pragma: "no-cache", ...dpopNonceHeader(nonces) });
         return response;
       },
       noSuchIssuer("invalid_grant", 400),
@@ -143,7 +155,8 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const form = formOf(request, "pushed authorization request");
         const url = issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest;
         // requireDpop is enforced on the request (a proof or dpop_jkt), not on the proof alone.
-        const client = await walletClient(request, url, false);
+        const nonces = dpopNonces(issuer);
+        const client = await walletClient(request, url, false, nonces);
         const response = await pushAuthorizationRequest(
           deps.database.fast,
           deps.config,
@@ -151,7 +164,10 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
           form,
           client,
         );
-        return reply.code(201).headers(NO_STORE).send(response);
+        return reply
+          .code(201)
+          .headers({ ...NO_STORE, ...dpopNonceHeader(nonces) })
+          .send(response);
       },
       noSuchIssuer("invalid_request", 400),
     ),
@@ -178,8 +194,9 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/nonce",
     oauthErrors("invalid_request"),
     withIssuer(
-      async (_issuer, _request, reply) => {
-        reply.headers(NO_STORE);
+      async (issuer, _request, reply) => {
+        // OpenID4VCI §7.2: the nonce endpoint may hand out the DPoP nonce for the credential endpoint too.
+        reply.headers({ ...NO_STORE, ...dpopNonceHeader(dpopNonces(issuer)) });
         return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
       },
       noSuchIssuer("invalid_request", 404),
@@ -203,13 +220,17 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     withIssuer(async (issuer, request, reply) => {
       const { authorization, dpop } = request.headers;
       const url = issuerUrls(deps.config, issuer.id).notification;
+      const nonces = dpopNonces(issuer);
       await recordNotification(
         deps.database,
         issuer.id,
-        { authorization, dpop, method: "POST", url, requireDpop: issuer.requireDpop },
+        { authorization, dpop, method: "POST", url, requireDpop: issuer.requireDpop, dpopNonces: nonces },
         request.body,
       );
-      return reply.code(204).headers(NO_STORE).send();
+      return reply
+        .code(204)
+        .headers({ ...NO_STORE, ...dpopNonceHeader(nonces) })
+        .send();
     }, tokenNotForIssuer),
   );
 

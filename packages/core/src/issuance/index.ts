@@ -3,7 +3,8 @@ export { issuerUrls } from "./issuance-urls";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { issueCredentials } from "./wallet/credential";
 export { dpopKeyForTokenRequest } from "./wallet/dpop";
-export { invalidToken, loadWalletIssuer, NO_STORE } from "./wallet/load-wallet-issuer";
+export { dpopNonceHeader, dpopNoncesOf } from "./wallet/dpop-nonce";
+export { invalidToken, loadWalletIssuer, NO_STORE, type WalletIssuer } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,
   credentialIssuerMetadata,

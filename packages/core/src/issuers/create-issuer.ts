@@ -53,6 +53,7 @@ export async function createIssuer(
       logoUri: input.logoUri ?? null,
       display: input.display ?? [],
       requireDpop: input.requireDpop ?? false,
+      requireDpopNonce: input.requireDpopNonce ?? false,
       ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
       ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
       status: "draft",

@@ -27,6 +27,7 @@ export function toIssuerDto(
     previousSigningKeys: previousSigningKeysOf(row).map((key) => ({ ...key, alg: "ES256" })),
     nextSigningKey: nextSigningKeyDto(row),
     requireDpop: row.requireDpop,
+    requireDpopNonce: row.requireDpopNonce,
     walletAttestation: (row.walletAttestation as TIssuer["walletAttestation"]) ?? null,
     keyAttestation: (row.keyAttestation as TIssuer["keyAttestation"]) ?? null,
     signingCertificate: signingCertificateDto(row.signingCertificate),

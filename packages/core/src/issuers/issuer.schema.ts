@@ -89,6 +89,11 @@ const zRequireDpop = z.boolean().meta({
     "When true, the token endpoint answers a request without a DPoP proof with 400 invalid_dpop_proof, so every access token is DPoP-bound (HAIP via FAPI 2.0: sender-constrained tokens only). Wallets that do not do DPoP then cannot redeem offers of this issuer.",
   example: false,
 });
+const zRequireDpopNonce = z.boolean().meta({
+  description:
+    "When true, every DPoP proof sent to this issuer (token, PAR, credential and notification endpoints) must carry a nonce the issuer provided: a proof without one is answered use_dpop_nonce with a DPoP-Nonce header to retry with (RFC 9449 §8, §9), and every response of those endpoints and of the nonce endpoint carries a fresh DPoP-Nonce. A nonce is accepted for 300 s. It bounds how far ahead a stolen key's proofs can be made; bearer tokens are not affected.",
+  example: false,
+});
 /** Trust anchors: PEM X.509 CA certificates, one to ten. */
 const zTrustedRoots = (description: string) =>
   z
@@ -270,6 +275,7 @@ export const zIssuer = z
       description: "The key prepared for the next rotation (Issuers_PrepareSigningKey); null when none.",
     }),
     requireDpop: zRequireDpop,
+    requireDpopNonce: zRequireDpopNonce,
     walletAttestation: zWalletAttestation.nullable().meta({
       description: "Which wallet providers' attestations this issuer accepts; null when it takes none.",
     }),
@@ -303,6 +309,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   requireDpop: zRequireDpop
     .optional()
     .meta({ description: "Require DPoP at the token endpoint; default false." }),
+  requireDpopNonce: zRequireDpopNonce
+    .optional()
+    .meta({ description: "Require server-provided nonces in DPoP proofs; default false." }),
   walletAttestation: zWalletAttestation
     .optional()
     .meta({ description: "Accept (or require) wallet attestations from these wallet providers." }),
@@ -362,6 +371,7 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .optional()
     .meta({ description: "Replaces the whole display list; null clears it." }),
   requireDpop: zRequireDpop.optional(),
+  requireDpopNonce: zRequireDpopNonce.optional(),
   walletAttestation: zWalletAttestation
     .nullable()
     .optional()

@@ -50,6 +50,7 @@ export async function updateIssuer(
     if (input.logoUri !== undefined) data.logoUri = input.logoUri;
     if (input.display !== undefined) data.display = input.display ?? [];
     if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
+    if (input.requireDpopNonce !== undefined) data.requireDpopNonce = input.requireDpopNonce;
     if (input.walletAttestation !== undefined) {
       data.walletAttestation = input.walletAttestation ?? Prisma.DbNull;
     }

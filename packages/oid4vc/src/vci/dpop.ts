@@ -24,6 +24,7 @@ const ZDpopPayload = z.looseObject({
   htu: z.string().min(1),
   iat: z.number().finite(),
   ath: z.string().optional(),
+  nonce: z.string().max(1024).optional(),
 });
 
 export interface VerifyDpopProofOptions {
@@ -46,6 +47,8 @@ export interface VerifiedDpopProof {
   jti: string;
   /** Epoch seconds. */
   iat: number;
+  /** The server-provided nonce the proof carries (RFC 9449 §8), if any; whether it is one is the caller's to judge. */
+  nonce?: string;
 }
 
 /**
@@ -54,6 +57,14 @@ export interface VerifiedDpopProof {
  */
 export class DpopProofError extends Error {
   override readonly name = "DpopProofError";
+}
+
+/**
+ * A DPoP proof that is sound but lacks a fresh server-provided nonce where the server requires one
+ * (RFC 9449 §8, §9): answered `use_dpop_nonce` with a `DPoP-Nonce` header the client retries with.
+ */
+export class DpopNonceError extends Error {
+  override readonly name = "DpopNonceError";
 }
 
 const invalid = (message: string) => new DpopProofError(message);
@@ -130,14 +141,27 @@ export async function verifyDpopProof(
     if (payload.ath !== accessTokenHash(options.accessToken))
       throw invalid("the DPoP proof ath does not match the access token");
   }
-  return { jkt: jwkThumbprintKid(jwk), jti: payload.jti, iat: payload.iat };
+  return {
+    jkt: jwkThumbprintKid(jwk),
+    jti: payload.jti,
+    iat: payload.iat,
+    ...(payload.nonce !== undefined ? { nonce: payload.nonce } : {}),
+  };
 }
 
-/** The error a protected resource answers for a DPoP problem (RFC 9449 §7.1, RFC 6750 §3). */
-export function dpopResourceError(error: "invalid_token" | "invalid_dpop_proof", description: string) {
+/**
+ * The error a protected resource answers for a DPoP problem (RFC 9449 §7.1, §9, RFC 6750 §3);
+ * `headers` adds e.g. the `DPoP-Nonce` of a `use_dpop_nonce`.
+ */
+export function dpopResourceError(
+  error: "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce",
+  description: string,
+  headers: Record<string, string> = {},
+) {
   return new OAuthError(error, description, {
     status: 401,
     headers: {
+      ...headers,
       "Cache-Control": "no-store",
       "WWW-Authenticate": `DPoP error="${error}", error_description="${description.replace(/["\\]/g, "'")}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`,
     },
@@ -153,6 +177,8 @@ export function createDpopProof(input: {
   accessToken?: string;
   iat?: number;
   jti?: string;
+  /** A server-provided nonce (`DPoP-Nonce`) to carry. */
+  nonce?: string;
 }): Promise<string> {
   const { kty, crv, x, y } = input.publicJwk;
   return signEs256Jwt(
@@ -163,6 +189,7 @@ export function createDpopProof(input: {
       htu: input.url,
       iat: input.iat ?? Math.floor(Date.now() / 1000),
       ...(input.accessToken !== undefined ? { ath: accessTokenHash(input.accessToken) } : {}),
+      ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
     },
     input.privateKey,
   );

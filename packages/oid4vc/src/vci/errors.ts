@@ -7,7 +7,8 @@ export type TokenErrorCode =
   | "invalid_client"
   | "unsupported_grant_type"
   | "invalid_authorization_details"
-  | "invalid_dpop_proof";
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce";
 
 /** Credential endpoint error codes (OpenID4VCI §8.3.1.2). */
 export type CredentialErrorCode =

@@ -3,6 +3,7 @@ import type { FastSql } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
+  DpopNonceError,
   DpopProofError,
   dpopResourceError,
   holderKeysOf,
@@ -27,6 +28,7 @@ import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { checkDpopProof } from "./dpop";
+import { type DpopNonces, dpopNonceHeader, dpopNoncesOf } from "./dpop-nonce";
 import { keyAttestationCheck } from "./key-attestation";
 import { invalidToken, missingToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
@@ -86,6 +88,8 @@ export interface ProtectedRequest {
   url: string;
   /** The issuer takes DPoP-bound tokens only (`requireDpop`): a bearer token minted before is refused. */
   requireDpop?: boolean;
+  /** The issuer's nonces, where it requires them in DPoP proofs (`requireDpopNonce`). */
+  dpopNonces?: DpopNonces | undefined;
 }
 
 /**
@@ -144,9 +148,12 @@ async function checkTokenBinding(
       method: request.method,
       url: request.url,
       accessToken: presented.token,
+      nonces: request.dpopNonces,
     });
   } catch (error) {
     if (error instanceof DpopProofError) throw dpopResourceError("invalid_dpop_proof", error.message);
+    if (error instanceof DpopNonceError)
+      throw dpopResourceError("use_dpop_nonce", error.message, dpopNonceHeader(request.dpopNonces));
     throw error;
   }
   if (proof.jkt !== dpopJkt)
@@ -165,15 +172,17 @@ async function checkTokenBinding(
 export async function issueCredentials(
   deps: AppDeps,
   issuer: WalletIssuer,
-  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop">,
+  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
   body: unknown,
 ) {
   const db = deps.database.prisma;
+  const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
   const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
     ...headers,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id).credential,
     requireDpop: issuer.requireDpop,
+    dpopNonces,
   });
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
@@ -312,7 +321,7 @@ export async function issueCredentials(
       if (outcome === "not_pending")
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
       return {
-        headers: NO_STORE,
+        headers: { ...NO_STORE, ...dpopNonceHeader(dpopNonces) },
         body: {
           credentials: drafts.map((d) => ({ credential: d.credential })),
           notification_id: notificationId,

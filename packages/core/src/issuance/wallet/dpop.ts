@@ -1,21 +1,31 @@
 import type { FastSql } from "@cred/db";
-import { DpopProofError, tokenError, type VerifiedDpopProof, verifyDpopProof } from "@cred/oid4vc";
+import {
+  DpopNonceError,
+  DpopProofError,
+  OAuthError,
+  tokenError,
+  type VerifiedDpopProof,
+  verifyDpopProof,
+} from "@cred/oid4vc";
 import { hashSecret } from "../../shared/secret-box";
+import { type DpopNonces, dpopNonceHeader } from "./dpop-nonce";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */
 const MAX_AGE_SECONDS = 300;
 const FUTURE_SKEW_SECONDS = 60;
 
 /**
- * The key a token request's DPoP proof binds its access token to (RFC 9449 §5), or null without a
- * proof where the issuer does not require one; a proof that fails, or one missing where required, is
- * 400 `invalid_dpop_proof`.
+ * The key a token or PAR request's DPoP proof binds its access token or code to (RFC 9449 §5, §10), or
+ * null without a proof where the issuer does not require one; a proof that fails, or one missing where
+ * required, is 400 `invalid_dpop_proof`, and one without a fresh nonce where `nonces` are required is
+ * 400 `use_dpop_nonce` with a `DPoP-Nonce` to retry with (§8).
  */
 export async function dpopKeyForTokenRequest(
   sql: FastSql,
   proof: string | string[] | undefined,
-  tokenEndpoint: string,
+  endpoint: string,
   required: boolean,
+  nonces?: DpopNonces,
 ): Promise<string | null> {
   if (proof === undefined) {
     if (required)
@@ -23,32 +33,44 @@ export async function dpopKeyForTokenRequest(
     return null;
   }
   try {
-    return (await checkDpopProof(sql, proof, { method: "POST", url: tokenEndpoint })).jkt;
+    return (await checkDpopProof(sql, proof, { method: "POST", url: endpoint, nonces })).jkt;
   } catch (error) {
     if (error instanceof DpopProofError) throw tokenError("invalid_dpop_proof", error.message);
+    if (error instanceof DpopNonceError)
+      throw new OAuthError("use_dpop_nonce", error.message, {
+        status: 400,
+        headers: { "Cache-Control": "no-store", ...dpopNonceHeader(nonces) },
+      });
     throw error;
   }
 }
 
 /**
- * Checks a DPoP proof for a request (see `verifyDpopProof`) and spends its `jti`: a proof is accepted
- * once (RFC 9449 §11.1), in every process, for as long as its `iat` would let it pass. Throws
- * `DpopProofError`.
+ * Checks a DPoP proof for a request (see `verifyDpopProof`), and its nonce where `nonces` are required,
+ * then spends its `jti`: a proof is accepted once (RFC 9449 §11.1), in every process, for as long as
+ * its `iat` would let it pass. Throws `DpopProofError`, or `DpopNonceError` (the proof is left unspent).
  */
 export async function checkDpopProof(
   sql: FastSql,
   proof: string | string[],
-  request: { method: string; url: string; accessToken?: string },
+  request: { method: string; url: string; accessToken?: string; nonces?: DpopNonces | undefined },
 ): Promise<VerifiedDpopProof> {
   // RFC 9449 §4.3: exactly one DPoP header.
   if (Array.isArray(proof)) throw new DpopProofError("send exactly one DPoP header");
   const now = Date.now();
+  const { nonces, ...target } = request;
   const verified = await verifyDpopProof(proof, {
-    ...request,
+    ...target,
     now: new Date(now),
     maxAgeSeconds: MAX_AGE_SECONDS,
     futureSkewSeconds: FUTURE_SKEW_SECONDS,
   });
+  if (nonces && !nonces.accepts(verified.nonce))
+    throw new DpopNonceError(
+      verified.nonce === undefined
+        ? "This credential issuer requires a nonce in DPoP proofs: use the DPoP-Nonce of this response."
+        : "The DPoP proof's nonce is not current: use the DPoP-Nonce of this response.",
+    );
   const forgetAfter = new Date((verified.iat + MAX_AGE_SECONDS + FUTURE_SKEW_SECONDS) * 1000);
   const { affected } = await sql.query(
     `INSERT INTO "DpopProofUse" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT DO NOTHING RETURNING 1`,

@@ -22,6 +22,7 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [description, setDescription] = useState(issuer.description ?? "");
   const [logoUri, setLogoUri] = useState(issuer.logoUri ?? "");
   const [requireDpop, setRequireDpop] = useState(issuer.requireDpop);
+  const [requireDpopNonce, setRequireDpopNonce] = useState(issuer.requireDpopNonce);
 
   const changes = {
     ...(organisationReference !== issuer.organisationReference && { organisationReference }),
@@ -29,6 +30,7 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     ...(description !== (issuer.description ?? "") && { description: description || null }),
     ...(logoUri !== (issuer.logoUri ?? "") && { logoUri: logoUri || null }),
     ...(requireDpop !== issuer.requireDpop && { requireDpop }),
+    ...(requireDpopNonce !== issuer.requireDpopNonce && { requireDpopNonce }),
   };
   const changed = Object.keys(changes).length > 0;
   const save = (e: FormEvent) => {
@@ -65,6 +67,15 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
         <input type="checkbox" checked={requireDpop} onChange={(e) => setRequireDpop(e.target.checked)} />
         Require DPoP: wallets must bind their access tokens to a key (HAIP); wallets without DPoP cannot
         redeem offers
+      </label>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={requireDpopNonce}
+          onChange={(e) => setRequireDpopNonce(e.target.checked)}
+        />
+        Require DPoP nonces: every DPoP proof must carry a nonce this issuer handed out (DPoP-Nonce), so
+        proofs cannot be made ahead of time
       </label>
       <ErrorAlert error={update.error} title="Could not save the issuer" />
       {update.isSuccess && !changed && <Success>Issuer details saved.</Success>}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "requireDpopNonce" BOOLEAN NOT NULL DEFAULT false;
