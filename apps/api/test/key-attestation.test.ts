@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import { fetchJson, nonce, resolveOffer, token, wellKnown } from "./wallet-client";
-import { walletProvider } from "./wallet-provider";
+import { statusListServer, walletProvider } from "./wallet-provider";
 
 type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
 const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
@@ -136,6 +136,43 @@ describe("optional key attestations", () => {
     const tampered = `${head}.${body}.${"A".repeat(86)}`;
     const r = await credentialRequest(accessToken, { jwt: [await proofWith(key, cNonce, tampered)] });
     expect([r.status, r.body.error]).toEqual([400, "invalid_proof"]);
+  });
+
+  it("checks an attestation's status: refuses one its attester revoked even while attestations are optional", async () => {
+    const lists = await statusListServer(attester.attester);
+    try {
+      const uri = lists.list("keys");
+      const [key, other] = [await generateEs256KeyPair(), await generateEs256KeyPair()];
+      const attest = (cNonce: string) =>
+        attester.attestKeys([key, other], {
+          nonce: cNonce,
+          keyStorage: ["iso_18045_high"],
+          status: { idx: 5, uri },
+        });
+      const before = await tokenAndNonce();
+      const valid = await credentialRequest(before.accessToken, {
+        jwt: [await proofWith(key, before.cNonce, await attest(before.cNonce))],
+      });
+      expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+      expect(valid.body.credentials).toHaveLength(2);
+
+      lists.set(uri, 5, 1);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // the list's ttl is 1 s
+      const after = await tokenAndNonce();
+      const revoked = await credentialRequest(after.accessToken, {
+        jwt: [await proofWith(key, after.cNonce, await attest(after.cNonce))],
+      });
+      expect([revoked.status, revoked.body.error]).toEqual([400, "invalid_proof"]);
+      expect(revoked.body.error_description).toMatch(/key attestation has been revoked/);
+      const asProof = await tokenAndNonce();
+      const attestationProof = await credentialRequest(asProof.accessToken, {
+        attestation: [await attest(asProof.cNonce)],
+      });
+      expect([attestationProof.status, attestationProof.body.error]).toEqual([400, "invalid_proof"]);
+      expect(attestationProof.body.error_description).toMatch(/key attestation has been revoked/);
+    } finally {
+      await lists.close();
+    }
   });
 
   it("refuses an attested key that is no P-256 point", async () => {

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import { fetchJson, resolveOffer, wellKnown } from "./wallet-client";
-import { attestationPop, WALLET_CLIENT_ID as WALLET, walletProvider } from "./wallet-provider";
+import {
+  attestationPop,
+  statusListServer,
+  WALLET_CLIENT_ID as WALLET,
+  walletProvider,
+} from "./wallet-provider";
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
@@ -143,6 +148,47 @@ describe("wallet attestation at the token endpoint", () => {
       expectInvalidClient(await tokenRequest(await attested(instance, await stranger.attest(instance))));
     } finally {
       await setAttestation({ trustedRoots: [provider.rootPem] });
+    }
+  });
+
+  it("checks an attestation's status: refuses one its provider revoked, or whose status cannot be checked", async () => {
+    const lists = await statusListServer(provider.attester);
+    const forged = await statusListServer(stranger.attester);
+    try {
+      const uri = lists.list("wallets");
+      const instance = await generateEs256KeyPair();
+      const withStatus = (status: { idx: number; uri: string }) => provider.attest(instance, { status });
+      const valid = await tokenRequest(await attested(instance, await withStatus({ idx: 3, uri })));
+      expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+      expect(lists.fetches()).toBe(1);
+
+      lists.set(uri, 3, 1);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // the list's ttl is 1 s
+      // Refused even while attestation is optional: a revoked attestation is no anonymous wallet.
+      const revoked = await tokenRequest(await attested(instance, await withStatus({ idx: 3, uri })));
+      expectInvalidClient(revoked);
+      expect(revoked.body.error_description).toMatch(/wallet attestation has been revoked/);
+      const other = await tokenRequest(await attested(instance, await withStatus({ idx: 4, uri })));
+      expect(other.status, JSON.stringify(other.body)).toBe(200);
+      expect(lists.fetches()).toBe(2); // the verified list is cached for its ttl
+
+      const cases: [string, RegExp][] = [
+        [`${lists.base}/lists/none`, /cannot be checked: its status list could not be fetched/],
+        [forged.list("wallets"), /not signed under a trusted root/],
+        [uri, /beyond the end of its status list/],
+      ];
+      for (const [listUri, reason] of cases) {
+        const idx = listUri === uri ? 128 : 0;
+        const r = await tokenRequest(await attested(instance, await withStatus({ idx, uri: listUri })));
+        expectInvalidClient(r);
+        expect(r.body.error_description, listUri).toMatch(reason);
+      }
+      const malformed = await tokenRequest(await attested(instance, await withStatus({ idx: -1, uri })));
+      expectInvalidClient(malformed);
+      expect(malformed.body.error_description).toMatch(/status claim is malformed/);
+    } finally {
+      await lists.close();
+      await forged.close();
     }
   });
 

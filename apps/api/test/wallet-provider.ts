@@ -1,7 +1,15 @@
 // A wallet provider for tests: a CA that issuers pin, and an attester certificate under it that signs
 // wallet attestations (OpenID4VCI Appendix E), with their proofs of possession.
 import { randomBytes } from "node:crypto";
-import { type generateEs256KeyPair, signEs256Jwt } from "@cred/oid4vc";
+import { createServer } from "node:http";
+import {
+  createStatusListBytes,
+  type generateEs256KeyPair,
+  STATUS_LIST_MEDIA_TYPE,
+  setStatus,
+  signEs256Jwt,
+  signStatusListToken,
+} from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import type { CryptoKey } from "jose";
@@ -9,6 +17,8 @@ import type { CryptoKey } from "jose";
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 export const WALLET_CLIENT_ID = "https://wallet.example.org";
 type Key = Awaited<ReturnType<typeof generateEs256KeyPair>>;
+/** A `status` claim's list entry (Token Status List). */
+type StatusRef = { idx: number; uri: string };
 
 /**
  * A wallet provider: a CA (what issuers pin) and an attester certificate under it that signs wallet
@@ -42,6 +52,7 @@ export async function walletProvider(name: string) {
         exp?: number | null;
         keyStorage?: string[];
         userAuthentication?: string[];
+        status?: StatusRef;
       } = {},
     ) {
       const now = Math.floor(Date.now() / 1000);
@@ -55,6 +66,7 @@ export async function walletProvider(name: string) {
           key_storage: options.keyStorage ?? ["iso_18045_moderate"],
           user_authentication: options.userAuthentication ?? ["iso_18045_moderate"],
           ...(options.nonce ? { nonce: options.nonce } : {}),
+          ...(options.status ? { status: { status_list: options.status } } : {}),
         },
         keys.privateKey,
       );
@@ -70,6 +82,7 @@ export async function walletProvider(name: string) {
         signWith?: CryptoKey;
         /** Put the instance's private key into cnf.jwk. */
         leakPrivateKey?: boolean;
+        status?: StatusRef;
       } = {},
     ) {
       const now = Math.floor(Date.now() / 1000);
@@ -84,10 +97,53 @@ export async function walletProvider(name: string) {
           exp: options.exp ?? now + 3600,
           wallet_name: "Test Wallet",
           cnf: { jwk },
+          ...(options.status ? { status: { status_list: options.status } } : {}),
         },
         options.signWith ?? keys.privateKey,
       );
     },
+  };
+}
+
+/**
+ * The provider's status list service on loopback: one list per path, each entry set by `set`, served as
+ * a Status List Token signed by `signer` (the attester's key and x5c, or another's).
+ */
+export async function statusListServer(signer: { privateKey: CryptoKey; x5c: string[] }) {
+  const lists = new Map<string, Uint8Array>();
+  let fetches = 0;
+  const server = createServer(async (request, response) => {
+    fetches++;
+    const uri = `${base}${request.url}`;
+    const bytes = lists.get(uri);
+    if (!bytes) return response.writeHead(404).end();
+    const token = await signStatusListToken({
+      privateKey: signer.privateKey,
+      x5c: signer.x5c,
+      sub: uri,
+      iat: Math.floor(Date.now() / 1000),
+      ttl: 1,
+      bits: 1,
+      bytes,
+    });
+    response.writeHead(200, { "content-type": STATUS_LIST_MEDIA_TYPE }).end(token);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  const base = `http://127.0.0.1:${address.port}`;
+  return {
+    /** A new list of 128 valid entries; its URI. */
+    list(name: string) {
+      const uri = `${base}/lists/${name}`;
+      lists.set(uri, createStatusListBytes(128, 1));
+      return uri;
+    },
+    set(uri: string, idx: number, value: 0 | 1) {
+      setStatus(lists.get(uri) as Uint8Array, 1, idx, value);
+    },
+    fetches: () => fetches,
+    base,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   verifyEs256Signature,
 } from "../shared/jws";
 import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
+import { ZStatusClaim } from "../status-list/status-reference";
 import { splitSdJwt } from "./compact";
 import { type Disclosure, parseDisclosure, SD_ALG } from "./disclosure";
 import { LEGACY_SD_JWT_VC_TYP, SD_JWT_VC_TYP } from "./issue-sd-jwt-vc";
@@ -29,11 +30,7 @@ export const ZSdJwtVcPayload = z.looseObject({
   exp: ZNumericDate.optional(),
   nbf: ZNumericDate.optional(),
   cnf: z.looseObject({ jwk: z.record(z.string(), z.unknown()).optional() }).optional(),
-  status: z
-    .looseObject({
-      status_list: z.looseObject({ idx: z.number().int().nonnegative(), uri: z.string().min(1) }).optional(),
-    })
-    .optional(),
+  status: ZStatusClaim.optional(),
   _sd_alg: z.string().optional(),
 });
 

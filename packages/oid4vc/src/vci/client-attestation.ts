@@ -12,6 +12,7 @@ import {
 import { es256PublicKeyObject } from "../shared/keys";
 import { OAuthError } from "../shared/oauth-error";
 import { type Instant, toEpochSeconds } from "../shared/time";
+import { type StatusListReference, statusListReferenceOf } from "../status-list/status-reference";
 
 /** OAuth 2.0 Attestation-Based Client Authentication: the token endpoint auth methods it registers. */
 export const ATTEST_JWT_CLIENT_AUTH = "attest_jwt_client_auth";
@@ -31,6 +32,7 @@ const ZAttestationPayload = z.looseObject({
   iss: z.string().optional(),
   cnf: z.looseObject({ jwk: z.unknown() }),
   wallet_name: z.unknown().optional(),
+  status: z.unknown().optional(),
 });
 
 const ZPopPayload = z.looseObject({
@@ -69,6 +71,8 @@ export interface VerifiedClientAttestation {
   instanceJwk: JWK;
   instanceJkt: string;
   walletName?: string;
+  /** Where the attestation's status is kept (Token Status List), for the caller to check. */
+  status?: StatusListReference;
   /** The PoP's `jti` and `iat` (epoch seconds), for the caller's replay check; absent in DPoP combined mode. */
   pop?: { jti: string; iat: number };
 }
@@ -146,6 +150,8 @@ export async function verifyClientAttestation(
     throw invalid("the client attestation cnf.jwk must be a public EC P-256 key");
   }
   const instanceJkt = jwkThumbprintKid(instanceJwk);
+  const status = statusListReferenceOf(claims.status);
+  if (status === "malformed") throw invalid("the client attestation status claim is malformed");
   const verified: VerifiedClientAttestation = {
     clientId: claims.sub,
     instanceJwk,
@@ -154,6 +160,7 @@ export async function verifyClientAttestation(
     ...(typeof claims.wallet_name === "string" && claims.wallet_name.length <= 500
       ? { walletName: claims.wallet_name }
       : {}),
+    ...(status ? { status } : {}),
   };
 
   if (options.pop === undefined) {

@@ -12,6 +12,7 @@ import {
 import { es256PublicKeyObject } from "../shared/keys";
 import { OAuthError } from "../shared/oauth-error";
 import { type Instant, toEpochSeconds } from "../shared/time";
+import { type StatusListReference, statusListReferenceOf } from "../status-list/status-reference";
 import { credentialError } from "./errors";
 
 /** Header `typ` of a key attestation (OpenID4VCI 1.0 Appendix D.1). */
@@ -44,6 +45,8 @@ export interface VerifiedKeyAttestation {
   nonce?: string;
   /** When the attestation and the keys it attests expire (epoch seconds), if it says. */
   exp?: number;
+  /** Where the attestation's status is kept (Token Status List), for the caller to check. */
+  status?: StatusListReference;
 }
 
 /**
@@ -64,6 +67,7 @@ const ZKeyAttestationPayload = z.looseObject({
   key_storage: z.array(z.string()).min(1).optional(),
   user_authentication: z.array(z.string()).min(1).optional(),
   nonce: z.string().min(1).optional(),
+  status: z.unknown().optional(),
 });
 
 const invalidProof = (description: string) => credentialError("invalid_proof", description);
@@ -114,6 +118,8 @@ export async function verifyKeyAttestation(
   }
   if (claims.exp !== undefined && claims.exp <= now - skew)
     throw invalidProof("the key attestation has expired");
+  const status = statusListReferenceOf(claims.status);
+  if (status === "malformed") throw invalidProof("the key attestation status claim is malformed");
   const keys = claims.attested_keys.map((value) => {
     const key = holderP256Jwk(value);
     if (typeof key === "string") throw invalidProof("each attested key must be a public EC P-256 JWK");
@@ -139,5 +145,6 @@ export async function verifyKeyAttestation(
     keys,
     ...(claims.nonce ? { nonce: claims.nonce } : {}),
     ...(claims.exp !== undefined ? { exp: claims.exp } : {}),
+    ...(status ? { status } : {}),
   };
 }

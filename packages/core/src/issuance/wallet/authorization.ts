@@ -36,7 +36,7 @@ export async function pushAuthorizationRequest(
 ) {
   const request = parsePushedAuthorizationRequest(form);
   const urls = issuerUrls(config, issuer.id);
-  const attested = await authenticateWallet(sql, issuer, client, {
+  const attested = await authenticateWallet(sql, config, issuer, client, {
     audience: urls.credentialIssuer,
     clientId: request.client_id,
   });

@@ -1,6 +1,8 @@
 import type { FastSql } from "@cred/db";
 import { ClientAttestationError, verifyClientAttestation } from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
+import { attestationStatusProblem } from "../../shared/attestation-status";
 import { hashSecret } from "../../shared/secret-box";
 import { keyUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
 
@@ -38,11 +40,13 @@ export interface AuthenticatedWallet {
  * Returns the authenticated wallet, or null for an anonymous public client: no attestation sent where
  * none is required, an issuer that trusts no wallet provider, or, where attestation is optional, one from
  * a provider it does not trust (a HAIP wallet sends its attestation to every issuer; an issuer that
- * does not know its provider treats it as it would a wallet that sent none). Throws 401 `invalid_client`
- * (or `use_fresh_attestation` for an expired attestation).
+ * does not know its provider treats it as it would a wallet that sent none). An attestation with a
+ * `status` is refused when its status list says it is not valid, or cannot be checked. Throws 401
+ * `invalid_client` (or `use_fresh_attestation` for an expired attestation).
  */
 export async function authenticateWallet(
   sql: FastSql,
+  config: CoreConfig,
   issuer: { walletAttestation: unknown },
   credentials: WalletClientCredentials,
   request: { audience: string; clientId?: string },
@@ -78,6 +82,10 @@ export async function authenticateWallet(
     });
     if (request.clientId !== undefined && request.clientId !== verified.clientId) {
       throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
+    }
+    if (verified.status) {
+      const problem = await attestationStatusProblem(config, settings.trustedRoots, verified.status, now);
+      if (problem) throw refused(`the wallet attestation ${problem}`);
     }
     if (verified.pop) {
       const forgetAfter = new Date((verified.pop.iat + POP_MAX_AGE_SECONDS + SKEW_SECONDS) * 1000);

@@ -1,5 +1,7 @@
-import { type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
+import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
 import type { TKeyAttestation } from "../../issuers/issuer.schema";
+import { attestationStatusProblem } from "../../shared/attestation-status";
 import { keyUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
@@ -19,10 +21,13 @@ export function keyAttestationsRequired(issuer: { keyAttestation: unknown }) {
 
 /**
  * How the credential endpoint checks key attestations for this issuer (OpenID4VCI Appendix D): signed
- * under one of its trusted roots (`x5c`), with the key storage and user authentication it accepts.
+ * under one of its trusted roots (`x5c`), with the key storage and user authentication it accepts, and,
+ * where it has a `status`, valid by its status list (a revoked one, or one whose status cannot be
+ * checked, is `invalid_proof` even where attestations are optional: its keys are not to be trusted).
  * Undefined when the issuer reads none.
  */
 export function keyAttestationCheck(
+  config: CoreConfig,
   issuer: { keyAttestation: unknown },
   now: number,
 ): KeyAttestationCheck | undefined {
@@ -34,12 +39,18 @@ export function keyAttestationCheck(
   };
   return {
     required: settings.required,
-    verify: (jwt, { requireExp }) =>
-      verifyKeyAttestation(jwt, {
+    verify: async (jwt, { requireExp }) => {
+      const verified = await verifyKeyAttestation(jwt, {
         attesterKey: (header) => keyUnderTrustedRoots(header, settings.trustedRoots, now),
         requirement,
         now: new Date(now),
         requireExp,
-      }),
+      });
+      if (verified.status) {
+        const problem = await attestationStatusProblem(config, settings.trustedRoots, verified.status, now);
+        if (problem) throw credentialError("invalid_proof", `the key attestation ${problem}`);
+      }
+      return verified;
+    },
   };
 }

@@ -60,7 +60,7 @@ export async function exchangeToken(
   client: WalletClientCredentials = { dpopJkt: null },
 ) {
   const request = parseTokenRequest(form);
-  const authenticated = await authenticateWallet(sql, issuer, client, {
+  const authenticated = await authenticateWallet(sql, config, issuer, client, {
     audience: issuerUrls(config, issuer.id).credentialIssuer,
     ...(request.client_id !== undefined ? { clientId: request.client_id } : {}),
   });
