@@ -82,6 +82,8 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByLabel(/Require DPoP nonces:/)).toBeChecked();
   await page.getByLabel(/Require DPoP:/).uncheck();
   await page.getByLabel(/Require DPoP nonces:/).uncheck();
+  // The authorization page is set here; the wallet side is tested over HTTP.
+  await page.getByLabel(/Authorization page/).fill("https://login.acme.example/consent");
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   const details = page.getByRole("form", { name: "Issuer details" });
@@ -90,6 +92,7 @@ test("organisation → issuer → configuration → readiness ready → activate
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   await page.reload();
   await expect(details.getByLabel("Organisation")).toHaveValue(`${orgReference}-2`);
+  await expect(page.getByLabel(/Authorization page/)).toHaveValue("https://login.acme.example/consent");
 
   // A wallet name is corrected in place (same locale), another locale is added and removed again.
   const display = page.getByTestId("wallet-display");

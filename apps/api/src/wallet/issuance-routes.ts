@@ -181,7 +181,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       const outcome = await authorize(
         deps.database.fast,
         deps.config,
-        issuer.id,
+        issuer,
         request.query as Record<string, unknown>,
       );
       reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });

@@ -8,7 +8,7 @@ import type { TIssuanceTransaction } from "./issuance.schema";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { createdOffers } from "./wallet/created-offers";
 
-async function findVisible(db: Db, principal: Principal, id: string) {
+export async function findVisibleTransaction(db: Db, principal: Principal, id: string) {
   const row = await db.issuanceTransaction.findFirst({
     where: {
       id,
@@ -26,7 +26,7 @@ async function findVisible(db: Db, principal: Principal, id: string) {
  * console viewer) gets the offer link and URI as null, since whoever holds them can claim the credential.
  */
 export async function getIssuanceTransaction(deps: AppDeps, db: Db, principal: Principal, id: string) {
-  const row = await findVisible(db, principal, id);
+  const row = await findVisibleTransaction(db, principal, id);
   return toIssuanceTransactionDto(deps, row, null, principal.scopes.has("credentials.issue"));
 }
 
@@ -37,7 +37,7 @@ export async function cancelIssuanceTransaction(
   principal: Principal,
   id: string,
 ): Promise<TIssuanceTransaction> {
-  const row = await findVisible(db, principal, id);
+  const row = await findVisibleTransaction(db, principal, id);
   const status = effectiveStatus(row);
   if (status !== "pending") {
     throw new DomainError(

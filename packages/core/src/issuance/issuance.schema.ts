@@ -117,3 +117,36 @@ export const ZTransactionIdRequest = z.object({
   // No length limit: an id that cannot exist is a 404 like any other unknown id (the operations list no 400).
   transactionId: z.string().meta({ description: "Issuance transaction id." }),
 });
+
+// IssuanceTransactions_CompleteAuthorization (beyond the interface specification: docs/api/issuance.md)
+export const ZCompleteAuthorizationRequest = ZTransactionIdRequest.extend({
+  interaction: z.string().min(1).max(256).meta({
+    description:
+      "The `interaction` query parameter the authorization endpoint sent the person to the issuer's authorization page with.",
+    example: "Zr4V0m7Q9Qm3cS8nT1xY2a6Lk0pBfW5uE7hJd3gN4sA",
+  }),
+  decision: z.enum(["approve", "deny"]).meta({
+    description:
+      "`approve`: the person signed in as the transaction's subject and consented; the wallet gets an authorization code. `deny`: the wallet gets `access_denied`, and the offer stays pending.",
+    example: "approve",
+  }),
+});
+export type TCompleteAuthorizationRequest = z.infer<typeof ZCompleteAuthorizationRequest>;
+
+const zCompletedAuthorization = z
+  .object({
+    redirectTo: z.string().meta({
+      description:
+        "Where to send the person's browser now (302 or 303): the wallet's redirect URI with `code`, `state` and `iss`, or with `error=access_denied`.",
+      example: "https://wallet.example/cb?code=…&state=…&iss=…",
+    }),
+    approved: z.boolean().meta({
+      description:
+        "Whether the wallet gets a code: false when denied, or when the offer is no longer pending (cancelled, expired or redeemed meanwhile).",
+      example: true,
+    }),
+  })
+  .meta({ id: "CompletedAuthorization" });
+export const ZCompleteAuthorizationResponse = resourceOf(zCompletedAuthorization).meta({
+  id: "ApiEnvelopeOfCompletedAuthorization",
+});

@@ -1,7 +1,11 @@
+import { withIdempotency } from "../shared/idempotency";
 import { protectedProcedure, router } from "../trpc";
+import { completeAuthorization } from "./complete-authorization";
 import { issueThroughTransaction } from "./create-issuance-transaction";
 import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
 import {
+  ZCompleteAuthorizationRequest,
+  ZCompleteAuthorizationResponse,
   ZCreateIssuanceTransactionRequest,
   ZIssuanceTransactionResponse,
   ZTransactionIdRequest,
@@ -66,4 +70,28 @@ export const issuanceTransactionsRouter = router({
     .mutation(async ({ ctx, input }) => ({
       data: await cancelIssuanceTransaction(ctx.deps, ctx.db, ctx.principal, input.transactionId),
     })),
+
+  completeAuthorization: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1.0/issuance-transactions/{transactionId}/authorization",
+        operationId: "IssuanceTransactions_CompleteAuthorization",
+        summary: "Complete the person's authorization at the issuer's authorization page",
+        description:
+          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction` and `transaction_id`; once the integrator has signed the person in (as the transaction's subject) and asked for consent, it calls this with the decision and sends the browser to the returned `redirectTo`. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown for this transaction). Beyond the interface specification.",
+        tags: TAGS,
+      },
+      scopes: ["credentials.issue"],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
+    })
+    .input(ZCompleteAuthorizationRequest)
+    .output(ZCompleteAuthorizationResponse)
+    .mutation(({ ctx, input }) =>
+      // The answer holds the wallet's code: a retry must get it again, as the handle is spent.
+      withIdempotency(ctx, "IssuanceTransactions_CompleteAuthorization", input, async (db) => ({
+        data: await completeAuthorization(ctx.deps, db, ctx.principal, input),
+      })),
+    ),
 });

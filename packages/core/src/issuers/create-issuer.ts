@@ -56,6 +56,7 @@ export async function createIssuer(
       requireDpopNonce: input.requireDpopNonce ?? false,
       ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
       ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
+      ...(input.authorizationPage ? { authorizationPage: input.authorizationPage } : {}),
       status: "draft",
       signingKid: kid,
       publicJwk: publicJwk as object,

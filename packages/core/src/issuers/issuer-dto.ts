@@ -30,6 +30,7 @@ export function toIssuerDto(
     requireDpopNonce: row.requireDpopNonce,
     walletAttestation: (row.walletAttestation as TIssuer["walletAttestation"]) ?? null,
     keyAttestation: (row.keyAttestation as TIssuer["keyAttestation"]) ?? null,
+    authorizationPage: (row.authorizationPage as TIssuer["authorizationPage"]) ?? null,
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

@@ -94,6 +94,20 @@ const zRequireDpopNonce = z.boolean().meta({
     "When true, every DPoP proof sent to this issuer (token, PAR, credential and notification endpoints) must carry a nonce the issuer provided: a proof without one is answered use_dpop_nonce with a DPoP-Nonce header to retry with (RFC 9449 §8, §9), and every response of those endpoints and of the nonce endpoint carries a fresh DPoP-Nonce. A nonce is accepted for 300 s. It bounds how far ahead a stolen key's proofs can be made; bearer tokens are not affected.",
   example: false,
 });
+export const zAuthorizationPage = z
+  .strictObject({
+    url: zHttpsUri.meta({
+      description:
+        "The integrator's page (https) that signs the person in and asks for consent. The authorization endpoint sends the browser there with the query parameters `interaction` (a one-time handle, valid 10 minutes) and `transaction_id`; the integrator's backend then calls IssuanceTransactions_CompleteAuthorization and sends the browser to the `redirectTo` it returns.",
+      example: "https://login.acme.example/credential-consent",
+    }),
+  })
+  .meta({
+    id: "AuthorizationPage",
+    description:
+      "Where the authorization code flow asks for the person: without it, holding the offer is the authorization and the wallet gets a code at once.",
+  });
+export type TAuthorizationPage = z.infer<typeof zAuthorizationPage>;
 /** Trust anchors: PEM X.509 CA certificates, one to ten. */
 const zTrustedRoots = (description: string) =>
   z
@@ -283,6 +297,10 @@ export const zIssuer = z
       description:
         "Which key attesters this issuer trusts for holder keys; null when it reads no key attestations.",
     }),
+    authorizationPage: zAuthorizationPage.nullable().meta({
+      description:
+        "The integrator's sign-in and consent page for the authorization code flow; null when the wallet gets its code at once.",
+    }),
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
@@ -318,6 +336,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   keyAttestation: zKeyAttestation
     .optional()
     .meta({ description: "Accept (or require) key attestations from these key attesters." }),
+  authorizationPage: zAuthorizationPage
+    .optional()
+    .meta({ description: "Send people to this page to sign in and consent in the authorization code flow." }),
 });
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
@@ -380,6 +401,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "Replaces the key attestation settings; null stops reading key attestations." }),
+  authorizationPage: zAuthorizationPage
+    .nullable()
+    .optional()
+    .meta({ description: "Replaces the authorization page; null gives wallets their code at once again." }),
 });
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;

@@ -55,6 +55,9 @@ export async function updateIssuer(
       data.walletAttestation = input.walletAttestation ?? Prisma.DbNull;
     }
     if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? Prisma.DbNull;
+    if (input.authorizationPage !== undefined) {
+      data.authorizationPage = input.authorizationPage ?? Prisma.DbNull;
+    }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, scope, current.id, data);
     const updated = await findVisibleIssuer(tx, caller, current.id);

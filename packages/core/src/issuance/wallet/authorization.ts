@@ -11,6 +11,7 @@ import { newId, randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
+import { authorizationPageOf, authorizationPageUrl } from "./authorization-page";
 import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
@@ -18,6 +19,8 @@ import type { WalletIssuer } from "./load-wallet-issuer";
 export const REQUEST_URI_LIFETIME_SECONDS = 60;
 /** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
+/** How long the person has at an issuer's authorization page before its approval is no longer taken. */
+export const INTERACTION_LIFETIME_SECONDS = 600;
 
 /**
  * Pushed authorization request (RFC 9126) of an offer's authorization code flow (OpenID4VCI §5.1.4):
@@ -133,19 +136,23 @@ export type AuthorizationOutcome = { redirectTo: string } | { errorPage: string 
 
 /**
  * Authorization endpoint (RFC 6749 §4.1.1 with RFC 9126 §4): takes only a pushed request, by its
- * `request_uri` (single use, short-lived) and the `client_id` it was pushed with. Whoever holds the
- * offer's `issuer_state` is the person the offer was made for, as with a pre-authorized code, so no
- * login is asked for: the wallet is sent straight back with a code, its `state` and `iss` (RFC 9207).
- * A request_uri that is unknown, expired, used or pushed by another client gets a page, not a
- * redirect (§4.1.2.1: its redirect URI cannot be trusted); an offer that is no longer pending gets
- * `access_denied` at the wallet's redirect URI.
+ * `request_uri` (single use, short-lived) and the `client_id` it was pushed with. Without an
+ * authorization page, whoever holds the offer's `issuer_state` is the person the offer was made for, as
+ * with a pre-authorized code, so no login is asked for: the wallet is sent straight back with a code,
+ * its `state` and `iss` (RFC 9207). With one (`authorizationPage`), the person is sent to that page with
+ * a one-time `interaction` handle, and the code comes when the integrator completes it
+ * (`completeAuthorization`). A request_uri that is unknown, expired, used or pushed by another client
+ * gets a page, not a redirect (§4.1.2.1: its redirect URI cannot be trusted); an offer that is no longer
+ * pending gets `access_denied` at the wallet's redirect URI.
  */
 export async function authorize(
   sql: FastSql,
   config: CoreConfig,
-  issuerId: string,
+  issuer: { id: string; authorizationPage: unknown },
   query: Record<string, unknown>,
 ): Promise<AuthorizationOutcome> {
+  const issuerId = issuer.id;
+  const page = authorizationPageOf(issuer);
   const clientId = typeof query.client_id === "string" ? query.client_id : undefined;
   const requestUri = typeof query.request_uri === "string" ? query.request_uri : undefined;
   if (!clientId || !requestUri?.startsWith(PAR_REQUEST_URI_PREFIX)) {
@@ -154,13 +161,21 @@ export async function authorize(
         "This authorization endpoint takes pushed authorization requests only: open it with the client_id and the request_uri the pushed request returned.",
     };
   }
-  const code = randomToken(32);
+  // Either a code for the wallet at once, or a handle for the issuer's authorization page.
+  const code = page ? null : randomToken(32);
+  const interaction = page ? randomToken(32) : null;
   const now = new Date();
-  const codeExpiresAt = new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
-  // One statement: the request_uri is spent, and a code recorded only while the offer is still pending.
-  // The row is updated by its key from a scalar subquery: joining the CTE (UPDATE … FROM) let the
-  // planner scan the whole table, a cost that grew with every request pushed (docs/adr/0003).
-  const { rows } = await sql.query<{ redirectUri: string; state: string | null; offerPending: boolean }>(
+  const codeExpiresAt = code && new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
+  const interactionExpiresAt = interaction && new Date(now.getTime() + INTERACTION_LIFETIME_SECONDS * 1000);
+  // One statement: the request_uri is spent, and a code (or handle) recorded only while the offer is
+  // still pending. The row is updated by its key from a scalar subquery: joining the CTE (UPDATE … FROM)
+  // let the planner scan the whole table, a cost that grew with every request pushed (docs/adr/0003).
+  const { rows } = await sql.query<{
+    redirectUri: string;
+    state: string | null;
+    transactionId: string;
+    offerPending: boolean;
+  }>(
     `WITH pending AS (
        SELECT a."id", EXISTS (
          SELECT 1 FROM "IssuanceTransaction" t
@@ -173,16 +188,21 @@ export async function authorize(
         SET "requestUriUsedAt" = $4::timestamp(3),
             "codeHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $5 END,
             "codeExpiresAt" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $6::timestamp(3) END,
-            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3))
+            "interactionHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $7 END,
+            "interactionExpiresAt" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $8::timestamp(3) END,
+            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3), $8::timestamp(3))
       WHERE a."id" = (SELECT "id" FROM pending) AND a."requestUriUsedAt" IS NULL
-      RETURNING a."redirectUri", a."state", (SELECT "offerPending" FROM pending) AS "offerPending"`,
+      RETURNING a."redirectUri", a."state", a."transactionId",
+                (SELECT "offerPending" FROM pending) AS "offerPending"`,
     [
       hashSecret(requestUri.slice(PAR_REQUEST_URI_PREFIX.length)),
       issuerId,
       clientId,
       now,
-      hashSecret(code),
+      code && hashSecret(code),
       codeExpiresAt,
+      interaction && hashSecret(interaction),
+      interactionExpiresAt,
     ],
   );
   const granted = rows[0];
@@ -205,5 +225,8 @@ export async function authorize(
       }),
     };
   }
-  return { redirectTo: authorizationResponseUrl(granted.redirectUri, { code, state, iss }) };
+  if (page && interaction) {
+    return { redirectTo: authorizationPageUrl(page, interaction, granted.transactionId) };
+  }
+  return { redirectTo: authorizationResponseUrl(granted.redirectUri, { code: code as string, state, iss }) };
 }

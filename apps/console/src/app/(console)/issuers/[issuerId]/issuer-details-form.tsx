@@ -23,6 +23,7 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [logoUri, setLogoUri] = useState(issuer.logoUri ?? "");
   const [requireDpop, setRequireDpop] = useState(issuer.requireDpop);
   const [requireDpopNonce, setRequireDpopNonce] = useState(issuer.requireDpopNonce);
+  const [pageUrl, setPageUrl] = useState(issuer.authorizationPage?.url ?? "");
 
   const changes = {
     ...(organisationReference !== issuer.organisationReference && { organisationReference }),
@@ -31,6 +32,9 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     ...(logoUri !== (issuer.logoUri ?? "") && { logoUri: logoUri || null }),
     ...(requireDpop !== issuer.requireDpop && { requireDpop }),
     ...(requireDpopNonce !== issuer.requireDpopNonce && { requireDpopNonce }),
+    ...(pageUrl !== (issuer.authorizationPage?.url ?? "") && {
+      authorizationPage: pageUrl ? { url: pageUrl } : null,
+    }),
   };
   const changed = Object.keys(changes).length > 0;
   const save = (e: FormEvent) => {
@@ -61,6 +65,13 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
           value={logoUri}
           placeholder="https://example.com/logo.png"
           onChange={setLogoUri}
+        />
+        <TextField
+          label="Authorization page (optional, https): where the code flow sends people to sign in and consent"
+          type="url"
+          value={pageUrl}
+          placeholder="https://login.example.com/credential-consent"
+          onChange={setPageUrl}
         />
       </div>
       <label className="inline">

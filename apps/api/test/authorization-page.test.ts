@@ -1,0 +1,207 @@
+// The issuer's authorization page: the authorization endpoint sends the person to the integrator's
+// sign-in and consent page, and the integrator completes the authorization through the API
+// (IssuanceTransactions_CompleteAuthorization), which gives the wallet its code or access_denied.
+import { randomBytes } from "node:crypto";
+import { pkceChallengeOf } from "@cred/oid4vc";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { fetchJson, holderKey, nonce, proof, resolveOffer, wellKnown } from "./wallet-client";
+
+const PAGE = "https://login.acme.example/consent?brand=acme";
+const REDIRECT_URI = "https://wallet.example/cb";
+const CLIENT_ID = "wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let as: Record<string, any>;
+let metadata: Record<string, any>;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  const set = await call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, {
+    key: t.adminKey,
+    body: { authorizationPage: { url: PAGE } },
+  });
+  expect(set.status, JSON.stringify(set.body)).toBe(200);
+  expect(set.body.data.authorizationPage).toEqual({ url: PAGE });
+  as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+  metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+});
+afterAll(() => t?.close());
+
+const form = (body: Record<string, string>) => new URLSearchParams(body).toString();
+
+/** Offer → PAR → authorize: where the person is sent, and what the wallet will need afterwards. */
+async function atAuthorizationPage() {
+  const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+  const offer = await resolveOffer(created.credentialOffer);
+  const verifier = randomBytes(32).toString("base64url");
+  const pushed = await fetchJson(as.pushed_authorization_request_endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form({
+      response_type: "code",
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: pkceChallengeOf(verifier),
+      code_challenge_method: "S256",
+      issuer_state: offer.grants.authorization_code.issuer_state,
+      state: "wallet-state",
+    }),
+  });
+  expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+  const authorized = await fetch(
+    `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri })}`,
+    { redirect: "manual" },
+  );
+  expect(authorized.status).toBe(302);
+  const page = new URL(authorized.headers.get("location") as string);
+  return { transactionId: created.id, verifier, page };
+}
+
+const complete = (
+  transactionId: string,
+  body: Record<string, unknown>,
+  options: { key?: string; headers?: Record<string, string> } = {},
+) =>
+  call(t, "POST", `/v1.0/issuance-transactions/${transactionId}/authorization`, {
+    key: options.key ?? t.adminKey,
+    body,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+
+function exchange(code: string, verifier: string) {
+  return fetchJson(as.token_endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: CLIENT_ID,
+    }),
+  });
+}
+
+describe("authorization page", () => {
+  it("sends the person to the page, and the wallet gets its code once the integrator approves", async () => {
+    const { transactionId, verifier, page } = await atAuthorizationPage();
+    expect(`${page.origin}${page.pathname}`).toBe("https://login.acme.example/consent");
+    expect(page.searchParams.get("brand")).toBe("acme");
+    expect(page.searchParams.get("transaction_id")).toBe(transactionId);
+    const interaction = page.searchParams.get("interaction") as string;
+    expect(interaction).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const approved = await complete(transactionId, { interaction, decision: "approve" });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.data.approved).toBe(true);
+    const back = new URL(approved.body.data.redirectTo);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+    expect(back.searchParams.get("state")).toBe("wallet-state");
+    expect(back.searchParams.get("iss")).toBe(issuer.credentialIssuer);
+
+    const token = await exchange(back.searchParams.get("code") as string, verifier);
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    const holder = await holderKey();
+    const jwt = await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint));
+    const issued = await fetchJson(metadata.credential_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token.body.access_token}` },
+      body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
+    });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, { key: t.adminKey });
+    expect(tx.body.data.status).toBe("completed");
+  });
+
+  it("takes an interaction once: 409 after, 404 when unknown; a retry with its Idempotency-Key repeats the answer", async () => {
+    const { transactionId, page } = await atAuthorizationPage();
+    const interaction = page.searchParams.get("interaction") as string;
+    const headers = { "idempotency-key": `complete-${transactionId}` };
+    const first = await complete(transactionId, { interaction, decision: "approve" }, { headers });
+    expect(first.status).toBe(200);
+    const retried = await complete(transactionId, { interaction, decision: "approve" }, { headers });
+    expect(retried.status).toBe(200);
+    expect(retried.body.data.redirectTo).toBe(first.body.data.redirectTo);
+    const again = await complete(transactionId, { interaction, decision: "approve" });
+    expect([again.status, errorCode(again)]).toEqual([409, "InvalidState"]);
+    expect(again.body.error.message).toMatch(/already completed/);
+    const unknown = await complete(transactionId, { interaction: "not-one-of-ours", decision: "approve" });
+    expect([unknown.status, errorCode(unknown)]).toEqual([404, "NotFound"]);
+  });
+
+  it("denies: the wallet gets access_denied and the offer stays pending", async () => {
+    const { transactionId, page } = await atAuthorizationPage();
+    const denied = await complete(transactionId, {
+      interaction: page.searchParams.get("interaction"),
+      decision: "deny",
+    });
+    expect(denied.status, JSON.stringify(denied.body)).toBe(200);
+    expect(denied.body.data.approved).toBe(false);
+    const back = new URL(denied.body.data.redirectTo);
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    expect(back.searchParams.get("code")).toBeNull();
+    expect(back.searchParams.get("state")).toBe("wallet-state");
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, { key: t.adminKey });
+    expect(tx.body.data.status).toBe("pending");
+  });
+
+  it("gives access_denied for an offer cancelled while the person was at the page", async () => {
+    const { transactionId, page } = await atAuthorizationPage();
+    const cancelled = await call(t, "POST", `/v1.0/issuance-transactions/${transactionId}/cancel`, {
+      key: t.adminKey,
+    });
+    expect(cancelled.status).toBe(200);
+    const late = await complete(transactionId, {
+      interaction: page.searchParams.get("interaction"),
+      decision: "approve",
+    });
+    expect(late.status, JSON.stringify(late.body)).toBe(200);
+    expect(late.body.data.approved).toBe(false);
+    expect(new URL(late.body.data.redirectTo).searchParams.get("error")).toBe("access_denied");
+  });
+
+  it("keeps interactions to their transaction and tenant, asks for credentials.issue, and validates", async () => {
+    const { transactionId, page } = await atAuthorizationPage();
+    const interaction = page.searchParams.get("interaction") as string;
+    const other = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+    const wrongTransaction = await complete(other.id, { interaction, decision: "approve" });
+    expect([wrongTransaction.status, errorCode(wrongTransaction)]).toEqual([404, "NotFound"]);
+    const foreign = await t.otherTenant();
+    const fromOtherTenant = await complete(
+      transactionId,
+      { interaction, decision: "approve" },
+      { key: foreign.key },
+    );
+    expect([fromOtherTenant.status, errorCode(fromOtherTenant)]).toEqual([404, "NotFound"]);
+    const reader = await t.key({ scopes: ["credentials.read"] });
+    const readOnly = await complete(transactionId, { interaction, decision: "approve" }, { key: reader });
+    expect([readOnly.status, errorCode(readOnly)]).toEqual([403, "MissingScope"]);
+    const maybe = await complete(transactionId, { interaction, decision: "maybe" });
+    expect([maybe.status, errorCode(maybe)]).toEqual([400, "ValidationFailed"]);
+    const missing = await complete(transactionId, { decision: "approve" });
+    expect([missing.status, errorCode(missing)]).toEqual([400, "ValidationFailed"]);
+    // None of that spent it.
+    expect((await complete(transactionId, { interaction, decision: "approve" })).status).toBe(200);
+  });
+
+  it("is an https page, set and cleared on the issuer; without it the wallet gets its code at once", async () => {
+    const path = `/management/issuers/${issuer.issuerId}`;
+    for (const url of ["http://login.acme.example/consent", "not a url"]) {
+      const bad = await call(t, "PATCH", path, { key: t.adminKey, body: { authorizationPage: { url } } });
+      expect([bad.status, errorCode(bad)], url).toEqual([400, "ValidationFailed"]);
+    }
+    const cleared = await call(t, "PATCH", path, { key: t.adminKey, body: { authorizationPage: null } });
+    expect(cleared.body.data.authorizationPage).toBeNull();
+    try {
+      const { page } = await atAuthorizationPage();
+      expect(`${page.origin}${page.pathname}`).toBe(REDIRECT_URI);
+      expect(page.searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    } finally {
+      await call(t, "PATCH", path, { key: t.adminKey, body: { authorizationPage: { url: PAGE } } });
+    }
+  });
+});
