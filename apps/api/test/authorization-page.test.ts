@@ -1,6 +1,7 @@
 // The issuer's authorization page: the authorization endpoint sends the person to the integrator's
-// sign-in and consent page, and the integrator completes the authorization through the API
-// (IssuanceTransactions_CompleteAuthorization), which gives the wallet its code or access_denied.
+// sign-in and consent page, the integrator completes the authorization through the API
+// (IssuanceTransactions_CompleteAuthorization), and the browser that started the flow returns through
+// our return URL, which gives the wallet its code or access_denied.
 import { randomBytes } from "node:crypto";
 import { pkceChallengeOf } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +59,20 @@ async function atAuthorizationPage() {
   );
   expect(authorized.status).toBe(302);
   const page = new URL(authorized.headers.get("location") as string);
-  return { transactionId: created.id, verifier, page };
+  // The browser keeps the binding cookie (name=value) for the way back.
+  const setCookie = authorized.headers.get("set-cookie") ?? "";
+  return { transactionId: created.id, verifier, page, cookie: setCookie.split(";")[0] as string, setCookie };
+}
+
+/** The browser following the answer's redirectTo, with (or without) its cookie: where it is sent. */
+async function returnTo(redirectTo: string, cookie?: string) {
+  const res = await fetch(redirectTo, { redirect: "manual", headers: cookie ? { cookie } : {} });
+  return {
+    status: res.status,
+    location: res.headers.get("location"),
+    setCookie: res.headers.get("set-cookie"),
+    text: await res.text(),
+  };
 }
 
 const complete = (
@@ -88,8 +102,13 @@ function exchange(code: string, verifier: string) {
 
 describe("authorization page", () => {
   it("sends the person to the page, and the wallet gets its code once the integrator approves", async () => {
-    const { transactionId, verifier, page } = await atAuthorizationPage();
+    const { transactionId, verifier, page, cookie, setCookie } = await atAuthorizationPage();
     expect(`${page.origin}${page.pathname}`).toBe("https://login.acme.example/consent");
+    expect(setCookie).toMatch(
+      new RegExp(
+        `^cp_authz_[A-Za-z0-9_-]{16}=[A-Za-z0-9_-]{43}; Path=/issuers/${issuer.issuerId}/authorize/return; Max-Age=600; HttpOnly; Secure; SameSite=Lax$`,
+      ),
+    );
     expect(page.searchParams.get("brand")).toBe("acme");
     expect(page.searchParams.get("transaction_id")).toBe(transactionId);
     const interaction = page.searchParams.get("interaction") as string;
@@ -98,7 +117,13 @@ describe("authorization page", () => {
     const approved = await complete(transactionId, { interaction, decision: "approve" });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body.data.approved).toBe(true);
-    const back = new URL(approved.body.data.redirectTo);
+    // The answer holds no code: only the browser that started the flow gets one, from our return URL.
+    const returnUrl = new URL(approved.body.data.redirectTo);
+    expect(`${returnUrl.origin}${returnUrl.pathname}`).toBe(`${issuer.credentialIssuer}/authorize/return`);
+    const returned = await returnTo(approved.body.data.redirectTo, cookie);
+    expect(returned.status, returned.text).toBe(302);
+    expect(returned.setCookie).toMatch(/Max-Age=0/);
+    const back = new URL(returned.location as string);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
     expect(back.searchParams.get("state")).toBe("wallet-state");
     expect(back.searchParams.get("iss")).toBe(issuer.credentialIssuer);
@@ -134,14 +159,14 @@ describe("authorization page", () => {
   });
 
   it("denies: the wallet gets access_denied and the offer stays pending", async () => {
-    const { transactionId, page } = await atAuthorizationPage();
+    const { transactionId, page, cookie } = await atAuthorizationPage();
     const denied = await complete(transactionId, {
       interaction: page.searchParams.get("interaction"),
       decision: "deny",
     });
     expect(denied.status, JSON.stringify(denied.body)).toBe(200);
     expect(denied.body.data.approved).toBe(false);
-    const back = new URL(denied.body.data.redirectTo);
+    const back = new URL((await returnTo(denied.body.data.redirectTo, cookie)).location as string);
     expect(back.searchParams.get("error")).toBe("access_denied");
     expect(back.searchParams.get("code")).toBeNull();
     expect(back.searchParams.get("state")).toBe("wallet-state");
@@ -150,7 +175,7 @@ describe("authorization page", () => {
   });
 
   it("gives access_denied for an offer cancelled while the person was at the page", async () => {
-    const { transactionId, page } = await atAuthorizationPage();
+    const { transactionId, page, cookie } = await atAuthorizationPage();
     const cancelled = await call(t, "POST", `/v1.0/issuance-transactions/${transactionId}/cancel`, {
       key: t.adminKey,
     });
@@ -161,7 +186,31 @@ describe("authorization page", () => {
     });
     expect(late.status, JSON.stringify(late.body)).toBe(200);
     expect(late.body.data.approved).toBe(false);
-    expect(new URL(late.body.data.redirectTo).searchParams.get("error")).toBe("access_denied");
+    const back = await returnTo(late.body.data.redirectTo, cookie);
+    expect(new URL(back.location as string).searchParams.get("error")).toBe("access_denied");
+  });
+
+  it("gives the code only to the browser that started the flow, with the answer's result, once", async () => {
+    // Someone who pushed the request forwards the page link; the person it reaches signs in and approves.
+    const { transactionId, page, cookie } = await atAuthorizationPage();
+    const approved = await complete(transactionId, {
+      interaction: page.searchParams.get("interaction"),
+      decision: "approve",
+    });
+    const { redirectTo } = approved.body.data;
+    // The person's browser has no binding cookie: a page, no redirect, nothing spent.
+    const elsewhere = await returnTo(redirectTo);
+    expect([elsewhere.status, elsewhere.location]).toEqual([400, null]);
+    expect(elsewhere.text).toMatch(/browser you started from/);
+    const wrongCookie = await returnTo(redirectTo, `${cookie.split("=")[0]}=${"A".repeat(43)}`);
+    expect([wrongCookie.status, wrongCookie.location]).toEqual([400, null]);
+    // Whoever holds the cookie (and knew the page link) cannot make up the answer's result token.
+    const guessed = new URL(redirectTo);
+    guessed.searchParams.set("result", page.searchParams.get("interaction") as string);
+    expect((await returnTo(guessed.toString(), cookie)).status).toBe(400);
+    // The browser that started it, with the result: once.
+    expect((await returnTo(redirectTo, cookie)).status).toBe(302);
+    expect((await returnTo(redirectTo, cookie)).status).toBe(400);
   });
 
   it("keeps interactions to their transaction and tenant, asks for credentials.issue, and validates", async () => {

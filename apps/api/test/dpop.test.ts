@@ -332,6 +332,22 @@ describe("server-provided DPoP nonces (requireDpopNonce, RFC 9449 §8, §9)", ()
     expect(notified.headers.get("dpop-nonce")).toMatch(/^[A-Za-z0-9_-]{30}$/);
   });
 
+  it("spends nothing on a refusal: the same proof and code go through once nonces are no longer asked for", async () => {
+    const key = await generateEs256KeyPair();
+    const code = await strictCode();
+    const sameProof = await dpopFor(key, at.token);
+    expect((await tokenAt(code, sameProof)).body.error).toBe("use_dpop_nonce");
+    const path = `/management/issuers/${strict.issuerId}`;
+    await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpopNonce: false } });
+    try {
+      const accepted = await tokenAt(code, sameProof);
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+      expect(accepted.headers.get("dpop-nonce")).toBeNull();
+    } finally {
+      await call(t, "PATCH", path, { key: t.adminKey, body: { requireDpopNonce: true } });
+    }
+  });
+
   it("refuses a nonce of another issuer, or a made-up one, and leaves bearer tokens alone", async () => {
     const key = await generateEs256KeyPair();
     const code = await strictCode();

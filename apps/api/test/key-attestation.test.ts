@@ -170,6 +170,18 @@ describe("optional key attestations", () => {
       });
       expect([attestationProof.status, attestationProof.body.error]).toEqual([400, "invalid_proof"]);
       expect(attestationProof.body.error_description).toMatch(/key attestation has been revoked/);
+      // A list that cannot be fetched leaves the status unknown: refused too.
+      const unknown = await tokenAndNonce();
+      const unreachable = await attester.attestKeys([key], {
+        nonce: unknown.cNonce,
+        keyStorage: ["iso_18045_high"],
+        status: { idx: 0, uri: `${lists.base}/lists/none` },
+      });
+      const refused = await credentialRequest(unknown.accessToken, {
+        jwt: [await proofWith(key, unknown.cNonce, unreachable)],
+      });
+      expect([refused.status, refused.body.error]).toEqual([400, "invalid_proof"]);
+      expect(refused.body.error_description).toMatch(/status that cannot be checked/);
     } finally {
       await lists.close();
     }

@@ -172,9 +172,12 @@ describe("wallet attestation at the token endpoint", () => {
       expect(other.status, JSON.stringify(other.body)).toBe(200);
       expect(lists.fetches()).toBe(2); // the verified list is cached for its ttl
 
+      // The other provider is trusted too, but a list it signed does not speak for this provider's wallets.
+      expect((await setAttestation({ trustedRoots: [provider.rootPem, stranger.rootPem] })).status).toBe(200);
+      const missing = `${lists.base}/lists/none`;
       const cases: [string, RegExp][] = [
-        [`${lists.base}/lists/none`, /cannot be checked: its status list could not be fetched/],
-        [forged.list("wallets"), /not signed under a trusted root/],
+        [missing, /cannot be checked: its status list could not be fetched/],
+        [forged.list("wallets"), /not signed under the attester's root/],
         [uri, /beyond the end of its status list/],
       ];
       for (const [listUri, reason] of cases) {
@@ -183,10 +186,15 @@ describe("wallet attestation at the token endpoint", () => {
         expectInvalidClient(r);
         expect(r.body.error_description, listUri).toMatch(reason);
       }
+      // A list that failed is not fetched again for a while: many wallets, one fetch.
+      const before = lists.fetches();
+      await tokenRequest(await attested(instance, await withStatus({ idx: 0, uri: missing })));
+      expect(lists.fetches()).toBe(before);
       const malformed = await tokenRequest(await attested(instance, await withStatus({ idx: -1, uri })));
       expectInvalidClient(malformed);
       expect(malformed.body.error_description).toMatch(/status claim is malformed/);
     } finally {
+      await setAttestation({ trustedRoots: [provider.rootPem] });
       await lists.close();
       await forged.close();
     }

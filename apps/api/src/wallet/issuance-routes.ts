@@ -19,6 +19,8 @@ import {
   NO_STORE,
   pushAuthorizationRequest,
   recordNotification,
+  returnFromAuthorizationPage,
+  setCookieHeader,
   signedCredentialIssuerMetadata,
   statusListToken,
   type WalletIssuer,
@@ -185,7 +187,31 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         request.query as Record<string, unknown>,
       );
       reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
-      if ("redirectTo" in outcome) return reply.redirect(outcome.redirectTo, 302);
+      if ("redirectTo" in outcome) {
+        if (outcome.cookie) reply.header("Set-Cookie", setCookieHeader(outcome.cookie));
+        return reply.redirect(outcome.redirectTo, 302);
+      }
+      return reply.code(400).type("text/html; charset=utf-8").send(authorizationErrorPage(outcome.errorPage));
+    }),
+  );
+
+  // The browser's way back from an issuer's authorization page (docs/api/issuance.md, Authorization page).
+  app.get(
+    "/issuers/:issuerId/authorize/return",
+    { exposeHeadRoute: false },
+    withIssuer(async (issuer, request, reply) => {
+      const outcome = await returnFromAuthorizationPage(
+        deps.database.fast,
+        deps.config,
+        issuer.id,
+        (request.query as Record<string, unknown>).result,
+        cookiesOf(request.headers.cookie),
+      );
+      reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
+      if ("redirectTo" in outcome) {
+        reply.header("Set-Cookie", setCookieHeader(outcome.clearCookie));
+        return reply.redirect(outcome.redirectTo, 302);
+      }
       return reply.code(400).type("text/html; charset=utf-8").send(authorizationErrorPage(outcome.errorPage));
     }),
   );
@@ -283,6 +309,16 @@ function formOf(request: FastifyRequest, what: string): URLSearchParams {
     status: 400,
     headers: NO_STORE,
   });
+}
+
+/** The request's cookies by name (RFC 6265 §5.4: `name=value` pairs separated by `;`). */
+function cookiesOf(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const pair of header?.split(";") ?? []) {
+    const at = pair.indexOf("=");
+    if (at > 0) cookies[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return cookies;
 }
 
 /** The page a person sees when the authorization endpoint cannot send them back to their wallet. */

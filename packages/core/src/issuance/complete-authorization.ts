@@ -1,22 +1,20 @@
 import { type Db, sqlFor } from "@cred/db";
-import { authorizationResponseUrl } from "@cred/oid4vc";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
-import { randomToken } from "../shared/ids";
 import type { Principal } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import { findVisibleTransaction } from "./get-issuance-transaction";
 import type { TCompleteAuthorizationRequest } from "./issuance.schema";
-import { issuerUrls } from "./issuance-urls";
-import { AUTHORIZATION_CODE_LIFETIME_SECONDS } from "./wallet/authorization";
+import { authorizationReturn } from "./wallet/authorization-page";
 
 /**
  * IssuanceTransactions_CompleteAuthorization: the integrator's answer for a person sent to the issuer's
  * authorization page. The interaction handle is spent (once, within its 10 minutes, for this transaction
- * only) and, when approved while the offer is still pending, an authorization code recorded for the
- * wallet, in one statement. Returns where to send the person's browser: the wallet's redirect URI with
- * the code, or with `access_denied`. 404 for a transaction or handle the caller cannot see; 409 for a
- * handle already completed or expired.
+ * only) and the decision recorded, in one statement. Returns the URL to send the person's browser to:
+ * our return endpoint with a one-time result token, which gives the wallet its code (or
+ * `access_denied`) only in the browser that opened the authorization endpoint, so that a page link
+ * someone forwarded to the person gains them nothing. 404 for a transaction or handle the caller cannot
+ * see; 409 for a handle already completed or expired.
  */
 export async function completeAuthorization(
   deps: Pick<AppDeps, "config" | "database">,
@@ -27,10 +25,9 @@ export async function completeAuthorization(
   const transaction = await findVisibleTransaction(db, principal, input.transactionId);
   const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
   const interactionHash = hashSecret(input.interaction);
-  const code = input.decision === "approve" ? randomToken(32) : null;
-  const now = new Date();
-  const codeExpiresAt = code && new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
-  const { rows } = await sql.query<{ redirectUri: string; state: string | null; offerPending: boolean }>(
+  const back = authorizationReturn(deps.config, transaction.issuerId);
+  const decision = input.decision === "approve" ? "approved" : "denied";
+  const { rows } = await sql.query<{ offerPending: boolean }>(
     `WITH pending AS (
        SELECT a."id", EXISTS (
          SELECT 1 FROM "IssuanceTransaction" t
@@ -40,36 +37,14 @@ export async function completeAuthorization(
         WHERE a."interactionHash" = $1 AND a."transactionId" = $2
           AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3))
      UPDATE "AuthorizationRequest" a
-        SET "interactionUsedAt" = $3::timestamp(3),
-            "codeHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $4 END,
-            "codeExpiresAt" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $5::timestamp(3) END,
-            "expiresAt" = GREATEST(a."expiresAt", $5::timestamp(3))
+        SET "interactionUsedAt" = $3::timestamp(3), "interactionDecision" = $4, "interactionResultHash" = $5
       WHERE a."id" = (SELECT "id" FROM pending) AND a."interactionUsedAt" IS NULL
-      RETURNING a."redirectUri", a."state", (SELECT "offerPending" FROM pending) AS "offerPending"`,
-    [interactionHash, transaction.id, now, code && hashSecret(code), codeExpiresAt],
+      RETURNING (SELECT "offerPending" FROM pending) AS "offerPending"`,
+    [interactionHash, transaction.id, new Date(), decision, back.tokenHash],
   );
   const completed = rows[0];
   if (!completed) throw await whyNotCompleted(sql, interactionHash, transaction.id);
-  const iss = issuerUrls(deps.config, transaction.issuerId).credentialIssuer;
-  const state = completed.state ?? undefined;
-  if (code && completed.offerPending) {
-    return {
-      redirectTo: authorizationResponseUrl(completed.redirectUri, { code, state, iss }),
-      approved: true,
-    };
-  }
-  const error_description = code
-    ? "The credential offer is no longer available: it was cancelled, expired or already used."
-    : "The person did not authorize the issuance of this credential.";
-  return {
-    redirectTo: authorizationResponseUrl(completed.redirectUri, {
-      error: "access_denied",
-      error_description,
-      state,
-      iss,
-    }),
-    approved: false,
-  };
+  return { redirectTo: back.url, approved: decision === "approved" && completed.offerPending };
 }
 
 async function whyNotCompleted(

@@ -1,6 +1,7 @@
 export { statusListToken } from "../credentials/status-list-token";
 export { issuerUrls } from "./issuance-urls";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
+export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
 export { issueCredentials } from "./wallet/credential";
 export { dpopKeyForTokenRequest } from "./wallet/dpop";
 export { dpopNonceHeader, dpopNoncesOf } from "./wallet/dpop-nonce";

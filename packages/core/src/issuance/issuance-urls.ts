@@ -9,6 +9,7 @@ export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: 
     token: `${credentialIssuer}/token`,
     pushedAuthorizationRequest: `${credentialIssuer}/par`,
     authorization: `${credentialIssuer}/authorize`,
+    authorizationReturn: `${credentialIssuer}/authorize/return`,
     nonce: `${credentialIssuer}/nonce`,
     credential: `${credentialIssuer}/credential`,
     notification: `${credentialIssuer}/notification`,

@@ -137,12 +137,12 @@ const zCompletedAuthorization = z
   .object({
     redirectTo: z.string().meta({
       description:
-        "Where to send the person's browser now (302 or 303): the wallet's redirect URI with `code`, `state` and `iss`, or with `error=access_denied`.",
-      example: "https://wallet.example/cb?code=…&state=…&iss=…",
+        "Where to send the person's browser now (302 or 303): the issuer's return URL with a one-time result, which sends the browser that opened the authorization endpoint on to the wallet with `code`, `state` and `iss`, or with `error=access_denied`.",
+      example: "https://credentials.example/issuers/iss_01j9z3k8m2x4v6b8n0p2q4s6t8/authorize/return?result=…",
     }),
     approved: z.boolean().meta({
       description:
-        "Whether the wallet gets a code: false when denied, or when the offer is no longer pending (cancelled, expired or redeemed meanwhile).",
+        "Whether the wallet is to get a code: false when denied, or when the offer is no longer pending (cancelled, expired or redeemed meanwhile).",
       example: true,
     }),
   })

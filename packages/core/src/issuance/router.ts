@@ -79,7 +79,7 @@ export const issuanceTransactionsRouter = router({
         operationId: "IssuanceTransactions_CompleteAuthorization",
         summary: "Complete the person's authorization at the issuer's authorization page",
         description:
-          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction` and `transaction_id`; once the integrator has signed the person in (as the transaction's subject) and asked for consent, it calls this with the decision and sends the browser to the returned `redirectTo`. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown for this transaction). Beyond the interface specification.",
+          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction` and `transaction_id`; once the integrator has signed the person in (as the transaction's subject) and asked for consent, it calls this with the decision and sends the browser to the returned `redirectTo`. The returned URL gives the wallet its code (or access_denied) only in the browser that opened the authorization endpoint. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown for this transaction). Beyond the interface specification.",
         tags: TAGS,
       },
       scopes: ["credentials.issue"],
@@ -89,7 +89,7 @@ export const issuanceTransactionsRouter = router({
     .input(ZCompleteAuthorizationRequest)
     .output(ZCompleteAuthorizationResponse)
     .mutation(({ ctx, input }) =>
-      // The answer holds the wallet's code: a retry must get it again, as the handle is spent.
+      // The handle is spent by the first call: a retry must get the same return URL again.
       withIdempotency(ctx, "IssuanceTransactions_CompleteAuthorization", input, async (db) => ({
         data: await completeAuthorization(ctx.deps, db, ctx.principal, input),
       })),

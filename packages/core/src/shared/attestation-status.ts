@@ -13,62 +13,86 @@ import { OutboundFetchError, outboundGet } from "../verification/outbound-fetch"
 import { BoundedMap } from "./bounded-map";
 import { keyUnderTrustedRoots } from "./x5c-chain";
 
-const LIST_MAX_BYTES = 2 * 1024 * 1024;
+type FetchConfig = Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
+
+const TOKEN_MAX_BYTES = 2 * 1024 * 1024;
+/** Decompressed: 1 MiB holds 8 million 1-bit entries, more than any attester's list needs. */
+const LIST_MAX_BYTES = 1024 * 1024;
 const DEFAULT_TTL_SECONDS = 300;
 const MAX_TTL_SECONDS = 3600;
+/** A list that could not be fetched or verified is not asked for again before this. */
+const FAILURE_TTL_MS = 30_000;
 
 interface VerifiedList {
   bits: StatusListBits;
   bytes: Uint8Array;
+}
+/** A verified list, or why there is none, and until when that holds. */
+interface ListEntry {
+  list: VerifiedList | string;
   expires: number;
 }
 
-/** Verified lists by URI and by the roots they were verified under. */
-const lists = new BoundedMap<string, VerifiedList>(200);
+/** By URI and by the root the list was verified under. */
+const lists = new BoundedMap<string, ListEntry>(64);
+/** Fetches in progress, one per list and root: concurrent requests wait for the same one. */
+const inFlight = new Map<string, Promise<ListEntry>>();
 
-const listKey = (uri: string, roots: readonly string[]) =>
+const listKey = (uri: string, root: string) =>
   createHash("sha256")
-    .update(JSON.stringify([uri, roots]))
+    .update(JSON.stringify([uri, root]))
     .digest("base64url");
 
-async function verifiedList(
-  config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">,
-  roots: readonly string[],
-  uri: string,
-  now: number,
-): Promise<VerifiedList | string> {
-  const key = listKey(uri, roots);
+async function verifiedList(config: FetchConfig, root: string, uri: string, now: number) {
+  const key = listKey(uri, root);
   const cached = lists.get(key);
-  if (cached && cached.expires > now) return cached;
+  if (cached && cached.expires > now) return cached.list;
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = fetchList(config, root, uri, now).then((entry) => {
+      lists.set(key, entry);
+      return entry;
+    });
+    inFlight.set(key, pending);
+    pending.finally(() => inFlight.delete(key)).catch(() => {});
+  }
+  return (await pending).list;
+}
+
+async function fetchList(config: FetchConfig, root: string, uri: string, now: number): Promise<ListEntry> {
+  const failed = (why: string): ListEntry => ({ list: why, expires: Date.now() + FAILURE_TTL_MS });
   let token: string;
   try {
     token = (
-      await outboundGet(config, uri, { accept: STATUS_LIST_MEDIA_TYPE, maxBytes: LIST_MAX_BYTES })
+      await outboundGet(config, uri, { accept: STATUS_LIST_MEDIA_TYPE, maxBytes: TOKEN_MAX_BYTES })
     ).trim();
   } catch (error) {
-    if (error instanceof OutboundFetchError) return `its status list could not be fetched: ${error.message}`;
+    if (error instanceof OutboundFetchError)
+      return failed(`its status list could not be fetched: ${error.message}`);
     throw error;
   }
   let signer: Awaited<ReturnType<typeof keyUnderTrustedRoots>>;
   try {
-    signer = await keyUnderTrustedRoots(decodeJwtUnverified(token).header, roots, now);
+    signer = await keyUnderTrustedRoots(decodeJwtUnverified(token).header, [root], now);
   } catch {
-    return "its status list token is malformed";
+    return failed("its status list token is malformed");
   }
-  if (!signer) return "its status list token is not signed under a trusted root (x5c)";
+  if (!signer) return failed("its status list token is not signed under the attester's root (x5c)");
   try {
-    const list = await verifyStatusListToken(token, signer, { expectedSub: uri, now: new Date(now) });
+    const list = await verifyStatusListToken(token, signer, {
+      expectedSub: uri,
+      now: new Date(now),
+      maxBytes: LIST_MAX_BYTES,
+    });
     const ttlMs = Math.min(list.ttl ?? DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
     const expires = Math.min(
       now + ttlMs,
       list.exp !== undefined ? list.exp * 1000 : Number.POSITIVE_INFINITY,
     );
-    const verified = { bits: list.bits, bytes: list.bytes, expires };
-    lists.set(key, verified);
-    return verified;
+    return { list: { bits: list.bits, bytes: list.bytes }, expires };
   } catch (error) {
     if (error instanceof StatusListTokenError)
-      return `its status list token is not acceptable: ${error.message}`;
+      return failed(`its status list token is not acceptable: ${error.message}`);
     throw error;
   }
 }
@@ -76,19 +100,20 @@ async function verifiedList(
 /**
  * Why an attestation (a wallet attestation, a key attestation) cannot be accepted for its status
  * (IETF Token Status List), or null when it is valid. The list token is fetched under the outbound URL
- * policy, must be signed by a key whose `x5c` chains to one of the same trusted roots as the
- * attestation (HAIP has status list tokens carry `x5c`), and must name the list's URI as `sub`. Verified
- * lists are cached per URI and roots for their `ttl` (default 300 s, at most 1 h, never past `exp`).
- * A list that cannot be fetched or verified is a reason too: the status is then unknown, and an
- * attester that publishes a status means it to be checked.
+ * policy, must be signed by a key whose `x5c` chains to the trusted root the attestation itself chains
+ * to (HAIP has status list tokens carry `x5c`; another trusted provider cannot speak for this one), and
+ * must name the list's URI as `sub`. Lists are cached per URI and root for their `ttl` (default 300 s,
+ * at most 1 h, never past `exp`), one fetch at a time. A list that cannot be fetched or verified is a
+ * reason too, remembered for 30 s: the status is then unknown, and an attester that publishes a status
+ * means it to be checked.
  */
 export async function attestationStatusProblem(
-  config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">,
-  trustedRoots: readonly string[],
+  config: FetchConfig,
+  attesterRoot: string,
   reference: StatusListReference,
   now: number,
 ): Promise<string | null> {
-  const list = await verifiedList(config, trustedRoots, reference.uri, now);
+  const list = await verifiedList(config, attesterRoot, reference.uri, now);
   if (typeof list === "string") return `has a status that cannot be checked: ${list}`;
   if (reference.idx >= (list.bytes.length * 8) / list.bits)
     return "has a status index beyond the end of its status list";

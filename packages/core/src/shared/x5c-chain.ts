@@ -98,11 +98,20 @@ export async function keyUnderTrustedRoots(
   roots: readonly string[],
   now: number,
 ): Promise<CryptoKey | null> {
+  return (await chainUnderTrustedRoots(header, roots, now))?.key ?? null;
+}
+
+/** As `keyUnderTrustedRoots`, with the root the chain ends at (what else the signer says is held to). */
+export async function chainUnderTrustedRoots(
+  header: { x5c?: unknown },
+  roots: readonly string[],
+  now: number,
+): Promise<{ key: CryptoKey; root: string } | null> {
   const x5c = header.x5c;
   if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((der) => typeof der === "string")) return null;
   for (const root of roots) {
     const chain = await x5cChainKey(x5c, root, now);
-    if (chain) return chain.key;
+    if (chain) return { key: chain.key, root };
   }
   return null;
 }

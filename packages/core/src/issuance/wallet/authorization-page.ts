@@ -1,4 +1,15 @@
+import type { FastSql } from "@cred/db";
+import { authorizationResponseUrl } from "@cred/oid4vc";
+import type { CoreConfig } from "../../context";
 import type { TAuthorizationPage } from "../../issuers/issuer.schema";
+import { randomToken } from "../../shared/ids";
+import { hashSecret } from "../../shared/secret-box";
+import { issuerUrls } from "../issuance-urls";
+
+/** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
+export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
+/** How long the person has at an issuer's authorization page before its answer is no longer taken. */
+export const INTERACTION_LIFETIME_SECONDS = 600;
 
 /** The issuer's authorization page (`authorizationPage`), or null when wallets get their code at once. */
 export function authorizationPageOf(issuer: { authorizationPage: unknown }): TAuthorizationPage | null {
@@ -12,4 +23,136 @@ export function authorizationPageUrl(page: TAuthorizationPage, interaction: stri
   url.searchParams.set("interaction", interaction);
   url.searchParams.set("transaction_id", transactionId);
   return url.toString();
+}
+
+/**
+ * The cookie that binds a flow to the browser that opened the authorization endpoint: the answer is
+ * taken back only by that browser, so a page link forwarded to someone else (who then signs in) gives
+ * whoever forwarded it nothing. One cookie per flow, named after its interaction, scoped to the return URL.
+ */
+export interface BrowserBindingCookie {
+  name: string;
+  value: string;
+  path: string;
+  maxAgeSeconds: number;
+}
+
+const cookieNameFor = (interactionHash: string) => `cp_authz_${interactionHash.slice(0, 16)}`;
+
+/** The binding cookie of a flow, by its interaction handle's hash; `value` "" with max age 0 removes it. */
+function bindingCookie(
+  config: Pick<CoreConfig, "publicBaseUrl">,
+  issuerId: string,
+  interactionHash: string,
+  value: string,
+  maxAgeSeconds: number,
+): BrowserBindingCookie {
+  return {
+    name: cookieNameFor(interactionHash),
+    value,
+    path: new URL(issuerUrls(config, issuerId).authorizationReturn).pathname,
+    maxAgeSeconds,
+  };
+}
+
+export function browserBindingCookie(
+  config: Pick<CoreConfig, "publicBaseUrl">,
+  issuerId: string,
+  interaction: string,
+  value: string,
+): BrowserBindingCookie {
+  return bindingCookie(config, issuerId, hashSecret(interaction), value, INTERACTION_LIFETIME_SECONDS);
+}
+
+/** The `Set-Cookie` value of a binding cookie (or of its removal, with `maxAgeSeconds` 0). */
+export function setCookieHeader(cookie: BrowserBindingCookie): string {
+  return `${cookie.name}=${cookie.value}; Path=${cookie.path}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; Secure; SameSite=Lax`;
+}
+
+/** The answer's return URL, which the integrator sends the browser to, and its one-time token. */
+export function authorizationReturn(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: string) {
+  const token = randomToken(32);
+  const url = new URL(issuerUrls(config, issuerId).authorizationReturn);
+  url.searchParams.set("result", token);
+  return { url: url.toString(), tokenHash: hashSecret(token) };
+}
+
+export type ReturnOutcome = { redirectTo: string; clearCookie: BrowserBindingCookie } | { errorPage: string };
+
+/**
+ * The browser's return from the authorization page (`/authorize/return?result=…`): it must carry the
+ * answer's one-time result token (which only the integrator had, and handed to the browser that signed
+ * in) and the binding cookie of the browser that opened the authorization endpoint. Both together, once,
+ * within the interaction's 10 minutes: then an approved answer for an offer still pending gives the
+ * wallet its code (made only now, so it is never in an API response), anything else `access_denied`.
+ * Otherwise a page, not a redirect.
+ */
+export async function returnFromAuthorizationPage(
+  sql: FastSql,
+  config: CoreConfig,
+  issuerId: string,
+  result: unknown,
+  cookies: Record<string, string>,
+): Promise<ReturnOutcome> {
+  const refused = {
+    errorPage:
+      "This sign-in cannot be completed here: open it in the browser you started from, within 10 minutes, and only once. Start again from the wallet.",
+  };
+  if (typeof result !== "string" || result.length === 0 || result.length > 256) return refused;
+  const resultHash = hashSecret(result);
+  const { rows: found } = await sql.query<{ interactionHash: string }>(
+    `SELECT "interactionHash" FROM "AuthorizationRequest" WHERE "interactionResultHash" = $1 AND "issuerId" = $2`,
+    [resultHash, issuerId],
+  );
+  const interactionHash = found[0]?.interactionHash;
+  if (!interactionHash) return refused;
+  const name = cookieNameFor(interactionHash);
+  const binding = cookies[name];
+  if (!binding) return refused;
+  const code = randomToken(32);
+  const now = new Date();
+  const codeExpiresAt = new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
+  const { rows } = await sql.query<{
+    redirectUri: string;
+    state: string | null;
+    approved: boolean;
+    offerPending: boolean;
+  }>(
+    `WITH pending AS (
+       SELECT a."id", a."interactionDecision" = 'approved' AS "approved", EXISTS (
+         SELECT 1 FROM "IssuanceTransaction" t
+          WHERE t."id" = a."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $4::timestamp(3)
+            AND t."codeRedeemedAt" IS NULL) AS "offerPending"
+         FROM "AuthorizationRequest" a
+        WHERE a."interactionResultHash" = $1 AND a."issuerId" = $2 AND a."browserBindingHash" = $3
+          AND a."interactionReturnedAt" IS NULL AND a."interactionExpiresAt" > $4::timestamp(3))
+     UPDATE "AuthorizationRequest" a
+        SET "interactionReturnedAt" = $4::timestamp(3),
+            "codeHash" = CASE WHEN (SELECT "approved" AND "offerPending" FROM pending) THEN $5 END,
+            "codeExpiresAt" = CASE WHEN (SELECT "approved" AND "offerPending" FROM pending) THEN $6::timestamp(3) END,
+            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3))
+      WHERE a."id" = (SELECT "id" FROM pending) AND a."interactionReturnedAt" IS NULL
+      RETURNING a."redirectUri", a."state", (SELECT "approved" FROM pending) AS "approved",
+                (SELECT "offerPending" FROM pending) AS "offerPending"`,
+    [resultHash, issuerId, hashSecret(binding), now, hashSecret(code), codeExpiresAt],
+  );
+  const returned = rows[0];
+  if (!returned) return refused;
+  const iss = issuerUrls(config, issuerId).credentialIssuer;
+  const state = returned.state ?? undefined;
+  const clearCookie = bindingCookie(config, issuerId, interactionHash, "", 0);
+  if (returned.approved && returned.offerPending) {
+    return { redirectTo: authorizationResponseUrl(returned.redirectUri, { code, state, iss }), clearCookie };
+  }
+  return {
+    redirectTo: authorizationResponseUrl(returned.redirectUri, {
+      error: "access_denied",
+      error_description: returned.approved
+        ? "The credential offer is no longer available: it was cancelled, expired or already used."
+        : "The person did not authorize the issuance of this credential.",
+      state,
+      iss,
+    }),
+    clearCookie,
+  };
 }

@@ -11,16 +11,19 @@ import { newId, randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
-import { authorizationPageOf, authorizationPageUrl } from "./authorization-page";
+import {
+  AUTHORIZATION_CODE_LIFETIME_SECONDS,
+  authorizationPageOf,
+  authorizationPageUrl,
+  type BrowserBindingCookie,
+  browserBindingCookie,
+  INTERACTION_LIFETIME_SECONDS,
+} from "./authorization-page";
 import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** RFC 9126 §2.2: a request_uri is short-lived; the wallet opens the authorization endpoint at once. */
 export const REQUEST_URI_LIFETIME_SECONDS = 60;
-/** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
-export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
-/** How long the person has at an issuer's authorization page before its approval is no longer taken. */
-export const INTERACTION_LIFETIME_SECONDS = 600;
 
 /**
  * Pushed authorization request (RFC 9126) of an offer's authorization code flow (OpenID4VCI §5.1.4):
@@ -131,8 +134,13 @@ export async function pushAuthorizationRequest(
   return { request_uri: `${PAR_REQUEST_URI_PREFIX}${handle}`, expires_in: REQUEST_URI_LIFETIME_SECONDS };
 }
 
-/** The outcome of the authorization endpoint: a redirect to the wallet, or a page for the person. */
-export type AuthorizationOutcome = { redirectTo: string } | { errorPage: string };
+/**
+ * The outcome of the authorization endpoint: a redirect (to the wallet, or to the issuer's
+ * authorization page with the cookie that binds the flow to this browser), or a page for the person.
+ */
+export type AuthorizationOutcome =
+  | { redirectTo: string; cookie?: BrowserBindingCookie }
+  | { errorPage: string };
 
 /**
  * Authorization endpoint (RFC 6749 §4.1.1 with RFC 9126 §4): takes only a pushed request, by its
@@ -164,6 +172,7 @@ export async function authorize(
   // Either a code for the wallet at once, or a handle for the issuer's authorization page.
   const code = page ? null : randomToken(32);
   const interaction = page ? randomToken(32) : null;
+  const binding = page ? randomToken(32) : null;
   const now = new Date();
   const codeExpiresAt = code && new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
   const interactionExpiresAt = interaction && new Date(now.getTime() + INTERACTION_LIFETIME_SECONDS * 1000);
@@ -190,7 +199,8 @@ export async function authorize(
             "codeExpiresAt" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $6::timestamp(3) END,
             "interactionHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $7 END,
             "interactionExpiresAt" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $8::timestamp(3) END,
-            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3), $8::timestamp(3))
+            "browserBindingHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $9 END,
+            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3), $10::timestamp(3))
       WHERE a."id" = (SELECT "id" FROM pending) AND a."requestUriUsedAt" IS NULL
       RETURNING a."redirectUri", a."state", a."transactionId",
                 (SELECT "offerPending" FROM pending) AS "offerPending"`,
@@ -203,6 +213,9 @@ export async function authorize(
       codeExpiresAt,
       interaction && hashSecret(interaction),
       interactionExpiresAt,
+      binding && hashSecret(binding),
+      // A handle's row outlives it by an hour, so a late answer is told it expired (409), not unknown.
+      interactionExpiresAt && new Date(interactionExpiresAt.getTime() + 3600_000),
     ],
   );
   const granted = rows[0];
@@ -225,8 +238,11 @@ export async function authorize(
       }),
     };
   }
-  if (page && interaction) {
-    return { redirectTo: authorizationPageUrl(page, interaction, granted.transactionId) };
+  if (page && interaction && binding) {
+    return {
+      redirectTo: authorizationPageUrl(page, interaction, granted.transactionId),
+      cookie: browserBindingCookie(config, issuerId, interaction, binding),
+    };
   }
   return { redirectTo: authorizationResponseUrl(granted.redirectUri, { code: code as string, state, iss }) };
 }

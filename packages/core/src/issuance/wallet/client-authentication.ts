@@ -4,7 +4,7 @@ import type { CoreConfig } from "../../context";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
 import { attestationStatusProblem } from "../../shared/attestation-status";
 import { hashSecret } from "../../shared/secret-box";
-import { keyUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
+import { chainUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -68,6 +68,7 @@ export async function authenticateWallet(
     return null;
   }
   const now = Date.now();
+  let attesterRoot: string | undefined;
   try {
     const verified = await verifyClientAttestation({
       attestation,
@@ -78,13 +79,17 @@ export async function authenticateWallet(
       maxPopAgeSeconds: POP_MAX_AGE_SECONDS,
       skewSeconds: SKEW_SECONDS,
       // HAIP §4.4.1: the attestation carries its signer's certificate (and chain, no anchor) in x5c.
-      attesterKey: (header) => keyUnderTrustedRoots(header, settings.trustedRoots, now),
+      attesterKey: async (header) => {
+        const chain = await chainUnderTrustedRoots(header, settings.trustedRoots, now);
+        attesterRoot = chain?.root;
+        return chain?.key ?? null;
+      },
     });
     if (request.clientId !== undefined && request.clientId !== verified.clientId) {
       throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
     }
-    if (verified.status) {
-      const problem = await attestationStatusProblem(config, settings.trustedRoots, verified.status, now);
+    if (verified.status && attesterRoot) {
+      const problem = await attestationStatusProblem(config, attesterRoot, verified.status, now);
       if (problem) throw refused(`the wallet attestation ${problem}`);
     }
     if (verified.pop) {

@@ -2,7 +2,7 @@ import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from 
 import type { CoreConfig } from "../../context";
 import type { TKeyAttestation } from "../../issuers/issuer.schema";
 import { attestationStatusProblem } from "../../shared/attestation-status";
-import { keyUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
+import { chainUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
 export function keyAttestationOf(issuer: { keyAttestation: unknown }): TKeyAttestation | null {
@@ -40,14 +40,19 @@ export function keyAttestationCheck(
   return {
     required: settings.required,
     verify: async (jwt, { requireExp }) => {
+      let attesterRoot: string | undefined;
       const verified = await verifyKeyAttestation(jwt, {
-        attesterKey: (header) => keyUnderTrustedRoots(header, settings.trustedRoots, now),
+        attesterKey: async (header) => {
+          const chain = await chainUnderTrustedRoots(header, settings.trustedRoots, now);
+          attesterRoot = chain?.root;
+          return chain?.key ?? null;
+        },
         requirement,
         now: new Date(now),
         requireExp,
       });
-      if (verified.status) {
-        const problem = await attestationStatusProblem(config, settings.trustedRoots, verified.status, now);
+      if (verified.status && attesterRoot) {
+        const problem = await attestationStatusProblem(config, attesterRoot, verified.status, now);
         if (problem) throw credentialError("invalid_proof", `the key attestation ${problem}`);
       }
       return verified;
