@@ -1,6 +1,6 @@
 // The issuer's authorization page: the authorization endpoint sends the person to the integrator's
 // sign-in and consent page, the integrator completes the authorization through the API
-// (IssuanceTransactions_CompleteAuthorization), and the browser that started the flow returns through
+// (Authorizations_Complete), and the browser that started the flow returns through
 // our return URL, which gives the wallet its code or access_denied.
 import { randomBytes } from "node:crypto";
 import { pkceChallengeOf } from "@cred/oid4vc";
@@ -75,14 +75,15 @@ async function returnTo(redirectTo: string, cookie?: string) {
   };
 }
 
+/** Authorizations_Complete; `transactionId` is sent when given (an offer's request knows its own). */
 const complete = (
-  transactionId: string,
+  transactionId: string | undefined,
   body: Record<string, unknown>,
   options: { key?: string; headers?: Record<string, string> } = {},
 ) =>
-  call(t, "POST", `/v1.0/issuance-transactions/${transactionId}/authorization`, {
+  call(t, "POST", "/v1.0/authorizations/complete", {
     key: options.key ?? t.adminKey,
-    body,
+    body: { ...body, ...(transactionId ? { transactionId } : {}) },
     ...(options.headers ? { headers: options.headers } : {}),
   });
 
@@ -218,7 +219,7 @@ describe("authorization page", () => {
     const interaction = page.searchParams.get("interaction") as string;
     const other = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
     const wrongTransaction = await complete(other.id, { interaction, decision: "approve" });
-    expect([wrongTransaction.status, errorCode(wrongTransaction)]).toEqual([404, "NotFound"]);
+    expect([wrongTransaction.status, errorCode(wrongTransaction)]).toEqual([409, "InvalidState"]);
     const foreign = await t.otherTenant();
     const fromOtherTenant = await complete(
       transactionId,
@@ -252,5 +253,88 @@ describe("authorization page", () => {
     } finally {
       await call(t, "PATCH", path, { key: t.adminKey, body: { authorizationPage: { url: PAGE } } });
     }
+  });
+});
+
+describe("wallet-initiated requests (no offer)", () => {
+  /** A wallet's own push: no issuer_state, the configuration named by its scope. */
+  async function walletPush(scope: string, at: Record<string, any> = as) {
+    const verifier = randomBytes(32).toString("base64url");
+    const pushed = await fetchJson(at.pushed_authorization_request_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({
+        response_type: "code",
+        client_id: CLIENT_ID,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkceChallengeOf(verifier),
+        code_challenge_method: "S256",
+        scope,
+        state: "wallet-state",
+      }),
+    });
+    return { pushed, verifier };
+  }
+
+  async function walletAtPage() {
+    const { pushed, verifier } = await walletPush(`openid ${issuer.configuration}`);
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+    const authorized = await fetch(
+      `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri })}`,
+      { redirect: "manual" },
+    );
+    expect(authorized.status).toBe(302);
+    const page = new URL(authorized.headers.get("location") as string);
+    const cookie = (authorized.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    return { page, cookie, verifier, interaction: page.searchParams.get("interaction") as string };
+  }
+
+  it("takes the person's own request: the integrator names the transaction it made for them, and the wallet gets the credential", async () => {
+    const { page, cookie, verifier, interaction } = await walletAtPage();
+    expect(page.searchParams.get("credential_configuration_id")).toBe(issuer.configuration);
+    expect(page.searchParams.get("transaction_id")).toBeNull();
+    const withoutTransaction = await complete(undefined, { interaction, decision: "approve" });
+    expect([withoutTransaction.status, errorCode(withoutTransaction)]).toEqual([400, "ValidationFailed"]);
+    // A transaction that cannot answer it: made for the pre-authorized grant.
+    const preAuthorized = await createTransaction(t, t.adminKey, issuer);
+    const wrongGrant = await complete(preAuthorized.id, { interaction, decision: "approve" });
+    expect([wrongGrant.status, errorCode(wrongGrant)]).toEqual([409, "InvalidState"]);
+
+    const made = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+    const approved = await complete(made.id, { interaction, decision: "approve" });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.data.approved).toBe(true);
+    const returned = await returnTo(approved.body.data.redirectTo, cookie);
+    const code = new URL(returned.location as string).searchParams.get("code") as string;
+    const token = await exchange(code, verifier);
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    const holder = await holderKey();
+    const jwt = await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint));
+    const issued = await fetchJson(metadata.credential_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token.body.access_token}` },
+      body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
+    });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${made.id}`, { key: t.adminKey });
+    expect(tx.body.data.status).toBe("completed");
+  });
+
+  it("denies without a transaction; refuses requests naming no configuration of the issuer, or at an issuer without a page", async () => {
+    const { cookie, interaction } = await walletAtPage();
+    const denied = await complete(undefined, { interaction, decision: "deny" });
+    expect(denied.status, JSON.stringify(denied.body)).toBe(200);
+    const back = new URL((await returnTo(denied.body.data.redirectTo, cookie)).location as string);
+    expect(back.searchParams.get("error")).toBe("access_denied");
+
+    for (const scope of ["openid", "no-such-configuration"]) {
+      const { pushed } = await walletPush(scope);
+      expect([pushed.status, pushed.body.error], scope).toEqual([400, "invalid_scope"]);
+    }
+    const plain = await activeIssuer(t, t.adminKey);
+    const plainAs = (await fetchJson(wellKnown("oauth-authorization-server", plain.credentialIssuer))).body;
+    const { pushed } = await walletPush(plain.configuration, plainAs);
+    expect([pushed.status, pushed.body.error]).toEqual([400, "invalid_request"]);
+    expect(pushed.body.error_description).toMatch(/issuer_state is required/);
   });
 });

@@ -160,6 +160,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const nonces = dpopNonces(issuer);
         const client = await walletClient(request, url, false, nonces);
         const response = await pushAuthorizationRequest(
+          db,
           deps.database.fast,
           deps.config,
           issuer,

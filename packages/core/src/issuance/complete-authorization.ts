@@ -1,20 +1,32 @@
-import { type Db, sqlFor } from "@cred/db";
+import { type Db, type FastSql, sqlFor } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import { findVisibleTransaction } from "./get-issuance-transaction";
 import type { TCompleteAuthorizationRequest } from "./issuance.schema";
+import { effectiveStatus } from "./issuance-transaction-dto";
 import { authorizationReturn } from "./wallet/authorization-page";
 
+interface Interaction {
+  id: string;
+  issuerId: string;
+  transactionId: string | null;
+  configurationIdentifier: string | null;
+  interactionUsedAt: Date | null;
+  interactionExpiresAt: Date | null;
+}
+
 /**
- * IssuanceTransactions_CompleteAuthorization: the integrator's answer for a person sent to the issuer's
- * authorization page. The interaction handle is spent (once, within its 10 minutes, for this transaction
- * only) and the decision recorded, in one statement. Returns the URL to send the person's browser to:
- * our return endpoint with a one-time result token, which gives the wallet its code (or
- * `access_denied`) only in the browser that opened the authorization endpoint, so that a page link
- * someone forwarded to the person gains them nothing. 404 for a transaction or handle the caller cannot
- * see; 409 for a handle already completed or expired.
+ * Authorizations_Complete: the integrator's answer for a person sent to the issuer's authorization
+ * page. The interaction handle is spent (once, within its 10 minutes) and the decision recorded, in one
+ * statement; a wallet-initiated request is bound, when approved, to the transaction the integrator
+ * names (its subject and claims). Returns the URL to send the person's browser to: our return endpoint
+ * with a one-time result token, which gives the wallet its code (or `access_denied`) only in the browser
+ * that opened the authorization endpoint, so that a page link someone forwarded to the person gains them
+ * nothing. 404 for a handle or transaction the caller cannot see; 409 for a handle already completed or
+ * expired, or a transaction that cannot answer this request; 400 for an approval of a wallet-initiated
+ * request without a transaction.
  */
 export async function completeAuthorization(
   deps: Pick<AppDeps, "config" | "database">,
@@ -22,46 +34,96 @@ export async function completeAuthorization(
   principal: Principal,
   input: TCompleteAuthorizationRequest,
 ) {
-  const transaction = await findVisibleTransaction(db, principal, input.transactionId);
   const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
   const interactionHash = hashSecret(input.interaction);
-  const back = authorizationReturn(deps.config, transaction.issuerId);
-  const decision = input.decision === "approve" ? "approved" : "denied";
+  const interaction = await visibleInteraction(sql, principal, interactionHash);
+  if (interaction.interactionUsedAt) {
+    throw new DomainError("InvalidState", "This authorization interaction was already completed.");
+  }
+  const approve = input.decision === "approve";
+  const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
+  const back = authorizationReturn(deps.config, interaction.issuerId);
   const { rows } = await sql.query<{ offerPending: boolean }>(
     `WITH pending AS (
        SELECT a."id", EXISTS (
          SELECT 1 FROM "IssuanceTransaction" t
-          WHERE t."id" = a."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $3::timestamp(3)
+          WHERE t."id" = $2 AND t."status" = 'pending' AND t."expiresAt" > $3::timestamp(3)
             AND t."codeRedeemedAt" IS NULL) AS "offerPending"
          FROM "AuthorizationRequest" a
-        WHERE a."interactionHash" = $1 AND a."transactionId" = $2
-          AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3))
+        WHERE a."id" = $1 AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3))
      UPDATE "AuthorizationRequest" a
-        SET "interactionUsedAt" = $3::timestamp(3), "interactionDecision" = $4, "interactionResultHash" = $5
+        SET "interactionUsedAt" = $3::timestamp(3), "interactionDecision" = $4, "interactionResultHash" = $5,
+            "transactionId" = COALESCE(a."transactionId", $2)
       WHERE a."id" = (SELECT "id" FROM pending) AND a."interactionUsedAt" IS NULL
       RETURNING (SELECT "offerPending" FROM pending) AS "offerPending"`,
-    [interactionHash, transaction.id, new Date(), decision, back.tokenHash],
+    [interaction.id, transactionId, new Date(), approve ? "approved" : "denied", back.tokenHash],
   );
   const completed = rows[0];
-  if (!completed) throw await whyNotCompleted(sql, interactionHash, transaction.id);
-  return { redirectTo: back.url, approved: decision === "approved" && completed.offerPending };
+  if (!completed) {
+    throw new DomainError(
+      "InvalidState",
+      "This authorization interaction has expired or was just completed: the person starts again from the wallet.",
+    );
+  }
+  return { redirectTo: back.url, approved: approve && completed.offerPending };
 }
 
-async function whyNotCompleted(
-  sql: ReturnType<typeof sqlFor>,
-  interactionHash: string,
-  transactionId: string,
-) {
-  const { rows } = await sql.query<{ interactionUsedAt: Date | null }>(
-    `SELECT "interactionUsedAt" FROM "AuthorizationRequest" WHERE "interactionHash" = $1 AND "transactionId" = $2`,
-    [interactionHash, transactionId],
+/** The request behind a handle, if its issuer is the caller's to see (tenant, environment, issuer key). */
+async function visibleInteraction(sql: FastSql, principal: Principal, interactionHash: string) {
+  const { rows } = await sql.query<Interaction>(
+    `SELECT a."id", a."issuerId", a."transactionId", a."configurationIdentifier", a."interactionUsedAt",
+            a."interactionExpiresAt"
+       FROM "AuthorizationRequest" a JOIN "Issuer" i ON i."id" = a."issuerId"
+      WHERE a."interactionHash" = $1 AND i."tenantId" = $2 AND i."environment" = $3
+        AND ($4::text IS NULL OR i."id" = $4)`,
+    [interactionHash, principal.tenantId, principal.environment, principal.issuerId ?? null],
   );
-  const known = rows[0];
-  if (!known) return notFound("The authorization interaction");
-  return new DomainError(
-    "InvalidState",
-    known.interactionUsedAt
-      ? "This authorization interaction was already completed."
-      : "This authorization interaction has expired: the person starts again from the wallet.",
-  );
+  const interaction = rows[0];
+  if (!interaction) throw notFound("The authorization interaction");
+  return interaction;
+}
+
+/**
+ * The transaction that answers the request: the offer's own (a `transactionId` sent must be it), or,
+ * for a wallet-initiated request, the one named, which must be the caller's to see, of the same issuer
+ * and configuration, pending, unredeemed and made for the authorization code grant. A denial of a
+ * wallet-initiated request needs none (null).
+ */
+async function answeringTransaction(
+  db: Db,
+  principal: Principal,
+  interaction: Interaction,
+  input: TCompleteAuthorizationRequest,
+  approve: boolean,
+): Promise<string | null> {
+  if (interaction.transactionId) {
+    if (input.transactionId !== undefined && input.transactionId !== interaction.transactionId) {
+      throw new DomainError(
+        "InvalidState",
+        "This authorization interaction belongs to the offer of another issuance transaction.",
+      );
+    }
+    return interaction.transactionId;
+  }
+  if (input.transactionId === undefined) {
+    if (!approve) return null;
+    throw new DomainError(
+      "ValidationFailed",
+      "This request came from the wallet, not from an offer: name the issuance transaction (transactionId) that holds the person's claims.",
+    );
+  }
+  const transaction = await findVisibleTransaction(db, principal, input.transactionId);
+  if (
+    transaction.issuerId !== interaction.issuerId ||
+    transaction.configurationIdentifier !== interaction.configurationIdentifier ||
+    transaction.issuerStateHash === null ||
+    transaction.codeRedeemedAt !== null ||
+    effectiveStatus(transaction) !== "pending"
+  ) {
+    throw new DomainError(
+      "InvalidState",
+      `The issuance transaction must be a pending one of the same issuer for ${interaction.configurationIdentifier}, created with delivery.grant "authorizationCode" and not yet redeemed.`,
+    );
+  }
+  return transaction.id;
 }

@@ -118,8 +118,8 @@ export const ZTransactionIdRequest = z.object({
   transactionId: z.string().meta({ description: "Issuance transaction id." }),
 });
 
-// IssuanceTransactions_CompleteAuthorization (beyond the interface specification: docs/api/issuance.md)
-export const ZCompleteAuthorizationRequest = ZTransactionIdRequest.extend({
+// Authorizations_Complete (beyond the interface specification: docs/api/issuance.md)
+export const ZCompleteAuthorizationRequest = z.strictObject({
   interaction: z.string().min(1).max(256).meta({
     description:
       "The `interaction` query parameter the authorization endpoint sent the person to the issuer's authorization page with.",
@@ -129,6 +129,11 @@ export const ZCompleteAuthorizationRequest = ZTransactionIdRequest.extend({
     description:
       "`approve`: the person signed in as the transaction's subject and consented; the wallet gets an authorization code. `deny`: the wallet gets `access_denied`, and the offer stays pending.",
     example: "approve",
+  }),
+  transactionId: z.string().max(64).optional().meta({
+    description:
+      'The issuance transaction that answers the request. An offer\'s request has its own (the `transaction_id` the page was opened with; if sent, it must be that one). A wallet-initiated request (the page was opened with `credential_configuration_id` instead) needs one to be approved: a pending transaction of the same issuer and configuration, created with `delivery.grant: "authorizationCode"` for the person who signed in.',
+    example: "itx_01j9z3k8m2x4v6b8n0p2q4s6t8",
   }),
 });
 export type TCompleteAuthorizationRequest = z.infer<typeof ZCompleteAuthorizationRequest>;

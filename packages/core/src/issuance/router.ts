@@ -75,11 +75,11 @@ export const issuanceTransactionsRouter = router({
     .meta({
       openapi: {
         method: "POST",
-        path: "/v1.0/issuance-transactions/{transactionId}/authorization",
-        operationId: "IssuanceTransactions_CompleteAuthorization",
+        path: "/v1.0/authorizations/complete",
+        operationId: "Authorizations_Complete",
         summary: "Complete the person's authorization at the issuer's authorization page",
         description:
-          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction` and `transaction_id`; once the integrator has signed the person in (as the transaction's subject) and asked for consent, it calls this with the decision and sends the browser to the returned `redirectTo`. The returned URL gives the wallet its code (or access_denied) only in the browser that opened the authorization endpoint. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown for this transaction). Beyond the interface specification.",
+          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction` and `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`); once the integrator has signed the person in and asked for consent, it calls this with the decision (and, to approve a wallet-initiated request, the transaction it created for the person) and sends the browser to the returned `redirectTo`. The returned URL gives the wallet its code (or access_denied) only in the browser that opened the authorization endpoint. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown to the caller). Beyond the interface specification.",
         tags: TAGS,
       },
       scopes: ["credentials.issue"],
@@ -90,7 +90,7 @@ export const issuanceTransactionsRouter = router({
     .output(ZCompleteAuthorizationResponse)
     .mutation(({ ctx, input }) =>
       // The handle is spent by the first call: a retry must get the same return URL again.
-      withIdempotency(ctx, "IssuanceTransactions_CompleteAuthorization", input, async (db) => ({
+      withIdempotency(ctx, "Authorizations_Complete", input, async (db) => ({
         data: await completeAuthorization(ctx.deps, db, ctx.principal, input),
       })),
     ),

@@ -98,7 +98,7 @@ export const zAuthorizationPage = z
   .strictObject({
     url: zHttpsUri.meta({
       description:
-        "The integrator's page (https) that signs the person in and asks for consent. The authorization endpoint sends the browser there with the query parameters `interaction` (a one-time handle, valid 10 minutes) and `transaction_id`; the integrator's backend then calls IssuanceTransactions_CompleteAuthorization and sends the browser to the `redirectTo` it returns.",
+        "The integrator's page (https) that signs the person in and asks for consent. The authorization endpoint sends the browser there with the query parameters `interaction` (a one-time handle, valid 10 minutes) and `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`); the integrator's backend then calls Authorizations_Complete and sends the browser to the `redirectTo` it returns. With a page, wallets may also start the code flow themselves (no offer).",
       example: "https://login.acme.example/credential-consent",
     }),
   })

@@ -73,7 +73,7 @@ describe("parsePushedAuthorizationRequest", () => {
     ["no challenge", { code_challenge: undefined }, "invalid_request"],
     ["no challenge method", { code_challenge_method: undefined }, "invalid_request"],
     ["plain", { code_challenge_method: "plain" }, "invalid_request"],
-    ["no issuer_state", { issuer_state: undefined }, "invalid_request"],
+    ["a repeated issuer_state", { issuer_state: ["a", "b"] }, "invalid_request"],
     ["repeated client_id", { client_id: ["a", "b"] }, "invalid_request"],
     ["a request object", { request: "x.y.z" }, "invalid_request"],
     ["a request_uri", { request_uri: "urn:x" }, "invalid_request"],
@@ -114,6 +114,13 @@ describe("redirect URIs and responses", () => {
 });
 
 describe("authorization code offer", () => {
+  it("parses a wallet-initiated request: no issuer_state", () => {
+    const { issuer_state: _, ...walletInitiated } = base;
+    const parsed = parsePushedAuthorizationRequest(new URLSearchParams(walletInitiated));
+    expect(parsed.issuer_state).toBeUndefined();
+    expect(parsed.client_id).toBe(base.client_id);
+  });
+
   it("builds OpenID4VCI's authorization code offer with issuer_state only", () => {
     const offer = buildCredentialOffer({
       credentialIssuer: "https://credential-issuer.example.com",

@@ -33,8 +33,8 @@ export interface TPushedAuthorizationRequest {
   client_id: string;
   redirect_uri: string;
   code_challenge: string;
-  /** OpenID4VCI §5.1.3: ties the request to the offer; required here, as no flow starts without one. */
-  issuer_state: string;
+  /** OpenID4VCI §5.1.3: ties the request to the offer; absent in a wallet-initiated request. */
+  issuer_state?: string;
   state?: string;
   scope?: string[];
   authorization_details?: TAuthorizationDetail[];
@@ -95,8 +95,10 @@ export function isAcceptableRedirectUri(value: string): boolean {
 /**
  * Parses a pushed authorization request (RFC 9126 §2.1) for OpenID4VCI's authorization code flow:
  * `response_type=code`, a public `client_id`, a `redirect_uri`, PKCE with S256 (FAPI 2.0 / HAIP:
- * `plain` is refused) and the offer's `issuer_state`. Unknown parameters are ignored, repeated ones
- * refused. Whether the scope, details and resource name what was offered is the caller's check.
+ * `plain` is refused), and the offer's `issuer_state` when the flow starts from an offer. Unknown
+ * parameters are ignored, repeated ones refused. Whether the scope, details and resource name what was
+ * offered (or what the issuer has), and whether a request without `issuer_state` is taken, is the
+ * caller's check.
  */
 export function parsePushedAuthorizationRequest(form: FormParams): TPushedAuthorizationRequest {
   const fail = (description: string) => authorizationError("invalid_request", description);
@@ -123,9 +125,6 @@ export function parsePushedAuthorizationRequest(form: FormParams): TPushedAuthor
   if (get("code_challenge_method") !== "S256") throw fail("code_challenge_method must be S256");
   if (!PKCE_VALUE.test(challenge)) throw fail("code_challenge is not an S256 challenge");
   const issuerState = get("issuer_state");
-  if (!issuerState) {
-    throw fail("issuer_state is required: this issuer starts the authorization code flow from its offers");
-  }
   const state = get("state");
   if (state !== undefined && state.length > MAX_STATE_LENGTH) throw fail("state is too long");
   const scope = get("scope");
@@ -137,7 +136,7 @@ export function parsePushedAuthorizationRequest(form: FormParams): TPushedAuthor
     client_id: clientId,
     redirect_uri: redirectUri,
     code_challenge: challenge,
-    issuer_state: issuerState,
+    ...(issuerState ? { issuer_state: issuerState } : {}),
     ...(state ? { state } : {}),
     ...(scope ? { scope: scope.split(" ").filter(Boolean) } : {}),
     ...(details === undefined

@@ -17,11 +17,20 @@ export function authorizationPageOf(issuer: { authorizationPage: unknown }): TAu
   return page && typeof page.url === "string" ? page : null;
 }
 
-/** Where the authorization endpoint sends the person: the page, with the interaction handle and the transaction. */
-export function authorizationPageUrl(page: TAuthorizationPage, interaction: string, transactionId: string) {
+/**
+ * Where the authorization endpoint sends the person: the page, with the interaction handle and the
+ * offer's transaction, or, for a wallet-initiated request, the configuration asked for.
+ */
+export function authorizationPageUrl(
+  page: TAuthorizationPage,
+  interaction: string,
+  request: { transactionId: string | null; configurationIdentifier: string | null },
+) {
   const url = new URL(page.url);
   url.searchParams.set("interaction", interaction);
-  url.searchParams.set("transaction_id", transactionId);
+  if (request.transactionId) url.searchParams.set("transaction_id", request.transactionId);
+  else if (request.configurationIdentifier)
+    url.searchParams.set("credential_configuration_id", request.configurationIdentifier);
   return url.toString();
 }
 

@@ -1,14 +1,17 @@
-import type { FastSql } from "@cred/db";
+import type { Db, FastSql } from "@cred/db";
 import {
   authorizationError,
   authorizationResponseUrl,
   type FormParams,
   PAR_REQUEST_URI_PREFIX,
   parsePushedAuthorizationRequest,
+  type TPushedAuthorizationRequest,
 } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import { newId, randomToken } from "../../shared/ids";
+import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
+import { issuanceCatalog } from "../issuance-catalog";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
 import {
@@ -34,6 +37,7 @@ export const REQUEST_URI_LIFETIME_SECONDS = 60;
  * checked as client authentication (`authenticateWallet`). Returns the one-time `request_uri`.
  */
 export async function pushAuthorizationRequest(
+  db: Db,
   sql: FastSql,
   config: CoreConfig,
   issuer: WalletIssuer,
@@ -64,31 +68,10 @@ export async function pushAuthorizationRequest(
     );
   }
 
-  const { rows } = await sql.query<{
-    id: string;
-    issuerId: string;
-    status: string;
-    expiresAt: Date;
-    codeRedeemedAt: Date | null;
-    configurationIdentifier: string;
-  }>(
-    `SELECT "id", "issuerId", "status", "expiresAt", "codeRedeemedAt", "configurationIdentifier"
-       FROM "IssuanceTransaction" WHERE "issuerStateHash" = $1`,
-    [hashSecret(request.issuer_state)],
-  );
-  const offer = rows[0];
-  if (
-    !offer ||
-    offer.issuerId !== issuer.id ||
-    offer.codeRedeemedAt ||
-    effectiveStatus(offer) !== "pending"
-  ) {
-    throw authorizationError(
-      "invalid_request",
-      "issuer_state is not that of a pending credential offer of this issuer, or the offer was already redeemed.",
-    );
-  }
-  const offered = offer.configurationIdentifier;
+  const { transactionId, offered } =
+    request.issuer_state !== undefined
+      ? await offerOf(sql, issuer, request.issuer_state)
+      : await walletInitiated(db, issuer, request);
   // RFC 6749 §3.3: scope values that are not the offered configuration's (e.g. `openid`) are not granted;
   // a scope without it, and no authorization_details to name it, asks for nothing that can be issued.
   if (request.scope && !request.scope.includes(offered) && !request.authorization_details) {
@@ -111,13 +94,13 @@ export async function pushAuthorizationRequest(
   await sql.query(
     `INSERT INTO "AuthorizationRequest" ("id", "issuerId", "transactionId", "requestUriHash", "clientId",
        "redirectUri", "codeChallenge", "state", "authorizationDetails", "scope", "dpopJkt",
-       "clientAttestationJkt", "requestUriExpiresAt", "expiresAt", "createdAt")
+       "clientAttestationJkt", "requestUriExpiresAt", "expiresAt", "createdAt", "configurationIdentifier")
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13::timestamp(3), $13::timestamp(3),
-       $14::timestamp(3))`,
+       $14::timestamp(3), $15)`,
     [
       newId("par"),
       issuer.id,
-      offer.id,
+      transactionId,
       hashSecret(handle),
       request.client_id,
       request.redirect_uri,
@@ -129,9 +112,73 @@ export async function pushAuthorizationRequest(
       attested?.instanceJkt ?? null,
       expiresAt,
       now,
+      transactionId === null ? offered : null,
     ],
   );
   return { request_uri: `${PAR_REQUEST_URI_PREFIX}${handle}`, expires_in: REQUEST_URI_LIFETIME_SECONDS };
+}
+
+/** The pending, unredeemed offer of this issuer whose `issuer_state` a request names. */
+async function offerOf(sql: FastSql, issuer: WalletIssuer, issuerState: string) {
+  const { rows } = await sql.query<{
+    id: string;
+    issuerId: string;
+    status: string;
+    expiresAt: Date;
+    codeRedeemedAt: Date | null;
+    configurationIdentifier: string;
+  }>(
+    `SELECT "id", "issuerId", "status", "expiresAt", "codeRedeemedAt", "configurationIdentifier"
+       FROM "IssuanceTransaction" WHERE "issuerStateHash" = $1`,
+    [hashSecret(issuerState)],
+  );
+  const offer = rows[0];
+  if (
+    !offer ||
+    offer.issuerId !== issuer.id ||
+    offer.codeRedeemedAt ||
+    effectiveStatus(offer) !== "pending"
+  ) {
+    throw authorizationError(
+      "invalid_request",
+      "issuer_state is not that of a pending credential offer of this issuer, or the offer was already redeemed.",
+    );
+  }
+  return { transactionId: offer.id as string | null, offered: offer.configurationIdentifier };
+}
+
+/**
+ * A wallet-initiated request (no `issuer_state`, OpenID4VCI §5.1; HAIP has issuers support both): taken
+ * only by an issuer with an authorization page, where the integrator signs the person in and names the
+ * transaction (its subject and claims) when it completes the authorization. It must ask for exactly one
+ * configuration this issuer issues, by `authorization_details` or by its `scope`.
+ */
+async function walletInitiated(db: Db, issuer: WalletIssuer, request: TPushedAuthorizationRequest) {
+  if (!authorizationPageOf(issuer)) {
+    throw authorizationError(
+      "invalid_request",
+      "issuer_state is required: this credential issuer starts the authorization code flow from its offers.",
+    );
+  }
+  const asked = new Set(
+    request.authorization_details?.map((d) => d.credential_configuration_id) ?? request.scope ?? [],
+  );
+  const issued: string[] = [];
+  for (const identifier of asked) {
+    const configuration = await issuanceCatalog.configuration(db, scopeOfRow(issuer), identifier);
+    if (configuration && (await issuanceCatalog.isGranted(db, issuer.id, configuration.id)))
+      issued.push(identifier);
+  }
+  if (issued.length !== 1) {
+    const [code, where] = request.authorization_details
+      ? (["invalid_authorization_details", "authorization_details"] as const)
+      : (["invalid_scope", "scope"] as const);
+    throw authorizationError(
+      code,
+      `Name exactly one credential configuration of this issuer in ${where} (its identifier, which is its scope).`,
+    );
+  }
+  return { transactionId: null as string | null, offered: issued[0] as string };
 }
 
 /**
@@ -182,14 +229,16 @@ export async function authorize(
   const { rows } = await sql.query<{
     redirectUri: string;
     state: string | null;
-    transactionId: string;
+    transactionId: string | null;
+    configurationIdentifier: string | null;
     offerPending: boolean;
   }>(
+    // A wallet-initiated request has no offer yet: it goes on only to an authorization page ($11).
     `WITH pending AS (
-       SELECT a."id", EXISTS (
+       SELECT a."id", CASE WHEN a."transactionId" IS NULL THEN $11::boolean ELSE EXISTS (
          SELECT 1 FROM "IssuanceTransaction" t
           WHERE t."id" = a."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $4::timestamp(3)
-            AND t."codeRedeemedAt" IS NULL) AS "offerPending"
+            AND t."codeRedeemedAt" IS NULL) END AS "offerPending"
          FROM "AuthorizationRequest" a
         WHERE a."requestUriHash" = $1 AND a."issuerId" = $2 AND a."clientId" = $3
           AND a."requestUriUsedAt" IS NULL AND a."requestUriExpiresAt" > $4::timestamp(3))
@@ -202,7 +251,7 @@ export async function authorize(
             "browserBindingHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $9 END,
             "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3), $10::timestamp(3))
       WHERE a."id" = (SELECT "id" FROM pending) AND a."requestUriUsedAt" IS NULL
-      RETURNING a."redirectUri", a."state", a."transactionId",
+      RETURNING a."redirectUri", a."state", a."transactionId", a."configurationIdentifier",
                 (SELECT "offerPending" FROM pending) AS "offerPending"`,
     [
       hashSecret(requestUri.slice(PAR_REQUEST_URI_PREFIX.length)),
@@ -216,6 +265,7 @@ export async function authorize(
       binding && hashSecret(binding),
       // A handle's row outlives it by an hour, so a late answer is told it expired (409), not unknown.
       interactionExpiresAt && new Date(interactionExpiresAt.getTime() + 3600_000),
+      page !== null,
     ],
   );
   const granted = rows[0];
@@ -240,7 +290,7 @@ export async function authorize(
   }
   if (page && interaction && binding) {
     return {
-      redirectTo: authorizationPageUrl(page, interaction, granted.transactionId),
+      redirectTo: authorizationPageUrl(page, interaction, granted),
       cookie: browserBindingCookie(config, issuerId, interaction, binding),
     };
   }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "AuthorizationRequest" ADD COLUMN     "configurationIdentifier" TEXT,
+ALTER COLUMN "transactionId" DROP NOT NULL;
