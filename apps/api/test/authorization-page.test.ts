@@ -112,6 +112,10 @@ describe("authorization page", () => {
     );
     expect(page.searchParams.get("brand")).toBe("acme");
     expect(page.searchParams.get("transaction_id")).toBe(transactionId);
+    // Who asks, for the consent the page shows: anyone can push a request.
+    expect(page.searchParams.get("client_id")).toBe(CLIENT_ID);
+    expect(page.searchParams.get("redirect_uri")).toBe(REDIRECT_URI);
+    expect(page.searchParams.get("wallet_attested")).toBe("false");
     const interaction = page.searchParams.get("interaction") as string;
     expect(interaction).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
@@ -320,6 +324,32 @@ describe("wallet-initiated requests (no offer)", () => {
     expect(tx.body.data.status).toBe("completed");
   });
 
+  it("lets one transaction answer one wallet: a second approval is refused, and the offer's own code flow is closed", async () => {
+    const made = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+    const offer = await resolveOffer(made.credentialOffer);
+    const first = await walletAtPage();
+    expect((await complete(made.id, { interaction: first.interaction, decision: "approve" })).status).toBe(
+      200,
+    );
+    const second = await walletAtPage();
+    const again = await complete(made.id, { interaction: second.interaction, decision: "approve" });
+    expect([again.status, errorCode(again)]).toEqual([409, "InvalidState"]);
+    // The offer's issuer_state no longer starts a flow.
+    const pushed = await fetchJson(as.pushed_authorization_request_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({
+        response_type: "code",
+        client_id: CLIENT_ID,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkceChallengeOf(randomBytes(32).toString("base64url")),
+        code_challenge_method: "S256",
+        issuer_state: offer.grants.authorization_code.issuer_state,
+      }),
+    });
+    expect([pushed.status, pushed.body.error]).toEqual([400, "invalid_request"]);
+  });
+
   it("denies without a transaction; refuses requests naming no configuration of the issuer, or at an issuer without a page", async () => {
     const { cookie, interaction } = await walletAtPage();
     const denied = await complete(undefined, { interaction, decision: "deny" });
@@ -327,7 +357,8 @@ describe("wallet-initiated requests (no offer)", () => {
     const back = new URL((await returnTo(denied.body.data.redirectTo, cookie)).location as string);
     expect(back.searchParams.get("error")).toBe("access_denied");
 
-    for (const scope of ["openid", "no-such-configuration"]) {
+    const many = Array.from({ length: 11 }, (_, i) => `scope-${i}`).join(" ");
+    for (const scope of ["openid", "no-such-configuration", `${issuer.configuration} ${many}`]) {
       const { pushed } = await walletPush(scope);
       expect([pushed.status, pushed.body.error], scope).toEqual([400, "invalid_scope"]);
     }

@@ -42,7 +42,17 @@ export async function completeAuthorization(
   }
   const approve = input.decision === "approve";
   const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
+  const now = new Date();
+  if (approve && transactionId && (await approvedElsewhere(sql, transactionId, interaction.id, now))) {
+    throw new DomainError(
+      "InvalidState",
+      "Another authorization request for this issuance transaction is approved and not yet redeemed; one transaction answers one wallet.",
+    );
+  }
   const back = authorizationReturn(deps.config, interaction.issuerId);
+  const binds = approve && interaction.transactionId === null && transactionId !== null;
+  // Binding a wallet-initiated request also closes the transaction's own offer to the code flow (its
+  // issuer_state), so that only the wallet the integrator approved can redeem it.
   const { rows } = await sql.query<{ offerPending: boolean }>(
     `WITH pending AS (
        SELECT a."id", EXISTS (
@@ -50,13 +60,16 @@ export async function completeAuthorization(
           WHERE t."id" = $2 AND t."status" = 'pending' AND t."expiresAt" > $3::timestamp(3)
             AND t."codeRedeemedAt" IS NULL) AS "offerPending"
          FROM "AuthorizationRequest" a
-        WHERE a."id" = $1 AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3))
+        WHERE a."id" = $1 AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3)),
+     bound AS (
+       UPDATE "IssuanceTransaction" SET "issuerStateHash" = NULL, "updatedAt" = $3::timestamp(3)
+        WHERE "id" = $2 AND $6::boolean AND EXISTS (SELECT 1 FROM pending))
      UPDATE "AuthorizationRequest" a
         SET "interactionUsedAt" = $3::timestamp(3), "interactionDecision" = $4, "interactionResultHash" = $5,
             "transactionId" = COALESCE(a."transactionId", $2)
       WHERE a."id" = (SELECT "id" FROM pending) AND a."interactionUsedAt" IS NULL
       RETURNING (SELECT "offerPending" FROM pending) AS "offerPending"`,
-    [interaction.id, transactionId, new Date(), approve ? "approved" : "denied", back.tokenHash],
+    [interaction.id, transactionId, now, approve ? "approved" : "denied", back.tokenHash, binds],
   );
   const completed = rows[0];
   if (!completed) {
@@ -66,6 +79,23 @@ export async function completeAuthorization(
     );
   }
   return { redirectTo: back.url, approved: approve && completed.offerPending };
+}
+
+/**
+ * Whether another request for the transaction holds an approval still to be taken back, or a code not
+ * yet used: a second approval would hand a second wallet a code for the same credential.
+ */
+async function approvedElsewhere(sql: FastSql, transactionId: string, requestId: string, now: Date) {
+  const { rows } = await sql.query(
+    `SELECT 1 FROM "AuthorizationRequest"
+      WHERE "transactionId" = $1 AND "id" <> $2
+        AND (("interactionDecision" = 'approved' AND "interactionReturnedAt" IS NULL
+              AND "interactionExpiresAt" > $3::timestamp(3))
+          OR ("codeHash" IS NOT NULL AND "codeUsedAt" IS NULL AND "codeExpiresAt" > $3::timestamp(3)))
+      LIMIT 1`,
+    [transactionId, requestId, now],
+  );
+  return rows.length > 0;
 }
 
 /** The request behind a handle, if its issuer is the caller's to see (tenant, environment, issuer key). */

@@ -18,19 +18,30 @@ export function authorizationPageOf(issuer: { authorizationPage: unknown }): TAu
 }
 
 /**
- * Where the authorization endpoint sends the person: the page, with the interaction handle and the
- * offer's transaction, or, for a wallet-initiated request, the configuration asked for.
+ * Where the authorization endpoint sends the person: the page, with the interaction handle, the offer's
+ * transaction (or, for a wallet-initiated request, the configuration asked for), and who asks: the
+ * client, the redirect URI the credential's code will go to, and whether a wallet attestation vouched
+ * for the client. The page shows these before consent, since anyone can push a request.
  */
 export function authorizationPageUrl(
   page: TAuthorizationPage,
   interaction: string,
-  request: { transactionId: string | null; configurationIdentifier: string | null },
+  request: {
+    transactionId: string | null;
+    configurationIdentifier: string | null;
+    clientId: string;
+    redirectUri: string;
+    clientAttestationJkt: string | null;
+  },
 ) {
   const url = new URL(page.url);
   url.searchParams.set("interaction", interaction);
   if (request.transactionId) url.searchParams.set("transaction_id", request.transactionId);
   else if (request.configurationIdentifier)
     url.searchParams.set("credential_configuration_id", request.configurationIdentifier);
+  url.searchParams.set("client_id", request.clientId);
+  url.searchParams.set("redirect_uri", request.redirectUri);
+  url.searchParams.set("wallet_attested", request.clientAttestationJkt ? "true" : "false");
   return url.toString();
 }
 

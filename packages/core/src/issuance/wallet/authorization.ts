@@ -153,6 +153,9 @@ async function offerOf(sql: FastSql, issuer: WalletIssuer, issuerState: string) 
  * transaction (its subject and claims) when it completes the authorization. It must ask for exactly one
  * configuration this issuer issues, by `authorization_details` or by its `scope`.
  */
+/** How many scope values or authorization_details a wallet-initiated request may carry. */
+const MAX_ASKED = 10;
+
 async function walletInitiated(db: Db, issuer: WalletIssuer, request: TPushedAuthorizationRequest) {
   if (!authorizationPageOf(issuer)) {
     throw authorizationError(
@@ -163,21 +166,24 @@ async function walletInitiated(db: Db, issuer: WalletIssuer, request: TPushedAut
   const asked = new Set(
     request.authorization_details?.map((d) => d.credential_configuration_id) ?? request.scope ?? [],
   );
+  const [code, where] = request.authorization_details
+    ? (["invalid_authorization_details", "authorization_details"] as const)
+    : (["invalid_scope", "scope"] as const);
+  const refuse = () =>
+    authorizationError(
+      code,
+      `Name exactly one credential configuration of this issuer in ${where} (its identifier, which is its scope), among at most ${MAX_ASKED} values.`,
+    );
+  // An anonymous request: each value asked costs a lookup, so only a few are looked at.
+  if (asked.size > MAX_ASKED) throw refuse();
   const issued: string[] = [];
   for (const identifier of asked) {
     const configuration = await issuanceCatalog.configuration(db, scopeOfRow(issuer), identifier);
     if (configuration && (await issuanceCatalog.isGranted(db, issuer.id, configuration.id)))
       issued.push(identifier);
+    if (issued.length > 1) break;
   }
-  if (issued.length !== 1) {
-    const [code, where] = request.authorization_details
-      ? (["invalid_authorization_details", "authorization_details"] as const)
-      : (["invalid_scope", "scope"] as const);
-    throw authorizationError(
-      code,
-      `Name exactly one credential configuration of this issuer in ${where} (its identifier, which is its scope).`,
-    );
-  }
+  if (issued.length !== 1) throw refuse();
   return { transactionId: null as string | null, offered: issued[0] as string };
 }
 
@@ -231,6 +237,8 @@ export async function authorize(
     state: string | null;
     transactionId: string | null;
     configurationIdentifier: string | null;
+    clientId: string;
+    clientAttestationJkt: string | null;
     offerPending: boolean;
   }>(
     // A wallet-initiated request has no offer yet: it goes on only to an authorization page ($11).
@@ -251,8 +259,8 @@ export async function authorize(
             "browserBindingHash" = CASE WHEN (SELECT "offerPending" FROM pending) THEN $9 END,
             "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3), $10::timestamp(3))
       WHERE a."id" = (SELECT "id" FROM pending) AND a."requestUriUsedAt" IS NULL
-      RETURNING a."redirectUri", a."state", a."transactionId", a."configurationIdentifier",
-                (SELECT "offerPending" FROM pending) AS "offerPending"`,
+      RETURNING a."redirectUri", a."state", a."transactionId", a."configurationIdentifier", a."clientId",
+                a."clientAttestationJkt", (SELECT "offerPending" FROM pending) AS "offerPending"`,
     [
       hashSecret(requestUri.slice(PAR_REQUEST_URI_PREFIX.length)),
       issuerId,
