@@ -34,12 +34,10 @@ afterAll(() => t?.close());
 
 const form = (body: Record<string, string>) => new URLSearchParams(body).toString();
 
-/** Offer → PAR → authorize: where the person is sent, and what the wallet will need afterwards. */
-async function atAuthorizationPage() {
-  const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
-  const offer = await resolveOffer(created.credentialOffer);
+/** A wallet's push (PKCE S256, its state) with `params` (issuer_state, or scope for its own request). */
+async function push(params: Record<string, string>, at: Record<string, any> = as) {
   const verifier = randomBytes(32).toString("base64url");
-  const pushed = await fetchJson(as.pushed_authorization_request_endpoint, {
+  const pushed = await fetchJson(at.pushed_authorization_request_endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: form({
@@ -48,20 +46,32 @@ async function atAuthorizationPage() {
       redirect_uri: REDIRECT_URI,
       code_challenge: pkceChallengeOf(verifier),
       code_challenge_method: "S256",
-      issuer_state: offer.grants.authorization_code.issuer_state,
       state: "wallet-state",
+      ...params,
     }),
   });
-  expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+  return { pushed, verifier };
+}
+
+/** The person's browser opening the authorization endpoint: where it is sent, and the cookie it keeps. */
+async function openAuthorization(requestUri: string) {
   const authorized = await fetch(
-    `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri })}`,
+    `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: requestUri })}`,
     { redirect: "manual" },
   );
   expect(authorized.status).toBe(302);
   const page = new URL(authorized.headers.get("location") as string);
-  // The browser keeps the binding cookie (name=value) for the way back.
   const setCookie = authorized.headers.get("set-cookie") ?? "";
-  return { transactionId: created.id, verifier, page, cookie: setCookie.split(";")[0] as string, setCookie };
+  return { page, setCookie, cookie: setCookie.split(";")[0] as string };
+}
+
+/** Offer → PAR → authorize: where the person is sent, and what the wallet will need afterwards. */
+async function atAuthorizationPage() {
+  const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+  const offer = await resolveOffer(created.credentialOffer);
+  const { pushed, verifier } = await push({ issuer_state: offer.grants.authorization_code.issuer_state });
+  expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+  return { transactionId: created.id, verifier, ...(await openAuthorization(pushed.body.request_uri)) };
 }
 
 /** The browser following the answer's redirectTo, with (or without) its cookie: where it is sent. */
@@ -262,34 +272,12 @@ describe("authorization page", () => {
 
 describe("wallet-initiated requests (no offer)", () => {
   /** A wallet's own push: no issuer_state, the configuration named by its scope. */
-  async function walletPush(scope: string, at: Record<string, any> = as) {
-    const verifier = randomBytes(32).toString("base64url");
-    const pushed = await fetchJson(at.pushed_authorization_request_endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form({
-        response_type: "code",
-        client_id: CLIENT_ID,
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkceChallengeOf(verifier),
-        code_challenge_method: "S256",
-        scope,
-        state: "wallet-state",
-      }),
-    });
-    return { pushed, verifier };
-  }
+  const walletPush = (scope: string, at: Record<string, any> = as) => push({ scope }, at);
 
   async function walletAtPage() {
     const { pushed, verifier } = await walletPush(`openid ${issuer.configuration}`);
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
-    const authorized = await fetch(
-      `${as.authorization_endpoint}?${form({ client_id: CLIENT_ID, request_uri: pushed.body.request_uri })}`,
-      { redirect: "manual" },
-    );
-    expect(authorized.status).toBe(302);
-    const page = new URL(authorized.headers.get("location") as string);
-    const cookie = (authorized.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const { page, cookie } = await openAuthorization(pushed.body.request_uri);
     return { page, cookie, verifier, interaction: page.searchParams.get("interaction") as string };
   }
 
@@ -335,18 +323,7 @@ describe("wallet-initiated requests (no offer)", () => {
     const again = await complete(made.id, { interaction: second.interaction, decision: "approve" });
     expect([again.status, errorCode(again)]).toEqual([409, "InvalidState"]);
     // The offer's issuer_state no longer starts a flow.
-    const pushed = await fetchJson(as.pushed_authorization_request_endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form({
-        response_type: "code",
-        client_id: CLIENT_ID,
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkceChallengeOf(randomBytes(32).toString("base64url")),
-        code_challenge_method: "S256",
-        issuer_state: offer.grants.authorization_code.issuer_state,
-      }),
-    });
+    const { pushed } = await push({ issuer_state: offer.grants.authorization_code.issuer_state });
     expect([pushed.status, pushed.body.error]).toEqual([400, "invalid_request"]);
   });
 

@@ -133,6 +133,30 @@ async function requestCredential(
   return response.credentialResponse;
 }
 
+/**
+ * The library's code flow of a fresh offer of `target` with DPoP (by the holder's key), through to one
+ * credential; `fetchImpl` sees every request the library makes.
+ */
+async function dpopCodeFlowCredential(target: ActiveIssuer, fetchImpl: typeof fetch = fetch) {
+  const holder = await generateEs256KeyPair();
+  const client = walletClient(holder, { clientId: "oid4vc-ts-wallet" }, fetchImpl);
+  const created = await createTransaction(t, t.adminKey, target, { grant: "authorizationCode" });
+  const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
+  const { issuerMetadata, accessTokenResponse } = await codeFlowToken(client, created.credentialOffer, {
+    clientId: "oid4vc-ts-wallet",
+    scope: target.configuration,
+    dpop,
+  });
+  expect(accessTokenResponse.token_type).toBe("DPoP");
+  const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
+    configuration: target.configuration,
+    holder,
+    dpop,
+  });
+  expect(response.credentials).toHaveLength(1);
+  return { client, issuerMetadata, accessTokenResponse, response, created, dpop };
+}
+
 describe("oid4vc-ts wallet client", () => {
   it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
     const holder = await generateEs256KeyPair();
@@ -221,22 +245,7 @@ describe("oid4vc-ts wallet client", () => {
   });
 
   it("runs the authorization code flow of an offer: PAR with PKCE and DPoP, redirect, code exchange", async () => {
-    const holder = await generateEs256KeyPair();
-    const client = walletClient(holder, { clientId: "oid4vc-ts-wallet" });
-    const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
-    const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
-    const { issuerMetadata, accessTokenResponse } = await codeFlowToken(client, created.credentialOffer, {
-      clientId: "oid4vc-ts-wallet",
-      scope: issuer.configuration,
-      dpop,
-    });
-    expect(accessTokenResponse.token_type).toBe("DPoP");
-    const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
-      configuration: issuer.configuration,
-      holder,
-      dpop,
-    });
-    expect(response.credentials).toHaveLength(1);
+    const { created } = await dpopCodeFlowCredential(issuer);
     const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
     expect(tx.body.data.status).toBe("completed");
   });
@@ -258,22 +267,8 @@ describe("oid4vc-ts wallet client", () => {
         askedForNonce.push(new URL(String(input instanceof Request ? input.url : input)).pathname);
       return response;
     };
-    const holder = await generateEs256KeyPair();
-    const client = walletClient(holder, { clientId: "oid4vc-ts-wallet" }, counting);
-    const created = await createTransaction(t, t.adminKey, strict, { grant: "authorizationCode" });
-    const dpop = { signer: { method: "jwk" as const, alg: "ES256", publicJwk: holder.publicJwk as never } };
-    const { issuerMetadata, accessTokenResponse } = await codeFlowToken(client, created.credentialOffer, {
-      clientId: "oid4vc-ts-wallet",
-      scope: strict.configuration,
-      dpop,
-    });
-    expect(accessTokenResponse.token_type).toBe("DPoP");
-    const response = await requestCredential(client, issuerMetadata, accessTokenResponse.access_token, {
-      configuration: strict.configuration,
-      holder,
-      dpop,
-    });
-    expect(response.credentials).toHaveLength(1);
+    const { client, issuerMetadata, accessTokenResponse, response, created, dpop } =
+      await dpopCodeFlowCredential(strict, counting);
     await client.sendNotification({
       issuerMetadata,
       accessToken: accessTokenResponse.access_token,

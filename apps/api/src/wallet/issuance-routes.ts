@@ -187,12 +187,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         issuer,
         request.query as Record<string, unknown>,
       );
-      reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
-      if ("redirectTo" in outcome) {
-        if (outcome.cookie) reply.header("Set-Cookie", setCookieHeader(outcome.cookie));
-        return reply.redirect(outcome.redirectTo, 302);
-      }
-      return reply.code(400).type("text/html; charset=utf-8").send(authorizationErrorPage(outcome.errorPage));
+      return answerBrowser(reply, outcome);
     }),
   );
 
@@ -208,12 +203,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         (request.query as Record<string, unknown>).result,
         cookiesOf(request.headers.cookie),
       );
-      reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
-      if ("redirectTo" in outcome) {
-        reply.header("Set-Cookie", setCookieHeader(outcome.clearCookie));
-        return reply.redirect(outcome.redirectTo, 302);
-      }
-      return reply.code(400).type("text/html; charset=utf-8").send(authorizationErrorPage(outcome.errorPage));
+      return answerBrowser(reply, outcome);
     }),
   );
 
@@ -310,6 +300,22 @@ function formOf(request: FastifyRequest, what: string): URLSearchParams {
     status: 400,
     headers: NO_STORE,
   });
+}
+
+/**
+ * The answer to the person's browser at the authorization endpoint or on its way back: a 302 (setting
+ * or clearing the flow's cookie), or a page (400) where a redirect cannot be trusted.
+ */
+function answerBrowser(
+  reply: FastifyReply,
+  outcome: { redirectTo: string; cookie?: Parameters<typeof setCookieHeader>[0] } | { errorPage: string },
+) {
+  reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
+  if ("redirectTo" in outcome) {
+    if (outcome.cookie) reply.header("Set-Cookie", setCookieHeader(outcome.cookie));
+    return reply.redirect(outcome.redirectTo, 302);
+  }
+  return reply.code(400).type("text/html; charset=utf-8").send(authorizationErrorPage(outcome.errorPage));
 }
 
 /** The request's cookies by name (RFC 6265 §5.4: `name=value` pairs separated by `;`). */

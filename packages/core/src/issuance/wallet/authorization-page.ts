@@ -97,7 +97,7 @@ export function authorizationReturn(config: Pick<CoreConfig, "publicBaseUrl">, i
   return { url: url.toString(), tokenHash: hashSecret(token) };
 }
 
-export type ReturnOutcome = { redirectTo: string; clearCookie: BrowserBindingCookie } | { errorPage: string };
+export type ReturnOutcome = { redirectTo: string; cookie: BrowserBindingCookie } | { errorPage: string };
 
 /**
  * The browser's return from the authorization page (`/authorize/return?result=…`): it must carry the
@@ -160,9 +160,10 @@ export async function returnFromAuthorizationPage(
   if (!returned) return refused;
   const iss = issuerUrls(config, issuerId).credentialIssuer;
   const state = returned.state ?? undefined;
-  const clearCookie = bindingCookie(config, issuerId, interactionHash, "", 0);
+  // The flow is over: the cookie goes.
+  const cookie = bindingCookie(config, issuerId, interactionHash, "", 0);
   if (returned.approved && returned.offerPending) {
-    return { redirectTo: authorizationResponseUrl(returned.redirectUri, { code, state, iss }), clearCookie };
+    return { redirectTo: authorizationResponseUrl(returned.redirectUri, { code, state, iss }), cookie };
   }
   return {
     redirectTo: authorizationResponseUrl(returned.redirectUri, {
@@ -173,6 +174,6 @@ export async function returnFromAuthorizationPage(
       state,
       iss,
     }),
-    clearCookie,
+    cookie,
   };
 }
