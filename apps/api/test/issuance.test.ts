@@ -54,6 +54,23 @@ async function issuerKey() {
 }
 
 describe("IssuanceTransactions_Create", () => {
+  it("invocation haip links the offer with haip-vci://, by reference and by value, on create and on read", async () => {
+    const byReference = await create({ delivery: { invocation: "haip" } });
+    expect(byReference.credentialOffer).toBe(
+      `haip-vci://?credential_offer_uri=${encodeURIComponent(byReference.credentialOfferUri)}`,
+    );
+    const read = await call(t, "GET", `${PATH}/${byReference.id}`, { key: t.adminKey });
+    expect(read.body.data.credentialOffer).toBe(byReference.credentialOffer);
+    const byValue = await create({ delivery: { invocation: "haip", offerBy: "value" } });
+    expect(byValue.credentialOffer).toMatch(/^haip-vci:\/\/\?credential_offer=%7B/);
+    expect((await create()).credentialOffer).toMatch(/^openid-credential-offer:\/\/\?credential_offer_uri=/);
+    const bad = await call(t, "POST", PATH, {
+      key: t.adminKey,
+      body: body({ delivery: { invocation: "haip-vci" } }),
+    });
+    expect([bad.status, errorCode(bad)]).toEqual([400, "ValidationFailed"]);
+  });
+
   it("201 with an offer by reference, unique per offer", async () => {
     const r = await call(t, "POST", PATH, { key: t.adminKey, body: body({ callbackReference: "order-1" }) });
     expect(r.status).toBe(201);

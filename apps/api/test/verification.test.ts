@@ -824,6 +824,25 @@ describe("Verifications_Create", () => {
     expect(errorCode(c)).toBe("IdempotencyKeyReused");
   });
 
+  it("invocation haip links with haip-vp://, the same parameters; openid (default) with openid4vp://", async () => {
+    const plain = await start("pid-jwt", t.adminKey);
+    expect(plain.authorizationRequestUri).toMatch(/^openid4vp:\/\/\?client_id=/);
+    const haip = await start("pid-jwt", t.adminKey, { invocation: "haip" });
+    expect(haip.authorizationRequestUri).toMatch(/^haip-vp:\/\/\?client_id=/);
+    const params = (link: string) => [...new URL(link).searchParams.keys()].sort();
+    expect(params(haip.authorizationRequestUri)).toEqual(params(plain.authorizationRequestUri));
+    expect((await read(haip.id)).authorizationRequestUri).toBe(haip.authorizationRequestUri);
+    // A HAIP wallet follows the link as any other.
+    const { credential } = await issue();
+    expect((await present(haip, { credential })).status).toBe(200);
+    expect((await read(haip.id)).status).toBe("verified");
+    const bad = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      body: { policy: "pid-jwt", invocation: "haip-vp" },
+    });
+    expect([bad.status, errorCode(bad)]).toEqual([400, "ValidationFailed"]);
+  });
+
   it("purpose overrides the policy's", async () => {
     const s = await start("pid-jwt", t.adminKey, { purpose: "Entry to the venue" });
     expect((await read(s.id)).purpose).toBe("Entry to the venue");

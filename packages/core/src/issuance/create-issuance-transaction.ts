@@ -106,9 +106,12 @@ export async function createIssuanceTransaction(
   }
   const id = newId("itx");
   const grantSecret = randomToken(32);
-  const sealed: SealedOffer = codeFlow
-    ? { issuerState: grantSecret, offerHandle: randomToken(24) }
-    : { preAuthorizedCode: grantSecret, offerHandle: randomToken(24) };
+  const sealed: SealedOffer = {
+    ...(codeFlow ? { issuerState: grantSecret } : { preAuthorizedCode: grantSecret }),
+    offerHandle: randomToken(24),
+    // Kept with the offer (sealed), since the link is rebuilt on every read; absent means openid.
+    ...(delivery.invocation === "haip" ? { invocation: "haip" as const } : {}),
+  };
   const txCodeSpec = delivery.txCode
     ? {
         input_mode: delivery.txCode.inputMode,

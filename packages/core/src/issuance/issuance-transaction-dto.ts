@@ -1,5 +1,6 @@
 import { buildCredentialOffer, credentialOfferLink } from "@cred/oid4vc";
 import type { CoreConfig } from "../context";
+import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";
 import type { IssuanceStatus, TIssuanceTransaction } from "./issuance.schema";
 import { issuerUrls } from "./issuance-urls";
@@ -22,7 +23,10 @@ export interface IssuanceTransactionRow {
 }
 
 /** The offer's secrets, sealed on the row: one grant's (pre-authorized code or issuer_state) and the handle. */
-export type SealedOffer = { offerHandle: string } & ({ preAuthorizedCode: string } | { issuerState: string });
+export type SealedOffer = { offerHandle: string; invocation?: Invocation } & (
+  | { preAuthorizedCode: string }
+  | { issuerState: string }
+);
 
 /** The state a caller sees: a pending transaction past its expiry reads as expired. */
 export function effectiveStatus(
@@ -71,13 +75,14 @@ export function toIssuanceTransactionDto(
   let credentialOfferUri: string | null = null;
   if (withOffer && status === "pending" && row.offerCipher) {
     const sealed = JSON.parse(deps.secretBox.open(row.offerCipher, row.id)) as SealedOffer;
+    const scheme = INVOCATION_SCHEMES.offer[sealed.invocation ?? "openid"];
     if (row.offerBy === "reference") {
       credentialOfferUri = issuerUrls(deps.config, row.issuerId).offer(sealed.offerHandle);
-      credentialOffer = credentialOfferLink({ offerUri: credentialOfferUri }, undefined, {
+      credentialOffer = credentialOfferLink({ offerUri: credentialOfferUri }, scheme, {
         allowHttp: deps.config.developmentMode,
       });
     } else {
-      credentialOffer = credentialOfferLink({ offer: offerFor(deps.config, row, sealed) });
+      credentialOffer = credentialOfferLink({ offer: offerFor(deps.config, row, sealed) }, scheme);
     }
   }
   return {

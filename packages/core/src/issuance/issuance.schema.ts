@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { zInvocation } from "../shared/invocation";
 import { resourceOf } from "../shared/pagination";
 
 export const ISSUANCE_STATUSES = ["pending", "completed", "cancelled", "expired"] as const;
@@ -31,6 +32,7 @@ export const zDelivery = z
       example: "preAuthorizedCode",
     }),
     txCode: zTxCodeRequest.optional(),
+    invocation: zInvocation("`openid-credential-offer://` (OpenID4VCI §4.1)", "`haip-vci://` (HAIP)"),
     expiresInSeconds: z
       .int()
       .min(60)

@@ -53,6 +53,7 @@ export async function createVerification(
     nonce: generateNonce(),
     clientId,
     responseMode: rules.responseMode,
+    invocation: input.invocation ?? "openid",
     encryptionKeyCipher: encryptionKey
       ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
       : null,

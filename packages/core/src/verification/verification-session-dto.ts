@@ -1,5 +1,6 @@
 import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
 import type { CoreConfig } from "../context";
+import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";
 import type { VerificationSessionRow } from "./verification-repository";
 import type {
@@ -45,6 +46,9 @@ export function toVerificationSessionDto(
       requestUri,
       requestUriMethod: "post",
       responseMode: row.responseMode as ResponseMode,
+      scheme:
+        INVOCATION_SCHEMES.presentation[row.invocation as Invocation] ??
+        INVOCATION_SCHEMES.presentation.openid,
     }),
     requestUri,
     expiresAt: row.expiresAt.toISOString(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { zInvocation } from "../shared/invocation";
 import { resourceOf } from "../shared/pagination";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
@@ -30,6 +31,7 @@ export const ZCreateVerificationRequest = z
       description: "Why the claims are asked for; defaults to the policy's purpose.",
       example: "Age check at checkout",
     }),
+    invocation: zInvocation("`openid4vp://` (OpenID4VP §13.1.2)", "`haip-vp://` (HAIP)"),
   })
   .meta({ id: "CreateVerificationSessionRequest" });
 export type TCreateVerificationRequest = z.infer<typeof ZCreateVerificationRequest>;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "VerificationSession" ADD COLUMN     "invocation" TEXT NOT NULL DEFAULT 'openid';
