@@ -79,7 +79,7 @@ export const issuanceTransactionsRouter = router({
         operationId: "Authorizations_Complete",
         summary: "Complete the person's authorization at the issuer's authorization page",
         description:
-          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction` and `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`); once the integrator has signed the person in and asked for consent, it calls this with the decision (and, to approve a wallet-initiated request, the transaction it created for the person) and sends the browser to the returned `redirectTo`. The returned URL gives the wallet its code (or access_denied) only in the browser that opened the authorization endpoint. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown to the caller). Beyond the interface specification.",
+          "For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction`, `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`), `client_id`, `redirect_uri` and `wallet_attested`; once the integrator has signed the person in and asked for consent, it calls this with the decision (and, to approve a wallet-initiated request, the transaction it created for the person) and sends the browser to the returned `redirectTo`. The returned URL gives the wallet its code (or access_denied) only in the browser that opened the authorization endpoint. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown to the caller). Beyond the interface specification.",
         tags: TAGS,
       },
       scopes: ["credentials.issue"],

@@ -91,14 +91,14 @@ const zRequireDpop = z.boolean().meta({
 });
 const zRequireDpopNonce = z.boolean().meta({
   description:
-    "When true, every DPoP proof sent to this issuer (token, PAR, credential and notification endpoints) must carry a nonce the issuer provided: a proof without one is answered use_dpop_nonce with a DPoP-Nonce header to retry with (RFC 9449 §8, §9), and every response of those endpoints and of the nonce endpoint carries a fresh DPoP-Nonce. A nonce is accepted for 300 s. It bounds how far ahead a stolen key's proofs can be made; bearer tokens are not affected.",
+    "When true, every DPoP proof sent to this issuer (token, PAR, credential and notification endpoints) must carry a nonce the issuer provided: a proof without one is answered use_dpop_nonce with a DPoP-Nonce header to retry with (RFC 9449 §8, §9), and every successful response of those endpoints and of the nonce endpoint carries a fresh DPoP-Nonce. A nonce is accepted for 300 s. It bounds how far ahead a stolen key's proofs can be made; bearer tokens are not affected.",
   example: false,
 });
 export const zAuthorizationPage = z
   .strictObject({
     url: zHttpsUri.meta({
       description:
-        "The integrator's page (https) that signs the person in and asks for consent. The authorization endpoint sends the browser there with the query parameters `interaction` (a one-time handle, valid 10 minutes) and `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`); the integrator's backend then calls Authorizations_Complete and sends the browser to the `redirectTo` it returns. With a page, wallets may also start the code flow themselves (no offer).",
+        "The integrator's page (https) that signs the person in and asks for consent. The authorization endpoint sends the browser there with the query parameters `interaction` (a one-time handle, valid 10 minutes), `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`), and who asks: `client_id`, `redirect_uri` and `wallet_attested`, which the consent step must show; the integrator's backend then calls Authorizations_Complete and sends the browser to the `redirectTo` it returns. With a page, wallets may also start the code flow themselves (no offer).",
       example: "https://login.acme.example/credential-consent",
     }),
   })
