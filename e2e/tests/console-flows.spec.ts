@@ -435,10 +435,14 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
   // This offer is for the authorization code flow: no tx_code, an issuer_state in the offer.
   await page.getByLabel("Grant").selectOption("authorizationCode");
   await expect(page.getByLabel("Protect the offer with a transaction code (tx_code)")).toHaveCount(0);
+  // A HAIP wallet's link.
+  await page.getByLabel("Wallet link").selectOption("haip");
   await page.getByRole("button", { name: "Create offer" }).click();
   await expect(page.getByTestId("issuance-status")).toHaveText("pending");
   await expect(page.getByTestId("tx-code")).toHaveCount(0);
-  const offer = await resolveOffer(await page.getByTestId("qr-link").inputValue());
+  const haipLink = await page.getByTestId("qr-link").inputValue();
+  expect(haipLink).toMatch(/^haip-vci:\/\/\?credential_offer_uri=/);
+  const offer = await resolveOffer(haipLink);
   expect(Object.keys(offer.grants)).toEqual(["authorization_code"]);
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Cancel offer" }).click();
@@ -461,8 +465,10 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
 test("verification playground: a pending verification is cancelled", async () => {
   await go("Verification playground");
   await page.getByLabel("Policy").selectOption(policyIdentifier);
+  await page.getByLabel("Wallet link").selectOption("haip");
   await page.getByRole("button", { name: "Start verification" }).click();
   await expect(page.getByTestId("verification-status")).toHaveText("pending");
+  expect(await page.getByTestId("qr-link").inputValue()).toMatch(/^haip-vp:\/\/\?client_id=/);
   await page.getByRole("button", { name: "Cancel verification" }).click();
   await expect(page.getByTestId("verification-status")).toHaveText("cancelled");
   await expect(page.getByTestId("qr-code")).toHaveCount(0);

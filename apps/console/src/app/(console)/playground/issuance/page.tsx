@@ -1,8 +1,10 @@
 "use client";
 import type { TClaimDefinition } from "@cred/core/credential-configurations/credential-configuration.schema";
+import type { Invocation } from "@cred/core/shared/invocation";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
+import { InvocationField } from "../../../../components/invocation-field";
 import { QrCode } from "../../../../components/qr-code";
 import { useCan } from "../../../../components/session";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
@@ -55,6 +57,7 @@ export default function IssuancePlaygroundPage() {
   const [withTxCode, setWithTxCode] = useState(true);
   const [grant, setGrant] = useState<"preAuthorizedCode" | "authorizationCode">("preAuthorizedCode");
   const codeFlow = grant === "authorizationCode";
+  const [invocation, setInvocation] = useState<Invocation>("openid");
   const [claimError, setClaimError] = useState<string | null>(null);
   const activeIssuers = new Set((issuers.data?.items ?? []).map((i) => i.id));
   const usable = (configurations.data?.items ?? []).filter((c) => activeIssuers.has(c.issuerId));
@@ -89,6 +92,7 @@ export default function IssuancePlaygroundPage() {
       delivery: {
         offerBy: "reference",
         grant,
+        invocation,
         ...(withTxCode && !codeFlow ? { txCode: { inputMode: "numeric", length: 6 } } : {}),
       },
     });
@@ -167,6 +171,7 @@ export default function IssuancePlaygroundPage() {
                 { value: "authorizationCode", label: "Authorization code (PAR, PKCE; HAIP wallets)" },
               ]}
             />
+            <InvocationField protocol="offer" value={invocation} onChange={setInvocation} />
             {!codeFlow && (
               <label className="inline">
                 <input

@@ -1,7 +1,9 @@
 "use client";
+import type { Invocation } from "@cred/core/shared/invocation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
+import { InvocationField } from "../../../../components/invocation-field";
 import { QrCode } from "../../../../components/qr-code";
 import { useCan } from "../../../../components/session";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
@@ -21,6 +23,7 @@ export default function VerificationPlaygroundPage() {
   const canStart = useCan("verification.execute");
   const active = (policies.data?.items ?? []).filter((p) => p.status === "active");
   const [policy, setPolicy] = useState("");
+  const [invocation, setInvocation] = useState<Invocation>("openid");
   const create = useMutation(trpc.verifications.create.mutationOptions({ onSuccess: refreshDashboard }));
   const created = create.data?.data;
   const session = useQuery({
@@ -39,7 +42,7 @@ export default function VerificationPlaygroundPage() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ policy });
+    create.mutate({ policy, invocation });
   };
 
   return (
@@ -68,6 +71,7 @@ export default function VerificationPlaygroundPage() {
                 label: `${p.displayName} (${p.identifier})`,
               }))}
             />
+            <InvocationField protocol="presentation" value={invocation} onChange={setInvocation} />
             <ErrorAlert error={create.error} title="Could not start the verification" />
             <SubmitButton pending={create.isPending} disabled={!policy} pendingLabel="Starting…">
               Start verification
