@@ -111,6 +111,22 @@ function exchange(code: string, verifier: string) {
   });
 }
 
+/** The wallet redeeming its code: token, nonce, credential; the transaction is then completed. */
+async function redeemCode(code: string, verifier: string, transactionId: string) {
+  const token = await exchange(code, verifier);
+  expect(token.status, JSON.stringify(token.body)).toBe(200);
+  const holder = await holderKey();
+  const jwt = await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint));
+  const issued = await fetchJson(metadata.credential_endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token.body.access_token}` },
+    body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
+  });
+  expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+  const tx = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, { key: t.adminKey });
+  expect(tx.body.data.status).toBe("completed");
+}
+
 describe("authorization page", () => {
   it("sends the person to the page, and the wallet gets its code once the integrator approves", async () => {
     const { transactionId, verifier, page, cookie, setCookie } = await atAuthorizationPage();
@@ -143,18 +159,7 @@ describe("authorization page", () => {
     expect(back.searchParams.get("state")).toBe("wallet-state");
     expect(back.searchParams.get("iss")).toBe(issuer.credentialIssuer);
 
-    const token = await exchange(back.searchParams.get("code") as string, verifier);
-    expect(token.status, JSON.stringify(token.body)).toBe(200);
-    const holder = await holderKey();
-    const jwt = await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint));
-    const issued = await fetchJson(metadata.credential_endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token.body.access_token}` },
-      body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
-    });
-    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, { key: t.adminKey });
-    expect(tx.body.data.status).toBe("completed");
+    await redeemCode(back.searchParams.get("code") as string, verifier, transactionId);
   });
 
   it("takes an interaction once: 409 after, 404 when unknown; a retry with its Idempotency-Key repeats the answer", async () => {
@@ -298,18 +303,7 @@ describe("wallet-initiated requests (no offer)", () => {
     expect(approved.body.data.approved).toBe(true);
     const returned = await returnTo(approved.body.data.redirectTo, cookie);
     const code = new URL(returned.location as string).searchParams.get("code") as string;
-    const token = await exchange(code, verifier);
-    expect(token.status, JSON.stringify(token.body)).toBe(200);
-    const holder = await holderKey();
-    const jwt = await proof(holder, issuer.credentialIssuer, await nonce(metadata.nonce_endpoint));
-    const issued = await fetchJson(metadata.credential_endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token.body.access_token}` },
-      body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
-    });
-    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-    const tx = await call(t, "GET", `/v1.0/issuance-transactions/${made.id}`, { key: t.adminKey });
-    expect(tx.body.data.status).toBe("completed");
+    await redeemCode(code, verifier, made.id);
   });
 
   it("lets one transaction answer one wallet: a second approval is refused, and the offer's own code flow is closed", async () => {
