@@ -5,8 +5,7 @@ import type { Principal } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import { findVisibleTransaction } from "./get-issuance-transaction";
 import type { TCompleteAuthorizationRequest } from "./issuance.schema";
-import { effectiveStatus } from "./issuance-transaction-dto";
-import { authorizationReturn } from "./wallet/authorization-page";
+import { authorizationReturn, isRedeemableOffer, offerRedeemableSql } from "./wallet/authorization-page";
 
 interface Interaction {
   id: string;
@@ -55,10 +54,7 @@ export async function completeAuthorization(
   // issuer_state), so that only the wallet the integrator approved can redeem it.
   const { rows } = await sql.query<{ offerPending: boolean }>(
     `WITH pending AS (
-       SELECT a."id", EXISTS (
-         SELECT 1 FROM "IssuanceTransaction" t
-          WHERE t."id" = $2 AND t."status" = 'pending' AND t."expiresAt" > $3::timestamp(3)
-            AND t."codeRedeemedAt" IS NULL) AS "offerPending"
+       SELECT a."id", ${offerRedeemableSql("$2", "$3")} AS "offerPending"
          FROM "AuthorizationRequest" a
         WHERE a."id" = $1 AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3)),
      bound AS (
@@ -147,8 +143,7 @@ async function answeringTransaction(
     transaction.issuerId !== interaction.issuerId ||
     transaction.configurationIdentifier !== interaction.configurationIdentifier ||
     transaction.issuerStateHash === null ||
-    transaction.codeRedeemedAt !== null ||
-    effectiveStatus(transaction) !== "pending"
+    !isRedeemableOffer(transaction)
   ) {
     throw new DomainError(
       "InvalidState",

@@ -11,7 +11,7 @@ import {
 import type { CoreConfig } from "../context";
 import { OutboundFetchError, outboundGet } from "../verification/outbound-fetch";
 import { BoundedMap } from "./bounded-map";
-import { keyUnderTrustedRoots } from "./x5c-chain";
+import { chainUnderTrustedRoots, keyUnderTrustedRoots } from "./x5c-chain";
 
 type FetchConfig = Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
 
@@ -107,7 +107,7 @@ async function fetchList(config: FetchConfig, root: string, uri: string, now: nu
  * reason too, remembered for 30 s: the status is then unknown, and an attester that publishes a status
  * means it to be checked.
  */
-export async function attestationStatusProblem(
+async function attestationStatusProblem(
   config: FetchConfig,
   attesterRoot: string,
   reference: StatusListReference,
@@ -122,4 +122,22 @@ export async function attestationStatusProblem(
   if (value === 1) return "has been revoked";
   if (value === 2) return "is suspended";
   return `has status ${value}, which is not valid`;
+}
+
+/**
+ * How an attestation verifier finds its attester (`key`: the `x5c` chain must end at one of `roots`),
+ * remembering the root it chained to, so that `statusProblem` then holds the attestation's status list
+ * to that same root (see `attestationStatusProblem`; null when it has no status).
+ */
+export function trustedAttester(config: FetchConfig, roots: readonly string[], now: number) {
+  let attesterRoot: string | undefined;
+  return {
+    key: async (header: { x5c?: unknown }) => {
+      const chain = await chainUnderTrustedRoots(header, roots, now);
+      attesterRoot = chain?.root;
+      return chain?.key ?? null;
+    },
+    statusProblem: async (status: StatusListReference | undefined) =>
+      status && attesterRoot ? attestationStatusProblem(config, attesterRoot, status, now) : null,
+  };
 }

@@ -4,12 +4,32 @@ import type { CoreConfig } from "../../context";
 import type { TAuthorizationPage } from "../../issuers/issuer.schema";
 import { randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
+import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
 
 /** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
 /** How long the person has at an issuer's authorization page before its answer is no longer taken. */
 export const INTERACTION_LIFETIME_SECONDS = 600;
+
+/** Why a wallet is sent back with `access_denied` when its offer went while the flow ran. */
+export const OFFER_UNAVAILABLE =
+  "The credential offer is no longer available: it was cancelled, expired or already used.";
+
+/**
+ * SQL: whether the offer of the transaction `transactionId` (an SQL expression) can still be redeemed
+ * by an authorization code at `now` (a timestamp parameter): pending, unexpired, not yet redeemed.
+ */
+export const offerRedeemableSql = (transactionId: string, now: string) =>
+  `EXISTS (
+     SELECT 1 FROM "IssuanceTransaction" t
+      WHERE t."id" = ${transactionId} AND t."status" = 'pending' AND t."expiresAt" > ${now}::timestamp(3)
+        AND t."codeRedeemedAt" IS NULL)`;
+
+/** `offerRedeemableSql` for a transaction row already read. */
+export function isRedeemableOffer(row: { status: string; expiresAt: Date; codeRedeemedAt: Date | null }) {
+  return row.codeRedeemedAt === null && effectiveStatus(row) === "pending";
+}
 
 /** The issuer's authorization page (`authorizationPage`), or null when wallets get their code at once. */
 export function authorizationPageOf(issuer: { authorizationPage: unknown }): TAuthorizationPage | null {
@@ -139,10 +159,8 @@ export async function returnFromAuthorizationPage(
     offerPending: boolean;
   }>(
     `WITH pending AS (
-       SELECT a."id", a."interactionDecision" = 'approved' AS "approved", EXISTS (
-         SELECT 1 FROM "IssuanceTransaction" t
-          WHERE t."id" = a."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $4::timestamp(3)
-            AND t."codeRedeemedAt" IS NULL) AS "offerPending"
+       SELECT a."id", a."interactionDecision" = 'approved' AS "approved",
+              ${offerRedeemableSql('a."transactionId"', "$4")} AS "offerPending"
          FROM "AuthorizationRequest" a
         WHERE a."interactionResultHash" = $1 AND a."issuerId" = $2 AND a."browserBindingHash" = $3
           AND a."interactionReturnedAt" IS NULL AND a."interactionExpiresAt" > $4::timestamp(3))
@@ -169,7 +187,7 @@ export async function returnFromAuthorizationPage(
     redirectTo: authorizationResponseUrl(returned.redirectUri, {
       error: "access_denied",
       error_description: returned.approved
-        ? "The credential offer is no longer available: it was cancelled, expired or already used."
+        ? OFFER_UNAVAILABLE
         : "The person did not authorize the issuance of this credential.",
       state,
       iss,

@@ -12,7 +12,6 @@ import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
 import { issuanceCatalog } from "../issuance-catalog";
-import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
 import {
   AUTHORIZATION_CODE_LIFETIME_SECONDS,
@@ -21,6 +20,9 @@ import {
   type BrowserBindingCookie,
   browserBindingCookie,
   INTERACTION_LIFETIME_SECONDS,
+  isRedeemableOffer,
+  OFFER_UNAVAILABLE,
+  offerRedeemableSql,
 } from "./authorization-page";
 import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import type { WalletIssuer } from "./load-wallet-issuer";
@@ -133,12 +135,7 @@ async function offerOf(sql: FastSql, issuer: WalletIssuer, issuerState: string) 
     [hashSecret(issuerState)],
   );
   const offer = rows[0];
-  if (
-    !offer ||
-    offer.issuerId !== issuer.id ||
-    offer.codeRedeemedAt ||
-    effectiveStatus(offer) !== "pending"
-  ) {
+  if (!offer || offer.issuerId !== issuer.id || !isRedeemableOffer(offer)) {
     throw authorizationError(
       "invalid_request",
       "issuer_state is not that of a pending credential offer of this issuer, or the offer was already redeemed.",
@@ -147,15 +144,15 @@ async function offerOf(sql: FastSql, issuer: WalletIssuer, issuerState: string) 
   return { transactionId: offer.id as string | null, offered: offer.configurationIdentifier };
 }
 
+/** How many scope values or authorization_details a wallet-initiated request may carry. */
+const MAX_ASKED = 10;
+
 /**
  * A wallet-initiated request (no `issuer_state`, OpenID4VCI §5.1; HAIP has issuers support both): taken
  * only by an issuer with an authorization page, where the integrator signs the person in and names the
  * transaction (its subject and claims) when it completes the authorization. It must ask for exactly one
  * configuration this issuer issues, by `authorization_details` or by its `scope`.
  */
-/** How many scope values or authorization_details a wallet-initiated request may carry. */
-const MAX_ASKED = 10;
-
 async function walletInitiated(db: Db, issuer: WalletIssuer, request: TPushedAuthorizationRequest) {
   if (!authorizationPageOf(issuer)) {
     throw authorizationError(
@@ -243,10 +240,8 @@ export async function authorize(
   }>(
     // A wallet-initiated request has no offer yet: it goes on only to an authorization page ($11).
     `WITH pending AS (
-       SELECT a."id", CASE WHEN a."transactionId" IS NULL THEN $11::boolean ELSE EXISTS (
-         SELECT 1 FROM "IssuanceTransaction" t
-          WHERE t."id" = a."transactionId" AND t."status" = 'pending' AND t."expiresAt" > $4::timestamp(3)
-            AND t."codeRedeemedAt" IS NULL) END AS "offerPending"
+       SELECT a."id", CASE WHEN a."transactionId" IS NULL THEN $11::boolean
+                      ELSE ${offerRedeemableSql('a."transactionId"', "$4")} END AS "offerPending"
          FROM "AuthorizationRequest" a
         WHERE a."requestUriHash" = $1 AND a."issuerId" = $2 AND a."clientId" = $3
           AND a."requestUriUsedAt" IS NULL AND a."requestUriExpiresAt" > $4::timestamp(3))
@@ -289,8 +284,7 @@ export async function authorize(
     return {
       redirectTo: authorizationResponseUrl(granted.redirectUri, {
         error: "access_denied",
-        error_description:
-          "The credential offer is no longer available: it was cancelled, expired or already used.",
+        error_description: OFFER_UNAVAILABLE,
         state,
         iss,
       }),

@@ -2,9 +2,9 @@ import type { FastSql } from "@cred/db";
 import { ClientAttestationError, verifyClientAttestation } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
-import { attestationStatusProblem } from "../../shared/attestation-status";
+import { trustedAttester } from "../../shared/attestation-status";
 import { hashSecret } from "../../shared/secret-box";
-import { chainUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
+import { trustSettingsOf } from "../../shared/x5c-chain";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -68,7 +68,7 @@ export async function authenticateWallet(
     return null;
   }
   const now = Date.now();
-  let attesterRoot: string | undefined;
+  const attester = trustedAttester(config, settings.trustedRoots, now);
   try {
     const verified = await verifyClientAttestation({
       attestation,
@@ -79,19 +79,13 @@ export async function authenticateWallet(
       maxPopAgeSeconds: POP_MAX_AGE_SECONDS,
       skewSeconds: SKEW_SECONDS,
       // HAIP §4.4.1: the attestation carries its signer's certificate (and chain, no anchor) in x5c.
-      attesterKey: async (header) => {
-        const chain = await chainUnderTrustedRoots(header, settings.trustedRoots, now);
-        attesterRoot = chain?.root;
-        return chain?.key ?? null;
-      },
+      attesterKey: attester.key,
     });
     if (request.clientId !== undefined && request.clientId !== verified.clientId) {
       throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
     }
-    if (verified.status && attesterRoot) {
-      const problem = await attestationStatusProblem(config, attesterRoot, verified.status, now);
-      if (problem) throw refused(`the wallet attestation ${problem}`);
-    }
+    const problem = await attester.statusProblem(verified.status);
+    if (problem) throw refused(`the wallet attestation ${problem}`);
     if (verified.pop) {
       const forgetAfter = new Date((verified.pop.iat + POP_MAX_AGE_SECONDS + SKEW_SECONDS) * 1000);
       const { affected } = await sql.query(

@@ -1,8 +1,8 @@
 import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TKeyAttestation } from "../../issuers/issuer.schema";
-import { attestationStatusProblem } from "../../shared/attestation-status";
-import { chainUnderTrustedRoots, trustSettingsOf } from "../../shared/x5c-chain";
+import { trustedAttester } from "../../shared/attestation-status";
+import { trustSettingsOf } from "../../shared/x5c-chain";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
 export function keyAttestationOf(issuer: { keyAttestation: unknown }): TKeyAttestation | null {
@@ -40,21 +40,15 @@ export function keyAttestationCheck(
   return {
     required: settings.required,
     verify: async (jwt, { requireExp }) => {
-      let attesterRoot: string | undefined;
+      const attester = trustedAttester(config, settings.trustedRoots, now);
       const verified = await verifyKeyAttestation(jwt, {
-        attesterKey: async (header) => {
-          const chain = await chainUnderTrustedRoots(header, settings.trustedRoots, now);
-          attesterRoot = chain?.root;
-          return chain?.key ?? null;
-        },
+        attesterKey: attester.key,
         requirement,
         now: new Date(now),
         requireExp,
       });
-      if (verified.status && attesterRoot) {
-        const problem = await attestationStatusProblem(config, attesterRoot, verified.status, now);
-        if (problem) throw credentialError("invalid_proof", `the key attestation ${problem}`);
-      }
+      const problem = await attester.statusProblem(verified.status);
+      if (problem) throw credentialError("invalid_proof", `the key attestation ${problem}`);
       return verified;
     },
   };
