@@ -11,15 +11,13 @@ import {
 import type { CoreConfig } from "../context";
 import { OutboundFetchError, outboundGet } from "../verification/outbound-fetch";
 import { BoundedMap } from "./bounded-map";
+import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "./remote-status-list";
 import { chainUnderTrustedRoots, keyUnderTrustedRoots } from "./x5c-chain";
 
 type FetchConfig = Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
 
-const TOKEN_MAX_BYTES = 2 * 1024 * 1024;
 /** Decompressed: 1 MiB holds 8 million 1-bit entries, more than any attester's list needs. */
 const LIST_MAX_BYTES = 1024 * 1024;
-const DEFAULT_TTL_SECONDS = 300;
-const MAX_TTL_SECONDS = 3600;
 /** A list that could not be fetched or verified is not asked for again before this. */
 const FAILURE_TTL_MS = 30_000;
 
@@ -64,7 +62,7 @@ async function fetchList(config: FetchConfig, root: string, uri: string, now: nu
   let token: string;
   try {
     token = (
-      await outboundGet(config, uri, { accept: STATUS_LIST_MEDIA_TYPE, maxBytes: TOKEN_MAX_BYTES })
+      await outboundGet(config, uri, { accept: STATUS_LIST_MEDIA_TYPE, maxBytes: STATUS_TOKEN_MAX_BYTES })
     ).trim();
   } catch (error) {
     if (error instanceof OutboundFetchError)
@@ -84,12 +82,7 @@ async function fetchList(config: FetchConfig, root: string, uri: string, now: nu
       now: new Date(now),
       maxBytes: LIST_MAX_BYTES,
     });
-    const ttlMs = Math.min(list.ttl ?? DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
-    const expires = Math.min(
-      now + ttlMs,
-      list.exp !== undefined ? list.exp * 1000 : Number.POSITIVE_INFINITY,
-    );
-    return { list: { bits: list.bits, bytes: list.bytes }, expires };
+    return { list: { bits: list.bits, bytes: list.bytes }, expires: keepStatusListUntil(list, now) };
   } catch (error) {
     if (error instanceof StatusListTokenError)
       return failed(`its status list token is not acceptable: ${error.message}`);

@@ -8,15 +8,13 @@ import {
 } from "@cred/oid4vc";
 import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
 import { statusListToken } from "../credentials/status-list-token";
+import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "../shared/remote-status-list";
 import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";
 import { OutboundFetchError, outboundGet } from "./outbound-fetch";
 import { verificationRepository } from "./verification-repository";
 
 export type StatusCheck = { ok: true } | { ok: false; code: string; message: string };
 
-const STATUS_TOKEN_MAX_BYTES = 2 * 1024 * 1024;
-const DEFAULT_TTL_SECONDS = 300;
-const MAX_TTL_SECONDS = 3600;
 const MAX_ENTRIES = 200;
 
 interface CachedList {
@@ -116,12 +114,7 @@ async function remoteList(
   if (!key) return unavailable("status list token is not signed by a trusted key");
   try {
     const list = await verifyStatusListToken(token, key, { expectedSub: uri, now: new Date(ctx.now) });
-    const ttl = Math.min(list.ttl ?? DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
-    const expires = Math.min(
-      Date.now() + ttl,
-      list.exp !== undefined ? list.exp * 1000 : Number.POSITIVE_INFINITY,
-    );
-    const entry = { bits: list.bits, bytes: list.bytes, expires };
+    const entry = { bits: list.bits, bytes: list.bytes, expires: keepStatusListUntil(list, Date.now()) };
     if (cacheKey === null) return entry;
     if (remoteLists.size >= MAX_ENTRIES) remoteLists.delete(remoteLists.keys().next().value!);
     remoteLists.set(cacheKey, entry);
