@@ -21,8 +21,8 @@ export interface DpopNonces {
   accepts(nonce: string | undefined): boolean;
 }
 
-const macOf = (secretBox: SecretBox, issuerId: string, expiry: Buffer) =>
-  secretBox.mac(PURPOSE, Buffer.concat([expiry, Buffer.from(issuerId, "utf8")])).subarray(0, MAC_BYTES);
+/** What a nonce's MAC covers: its expiry and the issuer it is for. */
+const macInput = (expiry: Buffer, issuerId: string) => Buffer.concat([expiry, Buffer.from(issuerId, "utf8")]);
 
 /** The nonces of an issuer that requires them (`requireDpopNonce`), else undefined. */
 export function dpopNoncesOf(
@@ -35,20 +35,15 @@ export function dpopNoncesOf(
     issue() {
       const expiry = Buffer.alloc(EXPIRY_BYTES);
       expiry.writeUIntBE(Math.floor(clock() / 1000) + DPOP_NONCE_LIFETIME_SECONDS, 0, EXPIRY_BYTES);
-      return Buffer.concat([expiry, macOf(secretBox, issuer.id, expiry)]).toString("base64url");
+      const mac = secretBox.mac(PURPOSE, macInput(expiry, issuer.id)).subarray(0, MAC_BYTES);
+      return Buffer.concat([expiry, mac]).toString("base64url");
     },
     accepts(nonce) {
       if (nonce === undefined) return false;
       const raw = Buffer.from(nonce, "base64url");
       if (raw.length !== EXPIRY_BYTES + MAC_BYTES || raw.toString("base64url") !== nonce) return false;
       const expiry = raw.subarray(0, EXPIRY_BYTES);
-      if (
-        !secretBox.macMatches(
-          PURPOSE,
-          Buffer.concat([expiry, Buffer.from(issuer.id, "utf8")]),
-          raw.subarray(EXPIRY_BYTES),
-        )
-      )
+      if (!secretBox.macMatches(PURPOSE, macInput(expiry, issuer.id), raw.subarray(EXPIRY_BYTES)))
         return false;
       return expiry.readUIntBE(0, EXPIRY_BYTES) * 1000 > clock();
     },
