@@ -321,6 +321,17 @@ describe("wallet-initiated requests (no offer)", () => {
     expect([pushed.status, pushed.body.error]).toEqual([400, "invalid_request"]);
   });
 
+  it("approves one of two wallets when both approvals for one transaction arrive at once", async () => {
+    for (let round = 0; round < 3; round++) {
+      const made = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+      const [a, b] = await Promise.all([walletAtPage(), walletAtPage()]);
+      const answers = await Promise.all(
+        [a, b].map((w) => complete(made.id, { interaction: w!.interaction, decision: "approve" })),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    }
+  });
+
   it("denies without a transaction; refuses requests naming no configuration of the issuer, or at an issuer without a page", async () => {
     const { cookie, interaction } = await walletAtPage();
     const denied = await complete(undefined, { interaction, decision: "deny" });

@@ -1,4 +1,4 @@
-import { type Db, type FastSql, sqlFor } from "@cred/db";
+import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
@@ -25,9 +25,19 @@ interface Interaction {
  * that opened the authorization endpoint, so that a page link someone forwarded to the person gains them
  * nothing. 404 for a handle or transaction the caller cannot see; 409 for a handle already completed or
  * expired, or a transaction that cannot answer this request; 400 for an approval of a wallet-initiated
- * request without a transaction.
+ * request without a transaction. An approval runs under the transaction's row lock, so that of two
+ * approvals for one transaction at the same moment the second sees the first.
  */
-export async function completeAuthorization(
+export function completeAuthorization(
+  deps: Pick<AppDeps, "config" | "database">,
+  db: Db,
+  principal: Principal,
+  input: TCompleteAuthorizationRequest,
+) {
+  return inTransaction(db, (tx) => complete(deps, tx, principal, input));
+}
+
+async function complete(
   deps: Pick<AppDeps, "config" | "database">,
   db: Db,
   principal: Principal,
@@ -41,6 +51,9 @@ export async function completeAuthorization(
   }
   const approve = input.decision === "approve";
   const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
+  if (approve && transactionId) {
+    await sql.query(`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 FOR UPDATE`, [transactionId]);
+  }
   const now = new Date();
   if (approve && transactionId && (await approvedElsewhere(sql, transactionId, interaction.id, now))) {
     throw new DomainError(
