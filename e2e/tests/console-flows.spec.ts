@@ -212,6 +212,35 @@ test("organisation → issuer → configuration → readiness ready → activate
   );
 });
 
+test("configuration versions: a new version from the active claims, then back to version 1", async () => {
+  await go("Credential configurations");
+  await page.getByRole("link", { name: configIdentifier }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Membership card" })).toBeVisible();
+  await expect(page.getByTestId("active-version")).toHaveText("v1");
+  // The editor starts from version 1's three claims; the schema's rules hold here too.
+  await expect(page.getByLabel("Claim 3 path")).toHaveValue("family_name");
+  await page.getByRole("button", { name: "Add claim" }).click();
+  await page.getByLabel("Claim 4 path").fill("given_name");
+  await page.getByRole("button", { name: "Create version 2" }).click();
+  await expect(page.getByText("The claims schema is not valid")).toBeVisible();
+  await page.getByLabel("Claim 4 path").fill("nickname");
+  await page.getByLabel("Reason (optional)").fill("Adds a nickname");
+  await page.getByRole("button", { name: "Create version 2" }).click();
+  await expect(page.getByText("Version 2 was created and is now active.")).toBeVisible();
+  await expect(page.getByTestId("active-version")).toHaveText("v2");
+  const activeClaims = page.getByRole("region", { name: /^Claims of version/ });
+  await expect(activeClaims.getByRole("cell", { name: "nickname", exact: true })).toBeVisible();
+  await expect(page.getByTestId("version-1-status")).toHaveText("superseded");
+  await expect(page.getByRole("cell", { name: "Adds a nickname" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Activate v1" }).click();
+  await expect(page.getByText("Version 1 is now active.")).toBeVisible();
+  await expect(page.getByTestId("active-version")).toHaveText("v1");
+  await expect(page.getByTestId("version-2-status")).toHaveText("superseded");
+  await expect(activeClaims.getByRole("cell", { name: "nickname", exact: true })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Create version 3" })).toBeVisible();
+});
+
 test("verification policy: create, suspend, reactivate", async () => {
   await go("Verification policies");
   await page.getByLabel("Identifier").fill(policyIdentifier);

@@ -1164,6 +1164,18 @@ describe("the catalogue", () => {
     expect(
       (await call(t, "POST", `/v1.0/issuance-transactions/${cancelled.id}/cancel`, { key })).status,
     ).toBe(200);
+    // credential_configuration.version_activated
+    const claims = (
+      await call(t, "GET", `/management/credential-configurations/${issuer.configuration}`, { key })
+    ).body.data.claims;
+    expect(
+      (
+        await call(t, "POST", `/management/credential-configurations/${issuer.configuration}/versions`, {
+          key,
+          body: { claims },
+        })
+      ).status,
+    ).toBe(201);
     // verification_policy.suspended, .reactivated
     const policy = {
       identifier: "badge-check",

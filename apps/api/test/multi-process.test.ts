@@ -21,7 +21,7 @@ import {
 } from "./wallet-client";
 
 const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
-/** The longest another process may act on a replaced key (ISSUER_TTL_MS, and the platform key cache). */
+/** The longest another process may act on a replaced key (ROW_TTL_MS in issuance-catalog.ts, and the platform key cache). */
 const PROPAGATION_MS = 2_000;
 
 const freePort = () =>
@@ -161,4 +161,32 @@ describe.skipIf(!process.env.TEST_POSTGRES_URL)("two API processes on one databa
     expect(await verifyAtB(policy, before)).toBe("rejected");
     expect(await verifyAtB(policy, after)).toBe("verified");
   }, 60_000);
+
+  it(`a configuration's new active version reaches the other process within ${PROPAGATION_MS} ms`, async () => {
+    const issuer = await activeIssuer(a, a.adminKey);
+    const create = (claims: Record<string, unknown>) =>
+      call({ baseUrl: bOrigin }, "POST", "/v1.0/issuance-transactions", {
+        key: a.adminKey,
+        body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims },
+      });
+    // b has the configuration (version 1) cached.
+    expect((await create(VALID_CLAIMS)).status).toBe(201);
+    const current = await call(a, "GET", `/management/credential-configurations/${issuer.configuration}`, {
+      key: a.adminKey,
+    });
+    const versioned = await call(
+      a,
+      "POST",
+      `/management/credential-configurations/${issuer.configuration}/versions`,
+      {
+        key: a.adminKey,
+        body: { claims: [...current.body.data.claims, { path: ["level"], type: "string", required: true }] },
+      },
+    );
+    expect(versioned.status).toBe(201);
+    await new Promise((r) => setTimeout(r, PROPAGATION_MS + 200));
+    const refused = await create(VALID_CLAIMS);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect((await create({ ...VALID_CLAIMS, level: "gold" })).status).toBe(201);
+  });
 });

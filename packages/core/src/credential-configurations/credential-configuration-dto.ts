@@ -28,6 +28,7 @@ export function toCredentialConfigurationDto(
       status: v.status as TCredentialConfiguration["versions"][number]["status"],
       reason: v.reason,
       createdAt: v.createdAt.toISOString(),
+      activatedAt: v.activatedAt?.toISOString() ?? null,
     })),
     environment: row.environment as TCredentialConfiguration["environment"],
     createdAt: row.createdAt.toISOString(),

@@ -15,6 +15,44 @@ export const credentialConfigurationRepository = {
     });
   },
 
+  /** Takes the configuration's row lock until the transaction ends (version changes queue). */
+  async lockForUpdate(db: Db, id: string) {
+    await db.$queryRaw`SELECT 1 FROM "CredentialConfiguration" WHERE "id" = ${id} FOR UPDATE`;
+  },
+
+  isGranted(db: Db, issuerId: string, configurationId: string) {
+    return db.issuerConfigurationGrant
+      .findUnique({ where: { issuerId_configurationId: { issuerId, configurationId } } })
+      .then((grant) => grant !== null);
+  },
+
+  addVersion(db: Db, data: Prisma.CredentialConfigurationVersionUncheckedCreateInput) {
+    return db.credentialConfigurationVersion.create({ data });
+  },
+
+  versions(db: Db, configurationId: string) {
+    return db.credentialConfigurationVersion.findMany({
+      where: { configurationId },
+      orderBy: { version: "asc" },
+    });
+  },
+
+  /** Makes `version` the active one: it becomes `active` (activated now), every other `superseded`. */
+  async activate(db: Db, configurationId: string, version: number, now: Date) {
+    await db.credentialConfigurationVersion.updateMany({
+      where: { configurationId, version: { not: version }, status: "active" },
+      data: { status: "superseded" },
+    });
+    await db.credentialConfigurationVersion.update({
+      where: { configurationId_version: { configurationId, version } },
+      data: { status: "active", activatedAt: now },
+    });
+    return db.credentialConfiguration.update({
+      where: { id: configurationId },
+      data: { activeVersion: version },
+    });
+  },
+
   /** Creates the configuration, its given version and the grant that lets `issuerId` use it. */
   async create(
     db: Db,

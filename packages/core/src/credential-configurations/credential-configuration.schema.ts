@@ -130,6 +130,13 @@ const zLifetimeDays = z.int().min(1).max(36_500).meta({
   format: "int32",
 });
 
+/** At most this many versions per configuration: each is listed with it. */
+export const MAX_CONFIGURATION_VERSIONS = 100;
+
+const zClaims = z.array(zClaimDefinition).max(MAX_CLAIMS);
+
+const zVersionReason = z.string().trim().min(1).max(500);
+
 // CredentialConfigurations_Create
 export const ZCreateCredentialConfigurationRequest = z.strictObject({
   identifier: zConfigurationIdentifier,
@@ -139,9 +146,7 @@ export const ZCreateCredentialConfigurationRequest = z.strictObject({
   credentialType: zCredentialType.nullish().meta({
     description: "The SD-JWT VC `vct`; defaults to `<credentialIssuer>/credentials/<identifier>`.",
   }),
-  claims: z
-    .array(zClaimDefinition)
-    .max(MAX_CLAIMS)
+  claims: zClaims
     .nullish()
     .meta({ description: "The claims schema; unrecognised claims are refused at issuance." }),
   defaultLifetimeDays: zLifetimeDays.optional(),
@@ -161,11 +166,7 @@ export const ZCreateCredentialConfigurationRequest = z.strictObject({
     description: "Give credentials a status list entry so they can be revoked. Default true.",
     example: true,
   }),
-  reason: z
-    .string()
-    .trim()
-    .min(1)
-    .max(500)
+  reason: zVersionReason
     .nullish()
     .meta({ description: "Why this version exists; recorded on version 1.", example: "Initial version" }),
 });
@@ -184,6 +185,10 @@ export const zCredentialConfigurationVersion = z
     createdAt: z
       .string()
       .meta({ description: "Creation time (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+    activatedAt: z.string().nullable().meta({
+      description: "When the version last became the active one (ISO 8601).",
+      example: "2026-08-30T12:00:00.000Z",
+    }),
   })
   .meta({ id: "CredentialConfigurationVersion", description: "One version of a configuration's claims." });
 
@@ -219,8 +224,43 @@ export const zCredentialConfiguration = z
   });
 export type TCredentialConfiguration = z.infer<typeof zCredentialConfiguration>;
 
-export const ZCreateCredentialConfigurationResponse = resourceOf(zCredentialConfiguration).meta({
+export const ZCredentialConfigurationResponse = resourceOf(zCredentialConfiguration).meta({
   id: "ManagementResourceOfPublicCredentialConfigurationResponse",
+});
+export const ZCreateCredentialConfigurationResponse = ZCredentialConfigurationResponse;
+
+const zConfigurationIdentifierParam = zConfigurationIdentifier.meta({
+  description: "The configuration's identifier (the name callers use at issuance).",
+});
+// Not strict: a GET's input also carries the query's `api-version`.
+const ZConfigurationIdentifierParams = z.object({ configurationIdentifier: zConfigurationIdentifierParam });
+
+// CredentialConfigurations_Get
+export const ZGetCredentialConfigurationRequest = ZConfigurationIdentifierParams;
+
+// CredentialConfigurations_CreateVersion
+export const ZCreateCredentialConfigurationVersionRequest = z.strictObject({
+  configurationIdentifier: zConfigurationIdentifierParam,
+  claims: zClaims.meta({
+    description:
+      "The new version's claims schema, which replaces the active one's for transactions created from now on.",
+  }),
+  reason: zVersionReason
+    .nullish()
+    .meta({ description: "Why this version exists.", example: "Adds the membership level" }),
+});
+export type TCreateCredentialConfigurationVersionRequest = z.infer<
+  typeof ZCreateCredentialConfigurationVersionRequest
+>;
+
+// CredentialConfigurations_ActivateVersion
+export const ZActivateCredentialConfigurationVersionRequest = ZConfigurationIdentifierParams.extend({
+  version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CONFIGURATION_VERSIONS)
+    .meta({ description: "The version to make the active one.", example: 1 }),
 });
 
 // CredentialConfigurations_List

@@ -1,23 +1,35 @@
 import { issuerCallerOf } from "../issuers/issuer-caller";
 import { withIdempotency } from "../shared/idempotency";
 import { protectedProcedure, router } from "../trpc";
+import {
+  activateCredentialConfigurationVersion,
+  createCredentialConfigurationVersion,
+  forgetCachedConfiguration,
+  getCredentialConfiguration,
+} from "./configuration-versions";
 import { createCredentialConfiguration } from "./create-credential-configuration";
 import {
+  ZActivateCredentialConfigurationVersionRequest,
   ZCreateCredentialConfigurationRequest,
   ZCreateCredentialConfigurationResponse,
+  ZCreateCredentialConfigurationVersionRequest,
+  ZCredentialConfigurationResponse,
+  ZGetCredentialConfigurationRequest,
   ZListCredentialConfigurationsRequest,
   ZListCredentialConfigurationsResponse,
 } from "./credential-configuration.schema";
 import { listCredentialConfigurations } from "./list-credential-configurations";
 
 const TAGS = ["Credential configurations"];
+const BASE = "/management/credential-configurations";
+const MANAGE = ["credential-configurations.manage", "issuers.manage"] as const;
 
 export const credentialConfigurationsRouter = router({
   create: protectedProcedure
     .meta({
       openapi: {
         method: "POST",
-        path: "/management/credential-configurations",
+        path: BASE,
         operationId: "CredentialConfigurations_Create",
         summary: "Create a credential configuration",
         description:
@@ -25,7 +37,7 @@ export const credentialConfigurationsRouter = router({
         tags: TAGS,
         successDescription: "The configuration was created with version 1 active.",
       },
-      scopes: ["credential-configurations.manage", "issuers.manage"],
+      scopes: [...MANAGE],
       successStatus: 201,
       errorStatuses: [400, 401, 403, 404, 409, 429],
       idempotent: true,
@@ -42,7 +54,7 @@ export const credentialConfigurationsRouter = router({
     .meta({
       openapi: {
         method: "GET",
-        path: "/management/credential-configurations",
+        path: BASE,
         operationId: "CredentialConfigurations_List",
         summary: "List credential configurations",
         description: "Configurations in creation order, optionally those an issuer may issue.",
@@ -54,4 +66,77 @@ export const credentialConfigurationsRouter = router({
     .input(ZListCredentialConfigurationsRequest)
     .output(ZListCredentialConfigurationsResponse)
     .query(({ ctx, input }) => listCredentialConfigurations({ db: ctx.db }, issuerCallerOf(ctx), input)),
+
+  get: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${BASE}/{configurationIdentifier}`,
+        operationId: "CredentialConfigurations_Get",
+        summary: "Get a credential configuration",
+        description: "The configuration with its active version's claims and every version, oldest first.",
+        tags: TAGS,
+      },
+      scopes: ["issuers.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZGetCredentialConfigurationRequest)
+    .output(ZCredentialConfigurationResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getCredentialConfiguration(ctx.db, issuerCallerOf(ctx), input.configurationIdentifier),
+    })),
+
+  createVersion: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{configurationIdentifier}/versions`,
+        operationId: "CredentialConfigurations_CreateVersion",
+        summary: "Create and activate a new version of a configuration's claims",
+        description:
+          "Adds the next version with the given claims schema and makes it the active one: issuer metadata, type metadata and transactions created from now on use it (other processes within 2 s). Transactions created earlier keep the version they were created with. At most 100 versions (409 InvalidState). Emits credential_configuration.version_activated. Accepts Idempotency-Key.",
+        tags: TAGS,
+        successDescription: "The version was created and is now the active one.",
+      },
+      scopes: [...MANAGE],
+      successStatus: 201,
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
+    })
+    .input(ZCreateCredentialConfigurationVersionRequest)
+    .output(ZCredentialConfigurationResponse)
+    .mutation(async ({ ctx, input }) => {
+      const result = await withIdempotency(
+        ctx,
+        "CredentialConfigurations_CreateVersion",
+        input,
+        async (db) => ({
+          data: await createCredentialConfigurationVersion(db, issuerCallerOf(ctx), input),
+        }),
+      );
+      forgetCachedConfiguration(issuerCallerOf(ctx), result.data); // committed now
+      return result;
+    }),
+
+  activateVersion: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{configurationIdentifier}/versions/{version}/activate`,
+        operationId: "CredentialConfigurations_ActivateVersion",
+        summary: "Make an existing version the active one",
+        description:
+          "Rolls the configuration back (or forward) to one of its versions, for transactions created from now on. Activating the active version changes nothing. Emits credential_configuration.version_activated when the active version changes.",
+        tags: TAGS,
+      },
+      scopes: [...MANAGE],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZActivateCredentialConfigurationVersionRequest)
+    .output(ZCredentialConfigurationResponse)
+    .mutation(async ({ ctx, input }) => {
+      const data = await activateCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input);
+      forgetCachedConfiguration(issuerCallerOf(ctx), data); // committed now
+      return { data };
+    }),
 });

@@ -175,6 +175,19 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
       version: z.number().int().meta({ description: "The active version.", example: 1 }),
     }),
   },
+  "credential_configuration.version_activated": {
+    name: "CredentialConfigurationVersionActivated",
+    description:
+      "Another version of a credential configuration became the active one (a new version, or an earlier one activated again); transactions created from now on use it.",
+    data: z.object({
+      credentialConfigurationId: id("The configuration's id.", "cc_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      identifier: id("The configuration's identifier.", "employee-badge"),
+      issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      credentialType: id("The SD-JWT VC `vct`.", "https://credentials.example.com/vct/employee-badge"),
+      version: z.number().int().meta({ description: "The version now active.", example: 2 }),
+      previousVersion: z.number().int().meta({ description: "The version active before.", example: 1 }),
+    }),
+  },
   "verification_policy.suspended": {
     name: "VerificationPolicySuspended",
     description: "A verification policy was suspended; new verifications under it are refused.",

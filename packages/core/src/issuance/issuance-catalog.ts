@@ -4,22 +4,25 @@ import { MemoCache } from "../shared/memo-cache";
 import type { TenantScope } from "../shared/principal";
 
 /**
- * Reference data on the issuance hot path, cached per process. Safe because configurations and their
- * versions are immutable once created, grants are only ever added, and activation is one-way: only
- * final states are cached, and a miss is always read from the database. An active issuer's row is the
- * exception: a signing key rotation changes it, so it is kept for `ISSUER_TTL_MS` only (and dropped at
- * once in the process that rotates).
+ * Reference data on the issuance hot path, cached per process. Versions are immutable once created,
+ * grants are only ever added, and issuer activation is one-way: only final states are cached, and a miss
+ * is always read from the database. Two rows change: a configuration's (its active version) and an
+ * active issuer's (a signing key rotation, settings), so each is kept for `ROW_TTL_MS` only, and dropped
+ * at once in the process that changes it.
  */
 type ConfigurationRow = NonNullable<Awaited<ReturnType<Db["credentialConfiguration"]["findUnique"]>>>;
 type IssuerRow = NonNullable<Awaited<ReturnType<Db["issuer"]["findUnique"]>>>;
 
-const configurations = new MemoCache<ConfigurationRow | null>();
-const configurationsById = new MemoCache<ConfigurationRow | null>();
+/**
+ * How long another process may go on with a row another process changed: signing with an issuer's
+ * replaced key, or creating transactions on a configuration's previous version.
+ */
+const ROW_TTL_MS = 2_000;
+const configurations = new MemoCache<ConfigurationRow | null>(10_000, ROW_TTL_MS);
+const configurationsById = new MemoCache<ConfigurationRow | null>(10_000, ROW_TTL_MS);
 const versions = new MemoCache<TClaimDefinition[] | null>();
 const grants = new MemoCache<boolean>();
-/** How long another process may go on signing with an issuer's replaced key after a rotation. */
-const ISSUER_TTL_MS = 2_000;
-const activeIssuers = new MemoCache<IssuerRow | null>(10_000, ISSUER_TTL_MS);
+const activeIssuers = new MemoCache<IssuerRow | null>(10_000, ROW_TTL_MS);
 
 export const issuanceCatalog = {
   configuration(db: Db, scope: TenantScope, identifier: string) {
@@ -49,6 +52,10 @@ export const issuanceCatalog = {
         })) !== null,
       (granted) => granted,
     );
+  },
+  forgetConfiguration(scope: TenantScope, identifier: string, id: string) {
+    configurations.delete(`${scope.tenantId}|${scope.environment}|${identifier}`);
+    configurationsById.delete(id);
   },
   forgetIssuer(issuerId: string) {
     activeIssuers.delete(issuerId);

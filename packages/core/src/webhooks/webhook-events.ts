@@ -15,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "verification.session.expired",
   "issuer.activated",
   "credential_configuration.created",
+  "credential_configuration.version_activated",
   "verification_policy.suspended",
   "verification_policy.reactivated",
 ] as const;

@@ -2,6 +2,7 @@
 import {
   CLAIM_TYPES,
   type ClaimType,
+  type TClaimDefinition,
 } from "@cred/core/credential-configurations/credential-configuration.schema";
 
 export interface ClaimRow {
@@ -11,6 +12,8 @@ export interface ClaimRow {
   required: boolean;
   selectivelyDisclosable: boolean;
   label: string;
+  /** What the table does not edit, kept as it was when the row came from an existing claim. */
+  kept?: Pick<TClaimDefinition, "constraints" | "display">;
 }
 
 let nextKey = 1;
@@ -23,15 +26,54 @@ export const newClaimRow = (path = "", type: ClaimType = "string", required = fa
   label: "",
 });
 
+/** An existing claim as an editable row; its constraints and other locales' labels are kept. */
+export function fromClaimDefinition(claim: TClaimDefinition): ClaimRow {
+  return {
+    key: nextKey++,
+    path: claim.path.join("."),
+    type: claim.type,
+    required: claim.required,
+    selectivelyDisclosable: claim.selectivelyDisclosable,
+    label: claim.display?.find((d) => d.locale === "en")?.name ?? "",
+    kept: { constraints: claim.constraints, display: claim.display },
+  };
+}
+
 /** The row as the API's claim definition (a dotted path becomes a path array). */
 export function toClaimDefinition(row: ClaimRow) {
+  const otherLocales = (row.kept?.display ?? []).filter((d) => d.locale !== "en");
+  const display = [...(row.label.trim() ? [{ locale: "en", name: row.label.trim() }] : []), ...otherLocales];
   return {
     path: row.path.split(".").map((s) => s.trim()),
     type: row.type,
     required: row.required,
     selectivelyDisclosable: row.selectivelyDisclosable,
-    ...(row.label.trim() ? { display: [{ locale: "en", name: row.label.trim() }] } : {}),
+    ...(display.length > 0 ? { display } : {}),
+    ...(row.kept?.constraints ? { constraints: row.kept.constraints } : {}),
   };
+}
+
+/**
+ * A zod error of a request with `claims` from these rows, split into messages by row (keyed by the
+ * row's own key, so a message stays with its row when others are removed) and the rest.
+ */
+export function claimFormIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  rows: ClaimRow[],
+) {
+  const byRow = new Map<string, string[]>();
+  const general: string[] = [];
+  for (const issue of issues) {
+    const [first, index] = issue.path;
+    const row = first === "claims" && typeof index === "number" ? rows[index] : undefined;
+    if (row) {
+      const key = String(row.key);
+      byRow.set(key, [...(byRow.get(key) ?? []), issue.message]);
+    } else {
+      general.push(`${issue.path.map(String).join(".") || "form"}: ${issue.message}`);
+    }
+  }
+  return { byRow, general };
 }
 
 /**
@@ -143,5 +185,36 @@ export function ClaimEditor({
         Add claim
       </button>
     </fieldset>
+  );
+}
+
+/** What is wrong with the form outside the table, and a pointer to the table's own messages. */
+export function ClaimFormAlerts({
+  general,
+  rows,
+  issues,
+}: {
+  general: string[];
+  rows: ClaimRow[];
+  issues: Map<string, string[]>;
+}) {
+  return (
+    <>
+      {general.length > 0 && (
+        <div className="alert alert-error" role="alert">
+          <strong>Fix these first:</strong>
+          <ul>
+            {general.map((m) => (
+              <li key={m}>{m}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {rows.some((row) => issues.has(String(row.key))) && (
+        <div className="alert alert-error" role="alert">
+          Some claims are not valid; see the messages in the table.
+        </div>
+      )}
+    </>
   );
 }

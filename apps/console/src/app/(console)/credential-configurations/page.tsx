@@ -11,7 +11,14 @@ import { Empty, ErrorAlert, Loading, PageHeader, Success } from "../../../compon
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
-import { ClaimEditor, type ClaimRow, newClaimRow, toClaimDefinition } from "./claim-editor";
+import {
+  ClaimEditor,
+  ClaimFormAlerts,
+  type ClaimRow,
+  claimFormIssues,
+  newClaimRow,
+  toClaimDefinition,
+} from "./claim-editor";
 
 export default function CredentialConfigurationsPage() {
   return (
@@ -61,19 +68,7 @@ function CredentialConfigurations() {
     // The API's own schema, so the console refuses exactly what the API would.
     const parsed = ZCreateCredentialConfigurationRequest.safeParse(request);
     if (!parsed.success) {
-      const byRow = new Map<string, string[]>();
-      const general: string[] = [];
-      for (const issue of parsed.error.issues) {
-        const [first, index] = issue.path;
-        const row = first === "claims" && typeof index === "number" ? rows[index] : undefined;
-        if (row) {
-          // By the row's own key, so the message stays with its row when others are removed.
-          const key = String(row.key);
-          byRow.set(key, [...(byRow.get(key) ?? []), issue.message]);
-        } else {
-          general.push(`${issue.path.join(".") || "form"}: ${issue.message}`);
-        }
-      }
+      const { byRow, general } = claimFormIssues(parsed.error.issues, rows);
       setIssues(byRow);
       setFormIssues(general);
       return;
@@ -95,7 +90,14 @@ function CredentialConfigurations() {
         empty="No credential configurations yet."
         rowKey={(c) => c.id}
         columns={[
-          { header: "Identifier", cell: (c) => <code>{c.identifier}</code> },
+          {
+            header: "Identifier",
+            cell: (c) => (
+              <Link href={`/credential-configurations/${encodeURIComponent(c.identifier)}`}>
+                <code>{c.identifier}</code>
+              </Link>
+            ),
+          },
           { header: "Name", cell: (c) => c.displayName },
           {
             header: "Issuer",
@@ -137,21 +139,7 @@ function CredentialConfigurations() {
             />
           </div>
           <ClaimEditor rows={rows} onChange={setRows} issues={issues} />
-          {formIssues.length > 0 && (
-            <div className="alert alert-error" role="alert">
-              <strong>Fix these first:</strong>
-              <ul>
-                {formIssues.map((m) => (
-                  <li key={m}>{m}</li>
-                ))}
-              </ul>
-            </div>
-          )}
-          {rows.some((row) => issues.has(String(row.key))) && (
-            <div className="alert alert-error" role="alert">
-              Some claims are not valid; see the messages in the table.
-            </div>
-          )}
+          <ClaimFormAlerts general={formIssues} rows={rows} issues={issues} />
           <ErrorAlert error={create.error} title="Could not create the configuration" />
           {create.isSuccess && (
             <Success>Configuration {create.data.data.identifier} created (version 1 active).</Success>

@@ -1,0 +1,144 @@
+import { type Db, inTransaction } from "@cred/db";
+import { issuanceCatalog } from "../issuance/issuance-catalog";
+import { type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
+import { DomainError, notFound } from "../shared/errors";
+import { newId } from "../shared/ids";
+import { emitEvent } from "../shared/outbox";
+import {
+  MAX_CONFIGURATION_VERSIONS,
+  type TCreateCredentialConfigurationVersionRequest,
+  type TCredentialConfiguration,
+} from "./credential-configuration.schema";
+import { toCredentialConfigurationDto } from "./credential-configuration-dto";
+import {
+  type CredentialConfigurationRow,
+  credentialConfigurationRepository as repo,
+} from "./credential-configuration-repository";
+import { validateClaims } from "./validate-claims";
+
+/**
+ * The configuration, when it is in the caller's partition and, for an issuer-client key, granted to
+ * that key's issuer; otherwise 404.
+ */
+export async function findVisibleConfiguration(
+  db: Db,
+  caller: IssuerCaller,
+  identifier: string,
+): Promise<CredentialConfigurationRow> {
+  const row = await repo.findByIdentifier(db, scopeOfCaller(caller), identifier);
+  const visible =
+    row !== null &&
+    (caller.boundIssuerId === null || (await repo.isGranted(db, caller.boundIssuerId, row.id)));
+  if (!visible) throw notFound("The credential configuration");
+  return row;
+}
+
+export async function getCredentialConfiguration(
+  db: Db,
+  caller: IssuerCaller,
+  identifier: string,
+): Promise<TCredentialConfiguration> {
+  const row = await findVisibleConfiguration(db, caller, identifier);
+  return toCredentialConfigurationDto(row, await repo.versions(db, row.id));
+}
+
+/**
+ * One transaction, under the configuration's row lock: the version change, and the
+ * `credential_configuration.version_activated` event when the active version changed. Transactions
+ * already created keep the version they were created with; new ones take the active version (in this
+ * process once `forgetCachedConfiguration` has run, in others within the catalogue's row TTL).
+ */
+async function changeVersions(
+  db: Db,
+  caller: IssuerCaller,
+  identifier: string,
+  change: (tx: Db, row: CredentialConfigurationRow, now: Date) => Promise<number>,
+): Promise<TCredentialConfiguration> {
+  return inTransaction(db, async (tx) => {
+    const found = await findVisibleConfiguration(tx, caller, identifier);
+    await repo.lockForUpdate(tx, found.id);
+    const locked = await findVisibleConfiguration(tx, caller, identifier);
+    const previousVersion = locked.activeVersion;
+    const now = new Date();
+    const version = await change(tx, locked, now);
+    if (version !== previousVersion) {
+      await repo.activate(tx, locked.id, version, now);
+      await emitEvent(tx, scopeOfCaller(caller), "credential_configuration.version_activated", {
+        credentialConfigurationId: locked.id,
+        identifier: locked.identifier,
+        issuerId: locked.issuerId,
+        credentialType: locked.credentialType,
+        version,
+        previousVersion,
+      });
+    }
+    const row = await findVisibleConfiguration(tx, caller, identifier);
+    return toCredentialConfigurationDto(row, await repo.versions(tx, row.id));
+  });
+}
+
+/**
+ * Drops this process's cached row of the configuration, so issuance here takes the new active version
+ * at once. Call it once the change has committed (after `withIdempotency`, whose transaction encloses
+ * the change): dropped earlier, a concurrent read could cache the old row again.
+ */
+export function forgetCachedConfiguration(caller: IssuerCaller, configuration: TCredentialConfiguration) {
+  issuanceCatalog.forgetConfiguration(scopeOfCaller(caller), configuration.identifier, configuration.id);
+}
+
+/** A new version with its own claims schema, active at once. */
+export function createCredentialConfigurationVersion(
+  db: Db,
+  caller: IssuerCaller,
+  input: TCreateCredentialConfigurationVersionRequest,
+): Promise<TCredentialConfiguration> {
+  const problems = validateClaims(input.claims);
+  if (problems.length > 0) {
+    throw new DomainError("ValidationFailed", "The claims schema is not valid; see details.", problems);
+  }
+  return changeVersions(db, caller, input.configurationIdentifier, async (tx, row, now) => {
+    const versions = await repo.versions(tx, row.id);
+    if (versions.length >= MAX_CONFIGURATION_VERSIONS) {
+      throw new DomainError(
+        "InvalidState",
+        `The configuration has ${MAX_CONFIGURATION_VERSIONS} versions, the most it may have; activate one of them or create another configuration.`,
+        [
+          {
+            code: "VersionLimit",
+            target: "configurationIdentifier",
+            message: "No more versions can be added.",
+          },
+        ],
+      );
+    }
+    const version = Math.max(...versions.map((v) => v.version)) + 1;
+    await repo.addVersion(tx, {
+      id: newId("ccv"),
+      configurationId: row.id,
+      version,
+      status: "superseded", // until `activate` makes it the active one
+      claims: input.claims,
+      reason: input.reason ?? null,
+      createdAt: now,
+    });
+    return version;
+  });
+}
+
+/**
+ * Makes an existing version the active one again (a rollback, or forward again after one). Activating
+ * the version that is already active changes nothing and emits nothing.
+ */
+export function activateCredentialConfigurationVersion(
+  db: Db,
+  caller: IssuerCaller,
+  input: { configurationIdentifier: string; version: number },
+): Promise<TCredentialConfiguration> {
+  return changeVersions(db, caller, input.configurationIdentifier, async (tx, row) => {
+    const versions = await repo.versions(tx, row.id);
+    if (!versions.some((v) => v.version === input.version)) {
+      throw notFound(`Version ${input.version} of the credential configuration`);
+    }
+    return input.version;
+  });
+}
