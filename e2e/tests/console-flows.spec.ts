@@ -86,6 +86,14 @@ test("organisation → issuer → configuration → readiness ready → activate
   await page.getByLabel(/Authorization page/).fill("https://login.acme.example/consent");
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
+  // Redirect URIs wallets may use: the server refuses an unsafe one and says why.
+  const redirectUris = page.getByLabel(/Allowed wallet redirect URIs/);
+  await redirectUris.fill("http://wallet.example/cb");
+  await page.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText(/http to a loopback address/)).toBeVisible();
+  await redirectUris.fill("https://wallet.example/cb\neudi-openid4ci://authorize\n");
+  await page.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Issuer details saved.")).toBeVisible();
   const details = page.getByRole("form", { name: "Issuer details" });
   await details.getByLabel("Organisation").selectOption(`${orgReference}-2`);
   await details.getByRole("button", { name: "Save details" }).click();
@@ -93,6 +101,7 @@ test("organisation → issuer → configuration → readiness ready → activate
   await page.reload();
   await expect(details.getByLabel("Organisation")).toHaveValue(`${orgReference}-2`);
   await expect(page.getByLabel(/Authorization page/)).toHaveValue("https://login.acme.example/consent");
+  await expect(redirectUris).toHaveValue("https://wallet.example/cb\neudi-openid4ci://authorize");
 
   // A wallet name is corrected in place (same locale), another locale is added and removed again.
   const display = page.getByTestId("wallet-display");

@@ -501,6 +501,70 @@ describe("authorization code flow", () => {
     expect(errorCode(bad)).toBe("ValidationFailed");
   });
 
+  it("allowedRedirectUris: only the listed redirect URIs, compared exactly; null takes any again", async () => {
+    const path = `/management/issuers/${issuer.issuerId}`;
+    const listed = ["eudi-openid4ci://authorize", REDIRECT_URI];
+    const set = await call(t, "PATCH", path, { key: t.adminKey, body: { allowedRedirectUris: listed } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data.allowedRedirectUris).toEqual(listed);
+    try {
+      const { issuerState } = await codeOffer();
+      for (const other of [
+        "https://wallet.example/callback",
+        `${REDIRECT_URI}&x=1`,
+        "https://evil.example/cb",
+      ]) {
+        const refused = await par(parBody(issuerState, pkce().challenge, { redirect_uri: other }));
+        expect([refused.status, refused.body.error], other).toEqual([400, "invalid_request"]);
+        expect(refused.body.error_description).toMatch(
+          /redirect_uri is not one this credential issuer allows/,
+        );
+      }
+      for (const uri of listed) {
+        const accepted = await par(parBody(issuerState, pkce().challenge, { redirect_uri: uri }));
+        expect(accepted.status, uri).toBe(201);
+      }
+    } finally {
+      const cleared = await call(t, "PATCH", path, { key: t.adminKey, body: { allowedRedirectUris: null } });
+      expect(cleared.body.data.allowedRedirectUris).toBeNull();
+    }
+    const { issuerState } = await codeOffer();
+    const anyAgain = await par(
+      parBody(issuerState, pkce().challenge, { redirect_uri: "https://any.example/cb" }),
+    );
+    expect(anyAgain.status).toBe(201);
+  });
+
+  it("allowedRedirectUris: set at creation; 400 for a list wallets could be sent somewhere unsafe by", async () => {
+    const path = `/management/issuers/${issuer.issuerId}`;
+    for (const allowedRedirectUris of [
+      [],
+      ["javascript:alert(1)"],
+      ["http://wallet.example/cb"],
+      ["https://wallet.example/cb#x"],
+      ["not a uri"],
+      [REDIRECT_URI, REDIRECT_URI],
+    ]) {
+      const bad = await call(t, "PATCH", path, { key: t.adminKey, body: { allowedRedirectUris } });
+      expect([bad.status, errorCode(bad)], JSON.stringify(allowedRedirectUris)).toEqual([
+        400,
+        "ValidationFailed",
+      ]);
+    }
+    expect((await call(t, "GET", path, { key: t.adminKey })).body.data.allowedRedirectUris).toBeNull();
+    const org = (await call(t, "GET", path, { key: t.adminKey })).body.data.organisationReference;
+    const created = await call(t, "POST", "/management/issuers", {
+      key: t.adminKey,
+      body: {
+        organisationReference: org,
+        displayName: "Listed",
+        allowedRedirectUris: ["http://127.0.0.1:9/cb"],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.allowedRedirectUris).toEqual(["http://127.0.0.1:9/cb"]);
+  });
+
   it("offers the authorization code grant by value too", async () => {
     const created = await createTransaction(t, t.adminKey, issuer, {
       grant: "authorizationCode",

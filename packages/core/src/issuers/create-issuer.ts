@@ -57,6 +57,7 @@ export async function createIssuer(
       ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
       ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
       ...(input.authorizationPage ? { authorizationPage: input.authorizationPage } : {}),
+      ...(input.allowedRedirectUris ? { allowedRedirectUris: input.allowedRedirectUris } : {}),
       status: "draft",
       signingKid: kid,
       publicJwk: publicJwk as object,

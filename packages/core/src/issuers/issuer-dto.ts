@@ -31,6 +31,7 @@ export function toIssuerDto(
     walletAttestation: (row.walletAttestation as TIssuer["walletAttestation"]) ?? null,
     keyAttestation: (row.keyAttestation as TIssuer["keyAttestation"]) ?? null,
     authorizationPage: (row.authorizationPage as TIssuer["authorizationPage"]) ?? null,
+    allowedRedirectUris: (row.allowedRedirectUris as TIssuer["allowedRedirectUris"]) ?? null,
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

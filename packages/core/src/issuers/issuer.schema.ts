@@ -1,3 +1,4 @@
+import { isAcceptableRedirectUri } from "@cred/oid4vc";
 import { z } from "zod";
 import { zOrganisationReference } from "../organisations/organisation.schema";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
@@ -108,6 +109,25 @@ export const zAuthorizationPage = z
       "Where the authorization code flow asks for the person: without it, holding the offer is the authorization and the wallet gets a code at once.",
   });
 export type TAuthorizationPage = z.infer<typeof zAuthorizationPage>;
+export const zAllowedRedirectUris = z
+  .array(
+    z
+      .string()
+      .max(2_000)
+      .refine(
+        isAcceptableRedirectUri,
+        "Give an absolute URI without fragment: https, a private-use scheme (e.g. eudi-openid4ci://authorize), or http to a loopback address.",
+      ),
+  )
+  .min(1)
+  .max(50)
+  .refine((uris) => new Set(uris).size === uris.length, "Each redirect URI once.")
+  .meta({
+    id: "AllowedRedirectUris",
+    description:
+      "The redirect URIs wallets may name in the authorization code flow, compared exactly (RFC 9700 §4.1.1); a pushed authorization request with any other is refused (400 invalid_request).",
+    example: ["https://wallet.example.org/callback", "eudi-openid4ci://authorize"],
+  });
 /** Trust anchors: PEM X.509 CA certificates, one to ten. */
 const zTrustedRoots = (description: string) =>
   z
@@ -301,6 +321,10 @@ export const zIssuer = z
       description:
         "The integrator's sign-in and consent page for the authorization code flow; null when the wallet gets its code at once.",
     }),
+    allowedRedirectUris: zAllowedRedirectUris.nullable().meta({
+      description:
+        "The redirect URIs wallets may use in the authorization code flow; null when any is taken.",
+    }),
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
@@ -339,6 +363,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   authorizationPage: zAuthorizationPage
     .optional()
     .meta({ description: "Send people to this page to sign in and consent in the authorization code flow." }),
+  allowedRedirectUris: zAllowedRedirectUris
+    .optional()
+    .meta({ description: "Take only these redirect URIs in the authorization code flow." }),
 });
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
@@ -405,6 +432,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "Replaces the authorization page; null gives wallets their code at once again." }),
+  allowedRedirectUris: zAllowedRedirectUris
+    .nullable()
+    .optional()
+    .meta({ description: "Replaces the allowed redirect URIs; null takes any again." }),
 });
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;

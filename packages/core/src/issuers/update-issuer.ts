@@ -58,6 +58,9 @@ export async function updateIssuer(
     if (input.authorizationPage !== undefined) {
       data.authorizationPage = input.authorizationPage ?? Prisma.DbNull;
     }
+    if (input.allowedRedirectUris !== undefined) {
+      data.allowedRedirectUris = input.allowedRedirectUris ?? Prisma.DbNull;
+    }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, scope, current.id, data);
     const updated = await findVisibleIssuer(tx, caller, current.id);

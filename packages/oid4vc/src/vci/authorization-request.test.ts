@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { OAuthError } from "../shared/oauth-error";
 import {
   authorizationResponseUrl,
-  isAcceptableRedirectUri,
   parsePushedAuthorizationRequest,
   pkceChallengeOf,
   pkceVerifierMatches,
 } from "./authorization-request";
 import { AUTHORIZATION_CODE_GRANT, buildCredentialOffer, ZCredentialOffer } from "./credential-offer";
+import { isAcceptableRedirectUri } from "./redirect-uri";
 
 // RFC 7636 Appendix B.
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";

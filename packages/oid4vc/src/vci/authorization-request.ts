@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { OAuthError } from "../shared/oauth-error";
+import { isAcceptableRedirectUri } from "./redirect-uri";
 import {
   type FormParams,
   formReader,
@@ -46,52 +47,8 @@ export interface TPushedAuthorizationRequest {
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const MAX_STATE_LENGTH = 1_000;
 const MAX_CLIENT_ID_LENGTH = 1_000;
-const MAX_URI_LENGTH = 2_000;
 /** RFC 7638 SHA-256 thumbprint, base64url. */
 const JKT = /^[A-Za-z0-9_-]{43}$/;
-/** Schemes a browser runs as script, reads locally, or hands to OS handlers known to be abused. */
-const REFUSED_SCHEMES = new Set([
-  "javascript",
-  "data",
-  "vbscript",
-  "file",
-  "blob",
-  "about",
-  "filesystem",
-  "view-source",
-  "ms-msdt",
-  "search-ms",
-  "search",
-  "ms-officecmd",
-  "ms-excel",
-  "ms-word",
-  "ms-powerpoint",
-]);
-/** Parameters of the authorization response, which a redirect URI must not already carry (RFC 6749 §3.1). */
-const RESPONSE_PARAMETERS = ["code", "state", "iss", "error", "error_description", "error_uri"];
-
-/**
- * Where an authorization response may be sent: an absolute URI without fragment (RFC 6749 §3.1.2),
- * https, a wallet's private-use scheme (RFC 8252 §7.1, e.g. `eudi-openid4ci:`), or http to a loopback
- * address (§7.3). Schemes a browser would run as script, read locally or hand to an abused OS handler
- * are refused, and so is a query that already carries a response parameter (`code`, `state`, …).
- */
-export function isAcceptableRedirectUri(value: string): boolean {
-  if (value.length > MAX_URI_LENGTH) return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (value.includes("#")) return false;
-  if (RESPONSE_PARAMETERS.some((name) => url.searchParams.has(name))) return false;
-  const scheme = url.protocol.slice(0, -1);
-  if (REFUSED_SCHEMES.has(scheme)) return false;
-  if (scheme === "http") return ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
-  return true;
-}
-
 /**
  * Parses a pushed authorization request (RFC 9126 §2.1) for OpenID4VCI's authorization code flow:
  * `response_type=code`, a public `client_id`, a `redirect_uri`, PKCE with S256 (FAPI 2.0 / HAIP:

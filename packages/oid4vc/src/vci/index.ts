@@ -8,5 +8,6 @@ export * from "./errors";
 export * from "./issuer-metadata";
 export * from "./key-attestation";
 export * from "./proof-jwt";
+export * from "./redirect-uri";
 export * from "./token-request";
 export * from "./well-known";

@@ -36,7 +36,8 @@ export const REQUEST_URI_LIFETIME_SECONDS = 60;
  * and the scope, `authorization_details` and `resource` may name only what was offered. The request is
  * bound to a DPoP key when the wallet sent a proof (its key in `client.dpopJkt`, already checked) or
  * `dpop_jkt` (RFC 9449 §10); an issuer that requires DPoP requires one of them. A wallet attestation is
- * checked as client authentication (`authenticateWallet`). Returns the one-time `request_uri`.
+ * checked as client authentication (`authenticateWallet`). An issuer with `allowedRedirectUris` takes
+ * only those, compared exactly. Returns the one-time `request_uri`.
  */
 export async function pushAuthorizationRequest(
   db: Db,
@@ -47,6 +48,13 @@ export async function pushAuthorizationRequest(
   client: WalletClientCredentials,
 ) {
   const request = parsePushedAuthorizationRequest(form);
+  const allowed = issuer.allowedRedirectUris as string[] | null;
+  if (allowed && !allowed.includes(request.redirect_uri)) {
+    throw authorizationError(
+      "invalid_request",
+      "redirect_uri is not one this credential issuer allows; its operator lists the wallets' redirect URIs it accepts.",
+    );
+  }
   const urls = issuerUrls(config, issuer.id);
   const attested = await authenticateWallet(sql, config, issuer, client, {
     audience: urls.credentialIssuer,

@@ -24,6 +24,12 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [requireDpop, setRequireDpop] = useState(issuer.requireDpop);
   const [requireDpopNonce, setRequireDpopNonce] = useState(issuer.requireDpopNonce);
   const [pageUrl, setPageUrl] = useState(issuer.authorizationPage?.url ?? "");
+  const listedRedirectUris = (issuer.allowedRedirectUris ?? []).join("\n");
+  const [redirectUris, setRedirectUris] = useState(listedRedirectUris);
+  const redirectUriList = redirectUris
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
 
   const changes = {
     ...(organisationReference !== issuer.organisationReference && { organisationReference }),
@@ -34,6 +40,9 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     ...(requireDpopNonce !== issuer.requireDpopNonce && { requireDpopNonce }),
     ...(pageUrl !== (issuer.authorizationPage?.url ?? "") && {
       authorizationPage: pageUrl ? { url: pageUrl } : null,
+    }),
+    ...(redirectUriList.join("\n") !== listedRedirectUris && {
+      allowedRedirectUris: redirectUriList.length > 0 ? redirectUriList : null,
     }),
   };
   const changed = Object.keys(changes).length > 0;
@@ -74,6 +83,16 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
           onChange={setPageUrl}
         />
       </div>
+      <label>
+        Allowed wallet redirect URIs (optional, one per line): the code flow takes only these, compared
+        exactly; empty takes any
+        <textarea
+          rows={3}
+          value={redirectUris}
+          placeholder={"https://wallet.example.org/callback\neudi-openid4ci://authorize"}
+          onChange={(e) => setRedirectUris(e.target.value)}
+        />
+      </label>
       <label className="inline">
         <input type="checkbox" checked={requireDpop} onChange={(e) => setRequireDpop(e.target.checked)} />
         Require DPoP: wallets must bind their access tokens to a key (HAIP); wallets without DPoP cannot
