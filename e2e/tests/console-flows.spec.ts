@@ -206,8 +206,9 @@ test("organisation → issuer → configuration → readiness ready → activate
   const provider = await createTestCertificateAuthority("CN=Test Wallet Provider CA");
   await rootsField.fill(`${provider.rootPem}\n${ca.rootPem}`);
   await page.getByLabel("Require a wallet attestation").check();
+  await page.getByLabel(/Require challenges:/).check();
   await walletForm.getByRole("button", { name: "Save", exact: true }).click();
-  await expect(attestation).toHaveText("Accepting attestations under 2 roots; required.");
+  await expect(attestation).toHaveText("Accepting attestations under 2 roots; required; with challenges.");
   await walletForm.getByRole("button", { name: "Stop accepting attestations" }).click();
   await expect(attestation).toContainText("Not accepting attestations");
 

@@ -90,7 +90,11 @@ describe("wallet attestation settings", () => {
 
     const set = await setAttestation({ trustedRoots: [provider.rootPem] });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body.data.walletAttestation).toEqual({ trustedRoots: [provider.rootPem], required: false });
+    expect(set.body.data.walletAttestation).toEqual({
+      trustedRoots: [provider.rootPem],
+      required: false,
+      requireChallenge: false,
+    });
     const cleared = await setAttestation(null);
     expect(cleared.body.data.walletAttestation).toBeNull();
   });
@@ -393,5 +397,116 @@ describe("wallet attestation at the token endpoint", () => {
     } finally {
       await setAttestation({ trustedRoots: [provider.rootPem] });
     }
+  });
+});
+
+describe("attestation challenges (requireChallenge)", () => {
+  const withChallenges = () => ({ trustedRoots: [provider.rootPem], requireChallenge: true });
+  beforeAll(async () => {
+    expect((await setAttestation(withChallenges())).status).toBe(200);
+  });
+  afterAll(async () => {
+    await setAttestation(null);
+  });
+
+  const challengeEndpoint = () => `${issuer.credentialIssuer}/challenge`;
+  async function challenge(endpoint = challengeEndpoint()) {
+    const r = await fetchJson(endpoint, { method: "POST" });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.attestation_challenge as string;
+  }
+  const withPop = async (instance: Key, challengeValue?: string) => ({
+    "oauth-client-attestation": await provider.attest(instance),
+    "oauth-client-attestation-pop": await attestationPop(instance, issuer.credentialIssuer, {
+      ...(challengeValue !== undefined ? { challenge: challengeValue } : {}),
+    }),
+  });
+
+  it("announces the challenge endpoint, which hands out uncacheable challenges", async () => {
+    const metadata = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+    expect(metadata.challenge_endpoint).toBe(challengeEndpoint());
+    const r = await fetchJson(challengeEndpoint(), { method: "POST" });
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    expect(r.body.attestation_challenge).toMatch(/^[A-Za-z0-9_-]{30}$/);
+    expect((await setAttestation({ trustedRoots: [provider.rootPem] })).status).toBe(200);
+    try {
+      const without = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer)))
+        .body;
+      expect(without.challenge_endpoint).toBeUndefined();
+      expect((await fetchJson(challengeEndpoint(), { method: "POST" })).status).toBe(404);
+    } finally {
+      await setAttestation(withChallenges());
+    }
+  });
+
+  it("refuses a PoP without a challenge with use_attestation_challenge and a fresh one, then takes it", async () => {
+    const instance = await generateEs256KeyPair();
+    const refused = await tokenRequest(await withPop(instance));
+    expect([refused.status, refused.body.error]).toEqual([400, "use_attestation_challenge"]);
+    const offered = refused.headers.get("oauth-client-attestation-challenge") as string;
+    expect(offered).toMatch(/^[A-Za-z0-9_-]{30}$/);
+    const accepted = await tokenRequest(await withPop(instance, offered));
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    // Every answer brings the next challenge; one from the endpoint serves as well.
+    expect(accepted.headers.get("oauth-client-attestation-challenge")).toMatch(/^[A-Za-z0-9_-]{30}$/);
+    expect((await tokenRequest(await withPop(instance, await challenge()))).status).toBe(200);
+  });
+
+  it("refuses a made-up challenge, and one of another issuer", async () => {
+    const instance = await generateEs256KeyPair();
+    const madeUp = await tokenRequest(await withPop(instance, "A".repeat(30)));
+    expect([madeUp.status, madeUp.body.error]).toEqual([400, "use_attestation_challenge"]);
+    const other = await activeIssuer(t, t.adminKey);
+    const otherPath = `/management/issuers/${other.issuerId}`;
+    await call(t, "PATCH", otherPath, { key: t.adminKey, body: { walletAttestation: withChallenges() } });
+    const foreign = await challenge(`${other.credentialIssuer}/challenge`);
+    const refused = await tokenRequest(await withPop(instance, foreign));
+    expect([refused.status, refused.body.error]).toEqual([400, "use_attestation_challenge"]);
+  });
+
+  it("takes the challenge as the DPoP proof's nonce when the proof is the PoP (combined mode)", async () => {
+    const instance = await generateEs256KeyPair();
+    const attestation = await provider.attest(instance);
+    const proofWith = async (nonce?: string) =>
+      createDpopProof({ ...instance, method: "POST", url: as.token_endpoint, ...(nonce ? { nonce } : {}) });
+    const refused = await tokenRequest({ "oauth-client-attestation": attestation, dpop: await proofWith() });
+    expect([refused.status, refused.body.error]).toEqual([400, "use_dpop_nonce"]);
+    const nonce = refused.headers.get("dpop-nonce") as string;
+    const accepted = await tokenRequest({
+      "oauth-client-attestation": attestation,
+      dpop: await proofWith(nonce),
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const fromEndpoint = await proofWith(await challenge());
+    expect((await tokenRequest({ "oauth-client-attestation": attestation, dpop: fromEndpoint })).status).toBe(
+      200,
+    );
+  });
+
+  it("asks for a challenge at the PAR endpoint too", async () => {
+    const created = await createTransaction(t, t.adminKey, issuer, { grant: "authorizationCode" });
+    const offer = await resolveOffer(created.credentialOffer);
+    const body = new URLSearchParams({
+      response_type: "code",
+      client_id: WALLET,
+      redirect_uri: "https://wallet.example.org/cb",
+      code_challenge: pkceChallengeOf(randomBytes(32).toString("base64url")),
+      code_challenge_method: "S256",
+      issuer_state: offer.grants.authorization_code.issuer_state,
+    }).toString();
+    const par = async (headers: Record<string, string>) =>
+      fetchJson(as.pushed_authorization_request_endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body,
+      });
+    const instance = await generateEs256KeyPair();
+    const refused = await par(await withPop(instance));
+    expect([refused.status, refused.body.error]).toEqual([400, "use_attestation_challenge"]);
+    const pushed = await par(
+      await withPop(instance, refused.headers.get("oauth-client-attestation-challenge") as string),
+    );
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+    expect(pushed.headers.get("oauth-client-attestation-challenge")).toMatch(/^[A-Za-z0-9_-]{30}$/);
   });
 });

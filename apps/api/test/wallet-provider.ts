@@ -150,7 +150,7 @@ export async function statusListServer(signer: { privateKey: CryptoKey; x5c: str
 export function attestationPop(
   instance: Key,
   audience: string,
-  extra: { jti?: string; iat?: number; typ?: string } = {},
+  extra: { jti?: string; iat?: number; typ?: string; challenge?: string } = {},
 ) {
   return signEs256Jwt(
     { alg: "ES256", typ: extra.typ ?? "oauth-client-attestation-pop+jwt" },
@@ -158,6 +158,7 @@ export function attestationPop(
       aud: audience,
       jti: extra.jti ?? randomBytes(16).toString("base64url"),
       iat: extra.iat ?? Math.floor(Date.now() / 1000),
+      ...(extra.challenge !== undefined ? { challenge: extra.challenge } : {}),
     },
     instance.privateKey,
   );

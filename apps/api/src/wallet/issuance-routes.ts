@@ -1,6 +1,8 @@
 import { gzipSync } from "node:zlib";
 import type { AppDeps } from "@cred/core";
 import {
+  attestationChallengeHeader,
+  attestationChallengesOf,
   authorizationServerMetadata,
   authorize,
   credentialIssuerMetadata,
@@ -11,6 +13,7 @@ import {
   dpopNoncesOf,
   exchangeToken,
   invalidToken,
+  isCombinedMode,
   issueCredentials,
   issueNonce,
   issuerUrls,
@@ -73,18 +76,28 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   /**
    * What a wallet sent to authenticate itself at the PAR or token endpoint: its attestation headers and
    * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`, required where `requireDpop`;
-   * 400 `use_dpop_nonce` without a current nonce where `nonces` are required).
+   * 400 `use_dpop_nonce` without a current nonce where `nonces` are required, or where `challenges` are
+   * and the proof is the attestation's PoP, whose challenge is then the proof's nonce).
    */
   const walletClient = async (
     request: FastifyRequest,
     url: string,
     requireDpop: boolean,
     nonces: ReturnType<typeof dpopNonces>,
-  ) => ({
-    attestation: request.headers["oauth-client-attestation"],
-    attestationPop: request.headers["oauth-client-attestation-pop"],
-    dpopJkt: await dpopKeyForTokenRequest(deps.database.fast, request.headers.dpop, url, requireDpop, nonces),
-  });
+    challenges: ReturnType<typeof attestationChallengesOf>,
+  ) => {
+    const attestation = request.headers["oauth-client-attestation"];
+    const attestationPop = request.headers["oauth-client-attestation-pop"];
+    const proofNonces =
+      nonces ?? (challenges && isCombinedMode({ attestation, attestationPop }) ? challenges : undefined);
+    const proof = request.headers.dpop;
+    return {
+      attestation,
+      attestationPop,
+      challenges,
+      dpopJkt: await dpopKeyForTokenRequest(deps.database.fast, proof, url, requireDpop, proofNonces),
+    };
+  };
 
   const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
 
@@ -139,9 +152,15 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const form = formOf(request, "token request");
         const url = issuerUrls(deps.config, issuer.id).token;
         const nonces = dpopNonces(issuer);
-        const client = await walletClient(request, url, issuer.requireDpop, nonces);
+        const challenges = attestationChallengesOf(deps.secretBox, issuer);
+        const client = await walletClient(request, url, issuer.requireDpop, nonces, challenges);
         const response = await exchangeToken(deps.database.fast, deps.config, issuer, form, client);
-        reply.headers({ ...NO_STORE, Pragma: "no-cache", ...dpopNonceHeader(nonces) });
+        reply.headers({
+          ...NO_STORE,
+          Pragma: "no-cache",
+          ...dpopNonceHeader(nonces),
+          ...attestationChallengeHeader(challenges),
+        });
         return response;
       },
       noSuchIssuer("invalid_grant", 400),
@@ -158,7 +177,8 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const url = issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest;
         // requireDpop is enforced on the request (a proof or dpop_jkt), not on the proof alone.
         const nonces = dpopNonces(issuer);
-        const client = await walletClient(request, url, false, nonces);
+        const challenges = attestationChallengesOf(deps.secretBox, issuer);
+        const client = await walletClient(request, url, false, nonces, challenges);
         const response = await pushAuthorizationRequest(
           db,
           deps.database.fast,
@@ -169,7 +189,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         );
         return reply
           .code(201)
-          .headers({ ...NO_STORE, ...dpopNonceHeader(nonces) })
+          .headers({ ...NO_STORE, ...dpopNonceHeader(nonces), ...attestationChallengeHeader(challenges) })
           .send(response);
       },
       noSuchIssuer("invalid_request", 400),
@@ -205,6 +225,21 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       );
       return answerBrowser(reply, outcome);
     }),
+  );
+
+  // draft-ietf-oauth-attestation-based-client-auth §8.1: where the issuer requires attestation challenges.
+  app.post(
+    "/issuers/:issuerId/challenge",
+    oauthErrors("invalid_request"),
+    withIssuer(
+      async (issuer, _request, reply) => {
+        const challenges = attestationChallengesOf(deps.secretBox, issuer);
+        if (!challenges) return notFound(reply, "The challenge endpoint");
+        reply.headers(NO_STORE);
+        return { attestation_challenge: challenges.issue() };
+      },
+      noSuchIssuer("invalid_request", 404),
+    ),
   );
 
   app.post(

@@ -2,9 +2,14 @@ export { statusListToken } from "../credentials/status-list-token";
 export { issuerUrls } from "./issuance-urls";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
+export {
+  attestationChallengeHeader,
+  attestationChallengesOf,
+  isCombinedMode,
+} from "./wallet/client-authentication";
 export { issueCredentials } from "./wallet/credential";
 export { dpopKeyForTokenRequest } from "./wallet/dpop";
-export { dpopNonceHeader, dpopNoncesOf } from "./wallet/dpop-nonce";
+export { dpopNonceHeader, dpopNoncesOf } from "./wallet/issuer-nonces";
 export { invalidToken, loadWalletIssuer, NO_STORE, type WalletIssuer } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,

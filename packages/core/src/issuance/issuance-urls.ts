@@ -10,6 +10,7 @@ export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: 
     pushedAuthorizationRequest: `${credentialIssuer}/par`,
     authorization: `${credentialIssuer}/authorize`,
     authorizationReturn: `${credentialIssuer}/authorize/return`,
+    attestationChallenge: `${credentialIssuer}/challenge`,
     nonce: `${credentialIssuer}/nonce`,
     credential: `${credentialIssuer}/credential`,
     notification: `${credentialIssuer}/notification`,

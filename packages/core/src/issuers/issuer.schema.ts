@@ -146,6 +146,11 @@ export const zWalletAttestation = z
         "When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.",
       example: false,
     }),
+    requireChallenge: z.boolean().default(false).meta({
+      description:
+        "When true, the issuer offers a challenge endpoint (`challenge_endpoint` in its authorization server metadata) and an attestation's PoP must carry one of its challenges (`challenge`, or the DPoP proof's `nonce` when the proof is the PoP): 400 `use_attestation_challenge` with a fresh `OAuth-Client-Attestation-Challenge` otherwise. Challenges are valid 5 minutes, at this issuer only.",
+      example: false,
+    }),
   })
   .meta({
     id: "IssuerWalletAttestation",

@@ -21,7 +21,9 @@ export interface AuthorizationServerMetadata {
  * offered as FAPI 2.0 and HAIP have it: pushed requests only (RFC 9126), PKCE S256 (RFC 7636), `iss`
  * in the response (RFC 9207); public clients (`none`). With `clientAttestation`, wallets may (or, when
  * required, must) authenticate with a wallet attestation (attest_jwt_client_auth, with its own PoP or
- * with the DPoP proof as PoP); a required one also ends anonymous pre-authorized access.
+ * with the DPoP proof as PoP); a required one also ends anonymous pre-authorized access. Its
+ * `challengeEndpoint` is announced as `challenge_endpoint`: a client that sees one must put a challenge
+ * from it in every PoP (draft-ietf-oauth-attestation-based-client-auth §8.1).
  */
 export function buildAuthorizationServerMetadata(input: {
   issuer: string;
@@ -29,7 +31,7 @@ export function buildAuthorizationServerMetadata(input: {
   authorizationEndpoint?: string;
   pushedAuthorizationRequestEndpoint?: string;
   dpopSigningAlgValuesSupported?: string[];
-  clientAttestation?: { required: boolean };
+  clientAttestation?: { required: boolean; challengeEndpoint?: string };
 }): AuthorizationServerMetadata {
   const attestation = input.clientAttestation;
   const codeFlow = input.authorizationEndpoint && input.pushedAuthorizationRequestEndpoint;
@@ -54,6 +56,7 @@ export function buildAuthorizationServerMetadata(input: {
       ? {
           client_attestation_signing_alg_values_supported: [...CLIENT_ATTESTATION_ALGS],
           client_attestation_pop_signing_alg_values_supported: [...CLIENT_ATTESTATION_ALGS],
+          ...(attestation.challengeEndpoint ? { challenge_endpoint: attestation.challengeEndpoint } : {}),
         }
       : {}),
     ...(codeFlow

@@ -23,6 +23,9 @@ export const CLIENT_ATTESTATION_POP_TYP = "oauth-client-attestation-pop+jwt";
 export const CLIENT_ATTESTATION_ALGS = ["ES256"] as const;
 export const CLIENT_ATTESTATION_HEADER = "oauth-client-attestation";
 export const CLIENT_ATTESTATION_POP_HEADER = "oauth-client-attestation-pop";
+/** §8.2: a fresh challenge on any response; §9: the error of a PoP without the expected one. */
+export const CLIENT_ATTESTATION_CHALLENGE_HEADER = "OAuth-Client-Attestation-Challenge";
+export const USE_ATTESTATION_CHALLENGE = "use_attestation_challenge";
 
 const ZAttestationPayload = z.looseObject({
   sub: z.string().min(1).max(2_000),
@@ -40,6 +43,7 @@ const ZPopPayload = z.looseObject({
   jti: z.string().min(1).max(256),
   iat: z.number().finite(),
   exp: z.number().finite().optional(),
+  challenge: z.string().max(1_000).optional(),
 });
 
 /**
@@ -73,8 +77,11 @@ export interface VerifiedClientAttestation {
   walletName?: string;
   /** Where the attestation's status is kept (Token Status List), for the caller to check. */
   status?: StatusListReference;
-  /** The PoP's `jti` and `iat` (epoch seconds), for the caller's replay check; absent in DPoP combined mode. */
-  pop?: { jti: string; iat: number };
+  /**
+   * The PoP's `jti` and `iat` (epoch seconds), for the caller's replay check, and its `challenge`, for the
+   * caller to match against the challenges it hands out; absent in DPoP combined mode.
+   */
+  pop?: { jti: string; iat: number; challenge?: string };
 }
 
 export interface VerifyClientAttestationOptions {
@@ -197,5 +204,6 @@ export async function verifyClientAttestation(
     throw invalid("the client attestation PoP is too old");
   if (popClaims.exp !== undefined && popClaims.exp <= now - skew)
     throw invalid("the client attestation PoP has expired");
-  return { ...verified, pop: { jti: popClaims.jti, iat: popClaims.iat } };
+  const challenge = popClaims.challenge !== undefined ? { challenge: popClaims.challenge } : {};
+  return { ...verified, pop: { jti: popClaims.jti, iat: popClaims.iat, ...challenge } };
 }

@@ -1,10 +1,18 @@
 import type { FastSql } from "@cred/db";
-import { ClientAttestationError, verifyClientAttestation } from "@cred/oid4vc";
+import {
+  CLIENT_ATTESTATION_CHALLENGE_HEADER,
+  ClientAttestationError,
+  OAuthError,
+  USE_ATTESTATION_CHALLENGE,
+  verifyClientAttestation,
+} from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
 import { trustedAttester } from "../../shared/attestation-status";
+import type { SecretBox } from "../../shared/secret-box";
 import { hashSecret } from "../../shared/secret-box";
 import { trustSettingsOf } from "../../shared/x5c-chain";
+import { type IssuerNonces, issuerNonces } from "./issuer-nonces";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -17,6 +25,11 @@ export interface WalletClientCredentials {
   attestationPop?: string | string[];
   /** Thumbprint of the request's checked DPoP proof key (the PoP in combined mode). */
   dpopJkt: string | null;
+  /**
+   * The issuer's challenges where it requires them (`attestationChallengesOf`): a PoP must carry one.
+   * In combined mode the DPoP proof's `nonce` is the challenge, checked with the proof.
+   */
+  challenges?: IssuerNonces | undefined;
 }
 
 /** The issuer's wallet attestation settings (`walletAttestation`), or null when it takes none. */
@@ -25,6 +38,32 @@ export function walletAttestationOf(issuer: { walletAttestation: unknown }): TWa
 }
 
 const refused = (message: string) => new ClientAttestationError(message).toOAuthError();
+
+/** The issuer's attestation challenges where it requires them (`walletAttestation.requireChallenge`). */
+export function attestationChallengesOf(
+  secretBox: SecretBox,
+  issuer: { id: string; walletAttestation: unknown },
+): IssuerNonces | undefined {
+  return walletAttestationOf(issuer)?.requireChallenge ? issuerNonces(secretBox, issuer.id) : undefined;
+}
+
+/** The fresh `OAuth-Client-Attestation-Challenge` of a response, where challenges are required (§8.2). */
+export function attestationChallengeHeader(challenges: IssuerNonces | undefined): Record<string, string> {
+  return challenges ? { [CLIENT_ATTESTATION_CHALLENGE_HEADER]: challenges.issue() } : {};
+}
+
+/** Whether the wallet uses its DPoP proof as the attestation PoP (combined mode): then the proof carries the challenge. */
+export function isCombinedMode(credentials: Pick<WalletClientCredentials, "attestation" | "attestationPop">) {
+  return credentials.attestation !== undefined && credentials.attestationPop === undefined;
+}
+
+function useChallenge(challenges: IssuerNonces) {
+  return new OAuthError(
+    USE_ATTESTATION_CHALLENGE,
+    "This credential issuer requires a challenge in the client attestation PoP: use the one in OAuth-Client-Attestation-Challenge (or from its challenge endpoint).",
+    { status: 400, headers: { "Cache-Control": "no-store", ...attestationChallengeHeader(challenges) } },
+  );
+}
 
 /** A wallet authenticated by its attestation: its client_id and its instance key's thumbprint. */
 export interface AuthenticatedWallet {
@@ -83,6 +122,10 @@ export async function authenticateWallet(
     });
     if (request.clientId !== undefined && request.clientId !== verified.clientId) {
       throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
+    }
+    // Combined mode: the DPoP proof's nonce was checked as the challenge with the proof.
+    if (credentials.challenges && verified.pop && !credentials.challenges.accepts(verified.pop.challenge)) {
+      throw useChallenge(credentials.challenges);
     }
     const problem = await attester.statusProblem(verified.status);
     if (problem) throw refused(`the wallet attestation ${problem}`);

@@ -28,7 +28,7 @@ import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { checkDpopProof } from "./dpop";
-import { type DpopNonces, dpopNonceHeader, dpopNoncesOf } from "./dpop-nonce";
+import { type DpopNonces, dpopNonceHeader, dpopNoncesOf } from "./issuer-nonces";
 import { keyAttestationCheck } from "./key-attestation";
 import { invalidToken, missingToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";

@@ -8,7 +8,7 @@ import {
   verifyDpopProof,
 } from "@cred/oid4vc";
 import { hashSecret } from "../../shared/secret-box";
-import { type DpopNonces, dpopNonceHeader } from "./dpop-nonce";
+import { type DpopNonces, dpopNonceHeader } from "./issuer-nonces";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */
 const MAX_AGE_SECONDS = 300;

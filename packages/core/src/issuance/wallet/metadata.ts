@@ -96,9 +96,13 @@ export async function signedCredentialIssuerMetadata(
   });
 }
 
-function attestationOf(issuer: WalletIssuer) {
+function attestationOf(config: CoreConfig, issuer: WalletIssuer) {
   const settings = walletAttestationOf(issuer);
-  return settings ? { clientAttestation: { required: settings.required } } : {};
+  if (!settings) return {};
+  const challengeEndpoint = settings.requireChallenge
+    ? { challengeEndpoint: issuerUrls(config, issuer.id).attestationChallenge }
+    : {};
+  return { clientAttestation: { required: settings.required, ...challengeEndpoint } };
 }
 
 export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIssuer) {
@@ -109,7 +113,7 @@ export function authorizationServerMetadata(config: CoreConfig, issuer: WalletIs
     authorizationEndpoint: urls.authorization,
     pushedAuthorizationRequestEndpoint: urls.pushedAuthorizationRequest,
     dpopSigningAlgValuesSupported: [...DPOP_SIGNING_ALGS],
-    ...attestationOf(issuer),
+    ...attestationOf(config, issuer),
   });
 }
 

@@ -43,6 +43,9 @@ export function AttestationTrustCard({
   const refresh = useRefresh("issuers");
   const current = issuer[setting];
   const keyLevels = setting === "keyAttestation" ? issuer.keyAttestation : null;
+  const [requireChallenge, setRequireChallenge] = useState(
+    issuer.walletAttestation?.requireChallenge ?? false,
+  );
   const [roots, setRoots] = useState(current?.trustedRoots.join("\n") ?? "");
   const [required, setRequired] = useState(current?.required ?? false);
   const [keyStorage, setKeyStorage] = useState(keyLevels?.keyStorage?.join(", ") ?? "");
@@ -58,7 +61,7 @@ export function AttestationTrustCard({
     // server to refuse with its reason.
     const trustedRoots = roots.match(PEM_BLOCK) ?? [roots];
     if (setting === "walletAttestation") {
-      update.mutate({ issuerId: issuer.id, walletAttestation: { trustedRoots, required } });
+      update.mutate({ issuerId: issuer.id, walletAttestation: { trustedRoots, required, requireChallenge } });
       return;
     }
     update.mutate({
@@ -74,6 +77,7 @@ export function AttestationTrustCard({
   const stop = () => {
     setRoots("");
     setRequired(false);
+    setRequireChallenge(false);
     update.mutate({ issuerId: issuer.id, [setting]: null });
   };
 
@@ -83,7 +87,7 @@ export function AttestationTrustCard({
       <p className="hint">{hint}</p>
       <p data-testid={testId}>
         {current
-          ? `Accepting attestations under ${current.trustedRoots.length} root${current.trustedRoots.length === 1 ? "" : "s"}; ${current.required ? "required" : "optional"}.`
+          ? `Accepting attestations under ${current.trustedRoots.length} root${current.trustedRoots.length === 1 ? "" : "s"}; ${current.required ? "required" : "optional"}${setting === "walletAttestation" && issuer.walletAttestation?.requireChallenge ? "; with challenges" : ""}.`
           : "Not accepting attestations."}
       </p>
       {canManage && (
@@ -112,6 +116,17 @@ export function AttestationTrustCard({
             <input type="checkbox" checked={required} onChange={(e) => setRequired(e.target.checked)} />
             {requiredLabel}
           </label>
+          {setting === "walletAttestation" && (
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={requireChallenge}
+                onChange={(e) => setRequireChallenge(e.target.checked)}
+              />
+              Require challenges: each proof of possession must carry a challenge this issuer handed out
+              (challenge endpoint), so proofs cannot be made ahead of time
+            </label>
+          )}
           <ErrorAlert error={update.error} title={`Could not save the ${title.toLowerCase()} settings`} />
           {update.isSuccess && <Success>{title} settings saved.</Success>}
           <div className="actions">

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { SecretBox } from "../../shared/secret-box";
-import { DPOP_NONCE_LIFETIME_SECONDS, dpopNonceHeader, dpopNoncesOf } from "./dpop-nonce";
+import { attestationChallengesOf } from "./client-authentication";
+import { dpopNonceHeader, dpopNoncesOf, ISSUER_NONCE_LIFETIME_SECONDS } from "./issuer-nonces";
 
 const box = new SecretBox(randomBytes(32));
 const NOW = Date.parse("2026-11-23T10:00:00Z");
@@ -19,7 +20,7 @@ describe("DPoP nonces", () => {
     const nonces = dpopNoncesOf(box, strict, () => now) as NonNullable<ReturnType<typeof dpopNoncesOf>>;
     const nonce = nonces.issue();
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{30}$/);
-    now += DPOP_NONCE_LIFETIME_SECONDS * 1000 - 1;
+    now += ISSUER_NONCE_LIFETIME_SECONDS * 1000 - 1;
     expect(nonces.accepts(nonce)).toBe(true);
     now += 1;
     expect(nonces.accepts(nonce)).toBe(false);
@@ -37,5 +38,31 @@ describe("DPoP nonces", () => {
     expect(nonces.accepts(raw.toString("base64url"))).toBe(false);
     expect(nonces.accepts(nonce.slice(0, -2))).toBe(false);
     expect(nonces.accepts(`${nonce}=`)).toBe(false);
+  });
+});
+
+describe("attestation challenges", () => {
+  const attestation = (requireChallenge: boolean) => ({
+    trustedRoots: ["pem"],
+    required: false,
+    requireChallenge,
+  });
+  const issuerWith = (id: string, requireChallenge: boolean) => ({
+    id,
+    walletAttestation: attestation(requireChallenge),
+  });
+
+  it("exist only where the issuer's wallet attestation requires them", () => {
+    expect(attestationChallengesOf(box, { id: "iss_a", walletAttestation: null })).toBeUndefined();
+    expect(attestationChallengesOf(box, issuerWith("iss_a", false))).toBeUndefined();
+    expect(attestationChallengesOf(box, issuerWith("iss_a", true))).toBeDefined();
+  });
+
+  it("are DPoP nonces of the same issuer, and the other way round", () => {
+    const challenges = attestationChallengesOf(box, issuerWith("iss_a", true));
+    const nonces = dpopNoncesOf(box, strict);
+    expect(nonces?.accepts(challenges?.issue())).toBe(true);
+    expect(challenges?.accepts(nonces?.issue())).toBe(true);
+    expect(attestationChallengesOf(box, issuerWith("iss_b", true))?.accepts(nonces?.issue())).toBe(false);
   });
 });
