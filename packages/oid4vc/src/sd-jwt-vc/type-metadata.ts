@@ -7,8 +7,11 @@ export interface TypeMetadataClaim {
   labels?: { locale: string; label: string; description?: string }[];
   /** Whether the issuer always includes the claim. */
   mandatory: boolean;
-  /** Whether the issuer makes the claim selectively disclosable: `always` or `never`, never the vague `allowed`. */
-  selectivelyDisclosable: boolean;
+  /**
+   * Whether the issuer makes the claim selectively disclosable: `always` or `never`; null (`allowed`)
+   * only where credentials of the type differ in it.
+   */
+  selectivelyDisclosable: boolean | null;
 }
 
 /** SD-JWT VC Type Metadata document (SD-JWT VC §7.2). */
@@ -20,14 +23,15 @@ export interface TypeMetadata {
     path: (string | number | null)[];
     display?: { locale: string; label: string; description?: string }[];
     mandatory: boolean;
-    sd: "always" | "never";
+    sd: "always" | "never" | "allowed";
   }[];
 }
 
 /**
  * The Type Metadata of a type the issuer defines (SD-JWT VC §7): `vct`, the developer-facing `name` and
  * `description`, and per claim its labels, whether it is mandatory and whether it is selectively
- * disclosable (`always` / `never`, as the specification recommends over `allowed`).
+ * disclosable (`always` / `never`, as the specification recommends over `allowed`, which is used only
+ * where credentials of the type differ).
  */
 export function buildTypeMetadata(input: {
   vct: string;
@@ -43,7 +47,8 @@ export function buildTypeMetadata(input: {
       path: [...claim.path],
       ...(claim.labels?.length ? { display: claim.labels.map((label) => ({ ...label })) } : {}),
       mandatory: claim.mandatory,
-      sd: claim.selectivelyDisclosable ? "always" : "never",
+      sd:
+        claim.selectivelyDisclosable === null ? "allowed" : claim.selectivelyDisclosable ? "always" : "never",
     })),
   };
 }

@@ -1,6 +1,8 @@
 import type { Db } from "@cred/db";
-import { buildTypeMetadata } from "@cred/oid4vc";
+import { buildTypeMetadata, type TypeMetadataClaim } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
+import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
+import { credentialConfigurationRepository } from "../../credential-configurations/credential-configuration-repository";
 import { defaultCredentialType } from "../../credential-configurations/default-credential-type";
 import { scopeOfRow } from "../../shared/scope-of";
 import { issuanceCatalog } from "../issuance-catalog";
@@ -9,8 +11,8 @@ import type { WalletIssuer } from "./load-wallet-issuer";
 /**
  * SD-JWT VC Type Metadata (SD-JWT VC §7.5.1, retrieval from the `vct` URL) of a configuration this issuer
  * is authorised for and whose `vct` is this URL, the default one: a configuration given another
- * `credentialType` is described wherever that type is defined, not here. Claims come from the active
- * version. Null when there is no such configuration.
+ * `credentialType` is described wherever that type is defined, not here. The claims describe credentials
+ * of every version (`claimsOfEveryVersion`). Null when there is no such configuration.
  */
 export async function credentialTypeMetadata(
   db: Db,
@@ -22,16 +24,49 @@ export async function credentialTypeMetadata(
   const vct = defaultCredentialType(config, issuer.id, identifier);
   if (!configuration || configuration.credentialType !== vct) return null;
   if (!(await issuanceCatalog.isGranted(db, issuer.id, configuration.id))) return null;
-  const claims = (await issuanceCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
+  const versions = await credentialConfigurationRepository.versionsOfOne(db, configuration.id);
+  const active = versions.find((v) => v.version === configuration.activeVersion);
+  const others = versions.filter((v) => v !== active).reverse();
   return buildTypeMetadata({
     vct,
     name: configuration.displayName,
     description: `${configuration.displayName}, issued by ${issuer.displayName} (schema ${configuration.schemaId}).`,
-    claims: claims.map((claim) => ({
-      path: claim.path,
-      labels: claim.display?.map((d) => ({ locale: d.locale, label: d.name })),
-      mandatory: claim.required,
-      selectivelyDisclosable: claim.selectivelyDisclosable,
-    })),
+    claims: claimsOfEveryVersion(
+      [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
+    ),
   });
+}
+
+/**
+ * The claims of a type whose credentials were issued under several versions of its configuration (the
+ * `vct` stays), so that no credential of any version breaks the rules published for it: every claim of
+ * any version; mandatory only where every version requires it; `always` / `never` selectively
+ * disclosable where the versions agree, `allowed` where they differ. Order and labels follow the first
+ * version given that has the claim (the active one first, then the newest).
+ */
+export function claimsOfEveryVersion(versions: TClaimDefinition[][]): TypeMetadataClaim[] {
+  const byPath = new Map<string, TypeMetadataClaim>();
+  for (const claims of versions) {
+    for (const claim of claims) {
+      const key = JSON.stringify(claim.path);
+      const seen = byPath.get(key);
+      if (!seen) {
+        byPath.set(key, {
+          path: claim.path,
+          labels: claim.display?.map((d) => ({ locale: d.locale, label: d.name })),
+          mandatory: claim.required,
+          selectivelyDisclosable: claim.selectivelyDisclosable,
+        });
+      } else {
+        seen.mandatory &&= claim.required;
+        if (seen.selectivelyDisclosable !== claim.selectivelyDisclosable) seen.selectivelyDisclosable = null;
+      }
+    }
+  }
+  // A claim some version does not define may be absent from that version's credentials.
+  for (const [key, claim] of byPath) {
+    if (!versions.every((claims) => claims.some((c) => JSON.stringify(c.path) === key)))
+      claim.mandatory = false;
+  }
+  return [...byPath.values()];
 }
