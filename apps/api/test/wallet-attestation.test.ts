@@ -469,18 +469,30 @@ describe("attestation challenges (requireChallenge)", () => {
     const attestation = await provider.attest(instance);
     const proofWith = async (nonce?: string) =>
       createDpopProof({ ...instance, method: "POST", url: as.token_endpoint, ...(nonce ? { nonce } : {}) });
-    const refused = await tokenRequest({ "oauth-client-attestation": attestation, dpop: await proofWith() });
-    expect([refused.status, refused.body.error]).toEqual([400, "use_dpop_nonce"]);
-    const nonce = refused.headers.get("dpop-nonce") as string;
-    const accepted = await tokenRequest({
-      "oauth-client-attestation": attestation,
-      dpop: await proofWith(nonce),
-    });
+    const combined = async (nonce?: string) =>
+      tokenRequest({ "oauth-client-attestation": attestation, dpop: await proofWith(nonce) });
+    const refused = await combined();
+    expect([refused.status, refused.body.error]).toEqual([400, "use_attestation_challenge"]);
+    const accepted = await combined(refused.headers.get("oauth-client-attestation-challenge") as string);
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    const fromEndpoint = await proofWith(await challenge());
-    expect((await tokenRequest({ "oauth-client-attestation": attestation, dpop: fromEndpoint })).status).toBe(
-      200,
-    );
+    expect((await combined(await challenge())).status).toBe(200);
+    const madeUp = await combined("x".repeat(30));
+    expect([madeUp.status, madeUp.body.error]).toEqual([400, "use_attestation_challenge"]);
+  });
+
+  it("while attestation is optional, asks no challenge of a wallet whose provider it does not trust", async () => {
+    const instance = await generateEs256KeyPair();
+    const attestation = await stranger.attest(instance);
+    const withOwnPop = await tokenRequest({
+      "oauth-client-attestation": attestation,
+      "oauth-client-attestation-pop": await attestationPop(instance, issuer.credentialIssuer),
+    });
+    expect(withOwnPop.status, JSON.stringify(withOwnPop.body)).toBe(200);
+    const combined = await tokenRequest({
+      "oauth-client-attestation": attestation,
+      dpop: await createDpopProof({ ...instance, method: "POST", url: as.token_endpoint }),
+    });
+    expect(combined.status, JSON.stringify(combined.body)).toBe(200);
   });
 
   it("asks for a challenge at the PAR endpoint too", async () => {

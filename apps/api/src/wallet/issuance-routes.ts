@@ -8,12 +8,11 @@ import {
   credentialIssuerMetadata,
   credentialOfferByHandle,
   credentialTypeMetadata,
-  dpopKeyForTokenRequest,
   dpopNonceHeader,
   dpopNoncesOf,
+  dpopProofForTokenRequest,
   exchangeToken,
   invalidToken,
-  isCombinedMode,
   issueCredentials,
   issueNonce,
   issuerUrls,
@@ -76,8 +75,8 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   /**
    * What a wallet sent to authenticate itself at the PAR or token endpoint: its attestation headers and
    * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`, required where `requireDpop`;
-   * 400 `use_dpop_nonce` without a current nonce where `nonces` are required, or where `challenges` are
-   * and the proof is the attestation's PoP, whose challenge is then the proof's nonce).
+   * 400 `use_dpop_nonce` without a current nonce where `nonces` are required), and the issuer's
+   * attestation `challenges` where it requires them.
    */
   const walletClient = async (
     request: FastifyRequest,
@@ -86,16 +85,14 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     nonces: ReturnType<typeof dpopNonces>,
     challenges: ReturnType<typeof attestationChallengesOf>,
   ) => {
-    const attestation = request.headers["oauth-client-attestation"];
-    const attestationPop = request.headers["oauth-client-attestation-pop"];
-    const proofNonces =
-      nonces ?? (challenges && isCombinedMode({ attestation, attestationPop }) ? challenges : undefined);
     const proof = request.headers.dpop;
+    const checked = await dpopProofForTokenRequest(deps.database.fast, proof, url, requireDpop, nonces);
     return {
-      attestation,
-      attestationPop,
+      attestation: request.headers["oauth-client-attestation"],
+      attestationPop: request.headers["oauth-client-attestation-pop"],
+      dpopJkt: checked?.jkt ?? null,
+      dpopNonce: checked?.nonce,
       challenges,
-      dpopJkt: await dpopKeyForTokenRequest(deps.database.fast, proof, url, requireDpop, proofNonces),
     };
   };
 

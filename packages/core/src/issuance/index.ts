@@ -2,13 +2,9 @@ export { statusListToken } from "../credentials/status-list-token";
 export { issuerUrls } from "./issuance-urls";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
-export {
-  attestationChallengeHeader,
-  attestationChallengesOf,
-  isCombinedMode,
-} from "./wallet/client-authentication";
+export { attestationChallengeHeader, attestationChallengesOf } from "./wallet/client-authentication";
 export { issueCredentials } from "./wallet/credential";
-export { dpopKeyForTokenRequest } from "./wallet/dpop";
+export { dpopProofForTokenRequest } from "./wallet/dpop";
 export { dpopNonceHeader, dpopNoncesOf } from "./wallet/issuer-nonces";
 export { invalidToken, loadWalletIssuer, NO_STORE, type WalletIssuer } from "./wallet/load-wallet-issuer";
 export {

@@ -2,7 +2,6 @@ import type { FastSql } from "@cred/db";
 import {
   CLIENT_ATTESTATION_CHALLENGE_HEADER,
   ClientAttestationError,
-  OAuthError,
   USE_ATTESTATION_CHALLENGE,
   verifyClientAttestation,
 } from "@cred/oid4vc";
@@ -12,7 +11,7 @@ import { trustedAttester } from "../../shared/attestation-status";
 import type { SecretBox } from "../../shared/secret-box";
 import { hashSecret } from "../../shared/secret-box";
 import { trustSettingsOf } from "../../shared/x5c-chain";
-import { type IssuerNonces, issuerNonces } from "./issuer-nonces";
+import { type IssuerNonces, issuerNonces, useNonceError } from "./issuer-nonces";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -25,10 +24,9 @@ export interface WalletClientCredentials {
   attestationPop?: string | string[];
   /** Thumbprint of the request's checked DPoP proof key (the PoP in combined mode). */
   dpopJkt: string | null;
-  /**
-   * The issuer's challenges where it requires them (`attestationChallengesOf`): a PoP must carry one.
-   * In combined mode the DPoP proof's `nonce` is the challenge, checked with the proof.
-   */
+  /** The checked DPoP proof's `nonce`: the challenge, where the proof is the PoP (combined mode). */
+  dpopNonce?: string | undefined;
+  /** The issuer's challenges where it requires them (`attestationChallengesOf`): a PoP must carry one. */
   challenges?: IssuerNonces | undefined;
 }
 
@@ -52,16 +50,11 @@ export function attestationChallengeHeader(challenges: IssuerNonces | undefined)
   return challenges ? { [CLIENT_ATTESTATION_CHALLENGE_HEADER]: challenges.issue() } : {};
 }
 
-/** Whether the wallet uses its DPoP proof as the attestation PoP (combined mode): then the proof carries the challenge. */
-export function isCombinedMode(credentials: Pick<WalletClientCredentials, "attestation" | "attestationPop">) {
-  return credentials.attestation !== undefined && credentials.attestationPop === undefined;
-}
-
 function useChallenge(challenges: IssuerNonces) {
-  return new OAuthError(
+  return useNonceError(
     USE_ATTESTATION_CHALLENGE,
-    "This credential issuer requires a challenge in the client attestation PoP: use the one in OAuth-Client-Attestation-Challenge (or from its challenge endpoint).",
-    { status: 400, headers: { "Cache-Control": "no-store", ...attestationChallengeHeader(challenges) } },
+    "This credential issuer requires one of its challenges in the client attestation PoP (or, where the DPoP proof is the PoP, as its nonce): use the one in OAuth-Client-Attestation-Challenge, or one from its challenge endpoint.",
+    attestationChallengeHeader(challenges),
   );
 }
 
@@ -123,8 +116,9 @@ export async function authenticateWallet(
     if (request.clientId !== undefined && request.clientId !== verified.clientId) {
       throw refused("client_id is not the client the wallet attestation was issued for (its sub)");
     }
-    // Combined mode: the DPoP proof's nonce was checked as the challenge with the proof.
-    if (credentials.challenges && verified.pop && !credentials.challenges.accepts(verified.pop.challenge)) {
+    // §8: the PoP's challenge; in combined mode (no PoP JWT) the DPoP proof's nonce.
+    const challenge = verified.pop ? verified.pop.challenge : credentials.dpopNonce;
+    if (credentials.challenges && !credentials.challenges.accepts(challenge)) {
       throw useChallenge(credentials.challenges);
     }
     const problem = await attester.statusProblem(verified.status);

@@ -2,45 +2,43 @@ import type { FastSql } from "@cred/db";
 import {
   DpopNonceError,
   DpopProofError,
-  OAuthError,
   tokenError,
   type VerifiedDpopProof,
   verifyDpopProof,
 } from "@cred/oid4vc";
 import { hashSecret } from "../../shared/secret-box";
-import { type DpopNonces, dpopNonceHeader } from "./issuer-nonces";
+import { type DpopNonces, dpopNonceHeader, useNonceError } from "./issuer-nonces";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */
 const MAX_AGE_SECONDS = 300;
 const FUTURE_SKEW_SECONDS = 60;
 
 /**
- * The key a token or PAR request's DPoP proof binds its access token or code to (RFC 9449 §5, §10), or
- * null without a proof where the issuer does not require one; a proof that fails, or one missing where
+ * The checked DPoP proof of a token or PAR request: the key it binds the access token or code to (RFC
+ * 9449 §5, §10) and its `nonce` (the attestation challenge where the proof is the attestation's PoP); or
+ * null without a proof where the issuer does not require one. A proof that fails, or one missing where
  * required, is 400 `invalid_dpop_proof`, and one without a fresh nonce where `nonces` are required is
  * 400 `use_dpop_nonce` with a `DPoP-Nonce` to retry with (§8).
  */
-export async function dpopKeyForTokenRequest(
+export async function dpopProofForTokenRequest(
   sql: FastSql,
   proof: string | string[] | undefined,
   endpoint: string,
   required: boolean,
   nonces?: DpopNonces,
-): Promise<string | null> {
+): Promise<{ jkt: string; nonce?: string } | null> {
   if (proof === undefined) {
     if (required)
       throw tokenError("invalid_dpop_proof", "This credential issuer requires DPoP: send a DPoP proof.");
     return null;
   }
   try {
-    return (await checkDpopProof(sql, proof, { method: "POST", url: endpoint, nonces })).jkt;
+    const { jkt, nonce } = await checkDpopProof(sql, proof, { method: "POST", url: endpoint, nonces });
+    return { jkt, ...(nonce !== undefined ? { nonce } : {}) };
   } catch (error) {
     if (error instanceof DpopProofError) throw tokenError("invalid_dpop_proof", error.message);
     if (error instanceof DpopNonceError)
-      throw new OAuthError("use_dpop_nonce", error.message, {
-        status: 400,
-        headers: { "Cache-Control": "no-store", ...dpopNonceHeader(nonces) },
-      });
+      throw useNonceError("use_dpop_nonce", error.message, dpopNonceHeader(nonces));
     throw error;
   }
 }

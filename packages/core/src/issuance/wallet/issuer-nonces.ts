@@ -1,3 +1,4 @@
+import { OAuthError } from "@cred/oid4vc";
 import type { SecretBox } from "../../shared/secret-box";
 
 /**
@@ -14,7 +15,8 @@ import type { SecretBox } from "../../shared/secret-box";
  * unexpired nonce is accepted: it bounds how far ahead a proof can be made, while the proof's `jti`
  * keeps it single use.
  */
-const PURPOSE = "issuer nonce";
+// The label predates the attestation challenges; changing it would void every outstanding nonce.
+const PURPOSE = "dpop nonce";
 const EXPIRY_BYTES = 6;
 const MAC_BYTES = 16;
 /** How long a nonce is accepted; a fresh one comes with every response of an issuer that requires them. */
@@ -63,6 +65,14 @@ export function dpopNoncesOf(
   clock?: () => number,
 ): DpopNonces | undefined {
   return issuer.requireDpopNonce ? issuerNonces(secretBox, issuer.id, clock) : undefined;
+}
+
+/**
+ * 400 asking the client to retry with the fresh nonce in `header`: `use_dpop_nonce` at the token and
+ * PAR endpoints (RFC 9449 §8), `use_attestation_challenge` (attestation draft §9).
+ */
+export function useNonceError(code: string, message: string, header: Record<string, string>) {
+  return new OAuthError(code, message, { status: 400, headers: { "Cache-Control": "no-store", ...header } });
 }
 
 /** The `DPoP-Nonce` header of a response of an issuer that requires nonces (RFC 9449 §8.2), else none. */
