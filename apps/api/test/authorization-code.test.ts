@@ -503,7 +503,7 @@ describe("authorization code flow", () => {
 
   it("allowedRedirectUris: only the listed redirect URIs, compared exactly; null takes any again", async () => {
     const path = `/management/issuers/${issuer.issuerId}`;
-    const listed = ["eudi-openid4ci://authorize", REDIRECT_URI];
+    const listed = ["eudi-openid4ci://authorize", REDIRECT_URI, "http://127.0.0.1:8080/cb"];
     const set = await call(t, "PATCH", path, { key: t.adminKey, body: { allowedRedirectUris: listed } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.data.allowedRedirectUris).toEqual(listed);
@@ -513,6 +513,7 @@ describe("authorization code flow", () => {
         "https://wallet.example/callback",
         `${REDIRECT_URI}&x=1`,
         "https://evil.example/cb",
+        "http://127.0.0.1:8080/other",
       ]) {
         const refused = await par(parBody(issuerState, pkce().challenge, { redirect_uri: other }));
         expect([refused.status, refused.body.error], other).toEqual([400, "invalid_request"]);
@@ -520,7 +521,8 @@ describe("authorization code flow", () => {
           /redirect_uri is not one this credential issuer allows/,
         );
       }
-      for (const uri of listed) {
+      // A loopback URI matches on any port (RFC 8252 §7.3).
+      for (const uri of [...listed, "http://127.0.0.1:53117/cb"]) {
         const accepted = await par(parBody(issuerState, pkce().challenge, { redirect_uri: uri }));
         expect(accepted.status, uri).toBe(201);
       }

@@ -7,7 +7,7 @@ import {
   pkceVerifierMatches,
 } from "./authorization-request";
 import { AUTHORIZATION_CODE_GRANT, buildCredentialOffer, ZCredentialOffer } from "./credential-offer";
-import { isAcceptableRedirectUri } from "./redirect-uri";
+import { isAcceptableRedirectUri, isRegisteredRedirectUri } from "./redirect-uri";
 
 // RFC 7636 Appendix B.
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
@@ -133,5 +133,19 @@ describe("authorization code offer", () => {
       grants: { [AUTHORIZATION_CODE_GRANT]: { issuer_state: "eyJhbGciOiJSU0Et...FYUaBy" } },
     });
     expect(ZCredentialOffer.parse(offer)).toEqual(offer);
+  });
+});
+
+describe("registered redirect URIs", () => {
+  it("match exactly, except an http loopback URI's port", () => {
+    const registered = ["https://wallet.example/cb", "http://127.0.0.1:8080/cb", "http://localhost/cb"];
+    expect(isRegisteredRedirectUri(registered, "https://wallet.example/cb")).toBe(true);
+    expect(isRegisteredRedirectUri(registered, "https://wallet.example:8443/cb")).toBe(false);
+    expect(isRegisteredRedirectUri(registered, "https://wallet.example/cb?x=1")).toBe(false);
+    expect(isRegisteredRedirectUri(registered, "http://127.0.0.1:51234/cb")).toBe(true);
+    expect(isRegisteredRedirectUri(registered, "http://127.0.0.1/cb")).toBe(true);
+    expect(isRegisteredRedirectUri(registered, "http://localhost:9/cb")).toBe(true);
+    expect(isRegisteredRedirectUri(registered, "http://127.0.0.1:51234/other")).toBe(false);
+    expect(isRegisteredRedirectUri(registered, "http://[::1]:8080/cb")).toBe(false);
   });
 });

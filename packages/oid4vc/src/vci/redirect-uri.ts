@@ -38,6 +38,31 @@ export function isAcceptableRedirectUri(value: string): boolean {
   if (RESPONSE_PARAMETERS.some((name) => url.searchParams.has(name))) return false;
   const scheme = url.protocol.slice(0, -1);
   if (REFUSED_SCHEMES.has(scheme)) return false;
-  if (scheme === "http") return ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
+  if (scheme === "http") return LOOPBACK_HOSTS.includes(url.hostname);
   return true;
+}
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "[::1]", "localhost"];
+
+/** `value` with the port of an http loopback URI left out, for comparison; other URIs as they are. */
+function withoutLoopbackPort(value: string): string {
+  if (!value.startsWith("http://")) return value;
+  try {
+    const url = new URL(value);
+    if (!LOOPBACK_HOSTS.includes(url.hostname) || url.port === "") return value;
+    url.port = "";
+    return url.toString();
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Whether a redirect URI is one of those registered: compared exactly (RFC 9700 §4.1.1), except that
+ * an http loopback URI matches whatever its port (RFC 8252 §7.3: native apps listen on ephemeral ports).
+ */
+export function isRegisteredRedirectUri(registered: readonly string[], value: string): boolean {
+  if (registered.includes(value)) return true;
+  const portless = withoutLoopbackPort(value);
+  return registered.some((r) => withoutLoopbackPort(r) === portless);
 }

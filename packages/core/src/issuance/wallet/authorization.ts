@@ -3,6 +3,7 @@ import {
   authorizationError,
   authorizationResponseUrl,
   type FormParams,
+  isRegisteredRedirectUri,
   PAR_REQUEST_URI_PREFIX,
   parsePushedAuthorizationRequest,
   type TPushedAuthorizationRequest,
@@ -49,7 +50,7 @@ export async function pushAuthorizationRequest(
 ) {
   const request = parsePushedAuthorizationRequest(form);
   const allowed = issuer.allowedRedirectUris as string[] | null;
-  if (allowed && !allowed.includes(request.redirect_uri)) {
+  if (allowed && !isRegisteredRedirectUri(allowed, request.redirect_uri)) {
     throw authorizationError(
       "invalid_request",
       "redirect_uri is not one this credential issuer allows; its operator lists the wallets' redirect URIs it accepts.",
