@@ -99,8 +99,13 @@ describe("CredentialConfigurations_CreateVersion", () => {
     const supported = JSON.stringify(metadata.credential_configurations_supported[active.configuration]);
     expect(supported).toContain('"level"');
     expect(supported).not.toContain("employee_number");
+    // The Type Metadata describes credentials of both versions, which share the vct.
     const typeMetadata = (await fetchJson(active.credentialType)).body;
-    expect(JSON.stringify(typeMetadata.claims)).toContain('"level"');
+    const typeClaim = (name: string) =>
+      typeMetadata.claims.find((c: { path: string[] }) => c.path.join(".") === name);
+    expect(typeClaim("level")).toMatchObject({ mandatory: false, sd: "always" });
+    expect(typeClaim("employee_number")).toMatchObject({ mandatory: false, sd: "never" });
+    expect(typeClaim("given_name")).toMatchObject({ mandatory: true });
 
     // New transactions are checked against version 2 …
     expectError(await transaction(active, VALID_CLAIMS), 400, "UnknownClaim");
@@ -245,6 +250,36 @@ describe("CredentialConfigurations_ActivateVersion", () => {
         "ValidationFailed",
       );
     }
+  });
+});
+
+describe("CredentialConfigurations_Get and concurrent changes", () => {
+  it("400 for an identifier that cannot be one", async () => {
+    for (const identifier of ["not%20valid", "a".repeat(101)]) {
+      expectError(
+        await call(t, "GET", `${CONFIGS}/${identifier}`, { key: t.adminKey }),
+        400,
+        "ValidationFailed",
+      );
+    }
+  });
+
+  it("numbers versions created at the same moment one after the other", async () => {
+    const active = await activeIssuer(t, t.adminKey);
+    const created = await Promise.all(
+      [1, 2, 3].map((n) =>
+        call(t, "POST", versionsOf(active.configuration), {
+          key: t.adminKey,
+          body: { claims: EMPLOYEE_CLAIMS, reason: `parallel ${n}` },
+        }),
+      ),
+    );
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(created.map((r) => r.body.data.activeVersion).sort()).toEqual([2, 3, 4]);
+    const got = await call(t, "GET", `${CONFIGS}/${active.configuration}`, { key: t.adminKey });
+    expect(got.body.data.versions.map((v: { version: number }) => v.version)).toEqual([1, 2, 3, 4]);
+    expect(got.body.data.versions.filter((v: { status: string }) => v.status === "active")).toHaveLength(1);
+    expect(await events("credential_configuration.version_activated", active.configuration)).toHaveLength(3);
   });
 });
 

@@ -28,7 +28,7 @@ export async function findVisibleConfiguration(
   const row = await repo.findByIdentifier(db, scopeOfCaller(caller), identifier);
   const visible =
     row !== null &&
-    (caller.boundIssuerId === null || (await repo.isGranted(db, caller.boundIssuerId, row.id)));
+    (caller.boundIssuerId === null || (await issuanceCatalog.isGranted(db, caller.boundIssuerId, row.id)));
   if (!visible) throw notFound("The credential configuration");
   return row;
 }
@@ -39,7 +39,7 @@ export async function getCredentialConfiguration(
   identifier: string,
 ): Promise<TCredentialConfiguration> {
   const row = await findVisibleConfiguration(db, caller, identifier);
-  return toCredentialConfigurationDto(row, await repo.versions(db, row.id));
+  return toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id));
 }
 
 /**
@@ -56,13 +56,14 @@ async function changeVersions(
 ): Promise<TCredentialConfiguration> {
   return inTransaction(db, async (tx) => {
     const found = await findVisibleConfiguration(tx, caller, identifier);
-    await repo.lockForUpdate(tx, found.id);
-    const locked = await findVisibleConfiguration(tx, caller, identifier);
+    // Read again under the lock: the active version may have changed meanwhile.
+    const locked = await repo.lockForUpdate(tx, found.id);
     const previousVersion = locked.activeVersion;
     const now = new Date();
     const version = await change(tx, locked, now);
+    let row = locked;
     if (version !== previousVersion) {
-      await repo.activate(tx, locked.id, version, now);
+      row = await repo.activate(tx, locked.id, version, now);
       await emitEvent(tx, scopeOfCaller(caller), "credential_configuration.version_activated", {
         credentialConfigurationId: locked.id,
         identifier: locked.identifier,
@@ -72,8 +73,7 @@ async function changeVersions(
         previousVersion,
       });
     }
-    const row = await findVisibleConfiguration(tx, caller, identifier);
-    return toCredentialConfigurationDto(row, await repo.versions(tx, row.id));
+    return toCredentialConfigurationDto(row, await repo.versionsOfOne(tx, row.id));
   });
 }
 
@@ -97,7 +97,7 @@ export function createCredentialConfigurationVersion(
     throw new DomainError("ValidationFailed", "The claims schema is not valid; see details.", problems);
   }
   return changeVersions(db, caller, input.configurationIdentifier, async (tx, row, now) => {
-    const versions = await repo.versions(tx, row.id);
+    const versions = await repo.versionsOfOne(tx, row.id);
     if (versions.length >= MAX_CONFIGURATION_VERSIONS) {
       throw new DomainError(
         "InvalidState",
@@ -135,7 +135,7 @@ export function activateCredentialConfigurationVersion(
   input: { configurationIdentifier: string; version: number },
 ): Promise<TCredentialConfiguration> {
   return changeVersions(db, caller, input.configurationIdentifier, async (tx, row) => {
-    const versions = await repo.versions(tx, row.id);
+    const versions = await repo.versionsOfOne(tx, row.id);
     if (!versions.some((v) => v.version === input.version)) {
       throw notFound(`Version ${input.version} of the credential configuration`);
     }

@@ -15,26 +15,14 @@ export const credentialConfigurationRepository = {
     });
   },
 
-  /** Takes the configuration's row lock until the transaction ends (version changes queue). */
+  /** Takes the configuration's row lock until the transaction ends (version changes queue); the row as locked. */
   async lockForUpdate(db: Db, id: string) {
     await db.$queryRaw`SELECT 1 FROM "CredentialConfiguration" WHERE "id" = ${id} FOR UPDATE`;
-  },
-
-  isGranted(db: Db, issuerId: string, configurationId: string) {
-    return db.issuerConfigurationGrant
-      .findUnique({ where: { issuerId_configurationId: { issuerId, configurationId } } })
-      .then((grant) => grant !== null);
+    return db.credentialConfiguration.findUniqueOrThrow({ where: { id } });
   },
 
   addVersion(db: Db, data: Prisma.CredentialConfigurationVersionUncheckedCreateInput) {
     return db.credentialConfigurationVersion.create({ data });
-  },
-
-  versions(db: Db, configurationId: string) {
-    return db.credentialConfigurationVersion.findMany({
-      where: { configurationId },
-      orderBy: { version: "asc" },
-    });
   },
 
   /** Makes `version` the active one: it becomes `active` (activated now), every other `superseded`. */
@@ -90,6 +78,11 @@ export const credentialConfigurationRepository = {
       orderBy: { id: "asc" },
       take: page.take,
     });
+  },
+
+  /** Versions of one (already tenant-checked) configuration, oldest first. */
+  async versionsOfOne(db: Db, configurationId: string) {
+    return (await this.versionsOf(db, [configurationId])).get(configurationId) ?? [];
   },
 
   /** Versions of the given (already tenant-checked) configurations, oldest first, by configuration id. */

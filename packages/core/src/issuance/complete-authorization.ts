@@ -50,10 +50,12 @@ async function complete(
     throw new DomainError("InvalidState", "This authorization interaction was already completed.");
   }
   const approve = input.decision === "approve";
-  const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
-  if (approve && transactionId) {
-    await sql.query(`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 FOR UPDATE`, [transactionId]);
+  // Locked before it is checked, so that a concurrent approval's binding or redemption is seen.
+  const named = interaction.transactionId ?? input.transactionId;
+  if (approve && named) {
+    await sql.query(`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 FOR UPDATE`, [named]);
   }
+  const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
   const now = new Date();
   if (approve && transactionId && (await approvedElsewhere(sql, transactionId, interaction.id, now))) {
     throw new DomainError(

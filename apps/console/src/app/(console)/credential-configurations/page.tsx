@@ -30,7 +30,7 @@ export default function CredentialConfigurationsPage() {
 
 function CredentialConfigurations() {
   const trpc = useTRPC();
-  const canManage = useCan("credential-configurations.manage");
+  const canManage = useCan("credential-configurations.manage", "issuers.manage");
   const params = useSearchParams();
   const list = useResourcePages("credentialConfigurations");
   const issuers = useAllResourceItems("issuers");

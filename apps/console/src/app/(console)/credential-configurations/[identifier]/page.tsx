@@ -25,7 +25,7 @@ export default function CredentialConfigurationPage() {
   const { identifier } = useParams<{ identifier: string }>();
   const configurationIdentifier = decodeURIComponent(identifier);
   const trpc = useTRPC();
-  const canManage = useCan("credential-configurations.manage");
+  const canManage = useCan("credential-configurations.manage", "issuers.manage");
   const configuration = useQuery(trpc.credentialConfigurations.get.queryOptions({ configurationIdentifier }));
   const refresh = useRefresh("credentialConfigurations", "issuers");
   const activate = useMutation(
