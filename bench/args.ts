@@ -22,6 +22,8 @@ export interface BenchOptions {
   serverNodeArgs: string[];
   /** Where our server's stdout and stderr go, in full (otherwise only its last 64 KB are kept for errors). */
   serverLog: string | undefined;
+  /** Time per SQL statement in the embedded database's thread, per phase (embedded only). */
+  dbStatements: boolean;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -38,6 +40,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     only: undefined,
     serverNodeArgs: [],
     serverLog: undefined,
+    dbStatements: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -62,11 +65,12 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--only") options.only = value().split(",");
     else if (arg === "--server-node-arg") options.serverNodeArgs.push(value());
     else if (arg === "--server-log") options.serverLog = value();
+    else if (arg === "--db-statements") options.dbStatements = true;
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
           "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n" +
-          "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>]\n",
+          "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -78,6 +82,9 @@ export function parseArgs(argv: string[]): BenchOptions {
     options.noLatencyRun = true;
   }
   if (!(options.duration > 0) || !(options.concurrency >= 1)) throw new Error("bad --duration/--concurrency");
+  if (options.dbStatements && options.db !== "embedded") {
+    throw new Error("--db-statements times the embedded database's thread; use it with --db embedded");
+  }
   if (options.rate !== undefined && !(options.rate > 0)) throw new Error("bad --rate");
   return options;
 }

@@ -77,6 +77,8 @@ export async function startOurs(options: {
   cpuProfDir?: string;
   nodeArgs?: string[];
   logFile?: string;
+  /** Where the embedded database thread keeps its per-statement totals (`--db-statements`). */
+  statementStatsFile?: string;
 }) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-bench-"));
   const database = options.db === "postgres" ? await freshPostgresDatabase() : undefined;
@@ -107,6 +109,7 @@ export async function startOurs(options: {
         // The webhooks workload's receiver listens on loopback, which subscriptions otherwise refuse.
         WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
         NODE_ENV: "development",
+        ...(options.statementStatsFile ? { EMBEDDED_STATEMENT_STATS: options.statementStatsFile } : {}),
       },
     });
   } catch (error) {

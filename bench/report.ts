@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { BenchOptions } from "./args";
 import { type CryptoRates, SERVER_CRYPTO } from "./crypto-bound";
+import type { StatementShare } from "./db-statements";
 import type { DriverResult } from "./driver";
 import type { WebhookReceipts } from "./webhook-receiver";
 
@@ -10,6 +11,8 @@ export interface PhaseReport extends DriverResult {
   rate?: number;
   concurrency: number;
   server: { peakRssMb: number; hwmMb: number; cpuSeconds: number; preemptionsPerSecond: number };
+  /** `--db-statements`: the statements that took most of the database thread, per operation. */
+  dbStatements?: StatementShare[];
 }
 
 export interface WorkloadReport {
@@ -170,6 +173,22 @@ export function markdown(report: Report): string {
   const errors = report.workloads
     .flatMap((w) => w.phases.flatMap((p) => p.errorSamples.map((e) => `- ${w.id} ${p.phase}: ${e}`)))
     .join("\n");
+  const statements = report.workloads
+    .flatMap((w) =>
+      w.phases
+        .filter((p) => p.dbStatements?.length)
+        .map(
+          (p) =>
+            `**${w.id}** (${p.phase}), database thread per operation:\n\n| statement | runs/op | ms/run | ms/op |\n| --- | ---: | ---: | ---: |\n` +
+            (p.dbStatements ?? [])
+              .map(
+                (s) =>
+                  `| \`${s.sql.replaceAll("|", "\\|")}\` | ${f(s.executionsPerOp, 2)} | ${f(s.msPerExecution, 3)} | ${f(s.msPerOp, 3)} |`,
+              )
+              .join("\n"),
+        ),
+    )
+    .join("\n\n");
   return (
     `# Benchmark ${report.startedAt}
 
@@ -187,7 +206,7 @@ ${counted}
 Steps:
 
 ${steps}
-${errors ? `\nErrors (first few):\n${errors}\n` : ""}`
+${statements ? `\n${statements}\n` : ""}${errors ? `\nErrors (first few):\n${errors}\n` : ""}`
   );
 }
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
+import { readStatementTotals, type StatementShare, statementShares } from "./db-statements";
 import type { DriverResult } from "./driver";
 import { api, credentialIds, type OursTarget, setupOurs, startOurs } from "./ours";
 import { startPeer, startPeerVerifier } from "./peer/start";
@@ -29,16 +30,28 @@ type ServerSample = ReturnType<ReturnType<typeof sampleProcess>["stop"]>;
 async function runSampledDriver(
   pid: number,
   job: DriverJob,
-): Promise<DriverResult & { server: ServerSample }> {
+): Promise<DriverResult & { server: ServerSample; dbStatements?: StatementShare[] }> {
   let sampler = sampleProcess(pid);
   let server: ServerSample | undefined;
+  // Only our server's database thread writes the totals.
+  const statsFile = job.side === "ours" ? statementStatsFile : undefined;
+  const totals = () => (statsFile ? readStatementTotals(statsFile) : new Map());
+  let statementsBefore = totals();
+  let statementsAfter: ReturnType<typeof totals> | undefined;
   const result = await runDriver(job, (mark) => {
     if (mark === "recording") {
       sampler.stop();
       sampler = sampleProcess(pid);
-    } else server = sampler.stop();
+      statementsBefore = totals();
+    } else {
+      server = sampler.stop();
+      statementsAfter = totals();
+    }
   });
-  return { ...result, server: server ?? sampler.stop() };
+  const dbStatements = statsFile
+    ? { dbStatements: statementShares(statementsBefore, statementsAfter ?? totals(), result.ops) }
+    : {};
+  return { ...result, server: server ?? sampler.stop(), ...dbStatements };
 }
 
 function runDriver(job: DriverJob, onMark: (mark: "recording" | "recorded") => void): Promise<DriverResult> {
@@ -146,6 +159,10 @@ const wanted = (id: string) => !options.only || options.only.includes(id);
 const resultsDir = path.join(HERE, "results");
 fs.mkdirSync(resultsDir, { recursive: true });
 const cpuProfDir = options.cpuProf ? path.join(resultsDir, `cpu-${started.getTime()}`) : undefined;
+/** Written by the embedded database thread four times a second; read at each phase's window marks. */
+const statementStatsFile = options.dbStatements
+  ? path.join(os.tmpdir(), `cred-bench-statements-${started.getTime()}.json`)
+  : undefined;
 
 log(`starting our service (${options.db})…`);
 const ours = await startOurs({
@@ -153,6 +170,7 @@ const ours = await startOurs({
   cpuProfDir,
   nodeArgs: options.serverNodeArgs,
   logFile: options.serverLog,
+  statementStatsFile,
 });
 try {
   const target: OursTarget = await setupOurs(ours.service.baseUrl, ours.apiKey);
@@ -204,6 +222,7 @@ try {
   }
 } finally {
   await ours.stop();
+  if (statementStatsFile) fs.rmSync(statementStatsFile, { force: true });
 }
 report.serverPeakRssMb = Math.max(0, ...report.workloads.flatMap((w) => w.phases.map((p) => p.server.hwmMb)));
 

@@ -4,6 +4,7 @@
 // (tsx for the server, vite-node for tests).
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+import { statementStats } from "./statement-stats.mjs";
 
 /** @type {{ dataDir?: string, startParams: string[] }} */
 const { dataDir, startParams } = workerData;
@@ -17,6 +18,8 @@ const TERMINATE = 0x58; /* X */
 
 const options = { relaxedDurability: true, startParams: [...PGlite.defaultStartParams, ...startParams] };
 const pglite = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
+/** Per-statement timings for `pnpm bench --db-statements`; null (and no cost) otherwise. */
+const stats = statementStats(process.env.EMBEDDED_STATEMENT_STATS);
 
 /**
  * PGlite is ONE PostgreSQL session; every client connection shares it. The session belongs to one
@@ -179,7 +182,9 @@ function pump() {
         }
         let reply;
         try {
+          const started = stats && performance.now();
           reply = await execute(unit);
+          if (stats) stats.record(unit, performance.now() - started);
         } catch (error) {
           // Not a PostgreSQL error (those come back as ErrorResponse): the session state is unknown, so
           // this connection ends and its client sees it terminated.
@@ -255,6 +260,7 @@ parentPort.on("message", async (msg) => {
     // server stops; the unit running now completes first.
     closing = true;
     await idle;
+    stats?.stop();
     for (const conn of connections) conn.port.close();
     await pglite.close();
     parentPort.postMessage({ type: "closed" });
