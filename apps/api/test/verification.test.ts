@@ -1467,3 +1467,71 @@ describe("external issuers over the network (engine, loopback servers allowed in
     }
   });
 });
+
+describe("transaction data (OpenID4VP §5.1, §8.4, Appendix B.3.3)", () => {
+  const payment = {
+    type: "https://pay.example/payment",
+    credentialIds: ["pid"],
+    fields: { amount: "42.00", currency: "EUR", payee: "Acme Shop" },
+  };
+
+  it("sends it in the request object and verifies the hash the wallet signs in the key binding JWT", async () => {
+    const session = await start("pid-plain", t.adminKey, { transactionData: [payment] });
+    expect((await read(session.id)).transactionData).toEqual([payment]);
+    const wallet = await present(session, { credential: (await issue()).credential });
+    const sent = wallet.request.transaction_data as string[];
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(Buffer.from(sent[0]!, "base64url").toString("utf8"))).toEqual({
+      ...payment.fields,
+      type: payment.type,
+      credential_ids: ["pid"],
+    });
+    const decided = await read(session.id);
+    expect(decided.status, JSON.stringify(decided.result)).toBe("verified");
+    expect(decided.result.credentials[0].checks.transactionData).toBe("passed");
+  });
+
+  it("rejects a presentation that does not authorise it, authorises something else, or with another hash alg", async () => {
+    const hash = (value: string) => createHash("sha256").update(value).digest("base64url");
+    for (const [overrides, code] of [
+      [{ transaction_data_hashes: undefined }, "transaction_data_not_authorized"],
+      [{ transaction_data_hashes: [hash("something else")] }, "transaction_data_mismatch"],
+    ] as const) {
+      const session = await start("pid-plain", t.adminKey, { transactionData: [payment] });
+      await present(session, { credential: (await issue()).credential, keyBindingOverrides: overrides });
+      const decided = await read(session.id);
+      expect(decided.status).toBe("rejected");
+      expect(reasonCodes(decided)).toContain(code);
+    }
+    const session = await start("pid-plain", t.adminKey, { transactionData: [payment] });
+    const wallet = await present(session, {
+      credential: (await issue()).credential,
+      keyBindingOverrides: {},
+    });
+    const sent = (wallet.request.transaction_data as string[])[0]!;
+    const withAlg = await start("pid-plain", t.adminKey, { transactionData: [payment] });
+    await present(withAlg, {
+      credential: (await issue()).credential,
+      keyBindingOverrides: { transaction_data_hashes_alg: "sha-512", transaction_data_hashes: [hash(sent)] },
+    });
+    expect(reasonCodes(await read(withAlg.id))).toContain("transaction_data_hash_alg");
+  });
+
+  it("400 for items naming no credential of the policy, one without holder binding, or reserved fields", async () => {
+    await createPolicy(policyBody("pid-unbound", {}, { holderBindingRequired: false }));
+    const attempts: [string, Record<string, unknown>][] = [
+      ["pid-plain", { ...payment, credentialIds: ["nope"] }],
+      ["pid-unbound", payment],
+      ["pid-plain", { ...payment, fields: { credential_ids: ["x"] } }],
+      ["pid-plain", { ...payment, credentialIds: [] }],
+      ["pid-plain", { type: "", credentialIds: ["pid"] }],
+    ];
+    for (const [policy, item] of attempts) {
+      const r = await call(t, "POST", "/v1.0/verifications", {
+        key: t.adminKey,
+        body: { policy, transactionData: [item] },
+      });
+      expect([r.status, errorCode(r)], JSON.stringify(item)).toEqual([400, "ValidationFailed"]);
+    }
+  });
+});

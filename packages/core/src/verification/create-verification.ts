@@ -6,6 +6,7 @@ import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies/get-active-policy-for-verification";
 import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
+import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import type { TCreateVerificationRequest, TVerificationSession } from "./verification-session.schema";
 import {
@@ -34,6 +35,7 @@ export async function createVerification(
   const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
   const { row: policy, rules } = await getActivePolicyForVerification(sql, scope, input.policy);
   dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
+  const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
   // Policies stored before `clientIdPrefix` existed use the default.
   const clientId = clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
   const id = newId("vs");
@@ -54,6 +56,7 @@ export async function createVerification(
     clientId,
     responseMode: rules.responseMode,
     invocation: input.invocation ?? "openid",
+    transactionData,
     encryptionKeyCipher: encryptionKey
       ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
       : null,

@@ -69,6 +69,7 @@ export async function receiveWalletResponse(
             rules,
             clientId: row.clientId,
             nonce: row.nonce,
+            transactionData: row.transactionData as string[] | null,
           },
           parsed.vpToken,
         );

@@ -83,6 +83,7 @@ export async function serveRequestObject(
     ...(encryptionJwk ? { encryptionJwk } : {}),
     ...(walletNonce !== undefined ? { walletNonce } : {}),
     ...(walletIssuer !== undefined ? { walletIssuer } : {}),
+    ...(row.transactionData ? { transactionData: row.transactionData as string[] } : {}),
     iat,
     exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });

@@ -84,7 +84,13 @@ export async function submitVerificationSession(
   const queryId = (match ?? rules.credentials[0]!).id;
   const result = await runVerificationEngine(
     deps,
-    { scope, rules, clientId: row.clientId, nonce: row.nonce },
+    {
+      scope,
+      rules,
+      clientId: row.clientId,
+      nonce: row.nonce,
+      transactionData: row.transactionData as string[] | null,
+    },
     { [queryId]: [input.sdJwtVc] },
     { query },
   );

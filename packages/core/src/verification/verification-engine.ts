@@ -11,6 +11,7 @@ import type { TPolicyRules } from "../verification-policies/verification-policy.
 import { type ResolvedIssuerKey, resolveIssuerKey, type TrustContext } from "./issuer-trust";
 import { dcqlQueryFor } from "./policy-query";
 import { checkCredentialStatus } from "./status-check";
+import { authorisedByPresentation, unauthorisedTransactionData } from "./transaction-data";
 import { typeAncestors } from "./type-ancestors";
 import type { TVerificationResult } from "./verification-session.schema";
 
@@ -20,6 +21,8 @@ export interface EngineSession {
   rules: TPolicyRules;
   clientId: string;
   nonce: string;
+  /** The request's `transaction_data` strings, when it asked the holder to authorise some. */
+  transactionData?: string[] | null;
 }
 
 type Outcome = "passed" | "skipped";
@@ -49,6 +52,8 @@ export async function runVerificationEngine(
   const now = options.now ?? new Date();
   const query = options.query ?? dcqlQueryFor(session.rules);
   const policyCredentials = new Map(session.rules.credentials.map((c) => [c.id, c]));
+  const transactionData = session.transactionData ?? [];
+  const authorised: { queryId: string; hashes: string[] }[] = [];
 
   const verifyCredential: VerifyCredentialFn<EngineChecks> = async (presentation, credentialQuery) => {
     const credential = policyCredentials.get(credentialQuery.id)!;
@@ -69,6 +74,12 @@ export async function runVerificationEngine(
       policyChecks: async (verified) => {
         const resolved = issuer!;
         const checks: Record<string, Outcome> = { issuerTrusted: "passed" };
+        const transaction = authorisedByPresentation(
+          transactionData,
+          credential.id,
+          verified.keyBindingClaims,
+        );
+        if (!transaction.ok) return { ok: false, reasons: [transaction.reason] };
         if (credential.maxCredentialAgeDays !== null) {
           const iat = verified.payload.iat;
           if (typeof iat !== "number") {
@@ -99,6 +110,10 @@ export async function runVerificationEngine(
         } else {
           checks.status = "skipped";
         }
+        if (transaction.hashes.length > 0) {
+          authorised.push({ queryId: credential.id, hashes: transaction.hashes });
+          checks.transactionData = "passed";
+        }
         return { ok: true, checks };
       },
     });
@@ -127,6 +142,19 @@ export async function runVerificationEngine(
       checks: c.checks.outcomes,
     })),
   };
+  // §8.4: every item authorised by an accepted presentation of a credential it names.
+  const accepted = new Set(verification.credentials.map((c) => c.queryId));
+  const missing = unauthorisedTransactionData(
+    transactionData,
+    authorised.filter((a) => accepted.has(a.queryId)),
+  );
+  if (missing.length > 0 && result.outcome === "verified") {
+    result.outcome = "rejected";
+    verification.reasons.push({
+      code: "transaction_data_not_authorized",
+      message: `the holder did not authorise transaction data item${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (no transaction_data_hashes for it in a key binding JWT of a credential it names)`,
+    });
+  }
   if (verification.reasons.length > 0) {
     result.reasons = verification.reasons.map((r) => ({
       code: r.code,

@@ -2,6 +2,7 @@ import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
 import type { CoreConfig } from "../context";
 import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";
+import { decodeTransactionData } from "./transaction-data";
 import type { VerificationSessionRow } from "./verification-repository";
 import type {
   TVerificationResult,
@@ -54,6 +55,7 @@ export function toVerificationSessionDto(
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
   };
+  if (row.transactionData) dto.transactionData = decodeTransactionData(row.transactionData as string[]);
   if (row.resultCipher && options.withholdResult) dto.resultWithheld = true;
   else if (row.resultCipher) {
     dto.result = JSON.parse(deps.secretBox.open(row.resultCipher, resultSealContext(row.id)));

@@ -20,6 +20,38 @@ const zSessionId = z
   .meta({ description: "The verification session's id.", example: "vs_01jd5x6c3v8w9y0z1a2b3c4d5e" });
 
 // Verifications_Create
+/** Members OpenID4VP defines for every transaction data object; `fields` cannot set them. */
+export const TRANSACTION_DATA_RESERVED = ["type", "credential_ids", "transaction_data_hashes_alg"] as const;
+
+const zTransactionData = z
+  .strictObject({
+    type: z.string().min(1).max(200).meta({
+      description: "The transaction data type (collision-resistant name recommended).",
+      example: "https://pay.example/payment",
+    }),
+    credentialIds: z
+      .array(z.string().min(1).max(64))
+      .min(1)
+      .max(10)
+      .meta({
+        description:
+          "Ids of the policy's credentials (DCQL credential query ids) that may authorise it; the wallet uses one. Each must require holder binding.",
+        example: ["pid"],
+      }),
+    fields: z
+      .record(z.string().min(1).max(100), z.unknown())
+      .optional()
+      .meta({
+        description: "The type's own members, sent as top-level members of the object.",
+        example: { amount: "42.00", currency: "EUR", payee: "Acme Shop" },
+      }),
+  })
+  .meta({
+    id: "TransactionData",
+    description: "One transaction data object for the wallet (OpenID4VP §5.1).",
+  });
+export type TTransactionData = z.infer<typeof zTransactionData>;
+
 export const ZCreateVerificationRequest = z
   .strictObject({
     policy: z
@@ -32,6 +64,10 @@ export const ZCreateVerificationRequest = z
       example: "Age check at checkout",
     }),
     invocation: zInvocation("`openid4vp://` (OpenID4VP §13.1.2)", "`haip-vp://` (HAIP)"),
+    transactionData: z.array(zTransactionData).min(1).max(10).optional().meta({
+      description:
+        "What the holder is asked to authorise with the presentation (OpenID4VP §5.1 `transaction_data`, e.g. a payment): each item is sent to the wallet as given, and the wallet must return its SHA-256 hash in the key binding JWT of a credential it names (Appendix B.3.3), or the session is rejected (`transaction_data_not_authorized`). Only wallets that support transaction data can answer such a request.",
+    }),
   })
   .meta({ id: "CreateVerificationSessionRequest" });
 export type TCreateVerificationRequest = z.infer<typeof ZCreateVerificationRequest>;
@@ -146,6 +182,9 @@ export const zVerificationSession = z
     result: zVerificationResult.optional().meta({
       description:
         "Present once the session is `verified` or `rejected`, unless withheld (`resultWithheld`).",
+    }),
+    transactionData: z.array(zTransactionData).optional().meta({
+      description: "The transaction data the request asks the holder to authorise, as created.",
     }),
     resultWithheld: z.literal(true).optional().meta({
       description:

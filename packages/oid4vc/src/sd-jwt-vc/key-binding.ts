@@ -17,8 +17,19 @@ export const ZKbJwtPayload = z.looseObject({
   aud: z.string().min(1),
   nonce: z.string().min(1),
   sd_hash: z.string().min(1),
+  // OpenID4VP 1.0 Appendix B.3.3: the transaction data the holder authorised with this presentation.
+  transaction_data_hashes: z.array(z.string().min(1)).min(1).optional(),
+  transaction_data_hashes_alg: z.string().min(1).optional(),
 });
 export type TKbJwtPayload = z.infer<typeof ZKbJwtPayload>;
+
+/**
+ * The hash a KB-JWT's `transaction_data_hashes` carries for one `transaction_data` string of the request:
+ * SHA-256 (the default `sha-256`) over the string as sent, not base64url-decoded, base64url.
+ */
+export function transactionDataHash(encoded: string): string {
+  return createHash("sha256").update(encoded, "ascii").digest("base64url");
+}
 
 export interface CreateKbJwtInput {
   /** The holder's private key (the one whose public part is in `cnf.jwk`). */
@@ -29,13 +40,21 @@ export interface CreateKbJwtInput {
   nonce: string;
   /** Epoch seconds. */
   iat: number;
+  /** `transaction_data_hashes` (with the default algorithm, so no `transaction_data_hashes_alg`). */
+  transactionDataHashes?: string[];
 }
 
 /** Creates a KB-JWT (wallet side). */
 export function createKbJwt(input: CreateKbJwtInput): Promise<string> {
   return signEs256Jwt(
     { alg: "ES256", typ: KB_JWT_TYP },
-    { iat: input.iat, aud: input.aud, nonce: input.nonce, sd_hash: computeSdHash(input.sdJwt) },
+    {
+      iat: input.iat,
+      aud: input.aud,
+      nonce: input.nonce,
+      sd_hash: computeSdHash(input.sdJwt),
+      ...(input.transactionDataHashes ? { transaction_data_hashes: input.transactionDataHashes } : {}),
+    },
     input.privateKey,
   );
 }

@@ -72,6 +72,15 @@ export interface VerifySdJwtVcOptions {
   clockToleranceSeconds?: number;
 }
 
+/** The checked claims of a KB-JWT, with the transaction data hashes it carries (OpenID4VP B.3.3). */
+export interface KeyBindingClaims {
+  iat: number;
+  aud: string;
+  nonce: string;
+  transactionDataHashes?: string[];
+  transactionDataHashesAlg?: string;
+}
+
 export interface VerifiedSdJwtVc {
   ok: true;
   header: JwsHeader;
@@ -84,7 +93,7 @@ export interface VerifiedSdJwtVc {
   /** True only when a KB-JWT was present and passed every check against `keyBinding`. */
   keyBindingVerified: boolean;
   /** The verified KB-JWT claims, when `keyBindingVerified`. */
-  keyBindingClaims?: { iat: number; aud: string; nonce: string };
+  keyBindingClaims?: KeyBindingClaims;
   /** The types its `vct` extends, when they were needed to match an expected type. */
   extendedTypes?: string[];
 }
@@ -224,7 +233,7 @@ async function checkKeyBinding(
   expect: KeyBindingExpectations,
   now: number,
   tolerance: number,
-): Promise<{ reasons: VerificationReason[]; claims?: { iat: number; aud: string; nonce: string } }> {
+): Promise<{ reasons: VerificationReason[]; claims?: KeyBindingClaims }> {
   const fail = (code: SdJwtVcReasonCode, message: string) => ({ reasons: [{ code, message }] });
   if (kbJwt === undefined) {
     return expect.required ? fail("key_binding_missing", "a key binding JWT is required") : { reasons: [] };
@@ -270,7 +279,9 @@ async function checkKeyBinding(
   if (kb.sd_hash !== computeSdHash(sdJwt)) {
     reasons.push({ code: "kb_sd_hash_mismatch", message: "KB-JWT sd_hash does not match the presentation" });
   }
-  return reasons.length > 0
-    ? { reasons }
-    : { reasons, claims: { iat: kb.iat, aud: kb.aud, nonce: kb.nonce } };
+  if (reasons.length > 0) return { reasons };
+  const claims: KeyBindingClaims = { iat: kb.iat, aud: kb.aud, nonce: kb.nonce };
+  if (kb.transaction_data_hashes) claims.transactionDataHashes = kb.transaction_data_hashes;
+  if (kb.transaction_data_hashes_alg) claims.transactionDataHashesAlg = kb.transaction_data_hashes_alg;
+  return { reasons, claims };
 }

@@ -39,6 +39,7 @@ export interface AuthorizationRequestPayload {
   iat: number;
   exp: number;
   wallet_nonce?: string;
+  transaction_data?: string[];
 }
 
 export interface BuildAuthorizationRequestInput {
@@ -61,6 +62,8 @@ export interface BuildAuthorizationRequestInput {
   /** Seconds since the epoch. */
   iat: number;
   exp: number;
+  /** `transaction_data` (§5.1): base64url-encoded JSON objects, each with `type` and `credential_ids`. */
+  transactionData?: string[];
 }
 
 export class InvalidAuthorizationRequestError extends Error {
@@ -116,6 +119,7 @@ export function buildAuthorizationRequest(
     exp: input.exp,
   };
   if (input.walletNonce !== undefined) payload.wallet_nonce = input.walletNonce;
+  if (input.transactionData?.length) payload.transaction_data = [...input.transactionData];
   return payload;
 }
 

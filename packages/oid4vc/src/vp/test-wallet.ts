@@ -6,6 +6,7 @@
  * requested top-level claims disclosed, KB-JWT with `aud` = client_id, `nonce`, `iat`, `sd_hash`) and posts
  * `direct_post` or encrypted `direct_post.jwt` to `response_uri`.
  */
+import { transactionDataHash } from "../sd-jwt-vc/key-binding";
 import { signEs256Jwt } from "../shared/jws";
 import { decodeB64urlJson, randomB64url, sha256B64url } from "./encoding";
 import { type Jwk, type KeyInput, toPrivateKey } from "./keys";
@@ -125,6 +126,13 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
   const nonce = String(request.nonce);
   const iat = options.now?.() ?? Math.floor(Date.now() / 1000);
   const credentials = typeof options.credential === "string" ? [options.credential] : options.credential;
+  // Each transaction data item is authorised by one presentation of a credential it names (§5.1).
+  const pendingTransactionData = Array.isArray(request.transaction_data)
+    ? (request.transaction_data as string[]).map((encoded) => ({
+        encoded,
+        credentialIds: (decodeB64urlJson(encoded) as { credential_ids: string[] }).credential_ids,
+      }))
+    : [];
   const vpToken: Record<string, string[]> = {};
   for (const credentialQuery of query.credentials) {
     const match = credentials.find((c) => {
@@ -134,6 +142,12 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
     });
     if (!match) continue;
     const names = requestedTopLevelNames(credentialQuery);
+    const authorised = pendingTransactionData.filter((t) => t.credentialIds.includes(credentialQuery.id));
+    for (const t of authorised) pendingTransactionData.splice(pendingTransactionData.indexOf(t), 1);
+    const transactionData = authorised.length
+      ? { transaction_data_hashes: authorised.map((t) => transactionDataHash(t.encoded)) }
+      : {};
+    const overrides = { ...transactionData, ...options.keyBindingOverrides };
     vpToken[credentialQuery.id] = [
       await createTestPresentation({
         credential: match,
@@ -142,7 +156,7 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
         aud: clientId,
         nonce,
         iat,
-        ...(options.keyBindingOverrides ? { overrides: options.keyBindingOverrides } : {}),
+        overrides,
       }),
     ];
   }
