@@ -439,7 +439,19 @@ test("verification playground: QR code, verified with only the requested claims"
   expect(issued).not.toBeNull();
   await go("Verification playground");
   await page.getByLabel("Policy").selectOption(policyIdentifier);
+  // Transaction data the holder authorises: checked with the API's schema first, then by the server.
+  const transactionData = page.getByLabel(/Transaction data \(optional\)/);
+  await transactionData.fill("[{ not json");
   await page.getByRole("button", { name: "Start verification" }).click();
+  await expect(page.getByText(/Transaction data is not JSON/)).toBeVisible();
+  await transactionData.fill('[{ "type": "https://pay.example/payment", "credentialIds": ["other"] }]');
+  await page.getByRole("button", { name: "Start verification" }).click();
+  await expect(page.getByText(/'other' is not a credential of the policy/)).toBeVisible();
+  await transactionData.fill(
+    '[{ "type": "https://pay.example/payment", "credentialIds": ["credential"], "fields": { "amount": "42.00" } }]',
+  );
+  await page.getByRole("button", { name: "Start verification" }).click();
+  await expect(page.getByTestId("transaction-data")).toContainText("42.00");
   await expect(page.getByTestId("qr-code")).toBeVisible();
   await expect(page.getByTestId("verification-status")).toHaveText("pending");
   const link = await page.getByTestId("qr-link").inputValue();
@@ -456,6 +468,7 @@ test("verification playground: QR code, verified with only the requested claims"
   const claims = page.getByTestId("verified-claims");
   await expect(claims.getByRole("row", { name: /given_name/ })).toContainText("Erika");
   await expect(claims).not.toContainText("Mustermann");
+  await expect(claims).toContainText("transactionData passed");
 });
 
 test("the dashboard counts what the flows created", async () => {

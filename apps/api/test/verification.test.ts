@@ -1491,30 +1491,40 @@ describe("transaction data (OpenID4VP §5.1, §8.4, Appendix B.3.3)", () => {
     expect(decided.result.credentials[0].checks.transactionData).toBe("passed");
   });
 
-  it("rejects a presentation that does not authorise it, authorises something else, or with another hash alg", async () => {
+  it("rejects, with no claims in the result, a presentation that does not authorise it, authorises something else, or with another hash alg", async () => {
     const hash = (value: string) => createHash("sha256").update(value).digest("base64url");
+    // What the request sends for `payment`: the hash the wallet must sign.
+    const sent = Buffer.from(
+      JSON.stringify({ ...payment.fields, type: payment.type, credential_ids: payment.credentialIds }),
+    ).toString("base64url");
     for (const [overrides, code] of [
       [{ transaction_data_hashes: undefined }, "transaction_data_not_authorized"],
       [{ transaction_data_hashes: [hash("something else")] }, "transaction_data_mismatch"],
+      [
+        { transaction_data_hashes: [hash(sent), hash(sent)], transaction_data_hashes_alg: "sha-512" },
+        "transaction_data_hash_alg",
+      ],
     ] as const) {
       const session = await start("pid-plain", t.adminKey, { transactionData: [payment] });
       await present(session, { credential: (await issue()).credential, keyBindingOverrides: overrides });
       const decided = await read(session.id);
       expect(decided.status).toBe("rejected");
       expect(reasonCodes(decided)).toContain(code);
+      expect(decided.result.credentials).toEqual([]);
     }
-    const session = await start("pid-plain", t.adminKey, { transactionData: [payment] });
-    const wallet = await present(session, {
+  });
+
+  it("discards a presentation whose key binding JWT authorises transaction data the request did not carry", async () => {
+    const session = await start("pid-plain");
+    await present(session, {
       credential: (await issue()).credential,
-      keyBindingOverrides: {},
+      keyBindingOverrides: {
+        transaction_data_hashes: [createHash("sha256").update("x").digest("base64url")],
+      },
     });
-    const sent = (wallet.request.transaction_data as string[])[0]!;
-    const withAlg = await start("pid-plain", t.adminKey, { transactionData: [payment] });
-    await present(withAlg, {
-      credential: (await issue()).credential,
-      keyBindingOverrides: { transaction_data_hashes_alg: "sha-512", transaction_data_hashes: [hash(sent)] },
-    });
-    expect(reasonCodes(await read(withAlg.id))).toContain("transaction_data_hash_alg");
+    const decided = await read(session.id);
+    expect(decided.status).toBe("rejected");
+    expect(reasonCodes(decided)).toContain("transaction_data_mismatch");
   });
 
   it("400 for items naming no credential of the policy, one without holder binding, or reserved fields", async () => {
@@ -1523,6 +1533,7 @@ describe("transaction data (OpenID4VP §5.1, §8.4, Appendix B.3.3)", () => {
       ["pid-plain", { ...payment, credentialIds: ["nope"] }],
       ["pid-unbound", payment],
       ["pid-plain", { ...payment, fields: { credential_ids: ["x"] } }],
+      ["pid-plain", { ...payment, fields: { transaction_data_hashes_alg: ["sha-512"] } }],
       ["pid-plain", { ...payment, credentialIds: [] }],
       ["pid-plain", { type: "", credentialIds: ["pid"] }],
     ];

@@ -50,12 +50,13 @@ async function complete(
     throw new DomainError("InvalidState", "This authorization interaction was already completed.");
   }
   const approve = input.decision === "approve";
-  // Locked before it is checked, so that a concurrent approval's binding or redemption is seen.
-  const named = interaction.transactionId ?? input.transactionId;
-  if (approve && named) {
-    await sql.query(`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 FOR UPDATE`, [named]);
-  }
+  // The offer's own transaction is locked before it is checked, so that a concurrent approval's binding
+  // or redemption is seen; one the caller names is locked only once it is known to be the caller's to see.
+  const lock = (id: string) =>
+    sql.query(`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 FOR UPDATE`, [id]);
+  if (approve && interaction.transactionId) await lock(interaction.transactionId);
   const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
+  if (approve && transactionId && !interaction.transactionId) await lock(transactionId);
   const now = new Date();
   if (approve && transactionId && (await approvedElsewhere(sql, transactionId, interaction.id, now))) {
     throw new DomainError(

@@ -69,13 +69,27 @@ interface Reason {
   message: string;
 }
 
+/** A requested item as the checks need it: its string as sent, that string's hash, the credentials it names. */
+export interface RequestedTransactionData {
+  hash: string;
+  credentialIds: string[];
+}
+
+/** The session's `transaction_data` strings, decoded once per verification. */
+export function requestedTransactionData(encoded: string[]): RequestedTransactionData[] {
+  return encoded.map((value) => ({
+    hash: transactionDataHash(value),
+    credentialIds: decodeTransactionData([value])[0]!.credentialIds,
+  }));
+}
+
 /**
  * What one presentation's key binding JWT authorises, or why it cannot be accepted: only hashes of items
  * that name its credential query, with the default `sha-256` (the request sends no
- * `transaction_data_hashes_alg`).
+ * `transaction_data_hashes_alg`). A KB-JWT with hashes where none were asked of it is refused too.
  */
 export function authorisedByPresentation(
-  encoded: string[],
+  requested: RequestedTransactionData[],
   queryId: string,
   kb: { transactionDataHashes?: string[]; transactionDataHashesAlg?: string } | undefined,
 ): { ok: true; hashes: string[] } | { ok: false; reason: Reason } {
@@ -87,11 +101,7 @@ export function authorisedByPresentation(
       reason: { code: "transaction_data_hash_alg", message: "transaction_data_hashes_alg must be sha-256" },
     };
   }
-  const expected = new Set(
-    encoded
-      .filter((value) => decodeTransactionData([value])[0]!.credentialIds.includes(queryId))
-      .map(transactionDataHash),
-  );
+  const expected = new Set(requested.filter((r) => r.credentialIds.includes(queryId)).map((r) => r.hash));
   if (hashes.some((hash) => !expected.has(hash))) {
     return {
       ok: false,
@@ -105,15 +115,31 @@ export function authorisedByPresentation(
   return { ok: true, hashes };
 }
 
-/** The items no accepted presentation authorised (§8.4: each must be, by one credential it names). */
-export function unauthorisedTransactionData(
-  encoded: string[],
-  authorised: { queryId: string; hashes: string[] }[],
-): number[] {
-  return encoded.flatMap((value, index) => {
-    const { credentialIds } = decodeTransactionData([value])[0]!;
-    const hash = transactionDataHash(value);
-    const covered = authorised.some((a) => credentialIds.includes(a.queryId) && a.hashes.includes(hash));
-    return covered ? [] : [index];
-  });
+/**
+ * Why the accepted presentations do not authorise the requested items as §5.1 and §8.4 ask, or null:
+ * each item by exactly one presentation of a credential it names ("the Wallet MUST use only one").
+ */
+export function transactionDataProblem(
+  requested: RequestedTransactionData[],
+  accepted: { queryId: string; hashes: string[] }[],
+): Reason | null {
+  const coverage = requested.map(
+    (item) =>
+      accepted.filter((a) => item.credentialIds.includes(a.queryId) && a.hashes.includes(item.hash)).length,
+  );
+  const missing = coverage.flatMap((n, index) => (n === 0 ? [index] : []));
+  if (missing.length > 0) {
+    return {
+      code: "transaction_data_not_authorized",
+      message: `the holder did not authorise transaction data item${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (no transaction_data_hashes for it in a key binding JWT of a credential it names)`,
+    };
+  }
+  const twice = coverage.flatMap((n, index) => (n > 1 ? [index] : []));
+  if (twice.length > 0) {
+    return {
+      code: "transaction_data_authorized_twice",
+      message: `transaction data item${twice.length > 1 ? "s" : ""} ${twice.join(", ")} came authorised by more than one credential; the wallet must use one`,
+    };
+  }
+  return null;
 }

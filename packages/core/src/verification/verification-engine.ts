@@ -11,7 +11,11 @@ import type { TPolicyRules } from "../verification-policies/verification-policy.
 import { type ResolvedIssuerKey, resolveIssuerKey, type TrustContext } from "./issuer-trust";
 import { dcqlQueryFor } from "./policy-query";
 import { checkCredentialStatus } from "./status-check";
-import { authorisedByPresentation, unauthorisedTransactionData } from "./transaction-data";
+import {
+  authorisedByPresentation,
+  requestedTransactionData,
+  transactionDataProblem,
+} from "./transaction-data";
 import { typeAncestors } from "./type-ancestors";
 import type { TVerificationResult } from "./verification-session.schema";
 
@@ -29,6 +33,8 @@ type Outcome = "passed" | "skipped";
 interface EngineChecks {
   outcomes: Record<string, Outcome>;
   issuerId: string | null;
+  /** The transaction data this presentation's key binding JWT authorised. */
+  transactionDataHashes: string[];
 }
 
 /** How old a KB-JWT `iat` may be, in seconds. */
@@ -52,13 +58,13 @@ export async function runVerificationEngine(
   const now = options.now ?? new Date();
   const query = options.query ?? dcqlQueryFor(session.rules);
   const policyCredentials = new Map(session.rules.credentials.map((c) => [c.id, c]));
-  const transactionData = session.transactionData ?? [];
-  const authorised: { queryId: string; hashes: string[] }[] = [];
+  const transactionData = requestedTransactionData(session.transactionData ?? []);
 
   const verifyCredential: VerifyCredentialFn<EngineChecks> = async (presentation, credentialQuery) => {
     const credential = policyCredentials.get(credentialQuery.id)!;
     const trust: TrustContext = { deps, scope: session.scope, credential, now: now.getTime() };
     let issuer: ResolvedIssuerKey | null = null;
+    let transactionDataHashes: string[] = [];
     const inner = createSdJwtVcCredentialVerifier({
       clientId: session.clientId,
       nonce: session.nonce,
@@ -111,7 +117,7 @@ export async function runVerificationEngine(
           checks.status = "skipped";
         }
         if (transaction.hashes.length > 0) {
-          authorised.push({ queryId: credential.id, hashes: transaction.hashes });
+          transactionDataHashes = transaction.hashes;
           checks.transactionData = "passed";
         }
         return { ok: true, checks };
@@ -124,16 +130,33 @@ export async function runVerificationEngine(
       ...result,
       // A credential without `iss` under an X.509 root: its leaf certificate's subject names the issuer.
       issuer: result.issuer || (source?.kind === "x5c" ? source.subject : result.issuer),
-      checks: { outcomes: result.checks, issuerId: source?.kind === "platform" ? source.issuerId : null },
+      checks: {
+        outcomes: result.checks,
+        issuerId: source?.kind === "platform" ? source.issuerId : null,
+        transactionDataHashes,
+      },
     } satisfies CredentialVerification<EngineChecks>;
   };
 
   // OpenID4VP §8.6: a failing presentation is discarded (its reasons reported), and the rest decide.
   const verification = await verifyVpToken({ query, vpToken, verifyCredential, rejectOnAnyFailure: false });
+  // §8.4: every item authorised, by exactly one accepted presentation of a credential it names; short of
+  // that the session is rejected like any other, with no credentials in its result.
+  const unauthorised =
+    verification.outcome === "verified" && transactionData.length > 0
+      ? transactionDataProblem(
+          transactionData,
+          verification.credentials.map((c) => ({
+            queryId: c.queryId,
+            hashes: c.checks.transactionDataHashes,
+          })),
+        )
+      : null;
+  const accepted = unauthorised ? [] : verification.credentials;
   const result: TVerificationResult = {
     decidedAt: now.toISOString(),
-    outcome: verification.outcome,
-    credentials: verification.credentials.map((c) => ({
+    outcome: unauthorised ? "rejected" : verification.outcome,
+    credentials: accepted.map((c) => ({
       credentialQueryId: c.queryId,
       credentialType: c.credentialType,
       issuer: c.issuer,
@@ -142,19 +165,7 @@ export async function runVerificationEngine(
       checks: c.checks.outcomes,
     })),
   };
-  // §8.4: every item authorised by an accepted presentation of a credential it names.
-  const accepted = new Set(verification.credentials.map((c) => c.queryId));
-  const missing = unauthorisedTransactionData(
-    transactionData,
-    authorised.filter((a) => accepted.has(a.queryId)),
-  );
-  if (missing.length > 0 && result.outcome === "verified") {
-    result.outcome = "rejected";
-    verification.reasons.push({
-      code: "transaction_data_not_authorized",
-      message: `the holder did not authorise transaction data item${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (no transaction_data_hashes for it in a key binding JWT of a credential it names)`,
-    });
-  }
+  if (unauthorised) verification.reasons.push(unauthorised);
   if (verification.reasons.length > 0) {
     result.reasons = verification.reasons.map((r) => ({
       code: r.code,

@@ -7,9 +7,11 @@ import { ZNumericDate } from "../shared/time";
 /** Header `typ` of a Key Binding JWT (RFC 9901 §4.3). */
 export const KB_JWT_TYP = "kb+jwt";
 
+const sha256OfAscii = (value: string) => createHash("sha256").update(value, "ascii").digest("base64url");
+
 /** `sd_hash` (RFC 9901 §4.3.1): base64url(SHA-256(ASCII(<issuer-jwt>~<disclosures>~))). */
 export function computeSdHash(sdJwt: string): string {
-  return createHash("sha256").update(sdJwt, "ascii").digest("base64url");
+  return sha256OfAscii(sdJwt);
 }
 
 export const ZKbJwtPayload = z.looseObject({
@@ -28,7 +30,7 @@ export type TKbJwtPayload = z.infer<typeof ZKbJwtPayload>;
  * SHA-256 (the default `sha-256`) over the string as sent, not base64url-decoded, base64url.
  */
 export function transactionDataHash(encoded: string): string {
-  return createHash("sha256").update(encoded, "ascii").digest("base64url");
+  return sha256OfAscii(encoded);
 }
 
 export interface CreateKbJwtInput {
@@ -40,21 +42,13 @@ export interface CreateKbJwtInput {
   nonce: string;
   /** Epoch seconds. */
   iat: number;
-  /** `transaction_data_hashes` (with the default algorithm, so no `transaction_data_hashes_alg`). */
-  transactionDataHashes?: string[];
 }
 
 /** Creates a KB-JWT (wallet side). */
 export function createKbJwt(input: CreateKbJwtInput): Promise<string> {
   return signEs256Jwt(
     { alg: "ES256", typ: KB_JWT_TYP },
-    {
-      iat: input.iat,
-      aud: input.aud,
-      nonce: input.nonce,
-      sd_hash: computeSdHash(input.sdJwt),
-      ...(input.transactionDataHashes ? { transaction_data_hashes: input.transactionDataHashes } : {}),
-    },
+    { iat: input.iat, aud: input.aud, nonce: input.nonce, sd_hash: computeSdHash(input.sdJwt) },
     input.privateKey,
   );
 }

@@ -147,5 +147,7 @@ describe("registered redirect URIs", () => {
     expect(isRegisteredRedirectUri(registered, "http://localhost:9/cb")).toBe(true);
     expect(isRegisteredRedirectUri(registered, "http://127.0.0.1:51234/other")).toBe(false);
     expect(isRegisteredRedirectUri(registered, "http://[::1]:8080/cb")).toBe(false);
+    expect(isRegisteredRedirectUri(registered, "http://127.0.0.1:80/cb")).toBe(true);
+    expect(isRegisteredRedirectUri(["http://localhost"], "http://localhost:5000")).toBe(true);
   });
 });

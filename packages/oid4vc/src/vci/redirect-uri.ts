@@ -44,12 +44,12 @@ export function isAcceptableRedirectUri(value: string): boolean {
 
 const LOOPBACK_HOSTS = ["127.0.0.1", "[::1]", "localhost"];
 
-/** `value` with the port of an http loopback URI left out, for comparison; other URIs as they are. */
+/** An http loopback URI without its port (normalised), for comparison; other URIs as they are. */
 function withoutLoopbackPort(value: string): string {
   if (!value.startsWith("http://")) return value;
   try {
     const url = new URL(value);
-    if (!LOOPBACK_HOSTS.includes(url.hostname) || url.port === "") return value;
+    if (!LOOPBACK_HOSTS.includes(url.hostname)) return value;
     url.port = "";
     return url.toString();
   } catch {

@@ -1,5 +1,6 @@
 "use client";
 import type { Invocation } from "@cred/core/shared/invocation";
+import { ZCreateVerificationRequest } from "@cred/core/verification/verification-session.schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
@@ -24,6 +25,8 @@ export default function VerificationPlaygroundPage() {
   const active = (policies.data?.items ?? []).filter((p) => p.status === "active");
   const [policy, setPolicy] = useState("");
   const [invocation, setInvocation] = useState<Invocation>("openid");
+  const [transactionData, setTransactionData] = useState("");
+  const [transactionDataIssue, setTransactionDataIssue] = useState<string | null>(null);
   const create = useMutation(trpc.verifications.create.mutationOptions({ onSuccess: refreshDashboard }));
   const created = create.data?.data;
   const session = useQuery({
@@ -42,7 +45,23 @@ export default function VerificationPlaygroundPage() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ policy, invocation });
+    let items: unknown;
+    try {
+      items = transactionData.trim() ? JSON.parse(transactionData) : undefined;
+    } catch (error) {
+      setTransactionDataIssue(`Transaction data is not JSON: ${(error as Error).message}`);
+      return;
+    }
+    // The API's own schema, so the form refuses exactly what the API would (the policy's ids it checks itself).
+    const parsed = ZCreateVerificationRequest.safeParse({ policy, invocation, transactionData: items });
+    if (!parsed.success) {
+      setTransactionDataIssue(
+        parsed.error.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; "),
+      );
+      return;
+    }
+    setTransactionDataIssue(null);
+    create.mutate(parsed.data);
   };
 
   return (
@@ -72,6 +91,25 @@ export default function VerificationPlaygroundPage() {
               }))}
             />
             <InvocationField protocol="presentation" value={invocation} onChange={setInvocation} />
+            <label>
+              Transaction data (optional): a JSON array of{" "}
+              <code>{'{ "type", "credentialIds", "fields" }'}</code> items the holder authorises with the
+              presentation (OpenID4VP transaction_data)
+              <textarea
+                rows={3}
+                value={transactionData}
+                placeholder={
+                  '[{ "type": "https://pay.example/payment", "credentialIds": ["pid"], "fields": { "amount": "42.00" } }]'
+                }
+                aria-invalid={transactionDataIssue !== null}
+                onChange={(e) => setTransactionData(e.target.value)}
+              />
+            </label>
+            {transactionDataIssue && (
+              <div className="alert alert-error" role="alert">
+                {transactionDataIssue}
+              </div>
+            )}
             <ErrorAlert error={create.error} title="Could not start the verification" />
             <SubmitButton pending={create.isPending} disabled={!policy} pendingLabel="Starting…">
               Start verification
@@ -94,6 +132,16 @@ export default function VerificationPlaygroundPage() {
               </dd>
               <dt>Expires</dt>
               <dd>{new Date(created.expiresAt).toLocaleString()}</dd>
+              {created.transactionData && (
+                <>
+                  <dt>Transaction data</dt>
+                  <dd data-testid="transaction-data">
+                    {created.transactionData.map((t) => (
+                      <code key={`${t.type}:${JSON.stringify(t.fields ?? {})}`}>{show(t)}</code>
+                    ))}
+                  </dd>
+                </>
+              )}
             </dl>
             {current.result && (
               <section aria-labelledby="result-title">
