@@ -947,6 +947,7 @@ describe("VerificationSessions_Submit (legacy)", () => {
   async function legacyPresentation(
     session: { authorizationRequestUri: string; requestUri: string },
     credential: string,
+    overrides?: Record<string, unknown>,
   ) {
     const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
     const { payload } = await verifyRequestObject(await (await fetch(session.requestUri)).text(), {
@@ -960,8 +961,9 @@ describe("VerificationSessions_Submit (legacy)", () => {
       aud: clientId,
       nonce: String(payload.nonce),
       iat: Math.floor(Date.now() / 1000),
+      ...(overrides ? { overrides } : {}),
     });
-    return { clientId, sdJwtVc };
+    return { clientId, sdJwtVc, payload };
   }
   const submit = (id: string, body: unknown, key: string | null = t.adminKey) =>
     call(t, "POST", `/v1.0/verification-sessions/${id}/submissions`, { key, body });
@@ -991,6 +993,31 @@ describe("VerificationSessions_Submit (legacy)", () => {
       body: new URLSearchParams({ response: "a.b.c.d.e", state }).toString(),
     });
     expect(wallet.status).toBe(400);
+  });
+
+  it("holds a submission to the request's transaction data like a wallet's answer", async () => {
+    const transactionData = [{ type: "https://pay.example/payment", credentialIds: ["pid"] }];
+    for (const authorise of [false, true]) {
+      const { credential } = await issue();
+      const credentialId = await recordCredential(issuerA, credential);
+      const session = await start("pid-jwt", t.adminKey, { transactionData });
+      const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+      const { payload } = await verifyRequestObject(await (await fetch(session.requestUri)).text(), {
+        clientId,
+      });
+      const hashes = (payload.transaction_data as string[]).map((v) =>
+        createHash("sha256").update(v).digest("base64url"),
+      );
+      const { sdJwtVc } = await legacyPresentation(
+        session,
+        credential,
+        authorise ? { transaction_data_hashes: hashes } : undefined,
+      );
+      const r = await submit(session.id, { credentialId, sdJwtVc, audience: clientId });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.data.status).toBe(authorise ? "verified" : "rejected");
+      if (!authorise) expect(reasonCodes(r.body.data)).toEqual(["transaction_data_not_authorized"]);
+    }
   });
 
   it("answers the policy credential of a type the presentation names in aka_vcts, not only by vct", async () => {
