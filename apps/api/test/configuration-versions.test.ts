@@ -93,6 +93,23 @@ describe("CredentialConfigurations_CreateVersion", () => {
     expect(await events("credential_configuration.version_activated", active.configuration)).toMatchObject([
       { payload: { version: 2, previousVersion: 1, issuerId: active.issuerId } },
     ]);
+    // Each version's own claims stay readable.
+    const v1 = await call(t, "GET", `${versionsOf(active.configuration)}/1`, { key: t.adminKey });
+    expect(v1.status).toBe(200);
+    expect(v1.body.data).toMatchObject({ version: 1, status: "superseded" });
+    expect(v1.body.data.claims.map((c: { path: string[] }) => c.path.join("."))).toContain("employee_number");
+    const v2 = await call(t, "GET", `${versionsOf(active.configuration)}/2`, { key: t.adminKey });
+    expect(v2.body.data).toMatchObject({ version: 2, status: "active", reason: "Adds the level" });
+    expectError(
+      await call(t, "GET", `${versionsOf(active.configuration)}/3`, { key: t.adminKey }),
+      404,
+      "NotFound",
+    );
+    expectError(
+      await call(t, "GET", `${versionsOf(active.configuration)}/x`, { key: t.adminKey }),
+      400,
+      "ValidationFailed",
+    );
 
     // Wallet-facing metadata describes version 2.
     const metadata = (await fetchJson(wellKnown("openid-credential-issuer", active.credentialIssuer))).body;
@@ -288,6 +305,7 @@ describe("visibility and scopes of the three operations", () => {
     const active = await activeIssuer(t, t.adminKey);
     const ops = (identifier: string): [string, string, unknown][] => [
       ["GET", `${CONFIGS}/${identifier}`, undefined],
+      ["GET", `${versionsOf(identifier)}/1`, undefined],
       ["POST", versionsOf(identifier), { claims: EMPLOYEE_CLAIMS }],
       ["POST", `${versionsOf(identifier)}/1/activate`, undefined],
     ];

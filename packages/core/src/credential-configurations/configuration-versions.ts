@@ -42,6 +42,20 @@ export async function getCredentialConfiguration(
   return toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id));
 }
 
+/** One version of a visible configuration, with its claims; 404 for a version it does not have. */
+export async function getCredentialConfigurationVersion(
+  db: Db,
+  caller: IssuerCaller,
+  input: { configurationIdentifier: string; version: number },
+) {
+  const row = await findVisibleConfiguration(db, caller, input.configurationIdentifier);
+  const versions = toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id)).versions;
+  const version = versions.find((v) => v.version === input.version);
+  const claims = await issuanceCatalog.claims(db, row.id, input.version);
+  if (!version || !claims) throw notFound(`Version ${input.version} of the credential configuration`);
+  return { ...version, claims };
+}
+
 /**
  * One transaction, under the configuration's row lock: the version change, and the
  * `credential_configuration.version_activated` event when the active version changed. Transactions

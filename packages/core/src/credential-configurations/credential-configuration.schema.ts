@@ -253,15 +253,28 @@ export type TCreateCredentialConfigurationVersionRequest = z.infer<
   typeof ZCreateCredentialConfigurationVersionRequest
 >;
 
+const zVersionParam = (description: string) =>
+  z.coerce.number().int().min(1).max(MAX_CONFIGURATION_VERSIONS).meta({ description, example: 1 });
+
 // CredentialConfigurations_ActivateVersion
 export const ZActivateCredentialConfigurationVersionRequest = ZConfigurationIdentifierParams.extend({
-  version: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_CONFIGURATION_VERSIONS)
-    .meta({ description: "The version to make the active one.", example: 1 }),
+  version: zVersionParam("The version to make the active one."),
 });
+
+// CredentialConfigurations_GetVersion
+export const ZGetCredentialConfigurationVersionRequest = ZConfigurationIdentifierParams.extend({
+  version: zVersionParam("The version to read."),
+});
+export const ZCredentialConfigurationVersionResponse = resourceOf(
+  zCredentialConfigurationVersion
+    .extend({
+      claims: z.array(zClaimDefinition).meta({ description: "The version's claims schema." }),
+    })
+    .meta({
+      id: "CredentialConfigurationVersionDetail",
+      description: "One version of a configuration, with its claims.",
+    }),
+).meta({ id: "ApiEnvelopeOfCredentialConfigurationVersionDetail" });
 
 // CredentialConfigurations_List
 export const ZListCredentialConfigurationsRequest = zListQuery.extend({

@@ -6,6 +6,7 @@ import {
   createCredentialConfigurationVersion,
   forgetCachedConfiguration,
   getCredentialConfiguration,
+  getCredentialConfigurationVersion,
 } from "./configuration-versions";
 import { createCredentialConfiguration } from "./create-credential-configuration";
 import {
@@ -14,7 +15,9 @@ import {
   ZCreateCredentialConfigurationResponse,
   ZCreateCredentialConfigurationVersionRequest,
   ZCredentialConfigurationResponse,
+  ZCredentialConfigurationVersionResponse,
   ZGetCredentialConfigurationRequest,
+  ZGetCredentialConfigurationVersionRequest,
   ZListCredentialConfigurationsRequest,
   ZListCredentialConfigurationsResponse,
 } from "./credential-configuration.schema";
@@ -84,6 +87,26 @@ export const credentialConfigurationsRouter = router({
     .output(ZCredentialConfigurationResponse)
     .query(async ({ ctx, input }) => ({
       data: await getCredentialConfiguration(ctx.db, issuerCallerOf(ctx), input.configurationIdentifier),
+    })),
+
+  getVersion: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${BASE}/{configurationIdentifier}/versions/{version}`,
+        operationId: "CredentialConfigurations_GetVersion",
+        summary: "Get one version of a configuration, with its claims",
+        description:
+          "The claims schema of any version, active or superseded (transactions created under it are issued with it).",
+        tags: TAGS,
+      },
+      scopes: ["issuers.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZGetCredentialConfigurationVersionRequest)
+    .output(ZCredentialConfigurationVersionResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input),
     })),
 
   createVersion: protectedProcedure
