@@ -14,7 +14,7 @@ import {
   type CredentialConfigurationRow,
   credentialConfigurationRepository as repo,
 } from "./credential-configuration-repository";
-import { validateClaims } from "./validate-claims";
+import { assertValidClaims } from "./validate-claims";
 
 /**
  * The configuration, when it is in the caller's partition and, for an issuer-client key, granted to
@@ -42,6 +42,8 @@ export async function getCredentialConfiguration(
   return toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id));
 }
 
+const unknownVersion = (version: number) => notFound(`Version ${version} of the credential configuration`);
+
 /** One version of a visible configuration, with its claims; 404 for a version it does not have. */
 export async function getCredentialConfigurationVersion(
   db: Db,
@@ -52,7 +54,7 @@ export async function getCredentialConfigurationVersion(
   const versions = toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id)).versions;
   const version = versions.find((v) => v.version === input.version);
   const claims = await issuanceCatalog.claims(db, row.id, input.version);
-  if (!version || !claims) throw notFound(`Version ${input.version} of the credential configuration`);
+  if (!version || !claims) throw unknownVersion(input.version);
   return { ...version, claims };
 }
 
@@ -106,10 +108,7 @@ export function createCredentialConfigurationVersion(
   caller: IssuerCaller,
   input: TCreateCredentialConfigurationVersionRequest,
 ): Promise<TCredentialConfiguration> {
-  const problems = validateClaims(input.claims);
-  if (problems.length > 0) {
-    throw new DomainError("ValidationFailed", "The claims schema is not valid; see details.", problems);
-  }
+  assertValidClaims(input.claims);
   return changeVersions(db, caller, input.configurationIdentifier, async (tx, row, now) => {
     const versions = await repo.versionsOfOne(tx, row.id);
     if (versions.length >= MAX_CONFIGURATION_VERSIONS) {
@@ -151,7 +150,7 @@ export function activateCredentialConfigurationVersion(
   return changeVersions(db, caller, input.configurationIdentifier, async (tx, row) => {
     const versions = await repo.versionsOfOne(tx, row.id);
     if (!versions.some((v) => v.version === input.version)) {
-      throw notFound(`Version ${input.version} of the credential configuration`);
+      throw unknownVersion(input.version);
     }
     return input.version;
   });

@@ -13,7 +13,7 @@ import {
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
 import { credentialConfigurationRepository } from "./credential-configuration-repository";
 import { defaultCredentialType } from "./default-credential-type";
-import { validateClaims } from "./validate-claims";
+import { assertValidClaims } from "./validate-claims";
 
 export const DEFAULT_LIFETIME_DAYS = 365;
 
@@ -61,10 +61,7 @@ export async function createCredentialConfiguration(
 ): Promise<TCredentialConfiguration> {
   assertPlatformLimits(input);
   const claims = input.claims ?? [];
-  const problems = validateClaims(claims);
-  if (problems.length > 0) {
-    throw new DomainError("ValidationFailed", "The claims schema is not valid; see details.", problems);
-  }
+  assertValidClaims(claims);
 
   return inTransaction(deps.db, async (tx) => {
     const issuer = await findVisibleIssuer(tx, caller, input.issuerId);

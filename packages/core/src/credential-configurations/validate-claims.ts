@@ -1,5 +1,5 @@
 import { claimPattern } from "../shared/claim-pattern";
-import type { ErrorDetail } from "../shared/errors";
+import { DomainError, type ErrorDetail } from "../shared/errors";
 import type { ClaimType, TClaimDefinition } from "./credential-configuration.schema";
 
 /**
@@ -182,4 +182,12 @@ function validateConstraints(claim: TClaimDefinition, target: string): ErrorDeta
     }
   }
   return problems;
+}
+
+/** `validateClaims`, refusing a schema with problems: 400 `ValidationFailed` with one detail each. */
+export function assertValidClaims(claims: TClaimDefinition[]): void {
+  const problems = validateClaims(claims);
+  if (problems.length > 0) {
+    throw new DomainError("ValidationFailed", "The claims schema is not valid; see details.", problems);
+  }
 }

@@ -45,28 +45,31 @@ export async function credentialTypeMetadata(
  * version given that has the claim (the active one first, then the newest).
  */
 export function claimsOfEveryVersion(versions: TClaimDefinition[][]): TypeMetadataClaim[] {
-  const byPath = new Map<string, TypeMetadataClaim>();
+  const byPath = new Map<string, { claim: TypeMetadataClaim; versions: number }>();
   for (const claims of versions) {
     for (const claim of claims) {
       const key = JSON.stringify(claim.path);
       const seen = byPath.get(key);
       if (!seen) {
         byPath.set(key, {
-          path: claim.path,
-          labels: claim.display?.map((d) => ({ locale: d.locale, label: d.name })),
-          mandatory: claim.required,
-          selectivelyDisclosable: claim.selectivelyDisclosable,
+          claim: {
+            path: claim.path,
+            labels: claim.display?.map((d) => ({ locale: d.locale, label: d.name })),
+            mandatory: claim.required,
+            selectivelyDisclosable: claim.selectivelyDisclosable,
+          },
+          versions: 1,
         });
       } else {
-        seen.mandatory &&= claim.required;
-        if (seen.selectivelyDisclosable !== claim.selectivelyDisclosable) seen.selectivelyDisclosable = null;
+        seen.versions++;
+        seen.claim.mandatory &&= claim.required;
+        if (seen.claim.selectivelyDisclosable !== claim.selectivelyDisclosable)
+          seen.claim.selectivelyDisclosable = null;
       }
     }
   }
   // A claim some version does not define may be absent from that version's credentials.
-  for (const [key, claim] of byPath) {
-    if (!versions.every((claims) => claims.some((c) => JSON.stringify(c.path) === key)))
-      claim.mandatory = false;
-  }
-  return [...byPath.values()];
+  return [...byPath.values()].map(({ claim, versions: definedIn }) =>
+    definedIn < versions.length ? { ...claim, mandatory: false } : claim,
+  );
 }
