@@ -98,7 +98,14 @@ test("organisation → issuer → configuration → readiness ready → activate
   await details.getByLabel("Organisation").selectOption(`${orgReference}-2`);
   await details.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
+  // Encrypted credential requests and responses: the issuer's key shows once they are offered.
+  const encryption = details.getByLabel(/Encrypted credential requests and responses/);
+  await encryption.selectOption("optional");
+  await details.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByText("Issuer details saved.")).toBeVisible();
+  await expect(page.getByTestId("encryption-key")).toContainText("ECDH-ES key");
   await page.reload();
+  await expect(encryption).toHaveValue("optional");
   await expect(details.getByLabel("Organisation")).toHaveValue(`${orgReference}-2`);
   await expect(page.getByLabel(/Authorization page/)).toHaveValue("https://login.acme.example/consent");
   await expect(redirectUris).toHaveValue("https://wallet.example/cb\neudi-openid4ci://authorize");

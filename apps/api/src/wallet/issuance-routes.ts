@@ -257,7 +257,12 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     oauthErrors("invalid_credential_request"),
     withIssuer(async (issuer, request, reply) => {
       const { authorization, dpop } = request.headers;
-      const result = await issueCredentials(deps, issuer, { authorization, dpop }, request.body);
+      const result = await issueCredentials(
+        deps,
+        issuer,
+        { authorization, dpop },
+        { contentType: request.headers["content-type"], body: request.body },
+      );
       reply.headers(result.headers);
       return result.body;
     }, tokenNotForIssuer),

@@ -5,6 +5,7 @@ import { organisationRepository } from "../organisations/organisation-repository
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { SecretBox } from "../shared/secret-box";
+import { credentialEncryptionColumns } from "./credential-encryption-key";
 import type { TCreateIssuerRequest, TIssuer } from "./issuer.schema";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
@@ -58,6 +59,9 @@ export async function createIssuer(
       ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
       ...(input.authorizationPage ? { authorizationPage: input.authorizationPage } : {}),
       ...(input.allowedRedirectUris ? { allowedRedirectUris: input.allowedRedirectUris } : {}),
+      ...(input.credentialEncryption
+        ? credentialEncryptionColumns(deps.secretBox, id, null, input.credentialEncryption)
+        : {}),
       status: "draft",
       signingKid: kid,
       publicJwk: publicJwk as object,

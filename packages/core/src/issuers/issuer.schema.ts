@@ -109,6 +109,31 @@ export const zAuthorizationPage = z
       "Where the authorization code flow asks for the person: without it, holding the offer is the authorization and the wallet gets a code at once.",
   });
 export type TAuthorizationPage = z.infer<typeof zAuthorizationPage>;
+export const zCredentialEncryptionSettings = z
+  .strictObject({
+    required: z.boolean().meta({
+      description:
+        "true: every credential request must come encrypted and ask for an encrypted response (`encryption_required`). false: wallets may choose.",
+      example: false,
+    }),
+  })
+  .meta({
+    id: "IssuerCredentialEncryptionSettings",
+    description:
+      "Encrypted credential requests and responses (OpenID4VCI §10): the issuer publishes an ECDH-ES P-256 key in `credential_request_encryption` and answers an encrypted request that names a key in `credential_response_encryption` with an `application/jwt` JWE (A128GCM or A256GCM, no compression).",
+  });
+export type TCredentialEncryptionSettings = z.infer<typeof zCredentialEncryptionSettings>;
+
+const zCredentialEncryption = zCredentialEncryptionSettings
+  .extend({
+    publicJwk: z.record(z.string(), z.unknown()).meta({
+      description:
+        "The key wallets encrypt credential requests to (its `kid`, `alg: ECDH-ES`, `use: enc`), as published in the issuer metadata. Made when encryption is turned on; the private half is sealed at rest and never leaves the service.",
+      example: { kty: "EC", crv: "P-256", x: "…", y: "…", kid: "…", alg: "ECDH-ES", use: "enc" },
+    }),
+  })
+  .meta({ id: "IssuerCredentialEncryption" });
+
 export const zAllowedRedirectUris = z
   .array(
     z
@@ -330,6 +355,9 @@ export const zIssuer = z
       description:
         "The redirect URIs wallets may use in the authorization code flow; null when any is taken.",
     }),
+    credentialEncryption: zCredentialEncryption.nullable().meta({
+      description: "Encrypted credential requests and responses; null when not offered.",
+    }),
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
@@ -371,6 +399,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   allowedRedirectUris: zAllowedRedirectUris
     .optional()
     .meta({ description: "Take only these redirect URIs in the authorization code flow." }),
+  credentialEncryption: zCredentialEncryptionSettings.optional().meta({
+    description: "Offer (or require) encrypted credential requests and responses; default: not offered.",
+  }),
 });
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
@@ -441,6 +472,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "Replaces the allowed redirect URIs; null takes any again." }),
+  credentialEncryption: zCredentialEncryptionSettings.nullable().optional().meta({
+    description:
+      "Turns encrypted credential requests and responses on (a key is made) or changes `required` (the key stays); null turns them off and discards the key.",
+  }),
 });
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;

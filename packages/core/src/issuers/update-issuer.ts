@@ -2,10 +2,12 @@ import { type Db, inTransaction, Prisma } from "@cred/db";
 import type { CoreConfig } from "../context";
 import { organisationRepository } from "../organisations/organisation-repository";
 import { DomainError } from "../shared/errors";
+import type { SecretBox } from "../shared/secret-box";
 import { organisationNotFound } from "./create-issuer";
+import { credentialEncryptionColumns } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "./issuer.schema";
-import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 
 /**
@@ -28,13 +30,17 @@ export function assertNoReadOnlyIssuerFields(raw: unknown): void {
  * member, and `display` is replaced as a whole.
  */
 export async function updateIssuer(
-  deps: { db: Db; config: CoreConfig },
+  deps: { db: Db; config: CoreConfig; secretBox: SecretBox },
   caller: IssuerCaller,
   input: TUpdateIssuerRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   return inTransaction(deps.db, async (tx) => {
-    const current = await findVisibleIssuer(tx, caller, input.issuerId);
+    // A key change reads the current key under the row lock, so that concurrent changes queue.
+    const current =
+      input.credentialEncryption !== undefined
+        ? await lockVisibleIssuer(tx, caller, input.issuerId)
+        : await findVisibleIssuer(tx, caller, input.issuerId);
     const data: Prisma.IssuerUncheckedUpdateManyInput = {};
     if (input.organisationReference !== undefined) {
       const organisation = await organisationRepository.findByReference(
@@ -60,6 +66,12 @@ export async function updateIssuer(
     }
     if (input.allowedRedirectUris !== undefined) {
       data.allowedRedirectUris = input.allowedRedirectUris ?? Prisma.DbNull;
+    }
+    if (input.credentialEncryption !== undefined) {
+      Object.assign(
+        data,
+        credentialEncryptionColumns(deps.secretBox, current.id, current, input.credentialEncryption),
+      );
     }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, scope, current.id, data);

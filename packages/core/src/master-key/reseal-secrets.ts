@@ -1,4 +1,5 @@
 import type { Db } from "@cred/db";
+import { credentialEncryptionSealContext } from "../issuers/credential-encryption-key";
 import { idempotencySealContext } from "../shared/idempotency";
 import type { SecretBox } from "../shared/secret-box";
 import { encryptionKeySealContext, resultSealContext } from "../verification/verification-session-dto";
@@ -31,6 +32,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   // one promoted during a reseal lands in a column not done yet, never in one already done.
   sealedToId("Issuer", "nextPrivateKeyCipher"),
   sealedToId("Issuer", "privateKeyCipher"),
+  {
+    table: "Issuer",
+    column: "credentialEncryptionKeyCipher",
+    reseal: (value, row, reseal) =>
+      reseal(value as string, credentialEncryptionSealContext(row.id as string)),
+  },
   sealedToId("IssuanceTransaction", "claimsCipher"),
   sealedToId("IssuanceTransaction", "offerCipher"),
   {

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { isPlainObject } from "../shared/jws";
+import { parseResponseEncryption, type ResponseEncryption } from "./credential-encryption";
 import { credentialError } from "./errors";
 
-/** Credential Request (OpenID4VCI 1.0 §8.2), as this issuer accepts it: `jwt` proofs only, no encryption. */
+/** Credential Request (OpenID4VCI 1.0 §8.2), as this issuer accepts it: `jwt` (and `attestation`) proofs. */
 export const ZCredentialRequest = z.union([
   z.looseObject({
     credential_configuration_id: z.string().min(1),
@@ -23,6 +24,8 @@ export type TCredentialRequest = (
 ) & {
   /** Absent when the wallet sent none; require it with `proofsRequired` for holder-bound configurations. */
   proofs?: { jwt: string[]; attestation?: undefined } | { attestation: string[]; jwt?: undefined };
+  /** Present when the wallet asked for an encrypted response (`credential_response_encryption`). */
+  responseEncryption?: ResponseEncryption;
 };
 
 export interface ParseCredentialRequestOptions {
@@ -34,6 +37,11 @@ export interface ParseCredentialRequestOptions {
   proofsRequired?: boolean;
   /** When true, the `attestation` proof type (Appendix F.3) is accepted besides `jwt`. */
   acceptAttestationProofs?: boolean;
+  /**
+   * The issuer offers encrypted responses (§8.2): whether this request came encrypted, and whether the
+   * issuer requires encryption. Absent: `credential_response_encryption` is refused.
+   */
+  encryption?: { requestEncrypted: boolean; required: boolean };
 }
 
 /**
@@ -43,7 +51,8 @@ export interface ParseCredentialRequestOptions {
  *   one proof type; an empty or non-string proof array;
  * - `invalid_proof`: proofs missing while required, or a proof type other than `jwt` (and
  *   `attestation` where accepted);
- * - `invalid_encryption_parameters`: `credential_response_encryption` (this issuer does not encrypt);
+ * - `invalid_encryption_parameters`: `credential_response_encryption` where the issuer does not encrypt,
+ *   in a request that was not itself encrypted, or malformed; or missing where encryption is required;
  * - `unknown_credential_configuration` / `unknown_credential_identifier`.
  * The `proofs.jwt` array length is checked against the batch size by `verifyProofs`.
  */
@@ -66,9 +75,7 @@ export function parseCredentialRequest(
       "exactly one of credential_configuration_id or credential_identifier (a non-empty string) is required",
     );
   }
-  if (body.credential_response_encryption !== undefined) {
-    throw credentialError("invalid_encryption_parameters", "credential response encryption is not supported");
-  }
+  const responseEncryption = responseEncryptionOf(body.credential_response_encryption, options.encryption);
 
   let request: TCredentialRequest;
   if (typeof body.credential_configuration_id === "string") {
@@ -83,6 +90,7 @@ export function parseCredentialRequest(
     }
     request = { credential_identifier: id };
   }
+  if (responseEncryption) request.responseEncryption = responseEncryption;
 
   const proofs = body.proofs;
   if (proofs === undefined) {
@@ -113,4 +121,27 @@ export function parseCredentialRequest(
   }
   request.proofs = type === "jwt" ? { jwt: jwts.data } : { attestation: jwts.data };
   return request;
+}
+
+function responseEncryptionOf(
+  value: unknown,
+  encryption: ParseCredentialRequestOptions["encryption"],
+): ResponseEncryption | undefined {
+  if (value === undefined) {
+    if (encryption?.required)
+      throw credentialError(
+        "invalid_encryption_parameters",
+        "this issuer encrypts every credential response: send credential_response_encryption",
+      );
+    return undefined;
+  }
+  if (!encryption)
+    throw credentialError("invalid_encryption_parameters", "credential response encryption is not supported");
+  // §8.2: the response key must itself come encrypted, or an attacker could substitute it.
+  if (!encryption.requestEncrypted)
+    throw credentialError(
+      "invalid_encryption_parameters",
+      "credential_response_encryption must come in an encrypted credential request (credential_request_encryption)",
+    );
+  return parseResponseEncryption(value);
 }

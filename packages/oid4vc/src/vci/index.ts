@@ -1,6 +1,7 @@
 export * from "./authorization-request";
 export * from "./authorization-server-metadata";
 export * from "./client-attestation";
+export * from "./credential-encryption";
 export * from "./credential-offer";
 export * from "./credential-request";
 export * from "./dpop";

@@ -1,6 +1,8 @@
 import type { CryptoKey } from "jose";
 import type { ClaimPath } from "../sd-jwt-vc/claim-path";
 import { type JwsHeader, signEs256Jwt } from "../shared/jws";
+import type { Jwk } from "../vp/keys";
+import { type CredentialEncryptionMetadata, credentialEncryptionMetadata } from "./credential-encryption";
 
 /** A display entry (§12.2.4): `name`, `locale`, `logo`, colours, ... passed through as given. */
 export type DisplayEntry = Record<string, unknown> & { name?: string; locale?: string };
@@ -38,6 +40,8 @@ export interface BuildCredentialIssuerMetadataInput {
   batchSize?: number;
   display?: DisplayEntry[];
   configurations: CredentialConfigurationInput[];
+  /** Encrypted credential requests and responses (§10) to this public key, optional or required. */
+  credentialEncryption?: { publicJwk: Jwk; required: boolean };
 }
 
 export interface CredentialConfigurationSupported {
@@ -60,6 +64,8 @@ export interface CredentialIssuerMetadata {
   nonce_endpoint?: string;
   deferred_credential_endpoint?: string;
   notification_endpoint?: string;
+  credential_request_encryption?: CredentialEncryptionMetadata["credential_request_encryption"];
+  credential_response_encryption?: CredentialEncryptionMetadata["credential_response_encryption"];
   batch_credential_issuance?: { batch_size: number };
   display?: DisplayEntry[];
   credential_configurations_supported: Record<string, CredentialConfigurationSupported>;
@@ -134,6 +140,10 @@ export function buildCredentialIssuerMetadata(
   if (input.deferredCredentialEndpoint)
     metadata.deferred_credential_endpoint = input.deferredCredentialEndpoint;
   if (input.notificationEndpoint) metadata.notification_endpoint = input.notificationEndpoint;
+  if (input.credentialEncryption) {
+    const { publicJwk, required } = input.credentialEncryption;
+    Object.assign(metadata, credentialEncryptionMetadata(publicJwk, required));
+  }
   if (input.batchSize !== undefined) {
     if (!Number.isInteger(input.batchSize) || input.batchSize < 1)
       throw new TypeError("batchSize must be >= 1");

@@ -6,15 +6,18 @@ import {
   DpopNonceError,
   DpopProofError,
   dpopResourceError,
+  encryptCredentialResponse,
   holderKeysOf,
   issueSdJwtVc,
   OAuthError,
   parseCredentialRequest,
+  readCredentialRequestBody,
   verifyAttestationProofs,
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
 import type { AppDeps } from "../../context";
+import { credentialEncryptionKey, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
@@ -173,7 +176,7 @@ export async function issueCredentials(
   deps: AppDeps,
   issuer: WalletIssuer,
   headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
-  body: unknown,
+  sent: { contentType: string | undefined; body: unknown },
 ) {
   const db = deps.database.prisma;
   const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
@@ -189,6 +192,12 @@ export async function issueCredentials(
   }
   const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
+  const encryption = credentialEncryptionOf(issuer);
+  const { body, encrypted } = readCredentialRequestBody({
+    ...sent,
+    key: credentialEncryptionKey(deps.secretBox, issuer),
+    required: encryption?.required ?? false,
+  });
   await refuseConfigurationBeyondToken(deps, tx, body);
   const keyAttestation = keyAttestationCheck(deps.config, issuer, Date.now());
   const request = parseCredentialRequest(body, {
@@ -196,6 +205,7 @@ export async function issueCredentials(
     isKnownCredentialIdentifier: (id) => id === tx.configurationIdentifier,
     proofsRequired: configuration.holderBindingRequired,
     acceptAttestationProofs: keyAttestation !== undefined,
+    ...(encryption ? { encryption: { requestEncrypted: encrypted, required: encryption.required } } : {}),
   });
 
   const urls = issuerUrls(deps.config, issuer.id);
@@ -320,13 +330,19 @@ export async function issueCredentials(
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
       if (outcome === "not_pending")
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
-      return {
-        headers: { ...NO_STORE, ...dpopNonceHeader(dpopNonces) },
-        body: {
-          credentials: drafts.map((d) => ({ credential: d.credential })),
-          notification_id: notificationId,
-        },
+      const response = {
+        credentials: drafts.map((d) => ({ credential: d.credential })),
+        notification_id: notificationId,
       };
+      const headers = { ...NO_STORE, ...dpopNonceHeader(dpopNonces) };
+      // §8.3: an encrypted response is an application/jwt JWE of the whole response.
+      if (request.responseEncryption) {
+        return {
+          headers: { ...headers, "Content-Type": "application/jwt" },
+          body: encryptCredentialResponse(response, request.responseEncryption),
+        };
+      }
+      return { headers, body: response };
     } catch (error) {
       if (!list || !isRawUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
       // Repeated collisions mean the list is nearly full: move on to a fresh one.

@@ -7,6 +7,7 @@ import {
 } from "@cred/oid4vc";
 import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
+import { credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
 import { nextSigningKeyOf } from "../../issuers/next-signing-key";
@@ -47,8 +48,10 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
   const keyAttestations = keyAttestationOf(fresh)
     ? { keyAttestations: { required: keyAttestationsRequired(fresh) } }
     : {};
+  const encryption = credentialEncryptionOf(fresh);
   return buildCredentialIssuerMetadata({
     credentialIssuer: urls.credentialIssuer,
+    ...(encryption ? { credentialEncryption: encryption } : {}),
     credentialEndpoint: urls.credential,
     nonceEndpoint: urls.nonce,
     notificationEndpoint: urls.notification,

@@ -8,6 +8,13 @@ import { useRefresh } from "../../../../lib/refresh";
 import { useAllResourceItems } from "../../../../lib/resource-lists";
 import { useTRPC } from "../../../../lib/trpc";
 
+type EncryptionChoice = "off" | "optional" | "required";
+
+function encryptionChoiceOf(issuer: TIssuer): EncryptionChoice {
+  if (!issuer.credentialEncryption) return "off";
+  return issuer.credentialEncryption.required ? "required" : "optional";
+}
+
 /**
  * The issuer's organisation, name, description and logo (Issuers_Update). Only what changed is sent; an emptied
  * description or logo is cleared (null). The server's schema decides what is valid and says why not.
@@ -24,6 +31,8 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [requireDpop, setRequireDpop] = useState(issuer.requireDpop);
   const [requireDpopNonce, setRequireDpopNonce] = useState(issuer.requireDpopNonce);
   const [pageUrl, setPageUrl] = useState(issuer.authorizationPage?.url ?? "");
+  const savedEncryption = encryptionChoiceOf(issuer);
+  const [encryption, setEncryption] = useState(savedEncryption);
   const listedRedirectUris = (issuer.allowedRedirectUris ?? []).join("\n");
   const [redirectUris, setRedirectUris] = useState(listedRedirectUris);
   const redirectUriList = redirectUris
@@ -40,6 +49,9 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     ...(requireDpopNonce !== issuer.requireDpopNonce && { requireDpopNonce }),
     ...(pageUrl !== (issuer.authorizationPage?.url ?? "") && {
       authorizationPage: pageUrl ? { url: pageUrl } : null,
+    }),
+    ...(encryption !== savedEncryption && {
+      credentialEncryption: encryption === "off" ? null : { required: encryption === "required" },
     }),
     ...(redirectUriList.join("\n") !== listedRedirectUris && {
       allowedRedirectUris: redirectUriList.length > 0 ? redirectUriList : null,
@@ -82,7 +94,24 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
           placeholder="https://login.example.com/credential-consent"
           onChange={setPageUrl}
         />
+        <ChoiceField
+          label="Encrypted credential requests and responses (OpenID4VCI §10)"
+          value={encryption}
+          onChange={(value) => setEncryption(value as EncryptionChoice)}
+          choices={[
+            { value: "off", label: "Not offered" },
+            { value: "optional", label: "Offered: wallets may encrypt" },
+            { value: "required", label: "Required: every request and response encrypted" },
+          ]}
+        />
       </div>
+      {issuer.credentialEncryption && (
+        <p className="hint" data-testid="encryption-key">
+          Wallets encrypt credential requests to the ECDH-ES key{" "}
+          <code>{String(issuer.credentialEncryption.publicJwk.kid)}</code>, published in the issuer metadata.
+          Turning encryption off discards it.
+        </p>
+      )}
       <label>
         Allowed wallet redirect URIs (optional, one per line): the code flow takes only these, compared
         exactly; empty takes any

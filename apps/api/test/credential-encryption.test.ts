@@ -1,0 +1,272 @@
+// Encrypted credential requests and responses (OpenID4VCI 1.0 §10): the issuer's setting, its metadata,
+// and the credential endpoint with a wallet that encrypts with jose, an implementation apart from ours.
+import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { fetchJson, holderKey, nonce, proof, resolveOffer, token, wellKnown } from "./wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let endpoints: { token: string; credential: string; nonce: string };
+
+beforeAll(async () => {
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  const metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+  const as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
+  endpoints = {
+    token: as.token_endpoint,
+    credential: metadata.credential_endpoint,
+    nonce: metadata.nonce_endpoint,
+  };
+});
+afterAll(() => t?.close());
+
+const setEncryption = (value: { required: boolean } | null) =>
+  call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, {
+    key: t.adminKey,
+    body: { credentialEncryption: value },
+  });
+
+const issuerMetadata = async () =>
+  (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
+
+/** A redeemed offer: its transaction and an access token. */
+async function accessToken() {
+  const created = await createTransaction(t, t.adminKey, issuer);
+  const offer = await resolveOffer(created.credentialOffer);
+  const grant = offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"];
+  const res = await token(endpoints.token, {
+    grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+    "pre-authorized_code": grant["pre-authorized_code"],
+  });
+  expect(res.status).toBe(200);
+  return { transactionId: created.id, accessToken: res.body.access_token as string };
+}
+
+async function requestBody(extra: Record<string, unknown> = {}) {
+  const jwt = await proof(await holderKey(), issuer.credentialIssuer, await nonce(endpoints.nonce));
+  return { credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] }, ...extra };
+}
+
+async function walletKey() {
+  const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", { crv: "P-256" });
+  return { jwk: { ...(await exportJWK(publicKey)), alg: "ECDH-ES", kid: "wallet-key" }, privateKey };
+}
+
+async function encryptTo(issuerJwk: JWK, claims: unknown, enc = "A128GCM") {
+  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: "ECDH-ES", enc, kid: issuerJwk.kid })
+    .encrypt(await importJWK(issuerJwk, "ECDH-ES"));
+}
+
+async function post(accessToken: string, body: string, contentType: string) {
+  const res = await fetch(endpoints.credential, {
+    method: "POST",
+    headers: { "content-type": contentType, authorization: `Bearer ${accessToken}` },
+    body,
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+const transactionStatus = async (id: string) =>
+  (await call(t, "GET", `/v1.0/issuance-transactions/${id}`, { key: t.adminKey })).body.data.status;
+
+describe("credential request and response encryption", () => {
+  it("is not offered by default: no metadata, and an application/jwt request is refused", async () => {
+    const metadata = await issuerMetadata();
+    expect(metadata.credential_request_encryption).toBeUndefined();
+    expect(metadata.credential_response_encryption).toBeUndefined();
+    const { accessToken: at, transactionId } = await accessToken();
+    const res = await post(at, "a.b.c.d.e", "application/jwt");
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text).error).toBe("invalid_encryption_parameters");
+    const plain = await post(
+      at,
+      JSON.stringify(await requestBody({ credential_response_encryption: { jwk: {}, enc: "A128GCM" } })),
+      "application/json",
+    );
+    expect(JSON.parse(plain.text).error).toBe("invalid_encryption_parameters");
+    expect(await transactionStatus(transactionId)).toBe("pending");
+  });
+
+  it("turns on with a published ECDH-ES key, whose private half never shows", async () => {
+    const res = await setEncryption({ required: false });
+    expect(res.status).toBe(200);
+    const setting = res.body.data.credentialEncryption;
+    expect(setting).toMatchObject({
+      required: false,
+      publicJwk: { kty: "EC", crv: "P-256", alg: "ECDH-ES" },
+    });
+    expect(typeof setting.publicJwk.kid).toBe("string");
+    expect(setting.publicJwk.d).toBeUndefined();
+    expect(JSON.stringify(res.body)).not.toContain('"d"');
+    const metadata = await issuerMetadata();
+    expect(metadata.credential_request_encryption).toEqual({
+      jwks: { keys: [setting.publicJwk] },
+      enc_values_supported: ["A128GCM", "A256GCM"],
+      encryption_required: false,
+    });
+    expect(metadata.credential_response_encryption).toEqual({
+      alg_values_supported: ["ECDH-ES"],
+      enc_values_supported: ["A128GCM", "A256GCM"],
+      encryption_required: false,
+    });
+    // Changing `required` keeps the key; the GET shows the same.
+    const required = await setEncryption({ required: true });
+    expect(required.body.data.credentialEncryption.publicJwk).toEqual(setting.publicJwk);
+    const got = await call(t, "GET", `/management/issuers/${issuer.issuerId}`, { key: t.adminKey });
+    expect(got.body.data.credentialEncryption).toEqual({ required: true, publicJwk: setting.publicJwk });
+    await setEncryption({ required: false });
+  });
+
+  it("issues into an encrypted response to an encrypted request, with A128GCM and A256GCM", async () => {
+    const issuerJwk = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
+    for (const enc of ["A128GCM", "A256GCM"]) {
+      const { accessToken: at, transactionId } = await accessToken();
+      const wallet = await walletKey();
+      const body = await requestBody({ credential_response_encryption: { jwk: wallet.jwk, enc } });
+      const res = await post(at, await encryptTo(issuerJwk, body, enc), "application/jwt");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^application\/jwt/);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      const { plaintext, protectedHeader } = await compactDecrypt(res.text, wallet.privateKey);
+      expect(protectedHeader).toMatchObject({ alg: "ECDH-ES", enc, kid: "wallet-key" });
+      const response = JSON.parse(new TextDecoder().decode(plaintext));
+      expect(response.credentials).toHaveLength(1);
+      expect(response.credentials[0].credential).toMatch(/^ey[^~]+~/);
+      expect(typeof response.notification_id).toBe("string");
+      expect(await transactionStatus(transactionId)).toBe("completed");
+    }
+  });
+
+  it("takes an encrypted request without a response key (plain response) and a plain request", async () => {
+    const issuerJwk = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
+    const first = await accessToken();
+    const encrypted = await post(
+      first.accessToken,
+      await encryptTo(issuerJwk, await requestBody()),
+      "application/jwt",
+    );
+    expect(encrypted.status).toBe(200);
+    expect(JSON.parse(encrypted.text).credentials).toHaveLength(1);
+    const second = await accessToken();
+    const plain = await post(second.accessToken, JSON.stringify(await requestBody()), "application/json");
+    expect(plain.status).toBe(200);
+  });
+
+  it("refuses a response key in a plain request, and keeps the transaction for a proper retry", async () => {
+    const issuerJwk = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
+    const { accessToken: at, transactionId } = await accessToken();
+    const wallet = await walletKey();
+    const exposed = await requestBody({
+      credential_response_encryption: { jwk: wallet.jwk, enc: "A128GCM" },
+    });
+    const refused = await post(at, JSON.stringify(exposed), "application/json");
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text)).toMatchObject({ error: "invalid_encryption_parameters" });
+    expect(await transactionStatus(transactionId)).toBe("pending");
+    const body = await requestBody({ credential_response_encryption: { jwk: wallet.jwk, enc: "A128GCM" } });
+    const retried = await post(at, await encryptTo(issuerJwk, body), "application/jwt");
+    expect(retried.status).toBe(200);
+  });
+
+  it("refuses bad encryption parameters and undecryptable requests, issuing nothing", async () => {
+    const issuerJwk = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
+    const { accessToken: at, transactionId } = await accessToken();
+    const wallet = await walletKey();
+    const cases: Array<[string, string, string]> = [
+      [
+        "A192GCM",
+        await encryptTo(
+          issuerJwk,
+          await requestBody({ credential_response_encryption: { jwk: wallet.jwk, enc: "A192GCM" } }),
+        ),
+        "invalid_encryption_parameters",
+      ],
+      [
+        "no alg on the response key",
+        await encryptTo(
+          issuerJwk,
+          await requestBody({
+            credential_response_encryption: { jwk: { ...wallet.jwk, alg: undefined }, enc: "A128GCM" },
+          }),
+        ),
+        "invalid_encryption_parameters",
+      ],
+      ["not a JWE", "not-a-jwe", "invalid_credential_request"],
+      [
+        "another key's JWE",
+        // Encrypted to the wallet's own key, while naming the issuer's.
+        await encryptTo({ ...wallet.jwk, kid: issuerJwk.kid }, await requestBody()),
+        "invalid_credential_request",
+      ],
+    ];
+    for (const [label, body, code] of cases) {
+      const res = await post(at, body, "application/jwt");
+      expect(res.status, label).toBe(400);
+      expect(JSON.parse(res.text).error, label).toBe(code);
+    }
+    expect(await transactionStatus(transactionId)).toBe("pending");
+  });
+
+  it("checks the access token before it decrypts anything", async () => {
+    const res = await post("not-a-token", "a.b.c.d.e", "application/jwt");
+    expect(res.status).toBe(401);
+  });
+
+  it("when required, refuses plain requests and requests without a response key", async () => {
+    await setEncryption({ required: true });
+    const metadata = await issuerMetadata();
+    expect(metadata.credential_request_encryption.encryption_required).toBe(true);
+    expect(metadata.credential_response_encryption.encryption_required).toBe(true);
+    const issuerJwk = metadata.credential_request_encryption.jwks.keys[0];
+    const { accessToken: at } = await accessToken();
+    const plain = await post(at, JSON.stringify(await requestBody()), "application/json");
+    expect(JSON.parse(plain.text).error).toBe("invalid_encryption_parameters");
+    const noResponseKey = await post(at, await encryptTo(issuerJwk, await requestBody()), "application/jwt");
+    expect(JSON.parse(noResponseKey.text).error).toBe("invalid_encryption_parameters");
+    const wallet = await walletKey();
+    const body = await requestBody({ credential_response_encryption: { jwk: wallet.jwk, enc: "A256GCM" } });
+    const ok = await post(at, await encryptTo(issuerJwk, body), "application/jwt");
+    expect(ok.status).toBe(200);
+  });
+
+  it("turns off (the key is discarded) and on again with a new key", async () => {
+    const before = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
+    const off = await setEncryption(null);
+    expect(off.status).toBe(200);
+    expect(off.body.data.credentialEncryption).toBeNull();
+    expect((await issuerMetadata()).credential_request_encryption).toBeUndefined();
+    const on = await setEncryption({ required: false });
+    expect(on.body.data.credentialEncryption.publicJwk.kid).not.toBe(before.kid);
+    await setEncryption(null);
+  });
+
+  it("is set at creation, and validated", async () => {
+    const orgs = await call(t, "GET", "/management/organisations", { key: t.adminKey });
+    const organisationReference = orgs.body.data[0].reference;
+    const created = await call(t, "POST", "/management/issuers", {
+      key: t.adminKey,
+      body: {
+        organisationReference,
+        displayName: "Encrypting issuer",
+        credentialEncryption: { required: true },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.credentialEncryption).toMatchObject({
+      required: true,
+      publicJwk: { alg: "ECDH-ES" },
+    });
+    for (const value of [{ required: "yes" }, { required: true, zip: "DEF" }, {}]) {
+      const bad = await call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, {
+        key: t.adminKey,
+        body: { credentialEncryption: value },
+      });
+      expect(bad.status).toBe(400);
+      expect(errorCode(bad)).toBe("ValidationFailed");
+    }
+  });
+});

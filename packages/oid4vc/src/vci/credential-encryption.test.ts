@@ -1,0 +1,206 @@
+import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK } from "jose";
+import { describe, expect, it } from "vitest";
+import { OAuthError } from "../shared/oauth-error";
+import { encryptEcdhEsCompactJwe } from "../vp/ecdh-es-jwe";
+import { generateResponseEncryptionKey } from "../vp/response-encryption";
+import {
+  type CredentialEncryptionKey,
+  credentialEncryptionMetadata,
+  decryptCredentialRequest,
+  encryptCredentialResponse,
+  parseResponseEncryption,
+  readCredentialRequestBody,
+} from "./credential-encryption";
+import { parseCredentialRequest } from "./credential-request";
+import { buildCredentialIssuerMetadata } from "./issuer-metadata";
+
+function issuerKey(): CredentialEncryptionKey {
+  const { publicJwk, privateJwk } = generateResponseEncryptionKey();
+  return {
+    publicJwk: publicJwk as CredentialEncryptionKey["publicJwk"],
+    privateJwk: privateJwk as CredentialEncryptionKey["privateJwk"],
+  };
+}
+
+/** A wallet's encrypted request, made with jose (an implementation independent of ours). */
+async function encryptWithJose(
+  claims: unknown,
+  key: CredentialEncryptionKey,
+  header: Record<string, unknown> = {},
+) {
+  const recipient = await importJWK(key.publicJwk, "ECDH-ES");
+  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: "ECDH-ES", enc: "A128GCM", kid: key.publicJwk.kid, ...header })
+    .encrypt(recipient);
+}
+
+function errorOf(fn: () => unknown): { error: string; description?: string } {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof OAuthError) return { error: e.error, description: e.error_description };
+    throw e;
+  }
+  return { error: "none" };
+}
+
+async function walletResponseKey() {
+  const { publicKey, privateKey } = await generateKeyPair("ECDH-ES", { crv: "P-256" });
+  const jwk = { ...(await exportJWK(publicKey)), alg: "ECDH-ES", kid: "wallet-1" };
+  return { jwk, privateKey };
+}
+
+describe("credential request and response encryption (OpenID4VCI §10)", () => {
+  it("publishes request and response encryption together, without the private key", () => {
+    const key = issuerKey();
+    const metadata = credentialEncryptionMetadata({ ...key.publicJwk, d: "secret" }, true);
+    expect(metadata.credential_request_encryption).toEqual({
+      jwks: { keys: [key.publicJwk] },
+      enc_values_supported: ["A128GCM", "A256GCM"],
+      encryption_required: true,
+    });
+    expect(metadata.credential_response_encryption).toEqual({
+      alg_values_supported: ["ECDH-ES"],
+      enc_values_supported: ["A128GCM", "A256GCM"],
+      encryption_required: true,
+    });
+    const built = buildCredentialIssuerMetadata({
+      credentialIssuer: "https://issuer.example",
+      credentialEndpoint: "https://issuer.example/credential",
+      configurations: [],
+      credentialEncryption: { publicJwk: key.publicJwk, required: false },
+    });
+    expect(built.credential_request_encryption?.encryption_required).toBe(false);
+    expect(built.credential_response_encryption?.alg_values_supported).toEqual(["ECDH-ES"]);
+  });
+
+  it("decrypts a request jose encrypted, with A128GCM and A256GCM", async () => {
+    const key = issuerKey();
+    const body = { credential_configuration_id: "pid", proofs: { jwt: ["a.b.c"] } };
+    expect(decryptCredentialRequest(await encryptWithJose(body, key), key)).toEqual(body);
+    const a256 = await encryptWithJose(body, key, { enc: "A256GCM" });
+    expect(decryptCredentialRequest(a256, key)).toEqual(body);
+  });
+
+  it.each([
+    ["another kid", { kid: "someone-else" }, "invalid_encryption_parameters"],
+    ["a zip", { zip: "DEF" }, "invalid_encryption_parameters"],
+  ] as const)("refuses a request with %s", async (_label, header, code) => {
+    const key = issuerKey();
+    // jose does not compress, so a zip header is only claimed (with our encrypter): it is refused unread.
+    const jwe =
+      "zip" in header
+        ? encryptEcdhEsCompactJwe(Buffer.from("{}"), key.publicJwk as never, "A128GCM", {
+            kid: key.publicJwk.kid,
+            ...header,
+          })
+        : await encryptWithJose({ credential_configuration_id: "pid" }, key, header);
+    expect(errorOf(() => decryptCredentialRequest(jwe, key)).error).toBe(code);
+  });
+
+  it("refuses a request for another key, a tampered one, and one that holds no JSON object", async () => {
+    const key = issuerKey();
+    const other = issuerKey();
+    const forOther = await encryptWithJose({ credential_configuration_id: "pid" }, other, {
+      kid: key.publicJwk.kid,
+    });
+    expect(errorOf(() => decryptCredentialRequest(forOther, key)).error).toBe("invalid_credential_request");
+    const good = await encryptWithJose({ credential_configuration_id: "pid" }, key);
+    const parts = good.split(".");
+    parts[3] = `${parts[3]!.slice(0, -2)}AA`;
+    expect(errorOf(() => decryptCredentialRequest(parts.join("."), key)).error).toBe(
+      "invalid_credential_request",
+    );
+    const array = await encryptWithJose(["not", "an", "object"], key);
+    expect(errorOf(() => decryptCredentialRequest(array, key)).error).toBe("invalid_credential_request");
+    expect(errorOf(() => decryptCredentialRequest("a.b.c", key)).error).toBe("invalid_credential_request");
+  });
+
+  it("reads the body by media type: encrypted, plain, and what the issuer's setting allows", async () => {
+    const key = issuerKey();
+    const jwe = await encryptWithJose({ credential_configuration_id: "pid" }, key);
+    expect(
+      readCredentialRequestBody({
+        contentType: "application/jwt; charset=utf-8",
+        body: jwe,
+        key,
+        required: true,
+      }),
+    ).toEqual({ body: { credential_configuration_id: "pid" }, encrypted: true });
+    const plain = { credential_configuration_id: "pid" };
+    expect(
+      readCredentialRequestBody({ contentType: "application/json", body: plain, key, required: false }),
+    ).toEqual({ body: plain, encrypted: false });
+    const required = errorOf(() =>
+      readCredentialRequestBody({ contentType: "application/json", body: plain, key, required: true }),
+    );
+    expect(required.error).toBe("invalid_encryption_parameters");
+    const notOffered = errorOf(() =>
+      readCredentialRequestBody({
+        contentType: "application/jwt",
+        body: jwe,
+        key: undefined,
+        required: false,
+      }),
+    );
+    expect(notOffered.error).toBe("invalid_encryption_parameters");
+  });
+
+  it("encrypts the response to the wallet's key, naming its kid; jose decrypts it", async () => {
+    const wallet = await walletResponseKey();
+    const encryption = parseResponseEncryption({ jwk: wallet.jwk, enc: "A256GCM" });
+    const response = { credentials: [{ credential: "eyJ…~" }], notification_id: "n1" };
+    const jwe = encryptCredentialResponse(response, encryption);
+    const { plaintext, protectedHeader } = await compactDecrypt(jwe, wallet.privateKey);
+    expect(JSON.parse(new TextDecoder().decode(plaintext))).toEqual(response);
+    expect(protectedHeader).toMatchObject({ alg: "ECDH-ES", enc: "A256GCM", kid: "wallet-1" });
+  });
+
+  it.each([
+    ["not an object", "x"],
+    ["no jwk", { enc: "A128GCM" }],
+    ["an RSA key", { jwk: { kty: "RSA", n: "x", e: "AQAB", alg: "ECDH-ES" }, enc: "A128GCM" }],
+    ["no alg on the jwk", { jwk: { kty: "EC", crv: "P-256", x: "x", y: "y" }, enc: "A128GCM" }],
+    ["another enc", "enc:A192GCM"],
+    ["a zip", "zip"],
+    ["a private key", "private"],
+    ["a point off the curve", "off-curve"],
+  ] as const)("refuses credential_response_encryption with %s", async (_label, variant) => {
+    const wallet = await walletResponseKey();
+    const value =
+      variant === "enc:A192GCM"
+        ? { jwk: wallet.jwk, enc: "A192GCM" }
+        : variant === "zip"
+          ? { jwk: wallet.jwk, enc: "A128GCM", zip: "DEF" }
+          : variant === "private"
+            ? { jwk: { ...wallet.jwk, d: "AAAA" }, enc: "A128GCM" }
+            : variant === "off-curve"
+              ? { jwk: { ...wallet.jwk, y: wallet.jwk.x }, enc: "A128GCM" }
+              : variant;
+    expect(errorOf(() => parseResponseEncryption(value)).error).toBe("invalid_encryption_parameters");
+  });
+
+  it("takes credential_response_encryption only in an encrypted request, and requires it where set", async () => {
+    const wallet = await walletResponseKey();
+    const body = {
+      credential_configuration_id: "pid",
+      credential_response_encryption: { jwk: wallet.jwk, enc: "A128GCM" },
+    };
+    const accepted = parseCredentialRequest(body, {
+      encryption: { requestEncrypted: true, required: false },
+    });
+    expect(accepted.responseEncryption?.enc).toBe("A128GCM");
+    for (const encryption of [undefined, { requestEncrypted: false, required: false }]) {
+      const refused = errorOf(() => parseCredentialRequest(body, encryption ? { encryption } : {}));
+      expect(refused.error).toBe("invalid_encryption_parameters");
+    }
+    const missing = errorOf(() =>
+      parseCredentialRequest(
+        { credential_configuration_id: "pid" },
+        { encryption: { requestEncrypted: true, required: true } },
+      ),
+    );
+    expect(missing).toMatchObject({ error: "invalid_encryption_parameters" });
+    expect(missing.description).toContain("credential_response_encryption");
+  });
+});

@@ -1,0 +1,190 @@
+import { createPublicKey } from "node:crypto";
+import { isPlainObject } from "../shared/jws";
+import { decryptEcdhEsCompactJwe, encryptEcdhEsCompactJwe, type P256PrivateScalar } from "../vp/ecdh-es-jwe";
+import type { Jwk } from "../vp/keys";
+
+export type { P256PrivateScalar };
+
+import { credentialError } from "./errors";
+
+/**
+ * Encrypted Credential Requests and Responses (OpenID4VCI 1.0 §10, §8.2, §8.3, §12.2.4): the wallet
+ * encrypts its request to the issuer's published key and names the key the response is encrypted to.
+ * Both are compact JWEs with `alg: ECDH-ES` on P-256 and `enc` A128GCM or A256GCM, whose plaintext is the
+ * JSON claims set (a JWT, media type `application/jwt`). Compression (`zip`) is not offered, so no
+ * decompression bomb can reach the credential endpoint.
+ */
+export const CREDENTIAL_ENCRYPTION_ALG = "ECDH-ES";
+export const CREDENTIAL_ENCRYPTION_ENC_VALUES = ["A128GCM", "A256GCM"] as const;
+
+/** The issuer's request encryption key, as published in `credential_request_encryption.jwks`. */
+export interface CredentialEncryptionKey {
+  publicJwk: Jwk & { kid: string };
+  privateJwk: P256PrivateScalar;
+}
+
+export interface CredentialEncryptionMetadata {
+  credential_request_encryption: {
+    jwks: { keys: Jwk[] };
+    enc_values_supported: string[];
+    encryption_required: boolean;
+  };
+  credential_response_encryption: {
+    alg_values_supported: string[];
+    enc_values_supported: string[];
+    encryption_required: boolean;
+  };
+}
+
+/**
+ * The two §12.2.4 metadata parameters. Response encryption needs an encrypted request (§8.2: otherwise an
+ * attacker could substitute the response key), so both are offered together and required together.
+ */
+export function credentialEncryptionMetadata(
+  publicJwk: Jwk,
+  required: boolean,
+): CredentialEncryptionMetadata {
+  const { d: _private, ...published } = publicJwk;
+  return {
+    credential_request_encryption: {
+      jwks: { keys: [published] },
+      enc_values_supported: [...CREDENTIAL_ENCRYPTION_ENC_VALUES],
+      encryption_required: required,
+    },
+    credential_response_encryption: {
+      alg_values_supported: [CREDENTIAL_ENCRYPTION_ALG],
+      enc_values_supported: [...CREDENTIAL_ENCRYPTION_ENC_VALUES],
+      encryption_required: required,
+    },
+  };
+}
+
+const encryptionError = (description: string) =>
+  credentialError("invalid_encryption_parameters", description);
+
+/**
+ * Decrypts an encrypted Credential Request (the body of an `application/jwt` POST) with the issuer's key.
+ * A header the key cannot answer (another `kid`, `alg`, `enc` or a `zip`) is `invalid_encryption_parameters`;
+ * a JWE that does not decrypt, or whose plaintext is not a JSON object, is `invalid_credential_request`.
+ */
+export function decryptCredentialRequest(jwe: string, key: CredentialEncryptionKey): Record<string, unknown> {
+  const header = protectedHeaderOf(jwe);
+  if (header.alg !== CREDENTIAL_ENCRYPTION_ALG)
+    throw encryptionError(`the credential request must be encrypted with alg ${CREDENTIAL_ENCRYPTION_ALG}`);
+  if (!CREDENTIAL_ENCRYPTION_ENC_VALUES.includes(header.enc as never))
+    throw encryptionError(`enc must be one of ${CREDENTIAL_ENCRYPTION_ENC_VALUES.join(", ")}`);
+  // §10: the JWE names the key it was encrypted to when that key has a kid, and ours always has one.
+  if (header.kid !== key.publicJwk.kid)
+    throw encryptionError("kid does not name this issuer's credential_request_encryption key");
+  if (header.zip !== undefined) throw encryptionError("compression (zip) is not supported");
+  let plaintext: Buffer;
+  try {
+    plaintext = decryptEcdhEsCompactJwe(jwe, key.privateJwk, CREDENTIAL_ENCRYPTION_ENC_VALUES).plaintext;
+  } catch {
+    throw credentialError(
+      "invalid_credential_request",
+      "the encrypted credential request could not be decrypted",
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(plaintext.toString("utf8"));
+  } catch {
+    body = undefined;
+  }
+  if (!isPlainObject(body))
+    throw credentialError(
+      "invalid_credential_request",
+      "the encrypted credential request must hold a JSON object (the JWT claims set)",
+    );
+  return body;
+}
+
+function protectedHeaderOf(jwe: string): Record<string, unknown> {
+  const parts = jwe.trim().split(".");
+  if (parts.length !== 5)
+    throw credentialError(
+      "invalid_credential_request",
+      "an application/jwt credential request must be a compact JWE",
+    );
+  try {
+    const header: unknown = JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8"));
+    if (isPlainObject(header)) return header;
+  } catch {}
+  throw credentialError("invalid_credential_request", "the JWE protected header is not a JSON object");
+}
+
+/** Where and how the wallet asked the Credential Response to be encrypted (§8.2). */
+export interface ResponseEncryption {
+  jwk: Jwk & { kty: "EC"; crv: "P-256"; x: string; y: string };
+  enc: (typeof CREDENTIAL_ENCRYPTION_ENC_VALUES)[number];
+}
+
+/**
+ * Reads `credential_response_encryption`: `jwk` a public P-256 key with `alg: ECDH-ES` (§10: "The alg
+ * parameter MUST be present"), `enc` one we offer, and no `zip`. Anything else is
+ * `invalid_encryption_parameters`.
+ */
+export function parseResponseEncryption(value: unknown): ResponseEncryption {
+  if (!isPlainObject(value)) throw encryptionError("credential_response_encryption must be an object");
+  const { jwk, enc, zip } = value;
+  if (!isPlainObject(jwk)) throw encryptionError("credential_response_encryption.jwk must be a JWK object");
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string")
+    throw encryptionError("credential_response_encryption.jwk must be an EC P-256 public key");
+  if (jwk.d !== undefined)
+    throw encryptionError("credential_response_encryption.jwk must not hold a private key");
+  if (jwk.alg !== CREDENTIAL_ENCRYPTION_ALG)
+    throw encryptionError(`credential_response_encryption.jwk.alg must be ${CREDENTIAL_ENCRYPTION_ALG}`);
+  if (jwk.kid !== undefined && typeof jwk.kid !== "string")
+    throw encryptionError("credential_response_encryption.jwk.kid must be a string");
+  if (!CREDENTIAL_ENCRYPTION_ENC_VALUES.includes(enc as never))
+    throw encryptionError(
+      `credential_response_encryption.enc must be one of ${CREDENTIAL_ENCRYPTION_ENC_VALUES.join(", ")}`,
+    );
+  if (zip !== undefined) throw encryptionError("compression (zip) is not supported");
+  // Checked now, before anything is issued: a response that cannot be encrypted would lose the credentials.
+  try {
+    createPublicKey({ key: { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y }, format: "jwk" });
+  } catch {
+    throw encryptionError("credential_response_encryption.jwk is not a point on P-256");
+  }
+  return { jwk: jwk as ResponseEncryption["jwk"], enc: enc as ResponseEncryption["enc"] };
+}
+
+/**
+ * Encrypts a Credential Response to the wallet's key (checked by `parseResponseEncryption`): a fresh
+ * ephemeral key per response, `kid` copied from the wallet's JWK when it has one (§10).
+ */
+export function encryptCredentialResponse(body: unknown, encryption: ResponseEncryption): string {
+  const header = typeof encryption.jwk.kid === "string" ? { kid: encryption.jwk.kid } : {};
+  return encryptEcdhEsCompactJwe(Buffer.from(JSON.stringify(body)), encryption.jwk, encryption.enc, header);
+}
+
+/**
+ * The Credential Request as the issuer reads it: an `application/jwt` body decrypted with its key (§10),
+ * any other as sent. An issuer that requires encryption refuses a plain request; one that offers none
+ * refuses an encrypted one (`invalid_encryption_parameters` both).
+ */
+export function readCredentialRequestBody(input: {
+  contentType: string | undefined;
+  body: unknown;
+  /** The issuer's key; absent when it does not offer encryption. */
+  key: CredentialEncryptionKey | undefined;
+  required: boolean;
+}): { body: unknown; encrypted: boolean } {
+  const mediaType = input.contentType?.split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/jwt") {
+    if (input.key && input.required)
+      throw encryptionError(
+        "this issuer takes encrypted credential requests only: send an application/jwt JWE to its credential_request_encryption key",
+      );
+    return { body: input.body, encrypted: false };
+  }
+  if (!input.key) throw encryptionError("this issuer does not take encrypted credential requests");
+  if (typeof input.body !== "string")
+    throw credentialError(
+      "invalid_credential_request",
+      "an application/jwt credential request must be a compact JWE",
+    );
+  return { body: decryptCredentialRequest(input.body, input.key), encrypted: true };
+}

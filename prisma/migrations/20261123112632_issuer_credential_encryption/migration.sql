@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "credentialEncryption" JSONB,
+ADD COLUMN     "credentialEncryptionKeyCipher" TEXT;
