@@ -24,17 +24,35 @@ export async function credentialTypeMetadata(
   const vct = defaultCredentialType(config, issuer.id, identifier);
   if (!configuration || configuration.credentialType !== vct) return null;
   if (!(await issuanceCatalog.isGranted(db, issuer.id, configuration.id))) return null;
-  const versions = await credentialConfigurationRepository.versionsOfOne(db, configuration.id);
-  const active = versions.find((v) => v.version === configuration.activeVersion);
-  const others = versions.filter((v) => v !== active).reverse();
   return buildTypeMetadata({
     vct,
     name: configuration.displayName,
     description: `${configuration.displayName}, issued by ${issuer.displayName} (schema ${configuration.schemaId}).`,
-    claims: claimsOfEveryVersion(
-      [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
-    ),
+    claims: await claimsOfType(db, configuration),
   });
+}
+
+/**
+ * The merged claims of a configuration, kept per state of its row: every version change (a new version,
+ * an activation) updates the row's `updatedAt`, and versions themselves never change, so a kept merge is
+ * exact for as long as the row it was made from is the current one.
+ */
+const mergedClaims = new Map<string, TypeMetadataClaim[]>();
+const MAX_MERGED = 512;
+
+async function claimsOfType(db: Db, configuration: { id: string; activeVersion: number; updatedAt: Date }) {
+  const key = `${configuration.id}@${configuration.updatedAt.getTime()}#${configuration.activeVersion}`;
+  const kept = mergedClaims.get(key);
+  if (kept) return kept;
+  const versions = await credentialConfigurationRepository.versionsOfOne(db, configuration.id);
+  const active = versions.find((v) => v.version === configuration.activeVersion);
+  const others = versions.filter((v) => v !== active).reverse();
+  const claims = claimsOfEveryVersion(
+    [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
+  );
+  if (mergedClaims.size >= MAX_MERGED) mergedClaims.delete(mergedClaims.keys().next().value as string);
+  mergedClaims.set(key, claims);
+  return claims;
 }
 
 /**
