@@ -1554,6 +1554,64 @@ describe("transaction data (OpenID4VP §5.1, §8.4, Appendix B.3.3)", () => {
     expect(reasonCodes(decided)).toContain("transaction_data_mismatch");
   });
 
+  describe("with a policy of two credentials", () => {
+    const hash = (value: string) => createHash("sha256").update(value).digest("base64url");
+    const encoded = (item: { type: string; credentialIds: string[]; fields?: Record<string, unknown> }) =>
+      Buffer.from(
+        JSON.stringify({ ...item.fields, type: item.type, credential_ids: item.credentialIds }),
+      ).toString("base64url");
+    let credentials: string[];
+
+    beforeAll(async () => {
+      await createPolicy({
+        identifier: "pid-and-other",
+        displayName: "pid-and-other",
+        credentials: [
+          { id: "pid", credentialTypes: [issuerA.vct], trustedIssuers: [{ issuerId: issuerA.issuerId }] },
+          { id: "other", credentialTypes: [issuerB.vct], trustedIssuers: [{ issuerId: issuerB.issuerId }] },
+        ],
+      });
+      credentials = [(await issue()).credential, (await issue({ issuer: issuerB })).credential];
+    });
+
+    async function decide(
+      item: typeof payment,
+      keyBindingOverridesFor?: Record<string, Record<string, unknown>>,
+    ) {
+      const session = await start("pid-and-other", t.adminKey, { transactionData: [item] });
+      await present(session, {
+        credential: credentials,
+        ...(keyBindingOverridesFor ? { keyBindingOverridesFor } : {}),
+      });
+      return read(session.id);
+    }
+
+    it("verifies an item naming both credentials when one of them authorises it", async () => {
+      const decided = await decide({ ...payment, credentialIds: ["pid", "other"] });
+      expect(decided.status, JSON.stringify(decided.result)).toBe("verified");
+      expect(decided.result.credentials).toHaveLength(2);
+    });
+
+    it("rejects an item authorised by both credentials (the wallet must use one)", async () => {
+      const item = { ...payment, credentialIds: ["pid", "other"] };
+      const decided = await decide(item, { other: { transaction_data_hashes: [hash(encoded(item))] } });
+      expect(decided.status).toBe("rejected");
+      expect(reasonCodes(decided)).toContain("transaction_data_authorized_twice");
+      expect(decided.result.credentials).toEqual([]);
+    });
+
+    it("rejects a hash under a credential the item does not name", async () => {
+      const item = { ...payment, credentialIds: ["other"] };
+      const decided = await decide(item, {
+        pid: { transaction_data_hashes: [hash(encoded(item))] },
+        other: { transaction_data_hashes: undefined },
+      });
+      expect(decided.status).toBe("rejected");
+      expect(reasonCodes(decided)).toContain("transaction_data_mismatch");
+      expect(decided.result.credentials).toEqual([]);
+    });
+  });
+
   it("400 for items naming no credential of the policy, one without holder binding, or reserved fields", async () => {
     await createPolicy(policyBody("pid-unbound", {}, { holderBindingRequired: false }));
     const attempts: [string, Record<string, unknown>][] = [

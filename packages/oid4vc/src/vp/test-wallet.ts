@@ -40,6 +40,8 @@ export interface TestWalletOptions {
   withoutKeyBinding?: boolean;
   /** Override KB-JWT members (e.g. a wrong nonce) for negative tests. */
   keyBindingOverrides?: Record<string, unknown>;
+  /** Override KB-JWT members of one credential query's presentation only (after `keyBindingOverrides`). */
+  keyBindingOverridesFor?: Record<string, Record<string, unknown>>;
   /** JWE `enc` for `direct_post.jwt`; default: the first value the verifier lists. */
   enc?: string;
   /** Use `request_uri_method=post` with this `wallet_nonce` when the link allows it. */
@@ -147,7 +149,11 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
     const transactionData = authorised.length
       ? { transaction_data_hashes: authorised.map((t) => transactionDataHash(t.encoded)) }
       : {};
-    const overrides = { ...transactionData, ...options.keyBindingOverrides };
+    const overrides = {
+      ...transactionData,
+      ...options.keyBindingOverrides,
+      ...options.keyBindingOverridesFor?.[credentialQuery.id],
+    };
     vpToken[credentialQuery.id] = [
       await createTestPresentation({
         credential: match,
