@@ -256,6 +256,12 @@ test("configuration versions: a new version from the active claims, then back to
   await expect(page.getByTestId("version-2-status")).toHaveText("superseded");
   await expect(activeClaims.getByRole("cell", { name: "nickname", exact: true })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Create version 3" })).toBeVisible();
+  // The superseded version's claims are read on demand (CredentialConfigurations_GetVersion).
+  await page.getByRole("button", { name: "Show v2 claims" }).click();
+  await expect(page.getByRole("heading", { name: "Claims of version 2" })).toBeVisible();
+  await expect(activeClaims.getByRole("cell", { name: "nickname", exact: true })).toBeVisible();
+  await page.getByRole("button", { name: "Show the active version" }).click();
+  await expect(page.getByRole("heading", { name: "Claims of version 1 (active)" })).toBeVisible();
 });
 
 test("verification policy: create, suspend, reactivate", async () => {

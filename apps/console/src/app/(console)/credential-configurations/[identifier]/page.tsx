@@ -38,6 +38,8 @@ export default function CredentialConfigurationPage() {
   );
   // Outlives the new-version form, which starts afresh whenever the active version changes.
   const [notice, setNotice] = useState<string | null>(null);
+  // The version whose claims are shown; null: the active one.
+  const [shownVersion, setShownVersion] = useState<number | null>(null);
 
   if (configuration.isPending) return <Loading />;
   if (configuration.isError)
@@ -70,31 +72,11 @@ export default function CredentialConfigurationPage() {
         </dd>
       </dl>
 
-      <section className="card" aria-labelledby="active-claims">
-        <h2 id="active-claims">Claims of version {data.activeVersion}</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Claim path</th>
-              <th scope="col">Type</th>
-              <th scope="col">Required</th>
-              <th scope="col">Selectively disclosable</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.claims.map((claim) => (
-              <tr key={claim.path.join(".")}>
-                <td>
-                  <code>{claim.path.join(".")}</code>
-                </td>
-                <td>{claim.type}</td>
-                <td>{claim.required ? "yes" : "no"}</td>
-                <td>{claim.selectivelyDisclosable ? "yes" : "no"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <VersionClaims
+        configuration={data}
+        version={shownVersion ?? data.activeVersion}
+        onShowActive={() => setShownVersion(null)}
+      />
 
       <section className="card" aria-labelledby="versions">
         <h2 id="versions">Versions</h2>
@@ -110,6 +92,9 @@ export default function CredentialConfigurationPage() {
               <th scope="col">Reason</th>
               <th scope="col">Created</th>
               <th scope="col">Last activated</th>
+              <th scope="col">
+                <span className="visually-hidden">Claims</span>
+              </th>
               {canManage && (
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
@@ -127,6 +112,17 @@ export default function CredentialConfigurationPage() {
                 <td>{v.reason ?? "—"}</td>
                 <td>{new Date(v.createdAt).toLocaleString()}</td>
                 <td>{v.activatedAt ? new Date(v.activatedAt).toLocaleString() : "—"}</td>
+                <td>
+                  {v.version !== (shownVersion ?? data.activeVersion) && (
+                    <button
+                      type="button"
+                      className="secondary small"
+                      onClick={() => setShownVersion(v.status === "active" ? null : v.version)}
+                    >
+                      Show v{v.version} claims
+                    </button>
+                  )}
+                </td>
                 {canManage && (
                   <td>
                     {v.status !== "active" && (
@@ -160,6 +156,74 @@ export default function CredentialConfigurationPage() {
         />
       )}
     </>
+  );
+}
+
+/**
+ * The claims of one version: the active one from the configuration itself, any other read on demand
+ * (CredentialConfigurations_GetVersion).
+ */
+function VersionClaims({
+  configuration,
+  version,
+  onShowActive,
+}: {
+  configuration: TCredentialConfiguration;
+  version: number;
+  onShowActive: () => void;
+}) {
+  const trpc = useTRPC();
+  const isActive = version === configuration.activeVersion;
+  const other = useQuery({
+    ...trpc.credentialConfigurations.getVersion.queryOptions({
+      configurationIdentifier: configuration.identifier,
+      version,
+    }),
+    enabled: !isActive,
+  });
+  const claims = isActive ? configuration.claims : other.data?.data.claims;
+  return (
+    <section className="card" aria-labelledby="version-claims">
+      <h2 id="version-claims">
+        Claims of version {version}
+        {isActive ? " (active)" : ""}
+      </h2>
+      {!isActive && (
+        <p>
+          A superseded version: transactions created while it was active are issued with these claims.{" "}
+          <button type="button" className="secondary small" onClick={onShowActive}>
+            Show the active version
+          </button>
+        </p>
+      )}
+      {other.isError && <ErrorAlert error={other.error} title="Could not load the version" />}
+      {!claims ? (
+        !other.isError && <Loading />
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Claim path</th>
+              <th scope="col">Type</th>
+              <th scope="col">Required</th>
+              <th scope="col">Selectively disclosable</th>
+            </tr>
+          </thead>
+          <tbody>
+            {claims.map((claim) => (
+              <tr key={claim.path.join(".")}>
+                <td>
+                  <code>{claim.path.join(".")}</code>
+                </td>
+                <td>{claim.type}</td>
+                <td>{claim.required ? "yes" : "no"}</td>
+                <td>{claim.selectivelyDisclosable ? "yes" : "no"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
