@@ -1164,6 +1164,17 @@ describe("the catalogue", () => {
     expect(
       (await call(t, "POST", `/v1.0/issuance-transactions/${cancelled.id}/cancel`, { key })).status,
     ).toBe(200);
+    // issuance.transaction.deferred: the wallet asks before the claims of a deferred transaction came
+    const deferred = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key,
+      body: {
+        credentialConfiguration: issuer.configuration,
+        issuerId: issuer.issuerId,
+        delivery: { deferred: true },
+      },
+    });
+    expect(deferred.status).toBe(201);
+    expect((await redeemOffer(deferred.body.data.credentialOffer)).credentialRes.status).toBe(202);
     // credential_configuration.version_activated
     const claims = (
       await call(t, "GET", `/management/credential-configurations/${issuer.configuration}`, { key })

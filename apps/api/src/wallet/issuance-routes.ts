@@ -14,6 +14,7 @@ import {
   exchangeToken,
   invalidToken,
   issueCredentials,
+  issueDeferredCredentials,
   issueNonce,
   issuerUrls,
   jwtVcIssuerMetadata,
@@ -263,7 +264,23 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         { authorization, dpop },
         { contentType: request.headers["content-type"], body: request.body },
       );
-      reply.headers(result.headers);
+      reply.code(result.status).headers(result.headers);
+      return result.body;
+    }, tokenNotForIssuer),
+  );
+
+  app.post(
+    "/issuers/:issuerId/deferred-credential",
+    oauthErrors("invalid_credential_request"),
+    withIssuer(async (issuer, request, reply) => {
+      const { authorization, dpop } = request.headers;
+      const result = await issueDeferredCredentials(
+        deps,
+        issuer,
+        { authorization, dpop },
+        { contentType: request.headers["content-type"], body: request.body },
+      );
+      reply.code(result.status).headers(result.headers);
       return result.body;
     }, tokenNotForIssuer),
   );

@@ -82,6 +82,12 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
       }),
     }),
   },
+  "issuance.transaction.deferred": {
+    name: "IssuanceTransactionDeferred",
+    description:
+      "The wallet asked for the credential of a deferred transaction before its claims were supplied; it was told to come back (HTTP 202) and waits. Supply the claims with IssuanceTransactions_SupplyClaims.",
+    data: zIssuanceTransactionData("pending"),
+  },
   "issuance.transaction.cancelled": {
     name: "IssuanceTransactionCancelled",
     description: "A pending issuance transaction was cancelled (IssuanceTransactions_Cancel).",

@@ -1,4 +1,4 @@
-import type { Db, FastSql } from "@cred/db";
+import { type Db, type FastSql, Prisma } from "@cred/db";
 
 /** The events slice's statements: delivery claims and attempts (single driver statements: they run for every delivery), the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
 export const eventsRepository = {
@@ -149,6 +149,8 @@ export const eventsRepository = {
         preAuthorizedCodeHash: null,
         issuerStateHash: null,
         offerHandleHash: null,
+        deferredIdHash: null,
+        deferredHolderKeys: Prisma.DbNull,
       },
     });
     if (count === 1) await tx.accessToken.deleteMany({ where: { transactionId: id } });

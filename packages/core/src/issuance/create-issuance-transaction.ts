@@ -89,11 +89,27 @@ export async function createIssuanceTransaction(
       `The issuer is not authorised for the credential configuration '${configuration.identifier}'.`,
     );
   }
-  const definitions = (await issuanceCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
-  const claims = input.claims ?? {};
-  validateClaims(definitions, claims);
-
   const delivery = input.delivery ?? zDelivery.parse({});
+  // A deferred transaction gets its claims later (IssuanceTransactions_SupplyClaims), checked then.
+  let claims: Record<string, unknown> | null = null;
+  if (delivery.deferred) {
+    if (input.claims != null) {
+      throw new DomainError("ValidationFailed", "A deferred transaction gets its claims later.", [
+        {
+          code: "NotApplicable",
+          target: "claims",
+          message:
+            "Omit claims with delivery.deferred, and supply them with IssuanceTransactions_SupplyClaims.",
+        },
+      ]);
+    }
+  } else {
+    claims = input.claims ?? {};
+    const definitions =
+      (await issuanceCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
+    validateClaims(definitions, claims);
+  }
+
   const codeFlow = delivery.grant === "authorizationCode";
   if (codeFlow && delivery.txCode) {
     throw new DomainError("ValidationFailed", "A txCode applies to the pre-authorized code grant only.", [
@@ -131,7 +147,7 @@ export async function createIssuanceTransaction(
     configurationIdentifier: configuration.identifier,
     configurationVersion: configuration.activeVersion,
     status: "pending",
-    claimsCipher: deps.secretBox.seal(JSON.stringify(claims), id),
+    claimsCipher: claims ? deps.secretBox.seal(JSON.stringify(claims), id) : null,
     callbackReference: input.callbackReference ?? null,
     externalSubjectReference: input.externalSubjectReference ?? null,
     offerBy: delivery.offerBy,
@@ -146,6 +162,9 @@ export async function createIssuanceTransaction(
     completedAt: null,
     cancelledAt: null,
     credentialId: null,
+    deferred: delivery.deferred,
+    claimsSuppliedAt: null,
+    deferredAt: null,
   };
   const committedAtOnce = db === deps.database.prisma; // not inside an Idempotency-Key transaction
   await issuanceRepository.insertWithEvent(sqlFor(db, deps.database.prisma, deps.database.fast), row, {

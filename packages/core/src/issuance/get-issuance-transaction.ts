@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from "@cred/db";
+import { type Db, inTransaction, Prisma } from "@cred/db";
 import type { AppDeps } from "../context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
@@ -58,6 +58,8 @@ export async function cancelIssuanceTransaction(
         preAuthorizedCodeHash: null,
         issuerStateHash: null,
         offerHandleHash: null,
+        deferredIdHash: null,
+        deferredHolderKeys: Prisma.DbNull,
       },
     });
     if (count === 0) throw new DomainError("InvalidState", "The issuance transaction is no longer pending.");

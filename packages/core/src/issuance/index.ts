@@ -4,6 +4,7 @@ export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
 export { attestationChallengeHeader, attestationChallengesOf } from "./wallet/client-authentication";
 export { issueCredentials } from "./wallet/credential";
+export { issueDeferredCredentials } from "./wallet/deferred-credential";
 export { dpopProofForTokenRequest } from "./wallet/dpop";
 export { dpopNonceHeader, dpopNoncesOf } from "./wallet/issuer-nonces";
 export { invalidToken, loadWalletIssuer, NO_STORE, type WalletIssuer } from "./wallet/load-wallet-issuer";

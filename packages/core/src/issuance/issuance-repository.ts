@@ -12,7 +12,8 @@ export interface NewIssuanceTransaction {
   configurationIdentifier: string;
   configurationVersion: number;
   status: string;
-  claimsCipher: string;
+  /** Null for a deferred transaction until its claims are supplied. */
+  claimsCipher: string | null;
   callbackReference: string | null;
   externalSubjectReference: string | null;
   offerBy: string;
@@ -24,6 +25,7 @@ export interface NewIssuanceTransaction {
   txCodeSpec: unknown;
   expiresAt: Date;
   createdAt: Date;
+  deferred: boolean;
 }
 
 export interface NewCredential {
@@ -72,13 +74,14 @@ export const issuanceRepository = {
       row.preAuthorizedCodeHash,
       row.issuerStateHash,
       row.txCodeHash,
+      row.deferred,
     ].map((v) => p.add(v));
     const { affected } = await sql.query(
       `WITH created AS (
          INSERT INTO "IssuanceTransaction" ("id", "tenantId", "environment", "issuerId", "configurationId",
            "configurationIdentifier", "configurationVersion", "status", "claimsCipher", "callbackReference",
            "externalSubjectReference", "offerBy", "offerCipher", "offerHandleHash", "preAuthorizedCodeHash",
-           "issuerStateHash", "txCodeHash", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
+           "issuerStateHash", "txCodeHash", "deferred", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
          VALUES (${values.join(", ")}, ${p.add(row.txCodeSpec === null ? null : JSON.stringify(row.txCodeSpec))}::jsonb,
            ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3))
          RETURNING "id")
@@ -130,7 +133,8 @@ export const issuanceRepository = {
          UPDATE "IssuanceTransaction" t
             SET "status" = 'completed', "completedAt" = ${nowParam}::timestamp(3),
                 "credentialId" = ${p.add(credentials[0]!.id)}, "claimsCipher" = NULL, "offerCipher" = NULL,
-                "offerHandleHash" = NULL, "updatedAt" = ${nowParam}::timestamp(3)
+                "offerHandleHash" = NULL, "deferredIdHash" = NULL, "deferredHolderKeys" = NULL,
+                "updatedAt" = ${nowParam}::timestamp(3)
           WHERE t."id" = ${p.add(completion.transactionId)} AND t."status" = 'pending'
             AND t."expiresAt" > ${nowParam}::timestamp(3)
             AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
@@ -156,5 +160,69 @@ export const issuanceRepository = {
     // memory of it): the same 401 a fresh read of the token would have given.
     if (outcome?.tokenLive === 0) return "token_invalid";
     return (outcome?.spent ?? 0) < nonces.length ? "nonce_spent" : "not_pending";
+  },
+
+  /**
+   * Defers a deferred transaction's credential request while its claims are awaited, in ONE statement:
+   * spends the nonces, keeps the holder keys and the hash of the wallet's `transaction_id` (a new one
+   * replaces an earlier one), lets the access token live as long as the transaction, and records the
+   * event. Nothing is written unless the transaction is pending, unexpired, still without claims, the
+   * token valid and every nonce unspent.
+   */
+  async deferWithEvent(
+    sql: FastSql,
+    deferral: {
+      transactionId: string;
+      accessTokenHash: string;
+      now: Date;
+      nonces: CheckedNonce[];
+      deferredIdHash: string;
+      holderKeys: unknown;
+      event: OutboxEventInput;
+    },
+  ): Promise<"deferred" | "claims_supplied" | "nonce_spent" | "token_invalid" | "not_pending"> {
+    const { now, nonces, event } = deferral;
+    const p = new SqlParams();
+    const nowParam = p.add(now);
+    const id = p.add(deferral.transactionId);
+    const tokenHash = p.add(deferral.accessTokenHash);
+    const spent = nonces.length
+      ? `INSERT INTO "WalletNonce" ("valueHash", "purpose", "expiresAt")
+         VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
+         ON CONFLICT DO NOTHING RETURNING 1`
+      : "SELECT 1 WHERE false";
+    const { rows } = await sql.query<{ deferred: number; spent: number; tokenLive: number; claims: boolean }>(
+      `WITH spent AS (${spent}),
+       deferred AS (
+         UPDATE "IssuanceTransaction" t
+            SET "deferredIdHash" = ${p.add(deferral.deferredIdHash)},
+                "deferredHolderKeys" = ${p.add(JSON.stringify(deferral.holderKeys))}::jsonb,
+                "deferredAt" = COALESCE(t."deferredAt", ${nowParam}::timestamp(3)),
+                "updatedAt" = ${nowParam}::timestamp(3)
+          WHERE t."id" = ${id} AND t."status" = 'pending' AND t."deferred"
+            AND t."claimsCipher" IS NULL AND t."expiresAt" > ${nowParam}::timestamp(3)
+            AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
+            AND EXISTS (SELECT 1 FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
+                          AND a."transactionId" = t."id" AND a."expiresAt" > ${nowParam}::timestamp(3))
+         RETURNING t."id", t."expiresAt"),
+       token AS (
+         UPDATE "AccessToken" a SET "expiresAt" = GREATEST(a."expiresAt", (SELECT "expiresAt" FROM deferred))
+          WHERE a."tokenHash" = ${tokenHash} AND EXISTS (SELECT 1 FROM deferred)
+         RETURNING 1),
+       event AS (
+         INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+         SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM deferred)
+       SELECT (SELECT count(*) FROM deferred)::int AS "deferred", (SELECT count(*) FROM spent)::int AS "spent",
+              (SELECT count(*) FROM token)::int AS "tokenUpdated",
+              (SELECT count(*) FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
+                  AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive",
+              (SELECT t."claimsCipher" IS NOT NULL FROM "IssuanceTransaction" t WHERE t."id" = ${id}) AS "claims"`,
+      p.values,
+    );
+    const outcome = rows[0];
+    if (outcome?.deferred === 1) return "deferred";
+    if (outcome?.tokenLive === 0) return "token_invalid";
+    if ((outcome?.spent ?? 0) < nonces.length) return "nonce_spent";
+    return outcome?.claims ? "claims_supplied" : "not_pending";
   },
 };

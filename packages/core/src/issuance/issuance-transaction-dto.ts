@@ -20,6 +20,9 @@ export interface IssuanceTransactionRow {
   createdAt: Date;
   completedAt: Date | null;
   cancelledAt: Date | null;
+  deferred: boolean;
+  claimsSuppliedAt: Date | null;
+  deferredAt: Date | null;
 }
 
 /** The offer's secrets, sealed on the row: one grant's (pre-authorized code or issuer_state) and the handle. */
@@ -100,5 +103,11 @@ export function toIssuanceTransactionDto(
     createdAt: row.createdAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
     cancelledAt: row.cancelledAt?.toISOString() ?? null,
+    deferral: row.deferred
+      ? {
+          claimsSuppliedAt: row.claimsSuppliedAt?.toISOString() ?? null,
+          walletWaitingSince: row.deferredAt?.toISOString() ?? null,
+        }
+      : null,
   };
 }

@@ -13,6 +13,7 @@ export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: 
     attestationChallenge: `${credentialIssuer}/challenge`,
     nonce: `${credentialIssuer}/nonce`,
     credential: `${credentialIssuer}/credential`,
+    deferredCredential: `${credentialIssuer}/deferred-credential`,
     notification: `${credentialIssuer}/notification`,
     offer: (handle: string) => `${credentialIssuer}/offers/${handle}`,
     statusList: (listId: string) => `${credentialIssuer}/status-lists/${listId}`,

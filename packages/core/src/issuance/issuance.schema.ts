@@ -39,6 +39,11 @@ export const zDelivery = z
       .max(7 * 24 * 3600)
       .optional()
       .meta({ description: "Lifetime of the offer; default 15 minutes.", example: 900 }),
+    deferred: z.boolean().default(false).meta({
+      description:
+        "Deferred issuance (OpenID4VCI §9): create the transaction without `claims` and supply them later with IssuanceTransactions_SupplyClaims, e.g. after a review. A wallet that asks for the credential before then gets a `transaction_id` and polls the deferred credential endpoint; `expiresInSeconds` bounds the whole wait.",
+      example: false,
+    }),
   })
   .meta({ id: "IssuanceDelivery", description: "How the credential offer reaches the wallet." });
 
@@ -75,6 +80,18 @@ export const ZCreateIssuanceTransactionRequest = z
   .meta({ id: "CreateIssuanceTransactionRequest" });
 export type TCreateIssuanceTransactionRequest = z.infer<typeof ZCreateIssuanceTransactionRequest>;
 
+const zDeferral = z
+  .object({
+    claimsSuppliedAt: z.string().nullable().meta({
+      description: "When IssuanceTransactions_SupplyClaims supplied the claims; null while they are awaited.",
+    }),
+    walletWaitingSince: z.string().nullable().meta({
+      description:
+        "When the wallet asked for the credential and was told to come back (HTTP 202, `issuance.transaction.deferred`); null before.",
+    }),
+  })
+  .meta({ id: "IssuanceDeferral" });
+
 export const zIssuanceTransaction = z
   .object({
     id: z.string().meta({ description: "Transaction id.", example: "itx_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
@@ -107,6 +124,9 @@ export const zIssuanceTransaction = z
     createdAt: z.string().meta({ description: "Creation time (ISO 8601)." }),
     completedAt: z.string().nullable().meta({ description: "When the wallet received the credential." }),
     cancelledAt: z.string().nullable().meta({ description: "When the transaction was cancelled." }),
+    deferral: zDeferral.nullable().meta({
+      description: "Deferred issuance (`delivery.deferred`); null for a transaction created with its claims.",
+    }),
   })
   .meta({ id: "IssuanceTransaction", description: "One credential offer and its outcome." });
 export type TIssuanceTransaction = z.infer<typeof zIssuanceTransaction>;
@@ -157,3 +177,13 @@ const zCompletedAuthorization = z
 export const ZCompleteAuthorizationResponse = resourceOf(zCompletedAuthorization).meta({
   id: "ApiEnvelopeOfCompletedAuthorization",
 });
+
+// IssuanceTransactions_SupplyClaims (beyond the interface specification: docs/api/issuance.md)
+export const ZSupplyClaimsRequest = ZTransactionIdRequest.extend({
+  claims: z.record(z.string(), z.unknown()).meta({
+    description:
+      "The claim values, validated against the version of the configuration the transaction was created with.",
+    example: { given_name: "Erika", family_name: "Mustermann" },
+  }),
+});
+export type TSupplyClaimsRequest = z.infer<typeof ZSupplyClaimsRequest>;

@@ -8,8 +8,10 @@ import {
   ZCompleteAuthorizationResponse,
   ZCreateIssuanceTransactionRequest,
   ZIssuanceTransactionResponse,
+  ZSupplyClaimsRequest,
   ZTransactionIdRequest,
 } from "./issuance.schema";
+import { supplyClaims } from "./supply-claims";
 
 const TAGS = ["Issuance"];
 
@@ -69,6 +71,26 @@ export const issuanceTransactionsRouter = router({
     .output(ZIssuanceTransactionResponse)
     .mutation(async ({ ctx, input }) => ({
       data: await cancelIssuanceTransaction(ctx.deps, ctx.db, ctx.principal, input.transactionId),
+    })),
+
+  supplyClaims: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1.0/issuance-transactions/{transactionId}/claims",
+        operationId: "IssuanceTransactions_SupplyClaims",
+        summary: "Supply the claims of a deferred issuance transaction",
+        description:
+          "For a transaction created with `delivery.deferred`: the claims, validated against the configuration version it was created with. The wallet's next request then gets the credential. A transaction that is not pending, not deferred, or already has its claims gives 409.",
+        tags: TAGS,
+      },
+      scopes: ["credentials.issue"],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+    })
+    .input(ZSupplyClaimsRequest)
+    .output(ZIssuanceTransactionResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await supplyClaims(ctx.deps, ctx.db, ctx.principal, input),
     })),
 
   completeAuthorization: protectedProcedure

@@ -145,3 +145,21 @@ function responseEncryptionOf(
     );
   return parseResponseEncryption(value);
 }
+
+/**
+ * Validates a Deferred Credential Request body (§9.1): `transaction_id` (a non-empty string, else
+ * `invalid_credential_request`) and `credential_response_encryption` under the same rules as at the
+ * credential endpoint; other members are ignored.
+ */
+export function parseDeferredCredentialRequest(
+  body: unknown,
+  options: Pick<ParseCredentialRequestOptions, "encryption"> = {},
+): { transactionId: string; responseEncryption?: ResponseEncryption } {
+  if (!isPlainObject(body))
+    throw credentialError("invalid_credential_request", "request body must be a JSON object");
+  const transactionId = body.transaction_id;
+  if (typeof transactionId !== "string" || transactionId === "")
+    throw credentialError("invalid_credential_request", "transaction_id (a non-empty string) is required");
+  const responseEncryption = responseEncryptionOf(body.credential_response_encryption, options.encryption);
+  return { transactionId, ...(responseEncryption ? { responseEncryption } : {}) };
+}

@@ -18,7 +18,9 @@ export type CredentialErrorCode =
   | "invalid_proof"
   | "invalid_nonce"
   | "invalid_encryption_parameters"
-  | "credential_request_denied";
+  | "credential_request_denied"
+  /** Deferred Credential Endpoint (§9.3): the transaction_id is unknown or was already used. */
+  | "invalid_transaction_id";
 
 /** Protocol responses must not be cached (OpenID4VCI §6.2, §7.2, §8.3). */
 const NO_STORE = { "Cache-Control": "no-store" };

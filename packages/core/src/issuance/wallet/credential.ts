@@ -11,6 +11,7 @@ import {
   issueSdJwtVc,
   OAuthError,
   parseCredentialRequest,
+  type ResponseEncryption,
   readCredentialRequestBody,
   verifyAttestationProofs,
   verifyProofs,
@@ -170,7 +171,8 @@ async function checkTokenBinding(
  * Credential endpoint (OpenID4VCI §8): checks the token, the request and the key proofs, then issues
  * one SD-JWT VC per holder key (a proof's, or each key its key attestation attests; up to the batch
  * size), each with its own status index and salts, completes the transaction and forgets the claims —
- * all in one database transaction.
+ * all in one database transaction. A deferred transaction whose claims are not yet supplied keeps the
+ * holder keys instead and answers 202 with a `transaction_id` for the deferred endpoint (§9).
  */
 export async function issueCredentials(
   deps: AppDeps,
@@ -180,13 +182,15 @@ export async function issueCredentials(
 ) {
   const db = deps.database.prisma;
   const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
-  const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
+  const found = await transactionForToken(deps.database.fast, issuer.id, {
     ...headers,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id).credential,
     requireDpop: issuer.requireDpop,
     dpopNonces,
   });
+  const { tokenHash } = found;
+  let tx = found.tx;
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
   }
@@ -243,6 +247,127 @@ export async function issueCredentials(
     keysNotAfter = holder.notAfter;
   }
 
+  const issuance = {
+    tokenHash,
+    configuration,
+    holderKeys,
+    keysNotAfter,
+    nonces,
+    responseEncryption: request.responseEncryption,
+    dpopNonces,
+  };
+  if (tx.deferred && !tx.claimsCipher) {
+    // The row may be the one remembered at the token endpoint, from before the claims were supplied.
+    const fresh = await db.issuanceTransaction.findUnique({ where: { id: tx.id } });
+    if (fresh) tx = fresh;
+    if (!tx.claimsCipher) {
+      const outcome = await deferIssuance(deps, issuer, tx, issuance);
+      if (outcome !== "claims_supplied") return outcome;
+      tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
+      // That statement spent this request's nonces (a replay would have been refused there).
+      return issueAndComplete(deps, issuer, tx, { ...issuance, nonces: [] });
+    }
+  }
+  return issueAndComplete(deps, issuer, tx, issuance);
+}
+
+/** What the issuing step needs beyond the transaction: the checked request and its holder keys. */
+export interface CheckedIssuance {
+  tokenHash: string;
+  configuration: NonNullable<Awaited<ReturnType<typeof issuanceCatalog.configurationById>>>;
+  holderKeys: (JWK | null)[];
+  keysNotAfter: number | undefined;
+  nonces: CheckedNonce[];
+  responseEncryption: ResponseEncryption | undefined;
+  dpopNonces: DpopNonces | undefined;
+}
+
+/** The Credential Endpoint's answer: headers and body, encrypted when the wallet asked (§8.3, §9.2). */
+export function walletAnswer(
+  status: 200 | 202,
+  response: Record<string, unknown>,
+  issuance: Pick<CheckedIssuance, "responseEncryption" | "dpopNonces">,
+) {
+  const headers = { ...NO_STORE, ...dpopNonceHeader(issuance.dpopNonces) };
+  if (issuance.responseEncryption) {
+    return {
+      status,
+      headers: { ...headers, "Content-Type": "application/jwt" },
+      body: encryptCredentialResponse(response, issuance.responseEncryption) as unknown,
+    };
+  }
+  return { status, headers, body: response as unknown };
+}
+
+/** The minimum wait, in seconds, a deferred answer asks of the wallet before it asks again (§8.3). */
+export const DEFERRED_INTERVAL_SECONDS = 10;
+
+/**
+ * Defers a request that came before the claims (§8.3): keeps the holder keys, spends the nonces, keeps
+ * the access token alive until the transaction expires, and records `issuance.transaction.deferred`, in
+ * one statement. Answers 202 with a fresh `transaction_id`, or "claims_supplied" when the claims came
+ * meanwhile (the caller issues at once).
+ */
+async function deferIssuance(
+  deps: AppDeps,
+  issuer: WalletIssuer,
+  tx: IssuanceTransactionRecord,
+  issuance: CheckedIssuance,
+) {
+  const transactionId = randomToken(24);
+  const outcome = await issuanceRepository.deferWithEvent(deps.database.fast, {
+    transactionId: tx.id,
+    accessTokenHash: issuance.tokenHash,
+    now: new Date(),
+    nonces: issuance.nonces,
+    deferredIdHash: hashSecret(transactionId),
+    holderKeys: { keys: issuance.holderKeys, notAfter: issuance.keysNotAfter ?? null },
+    event: transactionEvent(tx, issuer.id, "issuance.transaction.deferred", "pending"),
+  });
+  if (outcome === "claims_supplied") return outcome;
+  if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
+  if (outcome === "nonce_spent")
+    throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
+  if (outcome === "not_pending")
+    throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
+  return walletAnswer(202, { transaction_id: transactionId, interval: DEFERRED_INTERVAL_SECONDS }, issuance);
+}
+
+function transactionEvent(
+  tx: IssuanceTransactionRecord,
+  issuerId: string,
+  type: string,
+  status: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    scope: scopeOfRow(tx),
+    type,
+    data: {
+      transactionId: tx.id,
+      issuerId,
+      credentialConfiguration: tx.configurationIdentifier,
+      status,
+      ...extra,
+      callbackReference: tx.callbackReference,
+      externalSubjectReference: tx.externalSubjectReference,
+    },
+  };
+}
+
+/**
+ * Signs one credential per holder key and completes the transaction in one statement (below), from the
+ * credential endpoint or, for a deferred transaction, the deferred credential endpoint.
+ */
+export async function issueAndComplete(
+  deps: AppDeps,
+  issuer: WalletIssuer,
+  tx: IssuanceTransactionRecord,
+  issuance: CheckedIssuance,
+) {
+  const db = deps.database.prisma;
+  const { configuration, holderKeys, keysNotAfter, nonces } = issuance;
+  const urls = issuerUrls(deps.config, issuer.id);
   const definitions = (await issuanceCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
   if (!tx.claimsCipher)
     throw deny("credential_request_denied", "The issuance transaction has no claims left.");
@@ -260,7 +385,6 @@ export async function issueCredentials(
   );
   const notificationId = randomToken(24);
   const ids = holderKeys.map(() => newId("cred"));
-
   const x5c = x5cForSigning(issuer.signingCertificate, issuedAt.getTime());
   const sign = (holderJwk: JWK | null, slot: StatusSlot | null) =>
     issueSdJwtVc({
@@ -290,19 +414,9 @@ export async function issueCredentials(
     statusIndex: draft.slot?.idx ?? null,
   });
 
-  const completedEvent = {
-    scope,
-    type: "issuance.transaction.completed",
-    data: {
-      transactionId: tx.id,
-      issuerId: issuer.id,
-      credentialConfiguration: tx.configurationIdentifier,
-      status: "completed",
-      credentialIds: ids,
-      callbackReference: tx.callbackReference,
-      externalSubjectReference: tx.externalSubjectReference,
-    },
-  };
+  const completedEvent = transactionEvent(tx, issuer.id, "issuance.transaction.completed", "completed", {
+    credentialIds: ids,
+  });
 
   // Signing happens before the single write statement; a status index taken meanwhile (rare) fails the
   // whole statement, and the credentials are drawn and signed again.
@@ -319,7 +433,7 @@ export async function issueCredentials(
     try {
       const outcome = await issuanceRepository.completeWithCredentials(deps.database.fast, {
         transactionId: tx.id,
-        accessTokenHash: tokenHash,
+        accessTokenHash: issuance.tokenHash,
         now: new Date(),
         nonces,
         credentials: drafts.map(rowFor),
@@ -334,15 +448,7 @@ export async function issueCredentials(
         credentials: drafts.map((d) => ({ credential: d.credential })),
         notification_id: notificationId,
       };
-      const headers = { ...NO_STORE, ...dpopNonceHeader(dpopNonces) };
-      // §8.3: an encrypted response is an application/jwt JWE of the whole response.
-      if (request.responseEncryption) {
-        return {
-          headers: { ...headers, "Content-Type": "application/jwt" },
-          body: encryptCredentialResponse(response, request.responseEncryption),
-        };
-      }
-      return { headers, body: response };
+      return walletAnswer(200, response, issuance);
     } catch (error) {
       if (!list || !isRawUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
       // Repeated collisions mean the list is nearly full: move on to a fresh one.

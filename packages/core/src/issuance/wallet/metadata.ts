@@ -53,6 +53,7 @@ export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issue
     credentialIssuer: urls.credentialIssuer,
     ...(encryption ? { credentialEncryption: encryption } : {}),
     credentialEndpoint: urls.credential,
+    deferredCredentialEndpoint: urls.deferredCredential,
     nonceEndpoint: urls.nonce,
     notificationEndpoint: urls.notification,
     batchSize: config.issuance.batchSize,

@@ -1,0 +1,56 @@
+import { type Db, inTransaction } from "@cred/db";
+import type { AppDeps } from "../context";
+import { DomainError } from "../shared/errors";
+import type { Principal } from "../shared/principal";
+import { findVisibleTransaction } from "./get-issuance-transaction";
+import type { TIssuanceTransaction, TSupplyClaimsRequest } from "./issuance.schema";
+import { issuanceCatalog } from "./issuance-catalog";
+import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
+import { validateClaims } from "./validate-claims";
+
+/**
+ * IssuanceTransactions_SupplyClaims: the claims of a deferred transaction, checked against the
+ * configuration version it was created with and sealed like any transaction's. From then on the wallet's
+ * next request (credential or deferred credential endpoint) is issued. 409 for a transaction that is not
+ * pending, not deferred, or already has its claims; the row is locked, so two suppliers queue.
+ */
+export async function supplyClaims(
+  deps: AppDeps,
+  db: Db,
+  principal: Principal,
+  input: TSupplyClaimsRequest,
+): Promise<TIssuanceTransaction> {
+  return inTransaction(db, async (tx) => {
+    await findVisibleTransaction(tx, principal, input.transactionId);
+    await tx.$executeRaw`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = ${input.transactionId} FOR UPDATE`;
+    const row = await findVisibleTransaction(tx, principal, input.transactionId);
+    const status = effectiveStatus(row);
+    if (status !== "pending") {
+      throw new DomainError(
+        "InvalidState",
+        `The issuance transaction is ${status}; claims can no longer be supplied.`,
+      );
+    }
+    if (!row.deferred) {
+      throw new DomainError(
+        "InvalidState",
+        "The issuance transaction was created with its claims; only a deferred one (delivery.deferred) takes them later.",
+      );
+    }
+    if (row.claimsCipher !== null) {
+      throw new DomainError("InvalidState", "The claims of this issuance transaction were already supplied.");
+    }
+    const definitions =
+      (await issuanceCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
+    validateClaims(definitions, input.claims);
+    const now = new Date();
+    const updated = await tx.issuanceTransaction.update({
+      where: { id: row.id },
+      data: {
+        claimsCipher: deps.secretBox.seal(JSON.stringify(input.claims), row.id),
+        claimsSuppliedAt: now,
+      },
+    });
+    return toIssuanceTransactionDto(deps, updated, null, principal.scopes.has("credentials.issue"));
+  });
+}

@@ -1,0 +1,84 @@
+import { credentialError, parseDeferredCredentialRequest, readCredentialRequestBody } from "@cred/oid4vc";
+import type { JWK } from "jose";
+import type { AppDeps } from "../../context";
+import { credentialEncryptionKey, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
+import { hashSecret } from "../../shared/secret-box";
+import { issuanceCatalog } from "../issuance-catalog";
+import { effectiveStatus } from "../issuance-transaction-dto";
+import { issuerUrls } from "../issuance-urls";
+import {
+  DEFERRED_INTERVAL_SECONDS,
+  issueAndComplete,
+  type ProtectedRequest,
+  transactionForToken,
+  walletAnswer,
+} from "./credential";
+import { dpopNoncesOf } from "./issuer-nonces";
+import type { WalletIssuer } from "./load-wallet-issuer";
+
+/** The holder keys a deferred request left behind (public keys; null for an unbound credential). */
+interface DeferredHolderKeys {
+  keys: (JWK | null)[];
+  notAfter: number | null;
+}
+
+/**
+ * Deferred Credential Endpoint (OpenID4VCI §9): with the access token of the deferred request and its
+ * `transaction_id`, issues the credentials to the holder keys kept then, once the claims are supplied;
+ * until then 202 with the same `transaction_id` and the interval. A `transaction_id` that is not the
+ * token's transaction's current one, or whose credentials were delivered, is `invalid_transaction_id`; a
+ * cancelled or expired transaction is `credential_request_denied`.
+ */
+export async function issueDeferredCredentials(
+  deps: AppDeps,
+  issuer: WalletIssuer,
+  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
+  sent: { contentType: string | undefined; body: unknown },
+) {
+  const db = deps.database.prisma;
+  const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
+  const { tx: remembered, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
+    ...headers,
+    method: "POST",
+    url: issuerUrls(deps.config, issuer.id).deferredCredential,
+    requireDpop: issuer.requireDpop,
+    dpopNonces,
+  });
+  const encryption = credentialEncryptionOf(issuer);
+  const { body, encrypted } = readCredentialRequestBody({
+    ...sent,
+    key: credentialEncryptionKey(deps.secretBox, issuer),
+    required: encryption?.required ?? false,
+  });
+  const request = parseDeferredCredentialRequest(body, {
+    ...(encryption ? { encryption: { requestEncrypted: encrypted, required: encryption.required } } : {}),
+  });
+  // Read afresh: the claims may have been supplied since the token's row was remembered.
+  const tx = (await db.issuanceTransaction.findUnique({ where: { id: remembered.id } })) ?? remembered;
+  if (tx.deferredIdHash === null || tx.deferredIdHash !== hashSecret(request.transactionId)) {
+    throw credentialError("invalid_transaction_id", "unknown, replaced or already used transaction_id");
+  }
+  const status = effectiveStatus(tx);
+  if (status !== "pending")
+    throw credentialError("credential_request_denied", `The issuance transaction is ${status}.`);
+  const answer = { responseEncryption: request.responseEncryption, dpopNonces };
+  if (!tx.claimsCipher) {
+    return walletAnswer(
+      202,
+      { transaction_id: request.transactionId, interval: DEFERRED_INTERVAL_SECONDS },
+      answer,
+    );
+  }
+  const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
+  if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
+  const holder = tx.deferredHolderKeys as DeferredHolderKeys | null;
+  if (!holder) throw new Error(`deferred transaction ${tx.id} has no holder keys`);
+  return issueAndComplete(deps, issuer, tx, {
+    tokenHash,
+    configuration,
+    holderKeys: holder.keys,
+    keysNotAfter: holder.notAfter ?? undefined,
+    nonces: [],
+    ...answer,
+  });
+}
