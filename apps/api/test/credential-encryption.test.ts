@@ -233,15 +233,74 @@ describe("credential request and response encryption", () => {
     expect(ok.status).toBe(200);
   });
 
-  it("turns off (the key is discarded) and on again with a new key", async () => {
+  it("turns off (the key is discarded) and on again with a new key; the endpoint follows at once", async () => {
     const before = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
     const off = await setEncryption(null);
     expect(off.status).toBe(200);
     expect(off.body.data.credentialEncryption).toBeNull();
     expect((await issuerMetadata()).credential_request_encryption).toBeUndefined();
+    const whileOff = await accessToken();
+    const refused = await post(
+      whileOff.accessToken,
+      await encryptTo(before, await requestBody()),
+      "application/jwt",
+    );
+    expect(JSON.parse(refused.text).error).toBe("invalid_encryption_parameters");
     const on = await setEncryption({ required: false });
-    expect(on.body.data.credentialEncryption.publicJwk.kid).not.toBe(before.kid);
+    const after = on.body.data.credentialEncryption.publicJwk;
+    expect(after.kid).not.toBe(before.kid);
+    const old = await post(
+      whileOff.accessToken,
+      await encryptTo(before, await requestBody()),
+      "application/jwt",
+    );
+    expect(JSON.parse(old.text).error).toBe("invalid_encryption_parameters");
+    const fresh = await post(
+      whileOff.accessToken,
+      await encryptTo(after, await requestBody()),
+      "application/jwt",
+    );
+    expect(fresh.status).toBe(200);
     await setEncryption(null);
+  });
+
+  it("encrypts to a response key whose coordinate is padded, as some wallets send it", async () => {
+    await setEncryption({ required: false });
+    try {
+      const issuerJwk = (await issuerMetadata()).credential_request_encryption.jwks.keys[0];
+      const { accessToken: at } = await accessToken();
+      const wallet = await walletKey();
+      const padded = { ...wallet.jwk, x: `${wallet.jwk.x}=` };
+      const body = await requestBody({ credential_response_encryption: { jwk: padded, enc: "A128GCM" } });
+      const res = await post(at, await encryptTo(issuerJwk, body), "application/jwt");
+      expect(res.status).toBe(200);
+      const { plaintext } = await compactDecrypt(res.text, wallet.privateKey);
+      expect(JSON.parse(new TextDecoder().decode(plaintext)).credentials).toHaveLength(1);
+    } finally {
+      await setEncryption(null);
+    }
+  });
+
+  it("leaves other endpoints treating application/jwt as any type they do not take", async () => {
+    const send = async (path: string, type: string) => {
+      const res = await fetch(new URL(path, t.baseUrl), {
+        method: "POST",
+        headers: { "content-type": type },
+        body: "a.b.c.d.e",
+      });
+      return [res.status, await res.text()];
+    };
+    for (const path of [
+      `/issuers/${issuer.issuerId}/notification`,
+      `/issuers/${issuer.issuerId}/token`,
+      "/verifier/requests/anything",
+      "/v1.0/issuance-transactions",
+    ]) {
+      const [status, body] = await send(path, "application/jwt");
+      const [otherStatus] = await send(path, "application/x-unknown");
+      expect([path, status], String(body)).toEqual([path, otherStatus]);
+      expect(status, path).not.toBe(200);
+    }
   });
 
   it("is set at creation, and validated", async () => {

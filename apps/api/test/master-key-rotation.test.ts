@@ -83,6 +83,11 @@ describe("rotating the master key", () => {
     const key = boot?.apiKey as string;
     const t = { baseUrl: first.baseUrl };
     const issuer = await activeIssuer(t, key);
+    const encrypting = await call(t, "PATCH", `/management/issuers/${issuer.issuerId}`, {
+      key,
+      body: { credentialEncryption: { required: false } },
+    });
+    expect(encrypting.status).toBe(200);
     const offerBody = {
       credentialConfiguration: issuer.configuration,
       issuerId: issuer.issuerId,
@@ -158,6 +163,7 @@ describe("rotating the master key", () => {
     const before = await counts(during.server, true);
     for (const column of [
       "Issuer.privateKeyCipher",
+      "Issuer.credentialEncryptionKeyCipher",
       "IssuanceTransaction.offerCipher",
       "VerifierCertificate.privateKeyCipher",
       "VerificationSession.encryptionKeyCipher",
@@ -192,6 +198,14 @@ describe("rotating the master key", () => {
         `verification-encryption-key:${stillPending.id}`,
       );
       expect(JSON.parse(encryptionKey).d).toBeDefined();
+      const issuerRow = await done.server.database.prisma.issuer.findUniqueOrThrow({
+        where: { id: issuer.issuerId },
+      });
+      const requestKey = done.server.deps.secretBox.open(
+        issuerRow.credentialEncryptionKeyCipher as string,
+        `${issuer.issuerId}/credential-encryption`,
+      );
+      expect(JSON.parse(requestKey).d).toBeDefined();
       const offer = await resolveOffer(unclaimed.body.data.credentialOffer);
       const claimed = await token(as.token_endpoint, {
         grant_type: PRE_AUTH,

@@ -20,10 +20,6 @@ export function registerJsonParser(app: FastifyInstance) {
       }
     },
   );
-  // Encrypted OpenID4VCI credential requests (§10): a compact JWE, read as text.
-  app.addContentTypeParser("application/jwt", { parseAs: "string" }, (_req, body, done) => {
-    done(null, body as string);
-  });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => {
     done(null, new URLSearchParams(body as string));
   });

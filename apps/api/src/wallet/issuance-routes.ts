@@ -253,37 +253,44 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     ),
   );
 
-  app.post(
-    "/issuers/:issuerId/credential",
-    oauthErrors("invalid_credential_request"),
-    withIssuer(async (issuer, request, reply) => {
-      const { authorization, dpop } = request.headers;
-      const result = await issueCredentials(
-        deps,
-        issuer,
-        { authorization, dpop },
-        { contentType: request.headers["content-type"], body: request.body },
-      );
-      reply.code(result.status).headers(result.headers);
-      return result.body;
-    }, tokenNotForIssuer),
-  );
+  // Encrypted credential requests (OpenID4VCI §10) are compact JWEs, read as text by these two endpoints
+  // only: every other route keeps refusing application/jwt bodies (415).
+  app.register(async (scoped) => {
+    scoped.addContentTypeParser("application/jwt", { parseAs: "string" }, (_req, body, done) => {
+      done(null, body as string);
+    });
+    scoped.post(
+      "/issuers/:issuerId/credential",
+      oauthErrors("invalid_credential_request"),
+      withIssuer(async (issuer, request, reply) => {
+        const { authorization, dpop } = request.headers;
+        const result = await issueCredentials(
+          deps,
+          issuer,
+          { authorization, dpop },
+          { contentType: request.headers["content-type"], body: request.body },
+        );
+        reply.code(result.status).headers(result.headers);
+        return result.body;
+      }, tokenNotForIssuer),
+    );
 
-  app.post(
-    "/issuers/:issuerId/deferred-credential",
-    oauthErrors("invalid_credential_request"),
-    withIssuer(async (issuer, request, reply) => {
-      const { authorization, dpop } = request.headers;
-      const result = await issueDeferredCredentials(
-        deps,
-        issuer,
-        { authorization, dpop },
-        { contentType: request.headers["content-type"], body: request.body },
-      );
-      reply.code(result.status).headers(result.headers);
-      return result.body;
-    }, tokenNotForIssuer),
-  );
+    scoped.post(
+      "/issuers/:issuerId/deferred-credential",
+      oauthErrors("invalid_credential_request"),
+      withIssuer(async (issuer, request, reply) => {
+        const { authorization, dpop } = request.headers;
+        const result = await issueDeferredCredentials(
+          deps,
+          issuer,
+          { authorization, dpop },
+          { contentType: request.headers["content-type"], body: request.body },
+        );
+        reply.code(result.status).headers(result.headers);
+        return result.body;
+      }, tokenNotForIssuer),
+    );
+  });
 
   app.post(
     "/issuers/:issuerId/notification",

@@ -59,12 +59,15 @@ export function credentialEncryptionColumns(
   };
 }
 
-const opened = new Map<string, CredentialEncryptionKey>();
+/** Opened keys by issuer, with the ciphertext they came from (a new key has a new one). */
+const opened = new Map<string, { cipher: string; key: CredentialEncryptionKey }>();
 const MAX_OPENED = 256;
 
 /**
- * The issuer's key to decrypt credential requests with, or undefined when it offers no encryption. Opened
- * keys are kept by their ciphertext (a new key has a new one), so a request does not unseal it again.
+ * The issuer's key to decrypt credential requests with, or undefined when it offers no encryption. An
+ * opened key is kept per issuer, so a request does not unseal it again; it is dropped when the issuer
+ * turns encryption off (here at once, `forgetCredentialEncryptionKey`; in other processes at their next
+ * request for the issuer) or replaced when the key changes.
  */
 export function credentialEncryptionKey(
   secretBox: SecretBox,
@@ -72,15 +75,23 @@ export function credentialEncryptionKey(
 ): CredentialEncryptionKey | undefined {
   const settings = credentialEncryptionOf(row);
   const cipher = row.credentialEncryptionKeyCipher;
-  if (!settings || !cipher) return undefined;
-  let key = opened.get(cipher);
-  if (!key) {
-    const privateJwk = JSON.parse(
-      secretBox.open(cipher, credentialEncryptionSealContext(row.id)),
-    ) as P256PrivateScalar;
-    key = { publicJwk: settings.publicJwk, privateJwk };
-    if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value as string);
-    opened.set(cipher, key);
+  if (!settings || !cipher) {
+    opened.delete(row.id);
+    return undefined;
   }
+  const kept = opened.get(row.id);
+  if (kept?.cipher === cipher) return kept.key;
+  const privateJwk = JSON.parse(
+    secretBox.open(cipher, credentialEncryptionSealContext(row.id)),
+  ) as P256PrivateScalar;
+  const key = { publicJwk: settings.publicJwk, privateJwk };
+  opened.delete(row.id);
+  if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value as string);
+  opened.set(row.id, { cipher, key });
   return key;
+}
+
+/** Drops the opened key of an issuer whose settings changed, so the private key leaves the heap. */
+export function forgetCredentialEncryptionKey(issuerId: string) {
+  opened.delete(issuerId);
 }

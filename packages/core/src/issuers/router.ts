@@ -3,6 +3,7 @@ import { withIdempotency } from "../shared/idempotency";
 import { protectedProcedure, router } from "../trpc";
 import { activateIssuer } from "./activate-issuer";
 import { createIssuer } from "./create-issuer";
+import { forgetCredentialEncryptionKey } from "./credential-encryption-key";
 import { getIssuer } from "./get-issuer";
 import { getIssuerReadiness } from "./get-issuer-readiness";
 import {
@@ -127,6 +128,7 @@ export const issuersRouter = router({
     .mutation(async ({ ctx, input }) => {
       const data = await updateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
       issuanceCatalog.forgetIssuer(input.issuerId); // e.g. requireDpop holds here at once
+      if (input.credentialEncryption !== undefined) forgetCredentialEncryptionKey(input.issuerId);
       return { data };
     }),
 

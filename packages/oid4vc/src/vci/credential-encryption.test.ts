@@ -160,7 +160,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     ["not an object", "x"],
     ["no jwk", { enc: "A128GCM" }],
     ["an RSA key", { jwk: { kty: "RSA", n: "x", e: "AQAB", alg: "ECDH-ES" }, enc: "A128GCM" }],
-    ["no alg on the jwk", { jwk: { kty: "EC", crv: "P-256", x: "x", y: "y" }, enc: "A128GCM" }],
+    ["no alg on the jwk", "no-alg"],
     ["another enc", "enc:A192GCM"],
     ["a zip", "zip"],
     ["a private key", "private"],
@@ -176,8 +176,61 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
             ? { jwk: { ...wallet.jwk, d: "AAAA" }, enc: "A128GCM" }
             : variant === "off-curve"
               ? { jwk: { ...wallet.jwk, y: wallet.jwk.x }, enc: "A128GCM" }
-              : variant;
+              : variant === "no-alg"
+                ? { jwk: { ...wallet.jwk, alg: undefined }, enc: "A128GCM" }
+                : variant;
     expect(errorOf(() => parseResponseEncryption(value)).error).toBe("invalid_encryption_parameters");
+  });
+
+  it("takes coordinates as wallets spell them (padding, a leading zero dropped) and encrypts to the same key", async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const wallet = await walletResponseKey();
+      const padded = { ...wallet.jwk, x: `${wallet.jwk.x}=`, y: wallet.jwk.y };
+      const bytes = Buffer.from(wallet.jwk.x as string, "base64url");
+      // 33 bytes with a leading zero, as an ASN.1 integer would carry it.
+      const widened = { ...wallet.jwk, x: Buffer.concat([Buffer.from([0]), bytes]).toString("base64url") };
+      for (const jwk of [padded, widened]) {
+        const encryption = parseResponseEncryption({ jwk, enc: "A128GCM" });
+        expect(encryption.jwk.x).toBe(wallet.jwk.x);
+        const { plaintext } = await compactDecrypt(
+          encryptCredentialResponse({ ok: 1 }, encryption),
+          wallet.privateKey,
+        );
+        expect(JSON.parse(new TextDecoder().decode(plaintext))).toEqual({ ok: 1 });
+      }
+    }
+    // A coordinate whose first byte is zero, sent with that byte dropped (31 bytes).
+    const { generateKeyPairSync } = await import("node:crypto");
+    for (;;) {
+      const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+      const jwk = publicKey.export({ format: "jwk" }) as { x: string; y: string };
+      const x = Buffer.from(jwk.x, "base64url");
+      if (x[0] !== 0) continue;
+      const shortened = {
+        kty: "EC",
+        crv: "P-256",
+        alg: "ECDH-ES",
+        x: x.subarray(1).toString("base64url"),
+        y: jwk.y,
+      };
+      const encryption = parseResponseEncryption({ jwk: shortened, enc: "A128GCM" });
+      expect(encryption.jwk.x).toBe(jwk.x);
+      const { plaintext } = await compactDecrypt(
+        encryptCredentialResponse({ ok: 2 }, encryption),
+        privateKey,
+      );
+      expect(JSON.parse(new TextDecoder().decode(plaintext))).toEqual({ ok: 2 });
+      break;
+    }
+  });
+
+  it("decrypts a request without kid with the issuer's only key", async () => {
+    const key = issuerKey();
+    const recipient = await importJWK(key.publicJwk, "ECDH-ES");
+    const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ a: 1 })))
+      .setProtectedHeader({ alg: "ECDH-ES", enc: "A128GCM" })
+      .encrypt(recipient);
+    expect(decryptCredentialRequest(` ${jwe}\n`, key)).toEqual({ a: 1 });
   });
 
   it("takes credential_response_encryption only in an encrypted request, and requires it where set", async () => {

@@ -67,14 +67,19 @@ const encryptionError = (description: string) =>
  * A header the key cannot answer (another `kid`, `alg`, `enc` or a `zip`) is `invalid_encryption_parameters`;
  * a JWE that does not decrypt, or whose plaintext is not a JSON object, is `invalid_credential_request`.
  */
-export function decryptCredentialRequest(jwe: string, key: CredentialEncryptionKey): Record<string, unknown> {
+export function decryptCredentialRequest(
+  sent: string,
+  key: CredentialEncryptionKey,
+): Record<string, unknown> {
+  const jwe = sent.trim();
   const header = protectedHeaderOf(jwe);
   if (header.alg !== CREDENTIAL_ENCRYPTION_ALG)
     throw encryptionError(`the credential request must be encrypted with alg ${CREDENTIAL_ENCRYPTION_ALG}`);
   if (!CREDENTIAL_ENCRYPTION_ENC_VALUES.includes(header.enc as never))
     throw encryptionError(`enc must be one of ${CREDENTIAL_ENCRYPTION_ENC_VALUES.join(", ")}`);
-  // §10: the JWE names the key it was encrypted to when that key has a kid, and ours always has one.
-  if (header.kid !== key.publicJwk.kid)
+  // §10: the JWE names the key it was encrypted to when that key has a kid (ours always has); a JWE
+  // without one is still tried with the issuer's only key, whose AES-GCM tag catches a wrong key.
+  if (header.kid !== undefined && header.kid !== key.publicJwk.kid)
     throw encryptionError("kid does not name this issuer's credential_request_encryption key");
   if (header.zip !== undefined) throw encryptionError("compression (zip) is not supported");
   let plaintext: Buffer;
@@ -101,7 +106,7 @@ export function decryptCredentialRequest(jwe: string, key: CredentialEncryptionK
 }
 
 function protectedHeaderOf(jwe: string): Record<string, unknown> {
-  const parts = jwe.trim().split(".");
+  const parts = jwe.split(".");
   if (parts.length !== 5)
     throw credentialError(
       "invalid_credential_request",
@@ -143,12 +148,29 @@ export function parseResponseEncryption(value: unknown): ResponseEncryption {
     );
   if (zip !== undefined) throw encryptionError("compression (zip) is not supported");
   // Checked now, before anything is issued: a response that cannot be encrypted would lose the credentials.
+  const x = coordinate(jwk.x);
+  const y = coordinate(jwk.y);
   try {
-    createPublicKey({ key: { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y }, format: "jwk" });
+    if (!x || !y) throw new Error("not a coordinate");
+    createPublicKey({ key: { kty: "EC", crv: "P-256", x, y }, format: "jwk" });
   } catch {
     throw encryptionError("credential_response_encryption.jwk is not a point on P-256");
   }
-  return { jwk: jwk as ResponseEncryption["jwk"], enc: enc as ResponseEncryption["enc"] };
+  const normalised = { ...jwk, x, y } as ResponseEncryption["jwk"];
+  return { jwk: normalised, enc: enc as ResponseEncryption["enc"] };
+}
+
+/**
+ * A coordinate as RFC 7518 §6.2.1.2 spells it (32 bytes, unpadded base64url), from what wallets send:
+ * padding or standard base64 characters, a leading zero byte dropped (31 bytes or fewer) or added (33).
+ * Undefined when it is no P-256 coordinate at all.
+ */
+function coordinate(value: string): string | undefined {
+  if (!/^[A-Za-z0-9_\-+/]+={0,2}$/.test(value)) return undefined;
+  let bytes = Buffer.from(value.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_"), "base64url");
+  while (bytes.length > 32 && bytes[0] === 0) bytes = bytes.subarray(1);
+  if (bytes.length > 32 || bytes.length < 16) return undefined;
+  return Buffer.concat([Buffer.alloc(32 - bytes.length), bytes]).toString("base64url");
 }
 
 /**

@@ -430,6 +430,13 @@ export async function issueAndComplete(
         credential: await sign(holderJwk, slots[i]!),
       })),
     );
+    // Built (and, where asked, encrypted) before the completion commits, so that nothing can fail
+    // between issuing the credentials and handing them over.
+    const answer = walletAnswer(
+      200,
+      { credentials: drafts.map((d) => ({ credential: d.credential })), notification_id: notificationId },
+      issuance,
+    );
     try {
       const outcome = await issuanceRepository.completeWithCredentials(deps.database.fast, {
         transactionId: tx.id,
@@ -444,11 +451,7 @@ export async function issueAndComplete(
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
       if (outcome === "not_pending")
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
-      const response = {
-        credentials: drafts.map((d) => ({ credential: d.credential })),
-        notification_id: notificationId,
-      };
-      return walletAnswer(200, response, issuance);
+      return answer;
     } catch (error) {
       if (!list || !isRawUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
       // Repeated collisions mean the list is nearly full: move on to a fresh one.
