@@ -4,22 +4,25 @@ import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import { fetchJson, holderKey, nonce, proof, resolveOffer, token, wellKnown } from "./wallet-client";
+import {
+  fetchJson,
+  holderKey,
+  nonce,
+  proof,
+  resolveOffer,
+  token,
+  walletEndpoints,
+  wellKnown,
+} from "./wallet-client";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
-let endpoints: { token: string; credential: string; nonce: string };
+let endpoints: Awaited<ReturnType<typeof walletEndpoints>>;
 
 beforeAll(async () => {
   t = await startTestServer();
   issuer = await activeIssuer(t, t.adminKey);
-  const metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
-  const as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
-  endpoints = {
-    token: as.token_endpoint,
-    credential: metadata.credential_endpoint,
-    nonce: metadata.nonce_endpoint,
-  };
+  endpoints = await walletEndpoints(issuer.credentialIssuer);
 });
 afterAll(() => t?.close());
 

@@ -4,23 +4,24 @@ import { createDpopProof, generateEs256KeyPair } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, errorCode as errorCodeOf, startTestServer, type TestServer } from "./harness";
-import { fetchJson, holderKey, nonce, proof, resolveOffer, wellKnown } from "./wallet-client";
+import {
+  fetchJson,
+  holderKey,
+  nonce,
+  proof,
+  resolveOffer,
+  walletEndpoints,
+  wellKnown,
+} from "./wallet-client";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
-let endpoints: { token: string; credential: string; nonce: string; notification: string };
+let endpoints: Awaited<ReturnType<typeof walletEndpoints>>;
 
 beforeAll(async () => {
   t = await startTestServer();
   issuer = await activeIssuer(t, t.adminKey);
-  const metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
-  const as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
-  endpoints = {
-    token: as.token_endpoint,
-    credential: metadata.credential_endpoint,
-    nonce: metadata.nonce_endpoint,
-    notification: metadata.notification_endpoint,
-  };
+  endpoints = await walletEndpoints(issuer.credentialIssuer);
 });
 afterAll(() => t?.close());
 

@@ -92,3 +92,16 @@ export async function redeemOffer(link: string, options: { txCode?: string; proo
     accessToken: tokenRes.body.access_token as string,
   };
 }
+
+/** The wallet endpoints an issuer's metadata and authorization server metadata announce. */
+export async function walletEndpoints(credentialIssuer: string) {
+  const metadata = (await fetchJson(wellKnown("openid-credential-issuer", credentialIssuer))).body;
+  const as = (await fetchJson(wellKnown("oauth-authorization-server", credentialIssuer))).body;
+  return {
+    token: as.token_endpoint as string,
+    credential: metadata.credential_endpoint as string,
+    deferred: metadata.deferred_credential_endpoint as string,
+    nonce: metadata.nonce_endpoint as string,
+    notification: metadata.notification_endpoint as string,
+  };
+}

@@ -259,37 +259,25 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     scoped.addContentTypeParser("application/jwt", { parseAs: "string" }, (_req, body, done) => {
       done(null, body as string);
     });
-    scoped.post(
-      "/issuers/:issuerId/credential",
-      oauthErrors("invalid_credential_request"),
-      withIssuer(async (issuer, request, reply) => {
-        const { authorization, dpop } = request.headers;
-        const result = await issueCredentials(
-          deps,
-          issuer,
-          { authorization, dpop },
-          { contentType: request.headers["content-type"], body: request.body },
-        );
-        reply.code(result.status).headers(result.headers);
-        return result.body;
-      }, tokenNotForIssuer),
-    );
-
-    scoped.post(
-      "/issuers/:issuerId/deferred-credential",
-      oauthErrors("invalid_credential_request"),
-      withIssuer(async (issuer, request, reply) => {
-        const { authorization, dpop } = request.headers;
-        const result = await issueDeferredCredentials(
-          deps,
-          issuer,
-          { authorization, dpop },
-          { contentType: request.headers["content-type"], body: request.body },
-        );
-        reply.code(result.status).headers(result.headers);
-        return result.body;
-      }, tokenNotForIssuer),
-    );
+    // The credential and deferred credential endpoints: same protection, same reading of the body.
+    const credentialEndpoint = (path: string, issue: typeof issueCredentials) =>
+      scoped.post(
+        path,
+        oauthErrors("invalid_credential_request"),
+        withIssuer(async (issuer, request, reply) => {
+          const { authorization, dpop } = request.headers;
+          const result = await issue(
+            deps,
+            issuer,
+            { authorization, dpop },
+            { contentType: request.headers["content-type"], body: request.body },
+          );
+          reply.code(result.status).headers(result.headers);
+          return result.body;
+        }, tokenNotForIssuer),
+      );
+    credentialEndpoint("/issuers/:issuerId/credential", issueCredentials);
+    credentialEndpoint("/issuers/:issuerId/deferred-credential", issueDeferredCredentials);
   });
 
   app.post(
