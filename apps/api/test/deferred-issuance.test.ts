@@ -1,11 +1,13 @@
 // Deferred issuance (OpenID4VCI 1.0 §9): a transaction created without claims answers the wallet's
 // credential request with 202 and a transaction_id; IssuanceTransactions_SupplyClaims adds the claims,
 // and the deferred credential endpoint then issues to the holder keys of the original request.
+
+import { createDpopProof, generateEs256KeyPair } from "@cred/oid4vc";
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import { holderKey, nonce, proof, resolveOffer, token, walletEndpoints } from "./wallet-client";
+import { fetchJson, holderKey, nonce, proof, resolveOffer, token, walletEndpoints } from "./wallet-client";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -131,8 +133,9 @@ describe("deferred issuance", () => {
     });
     expect(events.some((e) => (e.payload as { transactionId: string }).transactionId === tx.id)).toBe(true);
 
-    // The proof's nonce was spent by the deferral.
-    const replay = await post(endpoints.credential, tx.accessToken, {
+    // The proof's nonce was spent by the deferral: replayed for another transaction, it is refused.
+    const otherTx = await deferredTransaction();
+    const replay = await post(endpoints.credential, otherTx.accessToken, {
       credential_configuration_id: issuer.configuration,
       proofs: { jwt: [jwt] },
     });
@@ -198,21 +201,159 @@ describe("deferred issuance", () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it("a second credential request replaces the transaction_id; a cancellation ends the wait", async () => {
+  it("a second credential request is refused once deferred (the keys are fixed); a cancellation ends the wait", async () => {
     const tx = await deferredTransaction();
     const first = (await credentialRequest(tx.accessToken)).res.body.transaction_id;
-    const second = (await credentialRequest(tx.accessToken)).res.body.transaction_id;
-    expect(second).not.toBe(first);
-    const replaced = await post(endpoints.deferred, tx.accessToken, { transaction_id: first });
-    expect(replaced.body.error).toBe("invalid_transaction_id");
+    const second = await credentialRequest(tx.accessToken);
+    expect([second.res.status, second.res.body.error]).toEqual([400, "credential_request_denied"]);
+    const still = await post(endpoints.deferred, tx.accessToken, { transaction_id: first });
+    expect(still.status).toBe(202);
+    // Even with the claims there, the credential endpoint does not issue to other keys.
+    expect((await supply(tx.id, VALID_CLAIMS)).status).toBe(200);
+    const third = await credentialRequest(tx.accessToken);
+    expect([third.res.status, third.res.body.error]).toEqual([400, "credential_request_denied"]);
     const cancelled = await call(t, "POST", `/v1.0/issuance-transactions/${tx.id}/cancel`, {
       key: t.adminKey,
     });
     expect(cancelled.status).toBe(200);
-    const after = await post(endpoints.deferred, tx.accessToken, { transaction_id: second });
+    const after = await post(endpoints.deferred, tx.accessToken, { transaction_id: first });
     expect(after.status).toBe(401);
     const supplyAfter = await supply(tx.id, VALID_CLAIMS);
     expect([supplyAfter.status, errorCode(supplyAfter)]).toEqual([409, "InvalidState"]);
+    const row = await t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({
+      where: { id: tx.id },
+    });
+    expect([row.deferredHolderKeys, row.deferredIdHash, row.claimsCipher]).toEqual([null, null, null]);
+  });
+
+  it("waits deferredWaitSeconds once the wallet asked, however short the offer; the token is cut back after issuance", async () => {
+    const r = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key: t.adminKey,
+      body: {
+        credentialConfiguration: issuer.configuration,
+        issuerId: issuer.issuerId,
+        delivery: { deferred: true, expiresInSeconds: 120, deferredWaitSeconds: 86_400 },
+      },
+    });
+    expect(r.status).toBe(201);
+    const offer = await resolveOffer(r.body.data.credentialOffer);
+    const tokenRes = await token(endpoints.token, {
+      grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+      "pre-authorized_code":
+        offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"],
+    });
+    const accessToken = tokenRes.body.access_token as string;
+    const before = Date.now();
+    const deferred = await credentialRequest(accessToken);
+    expect(deferred.res.status).toBe(202);
+    const waiting = await read(r.body.data.id);
+    expect(Date.parse(waiting.expiresAt)).toBeGreaterThanOrEqual(before + 86_400_000 - 1_000);
+    const prisma = t.server.database.prisma;
+    const extended = await prisma.accessToken.findFirstOrThrow({ where: { transactionId: r.body.data.id } });
+    expect(extended.expiresAt.getTime()).toBe(Date.parse(waiting.expiresAt));
+    expect((await supply(r.body.data.id, VALID_CLAIMS)).status).toBe(200);
+    const issued = await post(endpoints.deferred, accessToken, {
+      transaction_id: deferred.res.body.transaction_id,
+    });
+    expect(issued.status).toBe(200);
+    const capped = await prisma.accessToken.findFirstOrThrow({ where: { transactionId: r.body.data.id } });
+    expect(capped.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 300_000);
+    // The wallet can still tell the issuer what became of the credential.
+    const notified = await post(endpoints.notification, accessToken, {
+      notification_id: issued.body.notification_id,
+      event: "credential_accepted",
+    });
+    expect(notified.status).toBe(204);
+
+    const notDeferred = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key: t.adminKey,
+      body: {
+        credentialConfiguration: issuer.configuration,
+        issuerId: issuer.issuerId,
+        claims: VALID_CLAIMS,
+        delivery: { deferredWaitSeconds: 600 },
+      },
+    });
+    expect([notDeferred.status, errorCode(notDeferred)]).toEqual([400, "ValidationFailed"]);
+  });
+
+  it("issues a batch to every key of the deferred request, and replays SupplyClaims by Idempotency-Key", async () => {
+    const tx = await deferredTransaction();
+    const keys = [await holderKey(), await holderKey()];
+    const cNonce = await nonce(endpoints.nonce);
+    const res = await post(endpoints.credential, tx.accessToken, {
+      credential_configuration_id: issuer.configuration,
+      proofs: { jwt: await Promise.all(keys.map((k) => proof(k, issuer.credentialIssuer, cNonce))) },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const headers = { "idempotency-key": `supply-${tx.id}` };
+    const first = await call(t, "POST", `/v1.0/issuance-transactions/${tx.id}/claims`, {
+      key: t.adminKey,
+      body: { claims: VALID_CLAIMS },
+      headers,
+    });
+    expect(first.status).toBe(200);
+    const replay = await call(t, "POST", `/v1.0/issuance-transactions/${tx.id}/claims`, {
+      key: t.adminKey,
+      body: { claims: VALID_CLAIMS },
+      headers,
+    });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const issued = await post(endpoints.deferred, tx.accessToken, {
+      transaction_id: res.body.transaction_id,
+    });
+    expect(issued.status).toBe(200);
+    const bound = issued.body.credentials.map(
+      (c: { credential: string }) => payloadOf(c.credential).cnf.jwk.x,
+    );
+    expect(bound).toEqual(keys.map((k) => k.publicJwk.x));
+  });
+
+  it("keeps a DPoP-bound token bound: the poll needs a proof by the same key for the deferred endpoint", async () => {
+    const created = await createDeferred();
+    const offer = await resolveOffer(created.credentialOffer);
+    const dpopKey = await generateEs256KeyPair();
+    const dpop = (url: string, accessToken?: string) =>
+      createDpopProof({ ...dpopKey, method: "POST", url, ...(accessToken ? { accessToken } : {}) });
+    const tokenRes = await fetchJson(endpoints.token, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", dpop: await dpop(endpoints.token) },
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+        "pre-authorized_code":
+          offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"],
+      }).toString(),
+    });
+    expect(tokenRes.body.token_type).toBe("DPoP");
+    const at = tokenRes.body.access_token as string;
+    const jwt = await proof(await holderKey(), issuer.credentialIssuer, await nonce(endpoints.nonce));
+    const deferred = await fetchJson(endpoints.credential, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `DPoP ${at}`,
+        dpop: await dpop(endpoints.credential, at),
+      },
+      body: JSON.stringify({ credential_configuration_id: issuer.configuration, proofs: { jwt: [jwt] } }),
+    });
+    expect(deferred.status, JSON.stringify(deferred.body)).toBe(202);
+    const poll = (dpopProof?: string) =>
+      fetchJson(endpoints.deferred, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `DPoP ${at}`,
+          ...(dpopProof ? { dpop: dpopProof } : {}),
+        },
+        body: JSON.stringify({ transaction_id: deferred.body.transaction_id }),
+      });
+    expect((await poll()).status).toBe(401);
+    expect((await poll(await dpop(endpoints.credential, at))).status).toBe(401); // proof for another URL
+    expect((await supply(created.id, VALID_CLAIMS)).status).toBe(200);
+    const issued = await poll(await dpop(endpoints.deferred, at));
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    expect(issued.body.credentials).toHaveLength(1);
   });
 
   it("SupplyClaims: 409 for a transaction created with claims, 404 across tenants, 403 without credentials.issue", async () => {

@@ -18,6 +18,8 @@ import { validateClaims } from "./validate-claims";
 import { createdOffers } from "./wallet/created-offers";
 
 const NUMERIC = "0123456789";
+/** How long a deferred transaction waits for its claims after the wallet asked, unless told otherwise. */
+const DEFAULT_DEFERRED_WAIT_SECONDS = 3 * 86_400;
 const TEXT = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
 function generateTxCode(inputMode: "numeric" | "text", length: number): string {
@@ -104,6 +106,19 @@ export async function createIssuanceTransaction(
       ]);
     }
   } else {
+    if (delivery.deferredWaitSeconds !== undefined) {
+      throw new DomainError(
+        "ValidationFailed",
+        "deferredWaitSeconds applies to deferred transactions only.",
+        [
+          {
+            code: "NotApplicable",
+            target: "delivery.deferredWaitSeconds",
+            message: "Omit deferredWaitSeconds, or set delivery.deferred.",
+          },
+        ],
+      );
+    }
     claims = input.claims ?? {};
     const definitions =
       (await issuanceCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
@@ -163,6 +178,9 @@ export async function createIssuanceTransaction(
     cancelledAt: null,
     credentialId: null,
     deferred: delivery.deferred,
+    deferredWaitSeconds: delivery.deferred
+      ? (delivery.deferredWaitSeconds ?? DEFAULT_DEFERRED_WAIT_SECONDS)
+      : null,
     claimsSuppliedAt: null,
     deferredAt: null,
   };

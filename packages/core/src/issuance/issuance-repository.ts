@@ -26,6 +26,7 @@ export interface NewIssuanceTransaction {
   expiresAt: Date;
   createdAt: Date;
   deferred: boolean;
+  deferredWaitSeconds: number | null;
 }
 
 export interface NewCredential {
@@ -75,13 +76,14 @@ export const issuanceRepository = {
       row.issuerStateHash,
       row.txCodeHash,
       row.deferred,
+      row.deferredWaitSeconds,
     ].map((v) => p.add(v));
     const { affected } = await sql.query(
       `WITH created AS (
          INSERT INTO "IssuanceTransaction" ("id", "tenantId", "environment", "issuerId", "configurationId",
            "configurationIdentifier", "configurationVersion", "status", "claimsCipher", "callbackReference",
            "externalSubjectReference", "offerBy", "offerCipher", "offerHandleHash", "preAuthorizedCodeHash",
-           "issuerStateHash", "txCodeHash", "deferred", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
+           "issuerStateHash", "txCodeHash", "deferred", "deferredWaitSeconds", "txCodeSpec", "expiresAt", "createdAt", "updatedAt")
          VALUES (${values.join(", ")}, ${p.add(row.txCodeSpec === null ? null : JSON.stringify(row.txCodeSpec))}::jsonb,
            ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3))
          RETURNING "id")
@@ -109,6 +111,8 @@ export const issuanceRepository = {
       nonces: CheckedNonce[];
       credentials: NewCredential[];
       event: OutboxEventInput;
+      /** A deferred transaction's token, extended while it waited, lives no longer than this. */
+      capTokenAt?: Date;
     },
   ): Promise<"completed" | "nonce_spent" | "token_invalid" | "not_pending"> {
     const { credentials, now, nonces, event } = completion;
@@ -148,7 +152,15 @@ export const issuanceRepository = {
          RETURNING "id"),
        event AS (
          INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
-         SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM done)
+         SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM done)${
+           completion.capTokenAt
+             ? `,
+       capped AS (
+         UPDATE "AccessToken" a SET "expiresAt" = LEAST(a."expiresAt", ${p.add(completion.capTokenAt)}::timestamp(3))
+          WHERE a."tokenHash" = ${tokenHash} AND EXISTS (SELECT 1 FROM done)
+         RETURNING 1)`
+             : ""
+         }
        SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM spent)::int AS "spent",
               (SELECT count(*) FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
                   AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive"`,
@@ -164,10 +176,11 @@ export const issuanceRepository = {
 
   /**
    * Defers a deferred transaction's credential request while its claims are awaited, in ONE statement:
-   * spends the nonces, keeps the holder keys and the hash of the wallet's `transaction_id` (a new one
-   * replaces an earlier one), lets the access token live as long as the transaction, and records the
-   * event. Nothing is written unless the transaction is pending, unexpired, still without claims, the
-   * token valid and every nonce unspent.
+   * spends the nonces, keeps the holder keys and the hash of the wallet's `transaction_id`, extends the
+   * transaction to its deferred wait, lets the access token live as long, and records the event. Nothing
+   * is written unless the transaction is pending, unexpired, not yet deferred, still without claims, the
+   * token valid and every nonce unspent; "not_deferred" leaves it to the caller to read why afresh (a
+   * concurrent IssuanceTransactions_SupplyClaims commits after this statement's snapshot).
    */
   async deferWithEvent(
     sql: FastSql,
@@ -180,7 +193,7 @@ export const issuanceRepository = {
       holderKeys: unknown;
       event: OutboxEventInput;
     },
-  ): Promise<"deferred" | "claims_supplied" | "nonce_spent" | "token_invalid" | "not_pending"> {
+  ): Promise<"deferred" | "nonce_spent" | "token_invalid" | "not_deferred"> {
     const { now, nonces, event } = deferral;
     const p = new SqlParams();
     const nowParam = p.add(now);
@@ -191,15 +204,17 @@ export const issuanceRepository = {
          VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
          ON CONFLICT DO NOTHING RETURNING 1`
       : "SELECT 1 WHERE false";
-    const { rows } = await sql.query<{ deferred: number; spent: number; tokenLive: number; claims: boolean }>(
+    const { rows } = await sql.query<{ deferred: number; spent: number; tokenLive: number }>(
       `WITH spent AS (${spent}),
        deferred AS (
          UPDATE "IssuanceTransaction" t
             SET "deferredIdHash" = ${p.add(deferral.deferredIdHash)},
                 "deferredHolderKeys" = ${p.add(JSON.stringify(deferral.holderKeys))}::jsonb,
-                "deferredAt" = COALESCE(t."deferredAt", ${nowParam}::timestamp(3)),
+                "deferredAt" = ${nowParam}::timestamp(3),
+                "expiresAt" = GREATEST(t."expiresAt",
+                  ${nowParam}::timestamp(3) + COALESCE(t."deferredWaitSeconds", 0) * interval '1 second'),
                 "updatedAt" = ${nowParam}::timestamp(3)
-          WHERE t."id" = ${id} AND t."status" = 'pending' AND t."deferred"
+          WHERE t."id" = ${id} AND t."status" = 'pending' AND t."deferred" AND t."deferredIdHash" IS NULL
             AND t."claimsCipher" IS NULL AND t."expiresAt" > ${nowParam}::timestamp(3)
             AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
             AND EXISTS (SELECT 1 FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
@@ -215,14 +230,13 @@ export const issuanceRepository = {
        SELECT (SELECT count(*) FROM deferred)::int AS "deferred", (SELECT count(*) FROM spent)::int AS "spent",
               (SELECT count(*) FROM token)::int AS "tokenUpdated",
               (SELECT count(*) FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
-                  AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive",
-              (SELECT t."claimsCipher" IS NOT NULL FROM "IssuanceTransaction" t WHERE t."id" = ${id}) AS "claims"`,
+                  AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive"`,
       p.values,
     );
     const outcome = rows[0];
     if (outcome?.deferred === 1) return "deferred";
     if (outcome?.tokenLive === 0) return "token_invalid";
     if ((outcome?.spent ?? 0) < nonces.length) return "nonce_spent";
-    return outcome?.claims ? "claims_supplied" : "not_pending";
+    return "not_deferred";
   },
 };

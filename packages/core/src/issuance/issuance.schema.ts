@@ -41,9 +41,19 @@ export const zDelivery = z
       .meta({ description: "Lifetime of the offer; default 15 minutes.", example: 900 }),
     deferred: z.boolean().default(false).meta({
       description:
-        "Deferred issuance (OpenID4VCI §9): create the transaction without `claims` and supply them later with IssuanceTransactions_SupplyClaims, e.g. after a review. A wallet that asks for the credential before then gets a `transaction_id` and polls the deferred credential endpoint; `expiresInSeconds` bounds the whole wait.",
+        "Deferred issuance (OpenID4VCI §9): create the transaction without `claims` and supply them later with IssuanceTransactions_SupplyClaims, e.g. after a review. A wallet that asks for the credential before then gets a `transaction_id` and polls the deferred credential endpoint, for up to `deferredWaitSeconds`.",
       example: false,
     }),
+    deferredWaitSeconds: z
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600)
+      .optional()
+      .meta({
+        description:
+          "With `deferred`: how long the transaction waits for its claims once the wallet has asked (the offer itself stays redeemable for `expiresInSeconds` only); default 3 days.",
+        example: 259200,
+      }),
   })
   .meta({ id: "IssuanceDelivery", description: "How the credential offer reaches the wallet." });
 

@@ -81,17 +81,20 @@ export const issuanceTransactionsRouter = router({
         operationId: "IssuanceTransactions_SupplyClaims",
         summary: "Supply the claims of a deferred issuance transaction",
         description:
-          "For a transaction created with `delivery.deferred`: the claims, validated against the configuration version it was created with. The wallet's next request then gets the credential. A transaction that is not pending, not deferred, or already has its claims gives 409.",
+          "For a transaction created with `delivery.deferred`: the claims, validated against the configuration version it was created with. The wallet's next request then gets the credential. A transaction that is not pending, not deferred, or already has its claims gives 409. Accepts `Idempotency-Key`, so a retry after a lost answer replays it instead of 409.",
         tags: TAGS,
       },
       scopes: ["credentials.issue"],
       errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
     })
     .input(ZSupplyClaimsRequest)
     .output(ZIssuanceTransactionResponse)
-    .mutation(async ({ ctx, input }) => ({
-      data: await supplyClaims(ctx.deps, ctx.db, ctx.principal, input),
-    })),
+    .mutation(({ ctx, input }) =>
+      withIdempotency(ctx, "IssuanceTransactions_SupplyClaims", input, async (db) => ({
+        data: await supplyClaims(ctx.deps, db, ctx.principal, input),
+      })),
+    ),
 
   completeAuthorization: protectedProcedure
     .meta({

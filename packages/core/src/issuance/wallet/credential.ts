@@ -256,19 +256,35 @@ export async function issueCredentials(
     responseEncryption: request.responseEncryption,
     dpopNonces,
   };
-  if (tx.deferred && !tx.claimsCipher) {
+  if (tx.deferred) {
     // The row may be the one remembered at the token endpoint, from before the claims were supplied.
-    const fresh = await db.issuanceTransaction.findUnique({ where: { id: tx.id } });
-    if (fresh) tx = fresh;
+    tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
+    refuseOnceDeferred(tx);
     if (!tx.claimsCipher) {
-      const outcome = await deferIssuance(deps, issuer, tx, issuance);
-      if (outcome !== "claims_supplied") return outcome;
+      const deferred = await deferIssuance(deps, issuer, tx, issuance);
+      if (deferred) return deferred;
+      // Not deferred, for a reason committed after that statement began: read it afresh.
       tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
-      // That statement spent this request's nonces (a replay would have been refused there).
+      refuseOnceDeferred(tx);
+      if (effectiveStatus(tx) !== "pending" || !tx.claimsCipher)
+        throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
+      // The claims came meanwhile. That statement spent this request's nonces (a replay was refused there).
       return issueAndComplete(deps, issuer, tx, { ...issuance, nonces: [] });
     }
   }
   return issueAndComplete(deps, issuer, tx, issuance);
+}
+
+/**
+ * A deferred request fixes the holder keys: the credentials go to them, through the deferred endpoint
+ * only, so that whoever else holds the (now longer-lived) access token cannot put in keys of their own.
+ */
+function refuseOnceDeferred(tx: IssuanceTransactionRecord) {
+  if (tx.deferredIdHash !== null)
+    throw deny(
+      "credential_request_denied",
+      "This issuance was deferred: ask the deferred credential endpoint with its transaction_id.",
+    );
 }
 
 /** What the issuing step needs beyond the transaction: the checked request and its holder keys. */
@@ -280,6 +296,8 @@ export interface CheckedIssuance {
   nonces: CheckedNonce[];
   responseEncryption: ResponseEncryption | undefined;
   dpopNonces: DpopNonces | undefined;
+  /** Issued at the deferred endpoint: losing to a concurrent poll means the transaction_id was used. */
+  deferredDelivery?: boolean;
 }
 
 /** The Credential Endpoint's answer: headers and body, encrypted when the wallet asked (§8.3, §9.2). */
@@ -303,10 +321,11 @@ export function walletAnswer(
 export const DEFERRED_INTERVAL_SECONDS = 10;
 
 /**
- * Defers a request that came before the claims (§8.3): keeps the holder keys, spends the nonces, keeps
- * the access token alive until the transaction expires, and records `issuance.transaction.deferred`, in
- * one statement. Answers 202 with a fresh `transaction_id`, or "claims_supplied" when the claims came
- * meanwhile (the caller issues at once).
+ * Defers a request that came before the claims (§8.3): keeps the holder keys, spends the nonces, extends
+ * the transaction to its deferred wait and the access token with it, and records
+ * `issuance.transaction.deferred`, in one statement. Answers 202 with a fresh `transaction_id` (built
+ * first, so that nothing fails after the commit), or null when the statement found the transaction no
+ * longer waiting (the caller reads why).
  */
 async function deferIssuance(
   deps: AppDeps,
@@ -315,6 +334,11 @@ async function deferIssuance(
   issuance: CheckedIssuance,
 ) {
   const transactionId = randomToken(24);
+  const answer = walletAnswer(
+    202,
+    { transaction_id: transactionId, interval: DEFERRED_INTERVAL_SECONDS },
+    issuance,
+  );
   const outcome = await issuanceRepository.deferWithEvent(deps.database.fast, {
     transactionId: tx.id,
     accessTokenHash: issuance.tokenHash,
@@ -324,13 +348,10 @@ async function deferIssuance(
     holderKeys: { keys: issuance.holderKeys, notAfter: issuance.keysNotAfter ?? null },
     event: transactionEvent(tx, issuer.id, "issuance.transaction.deferred", "pending"),
   });
-  if (outcome === "claims_supplied") return outcome;
   if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
   if (outcome === "nonce_spent")
     throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
-  if (outcome === "not_pending")
-    throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
-  return walletAnswer(202, { transaction_id: transactionId, interval: DEFERRED_INTERVAL_SECONDS }, issuance);
+  return outcome === "deferred" ? answer : null;
 }
 
 function transactionEvent(
@@ -445,12 +466,18 @@ export async function issueAndComplete(
         nonces,
         credentials: drafts.map(rowFor),
         event: completedEvent,
+        ...(tx.deferred
+          ? { capTokenAt: new Date(Date.now() + deps.config.issuance.accessTokenLifetimeSeconds * 1000) }
+          : {}),
       });
       if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
       if (outcome === "nonce_spent")
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
-      if (outcome === "not_pending")
-        throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
+      if (outcome === "not_pending") {
+        throw issuance.deferredDelivery
+          ? deny("invalid_transaction_id", "this transaction_id was just used")
+          : deny("credential_request_denied", "The issuance transaction is no longer pending.");
+      }
       return answer;
     } catch (error) {
       if (!list || !isRawUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;

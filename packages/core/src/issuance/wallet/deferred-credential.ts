@@ -26,8 +26,9 @@ interface DeferredHolderKeys {
  * Deferred Credential Endpoint (OpenID4VCI §9): with the access token of the deferred request and its
  * `transaction_id`, issues the credentials to the holder keys kept then, once the claims are supplied;
  * until then 202 with the same `transaction_id` and the interval. A `transaction_id` that is not the
- * token's transaction's current one, or whose credentials were delivered, is `invalid_transaction_id`; a
- * cancelled or expired transaction is `credential_request_denied`.
+ * token's transaction's, or whose credentials were delivered, is `invalid_transaction_id`. Cancelling or
+ * expiring the transaction revokes the token, so the wallet gets 401 then; holder keys whose key
+ * attestation expired while waiting are `credential_request_denied`.
  */
 export async function issueDeferredCredentials(
   deps: AppDeps,
@@ -73,12 +74,19 @@ export async function issueDeferredCredentials(
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   const holder = tx.deferredHolderKeys as DeferredHolderKeys | null;
   if (!holder) throw new Error(`deferred transaction ${tx.id} has no holder keys`);
+  if (holder.notAfter !== null && holder.notAfter * 1000 <= Date.now()) {
+    throw credentialError(
+      "credential_request_denied",
+      "The key attestation of the holder keys expired while the issuance waited; the person starts again with a new offer.",
+    );
+  }
   return issueAndComplete(deps, issuer, tx, {
     tokenHash,
     configuration,
     holderKeys: holder.keys,
     keysNotAfter: holder.notAfter ?? undefined,
     nonces: [],
+    deferredDelivery: true,
     ...answer,
   });
 }

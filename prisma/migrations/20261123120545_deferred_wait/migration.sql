@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "IssuanceTransaction" ADD COLUMN     "deferredWaitSeconds" INTEGER;
