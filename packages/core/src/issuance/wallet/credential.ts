@@ -168,6 +168,38 @@ async function checkTokenBinding(
 }
 
 /**
+ * What the credential and the deferred credential endpoints start with: the access token (and its DPoP
+ * binding, for this endpoint's URL), then the body, decrypted where it came encrypted (§10), and how the
+ * issuer's encryption settings apply to the request's `credential_response_encryption`.
+ */
+export async function receiveWalletRequest(
+  deps: AppDeps,
+  issuer: WalletIssuer,
+  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
+  sent: { contentType: string | undefined; body: unknown },
+  endpoint: "credential" | "deferredCredential",
+) {
+  const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
+  const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
+    ...headers,
+    method: "POST",
+    url: issuerUrls(deps.config, issuer.id)[endpoint],
+    requireDpop: issuer.requireDpop,
+    dpopNonces,
+  });
+  const encryption = credentialEncryptionOf(issuer);
+  const { body, encrypted } = readCredentialRequestBody({
+    ...sent,
+    key: credentialEncryptionKey(deps.secretBox, issuer),
+    required: encryption?.required ?? false,
+  });
+  const encryptionOption = encryption
+    ? { encryption: { requestEncrypted: encrypted, required: encryption.required } }
+    : {};
+  return { tx, tokenHash, body, encryptionOption, dpopNonces };
+}
+
+/**
  * Credential endpoint (OpenID4VCI §8): checks the token, the request and the key proofs, then issues
  * one SD-JWT VC per holder key (a proof's, or each key its key attestation attests; up to the batch
  * size), each with its own status index and salts, completes the transaction and forgets the claims —
@@ -181,27 +213,14 @@ export async function issueCredentials(
   sent: { contentType: string | undefined; body: unknown },
 ) {
   const db = deps.database.prisma;
-  const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
-  const found = await transactionForToken(deps.database.fast, issuer.id, {
-    ...headers,
-    method: "POST",
-    url: issuerUrls(deps.config, issuer.id).credential,
-    requireDpop: issuer.requireDpop,
-    dpopNonces,
-  });
-  const { tokenHash } = found;
-  let tx = found.tx;
+  const received = await receiveWalletRequest(deps, issuer, headers, sent, "credential");
+  const { tokenHash, body, dpopNonces } = received;
+  let tx = received.tx;
   if (effectiveStatus(tx) !== "pending") {
     throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
   }
   const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
-  const encryption = credentialEncryptionOf(issuer);
-  const { body, encrypted } = readCredentialRequestBody({
-    ...sent,
-    key: credentialEncryptionKey(deps.secretBox, issuer),
-    required: encryption?.required ?? false,
-  });
   await refuseConfigurationBeyondToken(deps, tx, body);
   const keyAttestation = keyAttestationCheck(deps.config, issuer, Date.now());
   const request = parseCredentialRequest(body, {
@@ -209,7 +228,7 @@ export async function issueCredentials(
     isKnownCredentialIdentifier: (id) => id === tx.configurationIdentifier,
     proofsRequired: configuration.holderBindingRequired,
     acceptAttestationProofs: keyAttestation !== undefined,
-    ...(encryption ? { encryption: { requestEncrypted: encrypted, required: encryption.required } } : {}),
+    ...received.encryptionOption,
   });
 
   const urls = issuerUrls(deps.config, issuer.id);

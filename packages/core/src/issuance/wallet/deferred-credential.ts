@@ -1,19 +1,16 @@
-import { credentialError, parseDeferredCredentialRequest, readCredentialRequestBody } from "@cred/oid4vc";
+import { credentialError, parseDeferredCredentialRequest } from "@cred/oid4vc";
 import type { JWK } from "jose";
 import type { AppDeps } from "../../context";
-import { credentialEncryptionKey, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import { hashSecret } from "../../shared/secret-box";
 import { issuanceCatalog } from "../issuance-catalog";
 import { effectiveStatus } from "../issuance-transaction-dto";
-import { issuerUrls } from "../issuance-urls";
 import {
   DEFERRED_INTERVAL_SECONDS,
   issueAndComplete,
   type ProtectedRequest,
-  transactionForToken,
+  receiveWalletRequest,
   walletAnswer,
 } from "./credential";
-import { dpopNoncesOf } from "./issuer-nonces";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** The holder keys a deferred request left behind (public keys; null for an unbound credential). */
@@ -37,23 +34,9 @@ export async function issueDeferredCredentials(
   sent: { contentType: string | undefined; body: unknown },
 ) {
   const db = deps.database.prisma;
-  const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
-  const { tx: remembered, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
-    ...headers,
-    method: "POST",
-    url: issuerUrls(deps.config, issuer.id).deferredCredential,
-    requireDpop: issuer.requireDpop,
-    dpopNonces,
-  });
-  const encryption = credentialEncryptionOf(issuer);
-  const { body, encrypted } = readCredentialRequestBody({
-    ...sent,
-    key: credentialEncryptionKey(deps.secretBox, issuer),
-    required: encryption?.required ?? false,
-  });
-  const request = parseDeferredCredentialRequest(body, {
-    ...(encryption ? { encryption: { requestEncrypted: encrypted, required: encryption.required } } : {}),
-  });
+  const received = await receiveWalletRequest(deps, issuer, headers, sent, "deferredCredential");
+  const { tx: remembered, tokenHash, dpopNonces } = received;
+  const request = parseDeferredCredentialRequest(received.body, received.encryptionOption);
   // Read afresh: the claims may have been supplied since the token's row was remembered.
   const tx = (await db.issuanceTransaction.findUnique({ where: { id: remembered.id } })) ?? remembered;
   if (tx.deferredIdHash === null || tx.deferredIdHash !== hashSecret(request.transactionId)) {
