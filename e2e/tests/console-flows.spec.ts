@@ -522,6 +522,33 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Revoke credential" }).click();
   await expect(page.getByRole("status").filter({ hasText: "revoked" })).toBeVisible();
+
+  // A deferred issuance: staff supply the claims after their review; the server checks them.
+  const deferred = await fetch(`${apiOrigin()}/v1.0/issuance-transactions`, {
+    method: "POST",
+    headers: {
+      authorization: `ApiKey ${bootstrapCredentials().apiKey}`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({
+      credentialConfiguration: configIdentifier,
+      issuerId: issuerUrl.split("/issuers/")[1],
+      delivery: { deferred: true },
+    }),
+  });
+  expect(deferred.status).toBe(201);
+  await page.getByLabel("Transaction id").fill((await deferred.json()).data.id);
+  await page.getByRole("button", { name: "Find" }).click();
+  await expect(page.getByTestId("deferral-claims")).toHaveText("awaited");
+  const claimsField = page.getByLabel("Claims (JSON object)");
+  await claimsField.fill('{"given_name": 42}');
+  await page.getByRole("button", { name: "Supply claims" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Could not supply the claims" })).toBeVisible();
+  await claimsField.fill('{"given_name": "Max"}');
+  await page.getByRole("button", { name: "Supply claims" }).click();
+  await expect(page.getByTestId("deferral-claims")).toHaveText(/^supplied /);
+  await expect(page.getByRole("button", { name: "Supply claims" })).toHaveCount(0);
+
   await page.getByLabel("Transaction id").fill("itx_unknown");
   await page.getByRole("button", { name: "Find" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Could not find the transaction" })).toBeVisible();

@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
 import { useTRPC } from "../lib/trpc";
 import { useCan } from "./session";
 import { ErrorAlert, Success } from "./status";
@@ -8,12 +9,14 @@ interface Transaction {
   id: string;
   status: string;
   credentialId: string | null;
+  deferral?: { claimsSuppliedAt: string | null } | null;
 }
 
 /**
  * What staff can do with an issuance transaction: cancel it while its offer is pending
- * (IssuanceTransactions_Cancel), revoke its credential once issued (Credentials_Revoke, every copy of
- * a batch). Each asks for confirmation and is hidden from roles that lack the scope.
+ * (IssuanceTransactions_Cancel), supply the claims of a deferred one after a review
+ * (IssuanceTransactions_SupplyClaims), revoke its credential once issued (Credentials_Revoke, every copy
+ * of a batch). Each is hidden from roles that lack the scope.
  */
 export function TransactionActions({ transaction }: { transaction: Transaction }) {
   const trpc = useTRPC();
@@ -64,6 +67,9 @@ export function TransactionActions({ transaction }: { transaction: Transaction }
           </button>
         )}
       </div>
+      {canIssue && transaction.status === "pending" && transaction.deferral?.claimsSuppliedAt === null && (
+        <SupplyClaimsForm transactionId={transaction.id} onSupplied={refresh} />
+      )}
       <ErrorAlert error={cancel.error} title="Could not cancel the offer" />
       <ErrorAlert error={revoke.error} title="Could not revoke the credential" />
       {revoke.isSuccess && (
@@ -73,5 +79,56 @@ export function TransactionActions({ transaction }: { transaction: Transaction }
         </Success>
       )}
     </div>
+  );
+}
+
+/**
+ * The claims of a deferred transaction, as JSON; the server checks them against the configuration version
+ * the transaction was created with and says what is wrong.
+ */
+function SupplyClaimsForm({ transactionId, onSupplied }: { transactionId: string; onSupplied: () => void }) {
+  const trpc = useTRPC();
+  const supply = useMutation(
+    trpc.issuanceTransactions.supplyClaims.mutationOptions({ onSuccess: onSupplied }),
+  );
+  const [text, setText] = useState("{\n  \n}");
+  const [notJson, setNotJson] = useState<string | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    let claims: unknown;
+    try {
+      claims = JSON.parse(text);
+    } catch (error) {
+      setNotJson((error as Error).message);
+      return;
+    }
+    if (typeof claims !== "object" || claims === null || Array.isArray(claims)) {
+      setNotJson("The claims must be a JSON object.");
+      return;
+    }
+    setNotJson(null);
+    supply.mutate({ transactionId, claims: claims as Record<string, unknown> });
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="supply-title">
+      <h3 id="supply-title">Supply the claims</h3>
+      <p className="hint">
+        This is a deferred issuance: the wallet gets its credential once the claims are here. They are checked
+        against the credential configuration, as at creation.
+      </p>
+      <label>
+        Claims (JSON object)
+        <textarea rows={6} value={text} onChange={(e) => setText(e.target.value)} />
+      </label>
+      {notJson && (
+        <div role="alert" className="alert alert-error">
+          Not a JSON object: {notJson}
+        </div>
+      )}
+      <ErrorAlert error={supply.error} title="Could not supply the claims" />
+      <button type="submit" className="secondary" disabled={supply.isPending}>
+        Supply claims
+      </button>
+    </form>
   );
 }

@@ -64,6 +64,22 @@ export default function CredentialsPage() {
             <dd>{new Date(tx.createdAt).toLocaleString()}</dd>
             <dt>{tx.status === "pending" ? "Offer expires" : "Offer expired or closed"}</dt>
             <dd>{new Date(tx.expiresAt).toLocaleString()}</dd>
+            {tx.deferral && (
+              <>
+                <dt>Claims (deferred issuance)</dt>
+                <dd data-testid="deferral-claims">
+                  {tx.deferral.claimsSuppliedAt
+                    ? `supplied ${new Date(tx.deferral.claimsSuppliedAt).toLocaleString()}`
+                    : "awaited"}
+                </dd>
+                <dt>Wallet waiting since</dt>
+                <dd>
+                  {tx.deferral.walletWaitingSince
+                    ? new Date(tx.deferral.walletWaitingSince).toLocaleString()
+                    : "not asked yet"}
+                </dd>
+              </>
+            )}
             {tx.credentialId && (
               <>
                 <dt>Credential</dt>
