@@ -120,7 +120,11 @@ describe("credential request and response encryption", () => {
     const required = await setEncryption({ required: true });
     expect(required.body.data.credentialEncryption.publicJwk).toEqual(setting.publicJwk);
     const got = await call(t, "GET", `/management/issuers/${issuer.issuerId}`, { key: t.adminKey });
-    expect(got.body.data.credentialEncryption).toEqual({ required: true, publicJwk: setting.publicJwk });
+    expect(got.body.data.credentialEncryption).toEqual({
+      required: true,
+      publicJwk: setting.publicJwk,
+      previousKey: null,
+    });
     await setEncryption({ required: false });
   });
 
@@ -265,6 +269,46 @@ describe("credential request and response encryption", () => {
     );
     expect(fresh.status).toBe(200);
     await setEncryption(null);
+  });
+
+  it("rotates the key: the new one is published, the replaced one still decrypts for the overlap", async () => {
+    const rotate = (body: Record<string, unknown> = {}, key = t.adminKey) =>
+      call(t, "POST", `/management/issuers/${issuer.issuerId}/rotate-credential-encryption-key`, {
+        key,
+        body,
+      });
+    const off = await rotate();
+    expect([off.status, errorCode(off)]).toEqual([409, "InvalidState"]);
+    const first = (await setEncryption({ required: false })).body.data.credentialEncryption.publicJwk;
+    try {
+      const rotated = await rotate({ overlapSeconds: 3600 });
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      const second = rotated.body.data.credentialEncryption.publicJwk;
+      expect(second.kid).not.toBe(first.kid);
+      expect(rotated.body.data.credentialEncryption.previousKey).toMatchObject({ publicJwk: first });
+      expect((await issuerMetadata()).credential_request_encryption.jwks.keys).toEqual([second]);
+      const { accessToken: at } = await accessToken();
+      const toFirst = await post(at, await encryptTo(first, await requestBody()), "application/jwt");
+      expect(toFirst.status, toFirst.text).toBe(200);
+      const { accessToken: at2 } = await accessToken();
+      const toSecond = await post(at2, await encryptTo(second, await requestBody()), "application/jwt");
+      expect(toSecond.status).toBe(200);
+      // Without overlap the replaced key stops at once (and the one replaced before is dropped).
+      const again = await rotate({ overlapSeconds: 0 });
+      expect(again.body.data.credentialEncryption.previousKey).toBeNull();
+      const { accessToken: at3 } = await accessToken();
+      for (const old of [first, second]) {
+        const refused = await post(at3, await encryptTo(old, await requestBody()), "application/jwt");
+        expect(JSON.parse(refused.text).error).toBe("invalid_encryption_parameters");
+      }
+      expect((await rotate({ overlapSeconds: 8 * 86_400 })).status).toBe(400);
+      const reader = await t.key({ scopes: ["issuers.read"] });
+      expect((await rotate({}, reader)).status).toBe(403);
+      const other = await t.otherTenant();
+      expect((await rotate({}, other.key)).status).toBe(404);
+    } finally {
+      await setEncryption(null);
+    }
   });
 
   it("encrypts to a response key whose coordinate is padded, as some wallets send it", async () => {

@@ -88,6 +88,13 @@ describe("rotating the master key", () => {
       body: { credentialEncryption: { required: false } },
     });
     expect(encrypting.status).toBe(200);
+    const encryptionRotated = await call(
+      t,
+      "POST",
+      `/management/issuers/${issuer.issuerId}/rotate-credential-encryption-key`,
+      { key, body: { overlapSeconds: 86_400 } },
+    );
+    expect(encryptionRotated.status).toBe(200);
     const offerBody = {
       credentialConfiguration: issuer.configuration,
       issuerId: issuer.issuerId,
@@ -164,6 +171,7 @@ describe("rotating the master key", () => {
     for (const column of [
       "Issuer.privateKeyCipher",
       "Issuer.credentialEncryptionKeyCipher",
+      "Issuer.previousCredentialEncryptionKeyCipher",
       "IssuanceTransaction.offerCipher",
       "VerifierCertificate.privateKeyCipher",
       "VerificationSession.encryptionKeyCipher",

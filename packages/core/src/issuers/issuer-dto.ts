@@ -1,5 +1,5 @@
 import type { CoreConfig } from "../context";
-import { credentialEncryptionOf } from "./credential-encryption-key";
+import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "./issuer.schema";
 import type { IssuerRow } from "./issuer-repository";
@@ -33,7 +33,7 @@ export function toIssuerDto(
     keyAttestation: (row.keyAttestation as TIssuer["keyAttestation"]) ?? null,
     authorizationPage: (row.authorizationPage as TIssuer["authorizationPage"]) ?? null,
     allowedRedirectUris: (row.allowedRedirectUris as TIssuer["allowedRedirectUris"]) ?? null,
-    credentialEncryption: credentialEncryptionOf(row),
+    credentialEncryption: credentialEncryptionDto(row),
     signingCertificate: signingCertificateDto(row.signingCertificate),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

@@ -131,6 +131,21 @@ const zCredentialEncryption = zCredentialEncryptionSettings
         "The key wallets encrypt credential requests to (its `kid`, `alg: ECDH-ES`, `use: enc`), as published in the issuer metadata. Made when encryption is turned on; the private half is sealed at rest and never leaves the service.",
       example: { kty: "EC", crv: "P-256", x: "…", y: "…", kid: "…", alg: "ECDH-ES", use: "enc" },
     }),
+    previousKey: z
+      .object({
+        publicJwk: z
+          .record(z.string(), z.unknown())
+          .meta({ description: "The replaced key (no longer published)." }),
+        acceptedUntil: z.string().meta({
+          description: "Until when requests encrypted to it are still decrypted (ISO 8601).",
+          example: "2026-11-24T12:00:00.000Z",
+        }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The key Issuers_RotateCredentialEncryptionKey replaced, while requests to it are still decrypted; null otherwise.",
+      }),
   })
   .meta({ id: "IssuerCredentialEncryption" });
 
@@ -606,3 +621,19 @@ export const ZGetIssuerReadinessRequest = z.object({ issuerId: zIssuerId });
 export const ZGetIssuerReadinessResponse = z
   .object({ data: zIssuerReadiness })
   .meta({ id: "ApiEnvelopeOfIssuerReadinessResponse" });
+
+// Issuers_RotateCredentialEncryptionKey (beyond the interface specification)
+export const ZRotateCredentialEncryptionKeyRequest = z.object({
+  issuerId: zIssuerId,
+  overlapSeconds: z
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(86_400)
+    .meta({
+      description:
+        "How long requests encrypted to the replaced key are still decrypted (wallets that read the metadata before the rotation); 0 stops at once. Default one day, at most seven.",
+      example: 86400,
+    }),
+});
+export type TRotateCredentialEncryptionKeyRequest = z.infer<typeof ZRotateCredentialEncryptionKeyRequest>;

@@ -25,6 +25,7 @@ import {
   ZListIssuersResponse,
   ZPrepareIssuerSigningKeyRequest,
   ZPrepareIssuerSigningKeyResponse,
+  ZRotateCredentialEncryptionKeyRequest,
   ZRotateIssuerSigningKeyRequest,
   ZRotateIssuerSigningKeyResponse,
   ZSetIssuerSigningCertificateRequest,
@@ -39,6 +40,7 @@ import {
 } from "./issuer-signing-certificate";
 import { listIssuers } from "./list-issuers";
 import { discardNextSigningKey, prepareNextSigningKey } from "./next-signing-key";
+import { rotateCredentialEncryptionKey } from "./rotate-credential-encryption-key";
 import { forgetRotatedIssuerKey, rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
 import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
 
@@ -175,6 +177,38 @@ export const issuersRouter = router({
         data: await rotateIssuerSigningKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
       }));
       forgetRotatedIssuerKey(input.issuerId); // committed now, Idempotency-Key or not
+      return result;
+    }),
+
+  rotateCredentialEncryptionKey: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/management/issuers/{issuerId}/rotate-credential-encryption-key",
+        operationId: "Issuers_RotateCredentialEncryptionKey",
+        summary: "Rotate the key wallets encrypt credential requests to",
+        description:
+          "Publishes a fresh ECDH-ES key in `credential_request_encryption`; requests encrypted to the replaced key are still decrypted for `overlapSeconds` (default one day). 409 when the issuer offers no credential encryption. Not part of the interface specification; see docs/api/issuance.md.",
+        tags: TAGS,
+        successDescription: "The issuer with its new credential encryption key.",
+      },
+      scopes: ["issuers.manage"],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
+    })
+    .input(ZRotateCredentialEncryptionKeyRequest)
+    .output(ZUpdateIssuerResponse)
+    .mutation(async ({ ctx, input }) => {
+      const result = await withIdempotency(
+        ctx,
+        "Issuers_RotateCredentialEncryptionKey",
+        input,
+        async (db) => ({
+          data: await rotateCredentialEncryptionKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
+        }),
+      );
+      issuanceCatalog.forgetIssuer(input.issuerId);
+      forgetCredentialEncryptionKey(input.issuerId);
       return result;
     }),
 

@@ -32,12 +32,14 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   // one promoted during a reseal lands in a column not done yet, never in one already done.
   sealedToId("Issuer", "nextPrivateKeyCipher"),
   sealedToId("Issuer", "privateKeyCipher"),
-  {
-    table: "Issuer",
-    column: "credentialEncryptionKeyCipher",
-    reseal: (value, row, reseal) =>
-      reseal(value as string, credentialEncryptionSealContext(row.id as string)),
-  },
+  ...["credentialEncryptionKeyCipher", "previousCredentialEncryptionKeyCipher"].map(
+    (column): SealedColumn => ({
+      table: "Issuer",
+      column,
+      reseal: (value, row, reseal) =>
+        reseal(value as string, credentialEncryptionSealContext(row.id as string)),
+    }),
+  ),
   sealedToId("IssuanceTransaction", "claimsCipher"),
   sealedToId("IssuanceTransaction", "offerCipher"),
   {

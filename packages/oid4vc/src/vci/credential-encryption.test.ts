@@ -123,23 +123,33 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
       readCredentialRequestBody({
         contentType: "application/jwt; charset=utf-8",
         body: jwe,
-        key,
+        keys: [key],
         required: true,
       }),
     ).toEqual({ body: { credential_configuration_id: "pid" }, encrypted: true });
     const plain = { credential_configuration_id: "pid" };
     expect(
-      readCredentialRequestBody({ contentType: "application/json", body: plain, key, required: false }),
+      readCredentialRequestBody({
+        contentType: "application/json",
+        body: plain,
+        keys: [key],
+        required: false,
+      }),
     ).toEqual({ body: plain, encrypted: false });
     const required = errorOf(() =>
-      readCredentialRequestBody({ contentType: "application/json", body: plain, key, required: true }),
+      readCredentialRequestBody({
+        contentType: "application/json",
+        body: plain,
+        keys: [key],
+        required: true,
+      }),
     );
     expect(required.error).toBe("invalid_encryption_parameters");
     const notOffered = errorOf(() =>
       readCredentialRequestBody({
         contentType: "application/jwt",
         body: jwe,
-        key: undefined,
+        keys: [],
         required: false,
       }),
     );

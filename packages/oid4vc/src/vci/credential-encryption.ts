@@ -69,18 +69,20 @@ const encryptionError = (description: string) =>
  */
 export function decryptCredentialRequest(
   sent: string,
-  key: CredentialEncryptionKey,
+  keys: CredentialEncryptionKey | readonly CredentialEncryptionKey[],
 ): Record<string, unknown> {
+  const candidates = Array.isArray(keys) ? keys : [keys as CredentialEncryptionKey];
   const jwe = sent.trim();
   const header = protectedHeaderOf(jwe);
   if (header.alg !== CREDENTIAL_ENCRYPTION_ALG)
     throw encryptionError(`the credential request must be encrypted with alg ${CREDENTIAL_ENCRYPTION_ALG}`);
   if (!CREDENTIAL_ENCRYPTION_ENC_VALUES.includes(header.enc as never))
     throw encryptionError(`enc must be one of ${CREDENTIAL_ENCRYPTION_ENC_VALUES.join(", ")}`);
-  // §10: the JWE names the key it was encrypted to when that key has a kid (ours always has); a JWE
-  // without one is still tried with the issuer's only key, whose AES-GCM tag catches a wrong key.
-  if (header.kid !== undefined && header.kid !== key.publicJwk.kid)
-    throw encryptionError("kid does not name this issuer's credential_request_encryption key");
+  // §10: the JWE names the key it was encrypted to when that key has a kid (ours always have); a JWE
+  // without one is tried with the current key (listed first), whose AES-GCM tag catches a wrong key.
+  const key =
+    header.kid === undefined ? candidates[0] : candidates.find((k) => k.publicJwk.kid === header.kid);
+  if (!key) throw encryptionError("kid does not name this issuer's credential_request_encryption key");
   if (header.zip !== undefined) throw encryptionError("compression (zip) is not supported");
   let plaintext: Buffer;
   try {
@@ -190,23 +192,24 @@ export function encryptCredentialResponse(body: unknown, encryption: ResponseEnc
 export function readCredentialRequestBody(input: {
   contentType: string | undefined;
   body: unknown;
-  /** The issuer's key; absent when it does not offer encryption. */
-  key: CredentialEncryptionKey | undefined;
+  /** The issuer's keys, current first (a replaced one may still decrypt); empty when it offers none. */
+  keys: readonly CredentialEncryptionKey[];
   required: boolean;
 }): { body: unknown; encrypted: boolean } {
   const mediaType = input.contentType?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/jwt") {
-    if (input.key && input.required)
+    if (input.keys.length > 0 && input.required)
       throw encryptionError(
         "this issuer takes encrypted credential requests only: send an application/jwt JWE to its credential_request_encryption key",
       );
     return { body: input.body, encrypted: false };
   }
-  if (!input.key) throw encryptionError("this issuer does not take encrypted credential requests");
+  if (input.keys.length === 0)
+    throw encryptionError("this issuer does not take encrypted credential requests");
   if (typeof input.body !== "string")
     throw credentialError(
       "invalid_credential_request",
       "an application/jwt credential request must be a compact JWE",
     );
-  return { body: decryptCredentialRequest(input.body, input.key), encrypted: true };
+  return { body: decryptCredentialRequest(input.body, input.keys), encrypted: true };
 }

@@ -18,7 +18,7 @@ import {
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
 import type { AppDeps } from "../../context";
-import { credentialEncryptionKey, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
+import { credentialEncryptionKeys, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
@@ -190,7 +190,7 @@ export async function receiveWalletRequest(
   const encryption = credentialEncryptionOf(issuer);
   const { body, encrypted } = readCredentialRequestBody({
     ...sent,
-    key: credentialEncryptionKey(deps.secretBox, issuer),
+    keys: credentialEncryptionKeys(deps.secretBox, issuer),
     required: encryption?.required ?? false,
   });
   const encryptionOption = encryption

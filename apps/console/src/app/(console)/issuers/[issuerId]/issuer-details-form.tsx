@@ -23,6 +23,9 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const trpc = useTRPC();
   const refresh = useRefresh("issuers", "dashboard");
   const update = useMutation(trpc.issuers.update.mutationOptions({ onSuccess: refresh }));
+  const rotateEncryption = useMutation(
+    trpc.issuers.rotateCredentialEncryptionKey.mutationOptions({ onSuccess: refresh }),
+  );
   const organisations = useAllResourceItems("organisations");
   const [organisationReference, setOrganisation] = useState(issuer.organisationReference);
   const [displayName, setDisplayName] = useState(issuer.displayName);
@@ -106,11 +109,30 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
         />
       </div>
       {issuer.credentialEncryption && (
-        <p className="hint" data-testid="encryption-key">
-          Wallets encrypt credential requests to the ECDH-ES key{" "}
-          <code>{String(issuer.credentialEncryption.publicJwk.kid)}</code>, published in the issuer metadata.
-          Turning encryption off discards it.
-        </p>
+        <div className="hint" data-testid="encryption-key">
+          <p>
+            Wallets encrypt credential requests to the ECDH-ES key{" "}
+            <code>{String(issuer.credentialEncryption.publicJwk.kid)}</code>, published in the issuer
+            metadata. Turning encryption off discards it.
+            {issuer.credentialEncryption.previousKey && (
+              <>
+                {" "}
+                The replaced key <code>{String(issuer.credentialEncryption.previousKey.publicJwk.kid)}</code>{" "}
+                still decrypts until{" "}
+                {new Date(issuer.credentialEncryption.previousKey.acceptedUntil).toLocaleString()}.
+              </>
+            )}
+          </p>
+          <button
+            type="button"
+            className="secondary small"
+            disabled={rotateEncryption.isPending}
+            onClick={() => rotateEncryption.mutate({ issuerId: issuer.id, overlapSeconds: 86_400 })}
+          >
+            Rotate encryption key
+          </button>
+          <ErrorAlert error={rotateEncryption.error} title="Could not rotate the encryption key" />
+        </div>
       )}
       <label>
         Allowed wallet redirect URIs (optional, one per line): the code flow takes only these, compared

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "previousCredentialEncryption" JSONB,
+ADD COLUMN     "previousCredentialEncryptionKeyCipher" TEXT;
