@@ -111,7 +111,10 @@ export const issuanceRepository = {
       nonces: CheckedNonce[];
       credentials: NewCredential[];
       event: OutboxEventInput;
-      /** A deferred transaction's token, extended while it waited, lives no longer than this. */
+      /**
+       * For a deferred transaction: its token, extended while it waited, lives no longer than this, and
+       * its deferred id and holder keys are dropped.
+       */
       capTokenAt?: Date;
     },
   ): Promise<"completed" | "nonce_spent" | "token_invalid" | "not_pending"> {
@@ -137,8 +140,9 @@ export const issuanceRepository = {
          UPDATE "IssuanceTransaction" t
             SET "status" = 'completed', "completedAt" = ${nowParam}::timestamp(3),
                 "credentialId" = ${p.add(credentials[0]!.id)}, "claimsCipher" = NULL, "offerCipher" = NULL,
-                "offerHandleHash" = NULL, "deferredIdHash" = NULL, "deferredHolderKeys" = NULL,
-                "updatedAt" = ${nowParam}::timestamp(3)
+                "offerHandleHash" = NULL,${
+                  completion.capTokenAt ? ` "deferredIdHash" = NULL, "deferredHolderKeys" = NULL,` : ""
+                } "updatedAt" = ${nowParam}::timestamp(3)
           WHERE t."id" = ${p.add(completion.transactionId)} AND t."status" = 'pending'
             AND t."expiresAt" > ${nowParam}::timestamp(3)
             AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
