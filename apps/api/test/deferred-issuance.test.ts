@@ -156,7 +156,8 @@ describe("deferred issuance", () => {
     const issued = await post(endpoints.deferred, tx.accessToken, { transaction_id: transactionId });
     expect(issued.status, JSON.stringify(issued.body)).toBe(200);
     expect(issued.body.credentials).toHaveLength(1);
-    expect(typeof issued.body.notification_id).toBe("string");
+    // No notification_id: oid4vc-ts 0.4.6 refuses a deferred response with one (see credential.ts).
+    expect(issued.body.notification_id).toBeUndefined();
     const payload = payloadOf(issued.body.credentials[0].credential);
     expect(payload.cnf.jwk).toMatchObject({ x: holder.publicJwk.x, y: holder.publicJwk.y });
     expect(issued.body.credentials[0].credential).not.toContain("Erika"); // disclosures are salted hashes
@@ -258,12 +259,6 @@ describe("deferred issuance", () => {
     expect(issued.status).toBe(200);
     const capped = await prisma.accessToken.findFirstOrThrow({ where: { transactionId: r.body.data.id } });
     expect(capped.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 300_000);
-    // The wallet can still tell the issuer what became of the credential.
-    const notified = await post(endpoints.notification, accessToken, {
-      notification_id: issued.body.notification_id,
-      event: "credential_accepted",
-    });
-    expect(notified.status).toBe(204);
 
     const notDeferred = await call(t, "POST", "/v1.0/issuance-transactions", {
       key: t.adminKey,

@@ -11,7 +11,7 @@ import {
 import { Openid4vciClient, Openid4vciWalletProvider } from "@openid4vc/openid4vci";
 import { CompactSign } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, createTransaction, VALID_CLAIMS } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import { fetchJson, wellKnown } from "./wallet-client";
 import { WALLET_CLIENT_ID, walletProvider } from "./wallet-provider";
@@ -158,6 +158,50 @@ async function dpopCodeFlowCredential(target: ActiveIssuer, fetchImpl: typeof fe
 }
 
 describe("oid4vc-ts wallet client", () => {
+  it("waits for a deferred issuance: 202 with a transaction_id, then the credential from the deferred endpoint", async () => {
+    const holder = await generateEs256KeyPair();
+    const client = walletClient(holder);
+    const created = await call(t, "POST", "/v1.0/issuance-transactions", {
+      key: t.adminKey,
+      body: {
+        credentialConfiguration: issuer.configuration,
+        issuerId: issuer.issuerId,
+        delivery: { deferred: true },
+      },
+    });
+    expect(created.status).toBe(201);
+    const offer = await client.resolveCredentialOffer(created.body.data.credentialOffer);
+    const issuerMetadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata,
+    });
+    const accessToken = accessTokenResponse.access_token;
+    const deferred = await requestCredential(client, issuerMetadata, accessToken, {
+      configuration: issuer.configuration,
+      holder,
+    });
+    expect(deferred).toMatchObject({ transaction_id: expect.any(String), interval: 10 });
+    const transactionId = deferred.transaction_id as string;
+    const waiting = await client.retrieveDeferredCredentials({ issuerMetadata, accessToken, transactionId });
+    expect(waiting.deferredCredentialResponse).toMatchObject({ transaction_id: transactionId });
+    const supplied = await call(t, "POST", `/v1.0/issuance-transactions/${created.body.data.id}/claims`, {
+      key: t.adminKey,
+      body: { claims: VALID_CLAIMS },
+    });
+    expect(supplied.status).toBe(200);
+    const issued = await client.retrieveDeferredCredentials({ issuerMetadata, accessToken, transactionId });
+    const credentials = issued.deferredCredentialResponse.credentials as { credential: string }[];
+    expect(credentials).toHaveLength(1);
+    const jwks = await fetchJson(wellKnown("jwt-vc-issuer", issuer.credentialIssuer));
+    const key = await importEs256PublicKey(jwks.body.jwks.keys[0]);
+    const verified = await verifySdJwtVc(credentials[0]!.credential, {
+      resolveIssuerKey: async () => key,
+      now: new Date(),
+    });
+    expect(verified.ok).toBe(true);
+  });
+
   it("receives a credential through the pre-authorized code flow, with a tx_code", async () => {
     const holder = await generateEs256KeyPair();
     const client = walletClient(holder);

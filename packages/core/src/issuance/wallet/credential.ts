@@ -423,7 +423,9 @@ export async function issueAndComplete(
     iat + configuration.defaultLifetimeDays * 86_400,
     keysNotAfter ?? Number.POSITIVE_INFINITY,
   );
-  const notificationId = randomToken(24);
+  // §9.2 lets a deferred response carry a notification_id (MAY); ours does not, because oid4vc-ts 0.4.6
+  // (Credo's wallet library) rejects a deferred response that has one. Such credentials get no notification.
+  const notificationId = issuance.deferredDelivery ? null : randomToken(24);
   const ids = holderKeys.map(() => newId("cred"));
   const x5c = x5cForSigning(issuer.signingCertificate, issuedAt.getTime());
   const sign = (holderJwk: JWK | null, slot: StatusSlot | null) =>
@@ -474,7 +476,10 @@ export async function issueAndComplete(
     // between issuing the credentials and handing them over.
     const answer = walletAnswer(
       200,
-      { credentials: drafts.map((d) => ({ credential: d.credential })), notification_id: notificationId },
+      {
+        credentials: drafts.map((d) => ({ credential: d.credential })),
+        ...(notificationId ? { notification_id: notificationId } : {}),
+      },
       issuance,
     );
     try {
