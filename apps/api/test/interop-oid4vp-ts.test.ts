@@ -45,6 +45,9 @@ async function policy(responseMode: "direct_post" | "direct_post.jwt") {
         },
       ],
       responseMode,
+      verifierInfo: [
+        { format: "registration_cert", data: "eyJ0eXAiOiJyYyJ9.e30.c2ln", credentialIds: ["employee"] },
+      ],
     },
   });
   expect(r.status).toBe(201);
@@ -71,6 +74,10 @@ describe.each(["direct_post.jwt", "direct_post"] as const)("oid4vc-ts wallet, %s
     expect(request.response_mode).toBe(responseMode);
     const query = resolved.dcql?.query as { credentials: { id: string; meta: { vct_values: string[] } }[] };
     expect(query.credentials[0]!.meta.vct_values).toEqual([issuer.credentialType]);
+    // verifier_info as the library reads it (OpenID4VP §5.1).
+    expect(request.verifier_info).toEqual([
+      { format: "registration_cert", data: "eyJ0eXAiOiJyYyJ9.e30.c2ln", credential_ids: ["employee"] },
+    ]);
 
     const presentation = await presentSdJwtVc(credential, {
       disclose: [["given_name"], ["family_name"]],

@@ -1169,6 +1169,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       clientIdPrefix: "x509_hash" as const,
       sameDeviceRedirectUri: null,
       requireResponseCode: false,
+      verifierInfo: null,
     },
     clientId: "x509_hash:abc",
     nonce: "n".repeat(43),
@@ -1491,6 +1492,57 @@ describe("external issuers over the network (engine, loopback servers allowed in
     } finally {
       slow.closeAllConnections();
       await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+});
+
+describe("verifier_info (OpenID4VP §5.1)", () => {
+  const registration = {
+    format: "registration_cert",
+    data: "eyJhbGciOiJFUzI1NiIsInR5cCI6InJjLXJwK2p3dCJ9.eyJzdWIiOiJzaG9wIn0.c2ln",
+    credentialIds: ["pid"],
+  };
+  const policy = { format: "urn:example:privacy-policy", data: { uri: "https://shop.example.com/privacy" } };
+
+  it("sends the policy's attestations about the verifier in the request object", async () => {
+    await createPolicy(policyBody("pid-attested", { verifierInfo: [registration, policy] }));
+    const session = await start("pid-attested");
+    const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+    const { payload } = await verifyRequestObject(await (await fetch(session.requestUri)).text(), {
+      clientId,
+    });
+    expect(payload.verifier_info).toEqual([
+      { format: registration.format, data: registration.data, credential_ids: ["pid"] },
+      policy,
+    ]);
+    const stored = await call(t, "GET", "/management/verification-policies/pid-attested", {
+      key: t.adminKey,
+    });
+    expect(stored.body.data.rules.verifierInfo).toEqual([registration, policy]);
+    // A policy without it sends none.
+    const plain = await start("pid-plain");
+    const plainId = new URL(plain.authorizationRequestUri).searchParams.get("client_id")!;
+    const plainObject = await verifyRequestObject(await (await fetch(plain.requestUri)).text(), {
+      clientId: plainId,
+    });
+    expect(plainObject.payload.verifier_info).toBeUndefined();
+  });
+
+  it("400 for an entry naming no credential of the policy, without format, or too large", async () => {
+    for (const verifierInfo of [
+      [{ ...registration, credentialIds: ["nope"] }],
+      [{ data: "x" }],
+      [{ format: "big", data: "x".repeat(16_385) }],
+      [],
+    ]) {
+      const r = await call(t, "POST", "/management/verification-policies", {
+        key: t.adminKey,
+        body: policyBody(`pid-attested-bad-${Math.random().toString(36).slice(2, 8)}`, { verifierInfo }),
+      });
+      expect([r.status, errorCode(r)], JSON.stringify(verifierInfo).slice(0, 80)).toEqual([
+        400,
+        "ValidationFailed",
+      ]);
     }
   });
 });

@@ -171,6 +171,43 @@ export const zCredentialSet = z
   })
   .meta({ id: "VerificationPolicyCredentialSet", description: "A DCQL credential set." });
 
+/** More would make every request object large; an attestation is a JWT or a small object. */
+const MAX_VERIFIER_INFO_DATA = 16_384;
+
+export const zVerifierInfo = z
+  .strictObject({
+    format: z.string().min(1).max(200).meta({
+      description:
+        "What the attestation is and how it is encoded, an identifier of the wallet's ecosystem (e.g. a registration certificate's format).",
+      example: "registration_cert",
+    }),
+    data: z
+      .union([z.string().min(1), z.record(z.string(), z.unknown())])
+      .refine(
+        (data) => (typeof data === "string" ? data : JSON.stringify(data)).length <= MAX_VERIFIER_INFO_DATA,
+        `At most ${MAX_VERIFIER_INFO_DATA} characters (as JSON, for an object).`,
+      )
+      .meta({
+        description:
+          "The attestation: a string (e.g. a signed JWT) or an object, passed to the wallet as given.",
+        example: "eyJhbGciOiJFUzI1NiIsInR5cCI6InJjLXJwK2p3dCJ9…",
+      }),
+    credentialIds: z
+      .array(zCredentialId)
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({
+        description: "The policy credentials it is relevant to; omitted: all of them.",
+        example: ["pid"],
+      }),
+  })
+  .meta({
+    id: "VerificationPolicyVerifierInfo",
+    description:
+      "An attestation about the verifier (OpenID4VP §5.1 `verifier_info`), e.g. a registration certificate, that wallets may use for authorization decisions or show in the consent dialog.",
+  });
+
 const rulesShape = {
   credentials: z
     .array(zPolicyCredential)
@@ -200,6 +237,10 @@ const rulesShape = {
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
   }),
+  verifierInfo: z.array(zVerifierInfo).min(1).max(10).nullable().default(null).meta({
+    description:
+      "Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.",
+  }),
   requireResponseCode: z.boolean().default(false).meta({
     description:
       "When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.",
@@ -214,6 +255,7 @@ type RulesInput = {
     optionalClaims: (string | number | null)[][];
   }[];
   credentialSets: { options: string[][] }[] | null;
+  verifierInfo?: { credentialIds?: string[] | undefined }[] | null;
   sameDeviceRedirectUri: string | null;
   requireResponseCode: boolean;
 };
@@ -265,6 +307,17 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
         if (kind === "requiredClaims") required.add(key);
       });
     }
+  });
+  rules.verifierInfo?.forEach((info, i) => {
+    info.credentialIds?.forEach((id, k) => {
+      if (!ids.has(id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["verifierInfo", i, "credentialIds", k],
+          message: `No credential in this policy has the id '${id}'.`,
+        });
+      }
+    });
   });
   rules.credentialSets?.forEach((set, i) => {
     set.options.forEach((option, j) => {

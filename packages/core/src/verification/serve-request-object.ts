@@ -84,6 +84,7 @@ export async function serveRequestObject(
     ...(walletNonce !== undefined ? { walletNonce } : {}),
     ...(walletIssuer !== undefined ? { walletIssuer } : {}),
     ...(row.transactionData ? { transactionData: row.transactionData as string[] } : {}),
+    ...verifierInfoOf(row.rules as TPolicyRules),
     iat,
     exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });
@@ -93,5 +94,17 @@ export async function serveRequestObject(
     contentType: REQUEST_OBJECT_CONTENT_TYPE,
     body: jwt,
     headers: { "cache-control": "no-store" },
+  };
+}
+
+/** The policy's `verifierInfo`, as the request object's `verifier_info` (rules stored before it: none). */
+function verifierInfoOf(rules: TPolicyRules) {
+  if (!rules.verifierInfo?.length) return {};
+  return {
+    verifierInfo: rules.verifierInfo.map(({ format, data, credentialIds }) => ({
+      format,
+      data,
+      ...(credentialIds ? { credential_ids: credentialIds } : {}),
+    })),
   };
 }

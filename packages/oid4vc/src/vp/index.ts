@@ -24,6 +24,7 @@ export {
   SUPPORTED_RESPONSE_ENC_VALUES,
   signRequestObject,
   type VerifierClientMetadata,
+  type VerifierInfo,
 } from "./request-object";
 export * from "./response-encryption";
 export * from "./sd-jwt-vc-credential-verifier";

@@ -13,6 +13,13 @@ export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
 /** Content-Type of the request_uri response (§5.10.1). */
 export const REQUEST_OBJECT_CONTENT_TYPE = "application/oauth-authz-req+jwt";
 /** HAIP: verifiers support both and list both. */
+/** One `verifier_info` entry (OpenID4VP §5.1): an attestation about the verifier. */
+export interface VerifierInfo {
+  format: string;
+  data: string | Record<string, unknown>;
+  credential_ids?: string[];
+}
+
 export const SUPPORTED_RESPONSE_ENC_VALUES = ["A128GCM", "A256GCM"] as const;
 export type ResponseEncValue = (typeof SUPPORTED_RESPONSE_ENC_VALUES)[number];
 
@@ -40,6 +47,7 @@ export interface AuthorizationRequestPayload {
   exp: number;
   wallet_nonce?: string;
   transaction_data?: string[];
+  verifier_info?: VerifierInfo[];
 }
 
 export interface BuildAuthorizationRequestInput {
@@ -64,6 +72,8 @@ export interface BuildAuthorizationRequestInput {
   exp: number;
   /** `transaction_data` (§5.1): base64url-encoded JSON objects, each with `type` and `credential_ids`. */
   transactionData?: string[];
+  /** `verifier_info` (§5.1): attestations about the verifier, passed to the wallet as given. */
+  verifierInfo?: VerifierInfo[];
 }
 
 export class InvalidAuthorizationRequestError extends Error {
@@ -120,6 +130,7 @@ export function buildAuthorizationRequest(
   };
   if (input.walletNonce !== undefined) payload.wallet_nonce = input.walletNonce;
   if (input.transactionData?.length) payload.transaction_data = [...input.transactionData];
+  if (input.verifierInfo?.length) payload.verifier_info = input.verifierInfo.map((info) => ({ ...info }));
   return payload;
 }
 
