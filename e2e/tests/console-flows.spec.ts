@@ -104,6 +104,7 @@ test("organisation → issuer → configuration → readiness ready → activate
   await details.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText("Issuer details saved.")).toBeVisible();
   await expect(page.getByTestId("encryption-key")).toContainText("ECDH-ES key");
+  page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Rotate encryption key" }).click();
   await expect(page.getByTestId("encryption-key")).toContainText("still decrypts until");
   await page.reload();

@@ -293,6 +293,17 @@ describe("credential request and response encryption", () => {
       const { accessToken: at2 } = await accessToken();
       const toSecond = await post(at2, await encryptTo(second, await requestBody()), "application/jwt");
       expect(toSecond.status).toBe(200);
+      // A JWE without kid is tried with each key: one to the replaced key still decrypts.
+      const { accessToken: at4 } = await accessToken();
+      const withoutKid = await new CompactEncrypt(
+        new TextEncoder().encode(JSON.stringify(await requestBody())),
+      )
+        .setProtectedHeader({ alg: "ECDH-ES", enc: "A128GCM" })
+        .encrypt(await importJWK(first, "ECDH-ES"));
+      expect((await post(at4, withoutKid, "application/jwt")).status).toBe(200);
+      // Changing `required` keeps both keys.
+      const kept = await setEncryption({ required: false });
+      expect(kept.body.data.credentialEncryption.previousKey).toMatchObject({ publicJwk: first });
       // Without overlap the replaced key stops at once (and the one replaced before is dropped).
       const again = await rotate({ overlapSeconds: 0 });
       expect(again.body.data.credentialEncryption.previousKey).toBeNull();

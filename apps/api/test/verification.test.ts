@@ -1533,6 +1533,8 @@ describe("verifier_info (OpenID4VP §5.1)", () => {
       [{ ...registration, credentialIds: ["nope"] }],
       [{ data: "x" }],
       [{ format: "big", data: "x".repeat(16_385) }],
+      [1, 2, 3].map((n) => ({ format: `f${n}`, data: "x".repeat(12_000) })),
+      [{ ...registration, credentialIds: ["pid", "pid"] }],
       [],
     ]) {
       const r = await call(t, "POST", "/management/verification-policies", {

@@ -80,6 +80,8 @@ export function credentialEncryptionColumns(
     return {
       credentialEncryption: { required: settings.required, publicJwk: kept.publicJwk },
       credentialEncryptionKeyCipher: current.credentialEncryptionKeyCipher,
+      // A replaced key past its overlap leaves the row (its sealed private half with it).
+      ...(previousCredentialEncryptionOf(current) ? {} : NO_PREVIOUS),
     };
   }
   const key = freshKey(secretBox, issuerId);

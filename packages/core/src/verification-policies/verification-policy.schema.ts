@@ -173,6 +173,7 @@ export const zCredentialSet = z
 
 /** More would make every request object large; an attestation is a JWT or a small object. */
 const MAX_VERIFIER_INFO_DATA = 16_384;
+const MAX_VERIFIER_INFO_TOTAL = 32_768;
 
 export const zVerifierInfo = z
   .strictObject({
@@ -196,6 +197,7 @@ export const zVerifierInfo = z
       .array(zCredentialId)
       .min(1)
       .max(20)
+      .refine((ids) => new Set(ids).size === ids.length, "Each credential id once.")
       .optional()
       .meta({
         description: "The policy credentials it is relevant to; omitted: all of them.",
@@ -237,10 +239,20 @@ const rulesShape = {
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
   }),
-  verifierInfo: z.array(zVerifierInfo).min(1).max(10).nullable().default(null).meta({
-    description:
-      "Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.",
-  }),
+  verifierInfo: z
+    .array(zVerifierInfo)
+    .min(1)
+    .max(10)
+    .refine(
+      (entries) => JSON.stringify(entries).length <= MAX_VERIFIER_INFO_TOTAL,
+      `At most ${MAX_VERIFIER_INFO_TOTAL} characters in all (as JSON): every request object carries them.`,
+    )
+    .nullable()
+    .default(null)
+    .meta({
+      description:
+        "Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.",
+    }),
   requireResponseCode: z.boolean().default(false).meta({
     description:
       "When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.",

@@ -79,15 +79,20 @@ export function decryptCredentialRequest(
   if (!CREDENTIAL_ENCRYPTION_ENC_VALUES.includes(header.enc as never))
     throw encryptionError(`enc must be one of ${CREDENTIAL_ENCRYPTION_ENC_VALUES.join(", ")}`);
   // §10: the JWE names the key it was encrypted to when that key has a kid (ours always have); a JWE
-  // without one is tried with the current key (listed first), whose AES-GCM tag catches a wrong key.
-  const key =
-    header.kid === undefined ? candidates[0] : candidates.find((k) => k.publicJwk.kid === header.kid);
-  if (!key) throw encryptionError("kid does not name this issuer's credential_request_encryption key");
+  // without one is tried with each key, current first: the AES-GCM tag tells the right one.
+  const tried =
+    header.kid === undefined ? candidates : candidates.filter((k) => k.publicJwk.kid === header.kid);
+  if (tried.length === 0)
+    throw encryptionError("kid does not name this issuer's credential_request_encryption key");
   if (header.zip !== undefined) throw encryptionError("compression (zip) is not supported");
-  let plaintext: Buffer;
-  try {
-    plaintext = decryptEcdhEsCompactJwe(jwe, key.privateJwk, CREDENTIAL_ENCRYPTION_ENC_VALUES).plaintext;
-  } catch {
+  let plaintext: Buffer | undefined;
+  for (const key of tried) {
+    try {
+      plaintext = decryptEcdhEsCompactJwe(jwe, key.privateJwk, CREDENTIAL_ENCRYPTION_ENC_VALUES).plaintext;
+      break;
+    } catch {}
+  }
+  if (!plaintext) {
     throw credentialError(
       "invalid_credential_request",
       "the encrypted credential request could not be decrypted",

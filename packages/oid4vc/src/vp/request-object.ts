@@ -12,7 +12,6 @@ export const SELF_ISSUED_AUDIENCE = "https://self-issued.me/v2";
 export const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
 /** Content-Type of the request_uri response (§5.10.1). */
 export const REQUEST_OBJECT_CONTENT_TYPE = "application/oauth-authz-req+jwt";
-/** HAIP: verifiers support both and list both. */
 /** One `verifier_info` entry (OpenID4VP §5.1): an attestation about the verifier. */
 export interface VerifierInfo {
   format: string;
@@ -20,6 +19,7 @@ export interface VerifierInfo {
   credential_ids?: string[];
 }
 
+/** HAIP: verifiers support both and list both. */
 export const SUPPORTED_RESPONSE_ENC_VALUES = ["A128GCM", "A256GCM"] as const;
 export type ResponseEncValue = (typeof SUPPORTED_RESPONSE_ENC_VALUES)[number];
 

@@ -127,7 +127,15 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
             type="button"
             className="secondary small"
             disabled={rotateEncryption.isPending}
-            onClick={() => rotateEncryption.mutate({ issuerId: issuer.id, overlapSeconds: 86_400 })}
+            onClick={() => {
+              if (
+                window.confirm(
+                  "Rotate the encryption key? Wallets get the new key from the metadata; the current one still decrypts for a day, and a key replaced before stops now.",
+                )
+              ) {
+                rotateEncryption.mutate({ issuerId: issuer.id, overlapSeconds: 86_400 });
+              }
+            }}
           >
             Rotate encryption key
           </button>
