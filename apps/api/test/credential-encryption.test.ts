@@ -1,5 +1,7 @@
 // Encrypted credential requests and responses (OpenID4VCI 1.0 §10): the issuer's setting, its metadata,
 // and the credential endpoint with a wallet that encrypts with jose, an implementation apart from ours.
+
+import { credentialEncryptionColumns } from "@cred/core/issuers/credential-encryption-key";
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
@@ -317,6 +319,26 @@ describe("credential request and response encryption", () => {
       expect((await rotate({}, reader)).status).toBe(403);
       const other = await t.otherTenant();
       expect((await rotate({}, other.key)).status).toBe(404);
+    } finally {
+      await setEncryption(null);
+    }
+  });
+
+  it("takes a key another process just made, though this one still caches the issuer row", async () => {
+    // This process caches the issuer for 2 s from this request on.
+    const { accessToken: at } = await accessToken();
+    expect((await post(at, JSON.stringify(await requestBody()), "application/json")).status).toBe(200);
+    // Another process turns encryption on: the row changes behind this process's cache.
+    const prisma = t.server.database.prisma;
+    const columns = credentialEncryptionColumns(t.server.deps.secretBox, issuer.issuerId, null, {
+      required: false,
+    });
+    await prisma.issuer.update({ where: { id: issuer.issuerId }, data: columns as never });
+    try {
+      const publicJwk = (columns.credentialEncryption as { publicJwk: JWK }).publicJwk;
+      const { accessToken: next } = await accessToken();
+      const res = await post(next, await encryptTo(publicJwk, await requestBody()), "application/jwt");
+      expect(res.status, res.text).toBe(200);
     } finally {
       await setEncryption(null);
     }

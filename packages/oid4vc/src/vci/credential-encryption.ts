@@ -218,3 +218,21 @@ export function readCredentialRequestBody(input: {
     );
   return { body: decryptCredentialRequest(input.body, input.keys), encrypted: true };
 }
+
+/**
+ * The `kid` an encrypted credential request names: null when the request is not `application/jwt` (or
+ * its header cannot be read; reading it then says why), undefined when it names none.
+ */
+export function encryptedRequestKid(
+  contentType: string | undefined,
+  body: unknown,
+): string | undefined | null {
+  if (contentType?.split(";")[0]?.trim().toLowerCase() !== "application/jwt" || typeof body !== "string")
+    return null;
+  try {
+    const kid = protectedHeaderOf(body.trim()).kid;
+    return typeof kid === "string" ? kid : undefined;
+  } catch {
+    return null;
+  }
+}

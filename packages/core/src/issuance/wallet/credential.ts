@@ -7,6 +7,7 @@ import {
   DpopProofError,
   dpopResourceError,
   encryptCredentialResponse,
+  encryptedRequestKid,
   holderKeysOf,
   issueSdJwtVc,
   OAuthError,
@@ -187,16 +188,34 @@ export async function receiveWalletRequest(
     requireDpop: issuer.requireDpop,
     dpopNonces,
   });
-  const encryption = credentialEncryptionOf(issuer);
+  const settings = await encryptionSettingsFor(deps, issuer, sent);
+  const encryption = credentialEncryptionOf(settings);
   const { body, encrypted } = readCredentialRequestBody({
     ...sent,
-    keys: credentialEncryptionKeys(deps.secretBox, issuer),
+    keys: credentialEncryptionKeys(deps.secretBox, settings),
     required: encryption?.required ?? false,
   });
   const encryptionOption = encryption
     ? { encryption: { requestEncrypted: encrypted, required: encryption.required } }
     : {};
   return { tx, tokenHash, body, encryptionOption, dpopNonces };
+}
+
+/**
+ * The issuer row whose encryption settings read this request: the cached one, unless an encrypted request
+ * names a key it does not know (or it has none), when the row is read afresh: another API process may have
+ * turned encryption on or rotated the key less than the cache's 2 s ago, and the wallet read the new key.
+ */
+async function encryptionSettingsFor(
+  deps: AppDeps,
+  issuer: WalletIssuer,
+  sent: { contentType: string | undefined; body: unknown },
+): Promise<WalletIssuer> {
+  const kid = encryptedRequestKid(sent.contentType, sent.body);
+  if (kid === null) return issuer;
+  const known = credentialEncryptionKeys(deps.secretBox, issuer);
+  if (known.length > 0 && (kid === undefined || known.some((k) => k.publicJwk.kid === kid))) return issuer;
+  return (await deps.database.prisma.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
 }
 
 /**
