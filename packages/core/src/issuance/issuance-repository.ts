@@ -51,6 +51,17 @@ export interface OutboxEventInput {
 }
 
 /**
+ * The statement that records `nonces` as spent, one row each, returning a row per nonce not spent before
+ * (so a caller compares the count); a statement returning nothing when there are none.
+ */
+function spendNoncesSql(p: SqlParams, nonces: CheckedNonce[]) {
+  if (nonces.length === 0) return "SELECT 1 WHERE false";
+  return `INSERT INTO "WalletNonce" ("valueHash", "purpose", "expiresAt")
+         VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
+         ON CONFLICT DO NOTHING RETURNING 1`;
+}
+
+/**
  * Issuance writes on the hot path as single statements: each change and its outbox event are written by
  * one `WITH … INSERT` (atomic without an interactive transaction; one round trip instead of four).
  */
@@ -128,11 +139,7 @@ export const issuanceRepository = {
           ${p.add(c.notificationId)}::text, ${p.add(c.issuedAt)}::timestamp(3), ${p.add(c.expiresAt)}::timestamp(3))`,
     );
     const nowParam = p.add(now);
-    const spent = nonces.length
-      ? `INSERT INTO "WalletNonce" ("valueHash", "purpose", "expiresAt")
-         VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
-         ON CONFLICT DO NOTHING RETURNING 1`
-      : "SELECT 1 WHERE false";
+    const spent = spendNoncesSql(p, nonces);
     const tokenHash = p.add(completion.accessTokenHash);
     const { rows: result } = await sql.query<{ completed: number; spent: number; tokenLive: number }>(
       `WITH spent AS (${spent}),
@@ -203,11 +210,7 @@ export const issuanceRepository = {
     const nowParam = p.add(now);
     const id = p.add(deferral.transactionId);
     const tokenHash = p.add(deferral.accessTokenHash);
-    const spent = nonces.length
-      ? `INSERT INTO "WalletNonce" ("valueHash", "purpose", "expiresAt")
-         VALUES ${nonces.map((n) => `(${p.add(n.valueHash)}, 'vci', ${p.add(n.expiresAt)}::timestamp(3))`).join(", ")}
-         ON CONFLICT DO NOTHING RETURNING 1`
-      : "SELECT 1 WHERE false";
+    const spent = spendNoncesSql(p, nonces);
     const { rows } = await sql.query<{ deferred: number; spent: number; tokenLive: number }>(
       `WITH spent AS (${spent}),
        deferred AS (
@@ -232,7 +235,6 @@ export const issuanceRepository = {
          INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
          SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM deferred)
        SELECT (SELECT count(*) FROM deferred)::int AS "deferred", (SELECT count(*) FROM spent)::int AS "spent",
-              (SELECT count(*) FROM token)::int AS "tokenUpdated",
               (SELECT count(*) FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
                   AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive"`,
       p.values,

@@ -5,6 +5,7 @@ import {
   type Jwk,
   type P256PrivateScalar,
 } from "@cred/oid4vc";
+import { BoundedMap } from "../shared/bounded-map";
 import type { SecretBox } from "../shared/secret-box";
 import type { TCredentialEncryptionSettings } from "./issuer.schema";
 
@@ -125,8 +126,7 @@ export function rotatedCredentialEncryptionColumns(
 }
 
 /** Opened keys by issuer, with the ciphertexts they came from (a new key has a new one). */
-const opened = new Map<string, { ciphers: string; keys: CredentialEncryptionKey[] }>();
-const MAX_OPENED = 256;
+const opened = new BoundedMap<string, { ciphers: string; keys: CredentialEncryptionKey[] }>(256);
 
 /**
  * The issuer's keys to decrypt credential requests with: the current one first, then a replaced one
@@ -155,8 +155,6 @@ export function credentialEncryptionKeys(
   const keys: CredentialEncryptionKey[] = [{ publicJwk: settings.publicJwk, privateJwk: open(cipher) }];
   if (previous && previousCipher)
     keys.push({ publicJwk: previous.publicJwk, privateJwk: open(previousCipher) });
-  opened.delete(row.id);
-  if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value as string);
   opened.set(row.id, { ciphers, keys });
   return keys;
 }

@@ -77,9 +77,9 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
   it("decrypts a request jose encrypted, with A128GCM and A256GCM", async () => {
     const key = issuerKey();
     const body = { credential_configuration_id: "pid", proofs: { jwt: ["a.b.c"] } };
-    expect(decryptCredentialRequest(await encryptWithJose(body, key), key)).toEqual(body);
+    expect(decryptCredentialRequest(await encryptWithJose(body, key), [key])).toEqual(body);
     const a256 = await encryptWithJose(body, key, { enc: "A256GCM" });
-    expect(decryptCredentialRequest(a256, key)).toEqual(body);
+    expect(decryptCredentialRequest(a256, [key])).toEqual(body);
   });
 
   it.each([
@@ -95,7 +95,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
             ...header,
           })
         : await encryptWithJose({ credential_configuration_id: "pid" }, key, header);
-    expect(errorOf(() => decryptCredentialRequest(jwe, key)).error).toBe(code);
+    expect(errorOf(() => decryptCredentialRequest(jwe, [key])).error).toBe(code);
   });
 
   it("refuses a request for another key, a tampered one, and one that holds no JSON object", async () => {
@@ -104,16 +104,16 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     const forOther = await encryptWithJose({ credential_configuration_id: "pid" }, other, {
       kid: key.publicJwk.kid,
     });
-    expect(errorOf(() => decryptCredentialRequest(forOther, key)).error).toBe("invalid_credential_request");
+    expect(errorOf(() => decryptCredentialRequest(forOther, [key])).error).toBe("invalid_credential_request");
     const good = await encryptWithJose({ credential_configuration_id: "pid" }, key);
     const parts = good.split(".");
     parts[3] = `${parts[3]!.slice(0, -2)}AA`;
-    expect(errorOf(() => decryptCredentialRequest(parts.join("."), key)).error).toBe(
+    expect(errorOf(() => decryptCredentialRequest(parts.join("."), [key])).error).toBe(
       "invalid_credential_request",
     );
     const array = await encryptWithJose(["not", "an", "object"], key);
-    expect(errorOf(() => decryptCredentialRequest(array, key)).error).toBe("invalid_credential_request");
-    expect(errorOf(() => decryptCredentialRequest("a.b.c", key)).error).toBe("invalid_credential_request");
+    expect(errorOf(() => decryptCredentialRequest(array, [key])).error).toBe("invalid_credential_request");
+    expect(errorOf(() => decryptCredentialRequest("a.b.c", [key])).error).toBe("invalid_credential_request");
   });
 
   it("reads the body by media type: encrypted, plain, and what the issuer's setting allows", async () => {
@@ -240,7 +240,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ a: 1 })))
       .setProtectedHeader({ alg: "ECDH-ES", enc: "A128GCM" })
       .encrypt(recipient);
-    expect(decryptCredentialRequest(` ${jwe}\n`, key)).toEqual({ a: 1 });
+    expect(decryptCredentialRequest(` ${jwe}\n`, [key])).toEqual({ a: 1 });
   });
 
   it("takes credential_response_encryption only in an encrypted request, and requires it where set", async () => {

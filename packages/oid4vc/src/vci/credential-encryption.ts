@@ -69,9 +69,8 @@ const encryptionError = (description: string) =>
  */
 export function decryptCredentialRequest(
   sent: string,
-  keys: CredentialEncryptionKey | readonly CredentialEncryptionKey[],
+  candidates: readonly CredentialEncryptionKey[],
 ): Record<string, unknown> {
-  const candidates = Array.isArray(keys) ? keys : [keys as CredentialEncryptionKey];
   const jwe = sent.trim();
   const header = protectedHeaderOf(jwe);
   if (header.alg !== CREDENTIAL_ENCRYPTION_ALG)
@@ -201,8 +200,7 @@ export function readCredentialRequestBody(input: {
   keys: readonly CredentialEncryptionKey[];
   required: boolean;
 }): { body: unknown; encrypted: boolean } {
-  const mediaType = input.contentType?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== "application/jwt") {
+  if (!isJwtMediaType(input.contentType)) {
     if (input.keys.length > 0 && input.required)
       throw encryptionError(
         "this issuer takes encrypted credential requests only: send an application/jwt JWE to its credential_request_encryption key",
@@ -227,12 +225,16 @@ export function encryptedRequestKid(
   contentType: string | undefined,
   body: unknown,
 ): string | undefined | null {
-  if (contentType?.split(";")[0]?.trim().toLowerCase() !== "application/jwt" || typeof body !== "string")
-    return null;
+  if (!isJwtMediaType(contentType) || typeof body !== "string") return null;
   try {
     const kid = protectedHeaderOf(body.trim()).kid;
     return typeof kid === "string" ? kid : undefined;
   } catch {
     return null;
   }
+}
+
+/** Whether a Content-Type is `application/jwt` (parameters aside): an encrypted request (§10). */
+function isJwtMediaType(contentType: string | undefined): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/jwt";
 }

@@ -4,6 +4,7 @@ import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import { credentialConfigurationRepository } from "../../credential-configurations/credential-configuration-repository";
 import { defaultCredentialType } from "../../credential-configurations/default-credential-type";
+import { BoundedMap } from "../../shared/bounded-map";
 import { scopeOfRow } from "../../shared/scope-of";
 import { issuanceCatalog } from "../issuance-catalog";
 import type { WalletIssuer } from "./load-wallet-issuer";
@@ -37,8 +38,7 @@ export async function credentialTypeMetadata(
  * an activation) updates the row's `updatedAt`, and versions themselves never change, so a kept merge is
  * exact for as long as the row it was made from is the current one.
  */
-const mergedClaims = new Map<string, TypeMetadataClaim[]>();
-const MAX_MERGED = 512;
+const mergedClaims = new BoundedMap<string, TypeMetadataClaim[]>(512);
 
 async function claimsOfType(db: Db, configuration: { id: string; activeVersion: number; updatedAt: Date }) {
   const key = `${configuration.id}@${configuration.updatedAt.getTime()}#${configuration.activeVersion}`;
@@ -50,7 +50,6 @@ async function claimsOfType(db: Db, configuration: { id: string; activeVersion: 
   const claims = claimsOfEveryVersion(
     [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
   );
-  if (mergedClaims.size >= MAX_MERGED) mergedClaims.delete(mergedClaims.keys().next().value as string);
   mergedClaims.set(key, claims);
   return claims;
 }
