@@ -1,4 +1,5 @@
 "use client";
+import { ZSupplyClaimsRequest } from "@cred/core/issuance/issuance.schema";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "../lib/trpc";
@@ -102,12 +103,14 @@ function SupplyClaimsForm({ transactionId, onSupplied }: { transactionId: string
       setNotJson((error as Error).message);
       return;
     }
-    if (typeof claims !== "object" || claims === null || Array.isArray(claims)) {
-      setNotJson("The claims must be a JSON object.");
+    // The API's own schema, so the form refuses exactly what the API would (the claims it checks itself).
+    const parsed = ZSupplyClaimsRequest.safeParse({ transactionId, claims });
+    if (!parsed.success) {
+      setNotJson(parsed.error.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; "));
       return;
     }
     setNotJson(null);
-    supply.mutate({ transactionId, claims: claims as Record<string, unknown> });
+    supply.mutate(parsed.data);
   };
   return (
     <form onSubmit={submit} aria-labelledby="supply-title">
