@@ -27,4 +27,23 @@ describe("log redaction", () => {
     for (const secret of ["S1", "S2", "S3", "S4", "S5", "S6", "S7"]) expect(out).not.toContain(secret);
     expect(out).toContain("visible");
   });
+
+  // Child bindings go through the redactor too; primitives take a shortcut (patches/@pinojs__redact*).
+  it("redacts secrets bound to a child logger and keeps its plain bindings", () => {
+    let out = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const log = pino({ redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, sink);
+    log
+      .child({ requestId: "req-1", count: 3, flag: null, apiKey: "S1", nested: { secret: "S2" } })
+      .info({ note: "plain" }, "line");
+    const line = JSON.parse(out) as Record<string, unknown>;
+    expect(line).toMatchObject({ requestId: "req-1", count: 3, flag: null, note: "plain" });
+    expect(line.apiKey).toBe("[redacted]");
+    expect(line.nested).toEqual({ secret: "[redacted]" });
+  });
 });
