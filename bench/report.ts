@@ -179,11 +179,11 @@ export function markdown(report: Report): string {
         .filter((p) => p.dbStatements?.length)
         .map(
           (p) =>
-            `**${w.id}** (${p.phase}), database thread per operation:\n\n| statement | runs/op | ms/run | ms/op |\n| --- | ---: | ---: | ---: |\n` +
+            `**${w.id}** (${p.phase}), database thread per operation:\n\n| statement | runs/op | ms/run | ms/op | runs ≥ 15 ms |\n| --- | ---: | ---: | ---: | ---: |\n` +
             (p.dbStatements ?? [])
               .map(
                 (s) =>
-                  `| \`${s.sql.replaceAll("|", "\\|")}\` | ${f(s.executionsPerOp, 2)} | ${f(s.msPerExecution, 3)} | ${f(s.msPerOp, 3)} |`,
+                  `| \`${s.sql.replaceAll("|", "\\|")}\` | ${f(s.executionsPerOp, 2)} | ${f(s.msPerExecution, 3)} | ${f(s.msPerOp, 3)} | ${s.slowRuns ?? 0} |`,
               )
               .join("\n"),
         ),

@@ -4,6 +4,8 @@
 import fs from "node:fs";
 
 const WRITE_EVERY_MS = 250;
+/** A unit that held the database this long stalled every request queued behind it (see `slow`). */
+const SLOW_MS = 15;
 const KEY_LENGTH = 160;
 
 /** The statement a protocol unit runs: a Parse's or simple Query's text, or a Bind's prepared statement. */
@@ -33,10 +35,10 @@ export function statementStats(file) {
   if (!file) return null;
   /** @type {Map<string, string>} */
   const names = new Map();
-  /** @type {Map<string, { count: number, ms: number }>} */
+  /** @type {Map<string, { count: number, ms: number, slow: number }>} */
   const totals = new Map();
   const write = () => {
-    const statements = [...totals].map(([sql, t]) => ({ sql, count: t.count, ms: t.ms }));
+    const statements = [...totals].map(([sql, t]) => ({ sql, count: t.count, ms: t.ms, slow: t.slow }));
     fs.writeFileSync(`${file}.tmp`, JSON.stringify({ statements }));
     fs.renameSync(`${file}.tmp`, file);
   };
@@ -46,11 +48,13 @@ export function statementStats(file) {
     /** Counts one unit that took `ms` of the database thread. */
     record(unit, ms) {
       const key = normalise(statementOf(unit, names));
+      const slow = ms >= SLOW_MS ? 1 : 0;
       const total = totals.get(key);
       if (total) {
         total.count++;
         total.ms += ms;
-      } else totals.set(key, { count: 1, ms });
+        total.slow += slow;
+      } else totals.set(key, { count: 1, ms, slow });
     },
     stop() {
       clearInterval(timer);
