@@ -1,6 +1,7 @@
 // Encrypted credential requests and responses (OpenID4VCI 1.0 §10): the issuer's setting, its metadata,
 // and the credential endpoint with a wallet that encrypts with jose, an implementation apart from ours.
 
+import { sweepExpired } from "@cred/core/events/sweep-expired";
 import { credentialEncryptionColumns } from "@cred/core/issuers/credential-encryption-key";
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -319,6 +320,44 @@ describe("credential request and response encryption", () => {
       expect((await rotate({}, reader)).status).toBe(403);
       const other = await t.otherTenant();
       expect((await rotate({}, other.key)).status).toBe(404);
+    } finally {
+      await setEncryption(null);
+    }
+  });
+
+  it("clears a replaced key from the issuer row once its overlap is over (sweeper)", async () => {
+    const prisma = t.server.database.prisma;
+    const storedPrevious = async () =>
+      (await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } }))
+        .previousCredentialEncryptionKeyCipher;
+    await setEncryption({ required: false });
+    try {
+      const rotated = await call(
+        t,
+        "POST",
+        `/management/issuers/${issuer.issuerId}/rotate-credential-encryption-key`,
+        { key: t.adminKey, body: { overlapSeconds: 3600 } },
+      );
+      expect(rotated.status).toBe(200);
+      const current = rotated.body.data.credentialEncryption.publicJwk;
+      const updatedAt = (await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } })).updatedAt;
+      const inOverlap = await sweepExpired(t.server.deps, { now: new Date(Date.now() + 1_800_000) });
+      expect(inOverlap.credentialEncryptionKeysRetired).toBe(0);
+      expect(await storedPrevious()).not.toBeNull();
+
+      const after = await sweepExpired(t.server.deps, { now: new Date(Date.now() + 7_200_000) });
+      expect(after.credentialEncryptionKeysRetired).toBe(1);
+      const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } });
+      expect([row.previousCredentialEncryptionKeyCipher, row.previousCredentialEncryption]).toEqual([
+        null,
+        null,
+      ]);
+      expect(row.updatedAt).toEqual(updatedAt);
+      expect(row.credentialEncryptionKeyCipher).not.toBeNull();
+      // The current key is untouched and still decrypts.
+      const { accessToken: at } = await accessToken();
+      const res = await post(at, await encryptTo(current, await requestBody()), "application/jwt");
+      expect(res.status, res.text).toBe(200);
     } finally {
       await setEncryption(null);
     }

@@ -1,5 +1,6 @@
 import { type Database, inTransaction } from "@cred/db";
 import type { CoreConfig } from "../context";
+import { retireExpiredCredentialEncryptionKeys } from "../issuers/credential-encryption-key";
 import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification/session-lifecycle";
@@ -20,6 +21,7 @@ export interface SweepReport {
   authorizationRequestsPurged: number;
   webhookDeliveriesPurged: number;
   outboxEventsPurged: number;
+  credentialEncryptionKeysRetired: number;
 }
 
 /**
@@ -29,7 +31,8 @@ export interface SweepReport {
  * emit), and purges expired idempotency records, wallet nonces and access tokens, finished webhook
  * deliveries (with their attempts, and their event with the last of them)
  * `config.webhookDeliveryRetentionDays` after their last change, and outbox events fanned out to no
- * subscription a day after their fan-out.
+ * subscription a day after their fan-out, and clears replaced credential encryption keys from the
+ * issuer rows once their overlap is over.
  */
 export async function sweepExpired(
   deps: { database: Database; config: Pick<CoreConfig, "webhookDeliveryRetentionDays"> },
@@ -86,6 +89,7 @@ export async function sweepExpired(
     ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     options.purgeChunk,
   );
+  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(sql, now);
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,
@@ -96,5 +100,6 @@ export async function sweepExpired(
     authorizationRequestsPurged,
     webhookDeliveriesPurged: finished.deliveries,
     outboxEventsPurged: finished.events + undelivered,
+    credentialEncryptionKeysRetired,
   };
 }

@@ -1,4 +1,4 @@
-import { Prisma } from "@cred/db";
+import { type FastSql, Prisma } from "@cred/db";
 import {
   type CredentialEncryptionKey,
   generateResponseEncryptionKey,
@@ -157,6 +157,22 @@ export function credentialEncryptionKeys(
     keys.push({ publicJwk: previous.publicJwk, privateJwk: open(previousCipher) });
   opened.set(row.id, { ciphers, keys });
   return keys;
+}
+
+/**
+ * Clears replaced keys whose overlap ended before `now` from the issuer rows, sealed private halves
+ * included; returns how many. Requests stopped taking them at `acceptedUntil` already (this only
+ * clears what stays at rest), so the issuer's `updatedAt` is left alone: nothing it shows changes.
+ */
+export async function retireExpiredCredentialEncryptionKeys(sql: FastSql, now: Date): Promise<number> {
+  const { rows } = await sql.query(
+    `UPDATE "Issuer" SET "previousCredentialEncryption" = NULL, "previousCredentialEncryptionKeyCipher" = NULL
+      WHERE "previousCredentialEncryptionKeyCipher" IS NOT NULL
+        AND ("previousCredentialEncryption"->>'acceptedUntil')::timestamptz <= $1::timestamptz
+      RETURNING 1`,
+    [now],
+  );
+  return rows.length;
 }
 
 /** Drops the opened keys of an issuer whose settings changed, so the private keys leave the heap. */
