@@ -4,6 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { parseApiKey } from "@cred/core/api-keys/api-key-format";
+import { forgetApiKey } from "@cred/core/api-keys/authenticate-api-key";
 import { afterAll, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { activeIssuer } from "./fixtures";
@@ -118,6 +120,9 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     });
     const revoked = await cli("keys", "revoke", key.id);
     expect(revoked.status).toBe("revoked");
+    // The servers share this test process, and so its 2 s cache of key rows, which a restarted API
+    // would start without; the first server's entry could still be fresh when the CLI ran quickly.
+    forgetApiKey(parseApiKey(key.key)?.prefix ?? "");
     await withServer(async (baseUrl) => {
       expect((await call({ baseUrl }, "GET", "/management/organisations", { key: key.key })).status).toBe(
         401,
