@@ -1,4 +1,4 @@
-import { applyMigrations, openDatabase } from "@cred/db";
+import { applyMigrations, openDatabase, startEmbeddedMaintenance } from "@cred/db";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresDatabase } from "./harness";
@@ -152,6 +152,35 @@ describe("fast SQL path", () => {
         `SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'OutboxEvent'`,
       );
       expect(rows[0]!.last_vacuum).not.toBeNull();
+    },
+  );
+
+  it.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
+    "embedded maintenance checkpoints once the WAL since the last checkpoint reaches its limit",
+    async () => {
+      const exec = (sql: string) => db.fast.query(sql);
+      const redo = async () =>
+        (await db.fast.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
+          .rows[0]!.redo_lsn;
+      const write = () =>
+        db.fast.query(
+          `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
+           VALUES ($1,'t','sandbox','w','{}'::jsonb,$2::timestamp(3))`,
+          [`evt_w${Math.random()}`, new Date()],
+        );
+      const roomy = startEmbeddedMaintenance(exec, { walLimitBytes: 1024 * 1024 * 1024 });
+      const tight = startEmbeddedMaintenance(exec, { walLimitBytes: 1 });
+      try {
+        await write();
+        const before = await redo();
+        expect(await roomy.checkpointIfWalAbove()).toBe(false);
+        expect(await redo()).toBe(before);
+        expect(await tight.checkpointIfWalAbove()).toBe(true);
+        expect(await redo()).not.toBe(before);
+      } finally {
+        roomy.stop();
+        tight.stop();
+      }
     },
   );
 });

@@ -6,6 +6,7 @@ export {
   openDatabase,
 } from "./client";
 export { EmbeddedDatabaseInUse } from "./embedded-lock";
+export { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
 export { type EmbeddedThread, startEmbeddedThread } from "./embedded-thread/embedded-thread";
 export { type FastSql, type SqlParam, sqlFor } from "./fast-sql";
 export type * from "./generated/prisma/client";
