@@ -908,10 +908,11 @@ describe("sweeper", () => {
     const past = new Date(Date.now() - 1000);
     const stamp = Date.now();
     await prisma().walletNonce.createMany({
+      // Ties and distinct times across the chunks of 10, which each start where the last one ended.
       data: Array.from({ length: 25 }, (_, i) => ({
         valueHash: `n-${stamp}-${i}`,
         purpose: "vci",
-        expiresAt: past,
+        expiresAt: new Date(past.getTime() - (i % 3) * 1000),
       })),
     });
     await prisma().walletNonce.create({

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "AccessToken_expiresAt_idx" ON "AccessToken"("expiresAt");
