@@ -183,7 +183,7 @@ export function markdown(report: Report): string {
             (p.dbStatements ?? [])
               .map(
                 (s) =>
-                  `| \`${s.sql.replaceAll("|", "\\|")}\` | ${f(s.executionsPerOp, 2)} | ${f(s.msPerExecution, 3)} | ${f(s.msPerOp, 3)} | ${s.slowRuns ?? 0} |`,
+                  `| \`${s.sql.replaceAll("|", "\\|")}\` | ${f(s.executionsPerOp, 2)} | ${f(s.msPerExecution, 3)} | ${f(s.msPerOp, 3)} | ${s.slowRuns} |`,
               )
               .join("\n"),
         ),

@@ -326,10 +326,8 @@ describe("credential request and response encryption", () => {
   });
 
   it("clears a replaced key from the issuer row once its overlap is over (sweeper)", async () => {
-    const prisma = t.server.database.prisma;
-    const storedPrevious = async () =>
-      (await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } }))
-        .previousCredentialEncryptionKeyCipher;
+    const issuerRow = () =>
+      t.server.database.prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } });
     await setEncryption({ required: false });
     try {
       const rotated = await call(
@@ -340,14 +338,14 @@ describe("credential request and response encryption", () => {
       );
       expect(rotated.status).toBe(200);
       const current = rotated.body.data.credentialEncryption.publicJwk;
-      const updatedAt = (await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } })).updatedAt;
+      const { updatedAt } = await issuerRow();
       const inOverlap = await sweepExpired(t.server.deps, { now: new Date(Date.now() + 1_800_000) });
       expect(inOverlap.credentialEncryptionKeysRetired).toBe(0);
-      expect(await storedPrevious()).not.toBeNull();
+      expect((await issuerRow()).previousCredentialEncryptionKeyCipher).not.toBeNull();
 
       const after = await sweepExpired(t.server.deps, { now: new Date(Date.now() + 7_200_000) });
       expect(after.credentialEncryptionKeysRetired).toBe(1);
-      const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } });
+      const row = await issuerRow();
       expect([row.previousCredentialEncryptionKeyCipher, row.previousCredentialEncryption]).toEqual([
         null,
         null,
