@@ -3,3 +3,4 @@ export * from "./shared/index";
 export * from "./status-list/index";
 export * from "./vci/index";
 export * from "./vp/index";
+export * from "./x509/index";

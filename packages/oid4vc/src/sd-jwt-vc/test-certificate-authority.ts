@@ -2,6 +2,8 @@
  * A certificate authority for tests and demonstrations (`@cred/oid4vc/test-ca`), as an operator's CA
  * would act on an issuer's certificate signing request. Not used by the service.
  */
+import type { webcrypto } from "node:crypto";
+import * as pkijs from "pkijs";
 import { x509 } from "../vp/x509";
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
@@ -74,4 +76,87 @@ export async function createTestCertificateAuthority(
       return { leafPem, chainPem: `${leafPem}\n${rootPem}\n` };
     },
   };
+}
+
+/** A name and a P-256 key pair: a CA, an intermediate or an end entity, for `issueTestCertificate`. */
+export interface TestParty {
+  name: string;
+  keys: webcrypto.CryptoKeyPair;
+}
+
+export async function testParty(name: string): Promise<TestParty> {
+  return { name, keys: await globalThis.crypto.subtle.generateKey(ES256, true, ["sign", "verify"]) };
+}
+
+export interface IssueTestCertificateOptions {
+  /** Who signs; the certificate is self-signed without one. */
+  issuer?: TestParty;
+  /** Signs with these keys while naming `issuer` (a forged signature). */
+  signingKeys?: webcrypto.CryptoKeyPair;
+  /** basicConstraints cA, with `pathLength` as its pathLenConstraint. */
+  ca?: boolean;
+  pathLength?: number;
+  /** keyUsage flags, or null for none; by default keyCertSign + cRLSign for a CA, else digitalSignature. */
+  keyUsage?: number | null;
+  dnsNames?: string[];
+  extensions?: x509.Extension[];
+  notBefore?: Date;
+  notAfter?: Date;
+}
+
+let testSerial = 0;
+
+/**
+ * A DER certificate for `subject` with exactly the extensions asked for (critical basicConstraints and
+ * keyUsage, optional dNSName SANs and more), valid from a day ago for 30 days unless told: for tests of
+ * path validation, where each certificate of a hierarchy needs shaping on its own.
+ */
+export async function issueTestCertificate(
+  subject: TestParty,
+  options: IssueTestCertificateOptions = {},
+): Promise<Uint8Array> {
+  const ca = options.ca ?? false;
+  const keyUsage =
+    options.keyUsage === undefined
+      ? ca
+        ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign
+        : x509.KeyUsageFlags.digitalSignature
+      : options.keyUsage;
+  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(ca, options.pathLength, true)];
+  if (keyUsage !== null) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
+  if (options.dnsNames)
+    extensions.push(
+      new x509.SubjectAlternativeNameExtension(
+        options.dnsNames.map((value) => ({ type: "dns" as const, value })),
+      ),
+    );
+  extensions.push(...(options.extensions ?? []));
+  const issuer = options.issuer ?? subject;
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: (++testSerial).toString(16).padStart(2, "0"),
+    subject: subject.name,
+    issuer: issuer.name,
+    notBefore: options.notBefore ?? new Date(now - DAY),
+    notAfter: options.notAfter ?? new Date(now + 30 * DAY),
+    signingAlgorithm: ES256,
+    publicKey: subject.keys.publicKey,
+    signingKey: (options.signingKeys ?? issuer.keys).privateKey,
+    extensions,
+  });
+  return new Uint8Array(cert.rawData);
+}
+
+/** A nameConstraints extension (critical, as RFC 5280 requires) over dNSName subtrees. */
+export function nameConstraintsExtension(subtrees: {
+  permitted?: string[];
+  excluded?: string[];
+}): x509.Extension {
+  const dns = (names: string[] | undefined) =>
+    names?.map((value) => new pkijs.GeneralSubtree({ base: new pkijs.GeneralName({ type: 2, value }) }));
+  const value = new pkijs.NameConstraints({
+    ...(subtrees.permitted ? { permittedSubtrees: dns(subtrees.permitted) } : {}),
+    ...(subtrees.excluded ? { excludedSubtrees: dns(subtrees.excluded) } : {}),
+  });
+  return new x509.Extension("2.5.29.30", true, value.toSchema().toBER());
 }

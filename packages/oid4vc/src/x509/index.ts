@@ -1,0 +1,1 @@
+export * from "./validate-certificate-path";
