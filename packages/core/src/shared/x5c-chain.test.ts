@@ -1,4 +1,9 @@
-import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
+import {
+  createTestCertificateAuthority,
+  issueTestCertificate,
+  nameConstraintsExtension,
+  testParty,
+} from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import { describe, expect, it } from "vitest";
 import { keyUnderTrustedRoots, x5cChainKey } from "./x5c-chain";
@@ -38,6 +43,57 @@ describe("x5cChainKey", () => {
     expect(await x5cChainKey([leaf], "not a pem", now)).toBeNull();
     // A cached chain is still refused once it has expired.
     expect(await x5cChainKey([leaf], ca.rootPem, now + 400 * 86_400_000)).toBeNull();
+  });
+
+  it("holds the chain to RFC 5280: CA key usage, path length, name constraints, critical extensions, leaf key usage", async () => {
+    const [root, intermediate, leaf] = await Promise.all(
+      ["CN=PKIX Root", "CN=PKIX Intermediate", "CN=PKIX Attester"].map(testParty),
+    );
+    const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+    const rootPem = new x509.X509Certificate(await issueTestCertificate(root!, { ca: true })).toString("pem");
+    const under = { issuer: intermediate!, dnsNames: ["attester.example.com"] };
+    const leafDer = b64(await issueTestCertificate(leaf!, under));
+    const intermediateDer = b64(await issueTestCertificate(intermediate!, { issuer: root!, ca: true }));
+    const now = Date.now();
+    expect(await x5cChainKey([leafDer, intermediateDer], rootPem, now)).not.toBeNull();
+
+    const refused = async (chain: string[], anchor = rootPem) =>
+      expect(await x5cChainKey(chain, anchor, now)).toBeNull();
+    // An intermediate CA without keyCertSign.
+    await refused([
+      leafDer,
+      b64(
+        await issueTestCertificate(intermediate!, {
+          issuer: root!,
+          ca: true,
+          keyUsage: x509.KeyUsageFlags.cRLSign,
+        }),
+      ),
+    ]);
+    // A root that allows no intermediate.
+    await refused(
+      [leafDer, intermediateDer],
+      new x509.X509Certificate(await issueTestCertificate(root!, { ca: true, pathLength: 0 })).toString(
+        "pem",
+      ),
+    );
+    // An intermediate constrained to other names than the leaf's.
+    const constrained = await issueTestCertificate(intermediate!, {
+      issuer: root!,
+      ca: true,
+      extensions: [nameConstraintsExtension({ permitted: ["other.example"] })],
+    });
+    await refused([leafDer, b64(constrained)]);
+    // A leaf with an unknown critical extension, or whose key may not sign.
+    const critical = new x509.Extension("1.3.6.1.4.1.55555.1.1", true, new Uint8Array([0x05, 0x00]));
+    await refused([
+      b64(await issueTestCertificate(leaf!, { ...under, extensions: [critical] })),
+      intermediateDer,
+    ]);
+    await refused([
+      b64(await issueTestCertificate(leaf!, { ...under, keyUsage: x509.KeyUsageFlags.keyEncipherment })),
+      intermediateDer,
+    ]);
   });
 
   it("keyUnderTrustedRoots tries each root, and reads only a string x5c", async () => {

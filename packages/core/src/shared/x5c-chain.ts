@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from "node:crypto";
-import { importEs256PublicKey } from "@cred/oid4vc";
+import { importEs256PublicKey, validateCertificatePath } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
 import { BoundedMap } from "./bounded-map";
 
@@ -14,19 +14,16 @@ export interface X5cChainKey {
 const TTL_MS = 5 * 60_000;
 const MAX_ENTRIES = 1000;
 const chains = new BoundedMap<string, { value: X5cChainKey; expires: number }>(MAX_ENTRIES);
-const roots = new BoundedMap<string, X509Certificate>(MAX_ENTRIES);
+/** Pinned roots, PEM → DER. */
+const roots = new BoundedMap<string, Buffer>(MAX_ENTRIES);
 
-function rootCertificate(pem: string): X509Certificate {
-  let cert = roots.get(pem);
-  if (!cert) {
-    cert = new X509Certificate(pem);
-    roots.set(pem, cert);
+function rootDer(pem: string): Buffer {
+  let der = roots.get(pem);
+  if (!der) {
+    der = new X509Certificate(pem).raw;
+    roots.set(pem, der);
   }
-  return cert;
-}
-
-function withinValidity(cert: X509Certificate, now: number): boolean {
-  return new Date(cert.validFrom).getTime() <= now && now <= new Date(cert.validTo).getTime();
+  return der;
 }
 
 function publicOnly({ kty, crv, x, y }: JWK): JWK {
@@ -34,11 +31,13 @@ function publicOnly({ kty, crv, x, y }: JWK): JWK {
 }
 
 /**
- * The leaf key of an `x5c` chain (base64 DER, leaf first, at most 5) that ends at the pinned root:
- * every certificate valid at `now` and issued (and signed) by the next, the root after the last; the
- * certificates above the leaf are CAs, the leaf is not, and its key is P-256. The chain may end with the
- * root itself, but the root alone certifies nothing. Null when any of that fails. A valid chain is
- * cached for 5 minutes by root and chain (and still refused once it has expired).
+ * The leaf key of an `x5c` chain (base64 DER, leaf first, at most 5) that ends at the pinned root, by
+ * RFC 5280 path validation (`validateCertificatePath` in `@cred/oid4vc`, on pkijs): every certificate
+ * valid at `now` and issued (and signed) by the next, the root after the last; the certificates above
+ * the leaf CAs allowed to sign certificates (cA, keyCertSign, pathLenConstraint), name constraints
+ * kept, no unknown critical extension; the leaf not a CA, usable for signatures, its key P-256. The
+ * chain may end with the root itself, but the root alone certifies nothing. Null when any of that
+ * fails. A valid chain is cached for 5 minutes by root and chain (and still refused once it has expired).
  */
 export async function x5cChainKey(
   x5c: readonly string[],
@@ -58,34 +57,31 @@ export async function x5cChainKey(
 }
 
 async function validate(x5c: readonly string[], rootPem: string, now: number): Promise<X5cChainKey | null> {
-  if (x5c.length === 0 || x5c.length > 5) return null;
-  let certs: X509Certificate[];
-  let root: X509Certificate;
+  let trustAnchor: Buffer;
   try {
-    certs = x5c.map((der) => new X509Certificate(Buffer.from(der, "base64")));
-    root = rootCertificate(rootPem);
+    trustAnchor = rootDer(rootPem);
   } catch {
     return null;
   }
-  const last = certs[certs.length - 1]!;
-  const chain = last.fingerprint256 === root.fingerprint256 ? certs.slice(0, -1) : certs;
-  if (chain.length === 0) return null;
-  for (let i = 0; i < chain.length; i++) {
-    const cert = chain[i]!;
-    const issuer = chain[i + 1] ?? root;
-    if (!withinValidity(cert, now) || !cert.checkIssued(issuer) || !cert.verify(issuer.publicKey))
-      return null;
-    if (i > 0 && !cert.ca) return null;
+  const result = await validateCertificatePath({
+    chain: x5c.map((der) => Buffer.from(der, "base64")),
+    trustAnchor,
+    at: new Date(now),
+  });
+  if (!result.valid) return null;
+  let leaf: X509Certificate;
+  let jwk: JWK;
+  try {
+    leaf = new X509Certificate(result.path[0]!);
+    jwk = leaf.publicKey.export({ format: "jwk" }) as JWK;
+  } catch {
+    return null;
   }
-  if (!withinValidity(root, now)) return null;
-  const leaf = chain[0]!;
-  if (leaf.ca) return null;
-  const jwk = leaf.publicKey.export({ format: "jwk" }) as JWK;
   if (jwk.kty !== "EC" || jwk.crv !== "P-256") return null;
   return {
     key: await importEs256PublicKey(publicOnly(jwk)),
     leaf,
-    notAfter: Math.min(...[...chain, root].map((c) => new Date(c.validTo).getTime())),
+    notAfter: result.notAfter.getTime(),
   };
 }
 
