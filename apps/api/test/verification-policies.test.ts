@@ -1,5 +1,7 @@
 import { DomainError, type Environment, newId } from "@cred/core";
 import { getActivePolicyForVerification } from "@cred/core/verification-policies/get-active-policy-for-verification";
+import { issueTestCertificate, testParty } from "@cred/oid4vc/test-ca";
+import { x509 } from "@cred/oid4vc/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
@@ -368,6 +370,19 @@ describe("VerificationPolicies_Create", () => {
       }),
     );
     expect(r.status).toBe(201);
+  });
+
+  it("400 on an x5cRoot that is not a CA certificate: no chain validates under it", async () => {
+    const root = await testParty("CN=Root");
+    const leafPem = new x509.X509Certificate(
+      await issueTestCertificate(await testParty("CN=Leaf"), { issuer: root }),
+    ).toString("pem");
+    const r = await create(
+      policy("leaf-root", { credentials: [credential({ trustedIssuers: [{ x5cRoot: leafPem }] })] }),
+    );
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("ValidationFailed");
+    expectTargets(r, ["credentials.0.trustedIssuers.0"]);
   });
 
   it("400 on an issuer that does not exist here (unknown, other environment, other tenant)", async () => {

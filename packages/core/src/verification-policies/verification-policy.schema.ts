@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { isPemCertificate } from "../shared/pem-certificate";
+import { isPemCaCertificate } from "../shared/pem-certificate";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
@@ -76,9 +76,10 @@ export const zTrustedIssuer = z
         x5cRoot: z
           .string()
           .max(20_000)
-          .refine(isPemCertificate, "Give one PEM-encoded X.509 certificate.")
+          .refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate.")
           .meta({
-            description: "PEM X.509 root certificate; credentials whose x5c chain ends at it are trusted.",
+            description:
+              "PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted.",
             example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
           }),
       })
