@@ -5,8 +5,10 @@ import path from "node:path";
 import { bootstrap } from "@cred/core";
 import {
   applyMigrations,
+  diffSchema,
   embeddedDatabaseExists,
   hasPendingMigrations,
+  isEmptyMigration,
   listMigrations,
   markMigrationRolledBack,
   openDatabase,
@@ -40,8 +42,48 @@ const columnsOf = async (db: Awaited<ReturnType<typeof emptyDatabase>>, table: s
     )
   ).map((r) => r.column_name);
 
+/** Tables, columns, indexes, constraints and enums of the public schema, as PostgreSQL itself describes them. */
+async function catalogOf(db: Awaited<ReturnType<typeof emptyDatabase>>) {
+  const rows = (sql: string) => db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(sql);
+  return {
+    columns: await rows(`SELECT table_name, column_name, data_type, udt_name, is_nullable, column_default,
+        character_maximum_length, numeric_precision FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name <> '_prisma_migrations' ORDER BY table_name, column_name`),
+    indexes: await rows(`SELECT tablename, indexname, indexdef FROM pg_indexes
+      WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY tablename, indexname`),
+    constraints:
+      await rows(`SELECT c.conrelid::regclass::text AS "table", c.conname, pg_get_constraintdef(c.oid) AS def
+      FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+      WHERE n.nspname = 'public' AND c.conrelid::regclass::text <> '_prisma_migrations' ORDER BY 1, 2`),
+    enums: await rows(`SELECT t.typname, e.enumlabel FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid
+      ORDER BY t.typname, e.enumsortorder`),
+  };
+}
+
 describe("migrations", () => {
   const all = listMigrations();
+
+  it("the schema snapshot is prisma/schema.prisma: no schema change is waiting for its migration (pnpm db:diff)", async () => {
+    const db = await emptyDatabase();
+    const pending = await diffSchema(db.adapterFactory);
+    expect(isEmptyMigration(pending), pending).toBe(true);
+  });
+
+  it("applying every migration to an empty database yields exactly what schema.prisma describes", async () => {
+    const migrated = await emptyDatabase();
+    await applyMigrations(migrated.adapterFactory);
+    const fromSchema = await emptyDatabase();
+    const script = await diffSchema(fromSchema.adapterFactory, { from: null });
+    const adapter = await fromSchema.adapterFactory.connect();
+    try {
+      await adapter.executeScript(script);
+    } finally {
+      await adapter.dispose();
+    }
+    const [a, b] = [await catalogOf(migrated), await catalogOf(fromSchema)];
+    expect(a.columns.length).toBeGreaterThan(100);
+    expect(a).toEqual(b);
+  });
 
   it("has at least two migrations, in order", () => {
     expect(all.length).toBeGreaterThanOrEqual(2);

@@ -4,7 +4,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openDatabase } from "./client";
-import { applyMigrations, diffSchema, MIGRATIONS_DIR, markMigrationRolledBack, SCHEMA_PATH } from "./migrate";
+import {
+  applyMigrations,
+  diffSchema,
+  isEmptyMigration,
+  MIGRATIONS_DIR,
+  markMigrationRolledBack,
+  SCHEMA_PATH,
+  SNAPSHOT_PATH,
+} from "./migrate";
 
 const [command, name] = process.argv.slice(2);
 // A relative DATA_DIR means the same folder as for the API (apps/api/src/env.ts): under the repository root.
@@ -31,14 +39,14 @@ try {
   } else if (command === "diff") {
     if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error("usage: pnpm db:diff <snake_case_name>");
     const sql = await diffSchema(db.adapterFactory);
-    if (!sql.trim() || /This is an empty migration/.test(sql)) {
+    if (isEmptyMigration(sql)) {
       console.log("Schema unchanged: no migration written.");
     } else {
       const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
       const dir = path.join(MIGRATIONS_DIR, `${stamp}_${name}`);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, "migration.sql"), sql);
-      fs.copyFileSync(SCHEMA_PATH, path.join(dir, "schema.snapshot.prisma"));
+      fs.copyFileSync(SCHEMA_PATH, SNAPSHOT_PATH);
       const lock = path.join(MIGRATIONS_DIR, "migration_lock.toml");
       if (!fs.existsSync(lock)) fs.writeFileSync(lock, 'provider = "postgresql"\n');
       console.log(`Wrote ${path.relative(process.cwd(), dir)}/migration.sql`);

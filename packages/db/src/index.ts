@@ -14,7 +14,9 @@ export { Prisma, PrismaClient } from "./generated/prisma/client";
 export {
   appliedMigrationNames,
   applyMigrations,
+  diffSchema,
   hasPendingMigrations,
+  isEmptyMigration,
   listMigrations,
   markMigrationRolledBack,
 } from "./migrate";

@@ -12,6 +12,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const PRISMA_DIR = path.resolve(here, "../../../prisma");
 export const SCHEMA_PATH = path.join(PRISMA_DIR, "schema.prisma");
 export const MIGRATIONS_DIR = path.join(PRISMA_DIR, "migrations");
+/** The schema the migrations produce: `pnpm db:diff` diffs from it and rewrites it with each migration. */
+export const SNAPSHOT_PATH = path.join(MIGRATIONS_DIR, "schema.snapshot.prisma");
 
 const filters = { externalTables: [], externalEnums: [] };
 let wasmReady: Promise<void> | undefined;
@@ -134,32 +136,34 @@ export async function markMigrationRolledBack(
 }
 
 /**
- * SQL that takes the database from the schema snapshot of the last migration to the current schema.
- * The snapshot (`schema.snapshot.prisma`, written beside each migration) lets us diff without a shadow database.
+ * SQL that takes a database from the schema `from` (default: the snapshot of what the migrations produce,
+ * `prisma/migrations/schema.snapshot.prisma`; an absent file means an empty database) to the schema `to`
+ * (default: `prisma/schema.prisma`). Diffing two datamodels needs no shadow database.
  */
 export async function diffSchema(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  dir = MIGRATIONS_DIR,
+  options: { from?: string | null; to?: string } = {},
 ): Promise<string> {
-  const current = fs.readFileSync(SCHEMA_PATH, "utf8");
-  const engine = await openEngine(adapterFactory, current);
-  const last = listMigrations(dir).at(-1);
-  const snapshotPath = last ? path.join(dir, last, "schema.snapshot.prisma") : undefined;
+  const to = options.to ?? fs.readFileSync(SCHEMA_PATH, "utf8");
   const from =
-    snapshotPath && fs.existsSync(snapshotPath)
-      ? {
-          tag: "schemaDatamodel",
-          files: [{ path: snapshotPath, content: fs.readFileSync(snapshotPath, "utf8") }],
-        }
-      : { tag: "empty" };
-  let out = "";
+    options.from !== undefined
+      ? options.from
+      : fs.existsSync(SNAPSHOT_PATH)
+        ? fs.readFileSync(SNAPSHOT_PATH, "utf8")
+        : null;
+  const engine = await openEngine(adapterFactory, to);
   const result = await engine.diff({
-    from,
-    to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: current }] },
+    from:
+      from === null
+        ? { tag: "empty" }
+        : { tag: "schemaDatamodel", files: [{ path: SNAPSHOT_PATH, content: from }] },
+    to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: to }] },
     script: true,
     exitCode: null,
     filters,
   });
-  out = result?.stdout ?? "";
-  return out;
+  return result?.stdout ?? "";
 }
+
+/** Whether a diff script changes nothing (the engine writes a comment saying so). */
+export const isEmptyMigration = (sql: string) => !sql.trim() || /This is an empty migration/.test(sql);
