@@ -46,7 +46,7 @@ const API_DIR = path.join(ROOT, "apps/api");
 /**
  * The server exactly as `pnpm start` runs it: apps/api's start script is `node scripts/build.mjs &&
  * [NAME=value…] node <V8 flags> dist/main.mjs` (glibc's malloc arenas, a heap limit, WebAssembly kept at
- * the baseline tier; docs/performance.md). The bundle is built here; the environment assignments
+ * the baseline tier; docs/adr/0008-server-process-memory.md). The bundle is built here; the environment assignments
  * (`NAME=value` or `NAME=${NAME:-value}`) and the node arguments are taken from that script.
  */
 function startCommand(): { args: string[]; env: Record<string, string> } {

@@ -1,7 +1,7 @@
 // Bundles the server (src/main.ts) and the separate webhook worker (src/worker-main.ts), with the workspace
 // packages they import, into dist/, so they run on plain Node with no TypeScript loader: tsx's module hooks
 // run in a thread of their own for the life of the process, and the server's idle RSS was ~80 MB higher
-// with them (docs/performance.md). Packages from the registry stay external (loaded from node_modules, by
+// with them (docs/adr/0008-server-process-memory.md). Packages from the registry stay external (loaded from node_modules, by
 // absolute path); `import.meta.url` keeps meaning the source file's location, since several modules find
 // files (migrations, the repository root) relative to themselves. Takes well under a second.
 import fs from "node:fs/promises";

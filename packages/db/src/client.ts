@@ -40,7 +40,7 @@ export interface Database {
 }
 
 /**
- * Embedded PostgreSQL settings (docs/performance.md). PGlite's default shared_buffers (128 MB) lives in
+ * Embedded PostgreSQL settings (docs/adr/0006-embedded-database-settings.md). PGlite's default shared_buffers (128 MB) lives in
  * its WebAssembly heap and is most of the process's memory; the operating system caches the data files
  * anyway, so a small pool costs little speed: 16 MB measured no slower than 32 MB in alternating bench
  * runs and saved ~17 MB of RSS. WebAssembly memory never shrinks, so maintenance_work_mem (64 MB by
@@ -108,7 +108,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   });
   // The connections are virtual: the thread runs their statements one at a time on PGlite's one session
   // (embedded-thread/worker.mjs). 32 of them keep that thread fed while the request thread is busy; with
-  // 8, replies waited for the request thread and the database thread idled (docs/performance.md).
+  // 8, replies waited for the request thread and the database thread idled (docs/adr/0005-embedded-database-thread.md).
   const pool = new pg.Pool({ max: 32, allowExitOnIdle: true, stream: () => thread.socket() });
   const { prisma, adapterFactory, fast } = overPool(pool);
   const maintenance = startEmbeddedMaintenance((sql) => fast.query(sql), {

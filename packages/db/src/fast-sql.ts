@@ -4,7 +4,7 @@ export type SqlParam = string | number | boolean | null | Date;
 
 /**
  * Single statements sent straight to the driver, bypassing Prisma, for the few hot-path statements
- * that run outside interactive transactions (see docs/performance.md: Prisma + adapter cost ~1 ms per
+ * that run outside interactive transactions (see docs/adr/0003-hot-path-sql.md: Prisma + adapter cost ~1 ms per
  * statement, the driver ~0.2 ms). Timestamps are exchanged as UTC on both sides, whatever the process
  * time zone: parameters as ISO strings, `timestamp` columns parsed as UTC.
  */

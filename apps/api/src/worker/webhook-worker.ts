@@ -26,7 +26,7 @@ export interface WebhookWorkerOptions {
   /**
    * Attempts in flight at once. 8 could not keep up with one busy tenant (each attempt also waits for its
    * statements behind the request traffic): deliveries lagged seconds behind ~500 events/s; 32 kept it
-   * to about a second (docs/performance.md).
+   * to about a second (docs/adr/0015-webhook-delivery-costs.md).
    */
   concurrency: number;
   delivery: DeliveryOptions;
