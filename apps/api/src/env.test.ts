@@ -1,6 +1,7 @@
 import { DEFAULT_DELIVERY_OPTIONS } from "@cred/core/events/delivery-options";
 import { describe, expect, it } from "vitest";
-import { EnvError, loadMasterKeys, readEnv, webhookSettings } from "./env";
+import { loadMasterKeys, readEnv, webhookSettings } from "./env";
+import { EnvError } from "./startup-errors";
 
 /** The EnvError readEnv throws for `source`. */
 function problems(source: Record<string, string>): string[] {

@@ -4,29 +4,11 @@ import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@cred/core";
 import { retryScheduleFor } from "@cred/core/events/delivery-options";
 import type { ServerOptions } from "./server";
+import { EnvError, StartupError } from "./startup-errors";
 
 /** The only place that reads process.env (STYLE.md). */
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../../..");
-
-/** Invalid environment variables, every one named in the message (one a line). */
-/**
- * A start that cannot go on for a reason the operator fixes outside the code (settings, the database):
- * entry points print its message alone, without a stack trace, and exit 1.
- */
-export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "StartupError";
-  }
-}
-
-export class EnvError extends StartupError {
-  constructor(readonly problems: string[]) {
-    super(`Invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}`);
-    this.name = "EnvError";
-  }
-}
 
 type Source = Record<string, string | undefined>;
 

@@ -9,13 +9,13 @@ import {
 } from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { mountConsole } from "./console/mount-console";
-import { EnvError, StartupError } from "./env";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
+import { EnvError, StartupError } from "./startup-errors";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
 import { announceOutboxWrites } from "./worker/outbox-notify";

@@ -1,5 +1,5 @@
+export * from "./jose/index";
 export * from "./sd-jwt-vc/index";
-export * from "./shared/index";
 export * from "./status-list/index";
 export * from "./vci/index";
 export * from "./vp/index";

@@ -1,6 +1,6 @@
 import { onOutboxWrite } from "@cred/core/events/index";
 import type pg from "pg";
-import type { WorkerLogger } from "./webhook-worker";
+import type { WorkerLogger } from "./worker-logger";
 
 /**
  * On PostgreSQL, webhook workers in other processes (`pnpm worker`, or other API processes) hear of

@@ -11,12 +11,9 @@ import {
   sweepExpired,
 } from "@cred/core/events/index";
 import { listenForOutboxWrites } from "./outbox-notify";
+import type { WorkerLogger } from "./worker-logger";
 
-export interface WorkerLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { WorkerLogger };
 
 export interface WebhookWorkerOptions {
   /** Pause between rounds when there was nothing to do (ms). */

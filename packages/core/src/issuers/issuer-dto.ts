@@ -3,7 +3,7 @@ import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "./issuer.schema";
 import type { IssuerRow } from "./issuer-repository";
-import { nextSigningKeyDto } from "./next-signing-key";
+import { nextSigningKeyDto } from "./stored-next-signing-key";
 import { signingCertificateDto } from "./stored-signing-certificate";
 
 export function toIssuerDto(

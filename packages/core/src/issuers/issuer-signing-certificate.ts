@@ -13,7 +13,8 @@ import { loadIssuerDto } from "./get-issuer";
 import type { TIssuer, TSigningKeyChoice } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
-import { nextSigningKeyOf, noNextSigningKey, type StoredNextSigningKey } from "./next-signing-key";
+import { noNextSigningKey } from "./next-signing-key";
+import { nextSigningKeyOf, type StoredNextSigningKey } from "./stored-next-signing-key";
 import { type StoredSigningCertificate, storedSigningCertificateOf } from "./stored-signing-certificate";
 
 /**

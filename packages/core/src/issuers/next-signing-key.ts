@@ -5,40 +5,8 @@ import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import type { TIssuer, TNextSigningKey } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
-import { type IssuerRow, issuerRepository } from "./issuer-repository";
-import { type StoredSigningCertificate, signingCertificateDto } from "./stored-signing-certificate";
-
-/** `Issuer.nextSigningKey` as stored (a type alias: Prisma's JSON input wants the index signature). */
-export type StoredNextSigningKey = {
-  kid: string;
-  publicJwk: Record<string, unknown>;
-  preparedAt: string;
-  signingCertificate?: StoredSigningCertificate;
-};
-
-/** The prepared next key of a row, with its sealed private part; null when none is prepared. */
-export function nextSigningKeyOf(
-  row: Pick<IssuerRow, "nextSigningKey" | "nextPrivateKeyCipher">,
-): (StoredNextSigningKey & { privateKeyCipher: string }) | null {
-  const stored = row.nextSigningKey as Partial<StoredNextSigningKey> | null;
-  if (!stored || typeof stored.kid !== "string" || !stored.publicJwk || !row.nextPrivateKeyCipher)
-    return null;
-  return { ...(stored as StoredNextSigningKey), privateKeyCipher: row.nextPrivateKeyCipher };
-}
-
-export function nextSigningKeyDto(
-  row: Pick<IssuerRow, "nextSigningKey" | "nextPrivateKeyCipher">,
-): TNextSigningKey | null {
-  const next = nextSigningKeyOf(row);
-  if (!next) return null;
-  return {
-    kid: next.kid,
-    alg: "ES256",
-    publicJwk: next.publicJwk,
-    preparedAt: next.preparedAt,
-    signingCertificate: signingCertificateDto(next.signingCertificate ?? null),
-  };
-}
+import { issuerRepository } from "./issuer-repository";
+import { nextSigningKeyOf, type StoredNextSigningKey } from "./stored-next-signing-key";
 
 export const noNextSigningKey = () =>
   new DomainError("InvalidState", "The issuer has no prepared next signing key; prepare one first.", [

@@ -13,7 +13,7 @@ import {
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";
-import { nextSigningKeyOf } from "./next-signing-key";
+import { nextSigningKeyOf } from "./stored-next-signing-key";
 
 /**
  * Gives the issuer a fresh ES256 signing key. The replaced key's private part is discarded; its public

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { base64urlDecodeJson, base64urlEncodeJson } from "../shared/base64url";
-import { pooledRandomBytes } from "../shared/random";
+import { base64urlDecodeJson, base64urlEncodeJson } from "../jose/base64url";
+import { pooledRandomBytes } from "../jose/random";
 
 /** The only `_sd_alg` this package issues and accepts. */
 export const SD_ALG = "sha-256";

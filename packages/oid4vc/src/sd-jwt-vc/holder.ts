@@ -3,7 +3,7 @@
  * `verifySdJwtVc`: nothing here checks a signature.
  */
 import type { CryptoKey } from "jose";
-import { type DecodedJwt, decodeJwtUnverified, type JwsHeader } from "../shared/jws";
+import { type DecodedJwt, decodeJwtUnverified, type JwsHeader } from "../jose/jws";
 import { type ClaimPath, claimPathIsPrefix, claimPathMatches } from "./claim-path";
 import { splitSdJwt } from "./compact";
 import { type Disclosure, parseDisclosure } from "./disclosure";

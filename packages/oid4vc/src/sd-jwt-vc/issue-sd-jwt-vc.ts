@@ -1,6 +1,6 @@
 import type { CryptoKey, JWK } from "jose";
-import { hasPrivateKeyMaterial, toPublicJwk } from "../shared/jwk";
-import { type JwsHeader, signEs256Jwt } from "../shared/jws";
+import { hasPrivateKeyMaterial, toPublicJwk } from "../jose/jwk";
+import { type JwsHeader, signEs256Jwt } from "../jose/jws";
 import type { ClaimPath } from "./claim-path";
 import { SD_ALG } from "./disclosure";
 import { defineOwn, packClaims } from "./pack-claims";

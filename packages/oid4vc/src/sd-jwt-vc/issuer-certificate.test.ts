@@ -1,7 +1,7 @@
 import { type webcrypto, X509Certificate } from "node:crypto";
 import type { JWK } from "jose";
 import { describe, expect, it } from "vitest";
-import { x509 } from "../vp/x509";
+import { x509 } from "../x509/peculiar-x509";
 import {
   certificateNamesIssuer,
   createIssuerCertificateRequest,

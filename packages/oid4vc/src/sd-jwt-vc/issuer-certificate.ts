@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import type { JWK } from "jose";
-import { splitPemCertificates } from "../vp/verifier-certificate";
-import { x509 } from "../vp/x509";
+import { x509 } from "../x509/peculiar-x509";
+import { splitPemCertificates } from "../x509/pem";
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { CryptoKey } from "jose";
 import { z } from "zod";
-import { signEs256Jwt } from "../shared/jws";
-import { ZNumericDate } from "../shared/time";
+import { signEs256Jwt } from "../jose/jws";
+import { ZNumericDate } from "../jose/time";
 
 /** Header `typ` of a Key Binding JWT (RFC 9901 §4.3). */
 export const KB_JWT_TYP = "kb+jwt";

@@ -4,7 +4,7 @@
  */
 import type { webcrypto } from "node:crypto";
 import * as pkijs from "pkijs";
-import { x509 } from "../vp/x509";
+import { x509 } from "../x509/peculiar-x509";
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
 import type { CryptoKey, JWK } from "jose";
 import { z } from "zod";
-import { hasPrivateKeyMaterial } from "../shared/jwk";
+import { hasPrivateKeyMaterial } from "../jose/jwk";
 import {
   type DecodedJwt,
   decodeJwtUnverified,
@@ -10,8 +10,8 @@ import {
   toEs256VerificationKey,
   typIs,
   verifyEs256Signature,
-} from "../shared/jws";
-import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
+} from "../jose/jws";
+import { type Instant, toEpochSeconds, ZNumericDate } from "../jose/time";
 import { ZStatusClaim } from "../status-list/status-reference";
 import { splitSdJwt } from "./compact";
 import { type Disclosure, parseDisclosure, SD_ALG } from "./disclosure";

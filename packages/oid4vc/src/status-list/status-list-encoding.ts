@@ -1,5 +1,5 @@
 import { deflateSync, inflateSync, constants as zlibConstants } from "node:zlib";
-import { base64urlDecode, base64urlEncode } from "../shared/base64url";
+import { base64urlDecode, base64urlEncode } from "../jose/base64url";
 
 /** Default cap on a decoded list (16 MiB = 134M one-bit entries), a guard against zlib bombs. */
 export const DEFAULT_MAX_STATUS_LIST_BYTES = 16 * 1024 * 1024;

@@ -7,8 +7,8 @@ import {
   typIs,
   type VerificationKey,
   verifyEs256Signature,
-} from "../shared/jws";
-import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
+} from "../jose/jws";
+import { type Instant, toEpochSeconds, ZNumericDate } from "../jose/time";
 import type { StatusListBits } from "./status-list-bytes";
 import { decodeStatusList, encodeStatusList } from "./status-list-encoding";
 

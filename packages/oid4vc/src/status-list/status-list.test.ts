@@ -1,8 +1,8 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { base64urlEncode } from "../shared/base64url";
-import { decodeJwtUnverified, signEs256Jwt } from "../shared/jws";
-import { generateEs256KeyPair, importEs256PrivateKey } from "../shared/keys";
+import { base64urlEncode } from "../jose/base64url";
+import { decodeJwtUnverified, signEs256Jwt } from "../jose/jws";
+import { generateEs256KeyPair, importEs256PrivateKey } from "../jose/keys";
 import {
   createStatusListBytes,
   getStatus,

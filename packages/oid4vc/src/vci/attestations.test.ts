@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { jwkThumbprintKid } from "../shared/jwk";
-import { signEs256Jwt } from "../shared/jws";
-import { es256PublicKeyObject, generateEs256KeyPair } from "../shared/keys";
-import { OAuthError } from "../shared/oauth-error";
+import { jwkThumbprintKid } from "../jose/jwk";
+import { signEs256Jwt } from "../jose/jws";
+import { es256PublicKeyObject, generateEs256KeyPair } from "../jose/keys";
+import { OAuthError } from "../jose/oauth-error";
 import { ClientAttestationError, verifyClientAttestation } from "./client-attestation";
 import { verifyKeyAttestation } from "./key-attestation";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OAuthError } from "../shared/oauth-error";
+import { OAuthError } from "../jose/oauth-error";
 import {
   authorizationResponseUrl,
   parsePushedAuthorizationRequest,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { OAuthError } from "../shared/oauth-error";
+import { OAuthError } from "../jose/oauth-error";
 import { isAcceptableRedirectUri } from "./redirect-uri";
 import {
   type FormParams,

@@ -1,7 +1,7 @@
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK } from "jose";
 import { describe, expect, it } from "vitest";
-import { OAuthError } from "../shared/oauth-error";
-import { encryptEcdhEsCompactJwe } from "../vp/ecdh-es-jwe";
+import { encryptEcdhEsCompactJwe } from "../jose/ecdh-es-jwe";
+import { OAuthError } from "../jose/oauth-error";
 import { generateResponseEncryptionKey } from "../vp/response-encryption";
 import {
   type CredentialEncryptionKey,

@@ -1,7 +1,11 @@
 import { createPublicKey } from "node:crypto";
-import { isPlainObject } from "../shared/jws";
-import { decryptEcdhEsCompactJwe, encryptEcdhEsCompactJwe, type P256PrivateScalar } from "../vp/ecdh-es-jwe";
-import type { Jwk } from "../vp/keys";
+import {
+  decryptEcdhEsCompactJwe,
+  encryptEcdhEsCompactJwe,
+  type P256PrivateScalar,
+} from "../jose/ecdh-es-jwe";
+import { isPlainObject } from "../jose/jws";
+import type { Jwk } from "../jose/key-input";
 
 export type { P256PrivateScalar };
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isPlainObject } from "../shared/jws";
+import { isPlainObject } from "../jose/jws";
 import { parseResponseEncryption, type ResponseEncryption } from "./credential-encryption";
 import { credentialError } from "./errors";
 

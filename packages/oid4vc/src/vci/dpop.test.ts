@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { jwkThumbprintKid } from "../shared/jwk";
-import { signEs256Jwt } from "../shared/jws";
-import { generateEs256KeyPair } from "../shared/keys";
+import { jwkThumbprintKid } from "../jose/jwk";
+import { signEs256Jwt } from "../jose/jws";
+import { generateEs256KeyPair } from "../jose/keys";
 import { accessTokenHash, createDpopProof, DpopProofError, verifyDpopProof } from "./dpop";
 
 const URL_ = "https://issuer.example/issuers/iss_1/credential";

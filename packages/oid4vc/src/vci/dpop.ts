@@ -1,17 +1,11 @@
 import { createHash } from "node:crypto";
 import type { CryptoKey, JWK } from "jose";
 import { z } from "zod";
-import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid } from "../shared/jwk";
-import {
-  type DecodedJwt,
-  decodeJwtUnverified,
-  signEs256Jwt,
-  typIs,
-  verifyEs256Signature,
-} from "../shared/jws";
-import { es256PublicKeyObject } from "../shared/keys";
-import { OAuthError } from "../shared/oauth-error";
-import { type Instant, toEpochSeconds } from "../shared/time";
+import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid } from "../jose/jwk";
+import { type DecodedJwt, decodeJwtUnverified, signEs256Jwt, typIs, verifyEs256Signature } from "../jose/jws";
+import { es256PublicKeyObject } from "../jose/keys";
+import { OAuthError } from "../jose/oauth-error";
+import { type Instant, toEpochSeconds } from "../jose/time";
 
 /** Header `typ` of a DPoP proof (RFC 9449 §4.2). */
 export const DPOP_JWT_TYP = "dpop+jwt";

@@ -1,4 +1,4 @@
-import { OAuthError } from "../shared/oauth-error";
+import { OAuthError } from "../jose/oauth-error";
 
 /** Token endpoint error codes (RFC 6749 §5.2, OpenID4VCI §6.3, RFC 9396 §5). */
 export type TokenErrorCode =

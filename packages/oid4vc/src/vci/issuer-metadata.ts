@@ -1,7 +1,7 @@
 import type { CryptoKey } from "jose";
+import { type JwsHeader, signEs256Jwt } from "../jose/jws";
+import type { Jwk } from "../jose/key-input";
 import type { ClaimPath } from "../sd-jwt-vc/claim-path";
-import { type JwsHeader, signEs256Jwt } from "../shared/jws";
-import type { Jwk } from "../vp/keys";
 import { type CredentialEncryptionMetadata, credentialEncryptionMetadata } from "./credential-encryption";
 
 /** A display entry (§12.2.4): `name`, `locale`, `logo`, colours, ... passed through as given. */

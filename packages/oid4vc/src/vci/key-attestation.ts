@@ -1,6 +1,6 @@
 import type { JWK } from "jose";
 import { z } from "zod";
-import { holderP256Jwk, jwkThumbprintKid, toPublicJwk } from "../shared/jwk";
+import { holderP256Jwk, jwkThumbprintKid, toPublicJwk } from "../jose/jwk";
 import {
   type DecodedJwt,
   decodeJwtUnverified,
@@ -8,10 +8,10 @@ import {
   type JwsHeader,
   typIs,
   verifyEs256Signature,
-} from "../shared/jws";
-import { es256PublicKeyObject } from "../shared/keys";
-import { OAuthError } from "../shared/oauth-error";
-import { type Instant, toEpochSeconds } from "../shared/time";
+} from "../jose/jws";
+import { es256PublicKeyObject } from "../jose/keys";
+import { OAuthError } from "../jose/oauth-error";
+import { type Instant, toEpochSeconds } from "../jose/time";
 import { type StatusListReference, statusListReferenceOf } from "../status-list/status-reference";
 import { credentialError } from "./errors";
 

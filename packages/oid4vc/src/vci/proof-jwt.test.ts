@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { base64urlEncodeJson } from "../shared/base64url";
-import { jwkThumbprintKid } from "../shared/jwk";
-import { signEs256Jwt } from "../shared/jws";
-import { type Es256KeyPair, generateEs256KeyPair } from "../shared/keys";
-import { OAuthError } from "../shared/oauth-error";
+import { base64urlEncodeJson } from "../jose/base64url";
+import { jwkThumbprintKid } from "../jose/jwk";
+import { signEs256Jwt } from "../jose/jws";
+import { type Es256KeyPair, generateEs256KeyPair } from "../jose/keys";
+import { OAuthError } from "../jose/oauth-error";
 import { createProofJwt, type VerifyProofJwtOptions, verifyProofJwt, verifyProofs } from "./proof-jwt";
 
 // OpenID4VCI 1.0 final, Appendix F.1: the example key proof (its signature verifies).

@@ -1,7 +1,7 @@
 import type { CryptoKey, JWK } from "jose";
 import { z } from "zod";
-import { base64urlDecodeJson } from "../shared/base64url";
-import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid, toPublicJwk } from "../shared/jwk";
+import { base64urlDecodeJson } from "../jose/base64url";
+import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid, toPublicJwk } from "../jose/jwk";
 import {
   type DecodedJwt,
   decodeJwtUnverified,
@@ -10,9 +10,9 @@ import {
   signEs256Jwt,
   typIs,
   verifyEs256Signature,
-} from "../shared/jws";
-import { es256PublicKeyObject } from "../shared/keys";
-import { type Instant, toEpochSeconds, ZNumericDate } from "../shared/time";
+} from "../jose/jws";
+import { es256PublicKeyObject } from "../jose/keys";
+import { type Instant, toEpochSeconds, ZNumericDate } from "../jose/time";
 import { credentialError } from "./errors";
 import { KeyAttestationNotAccepted, type VerifiedKeyAttestation } from "./key-attestation";
 

@@ -1,4 +1,4 @@
-import { isPlainObject } from "../shared/jws";
+import { isPlainObject } from "../jose/jws";
 
 /**
  * Claims path pointers (OpenID4VP 1.0 §7, JSON semantics): a non-empty array of strings (object keys),

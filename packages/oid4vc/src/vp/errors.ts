@@ -1,4 +1,4 @@
-import { OAuthError } from "../shared/oauth-error";
+import { OAuthError } from "../jose/oauth-error";
 
 /**
  * OAuth error codes of OpenID4VP §8.5 (plus RFC 6749's), used on the wallet-facing endpoints.

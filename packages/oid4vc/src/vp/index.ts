@@ -1,10 +1,10 @@
+export type { Jwk, KeyInput } from "../jose/key-input";
+export { publicJwk } from "../jose/key-input";
 export * from "./authorization-response";
 export * from "./claims-path";
 export * from "./client-id";
 export * from "./dcql";
 export * from "./errors";
-export type { Jwk, KeyInput } from "./keys";
-export { publicJwk } from "./keys";
 export * from "./match-presentations";
 export * from "./random";
 export * from "./reasons";

@@ -1,4 +1,4 @@
-import { randomB64url } from "./encoding";
+import { randomB64url } from "../jose/encoding";
 
 /** A fresh request `nonce`: 256 random bits, base64url (URL-safe characters only, OpenID4VP §5.2). */
 export function generateNonce(): string {

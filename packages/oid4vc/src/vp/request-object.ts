@@ -1,5 +1,5 @@
-import { signEs256Jwt } from "../shared/jws";
-import { type Jwk, type KeyInput, toPrivateKey } from "./keys";
+import { signEs256Jwt } from "../jose/jws";
+import { type Jwk, type KeyInput, toPrivateKey } from "../jose/key-input";
 import { URL_SAFE_VALUE } from "./random";
 import type { DcqlQuery } from "./z-dcql";
 

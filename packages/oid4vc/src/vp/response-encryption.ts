@@ -1,16 +1,16 @@
 import { createECDH } from "node:crypto";
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
-import { isCryptoKey } from "../shared/jws";
 import {
   decryptEcdhEsCompactJwe,
   encryptEcdhEsCompactJwe,
   jwkCoordinates,
   type P256PrivateScalar,
   type P256PublicPoint,
-} from "./ecdh-es-jwe";
-import { randomB64url } from "./encoding";
+} from "../jose/ecdh-es-jwe";
+import { randomB64url } from "../jose/encoding";
+import { isCryptoKey } from "../jose/jws";
+import { type Jwk, type KeyInput, toPrivateKey, toPublicKey } from "../jose/key-input";
 import { VpError } from "./errors";
-import { type Jwk, type KeyInput, toPrivateKey, toPublicKey } from "./keys";
 import { type ResponseEncValue, SUPPORTED_RESPONSE_ENC_VALUES } from "./request-object";
 
 export interface ResponseEncryptionKey {

@@ -1,14 +1,14 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { Jwk } from "../jose/key-input";
+import { x509 } from "../x509/peculiar-x509";
 import { parseDcqlQuery, policyToDcqlQuery } from "./dcql";
-import type { Jwk } from "./keys";
 import { createSdJwtVcCredentialVerifier } from "./sd-jwt-vc-credential-verifier";
 import { issueTestSdJwtVc } from "./test-sd-jwt";
 import { createTestPresentation } from "./test-wallet";
 import { certificateAki, matchesTrustedAuthorities } from "./trusted-authorities";
 import { generateVerifierCertificate } from "./verifier-certificate";
 import { verifyVpToken } from "./verify-presentation";
-import { x509 } from "./x509";
 
 function ecKeyPair(): { privateJwk: Jwk; publicJwk: Jwk } {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });

@@ -1,7 +1,7 @@
 import type { CryptoKey, JWK } from "jose";
+import type { JwsHeader } from "../jose/jws";
+import type { Instant } from "../jose/time";
 import { type VerifiedSdJwtVc, verifySdJwtVc } from "../sd-jwt-vc/verify-sd-jwt-vc";
-import type { JwsHeader } from "../shared/jws";
-import type { Instant } from "../shared/time";
 import { matchesTrustedAuthorities } from "./trusted-authorities";
 import type { CredentialVerification, VerifyCredentialFn } from "./verify-presentation";
 import type { DcqlCredentialQuery } from "./z-dcql";

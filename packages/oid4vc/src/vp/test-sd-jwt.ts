@@ -5,8 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { CompactSign, compactVerify, decodeProtectedHeader } from "jose";
-import { decodeB64urlJson, randomB64url, sha256B64url } from "./encoding";
-import { type Jwk, type KeyInput, publicJwk, toPrivateKey, toPublicKey } from "./keys";
+import { decodeB64urlJson, randomB64url, sha256B64url } from "../jose/encoding";
+import { type Jwk, type KeyInput, publicJwk, toPrivateKey, toPublicKey } from "../jose/key-input";
 import type { CredentialVerification, VerifyCredentialFn } from "./verify-presentation";
 
 const encoder = new TextEncoder();

@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Jwk } from "../jose/key-input";
 import { parseAuthorizationResponse } from "./authorization-response";
 import { policyToDcqlQuery } from "./dcql";
 import { isVpError } from "./errors";
-import type { Jwk } from "./keys";
 import {
   authorizationRequestLink,
   buildAuthorizationRequest,

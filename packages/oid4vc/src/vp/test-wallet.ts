@@ -6,10 +6,11 @@
  * requested top-level claims disclosed, KB-JWT with `aud` = client_id, `nonce`, `iat`, `sd_hash`) and posts
  * `direct_post` or encrypted `direct_post.jwt` to `response_uri`.
  */
+
+import { decodeB64urlJson, randomB64url, sha256B64url } from "../jose/encoding";
+import { signEs256Jwt } from "../jose/jws";
+import { type Jwk, type KeyInput, toPrivateKey } from "../jose/key-input";
 import { transactionDataHash } from "../sd-jwt-vc/key-binding";
-import { signEs256Jwt } from "../shared/jws";
-import { decodeB64urlJson, randomB64url, sha256B64url } from "./encoding";
-import { type Jwk, type KeyInput, toPrivateKey } from "./keys";
 import { REQUEST_OBJECT_CONTENT_TYPE } from "./request-object";
 import { encryptDirectPostJwtResponse } from "./response-encryption";
 import { verifyRequestObject } from "./verify-request-object";

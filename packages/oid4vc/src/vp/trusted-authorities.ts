@@ -1,4 +1,4 @@
-import { x509 } from "./x509";
+import { x509 } from "../x509/peculiar-x509";
 import type { DcqlTrustedAuthority } from "./z-dcql";
 
 const MAX_CACHED = 1024;

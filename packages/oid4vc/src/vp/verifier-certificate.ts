@@ -1,8 +1,9 @@
 import { createPrivateKey, type KeyObject, type webcrypto, X509Certificate } from "node:crypto";
+import { randomB64url } from "../jose/encoding";
+import type { Jwk } from "../jose/key-input";
+import { x509 } from "../x509/peculiar-x509";
+import { splitPemCertificates } from "../x509/pem";
 import { x509HashClientId, x509SanDnsClientId } from "./client-id";
-import { randomB64url } from "./encoding";
-import type { Jwk } from "./keys";
-import { x509 } from "./x509";
 
 const ES256_KEY: webcrypto.EcKeyGenParams & webcrypto.EcdsaParams = {
   name: "ECDSA",
@@ -151,12 +152,7 @@ export interface ParsedVerifierCertificate {
   warnings: string[];
 }
 
-const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-/** Splits a PEM bundle into certificates (order kept). */
-export function splitPemCertificates(pem: string): string[] {
-  return pem.match(PEM_CERT) ?? [];
-}
+export { splitPemCertificates };
 
 /** `dNSName` entries of a certificate's subjectAltName. */
 export function certificateDnsNames(cert: X509Certificate): string[] {

@@ -1,6 +1,6 @@
 import { type KeyObject, X509Certificate } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
-import { decodeJwtUnverified, typIs, verifyEs256Signature } from "../shared/jws";
+import { decodeJwtUnverified, typIs, verifyEs256Signature } from "../jose/jws";
 import { parseClientId, x509HashClientId } from "./client-id";
 import { VpError } from "./errors";
 import { REQUEST_OBJECT_TYP } from "./request-object";

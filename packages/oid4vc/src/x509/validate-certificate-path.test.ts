@@ -5,7 +5,7 @@ import {
   nameConstraintsExtension as nameConstraints,
   testParty as party,
 } from "../sd-jwt-vc/test-certificate-authority";
-import { x509 } from "../vp/x509";
+import { x509 } from "../x509/peculiar-x509";
 import { validateCertificatePath } from "./validate-certificate-path";
 
 const DAY = 86_400_000;

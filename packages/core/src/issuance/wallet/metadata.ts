@@ -10,7 +10,7 @@ import type { TClaimDefinition } from "../../credential-configurations/credentia
 import { credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
-import { nextSigningKeyOf } from "../../issuers/next-signing-key";
+import { nextSigningKeyOf } from "../../issuers/stored-next-signing-key";
 import {
   expWithinChain,
   signingCertificateInUse,

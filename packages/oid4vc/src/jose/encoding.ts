@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { pooledRandomBytes } from "../shared/random";
+import { pooledRandomBytes } from "./random";
 
 export function b64url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");

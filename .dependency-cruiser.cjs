@@ -1,0 +1,60 @@
+// Architecture rules, checked by `pnpm lint` (docs/architecture.md explains them).
+const oid4vcLayer = (name, allowed) => ({
+  name: `oid4vc-${name}-layer`,
+  comment: `packages/oid4vc/src/${name} may import only ${allowed.join(", ") || "nothing else in the package"} (JOSE → X.509 → status list → SD-JWT VC → VCI, VP)`,
+  severity: "error",
+  // Tests may check one layer against another (e.g. VCI's encryption against VP's).
+  from: { path: `^packages/oid4vc/src/${name}/`, pathNot: "\\.test\\.ts$" },
+  to: {
+    path: "^packages/oid4vc/src/([^/]+)/",
+    pathNot: [`^packages/oid4vc/src/(${[name, ...allowed].join("|")})/`],
+  },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "No module imports itself through others.",
+      severity: "error",
+      from: { path: "^(apps|packages)/" },
+      to: { circular: true },
+    },
+    {
+      name: "packages-never-import-apps",
+      severity: "error",
+      from: { path: "^packages/" },
+      to: { path: "^apps/" },
+    },
+    {
+      name: "oid4vc-is-pure-protocol",
+      comment: "The protocol package imports no database, RPC or HTTP framework and nothing of ours.",
+      severity: "error",
+      from: { path: "^packages/oid4vc/" },
+      to: {
+        path: [
+          "^packages/(core|db)/",
+          "node_modules/(@prisma|prisma|@trpc|trpc-to-openapi|fastify|@fastify|next|pg)/",
+        ],
+      },
+    },
+    {
+      name: "core-imports-no-web-framework",
+      severity: "error",
+      from: { path: "^packages/core/" },
+      to: { path: "node_modules/(fastify|@fastify|next|react)/" },
+    },
+    oid4vcLayer("jose", []),
+    oid4vcLayer("x509", ["jose"]),
+    oid4vcLayer("status-list", ["jose", "x509"]),
+    oid4vcLayer("sd-jwt-vc", ["jose", "x509", "status-list"]),
+    oid4vcLayer("vci", ["jose", "x509", "sd-jwt-vc", "status-list"]),
+    oid4vcLayer("vp", ["jose", "x509", "sd-jwt-vc", "status-list"]),
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.base.json" },
+    exclude: { path: ["/generated/", "\\.next/", "node_modules"] },
+  },
+};
