@@ -32,7 +32,8 @@ function cruise(files: Record<string, string>) {
 const clean = {
   "packages/oid4vc/src/jose/sign.ts": "export const sign = 1;\n",
   "packages/oid4vc/src/vp/verify.ts": 'import { sign } from "../jose/sign";\nexport const verify = sign;\n',
-  "apps/api/src/main.ts": 'import { verify } from "../../../packages/oid4vc/src/vp/verify";\nexport default verify;\n',
+  "apps/api/src/main.ts":
+    'import { verify } from "../../../packages/oid4vc/src/vp/verify";\nexport default verify;\n',
 };
 
 describe("architecture rules (pnpm lint)", () => {
@@ -55,7 +56,8 @@ describe("architecture rules (pnpm lint)", () => {
   it("fail on a wrong-way import between protocol layers (JOSE importing VP)", () => {
     const { status, output } = cruise({
       ...clean,
-      "packages/oid4vc/src/jose/uses-vp.ts": 'import { verify } from "../vp/verify";\nexport const x = verify;\n',
+      "packages/oid4vc/src/jose/uses-vp.ts":
+        'import { verify } from "../vp/verify";\nexport const x = verify;\n',
     });
     expect(status).not.toBe(0);
     expect(output).toContain("oid4vc-jose-layer");
@@ -64,7 +66,8 @@ describe("architecture rules (pnpm lint)", () => {
   it("fail on a package importing an app", () => {
     const { status, output } = cruise({
       ...clean,
-      "packages/core/src/x/x.ts": 'import main from "../../../../apps/api/src/main";\nexport const x = main;\n',
+      "packages/core/src/x/x.ts":
+        'import main from "../../../../apps/api/src/main";\nexport const x = main;\n',
     });
     expect(status).not.toBe(0);
     expect(output).toContain("packages-never-import-apps");

@@ -3,7 +3,7 @@ import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
-import type { TIssuer, TNextSigningKey } from "./issuer.schema";
+import type { TIssuer } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 import { nextSigningKeyOf, type StoredNextSigningKey } from "./stored-next-signing-key";
