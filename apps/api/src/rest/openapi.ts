@@ -59,8 +59,12 @@ const errorEnvelopeSchema = {
   },
 } as const;
 
-/** OpenAPI 3.1 of both planes, with the spec's operation ids, statuses and the ErrorEnvelope. */
-export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<string, any> {
+/**
+ * OpenAPI 3.1 of both planes, with the spec's operation ids, statuses and the ErrorEnvelope. Its server
+ * is relative ("/": the origin the document was read from), so "Try it out" in /docs calls the API that
+ * served the page, wherever it runs, rather than a fixed host.
+ */
+export function buildOpenApiDocument(baseUrl = "/"): Record<string, any> {
   const doc = generateOpenApiDocument(appRouter, {
     title: "Credential Platform API",
     version: SUPPORTED_API_VERSION,
@@ -72,7 +76,8 @@ export function buildOpenApiDocument(baseUrl = "http://localhost:3000"): Record<
         type: "apiKey",
         in: "header",
         name: "Authorization",
-        description: "`Authorization: ApiKey <key>`",
+        description:
+          "`Authorization: ApiKey <key>`. In the interactive reference (/docs), paste the key alone into Authorize: the page sends it with `ApiKey ` in front.",
       },
     },
   }) as unknown as Record<string, any>;

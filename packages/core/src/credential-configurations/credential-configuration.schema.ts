@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { zIssuerId, zLocale } from "../issuers/issuer.schema";
+import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "../shared/examples";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { registerRequestExample } from "../shared/request-example";
 import { zResourceFields } from "../shared/resource-fields";
 
 /** Platform limits (spec §8): the only format and signing algorithm the service issues. */
@@ -137,6 +139,32 @@ const zClaims = z.array(zClaimDefinition).max(MAX_CLAIMS);
 
 const zVersionReason = z.string().trim().min(1).max(500);
 
+/** The claims of the examples: what the issuance examples supply and the verification policy example asks. */
+const EXAMPLE_CLAIMS = [
+  {
+    path: ["given_name"],
+    type: "string",
+    required: true,
+    display: [{ locale: "en-GB", name: "Given name" }],
+  },
+  {
+    path: ["family_name"],
+    type: "string",
+    required: true,
+    display: [{ locale: "en-GB", name: "Family name" }],
+  },
+  { path: ["birthdate"], type: "date", display: [{ locale: "en-GB", name: "Date of birth" }] },
+  {
+    path: ["membership_number"],
+    type: "string",
+    required: true,
+    selectivelyDisclosable: false,
+    constraints: { pattern: "^[0-9]{8}$" },
+  },
+  { path: ["age_equal_or_over"], type: "object" },
+  { path: ["age_equal_or_over", "18"], type: "boolean" },
+] satisfies z.input<typeof zClaimDefinition>[];
+
 // CredentialConfigurations_Create
 export const ZCreateCredentialConfigurationRequest = z.strictObject({
   identifier: zConfigurationIdentifier,
@@ -169,6 +197,16 @@ export const ZCreateCredentialConfigurationRequest = z.strictObject({
   reason: zVersionReason
     .nullish()
     .meta({ description: "Why this version exists; recorded on version 1.", example: "Initial version" }),
+});
+registerRequestExample(ZCreateCredentialConfigurationRequest, [], {
+  identifier: "membership-card",
+  displayName: "Membership card",
+  issuerId: EXAMPLE_ISSUER_ID,
+  schemaId: "https://schemas.acme.example/membership/v1",
+  credentialType: EXAMPLE_CREDENTIAL_TYPE,
+  claims: EXAMPLE_CLAIMS,
+  defaultLifetimeDays: 365,
+  reason: "Initial version",
 });
 export type TCreateCredentialConfigurationRequest = z.infer<typeof ZCreateCredentialConfigurationRequest>;
 
@@ -248,6 +286,13 @@ export const ZCreateCredentialConfigurationVersionRequest = z.strictObject({
   reason: zVersionReason
     .nullish()
     .meta({ description: "Why this version exists.", example: "Adds the membership level" }),
+});
+registerRequestExample(ZCreateCredentialConfigurationVersionRequest, ["configurationIdentifier"], {
+  claims: [
+    ...EXAMPLE_CLAIMS,
+    { path: ["membership_level"], type: "string", constraints: { enum: ["standard", "gold"] } },
+  ],
+  reason: "Adds the membership level",
 });
 export type TCreateCredentialConfigurationVersionRequest = z.infer<
   typeof ZCreateCredentialConfigurationVersionRequest

@@ -23,10 +23,10 @@ export const zCredentialStatus = z
   .meta({ id: "CredentialStatus" });
 
 export const ZRevokeCredentialRequest = z.object({
-  credentialId: z
-    .string()
-    .max(64)
-    .meta({ description: "Credential id (from the completed issuance transaction)." }),
+  credentialId: z.string().max(64).meta({
+    description: "Credential id (from the completed issuance transaction).",
+    example: "cred_01jd5x6c3v8w9y0z1a2b3c4d5e",
+  }),
 });
 export const ZCredentialStatusResponse = resourceOf(zCredentialStatus).meta({
   id: "ApiEnvelopeOfCredentialStatusResponse",

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { EXAMPLE_CLAIM_VALUES, EXAMPLE_ISSUER_ID } from "../shared/examples";
 import { zInvocation } from "../shared/invocation";
 import { resourceOf } from "../shared/pagination";
+import { registerRequestExample } from "../shared/request-example";
 
 export const ISSUANCE_STATUSES = ["pending", "completed", "cancelled", "expired"] as const;
 export type IssuanceStatus = (typeof ISSUANCE_STATUSES)[number];
@@ -61,12 +63,12 @@ export const ZCreateIssuanceTransactionRequest = z
   .strictObject({
     credentialConfiguration: z.string().min(1).max(100).meta({
       description: "Identifier of the credential configuration to issue.",
-      example: "employee-badge",
+      example: "membership-card",
     }),
     issuerId: z.string().max(64).nullish().meta({
       description:
         "Issuer to issue with. Taken from the key when it is bound to an issuer; required otherwise for Credentials_Issue.",
-      example: "iss_01jd5x6c3v8w9y0z1a2b3c4d5e",
+      example: EXAMPLE_ISSUER_ID,
     }),
     claims: z
       .record(z.string(), z.unknown())
@@ -88,6 +90,20 @@ export const ZCreateIssuanceTransactionRequest = z
     delivery: zDelivery.optional(),
   })
   .meta({ id: "CreateIssuanceTransactionRequest" });
+// Also Credentials_Issue's: it names the issuer, as that operation needs.
+registerRequestExample(ZCreateIssuanceTransactionRequest, [], {
+  credentialConfiguration: "membership-card",
+  issuerId: EXAMPLE_ISSUER_ID,
+  claims: EXAMPLE_CLAIM_VALUES,
+  callbackReference: "order-8812",
+  externalSubjectReference: "crm-4411",
+  delivery: {
+    offerBy: "reference",
+    grant: "preAuthorizedCode",
+    txCode: { inputMode: "numeric", length: 6, description: "Sent to you by SMS" },
+    expiresInSeconds: 900,
+  },
+});
 export type TCreateIssuanceTransactionRequest = z.infer<typeof ZCreateIssuanceTransactionRequest>;
 
 const zDeferral = z
@@ -147,7 +163,9 @@ export const ZIssuanceTransactionResponse = resourceOf(zIssuanceTransaction).met
 
 export const ZTransactionIdRequest = z.object({
   // No length limit: an id that cannot exist is a 404 like any other unknown id (the operations list no 400).
-  transactionId: z.string().meta({ description: "Issuance transaction id." }),
+  transactionId: z
+    .string()
+    .meta({ description: "Issuance transaction id.", example: "itx_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
 });
 
 // Authorizations_Complete (beyond the interface specification: docs/api/issuance.md)
@@ -167,6 +185,11 @@ export const ZCompleteAuthorizationRequest = z.strictObject({
       'The issuance transaction that answers the request. An offer\'s request has its own (the `transaction_id` the page was opened with; if sent, it must be that one). A wallet-initiated request (the page was opened with `credential_configuration_id` instead) needs one to be approved: a pending transaction of the same issuer and configuration, created with `delivery.grant: "authorizationCode"` for the person who signed in.',
     example: "itx_01j9z3k8m2x4v6b8n0p2q4s6t8",
   }),
+});
+// The shape only: an `interaction` comes from the authorization endpoint, with the person's browser.
+registerRequestExample(ZCompleteAuthorizationRequest, [], {
+  interaction: "Zr4V0m7Q9Qm3cS8nT1xY2a6Lk0pBfW5uE7hJd3gN4sA",
+  decision: "approve",
 });
 export type TCompleteAuthorizationRequest = z.infer<typeof ZCompleteAuthorizationRequest>;
 
@@ -196,4 +219,5 @@ export const ZSupplyClaimsRequest = ZTransactionIdRequest.extend({
     example: { given_name: "Erika", family_name: "Mustermann" },
   }),
 });
+registerRequestExample(ZSupplyClaimsRequest, ["transactionId"], { claims: EXAMPLE_CLAIM_VALUES });
 export type TSupplyClaimsRequest = z.infer<typeof ZSupplyClaimsRequest>;

@@ -1,14 +1,14 @@
 import { isAcceptableRedirectUri } from "@cred/oid4vc";
 import { z } from "zod";
 import { zOrganisationReference } from "../organisations/organisation.schema";
+import { EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM, EXAMPLE_ISSUER_ID } from "../shared/examples";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
 import { isPemCaCertificate } from "../shared/pem-certificate";
+import { registerRequestExample } from "../shared/request-example";
 import { zResourceFields } from "../shared/resource-fields";
 
 export const ISSUER_STATUSES = ["draft", "active"] as const;
 export type IssuerStatus = (typeof ISSUER_STATUSES)[number];
-
-const EXAMPLE_ISSUER_ID = "iss_01jd5x6c3v8w9y0z1a2b3c4d5e";
 
 export const zIssuerId = z
   .string()
@@ -174,7 +174,7 @@ const zTrustedRoots = (description: string) =>
     .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
     .min(1)
     .max(10)
-    .meta({ description, example: ["-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----"] });
+    .meta({ description });
 
 export const zWalletAttestation = z
   .strictObject({
@@ -418,6 +418,21 @@ export const ZCreateIssuerRequest = z.strictObject({
     description: "Offer (or require) encrypted credential requests and responses; default: not offered.",
   }),
 });
+// Enough to activate the issuer once it has a credential configuration (no optional certificates).
+registerRequestExample(ZCreateIssuerRequest, [], {
+  organisationReference: "acme-bank",
+  displayName: "Acme Bank",
+  description: "Issues Acme membership cards.",
+  logoUri: "https://acme.example/logo.png",
+  display: [
+    {
+      locale: "en-GB",
+      name: "Acme Bank",
+      description: "Retail bank",
+      logo: { uri: "https://acme.example/logo.png", altText: "Acme Bank logo" },
+    },
+  ],
+});
 export type TCreateIssuerRequest = z.infer<typeof ZCreateIssuerRequest>;
 export const ZCreateIssuerResponse = zIssuerResource;
 
@@ -492,6 +507,13 @@ export const ZUpdateIssuerRequest = z.strictObject({
       "Turns encrypted credential requests and responses on (a key is made) or changes `required` (the key stays); null turns them off and discards the key.",
   }),
 });
+registerRequestExample(ZUpdateIssuerRequest, ["issuerId"], {
+  display: [
+    { locale: "en-GB", name: "Acme Bank" },
+    { locale: "nl-NL", name: "Acme Bank" },
+  ],
+  credentialEncryption: { required: false },
+});
 export type TUpdateIssuerRequest = z.infer<typeof ZUpdateIssuerRequest>;
 export const ZUpdateIssuerResponse = zIssuerResource;
 
@@ -508,6 +530,7 @@ export const ZRotateIssuerSigningKeyRequest = z.strictObject({
     example: "keep",
   }),
 });
+registerRequestExample(ZRotateIssuerSigningKeyRequest, ["issuerId"], { replacedKey: "keep" });
 export type TRotateIssuerSigningKeyRequest = z.infer<typeof ZRotateIssuerSigningKeyRequest>;
 export const ZRotateIssuerSigningKeyResponse = zIssuerResource;
 
@@ -547,8 +570,13 @@ export const ZSetIssuerSigningCertificateRequest = z.strictObject({
   certificateChainPem: z.string().min(1).max(65_536).meta({
     description:
       "PEM certificates, leaf first, each issued by the next (at most 5), each valid now. The leaf must certify the signing key chosen by `key` (current by default, or the prepared next one), be an end-entity certificate that is not self-signed and allows digitalSignature, and name `credentialIssuer` as a URI subjectAltName. A trailing self-signed root is kept here but not sent in `x5c`.",
-    example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
+    example: EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM,
   }),
+});
+// A chain in the right form; a working one certifies the issuer's own key (its certificate signing request).
+registerRequestExample(ZSetIssuerSigningCertificateRequest, ["issuerId"], {
+  key: "current",
+  certificateChainPem: EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM,
 });
 export const ZSetIssuerSigningCertificateResponse = zIssuerResource;
 
@@ -636,4 +664,5 @@ export const ZRotateCredentialEncryptionKeyRequest = z.object({
       example: 86400,
     }),
 });
+registerRequestExample(ZRotateCredentialEncryptionKeyRequest, ["issuerId"], { overlapSeconds: 86400 });
 export type TRotateCredentialEncryptionKeyRequest = z.infer<typeof ZRotateCredentialEncryptionKeyRequest>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { registerRequestExample } from "../shared/request-example";
 import { zResourceFields } from "../shared/resource-fields";
 
 export const zOrganisationReference = z
@@ -66,9 +67,21 @@ export const ZCreateOrganisationRequest = z.strictObject({
     .default([])
     .meta({ description: "Registry identifiers (LEI, VAT, …)." }),
 });
+registerRequestExample(ZCreateOrganisationRequest, [], {
+  reference: "acme-bank",
+  displayName: "Acme Bank",
+  legalName: "Acme Bank N.V.",
+  country: "NL",
+  identifiers: [{ scheme: "LEI", value: "5493001KJTIIGC8Y1R12" }],
+});
 export type TCreateOrganisationRequest = z.infer<typeof ZCreateOrganisationRequest>;
 
-export const ZGetOrganisationRequest = z.object({ organisationReference: z.string().max(64) });
+export const ZGetOrganisationRequest = z.object({
+  organisationReference: z
+    .string()
+    .max(64)
+    .meta({ description: "The organisation's reference.", example: "acme-bank" }),
+});
 export const ZListOrganisationsRequest = zListQuery;
 
 export const ZOrganisationResponse = resourceOf(zOrganisation).meta({

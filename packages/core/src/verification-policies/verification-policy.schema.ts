@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "../shared/examples";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
 import { isPemCaCertificate } from "../shared/pem-certificate";
+import { registerRequestExample } from "../shared/request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
@@ -80,7 +82,6 @@ export const zTrustedIssuer = z
           .meta({
             description:
               "PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted.",
-            example: "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----",
           }),
       })
       .meta({ title: "TrustedX5cRoot", description: "External issuers certified under an X.509 root." }),
@@ -375,6 +376,20 @@ export const ZCreateVerificationPolicyRequest = z
   })
   .superRefine(checkRuleConsistency)
   .meta({ id: "CreateVerificationPolicyRequest" });
+// Accepts the membership card of the credential configuration example, issued by the issuer example.
+registerRequestExample(ZCreateVerificationPolicyRequest, [], {
+  identifier: "over-18",
+  displayName: "Age over 18",
+  purpose: "Age check at checkout",
+  credentials: [
+    {
+      id: "membership",
+      credentialTypes: [EXAMPLE_CREDENTIAL_TYPE],
+      trustedIssuers: [{ issuerId: EXAMPLE_ISSUER_ID }],
+      requiredClaims: [["age_equal_or_over", "18"]],
+    },
+  ],
+});
 export type TCreateVerificationPolicyRequest = z.infer<typeof ZCreateVerificationPolicyRequest>;
 
 const timestamps = {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { zInvocation } from "../shared/invocation";
 import { resourceOf } from "../shared/pagination";
+import { registerRequestExample } from "../shared/request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
@@ -70,6 +71,10 @@ export const ZCreateVerificationRequest = z
     }),
   })
   .meta({ id: "CreateVerificationSessionRequest" });
+registerRequestExample(ZCreateVerificationRequest, [], {
+  policy: "over-18",
+  purpose: "Age check at checkout",
+});
 export type TCreateVerificationRequest = z.infer<typeof ZCreateVerificationRequest>;
 
 // Verifications_Get
@@ -105,6 +110,12 @@ export const ZSubmitVerificationSessionRequest = z
     }),
   })
   .meta({ id: "SubmitVerificationSessionRequest" });
+// The shape only: a presentation is made by the holder's wallet for the session's nonce and client_id.
+registerRequestExample(ZSubmitVerificationSessionRequest, ["id"], {
+  credentialId: "cred_01jd5x6c3v8w9y0z1a2b3c4d5e",
+  sdJwtVc:
+    "eyJhbGciOiJFUzI1NiIsInR5cCI6ImRjK3NkLWp3dCJ9.eyJ2Y3QiOiLigKYifQ.c2ln~WyJzYWx0IiwiZ2l2ZW5fbmFtZSIsIkVyaWthIl0~eyJhbGciOiJFUzI1NiIsInR5cCI6ImtiK2p3dCJ9.eyJub25jZSI6IuKApiJ9.c2ln",
+});
 export type TSubmitVerificationSessionRequest = z.infer<typeof ZSubmitVerificationSessionRequest>;
 
 const zCheckOutcome = z.enum(["passed", "skipped"]);

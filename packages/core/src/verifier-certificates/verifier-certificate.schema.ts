@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "../shared/examples";
 import { resourceOf } from "../shared/pagination";
+import { registerRequestExample } from "../shared/request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 const PEM_EXAMPLE = "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----";
@@ -11,15 +13,21 @@ export const ZUploadVerifierCertificateRequest = z
     certificateChainPem: z.string().min(1).max(65_536).meta({
       description:
         "PEM certificates, leaf first, each issued by the next. The leaf must be an EC P-256 (ES256) end-entity certificate with a dNSName subjectAltName, valid now. A trailing self-signed root is kept here but not sent in `x5c`.",
-      example: PEM_EXAMPLE,
+      example: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
     }),
     privateKeyPem: z.string().min(1).max(16_384).meta({
       description:
         "The leaf's private key, PEM (PKCS#8 `PRIVATE KEY` or SEC1 `EC PRIVATE KEY`, unencrypted). Stored encrypted; never returned.",
-      example: "-----BEGIN PRIVATE KEY-----\nMIGH…\n-----END PRIVATE KEY-----",
+      example: EXAMPLE_VERIFIER_PRIVATE_KEY_PEM,
     }),
   })
   .meta({ id: "UploadVerifierCertificateRequest" });
+// A working chain and key, for the form only: its private key is published with the examples, so a
+// certificate made from it identifies no one. Upload your own.
+registerRequestExample(ZUploadVerifierCertificateRequest, [], {
+  certificateChainPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+  privateKeyPem: EXAMPLE_VERIFIER_PRIVATE_KEY_PEM,
+});
 export type TUploadVerifierCertificateRequest = z.infer<typeof ZUploadVerifierCertificateRequest>;
 
 export const zVerifierCertificate = z

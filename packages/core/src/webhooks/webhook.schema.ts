@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
+import { registerRequestExample } from "../shared/request-example";
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from "./webhook-events";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
@@ -26,7 +27,7 @@ export const zWebhookSubscription = z
     id: zSubscriptionId,
     url: z.string().meta({
       description: "Endpoint that receives the events (https).",
-      example: "https://hooks.example.com/credentials",
+      example: "https://example.com/webhooks/credentials",
     }),
     events: z.array(zSubscribedEvent).meta({
       description: 'Event types delivered to the endpoint; `["*"]` for all.',
@@ -59,7 +60,7 @@ export const ZCreateWebhookRequest = z.strictObject({
   url: z.url({ error: "Give an absolute URL." }).max(2048).meta({
     description:
       "https endpoint that receives the events. Hosts that are or resolve to private, loopback, link-local or metadata addresses are refused.",
-    example: "https://hooks.example.com/credentials",
+    example: "https://example.com/webhooks/credentials",
   }),
   events: z
     .array(zSubscribedEvent)
@@ -83,6 +84,16 @@ export const ZCreateWebhookRequest = z.strictObject({
     .max(500)
     .nullish()
     .meta({ description: "Free text for the integrator.", example: "Checkout backend" }),
+});
+// The host must resolve to a public address when the subscription is made: example.com does.
+registerRequestExample(ZCreateWebhookRequest, [], {
+  url: "https://example.com/webhooks/credentials",
+  events: [
+    "issuance.transaction.completed",
+    "verification.session.verified",
+    "verification.session.rejected",
+  ],
+  description: "Checkout backend",
 });
 export type TCreateWebhookRequest = z.infer<typeof ZCreateWebhookRequest>;
 
@@ -215,5 +226,6 @@ export const ZRotateWebhookSecretRequest = z.strictObject({
       example: 86400,
     }),
 });
+registerRequestExample(ZRotateWebhookSecretRequest, ["subscriptionId"], { overlapSeconds: 86400 });
 export type TRotateWebhookSecretRequest = z.infer<typeof ZRotateWebhookSecretRequest>;
 export const ZRotateWebhookSecretResponse = ZCreateWebhookResponse;
