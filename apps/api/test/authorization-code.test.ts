@@ -340,7 +340,7 @@ describe("authorization code flow", () => {
   });
 
   it("spends a code once: a second exchange with its verifier fails and revokes the token of the first", async () => {
-    const { code, verifier } = await authorizationCode();
+    const { code, verifier, offer } = await authorizationCode();
     const body = { code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID };
     const first = await tokenWithCode(body);
     expect(first.status).toBe(200);
@@ -348,10 +348,16 @@ describe("authorization code flow", () => {
     const leaked = await tokenWithCode({ ...body, code_verifier: pkce().verifier });
     expect([leaked.status, leaked.body.error]).toEqual([400, "invalid_grant"]);
     expect((await credentialWith(`Bearer ${first.body.access_token}`)).status).toBe(200);
+    // Completed, the transaction keeps its sealed claims for further requests with the token (§14.3)...
+    const transaction = () =>
+      t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({ where: { id: offer.id } });
+    expect((await transaction()).claimsCipher).toEqual(expect.any(String));
     const second = await tokenWithCode(body);
     expect([second.status, second.body.error]).toEqual([400, "invalid_grant"]);
     const revoked = await credentialWith(`Bearer ${first.body.access_token}`);
     expect([revoked.status, revoked.body.error]).toEqual([401, "invalid_token"]);
+    // ...and drops them with the revoked token.
+    expect(await transaction()).toMatchObject({ status: "completed", claimsCipher: null });
   });
 
   it("grants the offered configuration's scope and ignores other scope values", async () => {

@@ -167,6 +167,10 @@ describe("deferred issuance", () => {
     // §9.1: the transaction_id is invalidated once its credentials were delivered.
     const used = await post(endpoints.deferred, tx.accessToken, { transaction_id: transactionId });
     expect([used.status, used.body.error]).toEqual([400, "invalid_transaction_id"]);
+    // Nor does the credential endpoint issue them again to other keys (the token lived for days).
+    const asked = await credentialRequest(tx.accessToken);
+    expect([asked.res.status, asked.res.body.error]).toEqual([400, "credential_request_denied"]);
+    expect(await t.server.database.prisma.credential.count({ where: { transactionId: tx.id } })).toBe(1);
     // The holder keys do not outlive the issuance.
     const done = await t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({
       where: { id: tx.id },
@@ -174,12 +178,22 @@ describe("deferred issuance", () => {
     expect([done.deferredHolderKeys, done.deferredIdHash, done.claimsCipher]).toEqual([null, null, null]);
   });
 
-  it("issues at once when the claims came before the wallet's request", async () => {
+  it("issues at once when the claims came before the wallet's request, and again to a further request (§14.3)", async () => {
     const tx = await deferredTransaction();
     expect((await supply(tx.id, VALID_CLAIMS)).status).toBe(200);
     const { res } = await credentialRequest(tx.accessToken);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.credentials).toHaveLength(1);
+    // Nobody waited, so no keys were fixed: the token's further request is issued like any other.
+    const again = await credentialRequest(tx.accessToken);
+    expect(again.res.status, JSON.stringify(again.res.body)).toBe(200);
+    expect(await t.server.database.prisma.credential.count({ where: { transactionId: tx.id } })).toBe(2);
+    const completions = await t.server.database.prisma.outboxEvent.findMany({
+      where: { type: "issuance.transaction.completed" },
+    });
+    expect(
+      completions.filter((e) => (e.payload as { transactionId: string }).transactionId === tx.id),
+    ).toHaveLength(1);
   });
 
   it("refuses a malformed or foreign transaction_id, and a request without a token", async () => {

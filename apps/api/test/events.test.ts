@@ -15,7 +15,7 @@ import { readEnv, webhookSettings } from "../src/env";
 import { createWebhookWorker, type WebhookWorkerOptions } from "../src/worker";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import { redeemOffer } from "./wallet-client";
+import { holderKey, nonce, proof, redeemOffer, requestCredential } from "./wallet-client";
 
 let t: TestServer;
 const silent = { info() {}, warn() {}, error() {} };
@@ -1151,6 +1151,16 @@ describe("the catalogue", () => {
     const credential = flow.credentialRes.body.credentials[0].credential as string;
     const read = await call(t, "GET", `/v1.0/issuance-transactions/${completed.id}`, { key });
     const credentialId = read.body.data.credentialId as string;
+    // issuance.transaction.reissued: the wallet asks again with the same access token (OpenID4VCI §14.3)
+    const again = await requestCredential(flow.metadata.credential_endpoint, flow.accessToken, {
+      credential_configuration_id: issuer.configuration,
+      proofs: {
+        jwt: [
+          await proof(await holderKey(), issuer.credentialIssuer, await nonce(flow.metadata.nonce_endpoint)),
+        ],
+      },
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
     // credential.accepted|failed|deleted: the wallet's OpenID4VCI notifications
     for (const event of ["credential_accepted", "credential_failure", "credential_deleted"]) {
       const res = await fetch(`${issuer.credentialIssuer}/notification`, {

@@ -154,7 +154,7 @@ async function dpopCodeFlowCredential(target: ActiveIssuer, fetchImpl: typeof fe
     dpop,
   });
   expect(response.credentials).toHaveLength(1);
-  return { client, issuerMetadata, accessTokenResponse, response, created, dpop };
+  return { client, issuerMetadata, accessTokenResponse, response, created, dpop, holder };
 }
 
 describe("oid4vc-ts wallet client", () => {
@@ -292,6 +292,25 @@ describe("oid4vc-ts wallet client", () => {
     const { created } = await dpopCodeFlowCredential(issuer);
     const tx = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
     expect(tx.body.data.status).toBe("completed");
+  });
+
+  it("asks again with the same access token (OpenID4VCI §14.3) and gets a fresh credential", async () => {
+    const first = await dpopCodeFlowCredential(issuer);
+    const again = await requestCredential(
+      first.client,
+      first.issuerMetadata,
+      first.accessTokenResponse.access_token,
+      { configuration: issuer.configuration, holder: first.holder, dpop: first.dpop },
+    );
+    const credentialOf = (r: typeof again) =>
+      (r.credentials?.[0] as { credential: string } | undefined)?.credential;
+    expect(credentialOf(again)).toEqual(expect.any(String));
+    expect(credentialOf(again)).not.toBe(credentialOf(first.response));
+    const rows = await t.server.database.prisma.credential.findMany({
+      where: { transactionId: first.created.id },
+    });
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.statusIndex).not.toBe(rows[1]!.statusIndex);
   });
 
   it("retries with our DPoP-Nonce at PAR, token, credential and notification where the issuer requires nonces", async () => {

@@ -2,6 +2,7 @@ import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
 import type { AppDeps, CoreConfig } from "../context";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
+import { issuanceRepository } from "../issuance/issuance-repository";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { STATUS_LIST_BITS } from "../issuers/provision-status-list";
 import { DomainError, notFound } from "../shared/errors";
@@ -36,8 +37,9 @@ function toDto(
 
 /**
  * Revokes a credential: irreversible and immediate. A batch (several copies issued to one wallet in one
- * credential request, OpenID4VCI `batch_credential_issuance`) is one credential to its holder, so revoking
- * any copy revokes every copy of its issuance transaction, in one database transaction; the response
+ * credential request, OpenID4VCI `batch_credential_issuance`, or in further requests with the same
+ * access token, §14.3) is one credential to its holder, so revoking any copy revokes every copy of its
+ * issuance transaction, in one database transaction, and ends further issuance from it; the response
  * describes the copy asked for. Revoking again returns the revoked state (200).
  */
 export async function revokeCredential(
@@ -48,26 +50,35 @@ export async function revokeCredential(
 ) {
   const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
   const find = async () => {
-    const { rows } = await sql.query<CredentialRow & { copies: number }>(
-      `SELECT c.*, (SELECT count(*)::int FROM "Credential" s WHERE s."transactionId" = c."transactionId") AS "copies"
+    const { rows } = await sql.query<CredentialRow & { copies: number; reissuable: boolean }>(
+      `SELECT c.*, (SELECT count(*)::int FROM "Credential" s WHERE s."transactionId" = c."transactionId") AS "copies",
+              EXISTS (SELECT 1 FROM "IssuanceTransaction" t
+                       WHERE t."id" = c."transactionId" AND t."claimsCipher" IS NOT NULL) AS "reissuable"
          FROM "Credential" c
         WHERE c."id" = $1 AND c."tenantId" = $2 AND c."environment" = $3 AND ($4::text IS NULL OR c."issuerId" = $4)`,
       [credentialId, principal.tenantId, principal.environment, principal.issuerId ?? null],
     );
     return rows[0] ?? null;
   };
-  const row = await find();
+  let row = await find();
   if (!row) throw notFound("The credential");
   const configuration = await issuanceCatalog.configurationById(deps.database.prisma, row.configurationId);
   if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
-  // A revoked copy of a batch still revokes its siblings (copies left valid by an earlier version).
-  if (row.status === "revoked" && row.copies <= 1) return toDto(deps.config, row, configuration.identifier);
   if (row.statusListId === null || row.statusIndex === null) {
     throw new DomainError(
       "RevocationNotSupported",
       "This credential was issued without a status entry (statusEnabled is false), so it cannot be revoked.",
     );
   }
+  if (row.reissuable) {
+    // The wallet may still ask for more with its access token (OpenID4VCI §14.3): a revoked credential
+    // is not handed out again, so its claims go first; then the copies issued until then are counted.
+    await issuanceRepository.stopReissue(sql, row.transactionId, new Date());
+    row = await find();
+    if (!row) throw notFound("The credential");
+  }
+  // A revoked copy of a batch still revokes its siblings (copies left valid by an earlier version).
+  if (row.status === "revoked" && row.copies <= 1) return toDto(deps.config, row, configuration.identifier);
   let updated: CredentialRow | null = null;
   if (row.copies > 1) {
     await inTransaction(db, async (tx) => {

@@ -35,7 +35,7 @@ export const credentialsRouter = router({
         operationId: "Credentials_Revoke",
         summary: "Revoke a credential",
         description:
-          "Irreversible and immediate: the credential's status list entry becomes INVALID and the next status list fetch shows it. Every copy of a batch (the credentials of one issuance transaction) is revoked with it. Revoking a revoked credential returns its state (200). A credential issued without status (statusEnabled false) gives 400.",
+          "Irreversible and immediate: the credential's status list entry becomes INVALID and the next status list fetch shows it. Every copy of a batch (the credentials of one issuance transaction, those of further requests with its access token included) is revoked with it, and the transaction issues no more. Revoking a revoked credential returns its state (200). A credential issued without status (statusEnabled false) gives 400.",
         tags: TAGS,
       },
       scopes: ["credentials.revoke"],

@@ -82,6 +82,17 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
       }),
     }),
   },
+  "issuance.transaction.reissued": {
+    name: "IssuanceTransactionReissued",
+    description:
+      "The wallet asked again with the access token of a completed transaction (OpenID4VCI §14.3: its first answer was lost, or it wants fresh copies) and received further credentials: new status entries, recorded against the transaction like the first (revoking any of them revokes all). Possible while the access token lives (5 minutes from the code's redemption); the transaction completes only once.",
+    data: zIssuanceTransactionData("completed", {
+      credentialIds: z.array(z.string()).meta({
+        description: "Ids of the credentials issued by this request.",
+        example: ["cred_01jd5x6c3v8w9y0z1a2b3c4d5e"],
+      }),
+    }),
+  },
   "issuance.transaction.deferred": {
     name: "IssuanceTransactionDeferred",
     description:

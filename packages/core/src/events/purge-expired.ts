@@ -1,4 +1,5 @@
 import type { FastSql } from "@cred/db";
+import { claimsOfSpentTokensSql } from "../issuance/issuance-repository";
 
 /** Tables whose expired rows the sweeper deletes, by primary key. */
 const PURGEABLE = {
@@ -10,13 +11,27 @@ const PURGEABLE = {
 } as const;
 
 /**
+ * What goes in the same statement as a table's expired rows: the columns of theirs it reads, and a
+ * statement on the deleted rows (the CTE `gone`; `$2` is now). A completed issuance transaction keeps
+ * its sealed claims while its access token lives, for the wallet's further requests (OpenID4VCI §14.3),
+ * and they go with the token.
+ */
+const ALONGSIDE: Partial<Record<keyof typeof PURGEABLE, { columns: string; statement: string }>> = {
+  AccessToken: {
+    columns: `, "transactionId", "tokenHash"`,
+    statement: claimsOfSpentTokensSql("gone", "$2::timestamp(3)"),
+  },
+};
+
+/**
  * Deletes a table's rows whose `expiresAt` is past, `chunk` rows per statement, oldest first. At full
  * load a minute leaves ~40 000 spent nonces and as many access tokens; one DELETE of them held the
  * embedded database (a single connection) for ~120 ms, so every request waited. In chunks, requests
  * queued meanwhile run between them. Each chunk starts where the last one ended (`expiresAt` at least
  * the last deleted one's): rows deleted by earlier chunks stay in the index until a VACUUM, and a scan
  * from the start walked them all again, so a sweep cost grew with the square of its rows (chunks of
- * 1 000 took 12–36 ms each, late in a 5-minute run). Returns the number of rows deleted.
+ * 1 000 took 12–36 ms each, late in a 5-minute run). Expired access tokens take the sealed claims of
+ * their completed transactions with them (`ALONGSIDE`). Returns the number of rows deleted.
  */
 export async function purgeExpired(
   sql: FastSql,
@@ -25,6 +40,7 @@ export async function purgeExpired(
   chunk = 1_000,
 ): Promise<number> {
   const key = PURGEABLE[table];
+  const alongside = ALONGSIDE[table];
   let deleted = 0;
   let from = new Date(0);
   for (;;) {
@@ -34,7 +50,12 @@ export async function purgeExpired(
            SELECT "${key}" FROM "${table}"
             WHERE "expiresAt" >= $1::timestamp(3) AND "expiresAt" < $2::timestamp(3)
             ORDER BY "expiresAt" LIMIT $3)
-         RETURNING "expiresAt")
+         RETURNING "expiresAt"${alongside?.columns ?? ""})${
+           alongside
+             ? `,
+       alongside AS (${alongside.statement})`
+             : ""
+         }
        SELECT count(*)::int AS "deleted", max("expiresAt") AS "last" FROM gone`,
       [from, now, chunk],
     );

@@ -62,6 +62,23 @@ function spendNoncesSql(p: SqlParams, nonces: CheckedNonce[]) {
 }
 
 /**
+ * A statement (for a `WITH`) dropping the sealed claims of completed transactions whose access tokens
+ * are going in the same statement, from the CTE `gone` ("transactionId", "tokenHash"), unless another
+ * token of theirs still lives past `now` (a parameter): a completed transaction keeps its claims only for
+ * further requests with its token (OpenID4VCI §14.3). The statement does not see the deletion it rides
+ * with, hence the tokens of `gone` are left out of the check by hand.
+ */
+export function claimsOfSpentTokensSql(gone: string, now: string) {
+  return `UPDATE "IssuanceTransaction" t SET "claimsCipher" = NULL
+     WHERE t."id" = ANY(ARRAY(SELECT DISTINCT "transactionId" FROM ${gone}))
+       AND t."status" = 'completed' AND t."claimsCipher" IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM "AccessToken" a
+                        WHERE a."transactionId" = t."id" AND a."expiresAt" > ${now}
+                          AND a."tokenHash" NOT IN (SELECT "tokenHash" FROM ${gone}))
+    RETURNING 1`;
+}
+
+/**
  * Issuance writes on the hot path as single statements: each change and its outbox event are written by
  * one `WITH … INSERT` (atomic without an interactive transaction; one round trip instead of four).
  */
@@ -107,29 +124,44 @@ export const issuanceRepository = {
   },
 
   /**
-   * Completes a pending transaction, records its credentials and the completion event in ONE statement,
-   * and spends the proofs' `c_nonce`s in it: nothing is written unless the transaction is still pending,
-   * the access token still valid and every nonce unspent (a replay, even a concurrent one, finds the
-   * spent record). A status index taken meanwhile fails the whole statement on the unique (list, index)
-   * constraint, so the caller draws again.
+   * Records credentials issued to a wallet's credential request in ONE statement, with their event, and
+   * spends the proofs' `c_nonce`s in it. The first request completes the pending transaction
+   * (`completedEvent`); while the access token lives, each further one (OpenID4VCI §14.3, with
+   * `reissuedEvent`) adds its credentials to the completed transaction. The sealed claims stay for those
+   * requests, until the token expires (`claimsOfSpentTokensSql`) or a credential of the transaction is
+   * revoked (`stopReissue`). Nothing is written unless the transaction is pending and unexpired (or, for a
+   * further request, completed), still has its claims, the access token is valid and every nonce unspent
+   * (a replay, even a concurrent one, finds the spent record).
+   *
+   * Concurrency: the statement updates the transaction row, so requests with one token queue on its lock,
+   * and each re-reads the row after the one before commits (PostgreSQL's read committed). The first
+   * credential id is kept (`COALESCE`): the statement that wrote its own is the one that completed the
+   * transaction, so the completion event is written exactly once. A status index taken meanwhile fails
+   * the whole statement on the unique (list, index) constraint, so the caller draws again.
    */
-  async completeWithCredentials(
+  async recordCredentials(
     sql: FastSql,
-    completion: {
+    issuance: {
       transactionId: string;
       accessTokenHash: string;
       now: Date;
       nonces: CheckedNonce[];
       credentials: NewCredential[];
-      event: OutboxEventInput;
+      completedEvent: OutboxEventInput;
+      /** Null: the transaction must be pending (the deferred endpoint delivers once). */
+      reissuedEvent: OutboxEventInput | null;
       /**
        * For a deferred transaction: its token, extended while it waited, lives no longer than this, and
        * its deferred id and holder keys are dropped.
        */
       capTokenAt?: Date;
+      /** Drop the claims with this issuance (nothing is issued again from them). */
+      dropClaims?: boolean;
     },
-  ): Promise<"completed" | "nonce_spent" | "token_invalid" | "not_pending"> {
-    const { credentials, now, nonces, event } = completion;
+  ): Promise<
+    { outcome: "issued"; completed: boolean } | { outcome: "nonce_spent" | "token_invalid" | "not_issuable" }
+  > {
+    const { credentials, now, nonces, completedEvent, reissuedEvent } = issuance;
     const p = new SqlParams();
     const rows = credentials.map(
       (c) =>
@@ -140,49 +172,81 @@ export const issuanceRepository = {
     );
     const nowParam = p.add(now);
     const spent = spendNoncesSql(p, nonces);
-    const tokenHash = p.add(completion.accessTokenHash);
-    const { rows: result } = await sql.query<{ completed: number; spent: number; tokenLive: number }>(
+    const tokenHash = p.add(issuance.accessTokenHash);
+    const firstId = p.add(credentials[0]!.id);
+    const { rows: result } = await sql.query<{
+      issued: number;
+      completed: boolean;
+      spent: number;
+      tokenLive: number;
+    }>(
       `WITH spent AS (${spent}),
        done AS (
          UPDATE "IssuanceTransaction" t
-            SET "status" = 'completed', "completedAt" = ${nowParam}::timestamp(3),
-                "credentialId" = ${p.add(credentials[0]!.id)}, "claimsCipher" = NULL, "offerCipher" = NULL,
-                "offerHandleHash" = NULL,${
-                  completion.capTokenAt ? ` "deferredIdHash" = NULL, "deferredHolderKeys" = NULL,` : ""
+            SET "status" = 'completed', "completedAt" = COALESCE(t."completedAt", ${nowParam}::timestamp(3)),
+                "credentialId" = COALESCE(t."credentialId", ${firstId}::text), "offerCipher" = NULL,
+                "offerHandleHash" = NULL,${issuance.dropClaims ? ` "claimsCipher" = NULL,` : ""}${
+                  issuance.capTokenAt ? ` "deferredIdHash" = NULL, "deferredHolderKeys" = NULL,` : ""
                 } "updatedAt" = ${nowParam}::timestamp(3)
-          WHERE t."id" = ${p.add(completion.transactionId)} AND t."status" = 'pending'
-            AND t."expiresAt" > ${nowParam}::timestamp(3)
+          WHERE t."id" = ${p.add(issuance.transactionId)} AND t."claimsCipher" IS NOT NULL
+            AND ((t."status" = 'pending' AND t."expiresAt" > ${nowParam}::timestamp(3))${
+              reissuedEvent ? ` OR t."status" = 'completed'` : ""
+            })
             AND (SELECT count(*) FROM spent) = ${p.add(nonces.length)}
             AND EXISTS (SELECT 1 FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
                           AND a."transactionId" = t."id" AND a."expiresAt" > ${nowParam}::timestamp(3))
-         RETURNING t."id"),
+         RETURNING t."credentialId" = ${firstId}::text AS "first"),
        issued AS (
          INSERT INTO "Credential" ("id", "tenantId", "environment", "issuerId", "configurationId", "transactionId",
            "status", "statusListId", "statusIndex", "digest", "notificationId", "issuedAt", "expiresAt")
          SELECT v.* FROM (VALUES ${rows.join(", ")}) AS v WHERE EXISTS (SELECT 1 FROM done)
          RETURNING "id"),
-       event AS (
+       completion AS (
          INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
-         SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM done)${
-           completion.capTokenAt
-             ? `,
+         SELECT ${outboxSelect(p, completedEvent.scope, completedEvent.type, completedEvent.data)}
+           FROM done WHERE done."first")${
+             reissuedEvent
+               ? `,
+       reissue AS (
+         INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
+         SELECT ${outboxSelect(p, reissuedEvent.scope, reissuedEvent.type, reissuedEvent.data)}
+           FROM done WHERE NOT done."first")`
+               : ""
+           }${
+             issuance.capTokenAt
+               ? `,
        capped AS (
-         UPDATE "AccessToken" a SET "expiresAt" = LEAST(a."expiresAt", ${p.add(completion.capTokenAt)}::timestamp(3))
+         UPDATE "AccessToken" a SET "expiresAt" = LEAST(a."expiresAt", ${p.add(issuance.capTokenAt)}::timestamp(3))
           WHERE a."tokenHash" = ${tokenHash} AND EXISTS (SELECT 1 FROM done)
          RETURNING 1)`
-             : ""
-         }
-       SELECT (SELECT count(*) FROM done)::int AS "completed", (SELECT count(*) FROM spent)::int AS "spent",
+               : ""
+           }
+       SELECT (SELECT count(*) FROM done)::int AS "issued", COALESCE((SELECT "first" FROM done), false) AS "completed",
+              (SELECT count(*) FROM spent)::int AS "spent",
               (SELECT count(*) FROM "AccessToken" a WHERE a."tokenHash" = ${tokenHash}
                   AND a."expiresAt" > ${nowParam}::timestamp(3))::int AS "tokenLive"`,
       p.values,
     );
     const outcome = result[0];
-    if (outcome?.completed === 1) return "completed";
+    if (outcome?.issued === 1) return { outcome: "issued", completed: outcome.completed };
     // The token went with a cancellation or expiry since it was checked (perhaps from this process's
     // memory of it): the same 401 a fresh read of the token would have given.
-    if (outcome?.tokenLive === 0) return "token_invalid";
-    return (outcome?.spent ?? 0) < nonces.length ? "nonce_spent" : "not_pending";
+    if (outcome?.tokenLive === 0) return { outcome: "token_invalid" };
+    return { outcome: (outcome?.spent ?? 0) < nonces.length ? "nonce_spent" : "not_issuable" };
+  },
+
+  /**
+   * Ends further issuance from a completed transaction (a credential of it is being revoked): drops its
+   * sealed claims. The update locks the transaction row, so it waits for an issuing statement in flight
+   * (`recordCredentials`), whose credentials a read after it sees; any later one finds no claims and
+   * issues nothing.
+   */
+  async stopReissue(sql: FastSql, transactionId: string, now: Date): Promise<void> {
+    await sql.query(
+      `UPDATE "IssuanceTransaction" SET "claimsCipher" = NULL, "updatedAt" = $2::timestamp(3)
+        WHERE "id" = $1 AND "status" = 'completed' RETURNING 1`,
+      [transactionId, now],
+    );
   },
 
   /**

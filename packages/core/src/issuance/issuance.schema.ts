@@ -141,7 +141,10 @@ export const zIssuanceTransaction = z
       description:
         "When the offer stops being redeemable (ISO 8601). Redeeming the code moves it to at least the access token's expiry.",
     }),
-    credentialId: z.string().nullable().meta({ description: "The issued credential, once completed." }),
+    credentialId: z.string().nullable().meta({
+      description:
+        "The issued credential, once completed: with a batch or further requests with the same access token (OpenID4VCI §14.3), the first one; the events issuance.transaction.completed and .reissued name every one.",
+    }),
     callbackReference: z.string().nullable().meta({ description: "The caller's reference, as sent." }),
     externalSubjectReference: z
       .string()

@@ -2,6 +2,7 @@
 export const WEBHOOK_EVENT_TYPES = [
   "issuance.transaction.created",
   "issuance.transaction.completed",
+  "issuance.transaction.reissued",
   "issuance.transaction.deferred",
   "issuance.transaction.cancelled",
   "issuance.transaction.expired",

@@ -8,6 +8,7 @@ import {
 import type { CoreConfig } from "../../context";
 import { randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
+import { claimsOfSpentTokensSql } from "../issuance-repository";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 import { tokenResponse } from "./token-response";
 
@@ -28,14 +29,19 @@ interface GrantedCode {
 
 /**
  * A code used a second time: the access token its first use obtained is revoked (RFC 6749 §4.1.2), only
- * that one (another code of the same offer may hold the offer's token). Returns the error to throw.
+ * that one (another code of the same offer may hold the offer's token), and with it the sealed claims a
+ * completed transaction kept for further requests with that token. Returns the error to throw.
  */
 async function revokeTokensOf(sql: FastSql, granted: Pick<GrantedCode, "id" | "transactionId">) {
   // By transaction first: its index finds the few rows to check.
-  await sql.query(`DELETE FROM "AccessToken" WHERE "transactionId" = $1 AND "authorizationRequestId" = $2`, [
-    granted.transactionId,
-    granted.id,
-  ]);
+  await sql.query(
+    `WITH gone AS (
+       DELETE FROM "AccessToken" WHERE "transactionId" = $1 AND "authorizationRequestId" = $2
+       RETURNING "transactionId", "tokenHash"),
+     claims AS (${claimsOfSpentTokensSql("gone", "$3::timestamp(3)")})
+     SELECT count(*)::int AS "revoked" FROM gone`,
+    [granted.transactionId, granted.id, new Date()],
+  );
   return tokenError(
     "invalid_grant",
     "The authorization code was already used, or its credential offer is no longer pending.",

@@ -221,9 +221,11 @@ async function encryptionSettingsFor(
 /**
  * Credential endpoint (OpenID4VCI §8): checks the token, the request and the key proofs, then issues
  * one SD-JWT VC per holder key (a proof's, or each key its key attestation attests; up to the batch
- * size), each with its own status index and salts, completes the transaction and forgets the claims —
- * all in one database transaction. A deferred transaction whose claims are not yet supplied keeps the
- * holder keys instead and answers 202 with a `transaction_id` for the deferred endpoint (§9).
+ * size), each with its own status index and salts, and completes the transaction — in one statement.
+ * While the access token lives, the wallet may ask again (§14.3) and gets fresh credentials; the sealed
+ * claims stay for that until the token expires. A deferred transaction whose claims are not yet
+ * supplied keeps the holder keys instead and answers 202 with a `transaction_id` for the deferred
+ * endpoint (§9).
  */
 export async function issueCredentials(
   deps: AppDeps,
@@ -235,9 +237,7 @@ export async function issueCredentials(
   const received = await receiveWalletRequest(deps, issuer, headers, sent, "credential");
   const { tokenHash, body, dpopNonces } = received;
   let tx = received.tx;
-  if (effectiveStatus(tx) !== "pending") {
-    throw deny("credential_request_denied", `The issuance transaction is ${effectiveStatus(tx)}.`);
-  }
+  refuseUnissuable(tx);
   const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   await refuseConfigurationBeyondToken(deps, tx, body);
@@ -297,14 +297,14 @@ export async function issueCredentials(
   if (tx.deferred) {
     // The row may be the one remembered at the token endpoint, from before the claims were supplied.
     tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
-    refuseOnceDeferred(tx);
+    refuseUnissuable(tx);
     if (!tx.claimsCipher) {
       const deferred = await deferIssuance(deps, issuer, tx, issuance);
       if (deferred) return deferred;
       // Not deferred, for a reason committed after that statement began: read it afresh.
       tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
-      refuseOnceDeferred(tx);
-      if (effectiveStatus(tx) !== "pending" || !tx.claimsCipher)
+      refuseUnissuable(tx);
+      if (!tx.claimsCipher)
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
       // The claims came meanwhile. That statement spent this request's nonces (a replay was refused there).
       return issueAndComplete(deps, issuer, tx, { ...issuance, nonces: [] });
@@ -314,15 +314,26 @@ export async function issueCredentials(
 }
 
 /**
- * A deferred request fixes the holder keys: the credentials go to them, through the deferred endpoint
- * only, so that whoever else holds the (now longer-lived) access token cannot put in keys of their own.
+ * Whether the credential endpoint may issue for this transaction: a pending one, or a completed one while
+ * its access token lives (OpenID4VCI §14.3: "The Credential Endpoint can be accessed multiple times by a
+ * Wallet using the same Access Token, even for the same Credential"; the token was checked before). A
+ * deferred request fixes the holder keys: once the wallet was told to wait, the credentials go to those
+ * keys, through the deferred endpoint only and once, so that whoever else holds the (then longer-lived)
+ * access token cannot put in keys of their own.
  */
-function refuseOnceDeferred(tx: IssuanceTransactionRecord) {
-  if (tx.deferredIdHash !== null)
+function refuseUnissuable(tx: IssuanceTransactionRecord) {
+  const status = effectiveStatus(tx);
+  if (status !== "pending" && status !== "completed")
+    throw deny("credential_request_denied", `The issuance transaction is ${status}.`);
+  if (tx.deferredAt !== null)
     throw deny(
       "credential_request_denied",
-      "This issuance was deferred: ask the deferred credential endpoint with its transaction_id.",
+      status === "pending"
+        ? "This issuance was deferred: ask the deferred credential endpoint with its transaction_id."
+        : "This issuance was deferred: its credentials were delivered by the deferred credential endpoint.",
     );
+  if (status === "completed" && tx.claimsCipher === null)
+    throw deny("credential_request_denied", "The issuance transaction is completed; it issues no more.");
 }
 
 /** What the issuing step needs beyond the transaction: the checked request and its holder keys. */
@@ -415,8 +426,12 @@ function transactionEvent(
 }
 
 /**
- * Signs one credential per holder key and completes the transaction in one statement (below), from the
- * credential endpoint or, for a deferred transaction, the deferred credential endpoint.
+ * Signs one credential per holder key and records them in one statement (below), from the credential
+ * endpoint or, for a deferred transaction, the deferred credential endpoint. The first issuance completes
+ * the transaction; a further request at the credential endpoint with the same access token (OpenID4VCI
+ * §14.3) gets fresh credentials (new status indices and salts) recorded against the completed
+ * transaction, with `issuance.transaction.reissued` instead of the completion event. Credentials the
+ * deferred endpoint delivered are not issued again (`refuseUnissuable`), so their claims go at once.
  */
 export async function issueAndComplete(
   deps: AppDeps,
@@ -475,9 +490,14 @@ export async function issueAndComplete(
     statusIndex: draft.slot?.idx ?? null,
   });
 
+  // Which of the two is written depends on whether this statement completes the transaction, which a
+  // concurrent request with the same token may have done since the row was read.
   const completedEvent = transactionEvent(tx, issuer.id, "issuance.transaction.completed", "completed", {
     credentialIds: ids,
   });
+  const reissuedEvent = issuance.deferredDelivery
+    ? null
+    : transactionEvent(tx, issuer.id, "issuance.transaction.reissued", "completed", { credentialIds: ids });
 
   // Signing happens before the single write statement; a status index taken meanwhile (rare) fails the
   // whole statement, and the credentials are drawn and signed again.
@@ -502,13 +522,15 @@ export async function issueAndComplete(
       issuance,
     );
     try {
-      const outcome = await issuanceRepository.completeWithCredentials(deps.database.fast, {
+      const { outcome } = await issuanceRepository.recordCredentials(deps.database.fast, {
         transactionId: tx.id,
         accessTokenHash: issuance.tokenHash,
         now: new Date(),
         nonces,
         credentials: drafts.map(rowFor),
-        event: completedEvent,
+        completedEvent,
+        reissuedEvent,
+        dropClaims: issuance.deferredDelivery === true,
         ...(tx.deferred
           ? { capTokenAt: new Date(Date.now() + deps.config.issuance.accessTokenLifetimeSeconds * 1000) }
           : {}),
@@ -516,10 +538,10 @@ export async function issueAndComplete(
       if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
       if (outcome === "nonce_spent")
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
-      if (outcome === "not_pending") {
+      if (outcome === "not_issuable") {
         throw issuance.deferredDelivery
           ? deny("invalid_transaction_id", "this transaction_id was just used")
-          : deny("credential_request_denied", "The issuance transaction is no longer pending.");
+          : deny("credential_request_denied", "The issuance transaction issues no more credentials.");
       }
       return answer;
     } catch (error) {

@@ -10,7 +10,8 @@ export type IssuanceTransactionRecord = NonNullable<
  * used at the credential endpoint (normally milliseconds later), so that request needs no read. It is an
  * optimisation only: the credential statement re-checks the token, its expiry and the pending state in
  * the database, so a cancellation or expiry in between still wins. Misses (another instance, a restart,
- * eviction) read the database. Bounded; entries leave when used, evicted oldest first, or expire.
+ * eviction) read the database, as do further requests with the same token (OpenID4VCI §14.3). Bounded;
+ * entries leave when used, evicted oldest first, or expire.
  */
 const MAX_ENTRIES = 5_000;
 const entries = new BoundedMap<
