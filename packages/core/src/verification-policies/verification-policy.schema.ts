@@ -234,7 +234,7 @@ const rulesShape = {
     .meta({ description: "How long a verification session stays open, 60–3600 seconds.", example: 600 }),
   clientIdPrefix: z.enum(["x509_hash", "x509_san_dns"]).default("x509_hash").meta({
     description:
-      "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host; otherwise starting a verification fails with 409 VerifierCertificateMismatch).",
+      "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).",
     example: "x509_hash",
   }),
   sameDeviceRedirectUri: zHttpsUrl.nullable().default(null).meta({

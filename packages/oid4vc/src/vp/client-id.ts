@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 
 /** Client Identifier Prefixes of OpenID4VP §5.9.3 that this package produces or understands. */
 export type ClientIdPrefix =
@@ -29,11 +30,22 @@ export function x509HashClientId(leafDer: Uint8Array | string): string {
   return `x509_hash:${createHash("sha256").update(derBytes(leafDer)).digest("base64url")}`;
 }
 
+/**
+ * Whether `name` is a DNS name, the only thing a `dNSName` SAN and so an `x509_san_dns` client identifier
+ * may hold (OpenID4VP §5.9.3; RFC 5280 §4.2.1.6: an IP address belongs in an `iPAddress` SAN). Letters,
+ * digits, `-` and `.`, no empty label; not an IP literal, and not a name whose last label is a number,
+ * which URL parsers read as an IPv4 address (WHATWG URL "ends in a number": `10.1`, `0x7f.1`).
+ */
+export function isDnsName(name: string): boolean {
+  if (!/^[A-Za-z0-9.-]+$/.test(name) || name.split(".").some((label) => label === "")) return false;
+  if (isIP(name) !== 0) return false;
+  const last = name.slice(name.lastIndexOf(".") + 1);
+  return !/^(\d+|0x[0-9a-f]*)$/i.test(last);
+}
+
 /** `x509_san_dns:<dns>`: the DNS name must be a `dNSName` SAN of the leaf certificate. */
 export function x509SanDnsClientId(dnsName: string): string {
-  if (!/^[A-Za-z0-9.-]+$/.test(dnsName) || dnsName.startsWith(".") || dnsName.endsWith(".")) {
-    throw new TypeError(`not a DNS name: ${dnsName}`);
-  }
+  if (!isDnsName(dnsName)) throw new TypeError(`not a DNS name: ${dnsName}`);
   return `x509_san_dns:${dnsName.toLowerCase()}`;
 }
 

@@ -190,6 +190,15 @@ describe("signRequestObject", () => {
     await expect(verifyRequestObject(sanDns, { clientId: cert.clientIds.x509SanDns })).rejects.toThrow(
       /host/,
     );
+    // x509_san_dns naming an IP address: not a DNS name, whatever the certificate says
+    const ipClientId = "x509_san_dns:127.0.0.1";
+    const sanIp = await signRequestObject(
+      buildAuthorizationRequest(
+        input({ clientId: ipClientId, responseUri: "https://127.0.0.1/r", exp: 4_000_000_000 }),
+      ),
+      { privateKey: cert.privateKeyJwk, x5c: cert.x5c },
+    );
+    await expect(verifyRequestObject(sanIp, { clientId: ipClientId })).rejects.toThrow(/not a DNS name/);
   });
 
   it("requires an x5c", async () => {

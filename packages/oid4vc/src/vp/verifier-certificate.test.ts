@@ -6,7 +6,7 @@ import {
   X509Certificate,
 } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { parseClientId, x509HashClientId, x509SanDnsClientId } from "./client-id";
+import { isDnsName, parseClientId, x509HashClientId, x509SanDnsClientId } from "./client-id";
 import {
   generateVerifierCertificate,
   InvalidVerifierCertificateError,
@@ -133,5 +133,31 @@ describe("client ids", () => {
       value: "https://pre-registered.example",
     });
     expect(parseClientId("client123")).toEqual({ prefix: null, value: "client123" });
+  });
+
+  it("x509_san_dns takes a DNS name only, never an IP literal (OpenID4VP §5.9.3)", () => {
+    for (const name of [
+      "localhost",
+      "verifier.example.com",
+      "a-1.example",
+      "xn--bcher-kva.example",
+      "1password.com",
+    ])
+      expect(isDnsName(name), name).toBe(true);
+    // IPv4 and IPv6 literals, and names a URL parser reads as IPv4 (the last label a number).
+    for (const name of [
+      "127.0.0.1",
+      "203.0.113.5",
+      "::1",
+      "[::1]",
+      "fe80::1",
+      "10.1",
+      "0x7f.1",
+      "example.123",
+    ])
+      expect(isDnsName(name), name).toBe(false);
+    for (const name of ["", ".", "a..b", ".example", "example.", "under_score.example", "https://x"])
+      expect(isDnsName(name), name).toBe(false);
+    expect(() => x509SanDnsClientId("127.0.0.1")).toThrow(/not a DNS name/);
   });
 });
