@@ -447,6 +447,40 @@ describe("full flows with the test wallet over HTTP", () => {
     expect((await post({ wallet_nonce: "n-1" })).aud).toBe("https://self-issued.me/v2");
   });
 
+  it("request_uri POST takes a form only, and a wallet_metadata that is a JSON object (§5.10.1)", async () => {
+    const session = await start("pid-plain");
+    const post = (init: { body?: string; type?: string }) =>
+      fetch(session.requestUri, {
+        method: "POST",
+        headers: init.type ? { "content-type": init.type } : {},
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      });
+    const form = "application/x-www-form-urlencoded";
+    const refused = [
+      { body: JSON.stringify({ wallet_nonce: "n-1" }), type: "application/json" },
+      { body: "wallet_nonce=n-1", type: "text/plain" },
+      {},
+      ...["{", "not json", "[]", '"https://wallet.example"', "null", "7"].map((metadata) => ({
+        body: new URLSearchParams({ wallet_nonce: "n-1", wallet_metadata: metadata }).toString(),
+        type: form,
+      })),
+    ];
+    for (const init of refused) {
+      const r = await post(init);
+      expect(r.status, JSON.stringify(init)).toBe(400);
+      expect(r.headers.get("cache-control")).toBe("no-store");
+      expect(await r.json(), JSON.stringify(init)).toEqual({
+        error: "invalid_request",
+        error_description: expect.any(String),
+      });
+    }
+    // Nothing changed: the session is pending and serves its request object to a well-formed POST.
+    expect((await read(session.id)).status).toBe("pending");
+    const good = await post({ body: new URLSearchParams({ wallet_metadata: "{}" }).toString(), type: form });
+    expect(good.status).toBe(200);
+    expect(good.headers.get("content-type")).toContain("application/oauth-authz-req+jwt");
+  });
+
   it("rejects malformed wallet posts with 400 invalid_request and leaves the session pending", async () => {
     const session = await start("pid-plain");
     const state = new URL(session.requestUri).pathname.split("/").pop()!;

@@ -268,7 +268,6 @@ describe("parseRequestUriPostBody", () => {
       ),
     ).toEqual({ walletNonce: "qPmxiNFCR3QTm19POc8u", walletMetadata: { a: 1 } });
     expect(parseRequestUriPostBody({})).toEqual({});
-    expect(parseRequestUriPostBody({ wallet_metadata: "{" })).toEqual({});
     expect(parseRequestUriPostBody({ wallet_metadata: '{"issuer":"https://wallet.example"}' })).toEqual({
       walletMetadata: { issuer: "https://wallet.example" },
       walletIssuer: "https://wallet.example",
@@ -279,5 +278,14 @@ describe("parseRequestUriPostBody", () => {
     });
     expect(() => parseRequestUriPostBody({ wallet_nonce: "" })).toThrow();
     expect(() => parseRequestUriPostBody({ wallet_nonce: "n".repeat(2049) })).toThrow();
+  });
+
+  it("refuses a wallet_metadata that is not a JSON object (§5.10.1)", () => {
+    for (const metadata of ["{", "", "not json", "[]", '"issuer"', "null", "42", "true"]) {
+      expect(() => parseRequestUriPostBody({ wallet_metadata: metadata }), metadata).toThrow(
+        InvalidAuthorizationRequestError,
+      );
+    }
+    expect(parseRequestUriPostBody({ wallet_metadata: "{}" })).toEqual({ walletMetadata: {} });
   });
 });
