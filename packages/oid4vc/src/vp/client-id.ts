@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { isIP } from "node:net";
 
 /** Client Identifier Prefixes of OpenID4VP §5.9.3 that this package produces or understands. */
 export type ClientIdPrefix =
@@ -33,14 +32,15 @@ export function x509HashClientId(leafDer: Uint8Array | string): string {
 /**
  * Whether `name` is a DNS name, the only thing a `dNSName` SAN and so an `x509_san_dns` client identifier
  * may hold (OpenID4VP §5.9.3; RFC 5280 §4.2.1.6: an IP address belongs in an `iPAddress` SAN). Letters,
- * digits, `-` and `.`, no empty label; not an IP literal, and not a name whose last label is a number,
- * which URL parsers read as an IPv4 address (WHATWG URL "ends in a number": `10.1`, `0x7f.1`).
+ * digits, `-` and `.`, no empty label (so never an IPv6 literal, which has colons), and a last label that
+ * is not a number: URL parsers read such a host as an IPv4 address in one of its forms (`127.0.0.1`,
+ * `10.1`, `0x7f.1`; WHATWG URL "ends in a number"). No `node:net` here: the console bundles this file.
  */
 export function isDnsName(name: string): boolean {
-  if (!/^[A-Za-z0-9.-]+$/.test(name) || name.split(".").some((label) => label === "")) return false;
-  if (isIP(name) !== 0) return false;
-  const last = name.slice(name.lastIndexOf(".") + 1);
-  return !/^(\d+|0x[0-9a-f]*)$/i.test(last);
+  if (!/^[A-Za-z0-9.-]+$/.test(name)) return false;
+  const labels = name.split(".");
+  if (labels.some((label) => label === "")) return false;
+  return !/^(\d+|0x[0-9a-f]*)$/i.test(labels[labels.length - 1]!);
 }
 
 /** `x509_san_dns:<dns>`: the DNS name must be a `dNSName` SAN of the leaf certificate. */
