@@ -302,6 +302,7 @@ test("verification policy: create, suspend, reactivate", async () => {
   await rootField.fill(root);
   await page.getByLabel(/Check revocation/).uncheck();
   await page.getByLabel(/Also accept types that extend this one/).check();
+  await page.getByLabel(/Tell the wallet when a presentation fails/).check();
   await page.getByRole("button", { name: "Create policy" }).click();
   await expect(page.getByTestId(`policy-${sameDevice}`)).toContainText("active");
   const stored = await fetch(
@@ -313,6 +314,7 @@ test("verification policy: create, suspend, reactivate", async () => {
   expect((await stored.json()).data.rules).toMatchObject({
     sameDeviceRedirectUri: "https://shop.example.com/done",
     requireResponseCode: true,
+    reportInvalidPresentationsToWallet: true,
     credentials: [
       { trustedIssuers: [{ x5cRoot: root.trim() }], checkStatus: false, acceptExtendedTypes: true },
     ],

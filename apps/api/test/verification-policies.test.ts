@@ -150,6 +150,7 @@ describe("VerificationPolicies_Create", () => {
         sessionLifetimeSeconds: 600,
         sameDeviceRedirectUri: null,
         requireResponseCode: false,
+        reportInvalidPresentationsToWallet: false,
       },
     });
     expect(Date.parse(r.body.data.createdAt)).not.toBeNaN();

@@ -447,6 +447,40 @@ describe("full flows with the test wallet over HTTP", () => {
     expect((await post({ wallet_nonce: "n-1" })).aud).toBe("https://self-issued.me/v2");
   });
 
+  it("request_uri POST takes a form only, and a wallet_metadata that is a JSON object (§5.10.1)", async () => {
+    const session = await start("pid-plain");
+    const post = (init: { body?: string; type?: string }) =>
+      fetch(session.requestUri, {
+        method: "POST",
+        headers: init.type ? { "content-type": init.type } : {},
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      });
+    const form = "application/x-www-form-urlencoded";
+    const refused = [
+      { body: JSON.stringify({ wallet_nonce: "n-1" }), type: "application/json" },
+      { body: "wallet_nonce=n-1", type: "text/plain" },
+      {},
+      ...["{", "not json", "[]", '"https://wallet.example"', "null", "7"].map((metadata) => ({
+        body: new URLSearchParams({ wallet_nonce: "n-1", wallet_metadata: metadata }).toString(),
+        type: form,
+      })),
+    ];
+    for (const init of refused) {
+      const r = await post(init);
+      expect(r.status, JSON.stringify(init)).toBe(400);
+      expect(r.headers.get("cache-control")).toBe("no-store");
+      expect(await r.json(), JSON.stringify(init)).toEqual({
+        error: "invalid_request",
+        error_description: expect.any(String),
+      });
+    }
+    // Nothing changed: the session is pending and serves its request object to a well-formed POST.
+    expect((await read(session.id)).status).toBe("pending");
+    const good = await post({ body: new URLSearchParams({ wallet_metadata: "{}" }).toString(), type: form });
+    expect(good.status).toBe(200);
+    expect(good.headers.get("content-type")).toContain("application/oauth-authz-req+jwt");
+  });
+
   it("rejects malformed wallet posts with 400 invalid_request and leaves the session pending", async () => {
     const session = await start("pid-plain");
     const state = new URL(session.requestUri).pathname.split("/").pop()!;
@@ -700,6 +734,130 @@ describe("engine negatives (one per check)", () => {
       age_over_18: true,
     });
     expect(JSON.stringify(session)).not.toContain("1984-01-26");
+  });
+});
+
+describe("reportInvalidPresentationsToWallet (OpenID4VP §8.5)", () => {
+  /** The credential with one character of its issuer signature changed. */
+  const withBadSignature = (credential: string) => {
+    const [jws, ...rest] = credential.split("~");
+    const [h, p, sig] = jws!.split(".");
+    return [`${h}.${p}.${sig!.slice(0, 10)}${sig![10] === "A" ? "B" : "A"}${sig!.slice(11)}`, ...rest].join(
+      "~",
+    );
+  };
+
+  beforeAll(async () => {
+    await createPolicy(
+      policyBody("pid-report", { sameDeviceRedirectUri: REDIRECT, reportInvalidPresentationsToWallet: true }),
+    );
+    await createPolicy(
+      policyBody("pid-report-code", {
+        sameDeviceRedirectUri: REDIRECT,
+        requireResponseCode: true,
+        reportInvalidPresentationsToWallet: true,
+      }),
+    );
+  });
+
+  it("is a policy rule: stored when given, false by default, a boolean only", async () => {
+    const get = (id: string) =>
+      call(t, "GET", `/management/verification-policies/${id}`, { key: t.adminKey });
+    expect((await get("pid-report")).body.data.rules.reportInvalidPresentationsToWallet).toBe(true);
+    expect((await get("pid-jwt")).body.data.rules.reportInvalidPresentationsToWallet).toBe(false);
+    const bad = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: policyBody("pid-report-bad", { reportInvalidPresentationsToWallet: "yes" }),
+    });
+    expect(bad.status).toBe(400);
+    expect(errorCode(bad)).toBe("ValidationFailed");
+    expect(JSON.stringify(bad.body.error.details)).toContain("reportInvalidPresentationsToWallet");
+  });
+
+  it("answers an integrity or binding failure with 400 invalid_request; the session is rejected as without it", async () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const other = await generateEs256KeyPair();
+    const cases: [string, (credential: string) => Partial<WalletOptions> & { credential?: string }][] = [
+      ["invalid_issuer_signature", (credential) => ({ credential: withBadSignature(credential) })],
+      ["invalid_kb_signature", () => ({ holderPrivateKey: other.privateJwk })],
+      ["kb_audience_mismatch", () => ({ keyBindingOverrides: { aud: "x509_hash:someone-else" } })],
+      ["kb_nonce_mismatch", () => ({ keyBindingOverrides: { nonce: "not-the-request-nonce-0000" } })],
+      ["kb_iat_out_of_window", () => ({ now: () => now() - 3600 })],
+      ["kb_iat_out_of_window", () => ({ now: () => now() + 3600 })],
+      ["kb_sd_hash_mismatch", () => ({ keyBindingOverrides: { sd_hash: "AAAA" } })],
+      ["key_binding_missing", () => ({ withoutKeyBinding: true })],
+    ];
+    for (const [code, options] of cases) {
+      const { credential } = await issue();
+      for (const policy of ["pid-report", "pid-report-code"]) {
+        const { session, wallet } = await verifyWith(policy, { credential, ...options(credential) });
+        expect([code, wallet.status], JSON.stringify(wallet.body)).toEqual([code, 400]);
+        expect(wallet.body).toEqual({
+          error: "invalid_request",
+          error_description: expect.stringContaining(code),
+        });
+        // Decided as under a policy without the switch: rejected, with the reason and the one event.
+        expect(session.status).toBe("rejected");
+        expect(session.result.credentials).toEqual([]);
+        expect(reasonCodes(session)).toContain(code);
+        expect(await events(session.id, "verification.session.rejected")).toHaveLength(1);
+        // No redirect delivered a response code, so none was issued: the rejection is readable.
+        expect(session).not.toHaveProperty("resultWithheld");
+        const row = await prisma.verificationSession.findUniqueOrThrow({ where: { id: session.id } });
+        expect(row.responseCodeHash).toBeNull();
+        // Decided means decided: a second answer is refused as always.
+        const state = String(wallet.request.state);
+        const again = await fetch(`${t.baseUrl}/verifier/responses/${state}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ error: "access_denied", state }).toString(),
+        });
+        expect(again.status).toBe(400);
+        expect((await read(session.id)).status).toBe("rejected");
+      }
+    }
+    // The same failure under a policy without the switch: 200 and the redirect, as before.
+    const { credential } = await issue();
+    const { session, wallet } = await verifyWith("pid-jwt", {
+      credential,
+      keyBindingOverrides: { nonce: "not-the-request-nonce-0000" },
+    });
+    expect(wallet.status).toBe(200);
+    expect((wallet.body as { redirect_uri: string }).redirect_uri).toMatch(/#response_code=/);
+    expect(session.status).toBe("rejected");
+  });
+
+  it("still answers 200 (and redirects) for a valid presentation, a genuine one the policy refuses, and a wallet's error", async () => {
+    const redirected = (wallet: { status: number; body: unknown }) => {
+      expect(wallet.status, JSON.stringify(wallet.body)).toBe(200);
+      expect((wallet.body as { redirect_uri: string }).redirect_uri).toMatch(
+        new RegExp(`^${REDIRECT}#response_code=`),
+      );
+    };
+    const valid = await verifyWith("pid-report", { credential: (await issue()).credential });
+    redirected(valid.wallet);
+    expect(valid.session.status).toBe("verified");
+
+    const revoked = await issue();
+    await setRevoked(issuerA, revoked.idx);
+    const unaccepted: [string, string][] = [
+      ["credential_revoked", revoked.credential],
+      ["missing_required_claims", (await issue({ claims: { given_name: "Erika" } })).credential],
+      ["unknown_issuer_key", (await issue({ issuer: { ...issuerB, vct: issuerA.vct } })).credential],
+    ];
+    for (const [code, credential] of unaccepted) {
+      const { session, wallet } = await verifyWith("pid-report", { credential });
+      redirected(wallet);
+      expect(session.status).toBe("rejected");
+      expect(reasonCodes(session)).toContain(code);
+    }
+
+    const declined = await verifyWith("pid-report", {
+      credential: (await issue()).credential,
+      error: { error: "access_denied", errorDescription: "the holder declined" },
+    });
+    redirected(declined.wallet);
+    expect(declined.session.status).toBe("rejected");
   });
 });
 
@@ -1169,6 +1327,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
       clientIdPrefix: "x509_hash" as const,
       sameDeviceRedirectUri: null,
       requireResponseCode: false,
+      reportInvalidPresentationsToWallet: false,
       verifierInfo: null,
     },
     clientId: "x509_hash:abc",

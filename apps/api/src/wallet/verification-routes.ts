@@ -1,7 +1,7 @@
 import type { AppDeps } from "@cred/core";
 import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-response";
 import { serveRequestObject, type WalletHttpResponse } from "@cred/core/verification/serve-request-object";
-import { OAuthError } from "@cred/oid4vc";
+import { OAuthError, VpError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { oauthErrors } from "./oauth-reply";
 
@@ -11,6 +11,16 @@ const HANDLE = /^[A-Za-z0-9_-]{16,128}$/;
 
 function formOf(request: FastifyRequest): URLSearchParams | undefined {
   return request.body instanceof URLSearchParams ? request.body : undefined;
+}
+
+/** The form body of a request_uri POST; any other body (JSON, none) is 400 `invalid_request` (§5.10.1). */
+function requestUriForm(request: FastifyRequest): URLSearchParams {
+  const form = formOf(request);
+  if (form) return form;
+  throw new VpError(
+    "invalid_request",
+    "send the request_uri POST as application/x-www-form-urlencoded (OpenID4VP 5.10.1)",
+  );
 }
 
 function send(reply: FastifyReply, response: WalletHttpResponse) {
@@ -47,7 +57,7 @@ const unknownRequest = (reply: FastifyReply, status: number) =>
 /**
  * OpenID4VP verifier endpoints (unauthenticated, wallet-facing):
  * - `GET|POST /verifier/requests/{state}`: the signed request object (`application/oauth-authz-req+jwt`);
- *   POST takes a form with `wallet_nonce` (request_uri_method=post);
+ *   POST takes a form (only) with `wallet_nonce` and `wallet_metadata` (request_uri_method=post);
  * - `POST /verifier/responses/{state}`: the response endpoint (`direct_post` / `direct_post.jwt`, form).
  */
 export function registerVerificationWalletRoutes(app: FastifyInstance, deps: AppDeps) {
@@ -57,8 +67,8 @@ export function registerVerificationWalletRoutes(app: FastifyInstance, deps: App
   });
   app.post<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
-    return guarded(request, reply, () =>
-      serveRequestObject(deps, request.params.handle, formOf(request) ?? new URLSearchParams()),
+    return guarded(request, reply, async () =>
+      serveRequestObject(deps, request.params.handle, requestUriForm(request)),
     );
   });
   app.post<HandleParams>("/verifier/responses/:handle", oauthErrors("invalid_request"), (request, reply) => {

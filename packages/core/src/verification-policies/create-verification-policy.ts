@@ -91,6 +91,7 @@ export async function createVerificationPolicy(
     clientIdPrefix: input.clientIdPrefix,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,
     requireResponseCode: input.requireResponseCode,
+    reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,
     verifierInfo: input.verifierInfo,
   };
   const details = await checkReferences(db, scope, config, rules);

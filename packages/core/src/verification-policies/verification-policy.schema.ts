@@ -234,7 +234,7 @@ const rulesShape = {
     .meta({ description: "How long a verification session stays open, 60–3600 seconds.", example: 600 }),
   clientIdPrefix: z.enum(["x509_hash", "x509_san_dns"]).default("x509_hash").meta({
     description:
-      "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host; otherwise starting a verification fails with 409 VerifierCertificateMismatch).",
+      "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).",
     example: "x509_hash",
   }),
   sameDeviceRedirectUri: zHttpsUrl.nullable().default(null).meta({
@@ -255,6 +255,11 @@ const rulesShape = {
       description:
         "Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.",
     }),
+  reportInvalidPresentationsToWallet: z.boolean().default(false).meta({
+    description:
+      'When true, a wallet response whose presentation fails integrity or holder binding (issuer signature, disclosures, key binding JWT signature, `aud`, `nonce`, `iat`, `sd_hash`, transaction data hashes, a malformed `vp_token`) and so leaves the session `rejected` is answered at the response endpoint with HTTP 400 `{ error: "invalid_request" }` (OpenID4VP §8.5) instead of 200 and the redirect, so the wallet tells the holder at once. The session is decided exactly as with false (`rejected`, same reasons, event and webhooks). A presentation that is genuine but not accepted (untrusted issuer, expired, revoked, missing claims) and a wallet\'s own error response are still answered 200. Default false: every response the endpoint could process is answered 200.',
+    example: false,
+  }),
   requireResponseCode: z.boolean().default(false).meta({
     description:
       "When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.",

@@ -10,6 +10,7 @@ import type { AppDeps } from "../context";
 import { hashSecret } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
 import { createdSessions } from "./created-sessions";
+import { invalidPresentationReasons } from "./invalid-presentation";
 import type { WalletHttpResponse } from "./serve-request-object";
 import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
@@ -29,7 +30,10 @@ const json = (status: number, body: unknown): WalletHttpResponse => ({
  * (`error`, `error_description`), runs the engine and decides the session. Answers 200 `{}` or, when
  * the policy has a same-device redirect, `{ redirect_uri: "<uri>#response_code=<fresh>" }` (the code is
  * stored hashed). Malformed input, a wrong `state`, or a session that is not pending → 400 in the
- * OAuth shape (a decided session refuses a second answer).
+ * OAuth shape (a decided session refuses a second answer). Under a policy with
+ * `reportInvalidPresentationsToWallet`, a presentation that fails integrity or holder binding is
+ * answered 400 `invalid_request` once the session is decided (rejected, as always; no response code,
+ * since no redirect would deliver it).
  */
 export async function receiveWalletResponse(
   deps: AppDeps,
@@ -74,7 +78,14 @@ export async function receiveWalletResponse(
           parsed.vpToken,
         );
 
-  const responseCode = rules.sameDeviceRedirectUri ? generateResponseCode() : undefined;
+  // OpenID4VP §8.5: the wallet hears of an invalid presentation when the policy asks for it (the
+  // session is decided all the same, with the same event); a wallet's own error is not one.
+  const invalid =
+    rules.reportInvalidPresentationsToWallet === true && parsed.kind !== "error"
+      ? invalidPresentationReasons(result)
+      : [];
+  const responseCode =
+    rules.sameDeviceRedirectUri && invalid.length === 0 ? generateResponseCode() : undefined;
   const decided = await decideSession(
     deps,
     row,
@@ -82,6 +93,12 @@ export async function receiveWalletResponse(
     responseCode ? { responseCodeHash: hashSecret(responseCode) } : {},
   );
   if (!decided) throw new VpError("invalid_request", "the request has already been answered or has expired");
+  if (invalid.length > 0) {
+    throw new VpError(
+      "invalid_request",
+      `the presentation failed verification (${invalid.join(", ")}); the verifier rejected the response`,
+    );
+  }
   if (!responseCode) return json(200, {});
   return json(200, { redirect_uri: `${rules.sameDeviceRedirectUri}#response_code=${responseCode}` });
 }

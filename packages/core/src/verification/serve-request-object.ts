@@ -27,7 +27,9 @@ export interface WalletHttpResponse {
 /**
  * The request_uri endpoint (OpenID4VP §5.10): the signed request object of a pending session, built
  * from the session's policy snapshot, `typ: oauth-authz-req+jwt`, `x5c` of the tenant's verifier
- * certificate. With a POST form (`request_uri_method=post`), `wallet_nonce` is echoed in the object.
+ * certificate. With a POST form (`request_uri_method=post`), `wallet_nonce` is echoed in the object and
+ * `wallet_metadata.issuer` becomes its `aud`; a malformed `wallet_nonce` or a `wallet_metadata` that is
+ * not a JSON object → 400 `invalid_request` (the route refuses a body that is not a form).
  * Unknown, decided or expired sessions → 404 `invalid_request` (the wallet aborts on any HTTP error);
  * a session whose client_id the current certificate no longer serves (replaced by an upload) → 400
  * `invalid_request`.

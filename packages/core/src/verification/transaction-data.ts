@@ -64,8 +64,15 @@ export function decodeTransactionData(encoded: string[]): TTransactionData[] {
   });
 }
 
+/** Why presentations do not authorise the request's transaction data as §5.1 and §8.4 ask. */
+export type TransactionDataReasonCode =
+  | "transaction_data_hash_alg"
+  | "transaction_data_mismatch"
+  | "transaction_data_not_authorized"
+  | "transaction_data_authorized_twice";
+
 interface Reason {
-  code: string;
+  code: TransactionDataReasonCode;
   message: string;
 }
 

@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { isUniqueViolation } from "@cred/db";
-import { generateVerifierCertificate, parseVerifierCertificate } from "@cred/oid4vc";
+import { generateVerifierCertificate, isDnsName, parseVerifierCertificate } from "@cred/oid4vc";
 import type { AppDeps, CoreConfig } from "../context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -36,9 +36,19 @@ export function verifierKeySealContext(scope: TenantScope) {
   return `verifier-certificate:${scope.tenantId}:${scope.environment}`;
 }
 
-/** The DNS name of the public base URL (the verifier's x509_san_dns identity). */
-export function verifierDnsName(publicBaseUrl: string): string {
+/** The host of the public base URL (the response_uri host), lower case, an IPv6 literal without brackets. */
+export function publicHost(publicBaseUrl: string): string {
   return new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+}
+
+/**
+ * The verifier's x509_san_dns identity: the host of the public base URL when it is a DNS name, null when
+ * it is an IP address (IPv4 or IPv6), which a dNSName and so an `x509_san_dns` client id cannot hold
+ * (OpenID4VP §5.9.3; an IP belongs in an iPAddress SAN, which that prefix does not use).
+ */
+export function verifierDnsName(publicBaseUrl: string): string | null {
+  const host = publicHost(publicBaseUrl);
+  return isDnsName(host) ? host : null;
 }
 
 /**
@@ -50,12 +60,10 @@ export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScop
   const db = deps.database.prisma;
   const row = await verificationRepository.findVerifierCertificate(db, scope);
   if (row) return row;
-  const host = verifierDnsName(deps.config.publicBaseUrl);
-  // An IP literal that is not a DNS name (e.g. IPv6) cannot be a dNSName: the reserved `.invalid` name
-  // keeps x509_hash working, and x509_san_dns is refused (409) until a chain for a real name is uploaded.
+  // An IP address (IPv4 or IPv6) cannot be a dNSName: the reserved `.invalid` name keeps x509_hash
+  // working, and x509_san_dns is refused (409) while the public host is not a DNS name.
   const generated = await generateVerifierCertificate({
-    dnsName:
-      /^[a-z0-9.-]+$/.test(host) && !host.startsWith(".") && !host.endsWith(".") ? host : "verifier.invalid",
+    dnsName: verifierDnsName(deps.config.publicBaseUrl) ?? "verifier.invalid",
   });
   try {
     return await verificationRepository.createVerifierCertificate(db, {
@@ -115,8 +123,9 @@ export function invalidateVerifierIdentity(scope: TenantScope): void {
 }
 
 /**
- * The client_id a new session uses. `x509_san_dns` needs a dNSName SAN of the leaf equal to the host of
- * the response_uri (OpenID4VP §5.9.3; wallets check it), otherwise 409 `VerifierCertificateMismatch`.
+ * The client_id a new session uses. `x509_san_dns` needs the host of the response_uri to be a DNS name
+ * and a dNSName SAN of the leaf equal to it (OpenID4VP §5.9.3; wallets check it), otherwise 409
+ * `VerifierCertificateMismatch`.
  */
 export function clientIdFor(
   identity: VerifierIdentity,
@@ -125,6 +134,20 @@ export function clientIdFor(
 ): string {
   if (prefix === "x509_hash") return identity.clientIds.x509_hash;
   const host = verifierDnsName(config.publicBaseUrl);
+  if (host === null) {
+    const ip = publicHost(config.publicBaseUrl);
+    throw new DomainError(
+      "VerifierCertificateMismatch",
+      `The policy asks for the x509_san_dns client identifier, but the response_uri host '${ip}' is an IP address, not a DNS name (OpenID4VP §5.9.3). Serve the platform under a DNS name (PUBLIC_BASE_URL) or use x509_hash.`,
+      [
+        {
+          code: "PublicHostNotDnsName",
+          target: "clientIdPrefix",
+          message: `The public host '${ip}' is an IP address; x509_san_dns needs a DNS name.`,
+        },
+      ],
+    );
+  }
   if (!identity.dnsNames.includes(host)) {
     throw new DomainError(
       "VerifierCertificateMismatch",
@@ -153,7 +176,8 @@ export function identityServesClientId(
   if (clientId.startsWith("x509_hash:")) return clientId === identity.clientIds.x509_hash;
   if (clientId.startsWith("x509_san_dns:")) {
     const dns = clientId.slice("x509_san_dns:".length);
-    return dns === verifierDnsName(config.publicBaseUrl) && identity.dnsNames.includes(dns);
+    const host = verifierDnsName(config.publicBaseUrl);
+    return host !== null && dns === host && identity.dnsNames.includes(dns);
   }
   return false;
 }

@@ -61,7 +61,7 @@ export const zVerifierCertificate = z
       .meta({ description: "The client identifiers wallets see, per prefix." }),
     x509SanDnsUsable: z.boolean().meta({
       description:
-        "Whether the leaf names the public host (the response_uri host), which policies with `clientIdPrefix: x509_san_dns` need.",
+        "Whether the public host (the response_uri host) is a DNS name, not an IP address, and the leaf names it in a dNSName SAN, which policies with `clientIdPrefix: x509_san_dns` need.",
       example: true,
     }),
     uploaded: z.boolean().meta({

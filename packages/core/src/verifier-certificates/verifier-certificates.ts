@@ -2,6 +2,7 @@ import { X509Certificate } from "node:crypto";
 import {
   certificateDnsNames,
   InvalidVerifierCertificateError,
+  isDnsName,
   parseVerifierCertificate,
   splitPemCertificates,
   x509HashClientId,
@@ -13,6 +14,7 @@ import type { TenantScope } from "../shared/principal";
 import {
   ensureVerifierCertificate,
   invalidateVerifierIdentity,
+  publicHost,
   verifierDnsName,
   verifierKeySealContext,
 } from "../verification/verifier-identity";
@@ -32,11 +34,15 @@ function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): 
   const leaf = new X509Certificate(splitPemCertificates(row.chainPem)[0]!);
   const dnsNames = certificateDnsNames(leaf);
   const host = verifierDnsName(config.publicBaseUrl);
-  const usable = dnsNames.includes(host);
+  const usable = host !== null && dnsNames.includes(host);
   const warnings: string[] = [];
   if (leaf.checkIssued(leaf) && leaf.verify(leaf.publicKey))
     warnings.push("leaf certificate is self-signed (not HAIP compliant)");
-  if (!usable)
+  if (host === null)
+    warnings.push(
+      `the public host '${publicHost(config.publicBaseUrl)}' is an IP address, not a DNS name: verifications under x509_san_dns policies are refused (409 VerifierCertificateMismatch)`,
+    );
+  else if (!usable)
     warnings.push(
       `no dNSName is the public host '${host}': verifications under x509_san_dns policies are refused (409 VerifierCertificateMismatch)`,
     );
@@ -104,7 +110,11 @@ export async function uploadVerifierCertificate(
       JSON.stringify(parsed.privateKeyJwk),
       verifierKeySealContext(scope),
     ),
-    dnsName: parsed.dnsNames.includes(host) ? host : parsed.dnsNames[0]!,
+    // The public host when the leaf names it, else its first name that is a DNS name (not an IP).
+    dnsName:
+      host !== null && parsed.dnsNames.includes(host)
+        ? host
+        : (parsed.dnsNames.find(isDnsName) ?? parsed.dnsNames[0]!),
     uploaded: true,
   });
   invalidateVerifierIdentity(scope);

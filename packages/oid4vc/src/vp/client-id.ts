@@ -29,11 +29,23 @@ export function x509HashClientId(leafDer: Uint8Array | string): string {
   return `x509_hash:${createHash("sha256").update(derBytes(leafDer)).digest("base64url")}`;
 }
 
+/**
+ * Whether `name` is a DNS name, the only thing a `dNSName` SAN and so an `x509_san_dns` client identifier
+ * may hold (OpenID4VP §5.9.3; RFC 5280 §4.2.1.6: an IP address belongs in an `iPAddress` SAN). Letters,
+ * digits, `-` and `.`, no empty label (so never an IPv6 literal, which has colons), and a last label that
+ * is not a number: URL parsers read such a host as an IPv4 address in one of its forms (`127.0.0.1`,
+ * `10.1`, `0x7f.1`; WHATWG URL "ends in a number"). No `node:net` here: the console bundles this file.
+ */
+export function isDnsName(name: string): boolean {
+  if (!/^[A-Za-z0-9.-]+$/.test(name)) return false;
+  const labels = name.split(".");
+  if (labels.some((label) => label === "")) return false;
+  return !/^(\d+|0x[0-9a-f]*)$/i.test(labels[labels.length - 1]!);
+}
+
 /** `x509_san_dns:<dns>`: the DNS name must be a `dNSName` SAN of the leaf certificate. */
 export function x509SanDnsClientId(dnsName: string): string {
-  if (!/^[A-Za-z0-9.-]+$/.test(dnsName) || dnsName.startsWith(".") || dnsName.endsWith(".")) {
-    throw new TypeError(`not a DNS name: ${dnsName}`);
-  }
+  if (!isDnsName(dnsName)) throw new TypeError(`not a DNS name: ${dnsName}`);
   return `x509_san_dns:${dnsName.toLowerCase()}`;
 }
 

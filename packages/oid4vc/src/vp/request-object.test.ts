@@ -190,6 +190,15 @@ describe("signRequestObject", () => {
     await expect(verifyRequestObject(sanDns, { clientId: cert.clientIds.x509SanDns })).rejects.toThrow(
       /host/,
     );
+    // x509_san_dns naming an IP address: not a DNS name, whatever the certificate says
+    const ipClientId = "x509_san_dns:127.0.0.1";
+    const sanIp = await signRequestObject(
+      buildAuthorizationRequest(
+        input({ clientId: ipClientId, responseUri: "https://127.0.0.1/r", exp: 4_000_000_000 }),
+      ),
+      { privateKey: cert.privateKeyJwk, x5c: cert.x5c },
+    );
+    await expect(verifyRequestObject(sanIp, { clientId: ipClientId })).rejects.toThrow(/not a DNS name/);
   });
 
   it("requires an x5c", async () => {
@@ -259,7 +268,6 @@ describe("parseRequestUriPostBody", () => {
       ),
     ).toEqual({ walletNonce: "qPmxiNFCR3QTm19POc8u", walletMetadata: { a: 1 } });
     expect(parseRequestUriPostBody({})).toEqual({});
-    expect(parseRequestUriPostBody({ wallet_metadata: "{" })).toEqual({});
     expect(parseRequestUriPostBody({ wallet_metadata: '{"issuer":"https://wallet.example"}' })).toEqual({
       walletMetadata: { issuer: "https://wallet.example" },
       walletIssuer: "https://wallet.example",
@@ -270,5 +278,14 @@ describe("parseRequestUriPostBody", () => {
     });
     expect(() => parseRequestUriPostBody({ wallet_nonce: "" })).toThrow();
     expect(() => parseRequestUriPostBody({ wallet_nonce: "n".repeat(2049) })).toThrow();
+  });
+
+  it("refuses a wallet_metadata that is not a JSON object (§5.10.1)", () => {
+    for (const metadata of ["{", "", "not json", "[]", '"issuer"', "null", "42", "true"]) {
+      expect(() => parseRequestUriPostBody({ wallet_metadata: metadata }), metadata).toThrow(
+        InvalidAuthorizationRequestError,
+      );
+    }
+    expect(parseRequestUriPostBody({ wallet_metadata: "{}" })).toEqual({ walletMetadata: {} });
   });
 });

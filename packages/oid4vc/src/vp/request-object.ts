@@ -191,7 +191,10 @@ export function authorizationRequestLink(input: {
 
 const WALLET_NONCE_MAX_LENGTH = 2048;
 
-/** Parses a `request_uri_method=post` form body (§5.10): `wallet_nonce` and `wallet_metadata`. */
+/**
+ * Parses a `request_uri_method=post` form body (§5.10.1): `wallet_nonce` (1–2048 characters) and
+ * `wallet_metadata` (a JSON object); either malformed → `InvalidAuthorizationRequestError`.
+ */
 export function parseRequestUriPostBody(form: URLSearchParams | Record<string, string | undefined>): {
   walletNonce?: string;
   walletMetadata?: Record<string, unknown>;
@@ -214,17 +217,20 @@ export function parseRequestUriPostBody(form: URLSearchParams | Record<string, s
   }
   const walletMetadata = get("wallet_metadata");
   if (walletMetadata !== undefined) {
+    // §5.10.1: "a String containing a JSON object"; anything else is a malformed request.
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(walletMetadata);
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-        out.walletMetadata = parsed as Record<string, unknown>;
-        const issuer = out.walletMetadata.issuer;
-        if (typeof issuer === "string" && issuer.length > 0 && issuer.length <= WALLET_NONCE_MAX_LENGTH)
-          out.walletIssuer = issuer;
-      }
+      parsed = JSON.parse(walletMetadata);
     } catch {
-      // Unparsable wallet metadata is ignored; it only informs, never constrains, our request.
+      throw new InvalidAuthorizationRequestError("wallet_metadata must be a JSON object; it is not JSON");
     }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new InvalidAuthorizationRequestError("wallet_metadata must be a JSON object");
+    }
+    out.walletMetadata = parsed as Record<string, unknown>;
+    const issuer = out.walletMetadata.issuer;
+    if (typeof issuer === "string" && issuer.length > 0 && issuer.length <= WALLET_NONCE_MAX_LENGTH)
+      out.walletIssuer = issuer;
   }
   return out;
 }

@@ -5,8 +5,9 @@ import {
   type JsonWebKey,
   X509Certificate,
 } from "node:crypto";
+import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { parseClientId, x509HashClientId, x509SanDnsClientId } from "./client-id";
+import { isDnsName, parseClientId, x509HashClientId, x509SanDnsClientId } from "./client-id";
 import {
   generateVerifierCertificate,
   InvalidVerifierCertificateError,
@@ -133,5 +134,35 @@ describe("client ids", () => {
       value: "https://pre-registered.example",
     });
     expect(parseClientId("client123")).toEqual({ prefix: null, value: "client123" });
+  });
+
+  it("x509_san_dns takes a DNS name only, never an IP literal (OpenID4VP §5.9.3)", () => {
+    for (const name of [
+      "localhost",
+      "verifier.example.com",
+      "a-1.example",
+      "xn--bcher-kva.example",
+      "1password.com",
+    ])
+      expect(isDnsName(name), name).toBe(true);
+    // IP literals, with node:net's isIP as the oracle, and hosts a URL parser reads as IPv4 addresses
+    // (WHATWG URL normalises them to a dotted quad, which isIP knows).
+    for (const ip of ["127.0.0.1", "203.0.113.5", "255.255.255.255", "::1", "fe80::1", "::ffff:127.0.0.1"]) {
+      expect(isIP(ip), ip).not.toBe(0);
+      expect(isDnsName(ip), ip).toBe(false);
+    }
+    expect(isDnsName("[::1]")).toBe(false);
+    for (const host of ["10.1", "0x7f.1", "017.1", "2130706433"]) {
+      expect(isIP(new URL(`http://${host}/`).hostname), host).toBe(4);
+      expect(isDnsName(host), host).toBe(false);
+    }
+    // Ending in a number but no IPv4 address: no URL host at all.
+    for (const host of ["example.123", "a.0x"]) {
+      expect(() => new URL(`http://${host}/`), host).toThrow();
+      expect(isDnsName(host), host).toBe(false);
+    }
+    for (const name of ["", ".", "a..b", ".example", "example.", "under_score.example", "https://x"])
+      expect(isDnsName(name), name).toBe(false);
+    expect(() => x509SanDnsClientId("127.0.0.1")).toThrow(/not a DNS name/);
   });
 });

@@ -1,7 +1,7 @@
 import { type KeyObject, X509Certificate } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
 import { decodeJwtUnverified, typIs, verifyEs256Signature } from "../jose/jws";
-import { parseClientId, x509HashClientId } from "./client-id";
+import { isDnsName, parseClientId, x509HashClientId } from "./client-id";
 import { VpError } from "./errors";
 import { REQUEST_OBJECT_TYP } from "./request-object";
 import { certificateDnsNames } from "./verifier-certificate";
@@ -78,6 +78,7 @@ export async function verifyRequestObject(
     if (x509HashClientId(leaf.raw) !== options.clientId)
       fail("x509_hash does not match the leaf certificate");
   } else if (prefix === "x509_san_dns") {
+    if (!isDnsName(value)) fail("x509_san_dns client_id is not a DNS name");
     if (!certificateDnsNames(leaf).includes(value.toLowerCase()))
       fail("client_id is not a dNSName of the leaf");
     const responseUri = typeof payload.response_uri === "string" ? payload.response_uri : "";

@@ -64,6 +64,7 @@ export default function VerificationPoliciesPage() {
   const [checkStatus, setCheckStatus] = useState(true);
   const [acceptExtendedTypes, setAcceptExtendedTypes] = useState(false);
   const [requireResponseCode, setRequireResponseCode] = useState(false);
+  const [reportInvalid, setReportInvalid] = useState(false);
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
 
@@ -92,6 +93,7 @@ export default function VerificationPoliciesPage() {
       sessionLifetimeSeconds: 600,
       sameDeviceRedirectUri: redirectUri || null,
       requireResponseCode: Boolean(redirectUri) && requireResponseCode,
+      reportInvalidPresentationsToWallet: reportInvalid,
     });
   };
 
@@ -225,6 +227,15 @@ export default function VerificationPoliciesPage() {
               onChange={(e) => setRequireResponseCode(e.target.checked)}
             />
             Show results only to reads with the redirect's response code (same-device use only)
+          </label>
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={reportInvalid}
+              onChange={(e) => setReportInvalid(e.target.checked)}
+            />
+            Tell the wallet when a presentation fails its signature or holder binding checks (HTTP 400 instead
+            of 200; the verification is rejected either way)
           </label>
           {configuration && (
             <fieldset>

@@ -68,7 +68,10 @@ export default function VerifierCertificatePage() {
             <dd>
               <code>{certificate.clientIds.x509SanDns}</code>
               {!certificate.x509SanDnsUsable && (
-                <div className="hint">Not usable: no DNS name of the certificate is this server's host.</div>
+                <div className="hint">
+                  Not usable: this server's host is an IP address, or no DNS name of the certificate is it
+                  (see the warnings).
+                </div>
               )}
             </dd>
           </dl>
