@@ -1,7 +1,7 @@
 export * from "./api-keys/api-keys";
-export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./context";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
+export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./shared/context";
 export { toErrorEnvelope } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";

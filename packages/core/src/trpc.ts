@@ -1,8 +1,8 @@
 import "./shared/zod-messages";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import type { RequestContext } from "./context";
 import { authenticate } from "./shared/authenticate";
+import type { RequestContext } from "./shared/context";
 import { toErrorEnvelope } from "./shared/error-shape";
 import { DomainError } from "./shared/errors";
 import type { Scope } from "./shared/scopes";

@@ -1,6 +1,6 @@
 import { type Db, inTransaction, isUniqueViolation } from "@cred/db";
-import type { CoreConfig } from "../context";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
+import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";

@@ -1,5 +1,5 @@
-import type { CoreConfig } from "../context";
 import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+import type { CoreConfig } from "../shared/context";
 
 /**
  * A configuration's `vct` when none is given: a URL under its issuer, where the issuer serves the type's

@@ -1,10 +1,10 @@
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
-import type { AppDeps, CoreConfig } from "../context";
 import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { issuanceRepository } from "../issuance/issuance-repository";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { STATUS_LIST_BITS } from "../issuers/provision-status-list";
+import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { Principal } from "../shared/principal";

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { issuerSigningKey } from "../issuance/issuer-signing-keys";
 import {
@@ -8,6 +7,7 @@ import {
   expWithinChain,
   signingCertificateInUse,
 } from "../issuers/stored-signing-certificate";
+import type { AppDeps } from "../shared/context";
 import { assembleStatusList } from "./status-list-chunks";
 
 interface CachedToken {

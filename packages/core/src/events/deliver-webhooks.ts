@@ -1,5 +1,5 @@
 import type { Database } from "@cred/db";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { SecretBox } from "../shared/secret-box";

@@ -1,6 +1,6 @@
 import { type Database, inTransaction } from "@cred/db";
-import type { CoreConfig } from "../context";
 import { retireExpiredCredentialEncryptionKeys } from "../issuers/credential-encryption-key";
+import type { CoreConfig } from "../shared/context";
 import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification/session-lifecycle";

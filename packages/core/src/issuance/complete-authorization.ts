@@ -1,5 +1,5 @@
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";

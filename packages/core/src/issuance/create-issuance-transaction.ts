@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { type Db, sqlFor } from "@cred/db";
-import type { AppDeps, RequestContext } from "../context";
+import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { withIdempotency } from "../shared/idempotency";
 import { newId, randomToken } from "../shared/ids";

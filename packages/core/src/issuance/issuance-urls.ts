@@ -1,5 +1,5 @@
-import type { CoreConfig } from "../context";
 import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+import type { CoreConfig } from "../shared/context";
 
 /** Every wallet-facing URL of an issuer, derived from its credential issuer identifier. */
 export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: string) {

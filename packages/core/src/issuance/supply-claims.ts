@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from "@cred/db";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { findVisibleTransaction } from "./get-issuance-transaction";

@@ -1,7 +1,7 @@
 import { type Db, inTransaction } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
-import type { CoreConfig } from "../context";
 import { organisationRepository } from "../organisations/organisation-repository";
+import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { SecretBox } from "../shared/secret-box";

@@ -1,4 +1,4 @@
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 
 /**
  * The OpenID4VCI credential issuer identifier of an issuer: the URL wallets see as `iss` and under

@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import type { TIssuerReadiness, TReadinessItem } from "./issuer.schema";

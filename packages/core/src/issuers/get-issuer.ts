@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { TIssuer } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";

@@ -1,4 +1,4 @@
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "./issuer.schema";

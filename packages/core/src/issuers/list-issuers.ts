@@ -1,6 +1,6 @@
 import type { Db } from "@cred/db";
-import type { CoreConfig } from "../context";
 import { organisationRepository } from "../organisations/organisation-repository";
+import type { CoreConfig } from "../shared/context";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TListIssuersRequest } from "./issuer.schema";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";

@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { issuerRepository } from "./issuer-repository";

@@ -1,6 +1,6 @@
 import { type Db, inTransaction, Prisma } from "@cred/db";
-import type { CoreConfig } from "../context";
 import { organisationRepository } from "../organisations/organisation-repository";
+import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { SecretBox } from "../shared/secret-box";
 import { organisationNotFound } from "./create-issuer";

@@ -8,9 +8,9 @@ import {
   StatusListTokenError,
   verifyStatusListToken,
 } from "@cred/oid4vc";
-import type { CoreConfig } from "../context";
-import { OutboundFetchError, outboundGet } from "../verification/outbound-fetch";
 import { BoundedMap } from "./bounded-map";
+import type { CoreConfig } from "./context";
+import { OutboundFetchError, outboundGet } from "./outbound-fetch";
 import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "./remote-status-list";
 import { chainUnderTrustedRoots, keyUnderTrustedRoots } from "./x5c-chain";
 

@@ -1,6 +1,6 @@
 import { findApiKeyPrincipal } from "../api-keys/authenticate-api-key";
-import type { RequestContext } from "../context";
 import { findStaffPrincipal } from "../staff/authenticate-staff";
+import type { RequestContext } from "./context";
 import { DomainError } from "./errors";
 import type { Principal } from "./principal";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Db, inTransaction, Prisma } from "@cred/db";
-import type { RequestContext } from "../context";
 import { canonicalJson } from "./canonical-json";
+import type { RequestContext } from "./context";
 import { DomainError } from "./errors";
 import { newId } from "./ids";
 import type { Principal } from "./principal";

@@ -1,5 +1,5 @@
 import { type Db, isUniqueViolation } from "@cred/db";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";

@@ -1,6 +1,6 @@
 import { type Db, sqlFor } from "@cred/db";
 import { generateNonce, generateResponseEncryptionKey, generateState } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies/get-active-policy-for-verification";

@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";

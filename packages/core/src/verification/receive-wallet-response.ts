@@ -6,7 +6,7 @@ import {
   parseAuthorizationResponse,
   VpError,
 } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { hashSecret } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
 import { createdSessions } from "./created-sessions";

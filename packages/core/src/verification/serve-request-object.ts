@@ -8,7 +8,7 @@ import {
   signRequestObject,
   VpError,
 } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
 import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";

@@ -1,5 +1,5 @@
 import { type Db, inTransaction, sqlFor } from "@cred/db";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";

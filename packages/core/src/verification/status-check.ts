@@ -8,9 +8,9 @@ import {
 } from "@cred/oid4vc";
 import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
 import { statusListToken } from "../credentials/status-list-token";
+import { OutboundFetchError, outboundGet } from "../shared/outbound-fetch";
 import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "../shared/remote-status-list";
 import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";
-import { OutboundFetchError, outboundGet } from "./outbound-fetch";
 import { verificationRepository } from "./verification-repository";
 
 export type StatusCheck = { ok: true } | { ok: false; code: string; message: string };

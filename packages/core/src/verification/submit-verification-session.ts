@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "@cred/db";
 import { decodeJwtUnverified } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual } from "../shared/secret-box";

@@ -1,7 +1,7 @@
 import { integrityMatches, parseTypeMetadataReference } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
 import { BoundedMap } from "../shared/bounded-map";
-import { outboundGetBytes } from "./outbound-fetch";
+import type { AppDeps } from "../shared/context";
+import { outboundGetBytes } from "../shared/outbound-fetch";
 
 /** How many `extends` links are followed before the chain is given up (SD-JWT VC §10.6: bound it). */
 const MAX_DEPTH = 5;

@@ -5,7 +5,7 @@ import {
   type VerifyCredentialFn,
   verifyVpToken,
 } from "@cred/oid4vc";
-import type { AppDeps } from "../context";
+import type { AppDeps } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
 import { type ResolvedIssuerKey, resolveIssuerKey, type TrustContext } from "./issuer-trust";

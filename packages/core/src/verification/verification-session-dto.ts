@@ -1,5 +1,5 @@
 import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";
 import { decodeTransactionData } from "./transaction-data";

@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { isUniqueViolation } from "@cred/db";
 import { generateVerifierCertificate, isDnsName, parseVerifierCertificate } from "@cred/oid4vc";
-import type { AppDeps, CoreConfig } from "../context";
+import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";

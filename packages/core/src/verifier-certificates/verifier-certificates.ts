@@ -7,7 +7,7 @@ import {
   splitPemCertificates,
   x509HashClientId,
 } from "@cred/oid4vc";
-import type { AppDeps, CoreConfig } from "../context";
+import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";

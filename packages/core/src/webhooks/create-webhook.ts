@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "@cred/db";
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";

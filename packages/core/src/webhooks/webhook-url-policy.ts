@@ -1,4 +1,4 @@
-import type { CoreConfig } from "../context";
+import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Db } from "@cred/db";
-import type { CoreConfig } from "../../context";
 import { provisionStatusList } from "../../issuers/provision-status-list";
+import type { CoreConfig } from "../../shared/context";
 import { MemoCache } from "../../shared/memo-cache";
 import type { TenantScope } from "../../shared/principal";
 

@@ -5,7 +5,7 @@ import {
   type TAuthorizationDetail,
   tokenError,
 } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
+import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
 import { claimsOfSpentTokensSql } from "../issuance-repository";

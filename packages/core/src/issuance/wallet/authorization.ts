@@ -8,7 +8,7 @@ import {
   parsePushedAuthorizationRequest,
   type TPushedAuthorizationRequest,
 } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
+import type { CoreConfig } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";

@@ -5,9 +5,9 @@ import {
   USE_ATTESTATION_CHALLENGE,
   verifyClientAttestation,
 } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
 import type { TWalletAttestation } from "../../issuers/issuer.schema";
 import { trustedAttester } from "../../shared/attestation-status";
+import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
 import { hashSecret } from "../../shared/secret-box";
 import { trustSettingsOf } from "../../shared/x5c-chain";

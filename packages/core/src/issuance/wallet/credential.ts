@@ -18,9 +18,9 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import type { AppDeps } from "../../context";
 import { credentialEncryptionKeys, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import { x5cForSigning } from "../../issuers/stored-signing-certificate";
+import type { AppDeps } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";

@@ -1,6 +1,6 @@
 import { credentialError, parseDeferredCredentialRequest } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import type { AppDeps } from "../../context";
+import type { AppDeps } from "../../shared/context";
 import { hashSecret } from "../../shared/secret-box";
 import { issuanceCatalog } from "../issuance-catalog";
 import { effectiveStatus } from "../issuance-transaction-dto";

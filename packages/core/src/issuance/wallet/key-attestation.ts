@@ -1,7 +1,7 @@
 import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
 import type { TKeyAttestation } from "../../issuers/issuer.schema";
 import { trustedAttester } from "../../shared/attestation-status";
+import type { CoreConfig } from "../../shared/context";
 import { trustSettingsOf } from "../../shared/x5c-chain";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */

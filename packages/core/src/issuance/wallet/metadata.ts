@@ -5,7 +5,6 @@ import {
   DPOP_SIGNING_ALGS,
   signIssuerMetadata,
 } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import { credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
@@ -16,6 +15,7 @@ import {
   signingCertificateInUse,
   x5cForSigning,
 } from "../../issuers/stored-signing-certificate";
+import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
 import { issuerUrls } from "../issuance-urls";
 import { issuerSigningKey } from "../issuer-signing-keys";

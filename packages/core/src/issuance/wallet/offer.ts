@@ -1,5 +1,5 @@
 import type { FastSql } from "@cred/db";
-import type { CoreConfig } from "../../context";
+import type { CoreConfig } from "../../shared/context";
 import { hashSecret, type SecretBox } from "../../shared/secret-box";
 import {
   effectiveStatus,

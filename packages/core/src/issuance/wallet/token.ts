@@ -6,7 +6,7 @@ import {
   type TPreAuthorizedTokenRequest,
   tokenError,
 } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
+import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";

@@ -1,10 +1,10 @@
 import type { Db } from "@cred/db";
 import { buildTypeMetadata, type TypeMetadataClaim } from "@cred/oid4vc";
-import type { CoreConfig } from "../../context";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import { credentialConfigurationRepository } from "../../credential-configurations/credential-configuration-repository";
 import { defaultCredentialType } from "../../credential-configurations/default-credential-type";
 import { BoundedMap } from "../../shared/bounded-map";
+import type { CoreConfig } from "../../shared/context";
 import { scopeOfRow } from "../../shared/scope-of";
 import { issuanceCatalog } from "../issuance-catalog";
 import type { WalletIssuer } from "./load-wallet-issuer";

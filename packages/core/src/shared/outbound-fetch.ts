@@ -3,8 +3,8 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import type { CoreConfig } from "../context";
-import { assertPublicHttpsUrl, type ResolvedAddress } from "../shared/network-policy";
+import type { CoreConfig } from "./context";
+import { assertPublicHttpsUrl, type ResolvedAddress } from "./network-policy";
 
 /** Why an outbound fetch (external JWKS, remote status list) failed; becomes a rejection reason. */
 export class OutboundFetchError extends Error {

@@ -1,7 +1,7 @@
 import type { Database, Db } from "@cred/db";
-import type { Principal } from "./shared/principal";
-import type { RateLimiter } from "./shared/rate-limit";
-import type { SecretBox } from "./shared/secret-box";
+import type { Principal } from "./principal";
+import type { RateLimiter } from "./rate-limit";
+import type { SecretBox } from "./secret-box";
 
 export interface CoreConfig {
   /** Public https origin wallets and integrators reach (issuer identifiers, offer URIs, status lists). */
