@@ -1,5 +1,5 @@
 import { appRouter } from "@cred/core";
-import type { OperationMeta } from "@cred/core/trpc";
+import type { OperationMeta } from "@cred/core/rpc/trpc";
 
 export interface RestOperation {
   method: string;

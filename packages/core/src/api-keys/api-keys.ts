@@ -1,13 +1,13 @@
 import type { Db } from "@cred/db";
 import type { z } from "zod";
+import { generateApiKey } from "../rpc/api-key-format";
+import { forgetApiKey } from "../rpc/authenticate-api-key";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import type { Scope } from "../shared/scopes";
 import { hashSecret } from "../shared/secret-box";
 import type { zApiKey } from "./api-key.schema";
-import { generateApiKey } from "./api-key-format";
-import { forgetApiKey } from "./authenticate-api-key";
 
 type ApiKeyRow = Awaited<ReturnType<Db["apiKey"]["findFirstOrThrow"]>>;
 

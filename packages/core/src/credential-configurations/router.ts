@@ -1,6 +1,6 @@
 import { issuerCallerOf } from "../issuers/issuer-caller";
+import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
-import { protectedProcedure, router } from "../trpc";
 import {
   activateCredentialConfigurationVersion,
   createCredentialConfigurationVersion,

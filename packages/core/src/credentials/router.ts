@@ -1,6 +1,6 @@
 import { issueThroughTransaction } from "../issuance/create-issuance-transaction";
 import { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "../issuance/issuance.schema";
-import { protectedProcedure, router } from "../trpc";
+import { protectedProcedure, router } from "../rpc/trpc";
 import { ZCredentialStatusResponse, ZRevokeCredentialRequest } from "./credential.schema";
 import { revokeCredential } from "./revoke-credential";
 

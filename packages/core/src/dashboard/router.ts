@@ -1,5 +1,5 @@
+import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
-import { protectedProcedure, router } from "../trpc";
 import { ZDashboardSummaryRequest, ZDashboardSummaryResponse } from "./dashboard.schema";
 import { getDashboardSummary } from "./get-dashboard-summary";
 

@@ -1,5 +1,5 @@
+import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
-import { protectedProcedure, router } from "../trpc";
 import { completeAuthorization } from "./complete-authorization";
 import { issueThroughTransaction } from "./create-issuance-transaction";
 import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";

@@ -1,6 +1,6 @@
 import { issuanceCatalog } from "../issuance/issuance-catalog";
+import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
-import { protectedProcedure, router } from "../trpc";
 import { activateIssuer } from "./activate-issuer";
 import { createIssuer } from "./create-issuer";
 import { forgetCredentialEncryptionKey } from "./credential-encryption-key";

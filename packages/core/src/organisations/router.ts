@@ -1,6 +1,6 @@
+import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
 import { scopeOf } from "../shared/scope-of";
-import { protectedProcedure, router } from "../trpc";
 import {
   ZCreateOrganisationRequest,
   ZGetOrganisationRequest,

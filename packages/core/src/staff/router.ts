@@ -1,5 +1,6 @@
+import { assertStaffCsrf, findStaffSession } from "../rpc/staff-session";
+import { protectedProcedure, publicProcedure, router } from "../rpc/trpc";
 import { DomainError, notFound } from "../shared/errors";
-import { protectedProcedure, publicProcedure, router } from "../trpc";
 import { assertStaffRole } from "./require-role";
 import { clearedSessionCookie, secureCookies, sessionCookie } from "./session-cookie";
 import {
@@ -12,7 +13,7 @@ import {
   ZSwitchTenantRequest,
 } from "./staff.schema";
 import { signIn, signOut, switchEnvironment, switchTenant } from "./staff-auth";
-import { assertStaffCsrf, findStaffSession, listStaffTenants, toStaffSessionDto } from "./staff-session";
+import { listStaffTenants, toStaffSessionDto } from "./staff-session-dto";
 
 /** Console sign-in and session (tRPC only, no REST): the session travels in the `cp_session` cookie. */
 export const staffRouter = router({

@@ -1,10 +1,10 @@
 import { type Db, inTransaction } from "@cred/db";
 import { hash, verify } from "@node-rs/argon2";
+import { resolveStaffTenant } from "../rpc/staff-session";
 import { newId, randomToken } from "../shared/ids";
 import type { StaffRole } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
 import { hashSecret } from "../shared/secret-box";
-import { resolveStaffTenant } from "./staff-session";
 
 const SESSION_HOURS = 12;
 // argon2id, OWASP's second recommended configuration (19 MiB, 2 passes).

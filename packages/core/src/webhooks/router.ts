@@ -1,5 +1,5 @@
+import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
-import { protectedProcedure, router } from "../trpc";
 import { createWebhook } from "./create-webhook";
 import { deleteWebhook } from "./delete-webhook";
 import { getWebhook } from "./get-webhook";

@@ -1,8 +1,8 @@
-import { findApiKeyPrincipal } from "../api-keys/authenticate-api-key";
-import { findStaffPrincipal } from "../staff/authenticate-staff";
-import type { RequestContext } from "./context";
-import { DomainError } from "./errors";
-import type { Principal } from "./principal";
+import type { RequestContext } from "../shared/context";
+import { DomainError } from "../shared/errors";
+import type { Principal } from "../shared/principal";
+import { findApiKeyPrincipal } from "./authenticate-api-key";
+import { findStaffPrincipal } from "./authenticate-staff";
 
 const unauthenticated = (message: string) => new DomainError("Unauthenticated", message);
 

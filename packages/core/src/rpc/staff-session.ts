@@ -1,9 +1,7 @@
 import type { Db } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import type { StaffRole } from "../shared/principal";
-import type { Environment } from "../shared/scopes";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
-import { ROLE_SCOPES } from "./roles";
 
 /**
  * The tenant a user works in and their role there: the home tenant (`StaffUser.tenantId`, role on the
@@ -38,40 +36,7 @@ export async function findStaffSession(db: Db, token: string) {
   return { session, user, tenant, tenantId: current.tenantId, role: current.role };
 }
 
-/** The tenants a user can switch to: the home tenant first, then memberships, with names and roles. */
-export async function listStaffTenants(db: Db, user: { id: string; tenantId: string; role: string }) {
-  const memberships = await db.staffMembership.findMany({
-    where: { userId: user.id, tenantId: { not: user.tenantId } },
-    orderBy: { createdAt: "asc" },
-  });
-  const entries = [
-    { tenantId: user.tenantId, role: user.role as StaffRole, home: true },
-    ...memberships.map((m) => ({ tenantId: m.tenantId, role: m.role as StaffRole, home: false })),
-  ];
-  const tenants = await db.tenant.findMany({ where: { id: { in: entries.map((e) => e.tenantId) } } });
-  const names = new Map(tenants.map((t) => [t.id, t.name]));
-  return entries.map((e) => ({
-    id: e.tenantId,
-    name: names.get(e.tenantId) ?? e.tenantId,
-    role: e.role,
-    home: e.home,
-  }));
-}
-
 export type StaffSessionView = NonNullable<Awaited<ReturnType<typeof findStaffSession>>>;
-
-/** What the console learns about its own session (staff.me / staff.signIn). */
-export function toStaffSessionDto(found: StaffSessionView) {
-  const role = found.role;
-  return {
-    user: { id: found.user.id, email: found.user.email, role },
-    tenant: { id: found.tenantId, name: found.tenant?.name ?? found.tenantId },
-    environment: found.session.environment as Environment,
-    scopes: [...(ROLE_SCOPES[role] ?? [])],
-    csrfToken: found.session.csrfToken,
-    expiresAt: found.session.expiresAt.toISOString(),
-  };
-}
 
 /**
  * CSRF for console mutations (synchronizer token, sent back as `x-csrf-token`): the header must equal

@@ -1,12 +1,12 @@
-import "./shared/zod-messages";
+import "../shared/zod-messages";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { authenticate } from "./shared/authenticate";
-import type { RequestContext } from "./shared/context";
-import { toErrorEnvelope } from "./shared/error-shape";
-import { DomainError } from "./shared/errors";
-import type { Scope } from "./shared/scopes";
-import { assertStaffCsrf } from "./staff/staff-session";
+import type { RequestContext } from "../shared/context";
+import { toErrorEnvelope } from "../shared/error-shape";
+import { DomainError } from "../shared/errors";
+import type { Scope } from "../shared/scopes";
+import { authenticate } from "./authenticate";
+import { assertStaffCsrf } from "./staff-session";
 
 export interface OperationMeta extends OpenApiMeta {
   /** The caller needs one of these scopes. */

@@ -1,7 +1,7 @@
 import type { Db } from "@cred/db";
 import type { Principal } from "../shared/principal";
 import type { Environment } from "../shared/scopes";
-import { ROLE_SCOPES } from "./roles";
+import { ROLE_SCOPES } from "./staff-roles";
 import { findStaffSession } from "./staff-session";
 
 /**
