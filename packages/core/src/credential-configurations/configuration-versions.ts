@@ -1,9 +1,9 @@
 import { type Db, inTransaction } from "@cred/db";
-import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";
+import { configurationCatalog } from "./configuration-catalog";
 import {
   MAX_CONFIGURATION_VERSIONS,
   type TCreateCredentialConfigurationVersionRequest,
@@ -28,7 +28,8 @@ export async function findVisibleConfiguration(
   const row = await repo.findByIdentifier(db, scopeOfCaller(caller), identifier);
   const visible =
     row !== null &&
-    (caller.boundIssuerId === null || (await issuanceCatalog.isGranted(db, caller.boundIssuerId, row.id)));
+    (caller.boundIssuerId === null ||
+      (await configurationCatalog.isGranted(db, caller.boundIssuerId, row.id)));
   if (!visible) throw notFound("The credential configuration");
   return row;
 }
@@ -53,7 +54,7 @@ export async function getCredentialConfigurationVersion(
   const row = await findVisibleConfiguration(db, caller, input.configurationIdentifier);
   const versions = toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id)).versions;
   const version = versions.find((v) => v.version === input.version);
-  const claims = await issuanceCatalog.claims(db, row.id, input.version);
+  const claims = await configurationCatalog.claims(db, row.id, input.version);
   if (!version || !claims) throw unknownVersion(input.version);
   return { ...version, claims };
 }
@@ -99,7 +100,7 @@ async function changeVersions(
  * the change): dropped earlier, a concurrent read could cache the old row again.
  */
 export function forgetCachedConfiguration(caller: IssuerCaller, configuration: TCredentialConfiguration) {
-  issuanceCatalog.forgetConfiguration(scopeOfCaller(caller), configuration.identifier, configuration.id);
+  configurationCatalog.forgetConfiguration(scopeOfCaller(caller), configuration.identifier, configuration.id);
 }
 
 /** A new version with its own claims schema, active at once. */

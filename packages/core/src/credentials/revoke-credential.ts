@@ -1,6 +1,6 @@
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
-import { issuanceCatalog } from "../issuance/issuance-catalog";
+import { configurationCatalog } from "../credential-configurations/configuration-catalog";
 import { issuanceRepository } from "../issuance/issuance-repository";
 import { issuerUrls } from "../issuance/issuance-urls";
 import { STATUS_LIST_BITS } from "../issuers/provision-status-list";
@@ -62,7 +62,10 @@ export async function revokeCredential(
   };
   let row = await find();
   if (!row) throw notFound("The credential");
-  const configuration = await issuanceCatalog.configurationById(deps.database.prisma, row.configurationId);
+  const configuration = await configurationCatalog.configurationById(
+    deps.database.prisma,
+    row.configurationId,
+  );
   if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
   if (row.statusListId === null || row.statusIndex === null) {
     throw new DomainError(

@@ -1,5 +1,7 @@
 import { randomInt } from "node:crypto";
 import { type Db, sqlFor } from "@cred/db";
+import { configurationCatalog } from "../credential-configurations/configuration-catalog";
+import { activeIssuerCache } from "../issuers/active-issuer-cache";
 import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { withIdempotency } from "../shared/idempotency";
@@ -11,7 +13,6 @@ import {
   type TIssuanceTransaction,
   zDelivery,
 } from "./issuance.schema";
-import { issuanceCatalog } from "./issuance-catalog";
 import { issuanceRepository } from "./issuance-repository";
 import { offerFor, type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
@@ -73,9 +74,9 @@ export async function createIssuanceTransaction(
 ): Promise<TIssuanceTransaction> {
   const scope: TenantScope = { tenantId: principal.tenantId, environment: principal.environment };
   const issuerId = resolveIssuerId(principal, input.issuerId, options.requireExplicitIssuer);
-  const configuration = await issuanceCatalog.configuration(db, scope, input.credentialConfiguration);
+  const configuration = await configurationCatalog.configuration(db, scope, input.credentialConfiguration);
   if (!configuration) throw notFound("The credential configuration");
-  const issuer = await issuanceCatalog.issuer(db, issuerId);
+  const issuer = await activeIssuerCache.issuer(db, issuerId);
   if (!issuer || issuer.tenantId !== scope.tenantId || issuer.environment !== scope.environment) {
     throw notFound("The issuer");
   }
@@ -85,7 +86,7 @@ export async function createIssuanceTransaction(
       "The issuer is not active; check its readiness and activate it first.",
     );
   }
-  if (!(await issuanceCatalog.isGranted(db, issuerId, configuration.id))) {
+  if (!(await configurationCatalog.isGranted(db, issuerId, configuration.id))) {
     throw new DomainError(
       "IssuerNotAuthorised",
       `The issuer is not authorised for the credential configuration '${configuration.identifier}'.`,
@@ -121,7 +122,7 @@ export async function createIssuanceTransaction(
     }
     claims = input.claims ?? {};
     const definitions =
-      (await issuanceCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
+      (await configurationCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
     validateClaims(definitions, claims);
   }
 

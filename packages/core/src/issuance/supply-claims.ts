@@ -1,10 +1,10 @@
 import { type Db, inTransaction } from "@cred/db";
+import { configurationCatalog } from "../credential-configurations/configuration-catalog";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { findVisibleTransaction } from "./get-issuance-transaction";
 import type { TIssuanceTransaction, TSupplyClaimsRequest } from "./issuance.schema";
-import { issuanceCatalog } from "./issuance-catalog";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
 
@@ -41,7 +41,7 @@ export async function supplyClaims(
       throw new DomainError("InvalidState", "The claims of this issuance transaction were already supplied.");
     }
     const definitions =
-      (await issuanceCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
+      (await configurationCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
     validateClaims(definitions, input.claims);
     const now = new Date();
     const updated = await tx.issuanceTransaction.update({

@@ -53,7 +53,7 @@ export async function getIssuerCertificateSigningRequest(
  * removing none, changes nothing. Otherwise every status list gets a new
  * version in the same transaction, so its token is signed again with or without `x5c`. Other processes
  * follow within the issuer cache's lifetime; this one's is for the caller to clear once committed
- * (`issuanceCatalog.forgetIssuer`).
+ * (`activeIssuerCache.forgetIssuer`).
  */
 export async function setIssuerSigningCertificate(
   deps: IssuerDeps,

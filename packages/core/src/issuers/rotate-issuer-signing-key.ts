@@ -1,8 +1,8 @@
 import { inTransaction, Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
-import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { DomainError } from "../shared/errors";
 import { forgetPlatformIssuerKeys } from "../verification/issuer-trust";
+import { activeIssuerCache } from "./active-issuer-cache";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import {
@@ -19,7 +19,7 @@ import { nextSigningKeyOf } from "./stored-next-signing-key";
  * Gives the issuer a fresh ES256 signing key. The replaced key's private part is discarded; its public
  * part stays published (`keep`) or is withdrawn. Every status list gets a new version in the same
  * transaction, so its token is signed again with the new key on its next fetch, in every process.
- * Issuance in other processes switches within the issuer cache's lifetime (issuance-catalog.ts); this
+ * Issuance in other processes switches within the issuer cache's lifetime (active-issuer-cache.ts); this
  * process's caches are for the caller to clear once the rotation has committed (`forgetRotatedIssuerKey`).
  */
 export async function rotateIssuerSigningKey(
@@ -92,6 +92,6 @@ export async function rotateIssuerSigningKey(
  * Called before the commit, a request in between could cache the replaced key again.
  */
 export function forgetRotatedIssuerKey(issuerId: string): void {
-  issuanceCatalog.forgetIssuer(issuerId);
+  activeIssuerCache.forgetIssuer(issuerId);
   forgetPlatformIssuerKeys();
 }

@@ -1,7 +1,7 @@
-import { issuanceCatalog } from "../issuance/issuance-catalog";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
 import { activateIssuer } from "./activate-issuer";
+import { activeIssuerCache } from "./active-issuer-cache";
 import { createIssuer } from "./create-issuer";
 import { forgetCredentialEncryptionKey } from "./credential-encryption-key";
 import { getIssuer } from "./get-issuer";
@@ -129,7 +129,7 @@ export const issuersRouter = router({
     .output(ZUpdateIssuerResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await updateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
-      issuanceCatalog.forgetIssuer(input.issuerId); // e.g. requireDpop holds here at once
+      activeIssuerCache.forgetIssuer(input.issuerId); // e.g. requireDpop holds here at once
       if (input.credentialEncryption !== undefined) forgetCredentialEncryptionKey(input.issuerId);
       return { data };
     }),
@@ -207,7 +207,7 @@ export const issuersRouter = router({
           data: await rotateCredentialEncryptionKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
         }),
       );
-      issuanceCatalog.forgetIssuer(input.issuerId);
+      activeIssuerCache.forgetIssuer(input.issuerId);
       forgetCredentialEncryptionKey(input.issuerId);
       return result;
     }),
@@ -235,7 +235,7 @@ export const issuersRouter = router({
         issuerCallerOf(ctx),
         input.issuerId,
       );
-      issuanceCatalog.forgetIssuer(input.issuerId); // the JWKS shows it here at once
+      activeIssuerCache.forgetIssuer(input.issuerId); // the JWKS shows it here at once
       return { data };
     }),
 
@@ -262,7 +262,7 @@ export const issuersRouter = router({
         issuerCallerOf(ctx),
         input.issuerId,
       );
-      issuanceCatalog.forgetIssuer(input.issuerId);
+      activeIssuerCache.forgetIssuer(input.issuerId);
       return { data };
     }),
 
@@ -310,7 +310,7 @@ export const issuersRouter = router({
     .output(ZSetIssuerSigningCertificateResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await setIssuerSigningCertificate({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
-      issuanceCatalog.forgetIssuer(input.issuerId); // committed now
+      activeIssuerCache.forgetIssuer(input.issuerId); // committed now
       return { data };
     }),
 
@@ -337,7 +337,7 @@ export const issuersRouter = router({
         certificateChainPem: null,
         key: input.key,
       });
-      issuanceCatalog.forgetIssuer(input.issuerId); // committed now
+      activeIssuerCache.forgetIssuer(input.issuerId); // committed now
       return { data };
     }),
 

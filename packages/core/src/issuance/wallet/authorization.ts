@@ -8,11 +8,11 @@ import {
   parsePushedAuthorizationRequest,
   type TPushedAuthorizationRequest,
 } from "@cred/oid4vc";
+import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
 import type { CoreConfig } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
-import { issuanceCatalog } from "../issuance-catalog";
 import { issuerUrls } from "../issuance-urls";
 import {
   AUTHORIZATION_CODE_LIFETIME_SECONDS,
@@ -184,8 +184,8 @@ async function walletInitiated(db: Db, issuer: WalletIssuer, request: TPushedAut
   if (asked.size > MAX_ASKED) throw refuse();
   const issued: string[] = [];
   for (const identifier of asked) {
-    const configuration = await issuanceCatalog.configuration(db, scopeOfRow(issuer), identifier);
-    if (configuration && (await issuanceCatalog.isGranted(db, issuer.id, configuration.id)))
+    const configuration = await configurationCatalog.configuration(db, scopeOfRow(issuer), identifier);
+    if (configuration && (await configurationCatalog.isGranted(db, issuer.id, configuration.id)))
       issued.push(identifier);
     if (issued.length > 1) break;
   }

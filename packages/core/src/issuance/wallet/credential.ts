@@ -18,6 +18,7 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
+import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
 import { credentialEncryptionKeys, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import type { AppDeps } from "../../shared/context";
@@ -25,7 +26,6 @@ import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
 import { isRawUniqueViolation } from "../../shared/sql-errors";
-import { issuanceCatalog } from "../issuance-catalog";
 import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuerUrls } from "../issuance-urls";
@@ -64,8 +64,8 @@ async function refuseConfigurationBeyondToken(
   const requested = (body as { credential_configuration_id?: unknown } | null)?.credential_configuration_id;
   if (typeof requested !== "string" || requested === tx.configurationIdentifier) return;
   const db = deps.database.prisma;
-  const other = await issuanceCatalog.configuration(db, scopeOfRow(tx), requested);
-  if (!other || !(await issuanceCatalog.isGranted(db, tx.issuerId, other.id))) return;
+  const other = await configurationCatalog.configuration(db, scopeOfRow(tx), requested);
+  if (!other || !(await configurationCatalog.isGranted(db, tx.issuerId, other.id))) return;
   const description = "The access token does not cover this credential configuration.";
   throw new OAuthError("insufficient_scope", description, {
     status: 403,
@@ -238,7 +238,7 @@ export async function issueCredentials(
   const { tokenHash, body, dpopNonces } = received;
   let tx = received.tx;
   refuseUnissuable(tx);
-  const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
+  const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   await refuseConfigurationBeyondToken(deps, tx, body);
   const keyAttestation = keyAttestationCheck(deps.config, issuer, Date.now());
@@ -339,7 +339,7 @@ function refuseUnissuable(tx: IssuanceTransactionRecord) {
 /** What the issuing step needs beyond the transaction: the checked request and its holder keys. */
 export interface CheckedIssuance {
   tokenHash: string;
-  configuration: NonNullable<Awaited<ReturnType<typeof issuanceCatalog.configurationById>>>;
+  configuration: NonNullable<Awaited<ReturnType<typeof configurationCatalog.configurationById>>>;
   holderKeys: (JWK | null)[];
   keysNotAfter: number | undefined;
   nonces: CheckedNonce[];
@@ -442,7 +442,8 @@ export async function issueAndComplete(
   const db = deps.database.prisma;
   const { configuration, holderKeys, keysNotAfter, nonces } = issuance;
   const urls = issuerUrls(deps.config, issuer.id);
-  const definitions = (await issuanceCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
+  const definitions =
+    (await configurationCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
   if (!tx.claimsCipher)
     throw deny("credential_request_denied", "The issuance transaction has no claims left.");
   const claims = JSON.parse(deps.secretBox.open(tx.claimsCipher, tx.id)) as Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { credentialError, parseDeferredCredentialRequest } from "@cred/oid4vc";
 import type { JWK } from "jose";
+import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
 import type { AppDeps } from "../../shared/context";
 import { hashSecret } from "../../shared/secret-box";
-import { issuanceCatalog } from "../issuance-catalog";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import {
   DEFERRED_INTERVAL_SECONDS,
@@ -53,7 +53,7 @@ export async function issueDeferredCredentials(
       answer,
     );
   }
-  const configuration = await issuanceCatalog.configurationById(db, tx.configurationId);
+  const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   const holder = tx.deferredHolderKeys as DeferredHolderKeys | null;
   if (!holder) throw new Error(`deferred transaction ${tx.id} has no holder keys`);

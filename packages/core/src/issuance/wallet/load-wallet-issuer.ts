@@ -1,10 +1,10 @@
 import type { Db } from "@cred/db";
 import { DPOP_SIGNING_ALGS, OAuthError } from "@cred/oid4vc";
-import { issuanceCatalog } from "../issuance-catalog";
+import { activeIssuerCache } from "../../issuers/active-issuer-cache";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
 export async function loadWalletIssuer(db: Db, issuerId: string) {
-  const issuer = await issuanceCatalog.issuer(db, issuerId);
+  const issuer = await activeIssuerCache.issuer(db, issuerId);
   if (issuer?.status !== "active") return null;
   return issuer;
 }

@@ -1,12 +1,12 @@
 import type { Db } from "@cred/db";
 import { buildTypeMetadata, type TypeMetadataClaim } from "@cred/oid4vc";
+import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
 import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
 import { credentialConfigurationRepository } from "../../credential-configurations/credential-configuration-repository";
 import { defaultCredentialType } from "../../credential-configurations/default-credential-type";
 import { BoundedMap } from "../../shared/bounded-map";
 import type { CoreConfig } from "../../shared/context";
 import { scopeOfRow } from "../../shared/scope-of";
-import { issuanceCatalog } from "../issuance-catalog";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /**
@@ -21,10 +21,10 @@ export async function credentialTypeMetadata(
   issuer: WalletIssuer,
   identifier: string,
 ) {
-  const configuration = await issuanceCatalog.configuration(db, scopeOfRow(issuer), identifier);
+  const configuration = await configurationCatalog.configuration(db, scopeOfRow(issuer), identifier);
   const vct = defaultCredentialType(config, issuer.id, identifier);
   if (!configuration || configuration.credentialType !== vct) return null;
-  if (!(await issuanceCatalog.isGranted(db, issuer.id, configuration.id))) return null;
+  if (!(await configurationCatalog.isGranted(db, issuer.id, configuration.id))) return null;
   return buildTypeMetadata({
     vct,
     name: configuration.displayName,
