@@ -2,16 +2,16 @@ import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
 import { configurationCatalog } from "../credential-configurations/configuration-catalog";
 import { issuanceRepository } from "../issuance/issuance-repository";
-import { issuerUrls } from "../issuance/issuance-urls";
+import { lockBatch } from "../issuance/lock-batch";
+import { issuerUrls } from "../issuers/issuer-urls";
 import { STATUS_LIST_BITS } from "../issuers/provision-status-list";
+import { STATUS_CHUNK_BYTES, statusEntryLocation } from "../issuers/status-list-chunks";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
 import type { zCredentialStatus } from "./credential.schema";
-import { lockBatch } from "./lock-batch";
-import { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
 
 type CredentialRow = NonNullable<Awaited<ReturnType<Db["credential"]["findUnique"]>>>;
 

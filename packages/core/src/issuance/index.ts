@@ -1,5 +1,5 @@
-export { statusListToken } from "../credentials/status-list-token";
-export { issuerUrls } from "./issuance-urls";
+export { issuerUrls } from "../issuers/issuer-urls";
+export { statusListToken } from "../issuers/status-list-token";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
 export { attestationChallengeHeader, attestationChallengesOf } from "./wallet/client-authentication";

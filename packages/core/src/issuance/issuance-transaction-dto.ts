@@ -1,9 +1,9 @@
 import { buildCredentialOffer, credentialOfferLink } from "@cred/oid4vc";
+import { issuerUrls } from "../issuers/issuer-urls";
 import type { CoreConfig } from "../shared/context";
 import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";
 import type { IssuanceStatus, TIssuanceTransaction } from "./issuance.schema";
-import { issuerUrls } from "./issuance-urls";
 
 export interface IssuanceTransactionRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { Db, FastSql, Prisma } from "@cred/db";
-import { STATUS_CHUNK_BYTES } from "../credentials/status-list-chunks";
 import { previousSigningKeysOf } from "../issuers/issuer-dto";
+import { STATUS_CHUNK_BYTES } from "../issuers/status-list-chunks";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 

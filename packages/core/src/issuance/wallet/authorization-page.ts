@@ -1,11 +1,11 @@
 import type { FastSql } from "@cred/db";
 import { authorizationResponseUrl } from "@cred/oid4vc";
 import type { TAuthorizationPage } from "../../issuers/issuer.schema";
+import { issuerUrls } from "../../issuers/issuer-urls";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
-import { issuerUrls } from "../issuance-urls";
 
 /** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;

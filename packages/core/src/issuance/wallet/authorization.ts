@@ -9,11 +9,11 @@ import {
   type TPushedAuthorizationRequest,
 } from "@cred/oid4vc";
 import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
+import { issuerUrls } from "../../issuers/issuer-urls";
 import type { CoreConfig } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
 import { hashSecret } from "../../shared/secret-box";
-import { issuerUrls } from "../issuance-urls";
 import {
   AUTHORIZATION_CODE_LIFETIME_SECONDS,
   authorizationPageOf,

@@ -20,6 +20,8 @@ import {
 import type { JWK } from "jose";
 import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
 import { credentialEncryptionKeys, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
+import { issuerSigningKey } from "../../issuers/issuer-signing-keys";
+import { issuerUrls } from "../../issuers/issuer-urls";
 import { x5cForSigning } from "../../issuers/stored-signing-certificate";
 import type { AppDeps } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
@@ -28,8 +30,6 @@ import { hashSecret } from "../../shared/secret-box";
 import { isRawUniqueViolation } from "../../shared/sql-errors";
 import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
-import { issuerUrls } from "../issuance-urls";
-import { issuerSigningKey } from "../issuer-signing-keys";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { checkDpopProof } from "./dpop";

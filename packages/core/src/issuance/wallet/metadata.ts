@@ -9,6 +9,8 @@ import type { TClaimDefinition } from "../../credential-configurations/credentia
 import { credentialEncryptionOf } from "../../issuers/credential-encryption-key";
 import type { TIssuerDisplay } from "../../issuers/issuer.schema";
 import { previousSigningKeysOf } from "../../issuers/issuer-dto";
+import { issuerSigningKey } from "../../issuers/issuer-signing-keys";
+import { issuerUrls } from "../../issuers/issuer-urls";
 import { nextSigningKeyOf } from "../../issuers/stored-next-signing-key";
 import {
   expWithinChain,
@@ -17,8 +19,6 @@ import {
 } from "../../issuers/stored-signing-certificate";
 import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
-import { issuerUrls } from "../issuance-urls";
-import { issuerSigningKey } from "../issuer-signing-keys";
 import { walletAttestationOf } from "./client-authentication";
 import { keyAttestationOf, keyAttestationsRequired } from "./key-attestation";
 import type { WalletIssuer } from "./load-wallet-issuer";

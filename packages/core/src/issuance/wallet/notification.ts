@@ -1,8 +1,8 @@
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import { OAuthError } from "@cred/oid4vc";
-import { lockBatch } from "../../credentials/lock-batch";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
+import { lockBatch } from "../lock-batch";
 import { type ProtectedRequest, transactionForToken } from "./credential";
 import { NO_STORE } from "./load-wallet-issuer";
 

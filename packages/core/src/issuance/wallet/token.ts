@@ -6,11 +6,11 @@ import {
   type TPreAuthorizedTokenRequest,
   tokenError,
 } from "@cred/oid4vc";
+import { issuerUrls } from "../../issuers/issuer-urls";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
-import { issuerUrls } from "../issuance-urls";
 import { exchangeAuthorizationCode } from "./authorization-code";
 import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";

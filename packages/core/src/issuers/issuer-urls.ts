@@ -1,5 +1,5 @@
-import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
 import type { CoreConfig } from "../shared/context";
+import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 
 /** Every wallet-facing URL of an issuer, derived from its credential issuer identifier. */
 export function issuerUrls(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: string) {

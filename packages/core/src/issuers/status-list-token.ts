@@ -1,14 +1,10 @@
 import { createHash } from "node:crypto";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
-import { issuerUrls } from "../issuance/issuance-urls";
-import { issuerSigningKey } from "../issuance/issuer-signing-keys";
-import {
-  chainEndSeconds,
-  expWithinChain,
-  signingCertificateInUse,
-} from "../issuers/stored-signing-certificate";
 import type { AppDeps } from "../shared/context";
+import { issuerSigningKey } from "./issuer-signing-keys";
+import { issuerUrls } from "./issuer-urls";
 import { assembleStatusList } from "./status-list-chunks";
+import { chainEndSeconds, expWithinChain, signingCertificateInUse } from "./stored-signing-certificate";
 
 interface CachedToken {
   version: number;
