@@ -1,7 +1,6 @@
 import { inTransaction, Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
-import { forgetPlatformIssuerKeys } from "../verification/issuer-trust";
 import { activeIssuerCache } from "./active-issuer-cache";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
@@ -13,6 +12,7 @@ import {
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";
+import { forgetPlatformIssuerKeys } from "./platform-issuer-keys";
 import { nextSigningKeyOf } from "./stored-next-signing-key";
 
 /**

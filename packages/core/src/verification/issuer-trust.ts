@@ -1,6 +1,7 @@
 import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
 import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+import { platformIssuerKeys } from "../issuers/platform-issuer-keys";
 import type { AppDeps } from "../shared/context";
 import { outboundGet } from "../shared/outbound-fetch";
 import type { TenantScope } from "../shared/principal";
@@ -53,22 +54,16 @@ function fresh<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
  * another process stops verifying within it (in the rotating process at once).
  */
 const PLATFORM_TTL_MS = 2_000;
-const platformKeys = new Map<string, Entry<{ issuerId: string; key: CryptoKey } | null>>();
-
-/** After a signing key rotation in this process: every platform key is looked up afresh. */
-export function forgetPlatformIssuerKeys(): void {
-  platformKeys.clear();
-}
 
 async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
   const cacheKey = `${scope.tenantId}|${scope.environment}|${kid}`;
-  const cached = fresh(platformKeys, cacheKey);
+  const cached = fresh(platformIssuerKeys, cacheKey);
   if (cached !== undefined) return cached;
   const row = await verificationRepository.findIssuerByKid(deps.database.prisma, scope, kid);
   const value = row
     ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
     : null;
-  boundedSet(platformKeys, cacheKey, value, PLATFORM_TTL_MS);
+  boundedSet(platformIssuerKeys, cacheKey, value, PLATFORM_TTL_MS);
   return value;
 }
 
