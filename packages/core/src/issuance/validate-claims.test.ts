@@ -122,3 +122,23 @@ describe("validateClaims", () => {
     ).toEqual([["given_name"], ["address"], ["address", "country"]]);
   });
 });
+
+describe("claim patterns in validation", () => {
+  it("answers a catastrophic-backtracking pattern at once (it took hours with the backtracking engine)", () => {
+    const definitions = [
+      {
+        path: ["code"],
+        type: "string" as const,
+        required: true,
+        selectivelyDisclosable: false,
+        constraints: { pattern: "^(a+)+$" },
+      },
+    ];
+    expect(() => validateClaims(definitions, { code: `${"a".repeat(100_000)}!` })).toThrow(
+      expect.objectContaining({
+        details: [expect.objectContaining({ message: expect.stringContaining("must match") })],
+      }),
+    );
+    expect(() => validateClaims(definitions, { code: "a".repeat(100_000) })).not.toThrow();
+  });
+});
