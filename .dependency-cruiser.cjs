@@ -44,6 +44,30 @@ module.exports = {
       from: { path: "^packages/core/" },
       to: { path: "node_modules/(fastify|@fastify|next|react)/" },
     },
+    {
+      name: "core-no-folder-cycles",
+      comment:
+        "Inside packages/core/src, folders (slices, shared/, rpc/, and src/ itself for index.ts and router.ts) depend on each other in one direction.",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^packages/core/src/" },
+      to: { circular: true },
+    },
+    {
+      name: "core-shared-imports-no-slice",
+      comment: "packages/core/src/shared is the bottom layer: it imports nothing else of core.",
+      severity: "error",
+      from: { path: "^packages/core/src/shared/" },
+      to: { path: "^packages/core/src/", pathNot: "^packages/core/src/shared/" },
+    },
+    {
+      name: "core-slices-import-nothing-from-root",
+      comment:
+        "Files directly in packages/core/src (index.ts, router.ts) compose the slices; no slice imports them.",
+      severity: "error",
+      from: { path: "^packages/core/src/[^/]+/" },
+      to: { path: "^packages/core/src/[^/]+\\.ts$" },
+    },
     oid4vcLayer("jose", []),
     oid4vcLayer("x509", ["jose"]),
     oid4vcLayer("status-list", ["jose", "x509"]),

@@ -72,4 +72,51 @@ describe("architecture rules (pnpm lint)", () => {
     expect(status).not.toBe(0);
     expect(output).toContain("packages-never-import-apps");
   });
+
+  it("fail on a shared/ file of core importing a slice", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/issuers/issuer.ts": "export const issuer = 1;\n",
+      "packages/core/src/shared/uses-issuer.ts":
+        'import { issuer } from "../issuers/issuer";\nexport const x = issuer;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("core-shared-imports-no-slice");
+  });
+
+  it("fail on core slices that depend on each other both ways, though no module cycle", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/a/one.ts": 'import { two } from "../b/two";\nexport const one = two;\n',
+      "packages/core/src/a/three.ts": "export const three = 3;\n",
+      "packages/core/src/b/two.ts": "export const two = 2;\n",
+      "packages/core/src/b/four.ts": 'import { three } from "../a/three";\nexport const four = three;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("core-no-folder-cycles");
+    expect(output).not.toContain("no-circular");
+  });
+
+  it("fail on a core slice importing a file at the root of core/src", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/router.ts": 'import { a } from "./a/a";\nexport const router = a;\n',
+      "packages/core/src/context.ts": "export const context = 1;\n",
+      "packages/core/src/a/a.ts": 'import { context } from "../context";\nexport const a = context;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("core-slices-import-nothing-from-root");
+  });
+
+  it("pass on core slices that depend one way, on shared/ and from the root router", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/shared/errors.ts": "export const errors = 1;\n",
+      "packages/core/src/a/a.ts": 'import { errors } from "../shared/errors";\nexport const a = errors;\n',
+      "packages/core/src/b/b.ts": 'import { a } from "../a/a";\nexport const b = a;\n',
+      "packages/core/src/router.ts": 'import { b } from "./b/b";\nexport const router = b;\n',
+    });
+    expect(output).toContain("no dependency violations");
+    expect(status).toBe(0);
+  });
 });
