@@ -68,6 +68,21 @@ module.exports = {
       from: { path: "^packages/core/src/[^/]+/" },
       to: { path: "^packages/core/src/[^/]+\\.ts$" },
     },
+    {
+      name: "core-slice-entry-points",
+      comment:
+        "From outside a slice of packages/core/src, only its entry point (index.ts); shared/ and rpc/ are layers imported file by file.",
+      severity: "error",
+      from: { path: "^packages/core/src/([^/]+)/" },
+      to: {
+        path: "^packages/core/src/[^/]+/",
+        pathNot: [
+          "^packages/core/src/$1/",
+          "^packages/core/src/(shared|rpc)/",
+          "^packages/core/src/[^/]+/index\\.ts$",
+        ],
+      },
+    },
     oid4vcLayer("jose", []),
     oid4vcLayer("x509", ["jose"]),
     oid4vcLayer("status-list", ["jose", "x509"]),

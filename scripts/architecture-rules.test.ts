@@ -108,12 +108,24 @@ describe("architecture rules (pnpm lint)", () => {
     expect(output).toContain("core-slices-import-nothing-from-root");
   });
 
-  it("pass on core slices that depend one way, on shared/ and from the root router", () => {
+  it("fail on a core slice importing another slice's file instead of its index.ts", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/a/a.ts": "export const a = 1;\n",
+      "packages/core/src/a/index.ts": 'export { a } from "./a";\n',
+      "packages/core/src/b/b.ts": 'import { a } from "../a/a";\nexport const b = a;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("core-slice-entry-points");
+  });
+
+  it("pass on core slices that depend one way through entry points, on shared/ and from the root router", () => {
     const { status, output } = cruise({
       ...clean,
       "packages/core/src/shared/errors.ts": "export const errors = 1;\n",
       "packages/core/src/a/a.ts": 'import { errors } from "../shared/errors";\nexport const a = errors;\n',
-      "packages/core/src/b/b.ts": 'import { a } from "../a/a";\nexport const b = a;\n',
+      "packages/core/src/a/index.ts": 'export { a } from "./a";\n',
+      "packages/core/src/b/b.ts": 'import { a } from "../a";\nexport const b = a;\n',
       "packages/core/src/router.ts": 'import { b } from "./b/b";\nexport const router = b;\n',
     });
     expect(output).toContain("no dependency violations");

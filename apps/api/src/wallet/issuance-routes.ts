@@ -16,7 +16,6 @@ import {
   issueCredentials,
   issueDeferredCredentials,
   issueNonce,
-  issuerUrls,
   jwtVcIssuerMetadata,
   loadWalletIssuer,
   NO_STORE,
@@ -25,9 +24,9 @@ import {
   returnFromAuthorizationPage,
   setCookieHeader,
   signedCredentialIssuerMetadata,
-  statusListToken,
   type WalletIssuer,
 } from "@cred/core/issuance/index";
+import { issuerUrls, statusListToken } from "@cred/core/issuers/index";
 import { BoundedMap } from "@cred/core/shared/bounded-map";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
-import { assertStaffRole } from "../staff/require-role";
+import { assertStaffRole } from "../staff";
 import { ZCreateApiKeyRequest, ZCreateApiKeyResponse, zApiKey } from "./api-key.schema";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys";
 

@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from "@cred/db";
-import { type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
+import { type IssuerCaller, scopeOfCaller } from "../issuers";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";

@@ -1,5 +1,5 @@
 import { type Db, inTransaction, isUniqueViolation } from "@cred/db";
-import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";

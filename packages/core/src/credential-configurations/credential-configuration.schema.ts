@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { zIssuerId, zLocale } from "../issuers/issuer.schema";
+import { zIssuerId, zLocale } from "../issuers";
 import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "../shared/examples";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
 import { registerRequestExample } from "../shared/request-example";

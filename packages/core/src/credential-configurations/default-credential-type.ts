@@ -1,4 +1,4 @@
-import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
+import { credentialIssuerIdentifier } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 
 /**

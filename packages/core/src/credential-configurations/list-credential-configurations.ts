@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import { type IssuerCaller, scopeOfCaller } from "../issuers/issuer-caller";
+import { type IssuerCaller, scopeOfCaller } from "../issuers";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TListCredentialConfigurationsRequest } from "./credential-configuration.schema";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";

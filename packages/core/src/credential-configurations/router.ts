@@ -1,4 +1,4 @@
-import { issuerCallerOf } from "../issuers/issuer-caller";
+import { issuerCallerOf } from "../issuers";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
 import {

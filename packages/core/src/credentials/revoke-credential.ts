@@ -1,11 +1,8 @@
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
-import { configurationCatalog } from "../credential-configurations/configuration-catalog";
-import { issuanceRepository } from "../issuance/issuance-repository";
-import { lockBatch } from "../issuance/lock-batch";
-import { issuerUrls } from "../issuers/issuer-urls";
-import { STATUS_LIST_BITS } from "../issuers/provision-status-list";
-import { STATUS_CHUNK_BYTES, statusEntryLocation } from "../issuers/status-list-chunks";
+import { configurationCatalog } from "../credential-configurations";
+import { issuanceRepository, lockBatch } from "../issuance";
+import { issuerUrls, STATUS_CHUNK_BYTES, STATUS_LIST_BITS, statusEntryLocation } from "../issuers";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";

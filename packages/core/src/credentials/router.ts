@@ -1,5 +1,8 @@
-import { issueThroughTransaction } from "../issuance/create-issuance-transaction";
-import { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "../issuance/issuance.schema";
+import {
+  issueThroughTransaction,
+  ZCreateIssuanceTransactionRequest,
+  ZIssuanceTransactionResponse,
+} from "../issuance";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { ZCredentialStatusResponse, ZRevokeCredentialRequest } from "./credential.schema";
 import { revokeCredential } from "./revoke-credential";

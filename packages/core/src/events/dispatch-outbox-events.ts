@@ -1,6 +1,6 @@
 import type { Database } from "@cred/db";
 import { newId } from "../shared/ids";
-import { subscribesTo } from "../webhooks/webhook-events";
+import { subscribesTo } from "../webhooks";
 import { isCatalogued } from "./catalogue";
 
 interface Candidate {

@@ -1,9 +1,9 @@
 import { type Database, inTransaction } from "@cred/db";
-import { retireExpiredCredentialEncryptionKeys } from "../issuers/credential-encryption-key";
+import { retireExpiredCredentialEncryptionKeys } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
-import { settleExpiry } from "../verification/session-lifecycle";
+import { settleExpiry } from "../verification";
 import { eventsRepository } from "./events-repository";
 import { purgeExpired, purgeFinishedDeliveries, purgeUndeliveredEvents } from "./purge-expired";
 

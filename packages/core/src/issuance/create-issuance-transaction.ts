@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { type Db, sqlFor } from "@cred/db";
-import { configurationCatalog } from "../credential-configurations/configuration-catalog";
-import { activeIssuerCache } from "../issuers/active-issuer-cache";
+import { configurationCatalog } from "../credential-configurations";
+import { activeIssuerCache } from "../issuers";
 import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { withIdempotency } from "../shared/idempotency";

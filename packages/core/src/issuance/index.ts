@@ -1,5 +1,7 @@
-export { issuerUrls } from "../issuers/issuer-urls";
-export { statusListToken } from "../issuers/status-list-token";
+export { issueThroughTransaction } from "./create-issuance-transaction";
+export { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "./issuance.schema";
+export { claimsOfSpentTokensSql, issuanceRepository } from "./issuance-repository";
+export { lockBatch } from "./lock-batch";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
 export { attestationChallengeHeader, attestationChallengesOf } from "./wallet/client-authentication";

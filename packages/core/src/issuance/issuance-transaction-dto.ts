@@ -1,5 +1,5 @@
 import { buildCredentialOffer, credentialOfferLink } from "@cred/oid4vc";
-import { issuerUrls } from "../issuers/issuer-urls";
+import { issuerUrls } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";

@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from "@cred/db";
-import { configurationCatalog } from "../credential-configurations/configuration-catalog";
+import { configurationCatalog } from "../credential-configurations";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { Principal } from "../shared/principal";

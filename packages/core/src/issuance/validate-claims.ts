@@ -1,6 +1,6 @@
 import { isPlainObject } from "@cred/oid4vc";
-import type { TClaimDefinition } from "../credential-configurations/credential-configuration.schema";
-import { claimValueHasType } from "../credential-configurations/validate-claims";
+import type { TClaimDefinition } from "../credential-configurations";
+import { claimValueHasType } from "../credential-configurations";
 import { claimPattern } from "../shared/claim-pattern";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 

@@ -1,6 +1,6 @@
 import { type Db, inTransaction } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
-import { organisationRepository } from "../organisations/organisation-repository";
+import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";

@@ -5,7 +5,7 @@ import {
   parseIssuerCertificateChain,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import { organisationRepository } from "../organisations/organisation-repository";
+import { organisationRepository } from "../organisations";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";

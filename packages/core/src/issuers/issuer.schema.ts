@@ -1,6 +1,6 @@
 import { isAcceptableRedirectUri } from "@cred/oid4vc";
 import { z } from "zod";
-import { zOrganisationReference } from "../organisations/organisation.schema";
+import { zOrganisationReference } from "../organisations";
 import { EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM, EXAMPLE_ISSUER_ID } from "../shared/examples";
 import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
 import { isPemCaCertificate } from "../shared/pem-certificate";

@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import { organisationRepository } from "../organisations/organisation-repository";
+import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TListIssuersRequest } from "./issuer.schema";

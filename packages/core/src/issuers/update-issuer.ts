@@ -1,5 +1,5 @@
 import { type Db, inTransaction, Prisma } from "@cred/db";
-import { organisationRepository } from "../organisations/organisation-repository";
+import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { SecretBox } from "../shared/secret-box";

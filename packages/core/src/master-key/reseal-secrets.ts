@@ -1,9 +1,8 @@
 import type { Db } from "@cred/db";
-import { credentialEncryptionSealContext } from "../issuers/credential-encryption-key";
+import { credentialEncryptionSealContext } from "../issuers";
 import { idempotencySealContext } from "../shared/idempotency";
 import type { SecretBox } from "../shared/secret-box";
-import { encryptionKeySealContext, resultSealContext } from "../verification/verification-session-dto";
-import { verifierKeySealContext } from "../verification/verifier-identity";
+import { encryptionKeySealContext, resultSealContext, verifierKeySealContext } from "../verification";
 
 type Row = Record<string, unknown>;
 /** Seals one value again if an older key sealed it; returns it unchanged if the current key did. */

@@ -1,8 +1,8 @@
 import { type Db, inTransaction } from "@cred/db";
-import { createApiKey } from "../api-keys/api-keys";
+import { createApiKey } from "../api-keys";
 import { randomToken } from "../shared/ids";
 import { SCOPES } from "../shared/scopes";
-import { createStaffUser } from "../staff/staff-auth";
+import { createStaffUser } from "../staff";
 import { createTenant } from "./tenants";
 
 export interface BootstrapCredentials {

@@ -3,7 +3,7 @@ import { generateNonce, generateResponseEncryptionKey, generateState } from "@cr
 import type { AppDeps } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
-import { getActivePolicyForVerification } from "../verification-policies/get-active-policy-for-verification";
+import { getActivePolicyForVerification } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { encodeTransactionData } from "./transaction-data";

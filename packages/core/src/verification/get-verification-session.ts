@@ -3,7 +3,7 @@ import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 import { loadSession } from "./session-lifecycle";
 import type { TVerificationSession } from "./verification-session.schema";
 import { toVerificationSessionDto } from "./verification-session-dto";

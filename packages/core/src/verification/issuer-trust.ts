@@ -1,12 +1,11 @@
 import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
-import { credentialIssuerIdentifier } from "../issuers/credential-issuer-identifier";
-import { platformIssuerKeys } from "../issuers/platform-issuer-keys";
+import { credentialIssuerIdentifier, platformIssuerKeys } from "../issuers";
 import type { AppDeps } from "../shared/context";
 import { outboundGet } from "../shared/outbound-fetch";
 import type { TenantScope } from "../shared/principal";
 import { x5cChainKey } from "../shared/x5c-chain";
-import type { TPolicyCredential } from "../verification-policies/verification-policy.schema";
+import type { TPolicyCredential } from "../verification-policies";
 import { verificationRepository } from "./verification-repository";
 
 /** How an issuer key was found, i.e. why the issuer is trusted. */

@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { type DcqlQuery, InvalidDcqlQueryError, policyToDcqlQuery } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 
 // policyToDcqlQuery takes string segments only; array indices and null (every element) are valid
 // claims path pointers, so they travel through it as marked strings and are restored afterwards.

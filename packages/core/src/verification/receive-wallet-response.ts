@@ -8,7 +8,7 @@ import {
 } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
 import { hashSecret } from "../shared/secret-box";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { invalidPresentationReasons } from "./invalid-presentation";
 import type { WalletHttpResponse } from "./serve-request-object";

@@ -9,7 +9,7 @@ import {
   VpError,
 } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";

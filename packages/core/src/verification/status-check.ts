@@ -7,7 +7,7 @@ import {
   verifyStatusListToken,
 } from "@cred/oid4vc";
 import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
-import { statusListToken } from "../issuers/status-list-token";
+import { statusListToken } from "../issuers";
 import { OutboundFetchError, outboundGet } from "../shared/outbound-fetch";
 import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "../shared/remote-status-list";
 import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";

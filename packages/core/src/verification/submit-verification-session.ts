@@ -5,7 +5,7 @@ import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual } from "../shared/secret-box";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 import { dcqlQueryFor } from "./policy-query";
 import { alreadyDecided, decideSession, loadSession } from "./session-lifecycle";
 import { typeAncestors } from "./type-ancestors";

@@ -1,6 +1,6 @@
 import { transactionDataHash } from "@cred/oid4vc";
 import { DomainError, type ErrorDetail } from "../shared/errors";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 import { TRANSACTION_DATA_RESERVED, type TTransactionData } from "./verification-session.schema";
 
 /**

@@ -7,7 +7,7 @@ import {
 } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
-import type { TPolicyRules } from "../verification-policies/verification-policy.schema";
+import type { TPolicyRules } from "../verification-policies";
 import { type ResolvedIssuerKey, resolveIssuerKey, type TrustContext } from "./issuer-trust";
 import { dcqlQueryFor } from "./policy-query";
 import { checkCredentialStatus } from "./status-check";

@@ -1,6 +1,5 @@
 import type { Db, FastSql, Prisma } from "@cred/db";
-import { previousSigningKeysOf } from "../issuers/issuer-dto";
-import { STATUS_CHUNK_BYTES } from "../issuers/status-list-chunks";
+import { previousSigningKeysOf, STATUS_CHUNK_BYTES } from "../issuers";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 

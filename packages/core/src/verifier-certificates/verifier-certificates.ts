@@ -17,7 +17,7 @@ import {
   publicHost,
   verifierDnsName,
   verifierKeySealContext,
-} from "../verification/verifier-identity";
+} from "../verification";
 import type { TUploadVerifierCertificateRequest, TVerifierCertificate } from "./verifier-certificate.schema";
 import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
 

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { Db } from "@cred/db";
-import { provisionStatusList } from "../../issuers/provision-status-list";
+import { provisionStatusList } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { MemoCache } from "../../shared/memo-cache";
 import type { TenantScope } from "../../shared/principal";

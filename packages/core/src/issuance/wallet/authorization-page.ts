@@ -1,7 +1,7 @@
 import type { FastSql } from "@cred/db";
 import { authorizationResponseUrl } from "@cred/oid4vc";
-import type { TAuthorizationPage } from "../../issuers/issuer.schema";
-import { issuerUrls } from "../../issuers/issuer-urls";
+import type { TAuthorizationPage } from "../../issuers";
+import { issuerUrls } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { hashSecret } from "../../shared/secret-box";

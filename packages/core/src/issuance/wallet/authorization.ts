@@ -8,8 +8,8 @@ import {
   parsePushedAuthorizationRequest,
   type TPushedAuthorizationRequest,
 } from "@cred/oid4vc";
-import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
-import { issuerUrls } from "../../issuers/issuer-urls";
+import { configurationCatalog } from "../../credential-configurations";
+import { issuerUrls } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";

@@ -5,7 +5,7 @@ import {
   USE_ATTESTATION_CHALLENGE,
   verifyClientAttestation,
 } from "@cred/oid4vc";
-import type { TWalletAttestation } from "../../issuers/issuer.schema";
+import type { TWalletAttestation } from "../../issuers";
 import { trustedAttester } from "../../shared/attestation-status";
 import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";

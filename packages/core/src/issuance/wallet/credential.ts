@@ -18,11 +18,14 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
-import { credentialEncryptionKeys, credentialEncryptionOf } from "../../issuers/credential-encryption-key";
-import { issuerSigningKey } from "../../issuers/issuer-signing-keys";
-import { issuerUrls } from "../../issuers/issuer-urls";
-import { x5cForSigning } from "../../issuers/stored-signing-certificate";
+import { configurationCatalog } from "../../credential-configurations";
+import {
+  credentialEncryptionKeys,
+  credentialEncryptionOf,
+  issuerSigningKey,
+  issuerUrls,
+  x5cForSigning,
+} from "../../issuers";
 import type { AppDeps } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";

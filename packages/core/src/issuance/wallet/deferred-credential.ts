@@ -1,6 +1,6 @@
 import { credentialError, parseDeferredCredentialRequest } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
+import { configurationCatalog } from "../../credential-configurations";
 import type { AppDeps } from "../../shared/context";
 import { hashSecret } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";

@@ -1,5 +1,5 @@
 import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
-import type { TKeyAttestation } from "../../issuers/issuer.schema";
+import type { TKeyAttestation } from "../../issuers";
 import { trustedAttester } from "../../shared/attestation-status";
 import type { CoreConfig } from "../../shared/context";
 import { trustSettingsOf } from "../../shared/x5c-chain";

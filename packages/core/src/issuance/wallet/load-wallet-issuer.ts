@@ -1,6 +1,6 @@
 import type { Db } from "@cred/db";
 import { DPOP_SIGNING_ALGS, OAuthError } from "@cred/oid4vc";
-import { activeIssuerCache } from "../../issuers/active-issuer-cache";
+import { activeIssuerCache } from "../../issuers";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
 export async function loadWalletIssuer(db: Db, issuerId: string) {

@@ -5,18 +5,18 @@ import {
   DPOP_SIGNING_ALGS,
   signIssuerMetadata,
 } from "@cred/oid4vc";
-import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
-import { credentialEncryptionOf } from "../../issuers/credential-encryption-key";
-import type { TIssuerDisplay } from "../../issuers/issuer.schema";
-import { previousSigningKeysOf } from "../../issuers/issuer-dto";
-import { issuerSigningKey } from "../../issuers/issuer-signing-keys";
-import { issuerUrls } from "../../issuers/issuer-urls";
-import { nextSigningKeyOf } from "../../issuers/stored-next-signing-key";
+import type { TClaimDefinition } from "../../credential-configurations";
+import type { TIssuerDisplay } from "../../issuers";
 import {
+  credentialEncryptionOf,
   expWithinChain,
+  issuerSigningKey,
+  issuerUrls,
+  nextSigningKeyOf,
+  previousSigningKeysOf,
   signingCertificateInUse,
   x5cForSigning,
-} from "../../issuers/stored-signing-certificate";
+} from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
 import { walletAttestationOf } from "./client-authentication";

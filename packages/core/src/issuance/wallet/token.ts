@@ -6,7 +6,7 @@ import {
   type TPreAuthorizedTokenRequest,
   tokenError,
 } from "@cred/oid4vc";
-import { issuerUrls } from "../../issuers/issuer-urls";
+import { issuerUrls } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { constantTimeEqual, hashSecret } from "../../shared/secret-box";

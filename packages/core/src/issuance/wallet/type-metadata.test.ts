@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
+import type { TClaimDefinition } from "../../credential-configurations";
 import { claimsOfEveryVersion } from "./type-metadata";
 
 const claim = (path: string[], required: boolean, selectivelyDisclosable = true, label?: string) =>

@@ -1,9 +1,11 @@
 import type { Db } from "@cred/db";
 import { buildTypeMetadata, type TypeMetadataClaim } from "@cred/oid4vc";
-import { configurationCatalog } from "../../credential-configurations/configuration-catalog";
-import type { TClaimDefinition } from "../../credential-configurations/credential-configuration.schema";
-import { credentialConfigurationRepository } from "../../credential-configurations/credential-configuration-repository";
-import { defaultCredentialType } from "../../credential-configurations/default-credential-type";
+import type { TClaimDefinition } from "../../credential-configurations";
+import {
+  configurationCatalog,
+  credentialConfigurationRepository,
+  defaultCredentialType,
+} from "../../credential-configurations";
 import { BoundedMap } from "../../shared/bounded-map";
 import type { CoreConfig } from "../../shared/context";
 import { scopeOfRow } from "../../shared/scope-of";

@@ -1,0 +1,1 @@
+export { createApiKey } from "./api-keys";

@@ -1,0 +1,26 @@
+export { activeIssuerCache } from "./active-issuer-cache";
+export {
+  credentialEncryptionKeys,
+  credentialEncryptionOf,
+  credentialEncryptionSealContext,
+  retireExpiredCredentialEncryptionKeys,
+} from "./credential-encryption-key";
+export { credentialIssuerIdentifier } from "./credential-issuer-identifier";
+export {
+  type TAuthorizationPage,
+  type TIssuerDisplay,
+  type TKeyAttestation,
+  type TWalletAttestation,
+  zIssuerId,
+  zLocale,
+} from "./issuer.schema";
+export { findVisibleIssuer, type IssuerCaller, issuerCallerOf, scopeOfCaller } from "./issuer-caller";
+export { previousSigningKeysOf } from "./issuer-dto";
+export { issuerSigningKey } from "./issuer-signing-keys";
+export { issuerUrls } from "./issuer-urls";
+export { platformIssuerKeys } from "./platform-issuer-keys";
+export { provisionStatusList, STATUS_LIST_BITS } from "./provision-status-list";
+export { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
+export { statusListToken } from "./status-list-token";
+export { nextSigningKeyOf } from "./stored-next-signing-key";
+export { expWithinChain, signingCertificateInUse, x5cForSigning } from "./stored-signing-certificate";

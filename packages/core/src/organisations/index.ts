@@ -1,0 +1,2 @@
+export { zOrganisationReference } from "./organisation.schema";
+export { organisationRepository } from "./organisation-repository";

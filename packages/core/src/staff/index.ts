@@ -1,0 +1,2 @@
+export { assertStaffRole } from "./require-role";
+export { createStaffUser } from "./staff-auth";

@@ -1,0 +1,9 @@
+export { settleExpiry } from "./session-lifecycle";
+export { encryptionKeySealContext, resultSealContext } from "./verification-session-dto";
+export {
+  ensureVerifierCertificate,
+  invalidateVerifierIdentity,
+  publicHost,
+  verifierDnsName,
+  verifierKeySealContext,
+} from "./verifier-identity";
