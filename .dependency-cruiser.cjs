@@ -11,6 +11,30 @@ const oid4vcLayer = (name, allowed) => ({
   },
 });
 
+// packages/core/src, low to high: a folder may import its own layer and those below (never above); with
+// core-no-folder-cycles, folders of one layer depend on each other one way too.
+const coreLayers = [
+  ["shared"],
+  ["rpc"],
+  ["organisations", "staff", "api-keys", "webhooks", "verification-policies", "dashboard"],
+  ["issuers"],
+  ["credential-configurations"],
+  ["issuance"],
+  ["credentials"],
+  ["verification"],
+  ["verifier-certificates", "events", "master-key", "tenants"],
+];
+const coreLayerRules = coreLayers.map((layer, index) => {
+  const allowed = coreLayers.slice(0, index + 1).flat();
+  return {
+    name: `core-layer-${layer[0]}`,
+    comment: `packages/core/src/{${layer.join(",")}} may import only ${allowed.join(", ")} (see coreLayers)`,
+    severity: "error",
+    from: { path: `^packages/core/src/(${layer.join("|")})/` },
+    to: { path: "^packages/core/src/[^/]+/", pathNot: `^packages/core/src/(${allowed.join("|")})/` },
+  };
+});
+
 module.exports = {
   forbidden: [
     {
@@ -82,6 +106,17 @@ module.exports = {
           "^packages/core/src/[^/]+/index\\.ts$",
         ],
       },
+    },
+    ...coreLayerRules,
+    {
+      name: "core-folder-has-a-layer",
+      comment: "Every folder of packages/core/src has its place in coreLayers (add a new slice there).",
+      severity: "error",
+      from: {
+        path: "^packages/core/src/[^/]+/",
+        pathNot: `^packages/core/src/(${coreLayers.flat().join("|")})/`,
+      },
+      to: { path: "^packages/core/src/" },
     },
     oid4vcLayer("jose", []),
     oid4vcLayer("x509", ["jose"]),

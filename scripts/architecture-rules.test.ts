@@ -87,22 +87,49 @@ describe("architecture rules (pnpm lint)", () => {
   it("fail on core slices that depend on each other both ways, though no module cycle", () => {
     const { status, output } = cruise({
       ...clean,
-      "packages/core/src/a/one.ts": 'import { two } from "../b/two";\nexport const one = two;\n',
-      "packages/core/src/a/three.ts": "export const three = 3;\n",
-      "packages/core/src/b/two.ts": "export const two = 2;\n",
-      "packages/core/src/b/four.ts": 'import { three } from "../a/three";\nexport const four = three;\n',
+      "packages/core/src/staff/one.ts": 'import { two } from "../organisations";\nexport const one = two;\n',
+      "packages/core/src/staff/three.ts": "export const three = 3;\n",
+      "packages/core/src/staff/index.ts": 'export { three } from "./three";\n',
+      "packages/core/src/organisations/two.ts": "export const two = 2;\n",
+      "packages/core/src/organisations/index.ts": 'export { two } from "./two";\n',
+      "packages/core/src/organisations/four.ts":
+        'import { three } from "../staff";\nexport const four = three;\n',
     });
     expect(status).not.toBe(0);
     expect(output).toContain("core-no-folder-cycles");
     expect(output).not.toContain("no-circular");
   });
 
+  it("fail on a core slice importing a slice of a higher layer (issuers importing verification)", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/verification/index.ts": "export const verify = 1;\n",
+      "packages/core/src/issuers/issuer.ts":
+        'import { verify } from "../verification";\nexport const issuer = verify;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("core-layer-issuers");
+  });
+
+  it("fail on a core folder that has no place in the layers", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/shared/errors.ts": "export const errors = 1;\n",
+      "packages/core/src/newcomer/x.ts":
+        'import { errors } from "../shared/errors";\nexport const x = errors;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("core-folder-has-a-layer");
+  });
+
   it("fail on a core slice importing a file at the root of core/src", () => {
     const { status, output } = cruise({
       ...clean,
-      "packages/core/src/router.ts": 'import { a } from "./a/a";\nexport const router = a;\n',
+      "packages/core/src/router.ts":
+        'import { issuer } from "./issuers/issuer";\nexport const router = issuer;\n',
       "packages/core/src/context.ts": "export const context = 1;\n",
-      "packages/core/src/a/a.ts": 'import { context } from "../context";\nexport const a = context;\n',
+      "packages/core/src/issuers/issuer.ts":
+        'import { context } from "../context";\nexport const issuer = context;\n',
     });
     expect(status).not.toBe(0);
     expect(output).toContain("core-slices-import-nothing-from-root");
@@ -111,9 +138,10 @@ describe("architecture rules (pnpm lint)", () => {
   it("fail on a core slice importing another slice's file instead of its index.ts", () => {
     const { status, output } = cruise({
       ...clean,
-      "packages/core/src/a/a.ts": "export const a = 1;\n",
-      "packages/core/src/a/index.ts": 'export { a } from "./a";\n',
-      "packages/core/src/b/b.ts": 'import { a } from "../a/a";\nexport const b = a;\n',
+      "packages/core/src/issuers/issuer.ts": "export const issuer = 1;\n",
+      "packages/core/src/issuers/index.ts": 'export { issuer } from "./issuer";\n',
+      "packages/core/src/issuance/offer.ts":
+        'import { issuer } from "../issuers/issuer";\nexport const offer = issuer;\n',
     });
     expect(status).not.toBe(0);
     expect(output).toContain("core-slice-entry-points");
@@ -123,10 +151,13 @@ describe("architecture rules (pnpm lint)", () => {
     const { status, output } = cruise({
       ...clean,
       "packages/core/src/shared/errors.ts": "export const errors = 1;\n",
-      "packages/core/src/a/a.ts": 'import { errors } from "../shared/errors";\nexport const a = errors;\n',
-      "packages/core/src/a/index.ts": 'export { a } from "./a";\n',
-      "packages/core/src/b/b.ts": 'import { a } from "../a";\nexport const b = a;\n',
-      "packages/core/src/router.ts": 'import { b } from "./b/b";\nexport const router = b;\n',
+      "packages/core/src/issuers/issuer.ts":
+        'import { errors } from "../shared/errors";\nexport const issuer = errors;\n',
+      "packages/core/src/issuers/index.ts": 'export { issuer } from "./issuer";\n',
+      "packages/core/src/issuance/offer.ts":
+        'import { issuer } from "../issuers";\nexport const offer = issuer;\n',
+      "packages/core/src/router.ts":
+        'import { offer } from "./issuance/offer";\nexport const router = offer;\n',
     });
     expect(output).toContain("no dependency violations");
     expect(status).toBe(0);
