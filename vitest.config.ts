@@ -6,7 +6,12 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "apps/*/src/**/*.test.ts",
+            // The apps' start scripts (plain Node, no build step).
+            "apps/*/scripts/**/*.test.mjs",
+          ],
           environment: "node",
         },
       },
