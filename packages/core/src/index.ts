@@ -9,6 +9,12 @@ export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./s
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";
 export { hashSecret, SecretBox } from "./shared/secret-box";
 export { readSessionCookie, SESSION_COOKIE } from "./staff/session-cookie";
+export {
+  createSignInThrottle,
+  SIGN_IN_THROTTLE,
+  type SignInThrottle,
+  type SignInThrottlePolicy,
+} from "./staff/sign-in-throttle";
 export * from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant } from "./tenants/tenants";
