@@ -99,11 +99,14 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
 
-  // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it.
+  // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it, where the issuer
+  // has a signing certificate to put in x5c (without one, no wallet could validate the signature).
   const issuerMetadata = withIssuer(async (issuer, request, reply) => {
     reply.header("Vary", "Accept");
-    if (!prefersJwt(request.headers.accept)) return credentialIssuerMetadata(db, deps.config, issuer);
-    const jwt = await signedCredentialIssuerMetadata({ ...deps, db }, issuer);
+    const jwt = prefersJwt(request.headers.accept)
+      ? await signedCredentialIssuerMetadata({ ...deps, db }, issuer)
+      : null;
+    if (jwt === null) return credentialIssuerMetadata(db, deps.config, issuer);
     return reply.type("application/jwt").send(jwt);
   });
   app.get("/.well-known/openid-credential-issuer/issuers/:issuerId", issuerMetadata);
