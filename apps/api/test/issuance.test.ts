@@ -750,7 +750,7 @@ describe("OpenID4VCI flow", () => {
     expect(json.body.error).toBe("invalid_request");
   });
 
-  it("nonces are single use; proofs with a wrong aud, stale iat or missing proof are refused", async () => {
+  it("nonces are single use; proofs with a wrong aud, stale iat or missing proof are refused; aud may be an array", async () => {
     const tx = await create();
     const offer = await resolveOffer(tx.credentialOffer);
     const tok = await token(`${issuer.credentialIssuer}/token`, {
@@ -812,9 +812,14 @@ describe("OpenID4VCI flow", () => {
     const fabricated = await send([await proof(key, issuer.credentialIssuer, "not-a-nonce-we-issued")]);
     expect(fabricated.body.error).toBe("invalid_nonce");
 
+    const wrongAudArray = await send([
+      await proof(key, ["https://elsewhere.example"], await nonce(`${issuer.credentialIssuer}/nonce`)),
+    ]);
+    expect(wrongAudArray.body.error).toBe("invalid_proof");
     const n = await nonce(`${issuer.credentialIssuer}/nonce`);
-    const ok = await send([await proof(key, issuer.credentialIssuer, n)]);
-    expect(ok.status).toBe(200);
+    // RFC 7519 §4.1.3: an aud array that holds the credential issuer identifier names it as well.
+    const ok = await send([await proof(key, [issuer.credentialIssuer], n)]);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     const second = await create();
     const flow2Offer = await resolveOffer(second.credentialOffer);
     const tok2 = await token(`${issuer.credentialIssuer}/token`, {

@@ -2,6 +2,7 @@ import type { JWK } from "jose";
 import { z } from "zod";
 import { holderP256Jwk, jwkThumbprintKid } from "../jose/jwk";
 import {
+  audienceIncludes,
   type DecodedJwt,
   decodeJwtUnverified,
   type Es256PublicKey,
@@ -198,8 +199,7 @@ export async function verifyClientAttestation(
   const popParsed = ZPopPayload.safeParse(pop.payload);
   if (!popParsed.success) throw invalid("the client attestation PoP must contain aud, jti and iat");
   const popClaims = popParsed.data;
-  const audiences = Array.isArray(popClaims.aud) ? popClaims.aud : [popClaims.aud];
-  if (!audiences.includes(options.audience)) {
+  if (!audienceIncludes(popClaims.aud, options.audience)) {
     throw invalid(`the client attestation PoP aud must be ${options.audience}`);
   }
   if (popClaims.iat > now + skew) throw invalid("the client attestation PoP iat is in the future");
