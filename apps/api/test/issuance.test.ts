@@ -971,6 +971,42 @@ describe("OpenID4VCI flow", () => {
     ).toHaveLength(1);
   });
 
+  it("takes a c_nonce only at the issuer that handed it out: not another issuer's, of this tenant or another", async () => {
+    const otherKey = (await t.otherTenant()).key;
+    const others = [
+      { active: await activeIssuer(t, t.adminKey), key: t.adminKey },
+      { active: await activeIssuer(t, otherKey), key: otherKey },
+    ];
+    const holder = await holderKey();
+    /** A credential request at `active` with an access token of its own and a proof with `cNonce`. */
+    const requestAt = async (active: ActiveIssuer, key: string, cNonce: string) => {
+      const created = await call(t, "POST", PATH, {
+        key,
+        body: { credentialConfiguration: active.configuration, issuerId: active.issuerId, claims: VALID_CLAIMS },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const offer = await resolveOffer(created.body.data.credentialOffer);
+      const tok = await token(`${active.credentialIssuer}/token`, {
+        grant_type: PRE_AUTH,
+        "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+      });
+      return requestCredential(`${active.credentialIssuer}/credential`, tok.body.access_token, {
+        credential_configuration_id: active.configuration,
+        proofs: { jwt: [await proof(holder, active.credentialIssuer, cNonce)] },
+      });
+    };
+    for (const other of others) {
+      const theirs = await nonce(`${other.active.credentialIssuer}/nonce`);
+      const refused = await requestAt(issuer, t.adminKey, theirs);
+      expect([refused.status, refused.body.error], other.active.issuerId).toEqual([400, "invalid_nonce"]);
+      // The nonce is good where it came from (and the refusal did not spend it).
+      const there = await requestAt(other.active, other.key, theirs);
+      expect(there.status, JSON.stringify(there.body)).toBe(200);
+    }
+    const own = await requestAt(issuer, t.adminKey, await nonce(`${issuer.credentialIssuer}/nonce`));
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+  });
+
   it("spends a c_nonce once even when several transactions present it at the same moment", async () => {
     const tokens = await Promise.all(
       Array.from({ length: 4 }, async () => {

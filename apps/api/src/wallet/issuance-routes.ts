@@ -250,7 +250,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       async (issuer, _request, reply) => {
         // OpenID4VCI §7.2: the nonce endpoint may hand out the DPoP nonce for the credential endpoint too.
         reply.headers({ ...NO_STORE, ...dpopNonceHeader(dpopNonces(issuer)) });
-        return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
+        return issueNonce(deps.secretBox, issuer.id, deps.config.issuance.nonceLifetimeSeconds);
       },
       noSuchIssuer("invalid_request", 404),
     ),
