@@ -963,6 +963,21 @@ describe("OpenID4VCI flow", () => {
         "invalid_notification_request",
       ]);
     }
+    // §11.1: event_description is printable ASCII without " and \ (%x20-21 / %x23-5B / %x5D-7E).
+    for (const description of ['said "no"', "C:\\wallet", "two\nlines", "gelöscht"]) {
+      const odd = await send({
+        ...notification,
+        event: "credential_deleted",
+        event_description: description,
+      });
+      expect([description, odd.status, ((await odd.json()) as { error: string }).error]).toEqual([
+        description,
+        400,
+        "invalid_notification_request",
+      ]);
+    }
+    const described = await send({ ...notification, event_description: "Stored (slot #2) - OK!" });
+    expect(described.status).toBe(204);
     const events = await t.server.database.prisma.outboxEvent.findMany({
       where: { type: "credential.accepted" },
     });
@@ -982,7 +997,11 @@ describe("OpenID4VCI flow", () => {
     const requestAt = async (active: ActiveIssuer, key: string, cNonce: string) => {
       const created = await call(t, "POST", PATH, {
         key,
-        body: { credentialConfiguration: active.configuration, issuerId: active.issuerId, claims: VALID_CLAIMS },
+        body: {
+          credentialConfiguration: active.configuration,
+          issuerId: active.issuerId,
+          claims: VALID_CLAIMS,
+        },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const offer = await resolveOffer(created.body.data.credentialOffer);
