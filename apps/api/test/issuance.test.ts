@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
 import {
@@ -632,6 +633,43 @@ describe("OpenID4VCI flow", () => {
     expect(flow.credentialRes.status).toBe(200);
   });
 
+  it("keeps the tx_code as a keyed hash, not one a database reader can search the code space with", async () => {
+    const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
+    const row = await t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({
+      where: { id: tx.id },
+    });
+    const stored = row.txCodeHash as string;
+    const sha256 = (s: string) => createHash("sha256").update(s).digest("base64url");
+    expect(stored).toMatch(/^k1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
+    for (const unkeyed of [sha256(`${tx.id}:${tx.txCode}`), sha256(tx.txCode)])
+      expect(stored).not.toContain(unkeyed);
+    const flow = await redeemOffer(tx.credentialOffer, { txCode: tx.txCode });
+    expect(flow.credentialRes.status, JSON.stringify(flow.credentialRes.body)).toBe(200);
+  });
+
+  it("still takes the tx_code of a transaction created before keyed hashes (an unkeyed SHA-256)", async () => {
+    const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
+    const legacy = createHash("sha256").update(`${tx.id}:${tx.txCode}`).digest("base64url");
+    await t.server.database.prisma.issuanceTransaction.update({
+      where: { id: tx.id },
+      data: { txCodeHash: legacy },
+    });
+    const code = (await resolveOffer(tx.credentialOffer)).grants[PRE_AUTH]["pre-authorized_code"];
+    const tokenEndpoint = `${issuer.credentialIssuer}/token`;
+    const wrong = await token(tokenEndpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": code,
+      tx_code: tx.txCode === "000000" ? "111111" : "000000",
+    });
+    expect([wrong.status, wrong.body.error]).toEqual([400, "invalid_grant"]);
+    const right = await token(tokenEndpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": code,
+      tx_code: tx.txCode,
+    });
+    expect(right.status, JSON.stringify(right.body)).toBe(200);
+  });
+
   it("a code redeemed just before the offer expires keeps the transaction open for the token's lifetime", async () => {
     const tx = await create({ delivery: { expiresInSeconds: 60 } });
     const offer = await resolveOffer(tx.credentialOffer);
@@ -671,6 +709,7 @@ describe("OpenID4VCI flow", () => {
         exchangeToken(
           fast,
           t.server.deps.config,
+          t.server.deps.secretBox,
           { id: issuer.issuerId, walletAttestation: null },
           {
             grant_type: PRE_AUTH,

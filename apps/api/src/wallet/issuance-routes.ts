@@ -155,7 +155,14 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const nonces = dpopNonces(issuer);
         const challenges = attestationChallengesOf(deps.secretBox, issuer);
         const client = await walletClient(request, url, issuer.requireDpop, nonces, challenges);
-        const response = await exchangeToken(deps.database.fast, deps.config, issuer, form, client);
+        const response = await exchangeToken(
+          deps.database.fast,
+          deps.config,
+          deps.secretBox,
+          issuer,
+          form,
+          client,
+        );
         reply.headers({
           ...NO_STORE,
           Pragma: "no-cache",
