@@ -6,7 +6,14 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "apps/*/src/**/*.test.ts",
+            // The apps' start scripts (plain Node, no build step).
+            "apps/*/scripts/**/*.test.mjs",
+            // The architecture rules of pnpm lint.
+            "scripts/**/*.test.ts",
+          ],
           environment: "node",
         },
       },

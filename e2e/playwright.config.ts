@@ -92,7 +92,14 @@ export default defineConfig({
       timeout: 300_000,
       reuseExistingServer: false,
       stdout: "ignore",
-      env: { CONSOLE_PORT: consolePort, CONSOLE_HOST: "127.0.0.1", API_ORIGIN: apiOrigin },
+      // NODE_ENV=development as people export it (the README's default mode): the console still has to
+      // build and serve (its scripts give Next.js NODE_ENV=production).
+      env: {
+        CONSOLE_PORT: consolePort,
+        CONSOLE_HOST: "127.0.0.1",
+        API_ORIGIN: apiOrigin,
+        NODE_ENV: "development",
+      },
     },
   ],
 });

@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // `pnpm start`: the API (which owns the embedded database) and the console together, then where to go.
 // `pnpm start --dev` runs both with reload (tsx watch, next dev). Ctrl-C stops both.
+// The API runs in the mode NODE_ENV / DEVELOPMENT_MODE say; the console is built and served in
+// production mode (next dev: development) whatever NODE_ENV is (apps/console/scripts/next-env.mjs).
+// If the API stops, the console is stopped too; if the console fails (its build, say), the API keeps
+// running and the script says so.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { nextEnv } from "../apps/console/scripts/next-env.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dev = process.argv.includes("--dev");
@@ -17,18 +22,34 @@ const dataDir = path.resolve(root, process.env.DATA_DIR || ".data");
 
 const startedAt = Date.now();
 const children = [];
-function run(name, command, args, env = {}) {
+/** Children that have exited, by name. */
+const exited = new Map();
+function run(name, command, args, env) {
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
+    env,
     stdio: "inherit",
     detached: true, // own process group, so stopping reaches tsx/next under pnpm
   });
-  child.on("exit", (code) => {
-    if (!stopping) {
-      process.stderr.write(`\n${name} exited (${code ?? "signal"}); stopping.\n`);
-      stop(code ?? 1);
+  child.on("exit", (code, signal) => {
+    const how = code === null ? `signal ${signal}` : `exit ${code}`;
+    exited.set(name, how);
+    if (stopping) return;
+    if (name === "Console") {
+      process.stderr.write(
+        [
+          "",
+          `The console stopped (${how}); its output above says why. The API keeps running at ${apiUrl}`,
+          "(REST, /docs). Fix the console and run pnpm start again to get it back; Ctrl-C stops the API.",
+          "",
+        ].join("\n"),
+      );
+      return;
     }
+    process.stderr.write(
+      `\nThe API stopped (${how}); its output above says why. Stopping the console too.\n`,
+    );
+    stop(code || 1);
   });
   children.push(child);
   return child;
@@ -38,6 +59,7 @@ let stopping = false;
 function stop(code = 0) {
   if (stopping) return;
   stopping = true;
+  process.exitCode = code; // also when the loop empties before the timer below
   for (const child of children) {
     try {
       process.kill(-child.pid, "SIGTERM");
@@ -48,11 +70,12 @@ function stop(code = 0) {
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
-async function waitFor(url, timeoutMs) {
+/** Waits until `url` answers, or `name` has exited, or the time is up. */
+async function waitFor(name, url, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !stopping) {
+  while (Date.now() < deadline && !stopping && !exited.has(name)) {
     try {
-      const res = await fetch(url);
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (res.status < 500) return true;
     } catch {}
     await new Promise((r) => setTimeout(r, 500));
@@ -60,32 +83,34 @@ async function waitFor(url, timeoutMs) {
   return false;
 }
 
-run("API", "pnpm", ["--silent", "--filter", "@cred/api", dev ? "dev" : "start"]);
+// The API's mode is the caller's NODE_ENV / DEVELOPMENT_MODE; only the console's Next.js gets its own.
+run("API", "pnpm", ["--silent", "--filter", "@cred/api", dev ? "dev" : "start"], process.env);
+const consoleEnv = { ...nextEnv(process.env, dev ? "development" : "production"), API_ORIGIN: apiOrigin };
 if (dev) {
   run(
     "Console",
     "pnpm",
     ["--silent", "--filter", "@cred/console", "exec", "next", "dev", "-p", consolePort],
-    {
-      API_ORIGIN: apiOrigin,
-    },
+    consoleEnv,
   );
 } else {
   run("Console", process.execPath, ["apps/console/scripts/serve.mjs"], {
-    API_ORIGIN: apiOrigin,
+    ...consoleEnv,
     CONSOLE_PORT: consolePort,
   });
 }
 
 const [apiUp, consoleUp] = await Promise.all([
-  waitFor(`${apiOrigin}/healthz`, 120_000),
-  waitFor(`http://127.0.0.1:${consolePort}/`, 300_000),
+  waitFor("API", `${apiOrigin}/healthz`, 120_000),
+  waitFor("Console", `http://127.0.0.1:${consolePort}/`, 300_000),
 ]);
-if (!stopping && apiUp && consoleUp) {
+if (!stopping && apiUp) {
   const lines = [
     "",
-    "Ready.",
-    `  Console:  ${consoleUrl}`,
+    consoleUp ? "Ready." : "Ready, without the console.",
+    consoleUp
+      ? `  Console:  ${consoleUrl}`
+      : `  Console:  not running (${exited.get("Console") ?? "no answer"}; see its output above)`,
     `  API:      ${apiUrl}   (reference: ${apiUrl}/docs)`,
   ];
   const bootstrapFile = path.join(dataDir, "bootstrap.json");

@@ -11,6 +11,34 @@ test("a wrong password shows the error with its request id", async ({ page }) =>
   await expect(alert.getByTestId("request-id")).toHaveText(/^[0-9a-f-]{36}$/);
 });
 
+test("wrong passwords from one address make it wait, saying how long, while the admin signs in elsewhere", async ({
+  browser,
+  page,
+}) => {
+  // Another browser address (the console appends the connection's own, which the API trusts on loopback).
+  const attacker = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "198.51.100.77" } });
+  const guessing = await attacker.newPage();
+  await guessing.goto("/");
+  await guessing.getByLabel("Email address").fill(bootstrapCredentials().consoleEmail);
+  const alert = guessing.getByRole("alert").filter({ hasText: "Sign-in failed" });
+  // Five failures are free; the fifth says the address must now wait (the button is back between tries).
+  for (let i = 1; i <= 5; i++) {
+    await guessing.getByLabel("Password").fill(`wrong password ${i}`);
+    await guessing.getByRole("button", { name: "Sign in" }).click();
+    await expect(guessing.getByRole("button", { name: "Sign in" })).toBeEnabled();
+    await expect(alert).toContainText("The email address or password is not correct.");
+  }
+  await expect(alert).toContainText("the next attempt from your address must wait 30 seconds");
+  await guessing.getByLabel("Password").fill(bootstrapCredentials().consolePassword);
+  await guessing.getByRole("button", { name: "Sign in" }).click();
+  await expect(alert).toContainText(
+    /Too many failed sign-ins from your address\. Try again in \d+ seconds\./,
+  );
+  await attacker.close();
+
+  await signIn(page);
+});
+
 test("the bootstrap admin signs in, sees the dashboard, switches environment and signs out", async ({
   page,
 }) => {

@@ -175,6 +175,20 @@ describe("LOG_LEVEL", () => {
   });
 });
 
+describe("TRUST_PROXY", () => {
+  it("trusts loopback (the console's proxy) unless told otherwise; none trusts no proxy", () => {
+    expect(readEnv({}).trustProxy).toEqual(["loopback"]);
+    expect(readEnv({ TRUST_PROXY: "loopback, 10.0.0.0/8" }).trustProxy).toEqual(["loopback", "10.0.0.0/8"]);
+    expect(readEnv({ TRUST_PROXY: "none" }).trustProxy).toEqual([]);
+  });
+
+  it("stops the start naming an entry it cannot read", () => {
+    expect(problems({ TRUST_PROXY: "loopback,proxy.internal" })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY must list .*cannot read "proxy\.internal"/),
+    ]);
+  });
+});
+
 describe("DATABASE_URL", () => {
   it("is a postgres:// URL when set", () => {
     expect(readEnv({ DATABASE_URL: "postgres://u:p@db:5432/x" }).databaseUrl).toBe(

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@cred/core";
 import { retryScheduleFor } from "@cred/core/events/delivery-options";
+import { parseTrustProxy } from "./http/client-address";
 import type { ServerOptions } from "./server";
 import { EnvError, StartupError } from "./startup-errors";
 
@@ -123,6 +124,8 @@ export interface Env {
   embeddedSharedBuffersMb: number | undefined;
   bootstrapAdminEmail: string;
   runWorker: boolean;
+  /** TRUST_PROXY: proxies whose X-Forwarded-For names the client (default [loopback]; none: []). */
+  trustProxy: string[];
 }
 
 /** Reads and checks the environment; throws an EnvError naming every invalid variable. */
@@ -130,6 +133,8 @@ export function readEnv(source: Source = process.env): Env {
   const read = reader(source);
   const production = source.NODE_ENV === "production";
   const webhook = (name: keyof typeof WEBHOOK_ENV_LIMITS) => read.positive(name, WEBHOOK_ENV_LIMITS[name]);
+  const trustProxy = parseTrustProxy(source.TRUST_PROXY);
+  if ("problem" in trustProxy) read.problems.push(trustProxy.problem);
   const env: Env = {
     host: source.HOST ?? "127.0.0.1",
     port: read.int("PORT", 3000),
@@ -155,6 +160,7 @@ export function readEnv(source: Source = process.env): Env {
     embeddedSharedBuffersMb: read.positive("EMBEDDED_SHARED_BUFFERS_MB", 1024, 8),
     bootstrapAdminEmail: source.BOOTSTRAP_ADMIN_EMAIL ?? "admin@localhost",
     runWorker: source.RUN_WORKER !== "false",
+    trustProxy: "trust" in trustProxy ? trustProxy.trust : [],
   };
   // Outside development mode the public base URL names the issuers and their credential types, which
   // cannot be changed once credentials are out: no silent localhost default, and https only.

@@ -19,6 +19,7 @@ const server = await createServer({
   webhookAllowedHosts: env.webhookAllowedHosts,
   config: webhook.config,
   runWorker: env.runWorker,
+  trustProxy: env.trustProxy,
   workerOptions: webhook.workerOptions,
 }).catch(exitOnStartupError); // e.g. a master key that does not fit the database, or no database: one line, exit 1
 

@@ -1,4 +1,12 @@
-import { type AppDeps, type CoreConfig, createRateLimiter, SecretBox } from "@cred/core";
+import {
+  type AppDeps,
+  type CoreConfig,
+  createRateLimiter,
+  createSignInThrottle,
+  SecretBox,
+  SIGN_IN_THROTTLE,
+  type SignInThrottlePolicy,
+} from "@cred/core";
 import {
   applyMigrations,
   type Database,
@@ -32,6 +40,13 @@ export interface ServerOptions {
   developmentMode: boolean;
   logLevel?: string;
   rateLimit: { points: number; durationSeconds: number };
+  /** Failed console sign-ins and the waits they cause (tests shorten the waits); see SIGN_IN_THROTTLE. */
+  signInThrottle?: Partial<SignInThrottlePolicy>;
+  /**
+   * Proxies whose X-Forwarded-For names the client (Fastify's trustProxy: addresses, CIDR ranges,
+   * loopback/linklocal/uniquelocal); default loopback, where the console's /trpc proxy runs. [] trusts none.
+   */
+  trustProxy?: string[];
   webhookAllowedHosts?: string[];
   config?: Partial<CoreConfig>;
   /** Run the webhook delivery worker (and sweeper) inside this process; off unless set. */
@@ -161,8 +176,10 @@ async function openMigratedDatabase(
 /** How long requests in flight get to finish once shutdown begins. */
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
-/** Failed console sign-ins allowed per email address: ten per fifteen minutes. */
-const SIGN_IN_FAILURES = { points: 10, durationSeconds: 15 * 60 };
+/** Fastify's trustProxy: false for none, else the list (it compiles addresses and ranges once). */
+function trustProxySetting(trust: string[]): false | string[] {
+  return trust.length ? trust : false;
+}
 
 /** Composition root: database, migrations, dependencies and every route. */
 export async function createServer(options: ServerOptions): Promise<Server> {
@@ -189,7 +206,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     config: defaultCoreConfig(options),
     secretBox,
     rateLimiter: await createRateLimiter(options.rateLimit, database.pool),
-    signInLimiter: await createRateLimiter(SIGN_IN_FAILURES, database.pool, "sign-in"),
+    signInThrottle: await createSignInThrottle(
+      { ...SIGN_IN_THROTTLE, ...options.signInThrottle },
+      database.pool,
+    ),
   };
 
   const app = Fastify({
@@ -197,7 +217,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     genReqId: genRequestId,
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    trustProxy: trustProxySetting(options.trustProxy ?? ["loopback"]),
   });
   logger = app.log;
   if (secretBox.previousKeyCount) {

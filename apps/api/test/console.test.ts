@@ -6,8 +6,17 @@ import { startTestServer, type TestServer } from "./harness";
 let t: TestServer;
 const PASSWORD = "correct horse battery staple";
 
+// Short waits so the tests can watch them grow; the free failures are the defaults' shape, smaller.
+const THROTTLE = {
+  pairFreeFailures: 3,
+  clientFreeFailures: 6,
+  accountFreeFailures: 8,
+  firstWaitSeconds: 2,
+  maxWaitSeconds: 8,
+};
+
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ signInThrottle: THROTTLE });
   const db = t.server.database.prisma;
   for (const role of ["admin", "operator", "viewer"] as const) {
     await createStaffUser(db, {
@@ -28,10 +37,12 @@ interface Session {
 async function trpc(
   method: "GET" | "POST",
   path: string,
-  options: { input?: unknown; session?: Session; csrf?: string | null } = {},
+  options: { input?: unknown; session?: Session; csrf?: string | null; client?: string } = {},
 ) {
   const url = new URL(`/trpc/${path}`, t.baseUrl);
   const headers: Record<string, string> = {};
+  // The console's proxy (on loopback, trusted by default) names the browser's address this way.
+  if (options.client) headers["x-forwarded-for"] = options.client;
   if (options.session) headers.cookie = options.session.cookie;
   const csrf = options.csrf === undefined ? options.session?.csrf : options.csrf;
   if (csrf) headers["x-csrf-token"] = csrf;
@@ -53,6 +64,168 @@ async function signIn(email: string): Promise<Session> {
   return { cookie: setCookie.split(";")[0]!, csrf: r.body.result.data.data.csrfToken };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("sign-in throttling (per account and client, growing waits)", () => {
+  async function staffUser(email: string) {
+    await createStaffUser(t.server.database.prisma, {
+      tenantId: t.tenantId,
+      email,
+      password: PASSWORD,
+      role: "viewer",
+    });
+  }
+  const attempt = (email: string, client: string, password = "wrong password") =>
+    trpc("POST", "staff.signIn", { input: { email, password }, client });
+  const envelope = (r: Awaited<ReturnType<typeof trpc>>) => r.body.error.data.envelope.error;
+  /** 429 during a wait of `seconds` (Retry-After and the message count down from it). */
+  function expectRefusedFor(r: Awaited<ReturnType<typeof trpc>>, seconds: number) {
+    expect(r.status).toBe(429);
+    const retryAfter = Number(r.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(seconds);
+    expect(envelope(r)).toMatchObject({
+      code: "Throttled",
+      message: `Too many failed sign-ins from your address. Try again in ${retryAfter === 1 ? "1 second" : `${retryAfter} seconds`}.`,
+    });
+  }
+
+  it("makes a guessing client wait longer each time while the owner signs in from another address", async () => {
+    const email = "guessed@example.test";
+    await staffUser(email);
+    const attacker = "198.51.100.7";
+    for (let i = 0; i < 2; i++) {
+      const r = await attempt(email, attacker);
+      expect(r.status).toBe(401);
+      expect(r.headers.get("retry-after")).toBeNull();
+    }
+    // The third failure (pairFreeFailures) starts the waits, and says so.
+    const third = await attempt(email, attacker);
+    expect(third.status).toBe(401);
+    expect(third.headers.get("retry-after")).toBe("2");
+    expect(envelope(third)).toMatchObject({
+      code: "Unauthenticated",
+      message:
+        "The email address or password is not correct. After several failures, the next attempt from your address must wait 2 seconds.",
+    });
+    const refused = await attempt(email, attacker);
+    expect(refused.status).toBe(429);
+    expectRefusedFor(refused, 2);
+    // The wait holds for the attacker's address whatever the password; the owner elsewhere signs in.
+    expect((await attempt(email, attacker, PASSWORD)).status).toBe(429);
+    expect((await attempt(email, "203.0.113.20", PASSWORD)).status).toBe(200);
+
+    await sleep(2100);
+    const fourth = await attempt(email, attacker);
+    expect(fourth.status).toBe(401);
+    expect(fourth.headers.get("retry-after")).toBe("4");
+    const again = await attempt(email, attacker);
+    expect(again.status).toBe(429);
+    expectRefusedFor(again, 4);
+
+    // After the wait, the right password from that address signs in and clears its failures.
+    await sleep(4100);
+    expect((await attempt(email, attacker, PASSWORD)).status).toBe(200);
+    // (One more failure would be the address's sixth over all accounts: clientFreeFailures.)
+    const afresh = await attempt(email, attacker);
+    expect(afresh.status).toBe(401);
+    expect(afresh.headers.get("retry-after")).toBeNull();
+  });
+
+  it("counts parallel guesses in full: past the free failures only one gets through per wait", async () => {
+    // Waits of a minute, so that none ends while the burst is still arriving on a busy machine.
+    const slow = await startTestServer({
+      signInThrottle: { ...THROTTLE, firstWaitSeconds: 60, maxWaitSeconds: 60 },
+    });
+    try {
+      const email = "parallel@example.test";
+      await createStaffUser(slow.server.database.prisma, {
+        tenantId: slow.tenantId,
+        email,
+        password: PASSWORD,
+        role: "viewer",
+      });
+      const attemptOn = (client: string, password: string) =>
+        fetch(new URL("/trpc/staff.signIn", slow.baseUrl), {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": client },
+          body: JSON.stringify({ email, password }),
+        });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => attemptOn("198.51.100.8", "wrong password")),
+      );
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([...Array(3).fill(401), ...Array(7).fill(429)]);
+      expect((await attemptOn("198.51.100.9", PASSWORD)).status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("makes a client guessing across accounts wait, on every account, while other clients sign in", async () => {
+    const sprayer = "198.51.100.10";
+    for (let i = 1; i <= 5; i++) {
+      const r = await attempt(`sprayed-${i}@example.test`, sprayer);
+      expect(r.status).toBe(401);
+      expect(r.headers.get("retry-after")).toBeNull();
+    }
+    const sixth = await attempt("sprayed-6@example.test", sprayer);
+    expect(sixth.status).toBe(401);
+    expect(sixth.headers.get("retry-after")).toBe("2");
+    expect((await attempt("sprayed-7@example.test", sprayer)).status).toBe(429);
+    expect((await attempt("operator@example.test", sprayer, PASSWORD)).status).toBe(429);
+    expect((await attempt("operator@example.test", "203.0.113.21", PASSWORD)).status).toBe(200);
+  });
+
+  it("leaves each of many guessing addresses one free failure, and still lets a clean client in", async () => {
+    const email = "besieged@example.test";
+    await staffUser(email);
+    for (let i = 1; i <= 8; i++) expect((await attempt(email, `198.51.100.${100 + i}`)).status).toBe(401);
+    // accountFreeFailures reached: a new address waits after its first failure.
+    const next = await attempt(email, "198.51.100.120");
+    expect(next.status).toBe(401);
+    expect(next.headers.get("retry-after")).toBe("2");
+    expect((await attempt(email, "198.51.100.120")).status).toBe(429);
+    // The owner's address has not failed: the first attempt is let through.
+    expect((await attempt(email, "203.0.113.22", PASSWORD)).status).toBe(200);
+  });
+
+  it("throttles the longest e-mail addresses too (the store's keys are fixed-length digests)", async () => {
+    const email = `${"x".repeat(300)}@example.test`;
+    for (let i = 0; i < 3; i++) expect((await attempt(email, "198.51.100.30")).status).toBe(401);
+    expect((await attempt(email, "198.51.100.30")).status).toBe(429);
+  });
+
+  it("throttles IPv6 clients by /64 and trusts X-Forwarded-For only from a trusted proxy", async () => {
+    const email = "ipv6@example.test";
+    await staffUser(email);
+    for (let i = 1; i <= 3; i++) expect((await attempt(email, `2001:db8:7:7::${i}`)).status).toBe(401);
+    expect((await attempt(email, "2001:db8:7:7:ffff::1")).status).toBe(429);
+    expect((await attempt(email, "2001:db8:7:8::1", PASSWORD)).status).toBe(200);
+
+    // Without a trusted proxy, the header is the caller's word and is ignored: every request is one client.
+    const direct = await startTestServer({ signInThrottle: THROTTLE, trustProxy: [] });
+    try {
+      await createStaffUser(direct.server.database.prisma, {
+        tenantId: direct.tenantId,
+        email,
+        password: PASSWORD,
+        role: "viewer",
+      });
+      const spoofed = (n: number) =>
+        fetch(new URL("/trpc/staff.signIn", direct.baseUrl), {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${n}` },
+          body: JSON.stringify({ email, password: "wrong password" }),
+        });
+      for (let i = 1; i <= 3; i++) expect((await spoofed(i)).status).toBe(401);
+      expect((await spoofed(4)).status).toBe(429);
+    } finally {
+      await direct.close();
+    }
+  });
+});
+
 describe("staff sign-in", () => {
   it("sets an httpOnly SameSite=Lax session cookie and returns the session with its CSRF token", async () => {
     const r = await trpc("POST", "staff.signIn", {
@@ -69,25 +242,14 @@ describe("staff sign-in", () => {
     expect(r.headers.get("x-ms-request-id")).toBeTruthy();
   });
 
-  it("stops password guessing for an address after ten failures, while other addresses sign in", async () => {
-    const email = "guessed@example.test";
-    await createStaffUser(t.server.database.prisma, {
-      tenantId: t.tenantId,
-      email,
-      password: PASSWORD,
-      role: "viewer",
+  it("tells the owner of a session nothing new: no Retry-After before the free failures are spent", async () => {
+    const r = await trpc("POST", "staff.signIn", {
+      input: { email: "viewer@example.test", password: "wrong password" },
+      client: "192.0.2.99",
     });
-    const wrong = () => trpc("POST", "staff.signIn", { input: { email, password: "wrong password" } });
-    for (let i = 0; i < 10; i++) expect((await wrong()).status).toBe(401);
-    const blocked = await wrong();
-    expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
-    // Even the right password waits now; successful sign-ins elsewhere spend nothing.
-    const right = await trpc("POST", "staff.signIn", { input: { email, password: PASSWORD } });
-    expect(right.status).toBe(429);
-    for (let i = 0; i < 12; i++) await signIn("operator@example.test");
+    expect(r.status).toBe(401);
+    expect(r.headers.get("retry-after")).toBeNull();
   });
-
   it("refuses a batch of more calls than the console sends (16)", async () => {
     const calls = Array.from({ length: 17 }, () => "staff.me").join(",");
     const res = await fetch(new URL(`/trpc/${calls}?batch=1&input=${encodeURIComponent("{}")}`, t.baseUrl));

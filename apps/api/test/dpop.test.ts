@@ -249,6 +249,9 @@ describe("server-provided DPoP nonces (requireDpopNonce, RFC 9449 §8, §9)", ()
       "pre-authorized_code"
     ] as string;
   };
+  /** A current DPoP nonce of the strict issuer (its nonce endpoint hands one out, OpenID4VCI §7.2). */
+  const strictNonce = async () =>
+    (await fetchJson(at.nonce, { method: "POST" })).headers.get("dpop-nonce") as string;
   const tokenAt = (code: string, dpop?: string) =>
     fetchJson(at.token, {
       method: "POST",
@@ -349,27 +352,45 @@ describe("server-provided DPoP nonces (requireDpopNonce, RFC 9449 §8, §9)", ()
     }
   });
 
-  it("refuses a nonce of another issuer, or a made-up one, and leaves bearer tokens alone", async () => {
+  it("refuses a nonce of another issuer, of this tenant or another, or a made-up one, and leaves bearer tokens alone", async () => {
     const key = await generateEs256KeyPair();
     const code = await strictCode();
-    // The first issuer requires no nonces, so it hands none out; a nonce of a second strict issuer is
-    // no good here.
+    // The first issuer requires no nonces, so it hands none out; a nonce of another strict issuer, in
+    // this tenant or another, is no good here.
     expect((await fetchJson(endpoints.nonce, { method: "POST" })).headers.get("dpop-nonce")).toBeNull();
-    const other = await activeIssuer(t, t.adminKey);
-    await call(t, "PATCH", `/management/issuers/${other.issuerId}`, {
-      key: t.adminKey,
-      body: { requireDpopNonce: true },
-    });
-    const otherMetadata = (await fetchJson(wellKnown("openid-credential-issuer", other.credentialIssuer)))
-      .body;
-    const foreign = (await fetchJson(otherMetadata.nonce_endpoint, { method: "POST" })).headers.get(
-      "dpop-nonce",
-    );
-    expect(foreign).toMatch(/^[A-Za-z0-9_-]{30}$/);
-    for (const nonce of [foreign as string, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "not a nonce"]) {
+    const nonceOfStrictIssuer = async (tenantKey: string) => {
+      const other = await activeIssuer(t, tenantKey);
+      await call(t, "PATCH", `/management/issuers/${other.issuerId}`, {
+        key: tenantKey,
+        body: { requireDpopNonce: true },
+      });
+      const metadata = (await fetchJson(wellKnown("openid-credential-issuer", other.credentialIssuer))).body;
+      const nonce = (await fetchJson(metadata.nonce_endpoint, { method: "POST" })).headers.get("dpop-nonce");
+      expect(nonce).toMatch(/^[A-Za-z0-9_-]{30}$/);
+      return nonce as string;
+    };
+    const foreign = [
+      await nonceOfStrictIssuer(t.adminKey),
+      await nonceOfStrictIssuer((await t.otherTenant()).key),
+    ];
+    for (const nonce of [...foreign, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "not a nonce"]) {
       const r = await tokenAt(code, await createDpopProof({ ...key, method: "POST", url: at.token, nonce }));
       expect([r.status, r.body.error], nonce).toEqual([400, "use_dpop_nonce"]);
       expect(r.body.error_description).toMatch(/not current/);
+    }
+    // At the credential endpoint too (the resource server's shape, RFC 9449 §9).
+    const bound = await tokenAt(
+      await strictCode(),
+      await createDpopProof({ ...key, method: "POST", url: at.token, nonce: await strictNonce() }),
+    );
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    const accessToken = bound.body.access_token as string;
+    for (const nonce of foreign) {
+      const r = await credentialAt(
+        `DPoP ${accessToken}`,
+        await createDpopProof({ ...key, method: "POST", url: at.credential, accessToken, nonce }),
+      );
+      expectDpopError(r, "use_dpop_nonce");
     }
     const bearer = await tokenAt(code);
     expect(bearer.status, JSON.stringify(bearer.body)).toBe(200);

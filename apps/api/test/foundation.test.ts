@@ -574,5 +574,10 @@ describe("operations endpoints", () => {
     const docs = await fetch(`${t.baseUrl}/docs/`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("swagger");
+    // Its assets come through @fastify/static (pinned to Node 20 dependencies in pnpm-workspace.yaml).
+    const asset = await fetch(`${t.baseUrl}/docs/static/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toMatch(/javascript/);
+    expect((await asset.text()).length).toBeGreaterThan(100_000);
   });
 });

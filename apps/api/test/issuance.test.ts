@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
 import {
@@ -7,7 +8,6 @@ import {
   verifySdJwtVc,
   verifyStatusListToken,
 } from "@cred/oid4vc";
-import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, EMPLOYEE_CLAIMS, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
@@ -462,39 +462,20 @@ describe("OpenID4VCI flow", () => {
     expect(md.body.error.code).toBe("NotFound");
   });
 
-  it("signs the issuer metadata for a wallet that asks for application/jwt (§12.2.3), JSON otherwise", async () => {
+  it("answers JSON to a wallet that asks for signed metadata while the issuer has no certificate (§12.2.3)", async () => {
+    // A JWT naming its key by kid alone is one no wallet can validate (and §12.2.3 has it reject
+    // that): signed metadata needs x5c (tested in issuer-certificates.test.ts), so JSON it is.
     const url = wellKnown("openid-credential-issuer", issuer.credentialIssuer);
     const plain = await fetchJson(url);
     expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
     expect(plain.headers.get("vary")).toMatch(/accept/i);
-    const get = (accept: string) => fetch(url, { headers: { accept } });
-    const signed = await get("application/jwt");
-    expect(signed.status).toBe(200);
-    expect(signed.headers.get("content-type")).toMatch(/^application\/jwt/);
-    const jwt = await signed.text();
-    const jwks = (await fetchJson(wellKnown("jwt-vc-issuer", issuer.credentialIssuer))).body.jwks;
-    const { payload, protectedHeader } = await jwtVerify(jwt, createLocalJWKSet(jwks), {
-      typ: "openidvci-issuer-metadata+jwt",
-      subject: issuer.credentialIssuer,
-    });
-    expect(protectedHeader.alg).toBe("ES256");
-    expect(payload).toMatchObject({ ...plain.body, sub: issuer.credentialIssuer });
-    expect(payload.exp! - payload.iat!).toBe(86_400);
-    // JSON wins ties and wildcards; a higher weight for application/jwt gets the JWT.
-    for (const accept of [
-      "application/json, application/jwt",
-      "*/*",
-      "application/jwt;q=0.5, application/json",
-      "application/jwt;q=0.5, */*",
-      "application/jwt;q=0.5, application/*",
-      "application/jwt;q=0, */*;q=0.1",
-    ])
-      expect((await get(accept)).headers.get("content-type"), accept).toMatch(/^application\/json/);
-    for (const accept of [
-      "application/json;q=0.2, application/jwt",
-      "application/jwt; charset=utf-8, */*;q=0.5",
-    ])
-      expect((await get(accept)).headers.get("content-type"), accept).toMatch(/^application\/jwt/);
+    for (const accept of ["application/jwt", "application/json;q=0.2, application/jwt"]) {
+      const res = await fetchJson(url, { headers: { accept } });
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get("content-type"), accept).toMatch(/^application\/json/);
+      expect(res.headers.get("vary"), accept).toMatch(/accept/i);
+      expect(res.body, accept).toEqual(plain.body);
+    }
   });
 
   it("serves issuer and authorization server metadata by path insertion", async () => {
@@ -652,6 +633,43 @@ describe("OpenID4VCI flow", () => {
     expect(flow.credentialRes.status).toBe(200);
   });
 
+  it("keeps the tx_code as a keyed hash, not one a database reader can search the code space with", async () => {
+    const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
+    const row = await t.server.database.prisma.issuanceTransaction.findUniqueOrThrow({
+      where: { id: tx.id },
+    });
+    const stored = row.txCodeHash as string;
+    const sha256 = (s: string) => createHash("sha256").update(s).digest("base64url");
+    expect(stored).toMatch(/^k1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
+    for (const unkeyed of [sha256(`${tx.id}:${tx.txCode}`), sha256(tx.txCode)])
+      expect(stored).not.toContain(unkeyed);
+    const flow = await redeemOffer(tx.credentialOffer, { txCode: tx.txCode });
+    expect(flow.credentialRes.status, JSON.stringify(flow.credentialRes.body)).toBe(200);
+  });
+
+  it("still takes the tx_code of a transaction created before keyed hashes (an unkeyed SHA-256)", async () => {
+    const tx = await create({ delivery: { txCode: { inputMode: "numeric", length: 6 } } });
+    const legacy = createHash("sha256").update(`${tx.id}:${tx.txCode}`).digest("base64url");
+    await t.server.database.prisma.issuanceTransaction.update({
+      where: { id: tx.id },
+      data: { txCodeHash: legacy },
+    });
+    const code = (await resolveOffer(tx.credentialOffer)).grants[PRE_AUTH]["pre-authorized_code"];
+    const tokenEndpoint = `${issuer.credentialIssuer}/token`;
+    const wrong = await token(tokenEndpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": code,
+      tx_code: tx.txCode === "000000" ? "111111" : "000000",
+    });
+    expect([wrong.status, wrong.body.error]).toEqual([400, "invalid_grant"]);
+    const right = await token(tokenEndpoint, {
+      grant_type: PRE_AUTH,
+      "pre-authorized_code": code,
+      tx_code: tx.txCode,
+    });
+    expect(right.status, JSON.stringify(right.body)).toBe(200);
+  });
+
   it("a code redeemed just before the offer expires keeps the transaction open for the token's lifetime", async () => {
     const tx = await create({ delivery: { expiresInSeconds: 60 } });
     const offer = await resolveOffer(tx.credentialOffer);
@@ -691,6 +709,7 @@ describe("OpenID4VCI flow", () => {
         exchangeToken(
           fast,
           t.server.deps.config,
+          t.server.deps.secretBox,
           { id: issuer.issuerId, walletAttestation: null },
           {
             grant_type: PRE_AUTH,
@@ -770,7 +789,7 @@ describe("OpenID4VCI flow", () => {
     expect(json.body.error).toBe("invalid_request");
   });
 
-  it("nonces are single use; proofs with a wrong aud, stale iat or missing proof are refused", async () => {
+  it("nonces are single use; proofs with a wrong aud, stale iat or missing proof are refused; aud may be an array", async () => {
     const tx = await create();
     const offer = await resolveOffer(tx.credentialOffer);
     const tok = await token(`${issuer.credentialIssuer}/token`, {
@@ -832,9 +851,14 @@ describe("OpenID4VCI flow", () => {
     const fabricated = await send([await proof(key, issuer.credentialIssuer, "not-a-nonce-we-issued")]);
     expect(fabricated.body.error).toBe("invalid_nonce");
 
+    const wrongAudArray = await send([
+      await proof(key, ["https://elsewhere.example"], await nonce(`${issuer.credentialIssuer}/nonce`)),
+    ]);
+    expect(wrongAudArray.body.error).toBe("invalid_proof");
     const n = await nonce(`${issuer.credentialIssuer}/nonce`);
-    const ok = await send([await proof(key, issuer.credentialIssuer, n)]);
-    expect(ok.status).toBe(200);
+    // RFC 7519 §4.1.3: an aud array that holds the credential issuer identifier names it as well.
+    const ok = await send([await proof(key, [issuer.credentialIssuer], n)]);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     const second = await create();
     const flow2Offer = await resolveOffer(second.credentialOffer);
     const tok2 = await token(`${issuer.credentialIssuer}/token`, {
@@ -978,12 +1002,67 @@ describe("OpenID4VCI flow", () => {
         "invalid_notification_request",
       ]);
     }
+    // §11.1: event_description is printable ASCII without " and \ (%x20-21 / %x23-5B / %x5D-7E).
+    for (const description of ['said "no"', "C:\\wallet", "two\nlines", "gelöscht"]) {
+      const odd = await send({
+        ...notification,
+        event: "credential_deleted",
+        event_description: description,
+      });
+      expect([description, odd.status, ((await odd.json()) as { error: string }).error]).toEqual([
+        description,
+        400,
+        "invalid_notification_request",
+      ]);
+    }
+    const described = await send({ ...notification, event_description: "Stored (slot #2) - OK!" });
+    expect(described.status).toBe(204);
     const events = await t.server.database.prisma.outboxEvent.findMany({
       where: { type: "credential.accepted" },
     });
     expect(
       events.filter((e) => (e.payload as { transactionId: string }).transactionId === tx.id),
     ).toHaveLength(1);
+  });
+
+  it("takes a c_nonce only at the issuer that handed it out: not another issuer's, of this tenant or another", async () => {
+    const otherKey = (await t.otherTenant()).key;
+    const others = [
+      { active: await activeIssuer(t, t.adminKey), key: t.adminKey },
+      { active: await activeIssuer(t, otherKey), key: otherKey },
+    ];
+    const holder = await holderKey();
+    /** A credential request at `active` with an access token of its own and a proof with `cNonce`. */
+    const requestAt = async (active: ActiveIssuer, key: string, cNonce: string) => {
+      const created = await call(t, "POST", PATH, {
+        key,
+        body: {
+          credentialConfiguration: active.configuration,
+          issuerId: active.issuerId,
+          claims: VALID_CLAIMS,
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const offer = await resolveOffer(created.body.data.credentialOffer);
+      const tok = await token(`${active.credentialIssuer}/token`, {
+        grant_type: PRE_AUTH,
+        "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
+      });
+      return requestCredential(`${active.credentialIssuer}/credential`, tok.body.access_token, {
+        credential_configuration_id: active.configuration,
+        proofs: { jwt: [await proof(holder, active.credentialIssuer, cNonce)] },
+      });
+    };
+    for (const other of others) {
+      const theirs = await nonce(`${other.active.credentialIssuer}/nonce`);
+      const refused = await requestAt(issuer, t.adminKey, theirs);
+      expect([refused.status, refused.body.error], other.active.issuerId).toEqual([400, "invalid_nonce"]);
+      // The nonce is good where it came from (and the refusal did not spend it).
+      const there = await requestAt(other.active, other.key, theirs);
+      expect(there.status, JSON.stringify(there.body)).toBe(200);
+    }
+    const own = await requestAt(issuer, t.adminKey, await nonce(`${issuer.credentialIssuer}/nonce`));
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
   });
 
   it("spends a c_nonce once even when several transactions present it at the same moment", async () => {

@@ -50,6 +50,16 @@ async function currentJwk(active: ActiveIssuer) {
   return md.body.jwks.keys[0] as Record<string, unknown>;
 }
 
+/** The issuer metadata for a wallet that asks for it signed (OpenID4VCI §12.2.3): its type and body. */
+async function signedMetadata(active: ActiveIssuer, accept = "application/jwt") {
+  const res = await fetch(wellKnown("openid-credential-issuer", active.credentialIssuer), {
+    headers: { accept },
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("vary")).toMatch(/accept/i);
+  return { type: res.headers.get("content-type") ?? "", body: await res.text() };
+}
+
 function expectError(r: CallResult, status: number, code: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(status);
   expect(errorCode(r)).toBe(code);
@@ -112,14 +122,37 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     ).resolves.toBeDefined();
     expect((await statusListHeader(issued.credential)).x5c).toEqual([derOf(leafPem)]);
     expect((await currentJwk(active)).x5c).toEqual([derOf(leafPem)]);
-    // Signed issuer metadata carries the chain too (HAIP §4.1).
-    const metadataJwt = await (
-      await fetch(wellKnown("openid-credential-issuer", active.credentialIssuer), {
-        headers: { accept: "application/jwt" },
-      })
-    ).text();
-    expect(decodeProtectedHeader(metadataJwt).x5c).toEqual([derOf(leafPem)]);
-    await expect(jwtVerify(metadataJwt, await importX509(leafPem, "ES256"))).resolves.toBeDefined();
+    // Signed issuer metadata (§12.2.3) carries the chain too (HAIP §4.1), and only while there is one.
+    const metadataJwt = await signedMetadata(active);
+    expect(metadataJwt.type).toMatch(/^application\/jwt/);
+    expect(decodeProtectedHeader(metadataJwt.body)).toMatchObject({
+      alg: "ES256",
+      typ: "openidvci-issuer-metadata+jwt",
+      kid: set.body.data.signingKey.kid,
+      x5c: [derOf(leafPem)],
+    });
+    const { payload } = await jwtVerify(metadataJwt.body, await importX509(leafPem, "ES256"), {
+      typ: "openidvci-issuer-metadata+jwt",
+      subject: active.credentialIssuer,
+    });
+    const plainMetadata = await fetchJson(wellKnown("openid-credential-issuer", active.credentialIssuer));
+    expect(payload).toMatchObject({ ...plainMetadata.body, sub: active.credentialIssuer });
+    expect(payload.exp! - payload.iat!).toBe(86_400);
+    // JSON wins ties and wildcards; a higher weight for application/jwt gets the JWT.
+    for (const accept of [
+      "application/json, application/jwt",
+      "*/*",
+      "application/jwt;q=0.5, application/json",
+      "application/jwt;q=0.5, */*",
+      "application/jwt;q=0.5, application/*",
+      "application/jwt;q=0, */*;q=0.1",
+    ])
+      expect((await signedMetadata(active, accept)).type, accept).toMatch(/^application\/json/);
+    for (const accept of [
+      "application/json;q=0.2, application/jwt",
+      "application/jwt; charset=utf-8, */*;q=0.5",
+    ])
+      expect((await signedMetadata(active, accept)).type, accept).toMatch(/^application\/jwt/);
 
     // A verifier in another tenant, trusting only the CA: the credential and its status check out.
     const verifier = (await t.otherTenant()).key;
@@ -147,6 +180,7 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     expect(decodeProtectedHeader(issuerJws(plain.credential)).x5c).toBeUndefined();
     expect((await statusListHeader(plain.credential)).x5c).toBeUndefined();
     expect((await currentJwk(active)).x5c).toBeUndefined();
+    expect((await signedMetadata(active)).type).toMatch(/^application\/json/);
     expect((await presentTo(t, verifier, policy, plain)).status).toBe("rejected");
     const again = await removeCertificate(active.issuerId); // nothing left to remove: nothing changes
     expect(again.status).toBe(200);
@@ -194,6 +228,8 @@ describe("Issuers_SetSigningCertificate and Issuers_DeleteSigningCertificate", (
     expect(decodeProtectedHeader(issuerJws(after.credential)).x5c).toBeUndefined();
     expect((await currentJwk(active)).x5c).toBeUndefined();
     expect(decodeProtectedHeader(await statusListToken(after.credential)).x5c).toBeUndefined();
+    // Signed issuer metadata is served with a chain only: without one, JSON.
+    expect((await signedMetadata(active)).type).toMatch(/^application\/json/);
   });
 
   it("400 InvalidCertificate for a chain it cannot use, naming each problem; the issuer is unchanged", async () => {

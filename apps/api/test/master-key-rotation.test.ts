@@ -73,6 +73,12 @@ async function counts(server: Server, dryRun: boolean) {
   );
 }
 
+/** The tx_code hashes of open offers, by the key that made them (what `check` reports). */
+async function txCodeHashes(server: Server) {
+  const report = await resealSecrets(server.database.prisma, server.deps.secretBox, { dryRun: true });
+  return report.keyedHashes.find((c) => c.table === "IssuanceTransaction" && c.column === "txCodeHash");
+}
+
 describe("rotating the master key", () => {
   it("keeps every sealed value readable: old key as previous, reseal, then the new key alone", async () => {
     // Under the old key: an issuer, offers (one replayable by Idempotency-Key), a token and a c_nonce
@@ -149,6 +155,24 @@ describe("rotating the master key", () => {
     expect(presented.status).toBe(200);
     const pending = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "rotation" } });
     const unclaimed = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: offerBody });
+    // Two offers with a tx_code, kept as keyed hashes under the old key: one redeemed while the old key
+    // is a previous one, one not redeemed before the old key is gone.
+    const withTxCode = { ...offerBody, delivery: { txCode: { inputMode: "numeric", length: 6 } } };
+    const txCodeOffers = await Promise.all(
+      [1, 2].map(async () => {
+        const r = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: withTxCode });
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        const grant = (await resolveOffer(r.body.data.credentialOffer)).grants[PRE_AUTH];
+        return { code: grant["pre-authorized_code"] as string, txCode: r.body.data.txCode as string };
+      }),
+    );
+    const [redeemedDuring, leftOpen] = txCodeOffers as [(typeof txCodeOffers)[0], (typeof txCodeOffers)[0]];
+    const redeemWithTxCode = (offer: { code: string; txCode: string }) =>
+      token(as.token_endpoint, {
+        grant_type: PRE_AUTH,
+        "pre-authorized_code": offer.code,
+        tx_code: offer.txCode,
+      });
     await first.server.close();
 
     // The new key alone does not open them: the service refuses to start.
@@ -166,6 +190,14 @@ describe("rotating the master key", () => {
     expect(credential.status, JSON.stringify(credential.body)).toBe(200);
     expect((await fetch(pending.body.data.requestUri)).status).toBe(200);
     expect((await resolveOffer(unclaimed.body.data.credentialOffer)).grants[PRE_AUTH]).toBeDefined();
+    // A tx_code hashed under the old key verifies while it is a previous key.
+    const keyedBefore = await txCodeHashes(during.server);
+    expect(keyedBefore).toMatchObject({ current: 0, previous: 2, unkeyed: 0, unknownKey: 0 });
+    const redeemed = await redeemWithTxCode(redeemedDuring);
+    expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+    const keyedLeft = await txCodeHashes(during.server);
+    expect(keyedLeft).toMatchObject({ current: 0, previous: 1 });
+    expect(Date.parse(keyedLeft?.previousUsableUntil as string)).toBeGreaterThan(Date.now());
 
     const before = await counts(during.server, true);
     for (const column of [
@@ -187,6 +219,8 @@ describe("rotating the master key", () => {
     expect(resealed).toEqual(before);
     const after = await counts(during.server, true);
     expect(Object.values(after).every(([, again, unreadable]) => again === 0 && unreadable === 0)).toBe(true);
+    // A keyed hash cannot be made again without its code: the reseal leaves it, and it is still counted.
+    expect(await txCodeHashes(during.server)).toEqual(keyedLeft);
     await during.server.close();
 
     // The new key alone now opens everything.
@@ -220,6 +254,18 @@ describe("rotating the master key", () => {
         "pre-authorized_code": offer.grants[PRE_AUTH]["pre-authorized_code"],
       });
       expect(claimed.status).toBe(200);
+      // The tx_code hashed under the removed key no longer verifies (docs/operations.md: keep the key
+      // until check reports no such offer open); one hashed now does.
+      const stale = await redeemWithTxCode(leftOpen);
+      expect([stale.status, stale.body.error]).toEqual([400, "invalid_grant"]);
+      expect(await txCodeHashes(done.server)).toMatchObject({ previous: 0, unknownKey: 1 });
+      const fresh = await call(t, "POST", "/v1.0/issuance-transactions", { key, body: withTxCode });
+      const freshGrant = (await resolveOffer(fresh.body.data.credentialOffer)).grants[PRE_AUTH];
+      const redeemedNow = await redeemWithTxCode({
+        code: freshGrant["pre-authorized_code"],
+        txCode: fresh.body.data.txCode,
+      });
+      expect(redeemedNow.status, JSON.stringify(redeemedNow.body)).toBe(200);
       const sub = await call(t, "GET", `/management/webhooks/${webhook.body.data.id}`, { key });
       expect(sub.status).toBe(200);
       const stored = await done.server.database.prisma.webhookSubscription.findUniqueOrThrow({
@@ -232,7 +278,7 @@ describe("rotating the master key", () => {
     } finally {
       await done.server.close();
     }
-  });
+  }, 120_000);
 
   it("leaves a value the service rewrote between the reseal's read and write to the service, and counts it", async () => {
     const thirdKey = randomBytes(32);

@@ -307,7 +307,7 @@ describe("wallet attestation at the token endpoint", () => {
       [
         "an expired attestation",
         await attested(instance, await provider.attest(instance, { exp: now - 3600 })),
-        "use_fresh_attestation",
+        "invalid_client_attestation",
       ],
       [
         "a PoP by another key",
@@ -379,6 +379,9 @@ describe("wallet attestation at the token endpoint", () => {
       expectInvalidClient(await par({}));
       const instance = await generateEs256KeyPair();
       expectInvalidClient(await par(await attested(instance), { ...parBody, client_id: "someone-else" }));
+      // An expired attestation is invalid (not merely stale) at the PAR endpoint too.
+      const expired = await provider.attest(instance, { exp: Math.floor(Date.now() / 1000) - 3600 });
+      expectInvalidClient(await par(await attested(instance, expired)), "invalid_client_attestation");
       const pushed = await par(await attested(instance));
       expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
       const authorized = await fetch(

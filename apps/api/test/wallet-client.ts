@@ -42,7 +42,7 @@ export async function holderKey() {
 
 export async function proof(
   key: Awaited<ReturnType<typeof holderKey>>,
-  audience: string,
+  audience: string | string[],
   cNonce: string,
   iat = Math.floor(Date.now() / 1000),
 ) {

@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 // Serves the console: builds it first when there is no build or its sources changed since the last one,
-// then runs `next start`. Env: CONSOLE_PORT (3001), CONSOLE_HOST (127.0.0.1), API_ORIGIN (http://127.0.0.1:3000).
+// then runs its server (server.mjs: Next's handler, X-Forwarded-For appended). Both run with
+// NODE_ENV=production whatever was exported (next-env.mjs). Exits non-zero, saying which step failed,
+// when the build or the server fails. Env: CONSOLE_PORT (3001), CONSOLE_HOST (127.0.0.1), API_ORIGIN
+// (http://127.0.0.1:3000).
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { nextEnv } from "./next-env.mjs";
 
 const consoleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(consoleDir, "../..");
 const nextBin = path.join(consoleDir, "node_modules/next/dist/bin/next");
 const stampFile = path.join(consoleDir, ".next/source-stamp");
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+const env = nextEnv(process.env, "production");
 
 /** Fingerprint of everything the build depends on: console sources and config, core sources, lockfile. */
 function sourceStamp() {
@@ -55,18 +59,18 @@ if (!current) {
     cwd: consoleDir,
     env,
     stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 64 * 1024 * 1024,
   });
   if (result.status !== 0) {
     process.stdout.write(result.stdout?.toString() ?? "");
-    process.stderr.write("Console build failed.\n");
-    process.exit(result.status ?? 1);
+    const how = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
+    process.stderr.write(`Console: next build failed (${how}); its output is above.\n`);
+    process.exit(result.status || 1);
   }
   fs.writeFileSync(stampFile, stamp);
 }
 
-const port = env.CONSOLE_PORT || "3001";
-const host = env.CONSOLE_HOST || "127.0.0.1";
-const child = spawn(process.execPath, [nextBin, "start", "-p", port, "-H", host], {
+const child = spawn(process.execPath, [path.join(consoleDir, "scripts/server.mjs")], {
   cwd: consoleDir,
   env,
   stdio: "inherit",

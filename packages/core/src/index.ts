@@ -8,6 +8,12 @@ export { newId } from "./shared/ids";
 export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";
 export { hashSecret, SecretBox } from "./shared/secret-box";
+export {
+  createSignInThrottle,
+  SIGN_IN_THROTTLE,
+  type SignInThrottle,
+  type SignInThrottlePolicy,
+} from "./shared/sign-in-throttle";
 export { readSessionCookie, SESSION_COOKIE } from "./staff/session-cookie";
 export * from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";

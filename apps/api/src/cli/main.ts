@@ -89,16 +89,34 @@ function resealSummary(report: ResealReport, previousKeys: number): string {
       (c) =>
         `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.resealed} ${report.dryRun ? "to reseal" : "resealed"}, ${c.unreadable} unreadable${c.changedMeanwhile ? `, ${c.changedMeanwhile} changed meanwhile` : ""}`,
     );
+  const keyedLines = report.keyedHashes
+    .filter((c) => c.current + c.previous + c.unkeyed + c.unknownKey > 0)
+    .map(
+      (c) =>
+        `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.previous} under a previous key${c.previousUsableUntil ? ` (in use until ${c.previousUsableUntil})` : ""}, ${c.unkeyed} unkeyed${c.unknownKey ? `, ${c.unknownKey} under no configured key` : ""} (keyed hashes of open offers: counted, not resealed)`,
+    );
+  const previousHashes = report.keyedHashes.reduce((sum, c) => sum + c.previous, 0);
+  const keepUntil = report.keyedHashes
+    .map((c) => c.previousUsableUntil)
+    .filter((until): until is string => until !== null)
+    .sort()
+    .at(-1);
+  // A keyed hash cannot be made again without its secret: it verifies while its key stays configured.
+  const keyedCaveat = previousHashes
+    ? ` But ${previousHashes} tx codes of open offers were hashed under a previous key, and only it verifies them (the codes are not stored, so they cannot be hashed again): keep PREVIOUS_MASTER_KEYS until ${keepUntil}, when the last of those offers ends, or those tx codes stop working.`
+    : "";
   const outcome = total("unreadable")
     ? `${total("unreadable")} sealed values open with no configured key (MASTER_KEY and ${previousKeys} in PREVIOUS_MASTER_KEYS): ${report.unreadable.join(", ")}. Add the key that sealed them to PREVIOUS_MASTER_KEYS and run this again.`
     : report.dryRun
       ? total("resealed")
         ? `${total("resealed")} values are still sealed under a previous key: run pnpm cli master-key reseal.`
-        : "Every sealed value opens with MASTER_KEY: PREVIOUS_MASTER_KEYS can be removed."
+        : previousHashes
+          ? `Every sealed value opens with MASTER_KEY.${keyedCaveat}`
+          : "Every sealed value opens with MASTER_KEY: PREVIOUS_MASTER_KEYS can be removed."
       : total("changedMeanwhile")
         ? `${total("resealed")} values sealed again; ${total("changedMeanwhile")} were rewritten by the service meanwhile: run pnpm cli master-key check, and reseal again if it finds any.`
-        : `Done: every sealed value is now under MASTER_KEY (${total("resealed")} sealed again). Once every process runs with this MASTER_KEY (check confirms it), remove PREVIOUS_MASTER_KEYS and restart them.`;
-  return [...lines, outcome].join("\n");
+        : `Done: every sealed value is now under MASTER_KEY (${total("resealed")} sealed again). Once every process runs with this MASTER_KEY (check confirms it), remove PREVIOUS_MASTER_KEYS and restart them.${keyedCaveat}`;
+  return [...lines, ...keyedLines, outcome].join("\n");
 }
 
 try {

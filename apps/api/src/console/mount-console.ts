@@ -7,6 +7,7 @@ import {
 } from "@cred/core";
 import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { throttleClient } from "../http/client-address";
 
 export const CONSOLE_TRPC_PREFIX = "/trpc";
 const CONSOLE_MAX_BATCH = 16;
@@ -39,6 +40,8 @@ export function mountConsole(app: FastifyInstance, deps: AppDeps) {
           staffSessionToken: readSessionCookie(header(request, "cookie")),
           csrfToken: header(request, "x-csrf-token"),
           idempotencyKey: header(request, "idempotency-key"),
+          // The browser's address: the console's proxy appends it to X-Forwarded-For (TRUST_PROXY).
+          clientAddress: throttleClient(request.ip),
         }),
       responseMeta: ({ ctx, errors }) => {
         const headers: Record<string, string> = {

@@ -98,11 +98,14 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 
   const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
 
-  // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it.
+  // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it, where the issuer
+  // has a signing certificate to put in x5c (without one, no wallet could validate the signature).
   const issuerMetadata = withIssuer(async (issuer, request, reply) => {
     reply.header("Vary", "Accept");
-    if (!prefersJwt(request.headers.accept)) return credentialIssuerMetadata(db, deps.config, issuer);
-    const jwt = await signedCredentialIssuerMetadata({ ...deps, db }, issuer);
+    const jwt = prefersJwt(request.headers.accept)
+      ? await signedCredentialIssuerMetadata({ ...deps, db }, issuer)
+      : null;
+    if (jwt === null) return credentialIssuerMetadata(db, deps.config, issuer);
     return reply.type("application/jwt").send(jwt);
   });
   app.get("/.well-known/openid-credential-issuer/issuers/:issuerId", issuerMetadata);
@@ -151,7 +154,14 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const nonces = dpopNonces(issuer);
         const challenges = attestationChallengesOf(deps.secretBox, issuer);
         const client = await walletClient(request, url, issuer.requireDpop, nonces, challenges);
-        const response = await exchangeToken(deps.database.fast, deps.config, issuer, form, client);
+        const response = await exchangeToken(
+          deps.database.fast,
+          deps.config,
+          deps.secretBox,
+          issuer,
+          form,
+          client,
+        );
         reply.headers({
           ...NO_STORE,
           Pragma: "no-cache",
@@ -246,7 +256,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       async (issuer, _request, reply) => {
         // OpenID4VCI §7.2: the nonce endpoint may hand out the DPoP nonce for the credential endpoint too.
         reply.headers({ ...NO_STORE, ...dpopNonceHeader(dpopNonces(issuer)) });
-        return issueNonce(deps.secretBox, deps.config.issuance.nonceLifetimeSeconds);
+        return issueNonce(deps.secretBox, issuer.id, deps.config.issuance.nonceLifetimeSeconds);
       },
       noSuchIssuer("invalid_request", 404),
     ),

@@ -15,6 +15,7 @@ import {
 } from "./issuance.schema";
 import { issuanceRepository } from "./issuance-repository";
 import { offerFor, type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
+import { hashTxCode } from "./tx-code";
 import { validateClaims } from "./validate-claims";
 import { createdOffers } from "./wallet/created-offers";
 
@@ -171,7 +172,7 @@ export async function createIssuanceTransaction(
     offerHandleHash: hashSecret(sealed.offerHandle),
     preAuthorizedCodeHash: codeFlow ? null : hashSecret(grantSecret),
     issuerStateHash: codeFlow ? hashSecret(grantSecret) : null,
-    txCodeHash: txCode ? hashSecret(`${id}:${txCode}`) : null,
+    txCodeHash: txCode ? hashTxCode(deps.secretBox, id, txCode) : null,
     txCodeSpec,
     expiresAt: new Date(now.getTime() + lifetime * 1000),
     createdAt: now,

@@ -2,6 +2,7 @@ export { issueThroughTransaction } from "./create-issuance-transaction";
 export { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "./issuance.schema";
 export { claimsOfSpentTokensSql, issuanceRepository } from "./issuance-repository";
 export { lockBatch } from "./lock-batch";
+export { TX_CODE_HASH_PURPOSE } from "./tx-code";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
 export { attestationChallengeHeader, attestationChallengesOf } from "./wallet/client-authentication";

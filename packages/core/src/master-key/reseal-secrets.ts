@@ -1,7 +1,8 @@
 import type { Db } from "@cred/db";
+import { TX_CODE_HASH_PURPOSE } from "../issuance";
 import { credentialEncryptionSealContext } from "../issuers";
 import { idempotencySealContext } from "../shared/idempotency";
-import type { SecretBox } from "../shared/secret-box";
+import { isKeyedHash, type SecretBox } from "../shared/secret-box";
 import { encryptionKeySealContext, resultSealContext, verifierKeySealContext } from "../verification";
 
 type Row = Record<string, unknown>;
@@ -95,6 +96,50 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   },
 ];
 
+/**
+ * A column of keyed hashes (`SecretBox.keyedHash`): they cannot be sealed again, since the secret is
+ * not stored, so a rotation only counts them. `live` is the SQL condition under which a row's hash can
+ * still be used, and `usableUntil` the column that says until when.
+ */
+interface KeyedHashColumn {
+  table: string;
+  column: string;
+  purpose: string;
+  live: string;
+  usableUntil: string;
+}
+
+/** Every place a keyed hash rests. */
+export const KEYED_HASH_COLUMNS: readonly KeyedHashColumn[] = [
+  {
+    table: "IssuanceTransaction",
+    column: "txCodeHash",
+    purpose: TX_CODE_HASH_PURPOSE,
+    // A tx_code is asked for until the pre-authorized code is redeemed or the offer ends.
+    live: `"preAuthorizedCodeHash" IS NOT NULL AND "codeRedeemedAt" IS NULL AND "status" = 'pending' AND "expiresAt" > $1::timestamp(3)`,
+    usableUntil: "expiresAt",
+  },
+];
+
+/** What a master key rotation finds in a column of keyed hashes, of rows that can still use them. */
+export interface KeyedHashCount {
+  table: string;
+  column: string;
+  /** Made under the current master key. */
+  current: number;
+  /**
+   * Made under a previous master key: they verify only while PREVIOUS_MASTER_KEYS holds it, and cannot
+   * be made again under the current one.
+   */
+  previous: number;
+  /** When the last of `previous` stops being usable (ISO), or null when there are none. */
+  previousUsableUntil: string | null;
+  /** Made before hashes were keyed (a plain SHA-256): no master key is involved. */
+  unkeyed: number;
+  /** Made under no configured key: they no longer verify. */
+  unknownKey: number;
+}
+
 export interface ResealCount {
   table: string;
   column: string;
@@ -110,6 +155,8 @@ export interface ResealCount {
 
 export interface ResealReport {
   columns: ResealCount[];
+  /** Keyed hashes still in use, by the key that made them (counted; a reseal cannot redo them). */
+  keyedHashes: KeyedHashCount[];
   /** Up to 20 `Table.column id` of values no configured key opens. */
   unreadable: string[];
   dryRun: boolean;
@@ -128,7 +175,12 @@ export async function resealSecrets(
   secretBox: SecretBox,
   options: { dryRun?: boolean } = {},
 ): Promise<ResealReport> {
-  const report: ResealReport = { columns: [], unreadable: [], dryRun: options.dryRun ?? false };
+  const report: ResealReport = {
+    columns: [],
+    keyedHashes: await countKeyedHashes(db, secretBox),
+    unreadable: [],
+    dryRun: options.dryRun ?? false,
+  };
   for (const sealed of SEALED_COLUMNS) {
     const count: ResealCount = {
       table: sealed.table,
@@ -186,4 +238,57 @@ export async function resealSecrets(
     report.columns.push(count);
   }
   return report;
+}
+
+/**
+ * Counts the keyed hashes still in use by the master key that made them. A hash under a previous key
+ * cannot be made again under the current one (the secret is not stored): it keeps verifying only while
+ * PREVIOUS_MASTER_KEYS holds that key, so a rotation keeps it there until `previousUsableUntil`.
+ */
+export async function countKeyedHashes(
+  db: Db,
+  secretBox: SecretBox,
+  now = new Date(),
+): Promise<KeyedHashCount[]> {
+  const counts: KeyedHashCount[] = [];
+  for (const keyed of KEYED_HASH_COLUMNS) {
+    const count: KeyedHashCount = {
+      table: keyed.table,
+      column: keyed.column,
+      current: 0,
+      previous: 0,
+      previousUsableUntil: null,
+      unkeyed: 0,
+      unknownKey: 0,
+    };
+    let after = "";
+    for (;;) {
+      const rows = await db.$queryRawUnsafe<Row[]>(
+        `SELECT "id", "${keyed.column}" AS "hash", "${keyed.usableUntil}" AS "until" FROM "${keyed.table}"
+          WHERE "${keyed.column}" IS NOT NULL AND ${keyed.live} AND "id" > $2 ORDER BY "id" LIMIT ${PAGE}`,
+        now,
+        after,
+      );
+      for (const row of rows) {
+        const hash = row.hash as string;
+        if (!isKeyedHash(hash)) {
+          count.unkeyed += 1;
+          continue;
+        }
+        const keyIndex = secretBox.keyedHashKeyIndex(keyed.purpose, hash);
+        if (keyIndex === 0) count.current += 1;
+        else if (keyIndex === null) count.unknownKey += 1;
+        else {
+          count.previous += 1;
+          const until = new Date(row.until as Date | string).toISOString();
+          if (count.previousUsableUntil === null || until > count.previousUsableUntil)
+            count.previousUsableUntil = until;
+        }
+      }
+      if (rows.length < PAGE) break;
+      after = (rows.at(-1) as Row).id as string;
+    }
+    counts.push(count);
+  }
+  return counts;
 }

@@ -2,6 +2,7 @@ import type { Database, Db } from "@cred/db";
 import type { Principal } from "./principal";
 import type { RateLimiter } from "./rate-limit";
 import type { SecretBox } from "./secret-box";
+import type { SignInThrottle } from "./sign-in-throttle";
 
 export interface CoreConfig {
   /** Public https origin wallets and integrators reach (issuer identifiers, offer URIs, status lists). */
@@ -34,8 +35,8 @@ export interface AppDeps {
   config: CoreConfig;
   secretBox: SecretBox;
   rateLimiter: RateLimiter;
-  /** Failed console sign-ins per email address (only failures spend it). */
-  signInLimiter: RateLimiter;
+  /** Failed console sign-ins per account and client address, with growing waits. */
+  signInThrottle: SignInThrottle;
 }
 
 /** Per-request context shared by REST (trpc-to-openapi) and the console (tRPC). */
@@ -47,6 +48,8 @@ export interface RequestContext {
   authorization: string | undefined;
   /** Console session token (cookie), when the call comes from the console. */
   staffSessionToken: string | undefined;
+  /** The caller's address as the transport derives it (proxies it trusts resolved), when it knows one. */
+  clientAddress?: string;
   /** Console CSRF token (header), checked for mutations by staff. */
   csrfToken: string | undefined;
   idempotencyKey: string | undefined;
@@ -59,7 +62,7 @@ export function createRequestContext(
   deps: AppDeps,
   init: Pick<
     RequestContext,
-    "requestId" | "authorization" | "staffSessionToken" | "csrfToken" | "idempotencyKey"
+    "requestId" | "authorization" | "staffSessionToken" | "csrfToken" | "idempotencyKey" | "clientAddress"
   >,
 ): RequestContext {
   return { deps, db: deps.database.prisma, response: { headers: {} }, ...init };

@@ -12,8 +12,28 @@ export interface RateLimitSettings {
 export interface RateLimiter {
   /** Consumes one request for `key`; throws `Throttled` (429) when the budget is spent. Returns headers to send. */
   consume(key: string): Promise<Record<string, string>>;
-  /** Throws `Throttled` when `key` has spent its budget, consuming nothing (budgets spent only on failures). */
-  assertNotSpent(key: string): Promise<void>;
+}
+
+/** A rate-limiter-flexible limiter over the process's store (see `openLimiterStore`). */
+export type LimiterStore = RateLimiterMemory | RateLimiterPostgres;
+
+/**
+ * Memory store on the embedded default (one process); PostgreSQL store (`rate_limits`) when a server is
+ * shared. `keyPrefix` separates limiters that share the store; keys must stay under 255 characters
+ * with it (the table's key column).
+ */
+export function openLimiterStore(
+  options: { keyPrefix: string; points: number; durationSeconds: number },
+  pool?: pg.Pool,
+): Promise<LimiterStore> {
+  const opts = { points: options.points, duration: options.durationSeconds, keyPrefix: options.keyPrefix };
+  if (!pool) return Promise.resolve(new RateLimiterMemory(opts));
+  return new Promise((resolve, reject) => {
+    const limiter: RateLimiterPostgres = new RateLimiterPostgres(
+      { ...opts, storeClient: pool, tableName: "rate_limits", clearExpiredByTimeout: true },
+      (err?: Error) => (err ? reject(err) : resolve(limiter)),
+    );
+  });
 }
 
 function headersFor(settings: RateLimitSettings, res: RateLimiterRes): Record<string, string> {
@@ -25,45 +45,31 @@ function headersFor(settings: RateLimitSettings, res: RateLimiterRes): Record<st
   };
 }
 
-/**
- * Memory store on the embedded default (one process); PostgreSQL store when a server is shared.
- * `keyPrefix` separates limiters that share the store.
- */
-export function createRateLimiter(
+/** Requests per key and window (the API keys' budget); `keyPrefix` separates limiters that share the store. */
+export async function createRateLimiter(
   settings: RateLimitSettings,
   pool?: pg.Pool,
   keyPrefix = "api",
 ): Promise<RateLimiter> {
-  const opts = { points: settings.points, duration: settings.durationSeconds, keyPrefix };
-  const throttled = (res: RateLimiterRes) => {
-    const headers = headersFor(settings, res);
-    headers["Retry-After"] = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
-    return new DomainError(
-      "Throttled",
-      "Too many requests; retry after the time in Retry-After.",
-      undefined,
-      headers,
-    );
+  const limiter = await openLimiterStore(
+    { keyPrefix, points: settings.points, durationSeconds: settings.durationSeconds },
+    pool,
+  );
+  return {
+    async consume(key) {
+      try {
+        return headersFor(settings, await limiter.consume(key));
+      } catch (res) {
+        if (!(res instanceof RateLimiterRes)) throw res;
+        const headers = headersFor(settings, res);
+        headers["Retry-After"] = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+        throw new DomainError(
+          "Throttled",
+          "Too many requests; retry after the time in Retry-After.",
+          undefined,
+          headers,
+        );
+      }
+    },
   };
-  return new Promise((resolve, reject) => {
-    const make = (limiter: RateLimiterMemory | RateLimiterPostgres): RateLimiter => ({
-      async consume(key) {
-        try {
-          return headersFor(settings, await limiter.consume(key));
-        } catch (res) {
-          if (!(res instanceof RateLimiterRes)) throw res;
-          throw throttled(res);
-        }
-      },
-      async assertNotSpent(key) {
-        const res = await limiter.get(key);
-        if (res && res.consumedPoints >= settings.points) throw throttled(res);
-      },
-    });
-    if (!pool) return resolve(make(new RateLimiterMemory(opts)));
-    const limiter: RateLimiterPostgres = new RateLimiterPostgres(
-      { ...opts, storeClient: pool, tableName: "rate_limits", clearExpiredByTimeout: true },
-      (err?: Error) => (err ? reject(err) : resolve(make(limiter))),
-    );
-  });
 }

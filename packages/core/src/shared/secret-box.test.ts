@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SecretBox } from "./secret-box";
+import { hashSecret, isKeyedHash, SecretBox } from "./secret-box";
 
 const oldKey = randomBytes(32);
 const newKey = randomBytes(32);
@@ -47,5 +47,53 @@ describe("SecretBox.macMatches with a malformed tag", () => {
   it("refuses a tag longer than an HMAC-SHA256 instead of throwing", () => {
     const box = new SecretBox(newKey);
     expect(box.macMatches("purpose", Buffer.from("x"), Buffer.alloc(40))).toBe(false);
+  });
+});
+
+describe("SecretBox keyed hashes (low-entropy secrets at rest)", () => {
+  it("is not the plain SHA-256 of the secret, matches it alone, and differs per purpose and key", () => {
+    const box = new SecretBox(newKey);
+    const stored = box.keyedHash("tx_code", "itx_1:123456");
+    expect(stored).toMatch(/^k1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]{43}$/);
+    expect(isKeyedHash(stored)).toBe(true);
+    expect(isKeyedHash(hashSecret("itx_1:123456"))).toBe(false);
+    const sha256 = createHash("sha256").update("itx_1:123456").digest("base64url");
+    expect(stored).not.toContain(sha256);
+    expect(box.keyedHashMatches("tx_code", "itx_1:123456", stored)).toBe(true);
+    expect(box.keyedHashMatches("tx_code", "itx_1:123457", stored)).toBe(false);
+    expect(box.keyedHashMatches("other", "itx_1:123456", stored)).toBe(false);
+    expect(new SecretBox(oldKey).keyedHashMatches("tx_code", "itx_1:123456", stored)).toBe(false);
+    expect(box.keyedHash("tx_code", "itx_1:123456")).toBe(stored); // deterministic: no salt needed
+  });
+
+  it("verifies a hash made under a previous master key during a rotation, and names the key", () => {
+    const before = new SecretBox(oldKey).keyedHash("tx_code", "itx_1:123456");
+    const rotating = new SecretBox(newKey, [oldKey]);
+    expect(rotating.keyedHashMatches("tx_code", "itx_1:123456", before)).toBe(true);
+    expect(rotating.keyedHashKeyIndex("tx_code", before)).toBe(1);
+    const now = rotating.keyedHash("tx_code", "itx_1:123456");
+    expect(rotating.keyedHashKeyIndex("tx_code", now)).toBe(0);
+    expect(now).toBe(new SecretBox(newKey).keyedHash("tx_code", "itx_1:123456"));
+    // Once the old key is gone, what it made no longer verifies (and names no key).
+    expect(new SecretBox(newKey).keyedHashMatches("tx_code", "itx_1:123456", before)).toBe(false);
+    expect(new SecretBox(newKey).keyedHashKeyIndex("tx_code", before)).toBeNull();
+  });
+
+  it("refuses what is not one of its keyed hashes, without throwing", () => {
+    const box = new SecretBox(newKey);
+    const stored = box.keyedHash("tx_code", "s");
+    const [, tag] = stored.split(".");
+    for (const odd of [
+      "",
+      hashSecret("s"),
+      "k1",
+      `k1.${tag}`,
+      `k1.${tag}.`,
+      `k1.${tag}.AAAA`,
+      `${stored}.x`,
+      `k2${stored.slice(2)}`,
+      stored.slice(0, -1),
+    ])
+      expect(box.keyedHashMatches("tx_code", "s", odd), odd).toBe(false);
   });
 });

@@ -55,6 +55,54 @@ export class SecretBox {
     });
   }
 
+  /**
+   * A keyed hash of a low-entropy secret (a 6-digit tx_code) for storage, where a plain SHA-256 would
+   * fall to a dictionary in moments: `k1.<key tag>.<HMAC-SHA256>` (base64url) under the current master
+   * key's subkey for `purpose` (HKDF). The key tag names the master key that made it, so that a rotation
+   * can count what only a previous key verifies: a hash cannot be made again under the new key without
+   * the secret.
+   */
+  keyedHash(purpose: string, secret: string): string {
+    const mac = createHmac("sha256", this.macKeysFor(purpose)[0] as Buffer)
+      .update(secret, "utf8")
+      .digest("base64url");
+    return `${KEYED_HASH_VERSION}.${this.keyTags(purpose)[0]}.${mac}`;
+  }
+
+  /**
+   * Whether `stored` is the keyed hash of `secret` (see `keyedHash`) under the current master key or a
+   * previous one (during a rotation), compared in constant time. False for anything else.
+   */
+  keyedHashMatches(purpose: string, secret: string, stored: string): boolean {
+    const index = this.keyedHashKeyIndex(purpose, stored);
+    if (index === null) return false;
+    const subkey = this.macKeysFor(purpose)[index] as Buffer;
+    const expected = createHmac("sha256", subkey).update(secret, "utf8").digest();
+    const given = Buffer.from(stored.slice(stored.lastIndexOf(".") + 1), "base64url");
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /**
+   * Which master key made a keyed hash: 0 the current one, n the nth previous one; null when no
+   * configured key did, or `stored` is not a keyed hash.
+   */
+  keyedHashKeyIndex(purpose: string, stored: string): number | null {
+    const [version, tag, mac, ...rest] = stored.split(".");
+    if (version !== KEYED_HASH_VERSION || !tag || !mac || rest.length > 0) return null;
+    const index = this.keyTags(purpose).indexOf(tag);
+    return index === -1 ? null : index;
+  }
+
+  /**
+   * The public names of the master keys in keyed hashes for `purpose`, in key order: 48 bits of a MAC of
+   * nothing under a subkey of their own (so a tag says nothing of the key, nor of any hash's input).
+   */
+  private keyTags(purpose: string): string[] {
+    return this.macKeysFor(`key tag ${purpose}`).map((subkey) =>
+      createHmac("sha256", subkey).digest().subarray(0, 6).toString("base64url"),
+    );
+  }
+
   open(sealed: string, associatedData = ""): string {
     return this.openWithKeyIndex(sealed, associatedData).plaintext;
   }
@@ -95,6 +143,14 @@ export class SecretBox {
     }
     return subkeys;
   }
+}
+
+/** The version prefix of `SecretBox.keyedHash` values. */
+const KEYED_HASH_VERSION = "k1";
+
+/** Whether a stored hash is a `SecretBox.keyedHash` (else an unkeyed `hashSecret` from before). */
+export function isKeyedHash(stored: string): boolean {
+  return stored.startsWith(`${KEYED_HASH_VERSION}.`);
 }
 
 /** Hash of a high-entropy secret (API keys, codes, tokens): SHA-256 suffices, no stretching needed. */

@@ -1,6 +1,7 @@
 import { assertStaffCsrf, findStaffSession } from "../rpc/staff-session";
 import { protectedProcedure, publicProcedure, router } from "../rpc/trpc";
 import { DomainError, notFound } from "../shared/errors";
+import { describeWait } from "../shared/sign-in-throttle";
 import { assertStaffRole } from "./require-role";
 import { clearedSessionCookie, secureCookies, sessionCookie } from "./session-cookie";
 import {
@@ -21,15 +22,22 @@ export const staffRouter = router({
     .input(ZSignInRequest)
     .output(ZStaffSessionResponse)
     .mutation(async ({ ctx, input }) => {
-      // Only failures spend the address's budget, so a user who signs in often is never locked out,
-      // and guessing stops after ten wrong passwords in fifteen minutes (before any hashing).
-      const limitKey = input.email.toLowerCase();
-      await ctx.deps.signInLimiter.assertNotSpent(limitKey);
+      // Counted per account and client address before the password is checked; a client past its free
+      // failures waits, with growing delays, while others (the account's owner among them) sign in.
+      const attempt = await ctx.deps.signInThrottle.begin(input.email, ctx.clientAddress ?? "unknown");
       const result = await signIn(ctx.db, input.email, input.password);
       if (!result) {
-        await ctx.deps.signInLimiter.consume(limitKey).catch(() => {});
-        throw new DomainError("Unauthenticated", "The email address or password is not correct.");
+        const wait = attempt.waitIfFailed;
+        throw new DomainError(
+          "Unauthenticated",
+          wait
+            ? `The email address or password is not correct. After several failures, the next attempt from your address must wait ${describeWait(wait)}.`
+            : "The email address or password is not correct.",
+          undefined,
+          wait ? { "Retry-After": String(wait) } : undefined,
+        );
       }
+      await attempt.succeeded();
       const found = await findStaffSession(ctx.db, result.token);
       if (!found) throw new DomainError("InternalError", "The new session could not be read back.");
       ctx.response.headers["Set-Cookie"] = sessionCookie(result.token, secureCookies(ctx.deps.config));

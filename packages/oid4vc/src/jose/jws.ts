@@ -67,6 +67,11 @@ export function typIs(typ: unknown, expected: string): boolean {
   return (lower.startsWith("application/") ? lower.slice("application/".length) : lower) === expected;
 }
 
+/** Whether a JWT's `aud` names `audience`: it is that string, or an array holding it (RFC 7519 §4.1.3). */
+export function audienceIncludes(aud: string | readonly string[], audience: string): boolean {
+  return typeof aud === "string" ? aud === audience : aud.includes(audience);
+}
+
 export interface DecodedJwt {
   header: JwsHeader;
   payload: Record<string, unknown>;

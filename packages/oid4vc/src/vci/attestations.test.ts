@@ -112,7 +112,7 @@ describe("verifyClientAttestation", () => {
           pop: await pop(instance),
         }),
       ),
-    ).toBe("use_fresh_attestation");
+    ).toBe("invalid_client_attestation");
     expect(
       await failure(
         verifyClientAttestation({

@@ -2,6 +2,7 @@ import type { JWK } from "jose";
 import { z } from "zod";
 import { holderP256Jwk, jwkThumbprintKid } from "../jose/jwk";
 import {
+  audienceIncludes,
   type DecodedJwt,
   decodeJwtUnverified,
   type Es256PublicKey,
@@ -47,14 +48,17 @@ const ZPopPayload = z.looseObject({
 });
 
 /**
- * A client attestation that cannot be accepted. `use_fresh_attestation` when only its age is the
- * problem; `invalid_client` otherwise (RFC 6749 §5.2, 401).
+ * A client attestation that cannot be accepted (401): `invalid_client` (RFC 6749 §5.2), or the
+ * draft's `invalid_client_attestation` for an attestation that has expired, the one failure a
+ * wallet mends by fetching a new attestation from its provider. The draft's `use_fresh_attestation` is
+ * for an attestation the server deems not fresh enough by a freshness policy of its own; this server
+ * has none beyond `exp`, so it never answers with it (an expired attestation is invalid, not stale).
  */
 export class ClientAttestationError extends Error {
   override readonly name = "ClientAttestationError";
   constructor(
     message: string,
-    readonly code: "invalid_client" | "use_fresh_attestation" = "invalid_client",
+    readonly code: "invalid_client" | "invalid_client_attestation" = "invalid_client",
     /** No trusted Client Attester key was found: a matter of trust, not of a malformed or forged attestation. */
     readonly untrustedAttester = false,
   ) {
@@ -146,7 +150,7 @@ export async function verifyClientAttestation(
   if (!parsed.success) throw invalid("the client attestation must contain sub, exp and cnf.jwk");
   const claims = parsed.data;
   if (claims.exp <= now - skew) {
-    throw new ClientAttestationError("the client attestation has expired", "use_fresh_attestation");
+    throw new ClientAttestationError("the client attestation has expired", "invalid_client_attestation");
   }
   if (claims.nbf !== undefined && claims.nbf > now + skew)
     throw invalid("the client attestation is not valid yet");
@@ -195,8 +199,7 @@ export async function verifyClientAttestation(
   const popParsed = ZPopPayload.safeParse(pop.payload);
   if (!popParsed.success) throw invalid("the client attestation PoP must contain aud, jti and iat");
   const popClaims = popParsed.data;
-  const audiences = Array.isArray(popClaims.aud) ? popClaims.aud : [popClaims.aud];
-  if (!audiences.includes(options.audience)) {
+  if (!audienceIncludes(popClaims.aud, options.audience)) {
     throw invalid(`the client attestation PoP aud must be ${options.audience}`);
   }
   if (popClaims.iat > now + skew) throw invalid("the client attestation PoP iat is in the future");

@@ -22,6 +22,9 @@ export type CredentialErrorCode =
   /** Deferred Credential Endpoint (§9.3): the transaction_id is unknown or was already used. */
   | "invalid_transaction_id";
 
+/** Notification endpoint error codes (OpenID4VCI §11.3). */
+export type NotificationErrorCode = "invalid_notification_id" | "invalid_notification_request";
+
 /** Protocol responses must not be cached (OpenID4VCI §6.2, §7.2, §8.3). */
 const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -34,5 +37,9 @@ export function tokenError(
 }
 
 export function credentialError(code: CredentialErrorCode, description: string) {
+  return new OAuthError(code, description, { status: 400, headers: NO_STORE });
+}
+
+export function notificationError(code: NotificationErrorCode, description: string) {
   return new OAuthError(code, description, { status: 400, headers: NO_STORE });
 }

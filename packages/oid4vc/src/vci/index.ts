@@ -8,6 +8,7 @@ export * from "./dpop";
 export * from "./errors";
 export * from "./issuer-metadata";
 export * from "./key-attestation";
+export * from "./notification-request";
 export * from "./proof-jwt";
 export * from "./redirect-uri";
 export * from "./token-request";

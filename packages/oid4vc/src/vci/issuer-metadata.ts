@@ -159,20 +159,26 @@ export const SIGNED_ISSUER_METADATA_TYP = "openidvci-issuer-metadata+jwt";
 /**
  * Signed Credential Issuer Metadata (§12.2.3): a JWS with `typ: openidvci-issuer-metadata+jwt`, every
  * metadata parameter as a top-level claim, `sub` = the credential issuer identifier, `iat` and `exp`.
- * The key is named by `kid` and, when given, by its certificate chain in `x5c` (HAIP: without the trust
- * anchor).
+ * The key is named by `kid` and by its certificate chain in `x5c` (HAIP: without the trust anchor). The
+ * chain is required: a wallet must validate the signature and otherwise reject the metadata (§12.2.3),
+ * and a `kid` alone points at no key it can find (there is no JWKS for issuer metadata).
  */
 export function signIssuerMetadata(input: {
   metadata: CredentialIssuerMetadata;
   privateKey: CryptoKey;
   kid: string;
-  x5c?: string[];
+  x5c: readonly string[];
   /** Epoch seconds. */
   iat: number;
   exp: number;
 }): Promise<string> {
-  const header: JwsHeader = { alg: "ES256", typ: SIGNED_ISSUER_METADATA_TYP, kid: input.kid };
-  if (input.x5c) header.x5c = input.x5c;
+  if (input.x5c.length === 0) throw new Error("signed issuer metadata needs the signing key's x5c chain");
+  const header: JwsHeader = {
+    alg: "ES256",
+    typ: SIGNED_ISSUER_METADATA_TYP,
+    kid: input.kid,
+    x5c: [...input.x5c],
+  };
   return signEs256Jwt(
     header,
     { ...input.metadata, sub: input.metadata.credential_issuer, iat: input.iat, exp: input.exp },

@@ -100,6 +100,19 @@ describe("verifyProofJwt", () => {
     expect((await verifyProofJwt(jwt, options())).payload.iat).toBe(NOW - 0.25);
   });
 
+  it("accepts aud as an array that contains the issuer identifier (RFC 7519 §4.1.3)", async () => {
+    for (const aud of [[AUD], ["https://other.example.com", AUD]]) {
+      const jwt = await signEs256Jwt(
+        { typ: "openid4vci-proof+jwt", alg: "ES256", jwk: holder.publicJwk },
+        { aud, iat: NOW, nonce: "c-nonce-1" },
+        holder.privateKey,
+      );
+      const store = nonceStore("c-nonce-1");
+      const result = await verifyProofJwt(jwt, options({ consumeNonce: store.consumeNonce }));
+      expect(result.payload.aud).toEqual(aud);
+    }
+  });
+
   it("accepts kid as did:jwk", async () => {
     const { kty, crv, x, y } = holder.publicJwk;
     const did = `did:jwk:${base64urlEncodeJson({ kty, crv, x, y })}#0`;
@@ -134,7 +147,10 @@ describe("verifyProofJwt", () => {
     ["no key at all", header({ jwk: undefined }), {}, /exactly one/],
     ["a private jwk", header({ jwk: "PRIVATE" }), {}, /private/],
     ["wrong aud", {}, { aud: "https://other.example.com" }, /aud/],
-    ["aud as array", {}, { aud: [AUD] }, /aud/],
+    ["an aud array without the issuer", {}, { aud: ["https://other.example.com"] }, /aud/],
+    ["an empty aud array", {}, { aud: [] }, /aud/],
+    ["an aud array with a number", {}, { aud: [AUD, 7] }, /aud/],
+    ["an empty aud", {}, { aud: "" }, /aud/],
     ["missing iat", {}, { iat: undefined }, /iat/],
     ["iat too old", {}, { iat: NOW - 301 }, /old/],
     ["iat in the future", {}, { iat: NOW + 61 }, /future/],

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { base64urlDecodeJson } from "../jose/base64url";
 import { type HolderKeyProblem, holderP256Jwk, jwkThumbprintKid, toPublicJwk } from "../jose/jwk";
 import {
+  audienceIncludes,
   type DecodedJwt,
   decodeJwtUnverified,
   type Es256PublicKey,
@@ -20,7 +21,8 @@ import { KeyAttestationNotAccepted, type VerifiedKeyAttestation } from "./key-at
 export const PROOF_JWT_TYP = "openid4vci-proof+jwt";
 
 export const ZProofJwtPayload = z.looseObject({
-  aud: z.string().min(1),
+  // RFC 7519 §4.1.3: a string, or an array of strings; either must hold the issuer identifier.
+  aud: z.union([z.string().min(1), z.array(z.string()).min(1)]),
   iat: ZNumericDate,
   nonce: z.string().min(1).optional(),
   iss: z.string().optional(),
@@ -28,7 +30,7 @@ export const ZProofJwtPayload = z.looseObject({
 export type TProofJwtPayload = z.infer<typeof ZProofJwtPayload>;
 
 export interface VerifyProofJwtOptions {
-  /** The Credential Issuer Identifier; `aud` must equal it exactly. */
+  /** The Credential Issuer Identifier: `aud` must be it, or an array that contains it (RFC 7519 §4.1.3). */
   audience: string;
   now: Instant;
   /** How old `iat` may be. Default 300. */
@@ -129,9 +131,11 @@ async function checkProofJwt(
       : await signerFromHeader(jwt, header);
 
   const parsed = ZProofJwtPayload.safeParse(decoded.payload);
-  if (!parsed.success) throw invalidProof("the proof must contain aud (string) and iat (number)");
+  if (!parsed.success)
+    throw invalidProof("the proof must contain aud (a string or an array of strings) and iat (number)");
   const payload = parsed.data;
-  if (payload.aud !== options.audience) throw invalidProof("the proof aud is not this credential issuer");
+  if (!audienceIncludes(payload.aud, options.audience))
+    throw invalidProof("the proof aud is not this credential issuer");
   if (options.clientId !== undefined && payload.iss !== undefined && payload.iss !== options.clientId) {
     throw invalidProof("the proof iss is not the client_id");
   }
@@ -319,7 +323,8 @@ export async function verifyAttestationProofs(
 export function createProofJwt(input: {
   privateKey: CryptoKey;
   publicJwk: JWK;
-  audience: string;
+  /** The proof's `aud`: the credential issuer identifier (or an array holding it). */
+  audience: string | string[];
   nonce?: string;
   /** Epoch seconds. */
   iat: number;

@@ -74,7 +74,7 @@ export interface AuthenticatedWallet {
  * a provider it does not trust (a HAIP wallet sends its attestation to every issuer; an issuer that
  * does not know its provider treats it as it would a wallet that sent none). An attestation with a
  * `status` is refused when its status list says it is not valid, or cannot be checked. Throws 401
- * `invalid_client` (or `use_fresh_attestation` for an expired attestation).
+ * `invalid_client` (`invalid_client_attestation` for an expired attestation).
  */
 export async function authenticateWallet(
   sql: FastSql,

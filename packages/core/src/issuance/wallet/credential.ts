@@ -262,7 +262,7 @@ export async function issueCredentials(
   const nonces: CheckedNonce[] = [];
   if (configuration.holderBindingRequired) {
     const consumeNonce = async (nonce: string) => {
-      const checked = checkNonce(deps.secretBox, nonce);
+      const checked = checkNonce(deps.secretBox, issuer.id, nonce);
       if (checked) nonces.push(checked);
       return checked !== null;
     };

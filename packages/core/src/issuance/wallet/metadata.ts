@@ -79,22 +79,26 @@ const SIGNED_METADATA_LIFETIME_SECONDS = 86_400;
 
 /**
  * The metadata as a JWT signed with the issuer's key (OpenID4VCI §12.2.3), with the key's certificate
- * chain in `x5c` while it is in use, so that a wallet can establish trust in the signer (HAIP §4.1).
+ * chain in `x5c`, so that a wallet can establish trust in the signer (HAIP §4.1); or null while the
+ * issuer has no signing certificate in use. A JWT whose header names its key by `kid` alone is one no
+ * wallet can resolve, and §12.2.3 has a wallet reject metadata whose signature it cannot validate: the
+ * caller answers JSON instead (§12.2.2).
  */
 export async function signedCredentialIssuerMetadata(
   deps: { db: Db; config: CoreConfig; secretBox: SecretBox },
   issuer: WalletIssuer,
-) {
-  const metadata = await credentialIssuerMetadata(deps.db, deps.config, issuer);
-  const key = await issuerSigningKey(deps.secretBox, issuer);
+): Promise<string | null> {
   const now = Date.now();
   const certificate = signingCertificateInUse(issuer.signingCertificate, now);
+  if (!certificate) return null;
+  const metadata = await credentialIssuerMetadata(deps.db, deps.config, issuer);
+  const key = await issuerSigningKey(deps.secretBox, issuer);
   const iat = Math.floor(now / 1000);
   return signIssuerMetadata({
     metadata,
     privateKey: key.privateKey,
     kid: key.kid,
-    ...(certificate ? { x5c: certificate.x5c } : {}),
+    x5c: certificate.x5c,
     iat,
     exp: expWithinChain(iat, SIGNED_METADATA_LIFETIME_SECONDS, certificate),
   });

@@ -9,8 +9,9 @@ import {
 import { issuerUrls } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
-import { constantTimeEqual, hashSecret } from "../../shared/secret-box";
+import { hashSecret, type SecretBox } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
+import { txCodeMatches } from "../tx-code";
 import { exchangeAuthorizationCode } from "./authorization-code";
 import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
@@ -55,6 +56,7 @@ async function redeemWithoutTxCode(
 export async function exchangeToken(
   sql: FastSql,
   config: CoreConfig,
+  secretBox: SecretBox,
   issuer: { id: string; walletAttestation: unknown },
   form: FormParams,
   client: WalletClientCredentials = { dpopJkt: null },
@@ -75,7 +77,7 @@ export async function exchangeToken(
       { dpopJkt: client.dpopJkt, attestedJkt: authenticated?.instanceJkt ?? null },
     );
   }
-  return exchangePreAuthorizedCode(sql, config, issuer.id, request, client.dpopJkt);
+  return exchangePreAuthorizedCode(sql, config, secretBox, issuer.id, request, client.dpopJkt);
 }
 
 /**
@@ -88,6 +90,7 @@ export async function exchangeToken(
 async function exchangePreAuthorizedCode(
   sql: FastSql,
   config: CoreConfig,
+  secretBox: SecretBox,
   issuerId: string,
   request: TPreAuthorizedTokenRequest,
   dpopJkt: string | null,
@@ -134,7 +137,7 @@ async function exchangePreAuthorizedCode(
   const txCode = request.tx_code;
   if (row.txCodeHash) {
     if (txCode === undefined) throw tokenError("invalid_request", "This offer requires a tx_code.");
-    if (!constantTimeEqual(hashSecret(`${row.id}:${txCode}`), row.txCodeHash)) {
+    if (!txCodeMatches(secretBox, { id: row.id, txCodeHash: row.txCodeHash }, txCode)) {
       // Counted and, at the limit, invalidated in one statement on the row's current count: guesses sent
       // at once all read the row before any failure is recorded, so the count read above may be stale.
       const { rows: counted } = await sql.query<{ exhausted: boolean }>(

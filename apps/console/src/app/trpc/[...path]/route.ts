@@ -7,12 +7,15 @@ import { env } from "../../../env";
  */
 export const dynamic = "force-dynamic";
 
+// X-Forwarded-For ends with the browser's address (scripts/server.mjs appends it); the API throttles
+// sign-ins by it, believing it because this proxy runs on loopback (TRUST_PROXY).
 const FORWARDED_REQUEST_HEADERS = [
   "content-type",
   "cookie",
   "x-csrf-token",
   "accept",
   "x-ms-client-request-id",
+  "x-forwarded-for",
 ];
 const DROPPED_RESPONSE_HEADERS = new Set([
   "content-encoding",
