@@ -21,8 +21,10 @@ import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
+import { registerStorableTargetCheck } from "./http/storable-text";
 import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
+import { pathParameterAt } from "./rest/operations";
 import { EnvError, StartupError } from "./startup-errors";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
@@ -227,7 +229,9 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     );
   }
   registerJsonParser(app);
+  // Hooks run in this order: the request id headers first, so every refusal after them carries them.
   registerRequestIds(app);
+  registerStorableTargetCheck(app, pathParameterAt);
   registerErrorHandling(app);
   registerOps(app, deps);
   registerOpenApi(app);

@@ -2,12 +2,13 @@ export * from "./api-keys/api-keys";
 export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./context";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
-export { toErrorEnvelope } from "./shared/error-shape";
+export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
 export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";
 export { hashSecret, SecretBox } from "./shared/secret-box";
+export { isUnstorableTextViolation } from "./shared/sql-errors";
 export { readSessionCookie, SESSION_COOKIE } from "./staff/session-cookie";
 export {
   createSignInThrottle,

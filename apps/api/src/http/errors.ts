@@ -1,5 +1,6 @@
-import { ERROR_STATUS, type ErrorCode } from "@cred/core";
+import { ERROR_STATUS, type ErrorCode, isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { UnstorableTextError } from "./storable-text";
 
 export function sendError(
   reply: FastifyReply,
@@ -41,7 +42,6 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
  */
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     const oauthCode = request.routeOptions.config?.oauthErrorCode;
     // Wallet endpoints: the OAuth shape, whose `error` a wallet reads as a string (RFC 6749 §5.2).
     const oauthError = (status: number, code: string, description: string) =>
@@ -50,6 +50,19 @@ export function registerErrorHandling(app: FastifyInstance) {
         .header("Cache-Control", "no-store")
         .type("application/json")
         .send({ error: code, error_description: description });
+    // Text the database cannot store, anywhere in the request (http/storable-text.ts).
+    if (error instanceof UnstorableTextError) {
+      if (oauthCode) return oauthError(400, oauthCode, error.message);
+      return sendError(reply, "ValidationFailed", "The request is not valid; see details.", {
+        details: [{ code: "InvalidCharacter", target: error.target, message: error.message }],
+      });
+    }
+    // Such text that arrived deeper (inside a JSON-valued form parameter, say): the database refused it.
+    if (isUnstorableTextViolation(error)) {
+      if (oauthCode) return oauthError(400, oauthCode, UNSTORABLE_TEXT_MESSAGE);
+      return sendError(reply, "ValidationFailed", UNSTORABLE_TEXT_MESSAGE);
+    }
+    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (oauthCode && (known || error.validation)) {
       return oauthError(400, oauthCode, known?.[1] ?? "The request is not valid.");
     }
