@@ -133,6 +133,21 @@ describe("REST operations (every one in openapi.json)", () => {
     }
   });
 
+  it("answers an encoded surrogate in the URL without a 500 (it decodes to U+FFFD or not at all)", async () => {
+    for (const op of operations) {
+      const body = op.method === "GET" || op.method === "DELETE" ? undefined : {};
+      const targets = [
+        ...op.pathParams.map((param) => pathOf(op, { param, value: "a%ED%A0%80b" })),
+        ...op.queryParams.map((param) => `${pathOf(op)}?${param}=a%ED%A0%80b`),
+      ];
+      for (const target of targets) {
+        const r = await call(t, op.method, target, { key: t.adminKey, body });
+        expect([op.id, target, r.status < 500]).toEqual([op.id, target, true]);
+        if (r.status >= 400) errorCode(r);
+      }
+    }
+  });
+
   it("refuses before authentication, as a malformed body is", async () => {
     const r = await call(t, "POST", "/v1.0/issuance-transactions", {
       key: null,

@@ -34,6 +34,9 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   ],
   FST_ERR_CTP_EMPTY_JSON_BODY: ["MalformedJson", "The request body is empty."],
   MALFORMED_JSON: ["MalformedJson", "The request body is not valid JSON."],
+  // The client closed the connection (or Node's parser refused the rest) while the body was read: the
+  // answer goes nowhere, and it is no server failure to log.
+  ECONNRESET: ["MalformedRequest", "The connection closed before the request body was complete."],
 };
 
 /**
