@@ -25,7 +25,7 @@ import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { registerStorableTargetCheck } from "./http/storable-text";
 import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
-import { pathParameterAt } from "./rest/operations";
+import { methodsForPath, pathParameterAt } from "./rest/operations";
 import { EnvError, StartupError } from "./startup-errors";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
@@ -240,7 +240,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerRequestIds(app);
   registerProtocolGuards(app);
   registerStorableTargetCheck(app, pathParameterAt);
-  registerErrorHandling(app);
+  registerErrorHandling(app, methodsForPath);
   registerOps(app, deps);
   registerOpenApi(app);
   mountRest(app, deps);

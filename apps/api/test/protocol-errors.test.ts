@@ -195,6 +195,20 @@ describe("requests Node or Fastify would answer on their own", () => {
     );
   });
 
+  it("405 for a method no route has, with the path's own methods in Allow; 404 where the path has none", async () => {
+    const rest = await oneResponse(get("/v1.0/verifications").replace("GET", "PROPFIND"));
+    expectEnvelope(rest, 405, "MethodNotAllowed");
+    expect(rest.headers.allow).toBe("POST");
+    const wallet = await oneResponse(get("/issuers/iss_x/token").replace("GET", "PROPFIND"));
+    expectEnvelope(wallet, 405, "MethodNotAllowed");
+    expect(wallet.headers.allow).toBe("POST");
+    expectEnvelope(
+      await oneResponse(get("/v1.0/nothing-here").replace("GET", "PROPFIND")),
+      404,
+      "RouteNotFound",
+    );
+  });
+
   it("503 ServiceUnavailable with Connection: close for a request arriving while the server closes", async () => {
     const server = await startTestServer();
     const { port: serverPort } = new URL(server.baseUrl);

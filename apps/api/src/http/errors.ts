@@ -41,9 +41,10 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
 
 /**
  * Every framework-level failure leaves in the ErrorEnvelope (on wallet endpoints, in the OAuth shape with
- * the route's code: `oauthErrors`); unexpected ones as a bare 500.
+ * the route's code: `oauthErrors`); unexpected ones as a bare 500. `restMethodsOf` tells the methods of a
+ * REST path (its routes are wildcards, which would allow every method).
  */
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling(app: FastifyInstance, restMethodsOf: (path: string) => string[]) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const oauthCode = request.routeOptions.config?.oauthErrorCode;
     // Wallet endpoints: the OAuth shape, whose `error` a wallet reads as a string (RFC 6749 §5.2).
@@ -80,7 +81,7 @@ export function registerErrorHandling(app: FastifyInstance) {
     );
   });
   app.setNotFoundHandler((request, reply) => {
-    const allowed = allowedMethods(app, request.url, request.method);
+    const allowed = allowedMethods(app, restMethodsOf, request.url, request.method);
     if (allowed.length > 0) {
       reply.header("Allow", allowed.join(", "));
       return sendError(reply, "MethodNotAllowed", `Use one of: ${allowed.join(", ")}.`);
@@ -91,7 +92,13 @@ export function registerErrorHandling(app: FastifyInstance) {
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-function allowedMethods(app: FastifyInstance, url: string, method: string): string[] {
+function allowedMethods(
+  app: FastifyInstance,
+  restMethodsOf: (path: string) => string[],
+  url: string,
+  method: string,
+): string[] {
   const path = url.split("?")[0] ?? url;
+  if (path.startsWith("/v1.0/") || path.startsWith("/management/")) return restMethodsOf(path);
   return METHODS.filter((m) => m !== method && app.findRoute({ method: m, url: path }) !== null);
 }
