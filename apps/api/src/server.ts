@@ -20,9 +20,12 @@ import { mountConsole } from "./console/mount-console";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
 import { registerOps } from "./http/ops";
+import { answerClientError, answerFrameworkError, registerProtocolGuards } from "./http/protocol-errors";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
+import { registerStorableTargetCheck } from "./http/storable-text";
 import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
+import { methodsForPath, pathParameterAt } from "./rest/operations";
 import { EnvError, StartupError } from "./startup-errors";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
@@ -218,6 +221,12 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     trustProxy: trustProxySetting(options.trustProxy ?? ["loopback"]),
+    // Answers given before the routes (and their hooks) run carry the request id and the envelope too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    // Requests while closing, and HTTP/1.1 requests without Host, are answered by registerProtocolGuards.
+    return503OnClosing: false,
+    http: { requireHostHeader: false },
   });
   logger = app.log;
   if (secretBox.previousKeyCount) {
@@ -227,8 +236,11 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     );
   }
   registerJsonParser(app);
+  // Hooks run in this order: the request id headers first, so every refusal after them carries them.
   registerRequestIds(app);
-  registerErrorHandling(app);
+  registerProtocolGuards(app);
+  registerStorableTargetCheck(app, pathParameterAt);
+  registerErrorHandling(app, methodsForPath);
   registerOps(app, deps);
   registerOpenApi(app);
   mountRest(app, deps);

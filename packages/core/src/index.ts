@@ -2,7 +2,7 @@ export * from "./api-keys/api-keys";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./shared/context";
-export { toErrorEnvelope } from "./shared/error-shape";
+export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
 export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
@@ -14,6 +14,7 @@ export {
   type SignInThrottle,
   type SignInThrottlePolicy,
 } from "./shared/sign-in-throttle";
+export { isUnstorableTextViolation } from "./shared/sql-errors";
 export { readSessionCookie, SESSION_COOKIE } from "./staff/session-cookie";
 export * from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";

@@ -1,5 +1,6 @@
-import { ERROR_STATUS, type ErrorCode } from "@cred/core";
+import { ERROR_STATUS, type ErrorCode, isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { UnstorableTextError } from "./storable-text";
 
 export function sendError(
   reply: FastifyReply,
@@ -33,15 +34,18 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   ],
   FST_ERR_CTP_EMPTY_JSON_BODY: ["MalformedJson", "The request body is empty."],
   MALFORMED_JSON: ["MalformedJson", "The request body is not valid JSON."],
+  // The client closed the connection (or Node's parser refused the rest) while the body was read: the
+  // answer goes nowhere, and it is no server failure to log.
+  ECONNRESET: ["MalformedRequest", "The connection closed before the request body was complete."],
 };
 
 /**
  * Every framework-level failure leaves in the ErrorEnvelope (on wallet endpoints, in the OAuth shape with
- * the route's code: `oauthErrors`); unexpected ones as a bare 500.
+ * the route's code: `oauthErrors`); unexpected ones as a bare 500. `restMethodsOf` tells the methods of a
+ * REST path (its routes are wildcards, which would allow every method).
  */
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling(app: FastifyInstance, restMethodsOf: (path: string) => string[]) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     const oauthCode = request.routeOptions.config?.oauthErrorCode;
     // Wallet endpoints: the OAuth shape, whose `error` a wallet reads as a string (RFC 6749 §5.2).
     const oauthError = (status: number, code: string, description: string) =>
@@ -50,6 +54,19 @@ export function registerErrorHandling(app: FastifyInstance) {
         .header("Cache-Control", "no-store")
         .type("application/json")
         .send({ error: code, error_description: description });
+    // Text the database cannot store, anywhere in the request (http/storable-text.ts).
+    if (error instanceof UnstorableTextError) {
+      if (oauthCode) return oauthError(400, oauthCode, error.message);
+      return sendError(reply, "ValidationFailed", "The request is not valid; see details.", {
+        details: [{ code: "InvalidCharacter", target: error.target, message: error.message }],
+      });
+    }
+    // Such text that arrived deeper (inside a JSON-valued form parameter, say): the database refused it.
+    if (isUnstorableTextViolation(error)) {
+      if (oauthCode) return oauthError(400, oauthCode, UNSTORABLE_TEXT_MESSAGE);
+      return sendError(reply, "ValidationFailed", UNSTORABLE_TEXT_MESSAGE);
+    }
+    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (oauthCode && (known || error.validation)) {
       return oauthError(400, oauthCode, known?.[1] ?? "The request is not valid.");
     }
@@ -64,7 +81,7 @@ export function registerErrorHandling(app: FastifyInstance) {
     );
   });
   app.setNotFoundHandler((request, reply) => {
-    const allowed = allowedMethods(app, request.url, request.method);
+    const allowed = allowedMethods(app, restMethodsOf, request.url, request.method);
     if (allowed.length > 0) {
       reply.header("Allow", allowed.join(", "));
       return sendError(reply, "MethodNotAllowed", `Use one of: ${allowed.join(", ")}.`);
@@ -75,7 +92,13 @@ export function registerErrorHandling(app: FastifyInstance) {
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-function allowedMethods(app: FastifyInstance, url: string, method: string): string[] {
+function allowedMethods(
+  app: FastifyInstance,
+  restMethodsOf: (path: string) => string[],
+  url: string,
+  method: string,
+): string[] {
   const path = url.split("?")[0] ?? url;
+  if (path.startsWith("/v1.0/") || path.startsWith("/management/")) return restMethodsOf(path);
   return METHODS.filter((m) => m !== method && app.findRoute({ method: m, url: path }) !== null);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 const CLIENT_ID_MAX = 128;
 const HEADER_SAFE = /^[\x20-\x7e]+$/;
@@ -22,21 +22,24 @@ export function sanitiseClientId(value: string | string[] | undefined): string |
 
 /**
  * `x-ms-request-id` on every response; `x-ms-client-request-id` echoed; on the Product plane also
- * `X-Correlation-Id` (echoed or generated) and `X-Request-Id`.
+ * `X-Correlation-Id` (echoed or generated) and `X-Request-Id`. Answers Fastify gives before its hooks
+ * run (http/protocol-errors.ts) set them with `setRequestIdHeaders` too.
  */
 export function registerRequestIds(app: FastifyInstance) {
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-ms-request-id", request.id);
-    const clientId = sanitiseClientId(request.headers["x-ms-client-request-id"]);
-    if (clientId) {
-      request.clientRequestId = clientId;
-      reply.header("x-ms-client-request-id", clientId);
-    }
-    if (request.url.startsWith("/v1.0/")) {
-      reply.header("X-Correlation-Id", sanitiseClientId(request.headers["x-correlation-id"]) ?? randomUUID());
-      reply.header("X-Request-Id", request.id);
-    }
-  });
+  app.addHook("onRequest", async (request, reply) => setRequestIdHeaders(request, reply));
+}
+
+export function setRequestIdHeaders(request: FastifyRequest, reply: FastifyReply) {
+  reply.header("x-ms-request-id", request.id);
+  const clientId = sanitiseClientId(request.headers["x-ms-client-request-id"]);
+  if (clientId) {
+    request.clientRequestId = clientId;
+    reply.header("x-ms-client-request-id", clientId);
+  }
+  if (request.url.startsWith("/v1.0/")) {
+    reply.header("X-Correlation-Id", sanitiseClientId(request.headers["x-correlation-id"]) ?? randomUUID());
+    reply.header("X-Request-Id", request.id);
+  }
 }
 
 export const genRequestId = () => randomUUID();

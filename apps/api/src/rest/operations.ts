@@ -31,3 +31,9 @@ export const REST_OPERATIONS: RestOperation[] = Object.values(
 export function methodsForPath(path: string): string[] {
   return REST_OPERATIONS.filter((op) => op.pattern.test(path)).map((op) => op.method);
 }
+
+/** The name of the path parameter at segment `index` of a REST path (`{issuerId}` → `issuerId`), if any. */
+export function pathParameterAt(path: string, index: number): string | undefined {
+  const segment = REST_OPERATIONS.find((op) => op.pattern.test(path))?.path.split("/")[index];
+  return segment && /^\{.+\}$/.test(segment) ? segment.slice(1, -1) : undefined;
+}

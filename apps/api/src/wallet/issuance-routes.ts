@@ -32,6 +32,7 @@ import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { acceptsGzip, gzipEtag, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";
+import { assertStorableText } from "../http/storable-text";
 import { notFound, oauthErrors, walletHandler } from "./oauth-reply";
 
 type IssuerParams = { issuerId: string };
@@ -266,6 +267,11 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   // only: every other route keeps refusing application/jwt bodies (415).
   app.register(async (scoped) => {
     scoped.addContentTypeParser("application/jwt", { parseAs: "string" }, (_req, body, done) => {
+      try {
+        assertStorableText(body as string, "body");
+      } catch (error) {
+        return done(error as Error, undefined);
+      }
       done(null, body as string);
     });
     // The credential and deferred credential endpoints: same protection, same reading of the body.

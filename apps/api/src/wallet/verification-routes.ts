@@ -1,4 +1,4 @@
-import type { AppDeps } from "@cred/core";
+import { type AppDeps, isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
 import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-response";
 import { serveRequestObject, type WalletHttpResponse } from "@cred/core/verification/serve-request-object";
 import { OAuthError, VpError } from "@cred/oid4vc";
@@ -40,6 +40,15 @@ async function guarded(request: FastifyRequest, reply: FastifyReply, run: () => 
         .type("application/json")
         .send(error.toJSON());
     }
+    // Text the database cannot store, from inside the wallet's response (http/storable-text.ts refuses
+    // it in the form itself).
+    if (isUnstorableTextViolation(error)) {
+      return reply
+        .code(400)
+        .header("cache-control", "no-store")
+        .type("application/json")
+        .send({ error: "invalid_request", error_description: UNSTORABLE_TEXT_MESSAGE });
+    }
     request.log.error({ err: error }, "verifier endpoint failed");
     return reply
       .code(500)
@@ -61,7 +70,7 @@ const unknownRequest = (reply: FastifyReply, status: number) =>
  * - `POST /verifier/responses/{state}`: the response endpoint (`direct_post` / `direct_post.jwt`, form).
  */
 export function registerVerificationWalletRoutes(app: FastifyInstance, deps: AppDeps) {
-  app.get<HandleParams>("/verifier/requests/:handle", (request, reply) => {
+  app.get<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
     return guarded(request, reply, () => serveRequestObject(deps, request.params.handle));
   });

@@ -1,5 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import { DomainError, type ErrorDetail, type ErrorEnvelope } from "./errors";
+import { isUnstorableTextViolation } from "./sql-errors";
+
+/** The answer to text the database refused to store (sql-errors.ts), wherever it was in the request. */
+export const UNSTORABLE_TEXT_MESSAGE =
+  "A value in the request contains a NUL character (U+0000) or an unpaired UTF-16 surrogate, which cannot be accepted; remove it.";
 
 interface ZodLikeIssue {
   code: string;
@@ -67,6 +72,12 @@ export function toErrorEnvelope(
           ...(cause.details?.length ? { details: cause.details } : {}),
         },
       },
+    };
+  }
+  if (isUnstorableTextViolation(cause) || isUnstorableTextViolation(error)) {
+    return {
+      status: 400,
+      envelope: { error: { code: "ValidationFailed", message: UNSTORABLE_TEXT_MESSAGE, requestId } },
     };
   }
   if (error instanceof TRPCError) {

@@ -2,6 +2,8 @@
 export const ERROR_STATUS = {
   ValidationFailed: 400,
   MalformedJson: 400,
+  MalformedUrl: 400,
+  MalformedRequest: 400,
   UnknownClaim: 400,
   PlatformLimit: 400,
   MissingApiVersion: 400,
@@ -20,6 +22,7 @@ export const ERROR_STATUS = {
   NotFound: 404,
   RouteNotFound: 404,
   MethodNotAllowed: 405,
+  RequestTimeout: 408,
   AlreadyExists: 409,
   InvalidState: 409,
   IssuerNotReady: 409,
@@ -30,10 +33,14 @@ export const ERROR_STATUS = {
   IdempotencyKeyReused: 409,
   IdempotencyKeyInUse: 409,
   PayloadTooLarge: 413,
+  UriTooLong: 414,
   UnsupportedMediaType: 415,
+  ExpectationFailed: 417,
   Throttled: 429,
+  HeadersTooLarge: 431,
   InternalError: 500,
   NotImplemented: 501,
+  ServiceUnavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
