@@ -147,8 +147,13 @@ export async function createSignInThrottle(
       ] as const) {
         if (wait === 0) continue;
         const refusedMs = await pass(store, key, wait);
-        if (refusedMs) shutForMs = Math.max(shutForMs, refusedMs);
-        else admitted.push(() => store.delete(key));
+        if (refusedMs) {
+          // Stop at the first shut gate. Trying the next one anyway could shut it against the attempt
+          // that holds this one, and both would be refused; in a fixed order one of them gets through.
+          shutForMs = refusedMs;
+          break;
+        }
+        admitted.push(() => store.delete(key));
       }
       if (shutForMs) {
         // Another attempt went through the gate meanwhile. Refused before the password was looked
