@@ -1,4 +1,10 @@
-import { ERROR_STATUS, type ErrorCode, isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
+import {
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorEnvelope,
+  isUnstorableTextViolation,
+  UNSTORABLE_TEXT_MESSAGE,
+} from "@cred/core";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { UnstorableTextError } from "./storable-text";
 
@@ -23,6 +29,18 @@ export function sendError(
         ...(extra.details ? { details: extra.details } : {}),
       },
     });
+}
+
+/** An error already rendered (`toErrorEnvelope`), answered under this request's id. */
+export function sendErrorEnvelope(
+  reply: FastifyReply,
+  rendered: { status: number; envelope: ErrorEnvelope; headers?: Record<string, string> },
+) {
+  if (rendered.headers) reply.headers(rendered.headers);
+  return reply
+    .code(rendered.status)
+    .type("application/json")
+    .send({ error: { ...rendered.envelope.error, requestId: reply.request.id } });
 }
 
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {

@@ -1,66 +1,72 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { type AppDeps, appRouter, createRequestContext, toErrorEnvelope } from "@cred/core";
+import { createCallerFactory } from "@cred/core/rpc/trpc";
+import { getTRPCErrorFromUnknown } from "@trpc/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
-import { sendError } from "../http/errors";
-import { methodsForPath } from "./operations";
+import { sendError, sendErrorEnvelope } from "../http/errors";
+import { operationInput } from "./operation-input";
+import { methodsForPath, operationFor } from "./operations";
 
 /** Bodies the REST planes take (application/merge-patch+json for PATCH, RFC 7396). */
 const JSON_MEDIA_TYPES = new Set(["application/json", "application/merge-patch+json"]);
 
 export const SUPPORTED_API_VERSION = "2026-08-30";
 
-interface CapturedResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-interface ShimRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body?: unknown;
-  requestId: string;
-  on: typeof noop;
-  once: typeof noop;
-  off: typeof noop;
-}
-
-const noop = () => {};
-
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
+const createCaller = createCallerFactory(appRouter);
+
+type ProcedureCall = (input: unknown) => Promise<unknown>;
+
 /**
- * Serves the Product (/v1.0) and Management (/management) planes through trpc-to-openapi, owning
- * the response: every error leaves as the documented ErrorEnvelope, never the library's default body.
+ * Serves the Product (/v1.0) and Management (/management) planes from the procedures' meta
+ * (operations.ts): each request runs its procedure through a server-side caller, and the answer is
+ * the procedure's result with the status and headers it set, or the ErrorEnvelope (errors.ts).
  */
 export function mountRest(app: FastifyInstance, deps: AppDeps) {
-  const handle = createOpenApiNodeHttpHandler({
-    router: appRouter,
-    maxBodySize: 1024 * 1024,
-    createContext: ({ req }: { req: ShimRequest }) =>
-      createRequestContext(deps, {
-        requestId: req.requestId,
-        authorization: header(req.headers, "authorization"),
+  async function run(request: FastifyRequest, reply: FastifyReply, hasBody: boolean) {
+    const url = new URL(request.url.startsWith("/") ? `http://127.0.0.1${request.url}` : request.url);
+    const found = operationFor(request.method, url.pathname);
+    if (!found) return sendError(reply, "RouteNotFound", "No operation matches this path.");
+    const { operation, pathInput } = found;
+    let ctx: Awaited<ReturnType<typeof createRequestContext>> | undefined;
+    try {
+      const input = operationInput(
+        operation.procedure,
+        { method: request.method, url, body: hasBody ? (request.body ?? {}) : undefined },
+        pathInput,
+      );
+      ctx = await createRequestContext(deps, {
+        requestId: request.id,
+        authorization: header(request.headers, "authorization"),
         staffSessionToken: undefined,
         csrfToken: undefined,
-        idempotencyKey: header(req.headers, "idempotency-key"),
-      }),
-    responseMeta: ({ ctx, errors }: any) => ({
-      status: errors.length ? undefined : (ctx?.response.status ?? 200),
-      headers: ctx?.response.headers ?? {},
-    }),
-    onError: ({ error, req }: any) => {
+        idempotencyKey: header(request.headers, "idempotency-key"),
+      });
+      const call = operation.procedurePath
+        .split(".")
+        .reduce<any>((at, segment) => at[segment], createCaller(ctx)) as ProcedureCall;
+      const data = await call(input);
+      reply.headers(ctx.response.headers);
+      return reply
+        .code(ctx.response.status ?? 200)
+        .type("application/json")
+        .send(JSON.stringify(data));
+    } catch (cause) {
+      const error = getTRPCErrorFromUnknown(cause);
+      const rendered = toErrorEnvelope(error, request.id);
       // A DomainError reaches tRPC as INTERNAL_SERVER_ERROR too; only what answers 5xx is a failure to log.
-      if (toErrorEnvelope(error, req?.requestId ?? "unknown").status >= 500) {
-        app.log.error({ err: error.cause ?? error, requestId: req?.requestId }, "operation failed");
+      if (rendered.status >= 500) {
+        app.log.error({ err: error.cause ?? error, requestId: request.id }, "operation failed");
       }
-    },
-  } as any) as unknown as (req: ShimRequest, res: unknown, next: () => void) => Promise<void>;
+      // What the operation set before it failed (rate-limit headers) goes out with the error.
+      if (ctx) reply.headers(ctx.response.headers);
+      return sendErrorEnvelope(reply, rendered);
+    }
+  }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
     const [pathname] = request.url.split("?");
@@ -104,72 +110,10 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
     if (hasBody && request.body !== undefined && request.body !== "" && !JSON_MEDIA_TYPES.has(mediaType)) {
       return sendError(reply, "UnsupportedMediaType", "Send the request body as application/json.");
     }
-    const shim: ShimRequest = {
-      method: request.method,
-      url: request.url,
-      headers: hasBody ? { ...request.headers, "content-type": "application/json" } : request.headers,
-      requestId: request.id,
-      on: noop,
-      once: noop,
-      off: noop,
-    };
-    if (hasBody) shim.body = request.body ?? {};
-    const captured: CapturedResponse = { statusCode: 200, headers: {}, body: "" };
-    const res = {
-      set statusCode(code: number) {
-        captured.statusCode = code;
-      },
-      get statusCode() {
-        return captured.statusCode;
-      },
-      setHeader(name: string, value: string) {
-        captured.headers[name] = value;
-      },
-      end(body: string) {
-        captured.body = body;
-      },
-      on: noop,
-      once: noop,
-      off: noop,
-      writableEnded: true,
-    };
-    await handle(shim, res, () => {
-      captured.statusCode = 404;
-    });
-
-    for (const [name, value] of Object.entries(captured.headers)) {
-      if (name.toLowerCase() !== "content-type") reply.header(name, value);
-    }
-    if (captured.statusCode < 400) {
-      return reply.code(captured.statusCode).type("application/json").send(captured.body);
-    }
-    const parsed = safeParse(captured.body);
-    const data = parsed?.data as
-      | { httpStatus: number; envelope: { error: Record<string, unknown> }; headers: Record<string, string> }
-      | undefined;
-    if (!data?.envelope) {
-      return sendError(
-        reply,
-        "InternalError",
-        "An unexpected error occurred. Quote the request id when contacting support.",
-      );
-    }
-    reply.headers(data.headers ?? {});
-    return reply
-      .code(data.httpStatus)
-      .type("application/json")
-      .send({ error: { ...data.envelope.error, requestId: request.id } });
+    return run(request, reply, hasBody);
   }
 
   for (const prefix of ["/v1.0/*", "/management/*"]) {
     app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url: prefix, handler: serve });
-  }
-}
-
-function safeParse(text: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -1,10 +1,17 @@
 import { appRouter } from "@cred/core";
 import type { OperationMeta } from "@cred/core/rpc/trpc";
+import type { AnyProcedure } from "@trpc/server";
 
 export interface RestOperation {
   method: string;
   path: string;
+  /** The procedure's key in the app router (`issuers.create`). */
+  procedurePath: string;
+  procedure: AnyProcedure;
+  /** The path as the 405/OPTIONS answers and storable-text check read it (a trailing slash allowed). */
   pattern: RegExp;
+  /** The path as requests are dispatched on it: named groups for its `{parameters}`, any letter case. */
+  dispatchPattern: RegExp;
   meta: OperationMeta;
 }
 
@@ -16,14 +23,33 @@ function toPattern(path: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
-/** Every REST operation of the router, read from procedure meta (one source of truth). */
-export const REST_OPERATIONS: RestOperation[] = Object.values(
-  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: OperationMeta } }>,
-).flatMap((procedure) => {
-  const meta = procedure._def.meta;
-  if (!meta?.openapi) return [];
+/** As trpc-to-openapi matched paths before: parameters as named groups, case-insensitive. */
+function toDispatchPattern(path: string): RegExp {
+  return new RegExp(`^${normalizePath(path).replace(/\{(.+?)\}/g, (_, key) => `(?<${key}>[^/]+)`)}$`, "i");
+}
+
+/** `/a/b/` and `a/b` as `/a/b`. */
+export function normalizePath(path: string): string {
+  return `/${path.replace(/^\/|\/$/g, "")}`;
+}
+
+/** Every REST operation of the router, read from procedure meta (one source of truth), in router order. */
+export const REST_OPERATIONS: RestOperation[] = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, AnyProcedure>,
+).flatMap(([procedurePath, procedure]) => {
+  const meta = procedure._def.meta as OperationMeta | undefined;
+  if (!meta?.openapi || procedure._def.type === "subscription") return [];
+  const { method, path } = meta.openapi;
   return [
-    { method: meta.openapi.method, path: meta.openapi.path, pattern: toPattern(meta.openapi.path), meta },
+    {
+      method,
+      path,
+      procedurePath,
+      procedure,
+      pattern: toPattern(path),
+      dispatchPattern: toDispatchPattern(path),
+      meta,
+    },
   ];
 });
 
@@ -36,4 +62,18 @@ export function methodsForPath(path: string): string[] {
 export function pathParameterAt(path: string, index: number): string | undefined {
   const segment = REST_OPERATIONS.find((op) => op.pattern.test(path))?.path.split("/")[index];
   return segment && /^\{.+\}$/.test(segment) ? segment.slice(1, -1) : undefined;
+}
+
+/** The operation a request runs (first in router order), with its path parameters as sent (not decoded). */
+export function operationFor(
+  method: string,
+  pathname: string,
+): { operation: RestOperation; pathInput: Record<string, string> } | undefined {
+  const path = normalizePath(pathname);
+  for (const operation of REST_OPERATIONS) {
+    if (operation.method !== method) continue;
+    const match = operation.dispatchPattern.exec(path);
+    if (match) return { operation, pathInput: { ...match.groups } };
+  }
+  return undefined;
 }
