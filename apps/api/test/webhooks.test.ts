@@ -57,6 +57,19 @@ describe("Webhooks_Create", () => {
     expect(row).toMatchObject({ tenantId: t.tenantId, environment: "sandbox", deletedAt: null });
   });
 
+  it("ignores Idempotency-Key (no meta.idempotent): each call creates its own subscription, none replayed", async () => {
+    const headers = { "idempotency-key": "webhook-create-twice" };
+    const first = await call(t, "POST", BASE, { key: t.adminKey, body: subscription(), headers });
+    const second = await call(t, "POST", BASE, { key: t.adminKey, body: subscription(), headers });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.body.data.id).not.toBe(first.body.data.id);
+    const records = await t.server.database.prisma.idempotencyRecord.count({
+      where: { key: "webhook-create-twice" },
+    });
+    expect(records).toBe(0);
+  });
+
   it("shows the secret once: never in Get or List", async () => {
     const created = await create(t, subscription({ description: null, events: ["*"] }));
     expect(created.status).toBe(201);

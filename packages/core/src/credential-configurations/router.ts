@@ -1,6 +1,5 @@
 import { issuerCallerOf } from "../issuers";
 import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
 import {
   activateCredentialConfigurationVersion,
   createCredentialConfigurationVersion,
@@ -47,11 +46,9 @@ export const credentialConfigurationsRouter = router({
     })
     .input(ZCreateCredentialConfigurationRequest)
     .output(ZCreateCredentialConfigurationResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "CredentialConfigurations_Create", input, async (db) => ({
-        data: await createCredentialConfiguration({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
-      })),
-    ),
+    .mutation(async ({ ctx, input }) => ({
+      data: await createCredentialConfiguration({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input),
+    })),
 
   list: protectedProcedure
     .meta({
@@ -129,16 +126,9 @@ export const credentialConfigurationsRouter = router({
     .input(ZCreateCredentialConfigurationVersionRequest)
     .output(ZCredentialConfigurationResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await withIdempotency(
-        ctx,
-        "CredentialConfigurations_CreateVersion",
-        input,
-        async (db) => ({
-          data: await createCredentialConfigurationVersion(db, issuerCallerOf(ctx), input),
-        }),
-      );
-      forgetCachedConfiguration(issuerCallerOf(ctx), result.data); // committed now
-      return result;
+      const data = await createCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input);
+      ctx.onCommitted(() => forgetCachedConfiguration(issuerCallerOf(ctx), data));
+      return { data };
     }),
 
   activateVersion: protectedProcedure

@@ -28,7 +28,7 @@ export const credentialsRouter = router({
     })
     .input(ZCreateIssuanceTransactionRequest)
     .output(ZIssuanceTransactionResponse)
-    .mutation(issueThroughTransaction("Credentials_Issue", { requireExplicitIssuer: true })),
+    .mutation(issueThroughTransaction({ requireExplicitIssuer: true })),
 
   revoke: protectedProcedure
     .meta({

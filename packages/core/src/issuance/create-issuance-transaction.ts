@@ -4,7 +4,6 @@ import { configurationCatalog } from "../credential-configurations";
 import { activeIssuerCache } from "../issuers";
 import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
-import { withIdempotency } from "../shared/idempotency";
 import { newId, randomToken } from "../shared/ids";
 import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
@@ -212,18 +211,16 @@ export async function createIssuanceTransaction(
 }
 
 /**
- * The procedure body shared by IssuanceTransactions_Create and Credentials_Issue: the same operation,
- * under its own Idempotency-Key scope, differing only in whether `issuerId` must be named.
+ * The procedure body shared by IssuanceTransactions_Create and Credentials_Issue: the same operation
+ * (each under its own Idempotency-Key scope, its operationId), differing only in whether `issuerId`
+ * must be named.
  */
-export function issueThroughTransaction(operation: string, options: { requireExplicitIssuer: boolean }) {
+export function issueThroughTransaction(options: { requireExplicitIssuer: boolean }) {
   return ({
     ctx,
     input,
   }: {
     ctx: RequestContext & { principal: Principal };
     input: TCreateIssuanceTransactionRequest;
-  }) =>
-    withIdempotency(ctx, operation, input, async (db) => ({
-      data: await createIssuanceTransaction(ctx.deps, db, ctx.principal, input, options),
-    }));
+  }) => createIssuanceTransaction(ctx.deps, ctx.db, ctx.principal, input, options).then((data) => ({ data }));
 }

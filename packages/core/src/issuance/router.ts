@@ -1,5 +1,4 @@
 import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
 import { completeAuthorization } from "./complete-authorization";
 import { issueThroughTransaction } from "./create-issuance-transaction";
 import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
@@ -34,7 +33,7 @@ export const issuanceTransactionsRouter = router({
     })
     .input(ZCreateIssuanceTransactionRequest)
     .output(ZIssuanceTransactionResponse)
-    .mutation(issueThroughTransaction("IssuanceTransactions_Create", { requireExplicitIssuer: false })),
+    .mutation(issueThroughTransaction({ requireExplicitIssuer: false })),
 
   get: protectedProcedure
     .meta({
@@ -90,11 +89,9 @@ export const issuanceTransactionsRouter = router({
     })
     .input(ZSupplyClaimsRequest)
     .output(ZIssuanceTransactionResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "IssuanceTransactions_SupplyClaims", input, async (db) => ({
-        data: await supplyClaims(ctx.deps, db, ctx.principal, input),
-      })),
-    ),
+    .mutation(async ({ ctx, input }) => ({
+      data: await supplyClaims(ctx.deps, ctx.db, ctx.principal, input),
+    })),
 
   completeAuthorization: protectedProcedure
     .meta({
@@ -113,10 +110,8 @@ export const issuanceTransactionsRouter = router({
     })
     .input(ZCompleteAuthorizationRequest)
     .output(ZCompleteAuthorizationResponse)
-    .mutation(({ ctx, input }) =>
-      // The handle is spent by the first call: a retry must get the same return URL again.
-      withIdempotency(ctx, "Authorizations_Complete", input, async (db) => ({
-        data: await completeAuthorization(ctx.deps, db, ctx.principal, input),
-      })),
-    ),
+    // The handle is spent by the first call: a retry with its Idempotency-Key gets the same return URL again.
+    .mutation(async ({ ctx, input }) => ({
+      data: await completeAuthorization(ctx.deps, ctx.db, ctx.principal, input),
+    })),
 });

@@ -1,5 +1,4 @@
 import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
 import { activateIssuer } from "./activate-issuer";
 import { activeIssuerCache } from "./active-issuer-cache";
 import { createIssuer } from "./create-issuer";
@@ -66,11 +65,9 @@ export const issuersRouter = router({
     })
     .input(ZCreateIssuerRequest)
     .output(ZCreateIssuerResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "Issuers_Create", input, async (db) => ({
-        data: await createIssuer({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
-      })),
-    ),
+    .mutation(async ({ ctx, input }) => ({
+      data: await createIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input),
+    })),
 
   get: protectedProcedure
     .meta({
@@ -173,11 +170,9 @@ export const issuersRouter = router({
     .input(ZRotateIssuerSigningKeyRequest)
     .output(ZRotateIssuerSigningKeyResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await withIdempotency(ctx, "Issuers_RotateSigningKey", input, async (db) => ({
-        data: await rotateIssuerSigningKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
-      }));
-      forgetRotatedIssuerKey(input.issuerId); // committed now, Idempotency-Key or not
-      return result;
+      const data = await rotateIssuerSigningKey({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
+      ctx.onCommitted(() => forgetRotatedIssuerKey(input.issuerId));
+      return { data };
     }),
 
   rotateCredentialEncryptionKey: protectedProcedure
@@ -199,17 +194,16 @@ export const issuersRouter = router({
     .input(ZRotateCredentialEncryptionKeyRequest)
     .output(ZUpdateIssuerResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await withIdempotency(
-        ctx,
-        "Issuers_RotateCredentialEncryptionKey",
+      const data = await rotateCredentialEncryptionKey(
+        { ...ctx.deps, db: ctx.db },
+        issuerCallerOf(ctx),
         input,
-        async (db) => ({
-          data: await rotateCredentialEncryptionKey({ ...ctx.deps, db }, issuerCallerOf(ctx), input),
-        }),
       );
-      activeIssuerCache.forgetIssuer(input.issuerId);
-      forgetCredentialEncryptionKey(input.issuerId);
-      return result;
+      ctx.onCommitted(() => {
+        activeIssuerCache.forgetIssuer(input.issuerId);
+        forgetCredentialEncryptionKey(input.issuerId);
+      });
+      return { data };
     }),
 
   prepareSigningKey: protectedProcedure

@@ -1,5 +1,4 @@
 import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
 import { scopeOf } from "../shared/scope-of";
 import {
   ZCreateOrganisationRequest,
@@ -30,11 +29,9 @@ export const organisationsRouter = router({
     })
     .input(ZCreateOrganisationRequest)
     .output(ZOrganisationResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "Organisations_Create", input, async (db) => ({
-        data: await createOrganisation(db, scopeOf(ctx), input),
-      })),
-    ),
+    .mutation(async ({ ctx, input }) => ({
+      data: await createOrganisation(ctx.db, scopeOf(ctx), input),
+    })),
 
   get: protectedProcedure
     .meta({

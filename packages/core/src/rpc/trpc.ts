@@ -6,6 +6,7 @@ import { toErrorEnvelope } from "../shared/error-shape";
 import { DomainError } from "../shared/errors";
 import type { Scope } from "../shared/scopes";
 import { authenticate } from "./authenticate";
+import { idempotencyMiddleware, type UnitOfWork } from "./idempotency";
 import { assertStaffCsrf } from "./staff-session";
 
 export interface OperationMeta extends OpenApiMeta {
@@ -15,7 +16,7 @@ export interface OperationMeta extends OpenApiMeta {
   successStatus?: number;
   /** Error statuses the operation documents (spec §4). */
   errorStatuses?: number[];
-  /** Accepts the Idempotency-Key header. */
+  /** Accepts the Idempotency-Key header: runs under the idempotency middleware (rpc/idempotency.ts). */
   idempotent?: boolean;
 }
 
@@ -39,8 +40,11 @@ export const publicProcedure = t.procedure;
 export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Authenticated, throttled, scope-checked procedure: the base of every spec operation. */
-export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
+/**
+ * Authenticated, throttled, scope-checked procedure. Build on it directly only to do something before
+ * the idempotency unit of work opens (`protectedProcedure` is this plus `idempotency`).
+ */
+export const authenticatedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
   const principal = await authenticate(ctx);
   // Console mutations: the one CSRF check for staff principals (API keys are not ambient credentials).
   if (principal.kind === "staff" && type === "mutation") {
@@ -58,3 +62,11 @@ export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next
   if (meta?.successStatus) ctx.response.status = meta.successStatus;
   return next({ ctx: { ...ctx, principal } });
 });
+
+/** `meta.idempotent` operations honour Idempotency-Key (rpc/idempotency.ts); gives `ctx.onCommitted`. */
+export const idempotency = t.middleware(({ ctx, meta, path, getRawInput, next }) =>
+  idempotencyMiddleware({ ctx, meta, path, getRawInput, next: (unit: UnitOfWork) => next({ ctx: unit }) }),
+);
+
+/** The base of every spec operation: authenticated, throttled, scope-checked, idempotent by meta. */
+export const protectedProcedure = authenticatedProcedure.use(idempotency);

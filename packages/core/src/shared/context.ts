@@ -39,7 +39,7 @@ export interface AppDeps {
   signInThrottle: SignInThrottle;
 }
 
-/** Per-request context shared by REST (trpc-to-openapi) and the console (tRPC). */
+/** Per-request context shared by REST (rest/mount-rest.ts) and the console (tRPC). */
 export interface RequestContext {
   deps: AppDeps;
   db: Db;

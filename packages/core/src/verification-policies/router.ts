@@ -1,5 +1,4 @@
 import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
 import { scopeOf } from "../shared/scope-of";
 import { reactivateVerificationPolicy, suspendVerificationPolicy } from "./change-verification-policy-status";
 import { createVerificationPolicy } from "./create-verification-policy";
@@ -41,11 +40,9 @@ export const verificationPoliciesRouter = router({
     })
     .input(ZCreateVerificationPolicyRequest)
     .output(ZCreateVerificationPolicyResponse)
-    .mutation(({ ctx, input }) =>
-      withIdempotency(ctx, "VerificationPolicies_Create", input, async (db) => ({
-        data: await createVerificationPolicy(db, scopeOf(ctx), ctx.deps.config, input),
-      })),
-    ),
+    .mutation(async ({ ctx, input }) => ({
+      data: await createVerificationPolicy(ctx.db, scopeOf(ctx), ctx.deps.config, input),
+    })),
 
   get: protectedProcedure
     .meta({

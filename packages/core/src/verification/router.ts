@@ -1,5 +1,4 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
+import { authenticatedProcedure, idempotency, protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
 import { cancelVerificationSession } from "./cancel-verification-session";
 import { createVerification } from "./create-verification";
@@ -17,7 +16,13 @@ import { getVerifierIdentity } from "./verifier-identity";
 const TAGS = ["Verifications"];
 
 export const verificationsRouter = router({
-  create: protectedProcedure
+  // The verifier identity is read (and on first use generated) before the idempotency unit of work
+  // opens: it is cached beyond this request, so it must not depend on the request's transaction.
+  create: authenticatedProcedure
+    .use(async ({ ctx, next }) =>
+      next({ ctx: { verifierIdentity: await getVerifierIdentity(ctx.deps, scopeOf(ctx)) } }),
+    )
+    .use(idempotency)
     .meta({
       openapi: {
         method: "POST",
@@ -36,12 +41,9 @@ export const verificationsRouter = router({
     })
     .input(ZCreateVerificationRequest)
     .output(ZVerificationSessionResponse)
-    .mutation(async ({ ctx, input }) => {
-      const identity = await getVerifierIdentity(ctx.deps, scopeOf(ctx));
-      return withIdempotency(ctx, "Verifications_Create", input, async (db) => ({
-        data: await createVerification(ctx.deps, db, scopeOf(ctx), input, identity),
-      }));
-    }),
+    .mutation(async ({ ctx, input }) => ({
+      data: await createVerification(ctx.deps, ctx.db, scopeOf(ctx), input, ctx.verifierIdentity),
+    })),
 
   get: protectedProcedure
     .meta({

@@ -1,0 +1,100 @@
+import type { Db } from "@cred/db";
+import type { AnyRouter } from "@trpc/server";
+import { getParseFn, isObject, middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
+import type { RequestContext } from "../shared/context";
+import { withIdempotency } from "../shared/idempotency";
+import type { Principal } from "../shared/principal";
+import type { OperationMeta } from "./trpc";
+
+type ParseInput = (raw: unknown) => Promise<unknown>;
+
+/** The input parsers of every `meta.idempotent` procedure, by procedure path (filled from the app router). */
+const inputParsers = new Map<string, ParseInput>();
+
+/**
+ * Reads each idempotent procedure's input parsers once: the middleware runs before tRPC parses the
+ * input, and the key's fingerprint is taken over the parsed input (defaults applied, unknown keys
+ * dropped), as it always was.
+ */
+export function registerIdempotentOperations(router: AnyRouter): void {
+  const procedures = router._def.procedures as Record<
+    string,
+    { _def: { meta?: OperationMeta; inputs: unknown[] } }
+  >;
+  for (const [path, procedure] of Object.entries(procedures)) {
+    if (!procedure._def.meta?.idempotent) continue;
+    const parsers = procedure._def.inputs.map((parser) => getParseFn(parser as never));
+    // As tRPC's input middleware combines several `.input()` parsers.
+    inputParsers.set(path, async (raw) => {
+      let input: unknown;
+      for (const parse of parsers) {
+        const parsed = await parse(raw);
+        input = isObject(input) && isObject(parsed) ? { ...input, ...parsed } : parsed;
+      }
+      return input;
+    });
+  }
+}
+
+export interface UnitOfWork {
+  /** The client or, under an Idempotency-Key, the transaction the response's record commits with. */
+  db: Db;
+  /** Runs `effect` once the operation's writes have committed (at once when there is no transaction). */
+  onCommitted: (effect: () => void) => void;
+}
+
+const runNow = (effect: () => void) => effect();
+
+type MiddlewareResult = { ok: boolean; data?: unknown; error?: unknown; ctx?: unknown };
+
+/**
+ * The Idempotency-Key of `meta.idempotent` operations (shared/idempotency.ts: scope, seal, claim,
+ * replay): without a key, or on other operations, the procedure runs as it is. With one, the key is
+ * claimed, and the procedure runs with `ctx.db` the transaction its response's record is written in
+ * (the unit of work, docs/adr/0019-idempotency-middleware.md); a replay answers the stored response
+ * without running it. Effects that must follow the commit (cache invalidations) go to `onCommitted`.
+ */
+export async function idempotencyMiddleware<R extends MiddlewareResult>(opts: {
+  ctx: RequestContext;
+  meta: OperationMeta | undefined;
+  path: string;
+  getRawInput: () => Promise<unknown>;
+  next: (unit: UnitOfWork) => Promise<R>;
+}): Promise<R> {
+  const { ctx, meta, path, next } = opts;
+  const key = meta?.idempotent ? ctx.idempotencyKey : undefined;
+  const parse = inputParsers.get(path);
+  const operation = meta?.openapi?.operationId;
+  if (key === undefined || !parse || !operation || !ctx.principal) {
+    return next({ db: ctx.db, onCommitted: runNow });
+  }
+  let input: unknown;
+  try {
+    input = await parse(await opts.getRawInput());
+  } catch {
+    // Not valid: tRPC's own input parsing answers it, before anything is claimed.
+    return next({ db: ctx.db, onCommitted: runNow });
+  }
+  const committed: (() => void)[] = [];
+  let result: R | undefined;
+  let data: unknown;
+  try {
+    data = await withIdempotency(
+      ctx as RequestContext & { principal: Principal },
+      operation,
+      input,
+      async (db) => {
+        result = await next({ db, onCommitted: (effect) => committed.push(effect) });
+        // Throwing rolls the unit of work back and releases the key; the result is answered as it was.
+        if (!result.ok) throw result.error;
+        return result.data;
+      },
+    );
+  } catch (error) {
+    if (result && !result.ok && error === result.error) return result;
+    throw error;
+  }
+  for (const effect of committed) effect();
+  // A replay: the stored response (withIdempotency set its status and Idempotent-Replayed).
+  return result ?? ({ ok: true, data, ctx, marker: middlewareMarker } as unknown as R);
+}
