@@ -4,9 +4,14 @@ import { getParseFn, isObject, middlewareMarker } from "@trpc/server/unstable-co
 import type { RequestContext } from "../shared/context";
 import { withIdempotency } from "../shared/idempotency";
 import type { Principal } from "../shared/principal";
-import type { OperationMeta } from "./trpc";
 
 type ParseInput = (raw: unknown) => Promise<unknown>;
+
+/** What the middleware reads of a procedure's meta (trpc.ts `OperationMeta`). */
+interface IdempotencyMeta {
+  idempotent?: boolean;
+  openapi?: { operationId?: string };
+}
 
 /** The input parsers of every `meta.idempotent` procedure, by procedure path (filled from the app router). */
 const inputParsers = new Map<string, ParseInput>();
@@ -19,7 +24,7 @@ const inputParsers = new Map<string, ParseInput>();
 export function registerIdempotentOperations(router: AnyRouter): void {
   const procedures = router._def.procedures as Record<
     string,
-    { _def: { meta?: OperationMeta; inputs: unknown[] } }
+    { _def: { meta?: IdempotencyMeta; inputs: unknown[] } }
   >;
   for (const [path, procedure] of Object.entries(procedures)) {
     if (!procedure._def.meta?.idempotent) continue;
@@ -56,7 +61,7 @@ type MiddlewareResult = { ok: boolean; data?: unknown; error?: unknown; ctx?: un
  */
 export async function idempotencyMiddleware<R extends MiddlewareResult>(opts: {
   ctx: RequestContext;
-  meta: OperationMeta | undefined;
+  meta: IdempotencyMeta | undefined;
   path: string;
   getRawInput: () => Promise<unknown>;
   next: (unit: UnitOfWork) => Promise<R>;
