@@ -388,6 +388,68 @@ describe("idempotency", () => {
     expect(runs).toBe(1);
   });
 
+  it("is driven by meta.idempotent alone: such a procedure replays, one without it ignores the key", async () => {
+    const { createRequestContext } = await import("@cred/core");
+    const { registerIdempotentOperations } = await import("@cred/core/rpc/idempotency");
+    const { createCallerFactory, protectedProcedure, router } = await import("@cred/core/rpc/trpc");
+    const { z } = await import("zod");
+    const runs = { idempotent: 0, plain: 0 };
+    const meta = (operationId: string, idempotent: boolean) => ({
+      openapi: { method: "POST" as const, path: `/test/${operationId}`, operationId },
+      successStatus: 201,
+      idempotent,
+    });
+    // No withIdempotency in the bodies: the meta is all that differs.
+    const testRouter = router({
+      idempotent: protectedProcedure
+        .meta(meta("Test_MetaIdempotent", true))
+        .input(z.object({ n: z.number(), tag: z.string().default("t") }))
+        .mutation(async ({ ctx, input }) => ({
+          run: ++runs.idempotent,
+          n: input.n,
+          inTx: ctx.db !== t.server.database.prisma,
+        })),
+      plain: protectedProcedure
+        .meta(meta("Test_MetaPlain", false))
+        .input(z.object({ n: z.number() }))
+        .mutation(async ({ ctx }) => ({ run: ++runs.plain, inTx: ctx.db !== t.server.database.prisma })),
+    });
+    registerIdempotentOperations(testRouter);
+    const caller = (key: string) => {
+      const ctx = createRequestContext(t.server.deps, {
+        requestId: "req",
+        authorization: `ApiKey ${t.adminKey}`,
+        staffSessionToken: undefined,
+        csrfToken: undefined,
+        idempotencyKey: key,
+      });
+      return { ctx, call: createCallerFactory(testRouter)(ctx) };
+    };
+    const first = caller("meta-1");
+    expect(await first.call.idempotent({ n: 1 })).toEqual({ run: 1, n: 1, inTx: true });
+    const replay = caller("meta-1");
+    // The parsed input is what is compared: the default written out is the same request.
+    expect(await replay.call.idempotent({ n: 1, tag: "t" })).toEqual({ run: 1, n: 1, inTx: true });
+    expect(replay.ctx.response).toEqual(
+      expect.objectContaining({
+        status: 201,
+        headers: expect.objectContaining({ "Idempotent-Replayed": "true" }),
+      }),
+    );
+    await expect(caller("meta-1").call.idempotent({ n: 2 })).rejects.toMatchObject({
+      cause: expect.objectContaining({ code: "IdempotencyKeyReused" }),
+    });
+    expect(runs.idempotent).toBe(1);
+
+    expect(await caller("meta-2").call.plain({ n: 1 })).toEqual({ run: 1, inTx: false });
+    const again = caller("meta-2");
+    expect(await again.call.plain({ n: 1 })).toEqual({ run: 2, inTx: false });
+    expect(again.ctx.response.headers["Idempotent-Replayed"]).toBeUndefined();
+    expect(
+      await t.server.database.prisma.idempotencyRecord.count({ where: { operation: "Test_MetaPlain" } }),
+    ).toBe(0);
+  });
+
   it("does not keep a record when the operation fails, so a corrected retry works", async () => {
     const headers = { "idempotency-key": "idem-4" };
     expect((await call(t, "POST", path, { key: t.adminKey, body: org("mine"), headers })).status).toBe(409);
