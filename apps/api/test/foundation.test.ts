@@ -395,7 +395,7 @@ describe("idempotency", () => {
     const { z } = await import("zod");
     const runs = { idempotent: 0, plain: 0 };
     const meta = (operationId: string, idempotent: boolean) => ({
-      openapi: { method: "POST" as const, path: `/test/${operationId}`, operationId },
+      openapi: { method: "POST" as const, path: `/test/${operationId}` as const, operationId },
       successStatus: 201,
       idempotent,
     });
