@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { newId } from "@cred/core";
+import { pkceChallengeOf } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { activeIssuer, issueCredential } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, createTransaction, issueCredential } from "./fixtures";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
 import {
   exampleRunner,
@@ -11,6 +13,7 @@ import {
   type Operation,
   ownSigningCertificate,
 } from "./openapi-walk";
+import { fetchJson, resolveOffer, wellKnown } from "./wallet-client";
 
 /**
  * Tenant and environment isolation of every REST operation the OpenAPI document lists (so a new
@@ -38,15 +41,12 @@ vi.mock("node:dns/promises", async (importOriginal) => {
  * path is exercised without being named here; one that does not must be named in COLLECTION_OPERATIONS
  * or here, so nothing escapes unnoticed.
  */
-const NOT_EXERCISED: Record<string, string> = {
-  Authorizations_Complete:
-    "names an `interaction` the authorization endpoint hands a wallet's browser (not a resource of the API's own), and no example can hold one",
-};
+const NOT_EXERCISED: Record<string, string> = {};
 
 /**
  * Operations that name no resource in their path and are not a read (reads are checked as lists or
  * singletons), with what each names instead. `namesInBody`: its example body names tenant A's resources
- * (an issuer id, an organisation reference, a configuration or policy identifier); another tenant or
+ * (an issuer id, an organisation reference, a configuration or policy identifier, an interaction); another tenant or
  * environment is refused (400 or 404, as the operation documents for a name that does not exist) exactly
  * as when the example's ids name nothing at all, so it cannot tell that A's exist. `namesNothing`: it makes
  * a resource of the caller's own (identifiers are per tenant and environment), so another tenant or
@@ -59,6 +59,8 @@ const COLLECTION_OPERATIONS: Record<string, "namesInBody" | { namesNothing: stri
   Credentials_Issue: "namesInBody",
   Verifications_Create: "namesInBody",
   VerificationPolicies_Create: "namesInBody",
+  // Its `interaction` is what the authorization endpoint handed the browser of a wallet of A's.
+  Authorizations_Complete: "namesInBody",
   Organisations_Create: { namesNothing: "makes the caller's organisation under a reference of its own" },
   Webhooks_Create: { namesNothing: "makes the caller's subscription" },
   VerifierCertificates_Upload: { namesNothing: "sets the caller's own verifier certificate" },
@@ -144,6 +146,40 @@ async function rowsOfA(): Promise<Record<string, string[]>> {
   return rows;
 }
 
+/** Offer (authorization code) → PAR → authorize at `active`, given an authorization page: the interaction. */
+async function interactionAt(active: ActiveIssuer, key: string): Promise<string> {
+  const page = await call(t, "PATCH", `/management/issuers/${active.issuerId}`, {
+    key,
+    body: { authorizationPage: { url: "https://login.acme.example/consent" } },
+  });
+  if (page.status !== 200) throw new Error(`authorization page: ${json(page.body)}`);
+  const created = await createTransaction(t, key, active, { grant: "authorizationCode" });
+  const offer = await resolveOffer(created.credentialOffer);
+  const as = (await fetchJson(wellKnown("oauth-authorization-server", active.credentialIssuer))).body;
+  const wallet = { client_id: "wallet-client", redirect_uri: "https://wallet.example/cb" };
+  const pushed = await fetchJson(as.pushed_authorization_request_endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      ...wallet,
+      response_type: "code",
+      code_challenge: pkceChallengeOf(randomBytes(32).toString("base64url")),
+      code_challenge_method: "S256",
+      issuer_state: offer.grants.authorization_code.issuer_state,
+    }).toString(),
+  });
+  if (pushed.status !== 201) throw new Error(`PAR: ${json(pushed.body)}`);
+  const authorize = new URL(as.authorization_endpoint);
+  authorize.search = new URLSearchParams({
+    client_id: wallet.client_id,
+    request_uri: pushed.body.request_uri,
+  }).toString();
+  const sent = await fetch(authorize, { redirect: "manual" });
+  const interaction = new URL(sent.headers.get("location") ?? "http://none").searchParams.get("interaction");
+  if (!interaction) throw new Error(`authorize: ${sent.status} ${sent.headers.get("location")}`);
+  return interaction;
+}
+
 beforeAll(async () => {
   t = await startTestServer();
   api = await loadOpenApi(t);
@@ -154,8 +190,16 @@ beforeAll(async () => {
   setup = await runner.run(api.operations.filter((op) => op.method !== "DELETE"));
 
   // What no example makes. A credential is made by a wallet redeeming an offer.
-  const issued = await issueCredential(t, keyA, await activeIssuer(t, keyA));
+  const active = await activeIssuer(t, keyA);
+  const issued = await issueCredential(t, keyA, active);
   runner.made.set(parameterExampleOf("Credentials_Revoke", "credentialId"), issued.credentialId);
+  // An interaction is handed to the browser of a wallet starting an authorization at an issuer with an
+  // authorization page.
+  const complete = api.operations.find((op) => op.id === "Authorizations_Complete")!;
+  runner.made.set(
+    (api.bodyExample(complete.operation).value as Json).interaction,
+    await interactionAt(active, keyA),
+  );
   // A delivery is made by the webhook worker (not run here) from an event; one is written as it would.
   const subscriptionId = runner.made.get(parameterExampleOf("Webhooks_Get", "subscriptionId"))!;
   const deliveryId = newId("whd");
@@ -243,6 +287,15 @@ describe("tenant and environment isolation of every REST operation (from openapi
         return undefined;
       }
     };
+    // The creates name A's resources: made ids put in the example's place, or (these two) the example's
+    // own identifiers, which A's sandbox holds (organisation acme-bank, policy over-18).
+    const namingByIdentifier: string[] = [];
+    for (const op of collectionOperations("namesInBody")) {
+      const { body } = await runner.request(op);
+      if (json(body) === json(api.bodyExample(op.operation).value)) namingByIdentifier.push(op.id);
+    }
+    expect(namingByIdentifier.sort()).toEqual(["Issuers_Create", "Verifications_Create"]);
+
     for (const caller of foreign) {
       for (const op of resourceOperations()) {
         const { target, result } = await runner.send(op, caller.key);
