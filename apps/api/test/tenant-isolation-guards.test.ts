@@ -46,11 +46,12 @@ const NOT_EXERCISED: Record<string, string> = {};
 /**
  * Operations that name no resource in their path and are not a read (reads are checked as lists or
  * singletons), with what each names instead. `namesInBody`: its example body names tenant A's resources
- * (an issuer id, an organisation reference, a configuration or policy identifier, an interaction); another tenant or
- * environment is refused (400 or 404, as the operation documents for a name that does not exist) exactly
- * as when the example's ids name nothing at all, so it cannot tell that A's exist. `namesNothing`: it makes
- * a resource of the caller's own (identifiers are per tenant and environment), so another tenant or
- * environment may make one with A's very identifiers: 201, never a 409 that would tell that A's exist.
+ * (an issuer id, an organisation reference, a configuration or policy identifier, an interaction);
+ * another tenant or environment is refused (400 or 404, as the operation documents for a name that does
+ * not exist) exactly as when the example's ids name nothing at all, so it cannot tell that A's exist.
+ * `namesNothing`: it makes a resource of the caller's own (identifiers are per tenant and environment),
+ * so another tenant or environment may make one with A's very identifiers: 201, never a 409 that would
+ * tell that A's exist.
  */
 const COLLECTION_OPERATIONS: Record<string, "namesInBody" | { namesNothing: string }> = {
   Issuers_Create: "namesInBody",
@@ -299,7 +300,7 @@ describe("tenant and environment isolation of every REST operation (from openapi
     for (const caller of foreign) {
       for (const op of resourceOperations()) {
         const { target, result } = await runner.send(op, caller.key);
-        // NotFound, as for an id that names nothing (RouteNotFound would mean the path was not an operation's).
+        // NotFound, as for an id that names nothing (RouteNotFound: the path was no operation's).
         if (result.status !== 404 || codeOf(result) !== "NotFound")
           leaks.push(
             `${caller.name}: ${op.id} ${op.method} ${target} → ${result.status} ${json(result.body)}`,
