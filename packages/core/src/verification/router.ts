@@ -1,16 +1,16 @@
-import { authenticatedProcedure, idempotency, protectedProcedure, router } from "../rpc/trpc";
-import { scopeOf } from "../shared/scope-of";
-import { cancelVerificationSession } from "./cancel-verification-session";
-import { createVerification } from "./create-verification";
-import { getVerificationSession } from "./get-verification-session";
-import { submitVerificationSession } from "./submit-verification-session";
 import {
   ZCreateVerificationRequest,
   ZGetVerificationRequest,
   ZSessionIdParams,
   ZSubmitVerificationSessionRequest,
   ZVerificationSessionResponse,
-} from "./verification-session.schema";
+} from "@cred/contracts/verification-sessions";
+import { authenticatedProcedure, idempotency, protectedProcedure, router } from "../rpc/trpc";
+import { scopeOf } from "../shared/scope-of";
+import { cancelVerificationSession } from "./cancel-verification-session";
+import { createVerification } from "./create-verification";
+import { getVerificationSession } from "./get-verification-session";
+import { submitVerificationSession } from "./submit-verification-session";
 import { getVerifierIdentity } from "./verifier-identity";
 
 const TAGS = ["Verifications"];
