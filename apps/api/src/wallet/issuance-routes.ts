@@ -70,7 +70,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
       return handler(issuer, request, reply);
     });
   const noSuchIssuer = (code: string, status: number) => () =>
-    new OAuthError(code, "There is no active credential issuer at this URL.", { status, headers: NO_STORE });
+    new OAuthError(code, "There is no active credential issuer at this URL.", { status });
   /** The issuer's DPoP nonces where it requires them (`requireDpopNonce`), else undefined. */
   const dpopNonces = (issuer: WalletIssuer) => dpopNoncesOf(deps.secretBox, issuer);
   /**
@@ -360,10 +360,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
 /** The form body of an OAuth endpoint; any other body is 400 `invalid_request` (RFC 6749 §3.2, RFC 9126 §2.1). */
 function formOf(request: FastifyRequest, what: string): URLSearchParams {
   if (request.body instanceof URLSearchParams) return request.body;
-  throw new OAuthError("invalid_request", `Send the ${what} as application/x-www-form-urlencoded.`, {
-    status: 400,
-    headers: NO_STORE,
-  });
+  throw new OAuthError("invalid_request", `Send the ${what} as application/x-www-form-urlencoded.`);
 }
 
 /**

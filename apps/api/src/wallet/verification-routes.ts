@@ -3,6 +3,7 @@ import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-re
 import { serveRequestObject, type WalletHttpResponse } from "@cred/core/verification/serve-request-object";
 import { OAuthError, VpError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sendOAuthError } from "./oauth-error-reply";
 import { oauthErrors } from "./oauth-reply";
 
 type HandleParams = { Params: { handle: string } };
@@ -33,21 +34,11 @@ async function guarded(request: FastifyRequest, reply: FastifyReply, run: () => 
   try {
     return send(reply, await run());
   } catch (error) {
-    if (error instanceof OAuthError) {
-      return reply
-        .code(error.status)
-        .headers({ ...error.headers, "cache-control": "no-store" })
-        .type("application/json")
-        .send(error.toJSON());
-    }
+    if (error instanceof OAuthError) return sendOAuthError(reply, error);
     // Text the database cannot store, from inside the wallet's response (http/storable-text.ts refuses
     // it in the form itself).
     if (isUnstorableTextViolation(error)) {
-      return reply
-        .code(400)
-        .header("cache-control", "no-store")
-        .type("application/json")
-        .send({ error: "invalid_request", error_description: UNSTORABLE_TEXT_MESSAGE });
+      return sendOAuthError(reply, new OAuthError("invalid_request", UNSTORABLE_TEXT_MESSAGE));
     }
     request.log.error({ err: error }, "verifier endpoint failed");
     return reply

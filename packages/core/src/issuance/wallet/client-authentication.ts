@@ -54,7 +54,7 @@ function useChallenge(challenges: IssuerNonces) {
   return useNonceError(
     USE_ATTESTATION_CHALLENGE,
     "This credential issuer requires one of its challenges in the client attestation PoP (or, where the DPoP proof is the PoP, as its nonce): use the one in OAuth-Client-Attestation-Challenge, or one from its challenge endpoint.",
-    attestationChallengeHeader(challenges),
+    { attestationChallenge: challenges.issue() },
   );
 }
 

@@ -72,10 +72,7 @@ async function refuseConfigurationBeyondToken(
   const description = "The access token does not cover this credential configuration.";
   throw new OAuthError("insufficient_scope", description, {
     status: 403,
-    headers: {
-      ...NO_STORE,
-      "WWW-Authenticate": `Bearer error="insufficient_scope", error_description="${description}"`,
-    },
+    challenge: { schemes: ["Bearer"], withError: true },
   });
 }
 
@@ -161,7 +158,7 @@ async function checkTokenBinding(
   } catch (error) {
     if (error instanceof DpopProofError) throw dpopResourceError("invalid_dpop_proof", error.message);
     if (error instanceof DpopNonceError)
-      throw dpopResourceError("use_dpop_nonce", error.message, dpopNonceHeader(request.dpopNonces));
+      throw dpopResourceError("use_dpop_nonce", error.message, request.dpopNonces?.issue());
     throw error;
   }
   if (proof.jkt !== dpopJkt)

@@ -7,7 +7,7 @@ import {
   verifyDpopProof,
 } from "@cred/oid4vc";
 import { hashSecret } from "../../shared/secret-box";
-import { type DpopNonces, dpopNonceHeader, useNonceError } from "./issuer-nonces";
+import { type DpopNonces, useNonceError } from "./issuer-nonces";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */
 const MAX_AGE_SECONDS = 300;
@@ -38,7 +38,7 @@ export async function dpopProofForTokenRequest(
   } catch (error) {
     if (error instanceof DpopProofError) throw tokenError("invalid_dpop_proof", error.message);
     if (error instanceof DpopNonceError)
-      throw useNonceError("use_dpop_nonce", error.message, dpopNonceHeader(nonces));
+      throw useNonceError("use_dpop_nonce", error.message, freshNonce(nonces));
     throw error;
   }
 }
@@ -76,4 +76,9 @@ export async function checkDpopProof(
   );
   if (affected !== 1) throw new DpopProofError("the DPoP proof was already used; make a new one per request");
   return verified;
+}
+
+/** A fresh nonce of `nonces` for an error to carry (none where the issuer requires none). */
+function freshNonce(nonces: DpopNonces | undefined): { dpopNonce?: string } {
+  return nonces ? { dpopNonce: nonces.issue() } : {};
 }
