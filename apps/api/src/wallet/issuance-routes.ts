@@ -1,28 +1,23 @@
 import { gzipSync } from "node:zlib";
 import type { AppDeps } from "@cred/core";
 import {
-  attestationChallengeHeader,
   attestationChallengesOf,
   authorizationServerMetadata,
   authorize,
+  type BrowserBindingCookie,
   credentialIssuerMetadata,
   credentialOfferByHandle,
   credentialTypeMetadata,
-  dpopNonceHeader,
   dpopNoncesOf,
-  dpopProofForTokenRequest,
   exchangeToken,
-  invalidToken,
   issueCredentials,
   issueDeferredCredentials,
   issueNonce,
   jwtVcIssuerMetadata,
   loadWalletIssuer,
-  NO_STORE,
   pushAuthorizationRequest,
   recordNotification,
   returnFromAuthorizationPage,
-  setCookieHeader,
   signedCredentialIssuerMetadata,
   type WalletIssuer,
 } from "@cred/core/issuance/index";
@@ -32,8 +27,12 @@ import { OAuthError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { acceptsGzip, gzipEtag, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";
-import { assertStorableText } from "../http/storable-text";
+import { acceptJwtBodies, sendCredentialAnswer, tokenNotForIssuer } from "./credential-answer";
+import { formOf } from "./form";
 import { notFound, oauthErrors, walletHandler } from "./oauth-reply";
+import { presentedCredentials } from "./presented-credentials";
+import { attestationChallengeHeader, dpopNonceHeader, NO_STORE, setCookieHeader } from "./response-headers";
+import { walletClient } from "./wallet-client";
 
 type IssuerParams = { issuerId: string };
 
@@ -73,32 +72,6 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     new OAuthError(code, "There is no active credential issuer at this URL.", { status });
   /** The issuer's DPoP nonces where it requires them (`requireDpopNonce`), else undefined. */
   const dpopNonces = (issuer: WalletIssuer) => dpopNoncesOf(deps.secretBox, issuer);
-  /**
-   * What a wallet sent to authenticate itself at the PAR or token endpoint: its attestation headers and
-   * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`, required where `requireDpop`;
-   * 400 `use_dpop_nonce` without a current nonce where `nonces` are required), and the issuer's
-   * attestation `challenges` where it requires them.
-   */
-  const walletClient = async (
-    request: FastifyRequest,
-    url: string,
-    requireDpop: boolean,
-    nonces: ReturnType<typeof dpopNonces>,
-    challenges: ReturnType<typeof attestationChallengesOf>,
-  ) => {
-    const proof = request.headers.dpop;
-    const checked = await dpopProofForTokenRequest(deps.database.fast, proof, url, requireDpop, nonces);
-    return {
-      attestation: request.headers["oauth-client-attestation"],
-      attestationPop: request.headers["oauth-client-attestation-pop"],
-      dpopJkt: checked?.jkt ?? null,
-      dpopNonce: checked?.nonce,
-      challenges,
-    };
-  };
-
-  const tokenNotForIssuer = () => invalidToken("The access token was not issued for this credential issuer.");
-
   // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it, where the issuer
   // has a signing certificate to put in x5c (without one, no wallet could validate the signature).
   const issuerMetadata = withIssuer(async (issuer, request, reply) => {
@@ -154,7 +127,13 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         const url = issuerUrls(deps.config, issuer.id).token;
         const nonces = dpopNonces(issuer);
         const challenges = attestationChallengesOf(deps.secretBox, issuer);
-        const client = await walletClient(request, url, issuer.requireDpop, nonces, challenges);
+        const client = await walletClient(
+          deps,
+          request,
+          { url, requireDpop: issuer.requireDpop },
+          nonces,
+          challenges,
+        );
         const response = await exchangeToken(
           deps.database.fast,
           deps.config,
@@ -186,7 +165,7 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
         // requireDpop is enforced on the request (a proof or dpop_jkt), not on the proof alone.
         const nonces = dpopNonces(issuer);
         const challenges = attestationChallengesOf(deps.secretBox, issuer);
-        const client = await walletClient(request, url, false, nonces, challenges);
+        const client = await walletClient(deps, request, { url, requireDpop: false }, nonces, challenges);
         const response = await pushAuthorizationRequest(
           db,
           deps.database.fast,
@@ -266,29 +245,18 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   // Encrypted credential requests (OpenID4VCI §10) are compact JWEs, read as text by these two endpoints
   // only: every other route keeps refusing application/jwt bodies (415).
   app.register(async (scoped) => {
-    scoped.addContentTypeParser("application/jwt", { parseAs: "string" }, (_req, body, done) => {
-      try {
-        assertStorableText(body as string, "body");
-      } catch (error) {
-        return done(error as Error, undefined);
-      }
-      done(null, body as string);
-    });
+    acceptJwtBodies(scoped);
     // The credential and deferred credential endpoints: same protection, same reading of the body.
     const credentialEndpoint = (path: string, issue: typeof issueCredentials) =>
       scoped.post(
         path,
         oauthErrors("invalid_credential_request"),
         withIssuer(async (issuer, request, reply) => {
-          const { authorization, dpop } = request.headers;
-          const result = await issue(
-            deps,
-            issuer,
-            { authorization, dpop },
-            { contentType: request.headers["content-type"], body: request.body },
-          );
-          reply.code(result.status).headers(result.headers);
-          return result.body;
+          const answer = await issue(deps, issuer, presentedCredentials(request), {
+            contentType: request.headers["content-type"],
+            body: request.body,
+          });
+          return sendCredentialAnswer(deps, issuer, reply, answer);
         }, tokenNotForIssuer),
       );
     credentialEndpoint("/issuers/:issuerId/credential", issueCredentials);
@@ -299,13 +267,13 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
     "/issuers/:issuerId/notification",
     oauthErrors("invalid_notification_request"),
     withIssuer(async (issuer, request, reply) => {
-      const { authorization, dpop } = request.headers;
+      const presented = presentedCredentials(request);
       const url = issuerUrls(deps.config, issuer.id).notification;
       const nonces = dpopNonces(issuer);
       await recordNotification(
         deps.database,
         issuer.id,
-        { authorization, dpop, method: "POST", url, requireDpop: issuer.requireDpop, dpopNonces: nonces },
+        { ...presented, method: "POST", url, requireDpop: issuer.requireDpop, dpopNonces: nonces },
         request.body,
       );
       return reply
@@ -357,19 +325,13 @@ export function registerIssuanceWalletRoutes(app: FastifyInstance, deps: AppDeps
   });
 }
 
-/** The form body of an OAuth endpoint; any other body is 400 `invalid_request` (RFC 6749 §3.2, RFC 9126 §2.1). */
-function formOf(request: FastifyRequest, what: string): URLSearchParams {
-  if (request.body instanceof URLSearchParams) return request.body;
-  throw new OAuthError("invalid_request", `Send the ${what} as application/x-www-form-urlencoded.`);
-}
-
 /**
  * The answer to the person's browser at the authorization endpoint or on its way back: a 302 (setting
  * or clearing the flow's cookie), or a page (400) where a redirect cannot be trusted.
  */
 function answerBrowser(
   reply: FastifyReply,
-  outcome: { redirectTo: string; cookie?: Parameters<typeof setCookieHeader>[0] } | { errorPage: string },
+  outcome: { redirectTo: string; cookie?: BrowserBindingCookie } | { errorPage: string },
 ) {
   reply.headers({ ...NO_STORE, "Referrer-Policy": "no-referrer" });
   if ("redirectTo" in outcome) {

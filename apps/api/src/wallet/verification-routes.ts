@@ -1,7 +1,7 @@
 import { type AppDeps, isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
 import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-response";
-import { serveRequestObject, type WalletHttpResponse } from "@cred/core/verification/serve-request-object";
-import { OAuthError, VpError } from "@cred/oid4vc";
+import { serveRequestObject } from "@cred/core/verification/serve-request-object";
+import { OAuthError, REQUEST_OBJECT_CONTENT_TYPE, VpError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendOAuthError } from "./oauth-error-reply";
 import { oauthErrors } from "./oauth-reply";
@@ -24,13 +24,24 @@ function requestUriForm(request: FastifyRequest): URLSearchParams {
   );
 }
 
-function send(reply: FastifyReply, response: WalletHttpResponse) {
-  if (response.headers) reply.headers(response.headers);
-  return reply.code(response.status).type(response.contentType).send(response.body);
+/** What a verifier endpoint answers a wallet: 200, `no-store`, its media type. */
+interface VerifierAnswer {
+  contentType: string;
+  body: string;
 }
 
+function send(reply: FastifyReply, answer: VerifierAnswer) {
+  reply.headers({ "cache-control": "no-store" });
+  return reply.code(200).type(answer.contentType).send(answer.body);
+}
+
+const requestObject = (jwt: string): VerifierAnswer => ({
+  contentType: REQUEST_OBJECT_CONTENT_TYPE,
+  body: jwt,
+});
+
 /** OAuth-shaped error (`{ error, error_description }`) for the wallet; anything unexpected is a 500 server_error. */
-async function guarded(request: FastifyRequest, reply: FastifyReply, run: () => Promise<WalletHttpResponse>) {
+async function guarded(request: FastifyRequest, reply: FastifyReply, run: () => Promise<VerifierAnswer>) {
   try {
     return send(reply, await run());
   } catch (error) {
@@ -63,16 +74,22 @@ const unknownRequest = (reply: FastifyReply, status: number) =>
 export function registerVerificationWalletRoutes(app: FastifyInstance, deps: AppDeps) {
   app.get<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
-    return guarded(request, reply, () => serveRequestObject(deps, request.params.handle));
+    return guarded(request, reply, async () =>
+      requestObject(await serveRequestObject(deps, request.params.handle)),
+    );
   });
   app.post<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
     return guarded(request, reply, async () =>
-      serveRequestObject(deps, request.params.handle, requestUriForm(request)),
+      requestObject(await serveRequestObject(deps, request.params.handle, requestUriForm(request))),
     );
   });
   app.post<HandleParams>("/verifier/responses/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 400);
-    return guarded(request, reply, () => receiveWalletResponse(deps, request.params.handle, formOf(request)));
+    return guarded(request, reply, async () => {
+      const { redirectUri } = await receiveWalletResponse(deps, request.params.handle, formOf(request));
+      const body = redirectUri === undefined ? {} : { redirect_uri: redirectUri };
+      return { contentType: "application/json", body: JSON.stringify(body) };
+    });
   });
 }

@@ -78,8 +78,3 @@ export function useNonceError(
 ) {
   return new OAuthError(code, message, { status: 400, ...fresh });
 }
-
-/** The `DPoP-Nonce` header of a response of an issuer that requires nonces (RFC 9449 §8.2), else none. */
-export function dpopNonceHeader(nonces: DpopNonces | undefined): Record<string, string> {
-  return nonces ? { "DPoP-Nonce": nonces.issue() } : {};
-}
