@@ -1,10 +1,6 @@
 import type { AppDeps } from "@cred/core";
-import {
-  type CredentialAnswer,
-  dpopNoncesOf,
-  invalidToken,
-  type WalletIssuer,
-} from "@cred/core/issuance/index";
+import { dpopNoncesOf } from "@cred/core/authorization-server/index";
+import { type CredentialAnswer, invalidToken, type WalletIssuer } from "@cred/core/issuance/index";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { assertStorableText } from "../http/storable-text";
 import { dpopNonceHeader, NO_STORE } from "./response-headers";

@@ -1,5 +1,6 @@
 import type { AppDeps } from "@cred/core";
-import { dpopNoncesOf, issueNonce } from "@cred/core/issuance/index";
+import { dpopNoncesOf } from "@cred/core/authorization-server/index";
+import { issueNonce } from "@cred/core/issuance/index";
 import type { FastifyInstance } from "fastify";
 import { oauthErrors } from "./oauth-reply";
 import { dpopNonceHeader, NO_STORE } from "./response-headers";

@@ -1,5 +1,6 @@
 import type { AppDeps } from "@cred/core";
-import { dpopNoncesOf, recordNotification } from "@cred/core/issuance/index";
+import { dpopNoncesOf } from "@cred/core/authorization-server/index";
+import { recordNotification } from "@cred/core/issuance/index";
 import { issuerUrls } from "@cred/core/issuers/index";
 import type { FastifyInstance } from "fastify";
 import { tokenNotForIssuer } from "./credential-answer";

@@ -1,4 +1,5 @@
-import type { BrowserBindingCookie, IssuerNonces } from "@cred/core/issuance/index";
+import type { IssuerNonces } from "@cred/core/authorization-server/index";
+import type { BrowserBindingCookie } from "@cred/core/issuance/index";
 import { CLIENT_ATTESTATION_CHALLENGE_HEADER } from "@cred/oid4vc";
 
 /** Protocol responses must not be cached (OpenID4VCI §6.2, §7.2, §8.3; RFC 6749 §5.1). */

@@ -1,5 +1,6 @@
 import type { AppDeps } from "@cred/core";
-import { attestationChallengesOf, dpopNoncesOf, exchangeToken } from "@cred/core/issuance/index";
+import { attestationChallengesOf, dpopNoncesOf } from "@cred/core/authorization-server/index";
+import { exchangeToken } from "@cred/core/issuance/index";
 import { issuerUrls } from "@cred/core/issuers/index";
 import type { FastifyInstance } from "fastify";
 import { formOf } from "./form";

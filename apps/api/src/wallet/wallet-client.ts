@@ -3,7 +3,7 @@ import {
   dpopProofForTokenRequest,
   type IssuerNonces,
   type WalletClientCredentials,
-} from "@cred/core/issuance/index";
+} from "@cred/core/authorization-server/index";
 import type { FastifyRequest } from "fastify";
 import { headerValues } from "./presented-credentials";
 

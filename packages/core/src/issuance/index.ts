@@ -5,7 +5,6 @@ export { lockBatch } from "./lock-batch";
 export { TX_CODE_HASH_PURPOSE } from "./tx-code";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { type BrowserBindingCookie, returnFromAuthorizationPage } from "./wallet/authorization-page";
-export { attestationChallengesOf, type WalletClientCredentials } from "./wallet/client-authentication";
 export {
   type CredentialAnswer,
   issueCredentials,
@@ -13,8 +12,6 @@ export {
   type PresentedCredentials,
 } from "./wallet/credential";
 export { issueDeferredCredentials } from "./wallet/deferred-credential";
-export { dpopProofForTokenRequest } from "./wallet/dpop";
-export { dpopNoncesOf, type IssuerNonces } from "./wallet/issuer-nonces";
 export { invalidToken, loadWalletIssuer, type WalletIssuer } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,

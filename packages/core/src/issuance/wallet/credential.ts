@@ -18,6 +18,7 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
+import { checkDpopProof, type DpopNonces, dpopNoncesOf } from "../../authorization-server";
 import { configurationCatalog } from "../../credential-configurations";
 import {
   credentialEncryptionKeys,
@@ -35,8 +36,6 @@ import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
-import { checkDpopProof } from "./dpop";
-import { type DpopNonces, dpopNoncesOf } from "./issuer-nonces";
 import { keyAttestationCheck } from "./key-attestation";
 import { invalidToken, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";

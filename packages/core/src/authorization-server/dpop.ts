@@ -6,7 +6,7 @@ import {
   type VerifiedDpopProof,
   verifyDpopProof,
 } from "@cred/oid4vc";
-import { hashSecret } from "../../shared/secret-box";
+import { hashSecret } from "../shared/secret-box";
 import { type DpopNonces, useNonceError } from "./issuer-nonces";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */

@@ -1,11 +1,11 @@
 import type { FastSql } from "@cred/db";
 import { ClientAttestationError, USE_ATTESTATION_CHALLENGE, verifyClientAttestation } from "@cred/oid4vc";
-import type { TWalletAttestation } from "../../issuers";
-import { trustedAttester } from "../../shared/attestation-status";
-import type { CoreConfig } from "../../shared/context";
-import type { SecretBox } from "../../shared/secret-box";
-import { hashSecret } from "../../shared/secret-box";
-import { trustSettingsOf } from "../../shared/x5c-chain";
+import type { TWalletAttestation } from "../issuers";
+import { trustedAttester } from "../shared/attestation-status";
+import type { CoreConfig } from "../shared/context";
+import type { SecretBox } from "../shared/secret-box";
+import { hashSecret } from "../shared/secret-box";
+import { trustSettingsOf } from "../shared/x5c-chain";
 import { type IssuerNonces, issuerNonces, useNonceError } from "./issuer-nonces";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */

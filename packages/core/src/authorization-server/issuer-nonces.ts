@@ -1,5 +1,5 @@
 import { OAuthError } from "@cred/oid4vc";
-import type { SecretBox } from "../../shared/secret-box";
+import type { SecretBox } from "../shared/secret-box";
 
 /**
  * Server-provided nonces of an issuer, in two roles that share one family of values:

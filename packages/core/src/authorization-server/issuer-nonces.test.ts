@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SecretBox } from "../../shared/secret-box";
+import { SecretBox } from "../shared/secret-box";
 import { attestationChallengesOf } from "./client-authentication";
 import { dpopNoncesOf, ISSUER_NONCE_LIFETIME_SECONDS } from "./issuer-nonces";
 
