@@ -110,6 +110,22 @@ module.exports = {
         ],
       },
     },
+    {
+      name: "contracts-only-zod",
+      comment:
+        "packages/contracts is the wire contract the browser loads too: it imports zod and itself, nothing else (no node:*, no protocol package, no core).",
+      severity: "error",
+      from: { path: "^packages/contracts/", pathNot: "\\.test\\.ts$" },
+      to: { pathNot: ["^packages/contracts/", "(^|node_modules/)zod(/|$)"] },
+    },
+    {
+      name: "console-client-no-server",
+      comment:
+        "apps/console imports the server packages (core, db, oid4vc) only as types (AppRouter); schemas, scopes and event names come from @cred/contracts.",
+      severity: "error",
+      from: { path: "^apps/console/" },
+      to: { path: "^packages/(core|db|oid4vc)/", dependencyTypesNot: ["type-only"] },
+    },
     ...coreLayerRules,
     {
       name: "core-folder-has-a-layer",
@@ -131,6 +147,13 @@ module.exports = {
   options: {
     doNotFollow: { path: "node_modules" },
     tsPreCompilationDeps: true,
+    // Resolve the workspace packages (@cred/*) through their package.json `exports` to their sources, so
+    // that rules see imports between packages (without this they stay unresolved and unchecked).
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".d.ts"],
+    },
     tsConfig: { fileName: "tsconfig.base.json" },
     exclude: { path: ["/generated/", "\\.next/", "node_modules"] },
   },

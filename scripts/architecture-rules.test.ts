@@ -162,4 +162,43 @@ describe("architecture rules (pnpm lint)", () => {
     expect(output).toContain("no dependency violations");
     expect(status).toBe(0);
   });
+
+  it("fail on the contracts package importing anything but zod and itself (node:crypto, core)", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/shared/pem.ts": "export const parse = 1;\n",
+      "packages/contracts/src/issuers.ts":
+        'import { X509Certificate } from "node:crypto";\nimport { parse } from "../../core/src/shared/pem";\nexport const issuers = [X509Certificate, parse];\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("contracts-only-zod");
+    expect(output).toMatch(/contracts-only-zod: packages\/contracts\/src\/issuers.ts → (node:)?crypto/);
+    expect(output).toContain("packages/core/src/shared/pem.ts");
+  });
+
+  it("fail on the console importing core's code rather than its types", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/index.ts":
+        "export const appRouter = 1;\nexport type AppRouter = typeof appRouter;\n",
+      "apps/console/src/lib/trpc.ts":
+        'import { appRouter } from "../../../../packages/core/src/index";\nexport const router = appRouter;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("console-client-no-server");
+  });
+
+  it("pass on the console importing core's types and the contracts, and the contracts importing themselves", () => {
+    const { status, output } = cruise({
+      ...clean,
+      "packages/core/src/index.ts":
+        "export const appRouter = 1;\nexport type AppRouter = typeof appRouter;\n",
+      "packages/contracts/src/scopes.ts": "export const SCOPES = [];\n",
+      "packages/contracts/src/staff.ts": 'import { SCOPES } from "./scopes";\nexport const staff = SCOPES;\n',
+      "apps/console/src/lib/trpc.ts":
+        'import type { AppRouter } from "../../../../packages/core/src/index";\nimport { staff } from "../../../../packages/contracts/src/staff";\nexport const router: AppRouter | typeof staff = staff;\n',
+    });
+    expect(output).toContain("no dependency violations");
+    expect(status).toBe(0);
+  });
 });

@@ -16,7 +16,7 @@ const app = path.resolve(here, "..");
  * Bundled code runs after every external package it imports, so a shim that must run before one of them
  * (`@peculiar/x509` needs the Reflect metadata shim) is built as a file of its own and imported from it.
  */
-const SHIMS = [path.resolve(app, "../../packages/oid4vc/src/vp/reflect-metadata-shim.ts")];
+const SHIMS = [path.resolve(app, "../../packages/oid4vc/src/x509/reflect-metadata-shim.ts")];
 
 const sourceLocation = {
   name: "source-location",

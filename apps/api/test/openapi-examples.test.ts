@@ -1,7 +1,15 @@
 import vm from "node:vm";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { API_VERSION, type CallResult, call, startTestServer, type TestServer } from "./harness";
+import { API_VERSION, call, startTestServer, type TestServer } from "./harness";
+import {
+  exampleRunner,
+  type Json,
+  loadOpenApi,
+  type OpenApiDocument,
+  type Operation,
+  ownSigningCertificate,
+} from "./openapi-walk";
 
 /**
  * The examples of openapi.json are what the interactive reference (/docs) puts into "Try it out": for
@@ -24,71 +32,26 @@ vi.mock("node:dns/promises", async (importOriginal) => {
   return { ...dns, lookup, default: { ...dns, lookup } };
 });
 
-type Json = Record<string, any>;
-
-interface Operation {
-  id: string;
-  method: string;
-  path: string;
-  operation: Json;
-}
-
 let t: TestServer;
+let api: OpenApiDocument;
 let doc: Json;
 let operations: Operation[];
 
 beforeAll(async () => {
   t = await startTestServer();
-  doc = (await call(t, "GET", "/openapi.json")).body;
-  operations = Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({
-      id: operation.operationId as string,
-      method: method.toUpperCase(),
-      path,
-      operation,
-    })),
-  );
+  api = await loadOpenApi(t);
+  ({ doc, operations } = api);
 });
 afterAll(() => t?.close());
-
-/** Follows a local `$ref` (`#/components/...`). */
-function resolve(node: Json | undefined): Json | undefined {
-  if (!node?.$ref) return node;
-  const target = (node.$ref as string)
-    .replace(/^#\//, "")
-    .split("/")
-    .reduce<any>((at, part) => at?.[part], doc);
-  return resolve(target);
-}
-
-/** The value /docs fills in for a parameter: its example, else its schema's example or default. */
-function parameterExample(parameter: Json): unknown {
-  const schema = resolve(parameter.schema) ?? {};
-  return parameter.example ?? schema.example ?? schema.default ?? parameter.default;
-}
-
-/** The body /docs fills in: the media type's example, else the schema's first `examples`, `default` or `example`. */
-function bodyExample(operation: Json): { present: boolean; value?: unknown } {
-  const media = operation.requestBody?.content?.["application/json"];
-  if (!media) return { present: false };
-  const schema = resolve(media.schema) ?? {};
-  const named = media.examples ? resolve(Object.values(media.examples)[0] as Json)?.value : undefined;
-  return {
-    present: true,
-    value: media.example ?? named ?? schema.examples?.[0] ?? schema.default ?? schema.example,
-  };
-}
-
-const parametersOf = (operation: Json) => ((operation.parameters ?? []) as Json[]).map((p) => resolve(p)!);
 
 describe("examples of every operation (from openapi.json)", () => {
   it("every request body has an example of the whole body, and every path parameter an example", () => {
     const missing: string[] = [];
     for (const op of operations) {
-      const body = bodyExample(op.operation);
+      const body = api.bodyExample(op.operation);
       if (body.present && body.value === undefined) missing.push(`${op.id}: request body`);
-      for (const parameter of parametersOf(op.operation)) {
-        if (parameter.in === "path" && parameterExample(parameter) === undefined)
+      for (const parameter of api.parametersOf(op.operation)) {
+        if (parameter.in === "path" && api.parameterExample(parameter) === undefined)
           missing.push(`${op.id}: path parameter ${parameter.name}`);
       }
     }
@@ -97,87 +60,9 @@ describe("examples of every operation (from openapi.json)", () => {
 
   it("sent as they are to a fresh tenant, none is refused as invalid (400), and all but those needing a wallet succeed", async () => {
     const { key } = await t.otherTenant();
-    /** Example ids of values the server made → the values it made. */
-    const made = new Map<string, string>();
-    const substitute = (value: unknown): unknown => {
-      if (typeof value === "string") return made.get(value) ?? value;
-      if (Array.isArray(value)) return value.map(substitute);
-      if (value && typeof value === "object")
-        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
-      return value;
-    };
-    /** Members the server made, per the response schema's example of each `id` or `…Id` member. */
-    const learn = (op: Operation, result: CallResult) => {
-      const content = op.operation.responses?.[String(result.status)]?.content?.["application/json"];
-      const data = resolve(resolve(content?.schema)?.properties?.data);
-      const actual = (result.body as Json | undefined)?.data;
-      if (!data?.properties || !actual || typeof actual !== "object") return;
-      for (const [name, member] of Object.entries(data.properties as Record<string, Json>)) {
-        const example = resolve(member)?.example;
-        if (!(name === "id" || name.endsWith("Id"))) continue;
-        if (typeof example === "string" && typeof actual[name] === "string" && actual[name] !== example)
-          made.set(example, actual[name]);
-      }
-    };
-
     const ca = await createTestCertificateAuthority("CN=Acme Issuing CA");
-    /**
-     * Members no example can hold: made for the caller's own resource. A certificate chain for an
-     * issuer's key is issued by the caller's CA for the request Issuers_GetCertificateSigningRequest
-     * returns; the example's chain is well-formed but certifies another key.
-     */
-    const madeForTheCaller: Record<string, (path: string) => Promise<Json>> = {
-      Issuers_SetSigningCertificate: async (path) => {
-        const csrPath = path.replace(/signing-certificate$/, "certificate-signing-request");
-        const csr = await call(t, "GET", `${csrPath}?api-version=${API_VERSION}`, { key });
-        if (csr.status !== 200) return {}; // no issuer yet: the call answers 404 and is tried again
-        return {
-          certificateChainPem: (await ca.certify(csr.body.data.certificateSigningRequestPem)).chainPem,
-        };
-      },
-    };
-
-    const send = async (op: Operation) => {
-      const query = new URLSearchParams();
-      let path = op.path;
-      for (const parameter of parametersOf(op.operation)) {
-        const example = substitute(parameterExample(parameter));
-        if (example === undefined) continue;
-        if (parameter.in === "path") path = path.replace(`{${parameter.name}}`, String(example));
-        if (parameter.in === "query") query.set(parameter.name, String(example));
-      }
-      if (path.startsWith("/management/")) query.set("api-version", API_VERSION);
-      const target = `${path}?${query}`;
-      const example = bodyExample(op.operation);
-      let body = example.present ? (substitute(example.value) as Json) : undefined;
-      const own = madeForTheCaller[op.id];
-      if (own) body = { ...body, ...(await own(path)) };
-      const result = await call(t, op.method, target, { key, ...(body === undefined ? {} : { body }) });
-      return { target, body, result };
-    };
-
-    // Collection creates first (they make what the others name), deletes last (they undo it).
-    const collectionCreate = (op: Operation) => op.method === "POST" && !op.path.includes("{");
-    const ordered = [
-      ...operations.filter(collectionCreate),
-      ...operations.filter((op) => !collectionCreate(op) && op.method !== "DELETE"),
-      ...operations.filter((op) => op.method === "DELETE"),
-    ];
-    const outcomes = new Map<string, { status: number; body: unknown; target: string; sent: unknown }>();
-    // An operation answered 404 or 409 changed nothing; it is tried again once others have made what it
-    // needs (an issuance transaction needs an issuer that was activated), until a round brings no success.
-    let pending = ordered;
-    while (pending.length > 0) {
-      const again: Operation[] = [];
-      for (const op of pending) {
-        const { target, body, result } = await send(op);
-        outcomes.set(op.id, { status: result.status, body: result.body, target, sent: body });
-        if (result.status < 300) learn(op, result);
-        else if (result.status === 404 || result.status === 409) again.push(op);
-      }
-      if (again.length === pending.length) break;
-      pending = again;
-    }
+    // Members no example can hold are made for the caller's own resource (see ownSigningCertificate).
+    const outcomes = await exampleRunner(t, api, key, ownSigningCertificate(t, key, ca)).run(operations);
 
     // The signing certificate example as it stands is a well-formed chain, refused only because it
     // certifies another key than this issuer's.
@@ -185,7 +70,7 @@ describe("examples of every operation (from openapi.json)", () => {
     const issuerPath = outcomes.get(setCertificate.id)!.target;
     const asItStands = await call(t, "PUT", issuerPath, {
       key,
-      body: bodyExample(setCertificate.operation).value,
+      body: api.bodyExample(setCertificate.operation).value,
     });
     expect(asItStands.status).toBe(400);
     expect(asItStands.body.error.code).toBe("InvalidCertificate");

@@ -17,7 +17,7 @@ const nextBin = path.join(consoleDir, "node_modules/next/dist/bin/next");
 const stampFile = path.join(consoleDir, ".next/source-stamp");
 const env = nextEnv(process.env, "production");
 
-/** Fingerprint of everything the build depends on: console sources and config, core sources, lockfile. */
+/** Fingerprint of everything the build depends on: console sources and config, contracts and core sources, lockfile. */
 function sourceStamp() {
   const hash = createHash("sha256");
   const visit = (entry) => {
@@ -40,6 +40,7 @@ function sourceStamp() {
     path.join(consoleDir, "src"),
     path.join(consoleDir, "next.config.ts"),
     path.join(consoleDir, "package.json"),
+    path.join(repoRoot, "packages/contracts/src"),
     path.join(repoRoot, "packages/core/src"),
     path.join(repoRoot, "pnpm-lock.yaml"),
   ]) {

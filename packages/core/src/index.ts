@@ -1,3 +1,6 @@
+import "./shared/contract-checks";
+
+export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contracts/scopes";
 export * from "./api-keys/api-keys";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
@@ -6,7 +9,6 @@ export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
 export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
-export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "./shared/scopes";
 export { hashSecret, SecretBox } from "./shared/secret-box";
 export {
   createSignInThrottle,

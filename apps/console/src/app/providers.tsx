@@ -1,5 +1,5 @@
 "use client";
-import "@cred/core/shared/zod-messages";
+import "@cred/contracts/zod-messages";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { makeTrpcClient, TRPCProvider } from "../lib/trpc";

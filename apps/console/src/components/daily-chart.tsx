@@ -1,4 +1,4 @@
-import type { TDashboardSummary } from "@cred/core/dashboard/dashboard.schema";
+import type { TDashboardSummary } from "@cred/contracts/dashboard";
 
 type Day = TDashboardSummary["daily"][number];
 const SERIES = [

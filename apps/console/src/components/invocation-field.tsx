@@ -1,4 +1,4 @@
-import { INVOCATION_SCHEMES, type Invocation } from "@cred/core/shared/invocation";
+import { INVOCATION_SCHEMES, type Invocation } from "@cred/contracts/invocation";
 import { ChoiceField } from "./form-fields";
 
 /** Which custom URL scheme the wallet link uses (the API's `invocation`), for offers or presentation requests. */

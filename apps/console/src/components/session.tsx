@@ -1,5 +1,5 @@
 "use client";
-import type { TStaffSession } from "@cred/core/staff/staff.schema";
+import type { TStaffSession } from "@cred/contracts/staff";
 import { createContext, useContext } from "react";
 
 export const SessionContext = createContext<TStaffSession | null>(null);

@@ -1,5 +1,5 @@
 "use client";
-import { ZSupplyClaimsRequest } from "@cred/core/issuance/issuance.schema";
+import { ZSupplyClaimsRequest } from "@cred/contracts/issuance";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "../lib/trpc";

@@ -1,3 +1,5 @@
+import type { zApiKey } from "@cred/contracts/api-keys";
+import type { Scope } from "@cred/contracts/scopes";
 import type { Db } from "@cred/db";
 import type { z } from "zod";
 import { generateApiKey } from "../rpc/api-key-format";
@@ -5,9 +7,7 @@ import { forgetApiKey } from "../rpc/authenticate-api-key";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
-import type { Scope } from "../shared/scopes";
 import { hashSecret } from "../shared/secret-box";
-import type { zApiKey } from "./api-key.schema";
 
 type ApiKeyRow = Awaited<ReturnType<Db["apiKey"]["findFirstOrThrow"]>>;
 

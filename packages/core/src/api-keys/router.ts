@@ -1,8 +1,8 @@
+import { ZCreateApiKeyRequest, ZCreateApiKeyResponse, zApiKey } from "@cred/contracts/api-keys";
 import { z } from "zod";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
 import { assertStaffRole } from "../staff";
-import { ZCreateApiKeyRequest, ZCreateApiKeyResponse, zApiKey } from "./api-key.schema";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys";
 
 /** Console-only (tRPC, no REST): an admin manages the API keys of the environment the session is in. */

@@ -1,7 +1,7 @@
+import type { TClaimDefinition } from "@cred/contracts/credential-configurations";
 import type { Db } from "@cred/db";
 import { MemoCache } from "../shared/memo-cache";
 import type { TenantScope } from "../shared/principal";
-import type { TClaimDefinition } from "./credential-configuration.schema";
 
 /**
  * Configuration reference data on the issuance hot path, cached per process. Versions are immutable once

@@ -1,14 +1,14 @@
+import {
+  MAX_CONFIGURATION_VERSIONS,
+  type TCreateCredentialConfigurationVersionRequest,
+  type TCredentialConfiguration,
+} from "@cred/contracts/credential-configurations";
 import { type Db, inTransaction } from "@cred/db";
 import { type IssuerCaller, scopeOfCaller } from "../issuers";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";
 import { configurationCatalog } from "./configuration-catalog";
-import {
-  MAX_CONFIGURATION_VERSIONS,
-  type TCreateCredentialConfigurationVersionRequest,
-  type TCredentialConfiguration,
-} from "./credential-configuration.schema";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
 import {
   type CredentialConfigurationRow,

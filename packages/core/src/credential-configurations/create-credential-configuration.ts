@@ -1,15 +1,15 @@
+import {
+  SUPPORTED_FORMAT,
+  SUPPORTED_SIGNING_ALGORITHM,
+  type TCreateCredentialConfigurationRequest,
+  type TCredentialConfiguration,
+} from "@cred/contracts/credential-configurations";
 import { type Db, inTransaction, isUniqueViolation } from "@cred/db";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";
-import {
-  SUPPORTED_FORMAT,
-  SUPPORTED_SIGNING_ALGORITHM,
-  type TCreateCredentialConfigurationRequest,
-  type TCredentialConfiguration,
-} from "./credential-configuration.schema";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
 import { credentialConfigurationRepository } from "./credential-configuration-repository";
 import { defaultCredentialType } from "./default-credential-type";

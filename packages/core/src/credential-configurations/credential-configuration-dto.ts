@@ -1,4 +1,4 @@
-import type { TClaimDefinition, TCredentialConfiguration } from "./credential-configuration.schema";
+import type { TClaimDefinition, TCredentialConfiguration } from "@cred/contracts/credential-configurations";
 import type {
   CredentialConfigurationRow,
   CredentialConfigurationVersionRow,

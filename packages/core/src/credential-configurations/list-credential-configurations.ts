@@ -1,7 +1,7 @@
+import type { TListCredentialConfigurationsRequest } from "@cred/contracts/credential-configurations";
 import type { Db } from "@cred/db";
 import { type IssuerCaller, scopeOfCaller } from "../issuers";
 import { decodeCursor, toPage } from "../shared/pagination";
-import type { TListCredentialConfigurationsRequest } from "./credential-configuration.schema";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
 import { credentialConfigurationRepository } from "./credential-configuration-repository";
 

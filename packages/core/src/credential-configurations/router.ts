@@ -1,14 +1,3 @@
-import { issuerCallerOf } from "../issuers";
-import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
-import {
-  activateCredentialConfigurationVersion,
-  createCredentialConfigurationVersion,
-  forgetCachedConfiguration,
-  getCredentialConfiguration,
-  getCredentialConfigurationVersion,
-} from "./configuration-versions";
-import { createCredentialConfiguration } from "./create-credential-configuration";
 import {
   ZActivateCredentialConfigurationVersionRequest,
   ZCreateCredentialConfigurationRequest,
@@ -20,7 +9,18 @@ import {
   ZGetCredentialConfigurationVersionRequest,
   ZListCredentialConfigurationsRequest,
   ZListCredentialConfigurationsResponse,
-} from "./credential-configuration.schema";
+} from "@cred/contracts/credential-configurations";
+import { issuerCallerOf } from "../issuers";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { withIdempotency } from "../shared/idempotency";
+import {
+  activateCredentialConfigurationVersion,
+  createCredentialConfigurationVersion,
+  forgetCachedConfiguration,
+  getCredentialConfiguration,
+  getCredentialConfigurationVersion,
+} from "./configuration-versions";
+import { createCredentialConfiguration } from "./create-credential-configuration";
 import { listCredentialConfigurations } from "./list-credential-configurations";
 
 const TAGS = ["Credential configurations"];

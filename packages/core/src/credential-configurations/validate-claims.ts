@@ -1,6 +1,6 @@
+import type { ClaimType, TClaimDefinition } from "@cred/contracts/credential-configurations";
 import { claimPattern } from "../shared/claim-pattern";
 import { DomainError, type ErrorDetail } from "../shared/errors";
-import type { ClaimType, TClaimDefinition } from "./credential-configuration.schema";
 
 /**
  * Top-level claim names the platform sets itself in every SD-JWT VC (or that SD-JWT reserves), so a

@@ -1,3 +1,4 @@
+import type { zCredentialStatus } from "@cred/contracts/credentials";
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { z } from "zod";
 import { configurationCatalog } from "../credential-configurations";
@@ -8,7 +9,6 @@ import { DomainError, notFound } from "../shared/errors";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
-import type { zCredentialStatus } from "./credential.schema";
 
 type CredentialRow = NonNullable<Awaited<ReturnType<Db["credential"]["findUnique"]>>>;
 

@@ -1,10 +1,10 @@
+import { ZCredentialStatusResponse, ZRevokeCredentialRequest } from "@cred/contracts/credentials";
 import {
   issueThroughTransaction,
   ZCreateIssuanceTransactionRequest,
   ZIssuanceTransactionResponse,
 } from "../issuance";
 import { protectedProcedure, router } from "../rpc/trpc";
-import { ZCredentialStatusResponse, ZRevokeCredentialRequest } from "./credential.schema";
 import { revokeCredential } from "./revoke-credential";
 
 const TAGS = ["Credentials"];

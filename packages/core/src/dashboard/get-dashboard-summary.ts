@@ -1,6 +1,6 @@
+import type { TDashboardSummary } from "@cred/contracts/dashboard";
 import type { Db } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
-import type { TDashboardSummary } from "./dashboard.schema";
 import { dashboardRepository } from "./dashboard-repository";
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
+import { ZDashboardSummaryRequest, ZDashboardSummaryResponse } from "@cred/contracts/dashboard";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
-import { ZDashboardSummaryRequest, ZDashboardSummaryResponse } from "./dashboard.schema";
 import { getDashboardSummary } from "./get-dashboard-summary";
 
 /** Console-only (tRPC, no REST). */

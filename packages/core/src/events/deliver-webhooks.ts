@@ -1,3 +1,4 @@
+import { webhookBody } from "@cred/contracts/webhook-event-catalogue";
 import type { Database } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
@@ -5,7 +6,6 @@ import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-poli
 import type { SecretBox } from "../shared/secret-box";
 import { isRawUniqueViolation } from "../shared/sql-errors";
 import { livePreviousSecrets, webhookUrlPolicy } from "../webhooks";
-import { webhookBody } from "./catalogue";
 import { type DeliveryOptions, laterRetry, nextAttemptAt, retryAfterMs } from "./delivery-options";
 import { type ClaimedDelivery, eventsRepository } from "./events-repository";
 import { postWebhook } from "./post-webhook";

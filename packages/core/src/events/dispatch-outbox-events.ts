@@ -1,7 +1,7 @@
+import { isCatalogued } from "@cred/contracts/webhook-event-catalogue";
 import type { Database } from "@cred/db";
 import { newId } from "../shared/ids";
 import { subscribesTo } from "../webhooks";
-import { isCatalogued } from "./catalogue";
 
 interface Candidate {
   id: string;

@@ -1,11 +1,11 @@
-export { onOutboxWrite } from "../shared/outbox-signal";
 export {
   EVENT_CATALOGUE,
   eventCatalogueOpenApi,
   isCatalogued,
   webhookBody,
   webhookBodySchema,
-} from "./catalogue";
+} from "@cred/contracts/webhook-event-catalogue";
+export { onOutboxWrite } from "../shared/outbox-signal";
 export {
   type AttemptResult,
   claimDueDeliveries,

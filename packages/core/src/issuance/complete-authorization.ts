@@ -1,10 +1,10 @@
+import type { TCompleteAuthorizationRequest } from "@cred/contracts/issuance";
 import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import { findVisibleTransaction } from "./get-issuance-transaction";
-import type { TCompleteAuthorizationRequest } from "./issuance.schema";
 import { authorizationReturn, isRedeemableOffer, offerRedeemableSql } from "./wallet/authorization-page";
 
 interface Interaction {

@@ -1,4 +1,9 @@
 import { randomInt } from "node:crypto";
+import {
+  type TCreateIssuanceTransactionRequest,
+  type TIssuanceTransaction,
+  zDelivery,
+} from "@cred/contracts/issuance";
 import { type Db, sqlFor } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
 import { activeIssuerCache } from "../issuers";
@@ -8,11 +13,6 @@ import { withIdempotency } from "../shared/idempotency";
 import { newId, randomToken } from "../shared/ids";
 import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
-import {
-  type TCreateIssuanceTransactionRequest,
-  type TIssuanceTransaction,
-  zDelivery,
-} from "./issuance.schema";
 import { issuanceRepository } from "./issuance-repository";
 import { offerFor, type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { hashTxCode } from "./tx-code";

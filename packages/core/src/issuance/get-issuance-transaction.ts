@@ -1,10 +1,10 @@
+import type { TIssuanceTransaction } from "@cred/contracts/issuance";
 import { type Db, inTransaction, Prisma } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { Principal } from "../shared/principal";
 import { scopeOfRow } from "../shared/scope-of";
-import type { TIssuanceTransaction } from "./issuance.schema";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { createdOffers } from "./wallet/created-offers";
 

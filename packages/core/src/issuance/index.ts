@@ -1,5 +1,5 @@
+export { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "@cred/contracts/issuance";
 export { issueThroughTransaction } from "./create-issuance-transaction";
-export { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "./issuance.schema";
 export { claimsOfSpentTokensSql, issuanceRepository } from "./issuance-repository";
 export { lockBatch } from "./lock-batch";
 export { TX_CODE_HASH_PURPOSE } from "./tx-code";

@@ -1,9 +1,9 @@
+import { INVOCATION_SCHEMES, type Invocation } from "@cred/contracts/invocation";
+import type { IssuanceStatus, TIssuanceTransaction } from "@cred/contracts/issuance";
 import { buildCredentialOffer, credentialOfferLink } from "@cred/oid4vc";
 import { issuerUrls } from "../issuers";
 import type { CoreConfig } from "../shared/context";
-import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
 import type { SecretBox } from "../shared/secret-box";
-import type { IssuanceStatus, TIssuanceTransaction } from "./issuance.schema";
 
 export interface IssuanceTransactionRow {
   id: string;

@@ -1,8 +1,3 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
-import { completeAuthorization } from "./complete-authorization";
-import { issueThroughTransaction } from "./create-issuance-transaction";
-import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
 import {
   ZCompleteAuthorizationRequest,
   ZCompleteAuthorizationResponse,
@@ -10,7 +5,12 @@ import {
   ZIssuanceTransactionResponse,
   ZSupplyClaimsRequest,
   ZTransactionIdRequest,
-} from "./issuance.schema";
+} from "@cred/contracts/issuance";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { withIdempotency } from "../shared/idempotency";
+import { completeAuthorization } from "./complete-authorization";
+import { issueThroughTransaction } from "./create-issuance-transaction";
+import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
 import { supplyClaims } from "./supply-claims";
 
 const TAGS = ["Issuance"];

@@ -1,10 +1,10 @@
+import type { TIssuanceTransaction, TSupplyClaimsRequest } from "@cred/contracts/issuance";
 import { type Db, inTransaction } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { findVisibleTransaction } from "./get-issuance-transaction";
-import type { TIssuanceTransaction, TSupplyClaimsRequest } from "./issuance.schema";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
 

@@ -1,10 +1,10 @@
+import type { TIssuer } from "@cred/contracts/issuers";
 import { inTransaction } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import { assessIssuerReadiness } from "./get-issuer-readiness";
-import type { TIssuer } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 

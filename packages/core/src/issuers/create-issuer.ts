@@ -1,3 +1,4 @@
+import type { TCreateIssuerRequest, TIssuer } from "@cred/contracts/issuers";
 import { type Db, inTransaction } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { organisationRepository } from "../organisations";
@@ -6,7 +7,6 @@ import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { SecretBox } from "../shared/secret-box";
 import { credentialEncryptionColumns } from "./credential-encryption-key";
-import type { TCreateIssuerRequest, TIssuer } from "./issuer.schema";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";

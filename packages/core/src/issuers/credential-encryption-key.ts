@@ -1,3 +1,4 @@
+import type { TCredentialEncryptionSettings } from "@cred/contracts/issuers";
 import { type FastSql, Prisma } from "@cred/db";
 import {
   type CredentialEncryptionKey,
@@ -7,7 +8,6 @@ import {
 } from "@cred/oid4vc";
 import { BoundedMap } from "../shared/bounded-map";
 import type { SecretBox } from "../shared/secret-box";
-import type { TCredentialEncryptionSettings } from "./issuer.schema";
 
 /** As stored in `Issuer.credentialEncryption`. */
 interface StoredCredentialEncryption {

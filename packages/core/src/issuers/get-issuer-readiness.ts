@@ -1,8 +1,8 @@
+import type { TIssuerReadiness, TReadinessItem } from "@cred/contracts/issuers";
 import type { Db } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
-import type { TIssuerReadiness, TReadinessItem } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
 

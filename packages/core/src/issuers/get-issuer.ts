@@ -1,7 +1,7 @@
+import type { TIssuer } from "@cred/contracts/issuers";
 import type { Db } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
-import type { TIssuer } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";

@@ -1,3 +1,11 @@
+export {
+  type TAuthorizationPage,
+  type TIssuerDisplay,
+  type TKeyAttestation,
+  type TWalletAttestation,
+  zIssuerId,
+  zLocale,
+} from "@cred/contracts/issuers";
 export { activeIssuerCache } from "./active-issuer-cache";
 export {
   credentialEncryptionKeys,
@@ -6,14 +14,6 @@ export {
   retireExpiredCredentialEncryptionKeys,
 } from "./credential-encryption-key";
 export { credentialIssuerIdentifier } from "./credential-issuer-identifier";
-export {
-  type TAuthorizationPage,
-  type TIssuerDisplay,
-  type TKeyAttestation,
-  type TWalletAttestation,
-  zIssuerId,
-  zLocale,
-} from "./issuer.schema";
 export { findVisibleIssuer, type IssuerCaller, issuerCallerOf, scopeOfCaller } from "./issuer-caller";
 export { previousSigningKeysOf } from "./issuer-dto";
 export { issuerSigningKey } from "./issuer-signing-keys";

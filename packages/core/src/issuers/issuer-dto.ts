@@ -1,7 +1,7 @@
+import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "@cred/contracts/issuers";
 import type { CoreConfig } from "../shared/context";
 import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
-import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "./issuer.schema";
 import type { IssuerRow } from "./issuer-repository";
 import { nextSigningKeyDto } from "./stored-next-signing-key";
 import { signingCertificateDto } from "./stored-signing-certificate";

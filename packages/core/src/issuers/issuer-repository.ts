@@ -1,6 +1,6 @@
+import type { IssuerStatus } from "@cred/contracts/issuers";
 import type { Db, Prisma } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
-import type { IssuerStatus } from "./issuer.schema";
 
 export type IssuerRow = NonNullable<Awaited<ReturnType<Db["issuer"]["findFirst"]>>>;
 

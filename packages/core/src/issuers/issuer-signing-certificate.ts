@@ -1,3 +1,4 @@
+import type { TIssuer, TSigningKeyChoice } from "@cred/contracts/issuers";
 import { inTransaction, Prisma } from "@cred/db";
 import {
   createIssuerCertificateRequest,
@@ -10,7 +11,6 @@ import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import { loadIssuerDto } from "./get-issuer";
-import type { TIssuer, TSigningKeyChoice } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 import { noNextSigningKey } from "./next-signing-key";

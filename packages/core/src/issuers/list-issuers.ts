@@ -1,8 +1,8 @@
+import type { TListIssuersRequest } from "@cred/contracts/issuers";
 import type { Db } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
 import { decodeCursor, toPage } from "../shared/pagination";
-import type { TListIssuersRequest } from "./issuer.schema";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";

@@ -1,9 +1,9 @@
+import type { TIssuer } from "@cred/contracts/issuers";
 import { inTransaction, Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
-import type { TIssuer } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 import { nextSigningKeyOf, type StoredNextSigningKey } from "./stored-next-signing-key";

@@ -1,9 +1,9 @@
+import type { TIssuer, TRotateCredentialEncryptionKeyRequest } from "@cred/contracts/issuers";
 import { inTransaction } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { rotatedCredentialEncryptionColumns } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
-import type { TIssuer, TRotateCredentialEncryptionKeyRequest } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 

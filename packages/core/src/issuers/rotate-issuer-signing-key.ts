@@ -1,14 +1,14 @@
+import {
+  MAX_PREVIOUS_SIGNING_KEYS,
+  type TIssuer,
+  type TRotateIssuerSigningKeyRequest,
+} from "@cred/contracts/issuers";
 import { inTransaction, Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import { activeIssuerCache } from "./active-issuer-cache";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
-import {
-  MAX_PREVIOUS_SIGNING_KEYS,
-  type TIssuer,
-  type TRotateIssuerSigningKeyRequest,
-} from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
 import { issuerRepository } from "./issuer-repository";

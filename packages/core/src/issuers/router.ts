@@ -1,11 +1,3 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
-import { activateIssuer } from "./activate-issuer";
-import { activeIssuerCache } from "./active-issuer-cache";
-import { createIssuer } from "./create-issuer";
-import { forgetCredentialEncryptionKey } from "./credential-encryption-key";
-import { getIssuer } from "./get-issuer";
-import { getIssuerReadiness } from "./get-issuer-readiness";
 import {
   ZActivateIssuerRequest,
   ZActivateIssuerResponse,
@@ -32,7 +24,15 @@ import {
   ZSetIssuerSigningCertificateResponse,
   ZUpdateIssuerRequest,
   ZUpdateIssuerResponse,
-} from "./issuer.schema";
+} from "@cred/contracts/issuers";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { withIdempotency } from "../shared/idempotency";
+import { activateIssuer } from "./activate-issuer";
+import { activeIssuerCache } from "./active-issuer-cache";
+import { createIssuer } from "./create-issuer";
+import { forgetCredentialEncryptionKey } from "./credential-encryption-key";
+import { getIssuer } from "./get-issuer";
+import { getIssuerReadiness } from "./get-issuer-readiness";
 import { issuerCallerOf } from "./issuer-caller";
 import {
   getIssuerCertificateSigningRequest,

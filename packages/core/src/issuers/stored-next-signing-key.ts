@@ -1,4 +1,4 @@
-import type { TNextSigningKey } from "./issuer.schema";
+import type { TNextSigningKey } from "@cred/contracts/issuers";
 import type { IssuerRow } from "./issuer-repository";
 import { type StoredSigningCertificate, signingCertificateDto } from "./stored-signing-certificate";
 

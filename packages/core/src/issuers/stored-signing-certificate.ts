@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import type { TIssuerSigningCertificate } from "./issuer.schema";
+import type { TIssuerSigningCertificate } from "@cred/contracts/issuers";
 
 /**
  * `Issuer.signingCertificate` as stored (see prisma/schema.prisma). A type alias, not an interface:

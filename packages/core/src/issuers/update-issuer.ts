@@ -1,3 +1,4 @@
+import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "@cred/contracts/issuers";
 import { type Db, inTransaction, Prisma } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
@@ -6,7 +7,6 @@ import type { SecretBox } from "../shared/secret-box";
 import { organisationNotFound } from "./create-issuer";
 import { credentialEncryptionColumns } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
-import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "./issuer.schema";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
 

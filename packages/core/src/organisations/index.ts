@@ -1,2 +1,2 @@
-export { zOrganisationReference } from "./organisation.schema";
+export { zOrganisationReference } from "@cred/contracts/organisations";
 export { organisationRepository } from "./organisation-repository";

@@ -1,10 +1,11 @@
+import type { TCreateOrganisationRequest, zOrganisation } from "@cred/contracts/organisations";
+import type { ListQuery } from "@cred/contracts/pagination";
 import { type Db, isUniqueViolation } from "@cred/db";
 import type { z } from "zod";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
-import { decodeCursor, type ListQuery, toPage } from "../shared/pagination";
+import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
-import type { TCreateOrganisationRequest, zOrganisation } from "./organisation.schema";
 import { organisationRepository } from "./organisation-repository";
 
 type OrganisationRow = NonNullable<Awaited<ReturnType<typeof organisationRepository.findById>>>;

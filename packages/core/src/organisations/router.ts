@@ -1,13 +1,13 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
-import { scopeOf } from "../shared/scope-of";
 import {
   ZCreateOrganisationRequest,
   ZGetOrganisationRequest,
   ZListOrganisationsRequest,
   ZOrganisationCollection,
   ZOrganisationResponse,
-} from "./organisation.schema";
+} from "@cred/contracts/organisations";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { withIdempotency } from "../shared/idempotency";
+import { scopeOf } from "../shared/scope-of";
 import { createOrganisation, getOrganisation, listOrganisations } from "./organisations";
 
 const TAGS = ["Organisations"];

@@ -1,6 +1,6 @@
+import { type Environment, isScope, type Scope } from "@cred/contracts/scopes";
 import type { Db } from "@cred/db";
 import type { Principal } from "../shared/principal";
-import { type Environment, isScope, type Scope } from "../shared/scopes";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
 import { parseApiKey } from "./api-key-format";
 

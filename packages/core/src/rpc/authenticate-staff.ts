@@ -1,6 +1,6 @@
+import type { Environment } from "@cred/contracts/scopes";
 import type { Db } from "@cred/db";
 import type { Principal } from "../shared/principal";
-import type { Environment } from "../shared/scopes";
 import { ROLE_SCOPES } from "./staff-roles";
 import { findStaffSession } from "./staff-session";
 

@@ -1,5 +1,5 @@
+import { SCOPES, type Scope } from "@cred/contracts/scopes";
 import type { StaffRole } from "../shared/principal";
-import { SCOPES, type Scope } from "../shared/scopes";
 
 /** Console roles mapped onto the API's scopes, so one scope check serves staff and API keys. */
 export const ROLE_SCOPES: Record<StaffRole, readonly Scope[]> = {

@@ -1,10 +1,11 @@
-import "../shared/zod-messages";
+import "@cred/contracts/zod-messages";
+import "../shared/contract-checks";
+import type { Scope } from "@cred/contracts/scopes";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { RequestContext } from "../shared/context";
 import { toErrorEnvelope } from "../shared/error-shape";
 import { DomainError } from "../shared/errors";
-import type { Scope } from "../shared/scopes";
 import { authenticate } from "./authenticate";
 import { assertStaffCsrf } from "./staff-session";
 

@@ -1,4 +1,4 @@
-import type { Environment, Scope } from "./scopes";
+import type { Environment, Scope } from "@cred/contracts/scopes";
 
 /** Who is calling, after authentication: an API key or a console staff member. */
 export type Principal =

@@ -1,9 +1,3 @@
-import { assertStaffCsrf, findStaffSession } from "../rpc/staff-session";
-import { protectedProcedure, publicProcedure, router } from "../rpc/trpc";
-import { DomainError, notFound } from "../shared/errors";
-import { describeWait } from "../shared/sign-in-throttle";
-import { assertStaffRole } from "./require-role";
-import { clearedSessionCookie, secureCookies, sessionCookie } from "./session-cookie";
 import {
   ZMeResponse,
   ZSignInRequest,
@@ -12,7 +6,13 @@ import {
   ZStaffTenantsResponse,
   ZSwitchEnvironmentRequest,
   ZSwitchTenantRequest,
-} from "./staff.schema";
+} from "@cred/contracts/staff";
+import { assertStaffCsrf, findStaffSession } from "../rpc/staff-session";
+import { protectedProcedure, publicProcedure, router } from "../rpc/trpc";
+import { DomainError, notFound } from "../shared/errors";
+import { describeWait } from "../shared/sign-in-throttle";
+import { assertStaffRole } from "./require-role";
+import { clearedSessionCookie, secureCookies, sessionCookie } from "./session-cookie";
 import { signIn, signOut, switchEnvironment, switchTenant } from "./staff-auth";
 import { listStaffTenants, toStaffSessionDto } from "./staff-session-dto";
 

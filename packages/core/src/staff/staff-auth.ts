@@ -1,9 +1,9 @@
+import type { Environment } from "@cred/contracts/scopes";
 import { type Db, inTransaction } from "@cred/db";
 import { hash, verify } from "@node-rs/argon2";
 import { resolveStaffTenant } from "../rpc/staff-session";
 import { newId, randomToken } from "../shared/ids";
 import type { StaffRole } from "../shared/principal";
-import type { Environment } from "../shared/scopes";
 import { hashSecret } from "../shared/secret-box";
 
 const SESSION_HOURS = 12;

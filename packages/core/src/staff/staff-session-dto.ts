@@ -1,8 +1,8 @@
+import type { Environment } from "@cred/contracts/scopes";
 import type { Db } from "@cred/db";
 import { ROLE_SCOPES } from "../rpc/staff-roles";
 import type { StaffSessionView } from "../rpc/staff-session";
 import type { StaffRole } from "../shared/principal";
-import type { Environment } from "../shared/scopes";
 
 /** The tenants a user can switch to: the home tenant first, then memberships, with names and roles. */
 export async function listStaffTenants(db: Db, user: { id: string; tenantId: string; role: string }) {

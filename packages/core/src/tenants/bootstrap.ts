@@ -1,7 +1,7 @@
+import { SCOPES } from "@cred/contracts/scopes";
 import { type Db, inTransaction } from "@cred/db";
 import { createApiKey } from "../api-keys";
 import { randomToken } from "../shared/ids";
-import { SCOPES } from "../shared/scopes";
 import { createStaffUser } from "../staff";
 import { createTenant } from "./tenants";
 

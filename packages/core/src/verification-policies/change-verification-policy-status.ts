@@ -1,8 +1,8 @@
+import type { TVerificationPolicy } from "@cred/contracts/verification-policies";
 import { type Db, inTransaction } from "@cred/db";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
-import type { TVerificationPolicy } from "./verification-policy.schema";
 import { toVerificationPolicyDto } from "./verification-policy-dto";
 import { verificationPolicyRepository as repo } from "./verification-policy-repository";
 

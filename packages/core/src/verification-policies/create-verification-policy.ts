@@ -1,10 +1,10 @@
+import type { TCreateVerificationPolicyRequest, TPolicyRules } from "@cred/contracts/verification-policies";
 import { type Db, isUniqueViolation } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { TenantScope } from "../shared/principal";
-import type { TCreateVerificationPolicyRequest, TPolicyRules } from "./verification-policy.schema";
 import { toVerificationPolicyDto } from "./verification-policy-dto";
 import { verificationPolicyRepository as repo } from "./verification-policy-repository";
 

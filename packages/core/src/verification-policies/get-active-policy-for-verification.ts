@@ -1,8 +1,8 @@
+import type { TPolicyRules } from "@cred/contracts/verification-policies";
 import type { FastSql } from "@cred/db";
 import { BoundedMap } from "../shared/bounded-map";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
-import type { TPolicyRules } from "./verification-policy.schema";
 import { rulesOf } from "./verification-policy-dto";
 import { type VerificationPolicyRow, verificationPolicyRepository } from "./verification-policy-repository";
 

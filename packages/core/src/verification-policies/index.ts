@@ -1,2 +1,2 @@
+export type { TPolicyCredential, TPolicyRules } from "@cred/contracts/verification-policies";
 export { getActivePolicyForVerification } from "./get-active-policy-for-verification";
-export type { TPolicyCredential, TPolicyRules } from "./verification-policy.schema";

@@ -1,7 +1,8 @@
+import type { ListQuery } from "@cred/contracts/pagination";
+import type { TVerificationPolicy } from "@cred/contracts/verification-policies";
 import type { Db } from "@cred/db";
-import { decodeCursor, type ListQuery, toPage } from "../shared/pagination";
+import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
-import type { TVerificationPolicy } from "./verification-policy.schema";
 import { verificationPolicyRepository } from "./verification-policy-repository";
 
 /** Lists identifiers, display names and status only: the rules are never part of a list. */

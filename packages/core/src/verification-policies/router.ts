@@ -1,10 +1,3 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { withIdempotency } from "../shared/idempotency";
-import { scopeOf } from "../shared/scope-of";
-import { reactivateVerificationPolicy, suspendVerificationPolicy } from "./change-verification-policy-status";
-import { createVerificationPolicy } from "./create-verification-policy";
-import { getVerificationPolicy } from "./get-verification-policy";
-import { listVerificationPolicies } from "./list-verification-policies";
 import {
   ZCreateVerificationPolicyRequest,
   ZCreateVerificationPolicyResponse,
@@ -16,7 +9,14 @@ import {
   ZReactivateVerificationPolicyResponse,
   ZSuspendVerificationPolicyRequest,
   ZSuspendVerificationPolicyResponse,
-} from "./verification-policy.schema";
+} from "@cred/contracts/verification-policies";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { withIdempotency } from "../shared/idempotency";
+import { scopeOf } from "../shared/scope-of";
+import { reactivateVerificationPolicy, suspendVerificationPolicy } from "./change-verification-policy-status";
+import { createVerificationPolicy } from "./create-verification-policy";
+import { getVerificationPolicy } from "./get-verification-policy";
+import { listVerificationPolicies } from "./list-verification-policies";
 
 const TAGS = ["Verification policies"];
 const BASE = "/management/verification-policies";

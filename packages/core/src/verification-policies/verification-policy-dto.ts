@@ -1,4 +1,8 @@
-import { type TPolicyRules, type TVerificationPolicy, zPolicyRules } from "./verification-policy.schema";
+import {
+  type TPolicyRules,
+  type TVerificationPolicy,
+  zPolicyRules,
+} from "@cred/contracts/verification-policies";
 import type { VerificationPolicyRow } from "./verification-policy-repository";
 
 /** The rules column, parsed (defaults applied, invariants checked). */

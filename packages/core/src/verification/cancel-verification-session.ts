@@ -1,3 +1,4 @@
+import type { TVerificationSession } from "@cred/contracts/verification-sessions";
 import { type Db, inTransaction } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -6,7 +7,6 @@ import type { TenantScope } from "../shared/principal";
 import { createdSessions } from "./created-sessions";
 import { loadSession } from "./session-lifecycle";
 import { verificationRepository } from "./verification-repository";
-import type { TVerificationSession } from "./verification-session.schema";
 import { sessionEventData, toVerificationSessionDto } from "./verification-session-dto";
 
 /**

@@ -1,3 +1,4 @@
+import type { TCreateVerificationRequest, TVerificationSession } from "@cred/contracts/verification-sessions";
 import { type Db, sqlFor } from "@cred/db";
 import { generateNonce, generateResponseEncryptionKey, generateState } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
@@ -8,7 +9,6 @@ import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
-import type { TCreateVerificationRequest, TVerificationSession } from "./verification-session.schema";
 import {
   encryptionKeySealContext,
   sessionEventData,

@@ -1,3 +1,4 @@
+import type { TVerificationSession } from "@cred/contracts/verification-sessions";
 import type { Db } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -5,7 +6,6 @@ import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies";
 import { loadSession } from "./session-lifecycle";
-import type { TVerificationSession } from "./verification-session.schema";
 import { toVerificationSessionDto } from "./verification-session-dto";
 
 /**

@@ -1,7 +1,7 @@
+import type { TVerificationResult } from "@cred/contracts/verification-sessions";
 import { SD_JWT_VC_REASON_CODES } from "@cred/oid4vc";
 import { describe, expect, it } from "vitest";
 import { invalidPresentationReasons } from "./invalid-presentation";
-import type { TVerificationResult } from "./verification-session.schema";
 
 const rejected = (...codes: string[]): TVerificationResult => ({
   decidedAt: "2026-08-30T12:00:00.000Z",

@@ -1,6 +1,6 @@
+import type { TVerificationResult } from "@cred/contracts/verification-sessions";
 import type { SdJwtVcReasonCode, VpReasonCode } from "@cred/oid4vc";
 import type { TransactionDataReasonCode } from "./transaction-data";
-import type { TVerificationResult } from "./verification-session.schema";
 
 /**
  * Reasons that say a presentation is not genuine, malformed, or not bound to this request: the wallet

@@ -1,3 +1,10 @@
+import {
+  ZCreateVerificationRequest,
+  ZGetVerificationRequest,
+  ZSessionIdParams,
+  ZSubmitVerificationSessionRequest,
+  ZVerificationSessionResponse,
+} from "@cred/contracts/verification-sessions";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { withIdempotency } from "../shared/idempotency";
 import { scopeOf } from "../shared/scope-of";
@@ -5,13 +12,6 @@ import { cancelVerificationSession } from "./cancel-verification-session";
 import { createVerification } from "./create-verification";
 import { getVerificationSession } from "./get-verification-session";
 import { submitVerificationSession } from "./submit-verification-session";
-import {
-  ZCreateVerificationRequest,
-  ZGetVerificationRequest,
-  ZSessionIdParams,
-  ZSubmitVerificationSessionRequest,
-  ZVerificationSessionResponse,
-} from "./verification-session.schema";
 import { getVerifierIdentity } from "./verifier-identity";
 
 const TAGS = ["Verifications"];

@@ -1,12 +1,12 @@
+import type { Environment } from "@cred/contracts/scopes";
+import type { TVerificationResult } from "@cred/contracts/verification-sessions";
 import { type Db, inTransaction, sqlFor } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
-import type { Environment } from "../shared/scopes";
 import { createdSessions } from "./created-sessions";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
-import type { TVerificationResult } from "./verification-session.schema";
 import { sealResult, sessionEventData } from "./verification-session-dto";
 
 /** The partition a session row belongs to. */

@@ -1,4 +1,8 @@
 import { createHash } from "node:crypto";
+import type {
+  TSubmitVerificationSessionRequest,
+  TVerificationSession,
+} from "@cred/contracts/verification-sessions";
 import type { Db } from "@cred/db";
 import { decodeJwtUnverified } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
@@ -11,7 +15,6 @@ import { alreadyDecided, decideSession, loadSession } from "./session-lifecycle"
 import { typeAncestors } from "./type-ancestors";
 import { runVerificationEngine } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
-import type { TSubmitVerificationSessionRequest, TVerificationSession } from "./verification-session.schema";
 import { toVerificationSessionDto } from "./verification-session-dto";
 
 const invalid = (code: string, target: string, message: string) =>

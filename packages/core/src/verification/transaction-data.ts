@@ -1,7 +1,7 @@
+import { TRANSACTION_DATA_RESERVED, type TTransactionData } from "@cred/contracts/verification-sessions";
 import { transactionDataHash } from "@cred/oid4vc";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import type { TPolicyRules } from "../verification-policies";
-import { TRANSACTION_DATA_RESERVED, type TTransactionData } from "./verification-session.schema";
 
 /**
  * OpenID4VP transaction data (§5.1, §8.4; the SD-JWT VC profile of Appendix B.3.3): what a verification

@@ -1,3 +1,4 @@
+import type { TVerificationResult } from "@cred/contracts/verification-sessions";
 import {
   type CredentialVerification,
   createSdJwtVcCredentialVerifier,
@@ -17,7 +18,6 @@ import {
   transactionDataProblem,
 } from "./transaction-data";
 import { typeAncestors } from "./type-ancestors";
-import type { TVerificationResult } from "./verification-session.schema";
 
 /** The session facts a presentation is judged against. */
 export interface EngineSession {

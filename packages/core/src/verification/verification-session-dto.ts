@@ -1,14 +1,14 @@
-import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
-import type { CoreConfig } from "../shared/context";
-import { INVOCATION_SCHEMES, type Invocation } from "../shared/invocation";
-import type { SecretBox } from "../shared/secret-box";
-import { decodeTransactionData } from "./transaction-data";
-import type { VerificationSessionRow } from "./verification-repository";
+import { INVOCATION_SCHEMES, type Invocation } from "@cred/contracts/invocation";
 import type {
   TVerificationResult,
   TVerificationSession,
   VerificationSessionStatus,
-} from "./verification-session.schema";
+} from "@cred/contracts/verification-sessions";
+import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
+import type { CoreConfig } from "../shared/context";
+import type { SecretBox } from "../shared/secret-box";
+import { decodeTransactionData } from "./transaction-data";
+import type { VerificationSessionRow } from "./verification-repository";
 
 function base(config: Pick<CoreConfig, "publicBaseUrl">) {
   return config.publicBaseUrl.replace(/\/+$/, "");

@@ -1,10 +1,10 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { scopeOf } from "../shared/scope-of";
 import {
   ZGetVerifierCertificateRequest,
   ZUploadVerifierCertificateRequest,
   ZVerifierCertificateResponse,
-} from "./verifier-certificate.schema";
+} from "@cred/contracts/verifier-certificates";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { scopeOf } from "../shared/scope-of";
 import { getVerifierCertificate, uploadVerifierCertificate } from "./verifier-certificates";
 
 const TAGS = ["Verifier certificate"];

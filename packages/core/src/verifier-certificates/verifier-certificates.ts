@@ -1,4 +1,8 @@
 import { X509Certificate } from "node:crypto";
+import type {
+  TUploadVerifierCertificateRequest,
+  TVerifierCertificate,
+} from "@cred/contracts/verifier-certificates";
 import {
   certificateDnsNames,
   InvalidVerifierCertificateError,
@@ -18,7 +22,6 @@ import {
   verifierDnsName,
   verifierKeySealContext,
 } from "../verification";
-import type { TUploadVerifierCertificateRequest, TVerifierCertificate } from "./verifier-certificate.schema";
 import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
 
 /** More certificates than this in an upload is refused (they all travel in every request object). */

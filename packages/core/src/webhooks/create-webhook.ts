@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { TCreateWebhookRequest } from "@cred/contracts/webhooks";
 import type { Db } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
-import type { TCreateWebhookRequest } from "./webhook.schema";
 import { toWebhookDto } from "./webhook-dto";
 import { webhookRepository } from "./webhook-repository";
 import { assertWebhookUrlAllowed } from "./webhook-url-policy";

@@ -1,3 +1,3 @@
+export { subscribesTo, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/contracts/webhook-events";
 export { livePreviousSecrets } from "./previous-secrets";
-export { subscribesTo, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhook-events";
 export { webhookUrlPolicy } from "./webhook-url-policy";

@@ -1,7 +1,7 @@
+import type { TListWebhookDeliveriesRequest } from "@cred/contracts/webhooks";
 import type { Db } from "@cred/db";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
-import type { TListWebhookDeliveriesRequest } from "./webhook.schema";
 import { toWebhookDeliveryDto } from "./webhook-dto";
 import {
   type WebhookAttemptRow,

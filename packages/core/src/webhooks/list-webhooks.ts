@@ -1,5 +1,6 @@
+import type { ListQuery } from "@cred/contracts/pagination";
 import type { Db } from "@cred/db";
-import { decodeCursor, type ListQuery, toPage } from "../shared/pagination";
+import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import { toWebhookDto } from "./webhook-dto";
 import { webhookRepository } from "./webhook-repository";

@@ -1,10 +1,10 @@
+import type { TRotateWebhookSecretRequest } from "@cred/contracts/webhooks";
 import { type Db, inTransaction } from "@cred/db";
 import { notFound } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { generateWebhookSecret } from "./create-webhook";
 import { previousSecretsAfterRotation } from "./previous-secrets";
-import type { TRotateWebhookSecretRequest } from "./webhook.schema";
 import { toWebhookDto } from "./webhook-dto";
 import { webhookRepository } from "./webhook-repository";
 

@@ -1,12 +1,3 @@
-import { protectedProcedure, router } from "../rpc/trpc";
-import { scopeOf } from "../shared/scope-of";
-import { createWebhook } from "./create-webhook";
-import { deleteWebhook } from "./delete-webhook";
-import { getWebhook } from "./get-webhook";
-import { listWebhookDeliveries } from "./list-webhook-deliveries";
-import { listWebhooks } from "./list-webhooks";
-import { redeliverWebhookDelivery } from "./redeliver-webhook-delivery";
-import { rotateWebhookSecret } from "./rotate-webhook-secret";
 import {
   ZCreateWebhookRequest,
   ZCreateWebhookResponse,
@@ -22,7 +13,16 @@ import {
   ZRedeliverWebhookDeliveryResponse,
   ZRotateWebhookSecretRequest,
   ZRotateWebhookSecretResponse,
-} from "./webhook.schema";
+} from "@cred/contracts/webhooks";
+import { protectedProcedure, router } from "../rpc/trpc";
+import { scopeOf } from "../shared/scope-of";
+import { createWebhook } from "./create-webhook";
+import { deleteWebhook } from "./delete-webhook";
+import { getWebhook } from "./get-webhook";
+import { listWebhookDeliveries } from "./list-webhook-deliveries";
+import { listWebhooks } from "./list-webhooks";
+import { redeliverWebhookDelivery } from "./redeliver-webhook-delivery";
+import { rotateWebhookSecret } from "./rotate-webhook-secret";
 
 const TAGS = ["Webhooks"];
 const BASE = "/management/webhooks";

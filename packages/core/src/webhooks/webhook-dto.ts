@@ -1,4 +1,4 @@
-import type { TWebhookDelivery, TWebhookSubscription } from "./webhook.schema";
+import type { TWebhookDelivery, TWebhookSubscription } from "@cred/contracts/webhooks";
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookSubscriptionRow } from "./webhook-repository";
 
 /** The public view of a subscription: never the secret. */

@@ -1,5 +1,5 @@
 "use client";
-import { SCOPES, type Scope } from "@cred/core/shared/scopes";
+import { SCOPES, type Scope } from "@cred/contracts/scopes";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";

@@ -3,7 +3,7 @@ import {
   CLAIM_TYPES,
   type ClaimType,
   type TClaimDefinition,
-} from "@cred/core/credential-configurations/credential-configuration.schema";
+} from "@cred/contracts/credential-configurations";
 
 export interface ClaimRow {
   key: number;

@@ -1,5 +1,5 @@
 "use client";
-import { ZCreateCredentialConfigurationRequest } from "@cred/core/credential-configurations/credential-configuration.schema";
+import { ZCreateCredentialConfigurationRequest } from "@cred/contracts/credential-configurations";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";

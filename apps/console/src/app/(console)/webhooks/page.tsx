@@ -1,6 +1,6 @@
 "use client";
-import { DELIVERY_STATUSES } from "@cred/core/webhooks/webhook.schema";
-import { WEBHOOK_EVENT_TYPES } from "@cred/core/webhooks/webhook-events";
+import { WEBHOOK_EVENT_TYPES } from "@cred/contracts/webhook-events";
+import { DELIVERY_STATUSES } from "@cred/contracts/webhooks";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";

@@ -2,7 +2,7 @@
 import {
   type TCredentialConfiguration,
   ZCreateCredentialConfigurationVersionRequest,
-} from "@cred/core/credential-configurations/credential-configuration.schema";
+} from "@cred/contracts/credential-configurations";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";

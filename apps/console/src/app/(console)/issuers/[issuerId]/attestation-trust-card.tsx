@@ -1,5 +1,5 @@
 "use client";
-import type { TIssuer } from "@cred/core/issuers/issuer.schema";
+import type { TIssuer } from "@cred/contracts/issuers";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { SubmitButton, TextField } from "../../../../components/form-fields";

@@ -1,5 +1,5 @@
 "use client";
-import type { TIssuer } from "@cred/core/issuers/issuer.schema";
+import type { TIssuer } from "@cred/contracts/issuers";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, TextField } from "../../../../components/form-fields";

@@ -1,5 +1,5 @@
 "use client";
-import type { TIssuer } from "@cred/core/issuers/issuer.schema";
+import type { TIssuer } from "@cred/contracts/issuers";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";

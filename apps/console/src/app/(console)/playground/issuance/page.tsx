@@ -1,6 +1,6 @@
 "use client";
-import type { TClaimDefinition } from "@cred/core/credential-configurations/credential-configuration.schema";
-import type { Invocation } from "@cred/core/shared/invocation";
+import type { TClaimDefinition } from "@cred/contracts/credential-configurations";
+import type { Invocation } from "@cred/contracts/invocation";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";

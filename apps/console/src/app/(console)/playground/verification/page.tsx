@@ -1,6 +1,6 @@
 "use client";
-import type { Invocation } from "@cred/core/shared/invocation";
-import { ZCreateVerificationRequest } from "@cred/core/verification/verification-session.schema";
+import type { Invocation } from "@cred/contracts/invocation";
+import { ZCreateVerificationRequest } from "@cred/contracts/verification-sessions";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENVIRONMENTS, SCOPES } from "../shared/scopes";
+import { ENVIRONMENTS, SCOPES } from "./scopes";
 
 export const zApiKey = z.object({
   id: z.string().meta({ example: "key_01jd5x6c3v8w9y0z1a2b3c4d5e" }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../webhooks";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhook-events";
 
 /**
  * The event catalogue (DESIGN §7): every webhook event type with the schema of its `data`. Payloads

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "../shared/examples";
-import { resourceOf } from "../shared/pagination";
-import { registerRequestExample } from "../shared/request-example";
+import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "./examples";
+import { resourceOf } from "./pagination";
+import { registerRequestExample } from "./request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 const PEM_EXAMPLE = "-----BEGIN CERTIFICATE-----\nMIIB…\n-----END CERTIFICATE-----";

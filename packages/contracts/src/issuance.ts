@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EXAMPLE_CLAIM_VALUES, EXAMPLE_ISSUER_ID } from "../shared/examples";
-import { zInvocation } from "../shared/invocation";
-import { resourceOf } from "../shared/pagination";
-import { registerRequestExample } from "../shared/request-example";
+import { EXAMPLE_CLAIM_VALUES, EXAMPLE_ISSUER_ID } from "./examples";
+import { zInvocation } from "./invocation";
+import { resourceOf } from "./pagination";
+import { registerRequestExample } from "./request-example";
 
 export const ISSUANCE_STATUSES = ["pending", "completed", "cancelled", "expired"] as const;
 export type IssuanceStatus = (typeof ISSUANCE_STATUSES)[number];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { registerRequestExample } from "../shared/request-example";
-import { zResourceFields } from "../shared/resource-fields";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { registerRequestExample } from "./request-example";
+import { zResourceFields } from "./resource-fields";
 
 export const zOrganisationReference = z
   .string()

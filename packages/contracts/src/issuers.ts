@@ -1,11 +1,10 @@
-import { isAcceptableRedirectUri } from "@cred/oid4vc";
 import { z } from "zod";
-import { zOrganisationReference } from "../organisations";
-import { EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM, EXAMPLE_ISSUER_ID } from "../shared/examples";
-import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { isPemCaCertificate } from "../shared/pem-certificate";
-import { registerRequestExample } from "../shared/request-example";
-import { zResourceFields } from "../shared/resource-fields";
+import { EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM, EXAMPLE_ISSUER_ID } from "./examples";
+import { zOrganisationReference } from "./organisations";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { registerRequestExample } from "./request-example";
+import { zResourceFields } from "./resource-fields";
+import { isAcceptableRedirectUri, isPemCaCertificate } from "./server-checks";
 
 export const ISSUER_STATUSES = ["draft", "active"] as const;
 export type IssuerStatus = (typeof ISSUER_STATUSES)[number];

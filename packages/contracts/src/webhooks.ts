@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { registerRequestExample } from "../shared/request-example";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { registerRequestExample } from "./request-example";
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from "./webhook-events";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resourceOf } from "../shared/pagination";
+import { resourceOf } from "./pagination";
 
 export const zCredentialStatus = z
   .object({

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "../shared/examples";
-import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { isPemCaCertificate } from "../shared/pem-certificate";
-import { registerRequestExample } from "../shared/request-example";
+import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "./examples";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { registerRequestExample } from "./request-example";
+import { isPemCaCertificate } from "./server-checks";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { zIssuerId, zLocale } from "../issuers";
-import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "../shared/examples";
-import { collectionOf, resourceOf, zListQuery } from "../shared/pagination";
-import { registerRequestExample } from "../shared/request-example";
-import { zResourceFields } from "../shared/resource-fields";
+import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "./examples";
+import { zIssuerId, zLocale } from "./issuers";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { registerRequestExample } from "./request-example";
+import { zResourceFields } from "./resource-fields";
 
 /** Platform limits (spec §8): the only format and signing algorithm the service issues. */
 export const SUPPORTED_FORMAT = "dc+sd-jwt";

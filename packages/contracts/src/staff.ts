@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENVIRONMENTS, SCOPES } from "../shared/scopes";
+import { ENVIRONMENTS, SCOPES } from "./scopes";
 
 export const STAFF_ROLES = ["admin", "operator", "viewer"] as const;
 

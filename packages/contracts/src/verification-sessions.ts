@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { zInvocation } from "../shared/invocation";
-import { resourceOf } from "../shared/pagination";
-import { registerRequestExample } from "../shared/request-example";
+import { zInvocation } from "./invocation";
+import { resourceOf } from "./pagination";
+import { registerRequestExample } from "./request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
