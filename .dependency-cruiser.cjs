@@ -19,6 +19,9 @@ const coreLayers = [
   ["organisations", "staff", "api-keys", "webhooks", "verification-policies", "dashboard"],
   ["issuers"],
   ["credential-configurations"],
+  // The wallet authorization server's DPoP, server nonces and client authentication: below issuance, whose
+  // token, PAR, authorization and credential endpoints use them.
+  ["authorization-server"],
   ["issuance"],
   ["credentials"],
   ["verification"],

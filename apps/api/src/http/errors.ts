@@ -5,7 +5,9 @@ import {
   isUnstorableTextViolation,
   UNSTORABLE_TEXT_MESSAGE,
 } from "@cred/core";
+import { OAuthError } from "@cred/oid4vc";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { sendOAuthError } from "../wallet/oauth-error-reply";
 import { UnstorableTextError } from "./storable-text";
 
 export function sendError(
@@ -67,11 +69,7 @@ export function registerErrorHandling(app: FastifyInstance, restMethodsOf: (path
     const oauthCode = request.routeOptions.config?.oauthErrorCode;
     // Wallet endpoints: the OAuth shape, whose `error` a wallet reads as a string (RFC 6749 §5.2).
     const oauthError = (status: number, code: string, description: string) =>
-      reply
-        .code(status)
-        .header("Cache-Control", "no-store")
-        .type("application/json")
-        .send({ error: code, error_description: description });
+      sendOAuthError(reply, new OAuthError(code, description, { status }));
     // Text the database cannot store, anywhere in the request (http/storable-text.ts).
     if (error instanceof UnstorableTextError) {
       if (oauthCode) return oauthError(400, oauthCode, error.message);

@@ -1,5 +1,6 @@
 import { isOAuthError } from "@cred/oid4vc";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { sendOAuthError } from "./oauth-error-reply";
 
 /** Wallet endpoints answer errors in the OAuth shape (`error`, `error_description`), not the REST envelope. */
 export function walletHandler<T>(handler: (request: FastifyRequest, reply: FastifyReply) => Promise<T>) {
@@ -8,8 +9,7 @@ export function walletHandler<T>(handler: (request: FastifyRequest, reply: Fasti
       return await handler(request, reply);
     } catch (error) {
       if (!isOAuthError(error)) throw error;
-      reply.headers(error.headers ?? {});
-      return reply.code(error.status).type("application/json").send(error.toJSON());
+      return sendOAuthError(reply, error);
     }
   };
 }

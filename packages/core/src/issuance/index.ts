@@ -4,13 +4,15 @@ export { claimsOfSpentTokensSql, issuanceRepository } from "./issuance-repositor
 export { lockBatch } from "./lock-batch";
 export { TX_CODE_HASH_PURPOSE } from "./tx-code";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
-export { returnFromAuthorizationPage, setCookieHeader } from "./wallet/authorization-page";
-export { attestationChallengeHeader, attestationChallengesOf } from "./wallet/client-authentication";
-export { issueCredentials } from "./wallet/credential";
+export { type BrowserBindingCookie, returnFromAuthorizationPage } from "./wallet/authorization-page";
+export {
+  type CredentialAnswer,
+  issueCredentials,
+  type PresentedAccessToken,
+  type PresentedCredentials,
+} from "./wallet/credential";
 export { issueDeferredCredentials } from "./wallet/deferred-credential";
-export { dpopProofForTokenRequest } from "./wallet/dpop";
-export { dpopNonceHeader, dpopNoncesOf } from "./wallet/issuer-nonces";
-export { invalidToken, loadWalletIssuer, NO_STORE, type WalletIssuer } from "./wallet/load-wallet-issuer";
+export { invalidToken, loadWalletIssuer, type WalletIssuer } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,
   credentialIssuerMetadata,

@@ -11,25 +11,22 @@ import { hashSecret } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { invalidPresentationReasons } from "./invalid-presentation";
-import type { WalletHttpResponse } from "./serve-request-object";
 import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
 import { encryptionKeySealContext } from "./verification-session-dto";
 
-const json = (status: number, body: unknown): WalletHttpResponse => ({
-  status,
-  contentType: "application/json",
-  body: JSON.stringify(body),
-  headers: { "cache-control": "no-store" },
-});
+/** What the wallet is told once its response is taken: where to send the person (same-device flow). */
+export interface WalletResponseReceived {
+  redirectUri?: string;
+}
 
 /**
  * The response_uri endpoint (OpenID4VP §8.2, §8.3): takes `direct_post` (`vp_token`, `state`) or
  * `direct_post.jwt` (`response` JWE, decrypted with the session's single-use key) or a wallet error
- * (`error`, `error_description`), runs the engine and decides the session. Answers 200 `{}` or, when
- * the policy has a same-device redirect, `{ redirect_uri: "<uri>#response_code=<fresh>" }` (the code is
- * stored hashed). Malformed input, a wrong `state`, or a session that is not pending → 400 in the
+ * (`error`, `error_description`), runs the engine and decides the session. Returns nothing more to
+ * tell the wallet or, when the policy has a same-device redirect, `redirectUri`
+ * `<uri>#response_code=<fresh>` (the code is stored hashed). Malformed input, a wrong `state`, or a session that is not pending → 400 in the
  * OAuth shape (a decided session refuses a second answer). Under a policy with
  * `reportInvalidPresentationsToWallet`, a presentation that fails integrity or holder binding is
  * answered 400 `invalid_request` once the session is decided (rejected, as always; no response code,
@@ -39,7 +36,7 @@ export async function receiveWalletResponse(
   deps: AppDeps,
   handle: string,
   form: URLSearchParams | undefined,
-): Promise<WalletHttpResponse> {
+): Promise<WalletResponseReceived> {
   if (!form) throw new VpError("invalid_request", "send the response as application/x-www-form-urlencoded");
   const found =
     createdSessions.take(handle) ??
@@ -99,6 +96,6 @@ export async function receiveWalletResponse(
       `the presentation failed verification (${invalid.join(", ")}); the verifier rejected the response`,
     );
   }
-  if (!responseCode) return json(200, {});
-  return json(200, { redirect_uri: `${rules.sameDeviceRedirectUri}#response_code=${responseCode}` });
+  if (!responseCode) return {};
+  return { redirectUri: `${rules.sameDeviceRedirectUri}#response_code=${responseCode}` };
 }

@@ -4,7 +4,6 @@ import {
   type Jwk,
   parseRequestUriPostBody,
   publicJwk,
-  REQUEST_OBJECT_CONTENT_TYPE,
   signRequestObject,
   VpError,
 } from "@cred/oid4vc";
@@ -17,13 +16,6 @@ import { verificationRepository } from "./verification-repository";
 import { encryptionKeySealContext, responseUriOf } from "./verification-session-dto";
 import { getVerifierIdentity, identityServesClientId } from "./verifier-identity";
 
-export interface WalletHttpResponse {
-  status: number;
-  contentType: string;
-  body: string;
-  headers?: Record<string, string>;
-}
-
 /**
  * The request_uri endpoint (OpenID4VP §5.10): the signed request object of a pending session, built
  * from the session's policy snapshot, `typ: oauth-authz-req+jwt`, `x5c` of the tenant's verifier
@@ -32,13 +24,13 @@ export interface WalletHttpResponse {
  * not a JSON object → 400 `invalid_request` (the route refuses a body that is not a form).
  * Unknown, decided or expired sessions → 404 `invalid_request` (the wallet aborts on any HTTP error);
  * a session whose client_id the current certificate no longer serves (replaced by an upload) → 400
- * `invalid_request`.
+ * `invalid_request`. Returns the signed request object (compact JWS).
  */
 export async function serveRequestObject(
   deps: AppDeps,
   state: string,
   form?: URLSearchParams,
-): Promise<WalletHttpResponse> {
+): Promise<string> {
   let walletNonce: string | undefined;
   let walletIssuer: string | undefined;
   if (form) {
@@ -90,13 +82,7 @@ export async function serveRequestObject(
     iat,
     exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });
-  const jwt = await signRequestObject(payload, { privateKey: identity.privateKey, x5c: identity.x5c });
-  return {
-    status: 200,
-    contentType: REQUEST_OBJECT_CONTENT_TYPE,
-    body: jwt,
-    headers: { "cache-control": "no-store" },
-  };
+  return signRequestObject(payload, { privateKey: identity.privateKey, x5c: identity.x5c });
 }
 
 /** The policy's `verifierInfo`, as the request object's `verifier_info` (rules stored before it: none). */

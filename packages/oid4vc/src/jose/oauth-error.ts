@@ -1,20 +1,42 @@
+/** An authentication scheme a protected resource takes (RFC 6750 §3, RFC 9449 §7.1). */
+export type OAuthScheme = "Bearer" | "DPoP";
+
+/**
+ * The `WWW-Authenticate` challenge of an error at a protected resource: the schemes it names, in order,
+ * and whether it names the error (RFC 6750 §3.1: not when the request carried no credentials at all).
+ */
+export interface OAuthChallenge {
+  schemes: readonly OAuthScheme[];
+  withError: boolean;
+}
+
+export interface OAuthErrorOptions {
+  status?: number;
+  cause?: unknown;
+  /** Where the error is a protected resource's: the challenge to answer with. */
+  challenge?: OAuthChallenge;
+  /** A fresh server nonce for the client to retry its DPoP proof with (RFC 9449 §8, §9). */
+  dpopNonce?: string;
+  /** A fresh client attestation challenge to retry with (attestation-based client auth §8). */
+  attestationChallenge?: string;
+}
+
 /**
  * An OAuth 2.0 style error (RFC 6749 §5.2, OpenID4VCI §6.3 / §8.3.1.2) that carries its HTTP status.
  *
- * Protocol functions throw it; the HTTP layer renders `toJSON()` as the body, `status` as the status
- * code and `headers` verbatim (e.g. `WWW-Authenticate`, `Cache-Control`).
+ * Protocol functions throw it with data, never header text: the HTTP layer renders `toJSON()` as the
+ * body, `status` as the status code, and builds the headers (`Cache-Control`, `WWW-Authenticate` from
+ * `challenge`, `DPoP-Nonce`, `OAuth-Client-Attestation-Challenge`) from the rest.
  */
 export class OAuthError extends Error {
   readonly error: string;
   readonly error_description: string | undefined;
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly challenge: OAuthChallenge | undefined;
+  readonly dpopNonce: string | undefined;
+  readonly attestationChallenge: string | undefined;
 
-  constructor(
-    error: string,
-    errorDescription?: string,
-    options: { status?: number; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(error: string, errorDescription?: string, options: OAuthErrorOptions = {}) {
     const description =
       errorDescription === undefined ? undefined : sanitizeErrorDescription(errorDescription);
     super(description ? `${error}: ${description}` : error, { cause: options.cause });
@@ -22,7 +44,9 @@ export class OAuthError extends Error {
     this.error = sanitizeErrorCode(error);
     this.error_description = description;
     this.status = options.status ?? 400;
-    this.headers = Object.freeze({ ...(options.headers ?? {}) });
+    this.challenge = options.challenge;
+    this.dpopNonce = options.dpopNonce;
+    this.attestationChallenge = options.attestationChallenge;
   }
 
   /** The wire body: `{ error, error_description? }`. */

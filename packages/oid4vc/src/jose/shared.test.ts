@@ -14,15 +14,16 @@ import { OAuthError, sanitizeErrorDescription } from "./oauth-error";
 import { toEpochSeconds } from "./time";
 
 describe("OAuthError", () => {
-  it("carries error, sanitised description, status and headers", () => {
+  it("carries error, sanitised description, status and the data its headers are built from", () => {
     const e = new OAuthError("invalid_proof", 'bad "proof" \\ with\nnewline and ü', {
       status: 400,
-      headers: { "Cache-Control": "no-store" },
+      dpopNonce: "n-1",
     });
     expect(e.error).toBe("invalid_proof");
     expect(e.error_description).toBe("bad 'proof' ' with newline and ?");
     expect(e.status).toBe(400);
-    expect(e.headers).toEqual({ "Cache-Control": "no-store" });
+    expect(e.dpopNonce).toBe("n-1");
+    expect(e.challenge).toBeUndefined();
     expect(e.toJSON()).toEqual({
       error: "invalid_proof",
       error_description: "bad 'proof' ' with newline and ?",

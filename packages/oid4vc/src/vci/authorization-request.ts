@@ -23,10 +23,7 @@ export type AuthorizationErrorCode =
   | "access_denied";
 
 export function authorizationError(code: AuthorizationErrorCode, description: string) {
-  return new OAuthError(code, description, {
-    status: code === "invalid_client" ? 401 : 400,
-    headers: { "Cache-Control": "no-store" },
-  });
+  return new OAuthError(code, description, { status: code === "invalid_client" ? 401 : 400 });
 }
 
 /** What a wallet pushes (RFC 9126) to start the authorization code flow of an offer (OpenID4VCI §5.1). */

@@ -66,7 +66,7 @@ export class ClientAttestationError extends Error {
   }
 
   toOAuthError(): OAuthError {
-    return new OAuthError(this.code, this.message, { status: 401, headers: { "Cache-Control": "no-store" } });
+    return new OAuthError(this.code, this.message, { status: 401 });
   }
 }
 

@@ -144,21 +144,18 @@ export async function verifyDpopProof(
 }
 
 /**
- * The error a protected resource answers for a DPoP problem (RFC 9449 §7.1, §9, RFC 6750 §3);
- * `headers` adds e.g. the `DPoP-Nonce` of a `use_dpop_nonce`.
+ * The error a protected resource answers for a DPoP problem (RFC 9449 §7.1, §9, RFC 6750 §3): 401 with
+ * a `DPoP` challenge naming it; `dpopNonce` is the fresh nonce of a `use_dpop_nonce`.
  */
 export function dpopResourceError(
   error: "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce",
   description: string,
-  headers: Record<string, string> = {},
+  dpopNonce?: string,
 ) {
   return new OAuthError(error, description, {
     status: 401,
-    headers: {
-      ...headers,
-      "Cache-Control": "no-store",
-      "WWW-Authenticate": `DPoP error="${error}", error_description="${description.replace(/["\\]/g, "'")}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`,
-    },
+    challenge: { schemes: ["DPoP"], withError: true },
+    ...(dpopNonce !== undefined ? { dpopNonce } : {}),
   });
 }
 

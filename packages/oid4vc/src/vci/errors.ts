@@ -25,21 +25,18 @@ export type CredentialErrorCode =
 /** Notification endpoint error codes (OpenID4VCI §11.3). */
 export type NotificationErrorCode = "invalid_notification_id" | "invalid_notification_request";
 
-/** Protocol responses must not be cached (OpenID4VCI §6.2, §7.2, §8.3). */
-const NO_STORE = { "Cache-Control": "no-store" };
-
 export function tokenError(
   code: TokenErrorCode,
   description: string,
   status = code === "invalid_client" ? 401 : 400,
 ) {
-  return new OAuthError(code, description, { status, headers: NO_STORE });
+  return new OAuthError(code, description, { status });
 }
 
 export function credentialError(code: CredentialErrorCode, description: string) {
-  return new OAuthError(code, description, { status: 400, headers: NO_STORE });
+  return new OAuthError(code, description, { status: 400 });
 }
 
 export function notificationError(code: NotificationErrorCode, description: string) {
-  return new OAuthError(code, description, { status: 400, headers: NO_STORE });
+  return new OAuthError(code, description, { status: 400 });
 }

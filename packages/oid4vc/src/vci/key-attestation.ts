@@ -56,7 +56,7 @@ export interface VerifiedKeyAttestation {
  */
 export class KeyAttestationNotAccepted extends OAuthError {
   constructor(description: string) {
-    super("invalid_proof", description, { status: 400, headers: { "Cache-Control": "no-store" } });
+    super("invalid_proof", description, { status: 400 });
   }
 }
 

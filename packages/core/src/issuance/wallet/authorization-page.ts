@@ -104,11 +104,6 @@ export function browserBindingCookie(
   return bindingCookie(config, issuerId, hashSecret(interaction), value, INTERACTION_LIFETIME_SECONDS);
 }
 
-/** The `Set-Cookie` value of a binding cookie (or of its removal, with `maxAgeSeconds` 0). */
-export function setCookieHeader(cookie: BrowserBindingCookie): string {
-  return `${cookie.name}=${cookie.value}; Path=${cookie.path}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; Secure; SameSite=Lax`;
-}
-
 /** The answer's return URL, which the integrator sends the browser to, and its one-time token. */
 export function authorizationReturn(config: Pick<CoreConfig, "publicBaseUrl">, issuerId: string) {
   const token = randomToken(32);

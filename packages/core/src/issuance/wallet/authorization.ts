@@ -8,6 +8,7 @@ import {
   parsePushedAuthorizationRequest,
   type TPushedAuthorizationRequest,
 } from "@cred/oid4vc";
+import { authenticateWallet, type WalletClientCredentials } from "../../authorization-server";
 import { configurationCatalog } from "../../credential-configurations";
 import { issuerUrls } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
@@ -25,7 +26,6 @@ import {
   OFFER_UNAVAILABLE,
   offerRedeemableSql,
 } from "./authorization-page";
-import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
 /** RFC 9126 §2.2: a request_uri is short-lived; the wallet opens the authorization endpoint at once. */

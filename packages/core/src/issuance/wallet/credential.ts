@@ -18,6 +18,7 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
+import { checkDpopProof, type DpopNonces, dpopNoncesOf } from "../../authorization-server";
 import { configurationCatalog } from "../../credential-configurations";
 import {
   credentialEncryptionKeys,
@@ -35,10 +36,8 @@ import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { disclosablePaths } from "../validate-claims";
 import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
-import { checkDpopProof } from "./dpop";
-import { type DpopNonces, dpopNonceHeader, dpopNoncesOf } from "./issuer-nonces";
 import { keyAttestationCheck } from "./key-attestation";
-import { invalidToken, missingToken, NO_STORE, type WalletIssuer } from "./load-wallet-issuer";
+import { invalidToken, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 
@@ -72,26 +71,27 @@ async function refuseConfigurationBeyondToken(
   const description = "The access token does not cover this credential configuration.";
   throw new OAuthError("insufficient_scope", description, {
     status: 403,
-    headers: {
-      ...NO_STORE,
-      "WWW-Authenticate": `Bearer error="insufficient_scope", error_description="${description}"`,
-    },
+    challenge: { schemes: ["Bearer"], withError: true },
   });
 }
 
-/** The scheme and access token of `Authorization: Bearer …` or `Authorization: DPoP …`, or null. */
-export function accessTokenOf(
-  header: string | undefined,
-): { scheme: "Bearer" | "DPoP"; token: string } | null {
-  const match = /^(Bearer|DPoP) +([A-Za-z0-9._~+/=-]+)$/i.exec(header?.trim() ?? "");
-  if (!match) return null;
-  return { scheme: match[1]!.toLowerCase() === "dpop" ? "DPoP" : "Bearer", token: match[2]! };
+/** An access token as the wallet presented it: its scheme (`Authorization: Bearer` or `DPoP`) and value. */
+export interface PresentedAccessToken {
+  scheme: "Bearer" | "DPoP";
+  token: string;
 }
 
-/** A wallet request to a protected endpoint: its Authorization and DPoP headers, method and URL. */
-export interface ProtectedRequest {
-  authorization: string | undefined;
-  dpop: string | string[] | undefined;
+/**
+ * What a wallet presented to a protected endpoint: its access token and the DPoP proofs it sent (RFC
+ * 9449 §4.3: exactly one is good; none, where the token is a bearer token).
+ */
+export interface PresentedCredentials {
+  accessToken: PresentedAccessToken;
+  dpopProofs: readonly string[];
+}
+
+/** A wallet request to a protected endpoint: what it presented, its method and URL. */
+export interface ProtectedRequest extends PresentedCredentials {
   method: string;
   url: string;
   /** The issuer takes DPoP-bound tokens only (`requireDpop`): a bearer token minted before is refused. */
@@ -106,10 +106,7 @@ export interface ProtectedRequest {
  * by its key for this request (RFC 9449 §7); a bearer token as `Authorization: Bearer`.
  */
 export async function transactionForToken(sql: FastSql, issuerId: string, request: ProtectedRequest) {
-  if (!request.authorization?.trim()) throw missingToken();
-  const presented = accessTokenOf(request.authorization);
-  if (!presented)
-    throw invalidToken("Send the access token as Authorization: Bearer <token> (or DPoP <token>).");
+  const presented = request.accessToken;
   const tokenHash = hashSecret(presented.token);
   let found = redeemedTransactions.take(tokenHash);
   if (!found) {
@@ -133,7 +130,7 @@ export async function transactionForToken(sql: FastSql, issuerId: string, reques
 
 async function checkTokenBinding(
   sql: FastSql,
-  presented: { scheme: "Bearer" | "DPoP"; token: string },
+  presented: PresentedAccessToken,
   dpopJkt: string | null,
   request: ProtectedRequest,
 ) {
@@ -149,10 +146,11 @@ async function checkTokenBinding(
       "invalid_token",
       "This access token is DPoP-bound; send it as DPoP with a proof.",
     );
-  if (request.dpop === undefined) throw dpopResourceError("invalid_dpop_proof", "A DPoP proof is required.");
+  if (request.dpopProofs.length === 0)
+    throw dpopResourceError("invalid_dpop_proof", "A DPoP proof is required.");
   let proof: Awaited<ReturnType<typeof checkDpopProof>>;
   try {
-    proof = await checkDpopProof(sql, request.dpop, {
+    proof = await checkDpopProof(sql, request.dpopProofs, {
       method: request.method,
       url: request.url,
       accessToken: presented.token,
@@ -161,7 +159,7 @@ async function checkTokenBinding(
   } catch (error) {
     if (error instanceof DpopProofError) throw dpopResourceError("invalid_dpop_proof", error.message);
     if (error instanceof DpopNonceError)
-      throw dpopResourceError("use_dpop_nonce", error.message, dpopNonceHeader(request.dpopNonces));
+      throw dpopResourceError("use_dpop_nonce", error.message, request.dpopNonces?.issue());
     throw error;
   }
   if (proof.jkt !== dpopJkt)
@@ -179,13 +177,13 @@ async function checkTokenBinding(
 export async function receiveWalletRequest(
   deps: AppDeps,
   issuer: WalletIssuer,
-  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
+  presented: PresentedCredentials,
   sent: { contentType: string | undefined; body: unknown },
   endpoint: "credential" | "deferredCredential",
 ) {
   const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
   const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
-    ...headers,
+    ...presented,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id)[endpoint],
     requireDpop: issuer.requireDpop,
@@ -201,7 +199,7 @@ export async function receiveWalletRequest(
   const encryptionOption = encryption
     ? { encryption: { requestEncrypted: encrypted, required: encryption.required } }
     : {};
-  return { tx, tokenHash, body, encryptionOption, dpopNonces };
+  return { tx, tokenHash, body, encryptionOption };
 }
 
 /**
@@ -233,12 +231,12 @@ async function encryptionSettingsFor(
 export async function issueCredentials(
   deps: AppDeps,
   issuer: WalletIssuer,
-  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
+  presented: PresentedCredentials,
   sent: { contentType: string | undefined; body: unknown },
 ) {
   const db = deps.database.prisma;
-  const received = await receiveWalletRequest(deps, issuer, headers, sent, "credential");
-  const { tokenHash, body, dpopNonces } = received;
+  const received = await receiveWalletRequest(deps, issuer, presented, sent, "credential");
+  const { tokenHash, body } = received;
   let tx = received.tx;
   refuseUnissuable(tx);
   const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
@@ -295,7 +293,6 @@ export async function issueCredentials(
     keysNotAfter,
     nonces,
     responseEncryption: request.responseEncryption,
-    dpopNonces,
   };
   if (tx.deferred) {
     // The row may be the one remembered at the token endpoint, from before the claims were supplied.
@@ -347,26 +344,28 @@ export interface CheckedIssuance {
   keysNotAfter: number | undefined;
   nonces: CheckedNonce[];
   responseEncryption: ResponseEncryption | undefined;
-  dpopNonces: DpopNonces | undefined;
   /** Issued at the deferred endpoint: losing to a concurrent poll means the transaction_id was used. */
   deferredDelivery?: boolean;
 }
 
-/** The Credential Endpoint's answer: headers and body, encrypted when the wallet asked (§8.3, §9.2). */
+/**
+ * What the credential and deferred credential endpoints hand over: credentials (`issued`) or a
+ * `transaction_id` to come back with (`deferred`, §8.3, §9.2), as the response object, or as a compact
+ * JWE of it where the wallet asked for encrypted responses (§10).
+ */
+export type CredentialAnswer =
+  | { outcome: "issued" | "deferred"; response: Record<string, unknown>; encrypted?: undefined }
+  | { outcome: "issued" | "deferred"; encrypted: string; response?: undefined };
+
+/** The answer of `outcome`, encrypted when the wallet asked (§8.3, §9.2). */
 export function walletAnswer(
-  status: 200 | 202,
+  outcome: "issued" | "deferred",
   response: Record<string, unknown>,
-  issuance: Pick<CheckedIssuance, "responseEncryption" | "dpopNonces">,
-) {
-  const headers = { ...NO_STORE, ...dpopNonceHeader(issuance.dpopNonces) };
-  if (issuance.responseEncryption) {
-    return {
-      status,
-      headers: { ...headers, "Content-Type": "application/jwt" },
-      body: encryptCredentialResponse(response, issuance.responseEncryption) as unknown,
-    };
-  }
-  return { status, headers, body: response as unknown };
+  issuance: Pick<CheckedIssuance, "responseEncryption">,
+): CredentialAnswer {
+  if (issuance.responseEncryption)
+    return { outcome, encrypted: encryptCredentialResponse(response, issuance.responseEncryption) };
+  return { outcome, response };
 }
 
 /** The minimum wait, in seconds, a deferred answer asks of the wallet before it asks again (§8.3). */
@@ -387,7 +386,7 @@ async function deferIssuance(
 ) {
   const transactionId = randomToken(24);
   const answer = walletAnswer(
-    202,
+    "deferred",
     { transaction_id: transactionId, interval: DEFERRED_INTERVAL_SECONDS },
     issuance,
   );
@@ -518,7 +517,7 @@ export async function issueAndComplete(
     // Built (and, where asked, encrypted) before the completion commits, so that nothing can fail
     // between issuing the credentials and handing them over.
     const answer = walletAnswer(
-      200,
+      "issued",
       {
         credentials: drafts.map((d) => ({ credential: d.credential })),
         ...(notificationId ? { notification_id: notificationId } : {}),

@@ -7,7 +7,7 @@ import { effectiveStatus } from "../issuance-transaction-dto";
 import {
   DEFERRED_INTERVAL_SECONDS,
   issueAndComplete,
-  type ProtectedRequest,
+  type PresentedCredentials,
   receiveWalletRequest,
   walletAnswer,
 } from "./credential";
@@ -30,12 +30,12 @@ interface DeferredHolderKeys {
 export async function issueDeferredCredentials(
   deps: AppDeps,
   issuer: WalletIssuer,
-  headers: Omit<ProtectedRequest, "method" | "url" | "requireDpop" | "dpopNonces">,
+  presented: PresentedCredentials,
   sent: { contentType: string | undefined; body: unknown },
 ) {
   const db = deps.database.prisma;
-  const received = await receiveWalletRequest(deps, issuer, headers, sent, "deferredCredential");
-  const { tx: remembered, tokenHash, dpopNonces } = received;
+  const received = await receiveWalletRequest(deps, issuer, presented, sent, "deferredCredential");
+  const { tx: remembered, tokenHash } = received;
   const request = parseDeferredCredentialRequest(received.body, received.encryptionOption);
   // Read afresh: the claims may have been supplied since the token's row was remembered.
   const tx = (await db.issuanceTransaction.findUnique({ where: { id: remembered.id } })) ?? remembered;
@@ -45,10 +45,10 @@ export async function issueDeferredCredentials(
   const status = effectiveStatus(tx);
   if (status !== "pending")
     throw credentialError("credential_request_denied", `The issuance transaction is ${status}.`);
-  const answer = { responseEncryption: request.responseEncryption, dpopNonces };
+  const answer = { responseEncryption: request.responseEncryption };
   if (!tx.claimsCipher) {
     return walletAnswer(
-      202,
+      "deferred",
       { transaction_id: request.transactionId, interval: DEFERRED_INTERVAL_SECONDS },
       answer,
     );

@@ -1,5 +1,5 @@
 import type { Db } from "@cred/db";
-import { DPOP_SIGNING_ALGS, OAuthError } from "@cred/oid4vc";
+import { OAuthError } from "@cred/oid4vc";
 import { activeIssuerCache } from "../../issuers";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
@@ -11,26 +11,10 @@ export async function loadWalletIssuer(db: Db, issuerId: string) {
 
 export type WalletIssuer = NonNullable<Awaited<ReturnType<typeof loadWalletIssuer>>>;
 
-export const NO_STORE = { "Cache-Control": "no-store" } as const;
-
+/** 401 `invalid_token` with a `Bearer` challenge naming it (RFC 6750 §3.1). */
 export function invalidToken(description: string) {
   return new OAuthError("invalid_token", description, {
     status: 401,
-    headers: {
-      ...NO_STORE,
-      "WWW-Authenticate": `Bearer error="invalid_token", error_description="${description}"`,
-    },
-  });
-}
-
-/**
- * 401 for a request without any credentials: RFC 6750 §3.1 has the challenge carry no error code then
- * (`WWW-Authenticate: Bearer`); the body still says what is missing.
- */
-export function missingToken() {
-  return new OAuthError("invalid_token", "An access token is required (Bearer, or DPoP with a proof).", {
-    status: 401,
-    // RFC 9449 §7.1: a resource that takes both schemes names both.
-    headers: { ...NO_STORE, "WWW-Authenticate": `Bearer, DPoP algs="${DPOP_SIGNING_ALGS.join(" ")}"` },
+    challenge: { schemes: ["Bearer"], withError: true },
   });
 }

@@ -5,6 +5,7 @@ import {
   DPOP_SIGNING_ALGS,
   signIssuerMetadata,
 } from "@cred/oid4vc";
+import { walletAttestationOf } from "../../authorization-server";
 import type { TClaimDefinition } from "../../credential-configurations";
 import type { TIssuerDisplay } from "../../issuers";
 import {
@@ -19,7 +20,6 @@ import {
 } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
-import { walletAttestationOf } from "./client-authentication";
 import { keyAttestationOf, keyAttestationsRequired } from "./key-attestation";
 import type { WalletIssuer } from "./load-wallet-issuer";
 

@@ -6,6 +6,7 @@ import {
   type TPreAuthorizedTokenRequest,
   tokenError,
 } from "@cred/oid4vc";
+import { authenticateWallet, type WalletClientCredentials } from "../../authorization-server";
 import { issuerUrls } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
@@ -13,7 +14,6 @@ import { hashSecret, type SecretBox } from "../../shared/secret-box";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { txCodeMatches } from "../tx-code";
 import { exchangeAuthorizationCode } from "./authorization-code";
-import { authenticateWallet, type WalletClientCredentials } from "./client-authentication";
 import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 import { tokenResponse } from "./token-response";
 

@@ -6,8 +6,8 @@ import {
   type VerifiedDpopProof,
   verifyDpopProof,
 } from "@cred/oid4vc";
-import { hashSecret } from "../../shared/secret-box";
-import { type DpopNonces, dpopNonceHeader, useNonceError } from "./issuer-nonces";
+import { hashSecret } from "../shared/secret-box";
+import { type DpopNonces, useNonceError } from "./issuer-nonces";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */
 const MAX_AGE_SECONDS = 300;
@@ -22,23 +22,23 @@ const FUTURE_SKEW_SECONDS = 60;
  */
 export async function dpopProofForTokenRequest(
   sql: FastSql,
-  proof: string | string[] | undefined,
+  proofs: readonly string[],
   endpoint: string,
   required: boolean,
   nonces?: DpopNonces,
 ): Promise<{ jkt: string; nonce?: string } | null> {
-  if (proof === undefined) {
+  if (proofs.length === 0) {
     if (required)
       throw tokenError("invalid_dpop_proof", "This credential issuer requires DPoP: send a DPoP proof.");
     return null;
   }
   try {
-    const { jkt, nonce } = await checkDpopProof(sql, proof, { method: "POST", url: endpoint, nonces });
+    const { jkt, nonce } = await checkDpopProof(sql, proofs, { method: "POST", url: endpoint, nonces });
     return { jkt, ...(nonce !== undefined ? { nonce } : {}) };
   } catch (error) {
     if (error instanceof DpopProofError) throw tokenError("invalid_dpop_proof", error.message);
     if (error instanceof DpopNonceError)
-      throw useNonceError("use_dpop_nonce", error.message, dpopNonceHeader(nonces));
+      throw useNonceError("use_dpop_nonce", error.message, freshNonce(nonces));
     throw error;
   }
 }
@@ -50,11 +50,12 @@ export async function dpopProofForTokenRequest(
  */
 export async function checkDpopProof(
   sql: FastSql,
-  proof: string | string[],
+  proofs: readonly string[],
   request: { method: string; url: string; accessToken?: string; nonces?: DpopNonces | undefined },
 ): Promise<VerifiedDpopProof> {
   // RFC 9449 §4.3: exactly one DPoP header.
-  if (Array.isArray(proof)) throw new DpopProofError("send exactly one DPoP header");
+  const [proof] = proofs;
+  if (proof === undefined || proofs.length > 1) throw new DpopProofError("send exactly one DPoP header");
   const now = Date.now();
   const { nonces, ...target } = request;
   const verified = await verifyDpopProof(proof, {
@@ -76,4 +77,9 @@ export async function checkDpopProof(
   );
   if (affected !== 1) throw new DpopProofError("the DPoP proof was already used; make a new one per request");
   return verified;
+}
+
+/** A fresh nonce of `nonces` for an error to carry (none where the issuer requires none). */
+function freshNonce(nonces: DpopNonces | undefined): { dpopNonce?: string } {
+  return nonces ? { dpopNonce: nonces.issue() } : {};
 }

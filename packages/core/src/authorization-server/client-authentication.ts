@@ -1,16 +1,11 @@
 import type { FastSql } from "@cred/db";
-import {
-  CLIENT_ATTESTATION_CHALLENGE_HEADER,
-  ClientAttestationError,
-  USE_ATTESTATION_CHALLENGE,
-  verifyClientAttestation,
-} from "@cred/oid4vc";
-import type { TWalletAttestation } from "../../issuers";
-import { trustedAttester } from "../../shared/attestation-status";
-import type { CoreConfig } from "../../shared/context";
-import type { SecretBox } from "../../shared/secret-box";
-import { hashSecret } from "../../shared/secret-box";
-import { trustSettingsOf } from "../../shared/x5c-chain";
+import { ClientAttestationError, USE_ATTESTATION_CHALLENGE, verifyClientAttestation } from "@cred/oid4vc";
+import type { TWalletAttestation } from "../issuers";
+import { trustedAttester } from "../shared/attestation-status";
+import type { CoreConfig } from "../shared/context";
+import type { SecretBox } from "../shared/secret-box";
+import { hashSecret } from "../shared/secret-box";
+import { trustSettingsOf } from "../shared/x5c-chain";
 import { type IssuerNonces, issuerNonces, useNonceError } from "./issuer-nonces";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
@@ -19,9 +14,9 @@ const SKEW_SECONDS = 60;
 
 /** What a wallet sent at the PAR or token endpoint to authenticate itself. */
 export interface WalletClientCredentials {
-  /** `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP` headers. */
-  attestation?: string | string[];
-  attestationPop?: string | string[];
+  /** The `OAuth-Client-Attestation` and `OAuth-Client-Attestation-PoP` values sent (one each is good). */
+  attestations?: readonly string[];
+  attestationPops?: readonly string[];
   /** Thumbprint of the request's checked DPoP proof key (the PoP in combined mode). */
   dpopJkt: string | null;
   /** The checked DPoP proof's `nonce`: the challenge, where the proof is the PoP (combined mode). */
@@ -45,16 +40,11 @@ export function attestationChallengesOf(
   return walletAttestationOf(issuer)?.requireChallenge ? issuerNonces(secretBox, issuer.id) : undefined;
 }
 
-/** The fresh `OAuth-Client-Attestation-Challenge` of a response, where challenges are required (§8.2). */
-export function attestationChallengeHeader(challenges: IssuerNonces | undefined): Record<string, string> {
-  return challenges ? { [CLIENT_ATTESTATION_CHALLENGE_HEADER]: challenges.issue() } : {};
-}
-
 function useChallenge(challenges: IssuerNonces) {
   return useNonceError(
     USE_ATTESTATION_CHALLENGE,
     "This credential issuer requires one of its challenges in the client attestation PoP (or, where the DPoP proof is the PoP, as its nonce): use the one in OAuth-Client-Attestation-Challenge, or one from its challenge endpoint.",
-    attestationChallengeHeader(challenges),
+    { attestationChallenge: challenges.issue() },
   );
 }
 
@@ -85,10 +75,12 @@ export async function authenticateWallet(
 ): Promise<AuthenticatedWallet | null> {
   const settings = walletAttestationOf(issuer);
   if (!settings) return null;
-  const { attestation, attestationPop } = credentials;
-  if (Array.isArray(attestation) || Array.isArray(attestationPop)) {
+  const { attestations = [], attestationPops = [] } = credentials;
+  if (attestations.length > 1 || attestationPops.length > 1) {
     throw refused("send OAuth-Client-Attestation and OAuth-Client-Attestation-PoP once each");
   }
+  const [attestation] = attestations;
+  const [attestationPop] = attestationPops;
   if (attestation === undefined) {
     if (attestationPop !== undefined)
       throw refused("OAuth-Client-Attestation-PoP came without OAuth-Client-Attestation");

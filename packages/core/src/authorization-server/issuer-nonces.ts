@@ -1,5 +1,5 @@
 import { OAuthError } from "@cred/oid4vc";
-import type { SecretBox } from "../../shared/secret-box";
+import type { SecretBox } from "../shared/secret-box";
 
 /**
  * Server-provided nonces of an issuer, in two roles that share one family of values:
@@ -68,14 +68,13 @@ export function dpopNoncesOf(
 }
 
 /**
- * 400 asking the client to retry with the fresh nonce in `header`: `use_dpop_nonce` at the token and
- * PAR endpoints (RFC 9449 §8), `use_attestation_challenge` (attestation draft §9).
+ * 400 asking the client to retry with a fresh nonce: `use_dpop_nonce` with a DPoP nonce at the token and
+ * PAR endpoints (RFC 9449 §8), `use_attestation_challenge` with a challenge (attestation draft §9).
  */
-export function useNonceError(code: string, message: string, header: Record<string, string>) {
-  return new OAuthError(code, message, { status: 400, headers: { "Cache-Control": "no-store", ...header } });
-}
-
-/** The `DPoP-Nonce` header of a response of an issuer that requires nonces (RFC 9449 §8.2), else none. */
-export function dpopNonceHeader(nonces: DpopNonces | undefined): Record<string, string> {
-  return nonces ? { "DPoP-Nonce": nonces.issue() } : {};
+export function useNonceError(
+  code: string,
+  message: string,
+  fresh: { dpopNonce?: string } | { attestationChallenge?: string },
+) {
+  return new OAuthError(code, message, { status: 400, ...fresh });
 }

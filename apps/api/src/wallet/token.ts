@@ -1,0 +1,50 @@
+import type { AppDeps } from "@cred/core";
+import { attestationChallengesOf, dpopNoncesOf } from "@cred/core/authorization-server/index";
+import { exchangeToken } from "@cred/core/issuance/index";
+import { issuerUrls } from "@cred/core/issuers/index";
+import type { FastifyInstance } from "fastify";
+import { formOf } from "./form";
+import { oauthErrors } from "./oauth-reply";
+import { attestationChallengeHeader, dpopNonceHeader, NO_STORE } from "./response-headers";
+import { walletClient } from "./wallet-client";
+import { noSuchIssuer, withIssuer } from "./wallet-issuer";
+
+/** Token endpoint (OpenID4VCI §6, RFC 6749 §3.2): either grant, a form, `no-store` (RFC 6749 §5.1). */
+export function registerToken(app: FastifyInstance, deps: AppDeps) {
+  app.post(
+    "/issuers/:issuerId/token",
+    oauthErrors("invalid_request"),
+    withIssuer(
+      deps,
+      async (issuer, request, reply) => {
+        const form = formOf(request, "token request");
+        const url = issuerUrls(deps.config, issuer.id).token;
+        const nonces = dpopNoncesOf(deps.secretBox, issuer);
+        const challenges = attestationChallengesOf(deps.secretBox, issuer);
+        const client = await walletClient(
+          deps,
+          request,
+          { url, requireDpop: issuer.requireDpop },
+          nonces,
+          challenges,
+        );
+        const response = await exchangeToken(
+          deps.database.fast,
+          deps.config,
+          deps.secretBox,
+          issuer,
+          form,
+          client,
+        );
+        reply.headers({
+          ...NO_STORE,
+          Pragma: "no-cache",
+          ...dpopNonceHeader(nonces),
+          ...attestationChallengeHeader(challenges),
+        });
+        return response;
+      },
+      noSuchIssuer("invalid_grant", 400),
+    ),
+  );
+}

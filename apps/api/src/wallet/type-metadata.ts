@@ -1,0 +1,19 @@
+import type { AppDeps } from "@cred/core";
+import { credentialTypeMetadata } from "@cred/core/issuance/index";
+import type { FastifyInstance } from "fastify";
+import { notFound } from "./oauth-reply";
+import { withIssuer } from "./wallet-issuer";
+
+/** SD-JWT VC §7.5.1: Type Metadata at the `vct` URL of the configurations whose type is the default one. */
+export function registerTypeMetadata(app: FastifyInstance, deps: AppDeps) {
+  app.get(
+    "/issuers/:issuerId/credentials/:identifier",
+    withIssuer(deps, async (issuer, request, reply) => {
+      const { identifier } = request.params as { identifier: string };
+      const metadata = await credentialTypeMetadata(deps.database.prisma, deps.config, issuer, identifier);
+      if (!metadata) return notFound(reply, "The credential type");
+      reply.headers({ "Cache-Control": "max-age=300", "Access-Control-Allow-Origin": "*" });
+      return metadata;
+    }),
+  );
+}

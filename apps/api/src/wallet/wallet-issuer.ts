@@ -1,0 +1,32 @@
+import type { AppDeps } from "@cred/core";
+import { loadWalletIssuer, type WalletIssuer } from "@cred/core/issuance/index";
+import { OAuthError } from "@cred/oid4vc";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { notFound, walletHandler } from "./oauth-reply";
+
+export type IssuerParams = { issuerId: string };
+
+/**
+ * A handler of an endpoint of an active issuer, the one under `:issuerId`. An unknown or draft issuer is
+ * 404 in the REST shape for the documents a browser or relying party reads; an OAuth endpoint passes
+ * `unknownIssuer`, so a wallet gets the OAuth error it parses there instead.
+ */
+export function withIssuer(
+  deps: AppDeps,
+  handler: (issuer: WalletIssuer, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  unknownIssuer?: () => OAuthError,
+) {
+  return walletHandler(async (request, reply) => {
+    const { issuerId } = request.params as IssuerParams;
+    const issuer = await loadWalletIssuer(deps.database.prisma, issuerId);
+    if (!issuer) {
+      if (unknownIssuer) throw unknownIssuer();
+      return notFound(reply, "The issuer");
+    }
+    return handler(issuer, request, reply);
+  });
+}
+
+/** The OAuth error of an endpoint under a URL where no active issuer is. */
+export const noSuchIssuer = (code: string, status: number) => () =>
+  new OAuthError(code, "There is no active credential issuer at this URL.", { status });
