@@ -4,7 +4,7 @@
 // which completes once; the sealed claims go when the token expires, not at the first delivery.
 
 import { sweepExpired } from "@cred/core/events/sweep-expired";
-import { getStatus, importEs256PublicKey, verifyStatusListToken } from "@cred/oid4vc";
+import { decodeJwtUnverified, getStatus, importEs256PublicKey, verifyStatusListToken } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
@@ -35,8 +35,7 @@ afterAll(() => t?.close());
 const prisma = () => t.server.database.prisma;
 
 type StatusEntry = { idx: number; uri: string };
-const payloadOf = (sdJwt: string) =>
-  JSON.parse(Buffer.from(sdJwt.split("~")[0]!.split(".")[1]!, "base64url").toString("utf8"));
+const payloadOf = (sdJwt: string) => decodeJwtUnverified(sdJwt.split("~")[0]!).payload as any;
 const statusEntryOf = (sdJwt: string) => payloadOf(sdJwt).status.status_list as StatusEntry;
 
 /** A completed transaction: the offer redeemed and its first credential delivered. */
