@@ -1,11 +1,10 @@
 import type { AppDeps } from "@cred/core";
-import { attestationChallengesOf, dpopNoncesOf } from "@cred/core/authorization-server/index";
 import { pushAuthorizationRequest } from "@cred/core/issuance/index";
 import { issuerUrls } from "@cred/core/issuers/index";
 import type { FastifyInstance } from "fastify";
 import { formOf } from "./form";
 import { oauthErrors } from "./oauth-reply";
-import { attestationChallengeHeader, dpopNonceHeader, NO_STORE } from "./response-headers";
+import { NO_STORE } from "./response-headers";
 import { walletClient } from "./wallet-client";
 import { noSuchIssuer, withIssuer } from "./wallet-issuer";
 
@@ -20,9 +19,10 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
         const form = formOf(request, "pushed authorization request");
         const url = issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest;
         // requireDpop is enforced on the request (a proof or dpop_jkt), not on the proof alone.
-        const nonces = dpopNoncesOf(deps.secretBox, issuer);
-        const challenges = attestationChallengesOf(deps.secretBox, issuer);
-        const client = await walletClient(deps, request, { url, requireDpop: false }, nonces, challenges);
+        const { client, replyHeaders } = await walletClient(deps, request, issuer, {
+          url,
+          requireDpop: false,
+        });
         const response = await pushAuthorizationRequest(
           deps.database.prisma,
           deps.database.fast,
@@ -33,7 +33,7 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
         );
         return reply
           .code(201)
-          .headers({ ...NO_STORE, ...dpopNonceHeader(nonces), ...attestationChallengeHeader(challenges) })
+          .headers({ ...NO_STORE, ...replyHeaders })
           .send(response);
       },
       noSuchIssuer("invalid_request", 400),

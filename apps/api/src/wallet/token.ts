@@ -1,11 +1,10 @@
 import type { AppDeps } from "@cred/core";
-import { attestationChallengesOf, dpopNoncesOf } from "@cred/core/authorization-server/index";
 import { exchangeToken } from "@cred/core/issuance/index";
 import { issuerUrls } from "@cred/core/issuers/index";
 import type { FastifyInstance } from "fastify";
 import { formOf } from "./form";
 import { oauthErrors } from "./oauth-reply";
-import { attestationChallengeHeader, dpopNonceHeader, NO_STORE } from "./response-headers";
+import { NO_STORE } from "./response-headers";
 import { walletClient } from "./wallet-client";
 import { noSuchIssuer, withIssuer } from "./wallet-issuer";
 
@@ -19,15 +18,10 @@ export function registerToken(app: FastifyInstance, deps: AppDeps) {
       async (issuer, request, reply) => {
         const form = formOf(request, "token request");
         const url = issuerUrls(deps.config, issuer.id).token;
-        const nonces = dpopNoncesOf(deps.secretBox, issuer);
-        const challenges = attestationChallengesOf(deps.secretBox, issuer);
-        const client = await walletClient(
-          deps,
-          request,
-          { url, requireDpop: issuer.requireDpop },
-          nonces,
-          challenges,
-        );
+        const { client, replyHeaders } = await walletClient(deps, request, issuer, {
+          url,
+          requireDpop: issuer.requireDpop,
+        });
         const response = await exchangeToken(
           deps.database.fast,
           deps.config,
@@ -39,8 +33,7 @@ export function registerToken(app: FastifyInstance, deps: AppDeps) {
         reply.headers({
           ...NO_STORE,
           Pragma: "no-cache",
-          ...dpopNonceHeader(nonces),
-          ...attestationChallengeHeader(challenges),
+          ...replyHeaders,
         });
         return response;
       },

@@ -1,25 +1,30 @@
 import type { AppDeps } from "@cred/core";
 import {
+  attestationChallengesOf,
+  dpopNoncesOf,
   dpopProofForTokenRequest,
-  type IssuerNonces,
   type WalletClientCredentials,
 } from "@cred/core/authorization-server/index";
+import type { WalletIssuer } from "@cred/core/issuance/index";
 import type { FastifyRequest } from "fastify";
 import { headerValues } from "./presented-credentials";
+import { attestationChallengeHeader, dpopNonceHeader } from "./response-headers";
 
 /**
  * What a wallet sent to authenticate itself at the PAR or token endpoint: its attestation headers and
  * the key of its DPoP proof for `url`, checked (400 `invalid_dpop_proof`, required where `requireDpop`;
- * 400 `use_dpop_nonce` without a current nonce where `nonces` are required), and the issuer's
- * attestation `challenges` where it requires them.
+ * 400 `use_dpop_nonce` without a current nonce where the issuer requires DPoP nonces), and the issuer's
+ * attestation challenges where it requires them; with the `DPoP-Nonce` and attestation challenge
+ * headers the endpoint's answer carries.
  */
 export async function walletClient(
   deps: AppDeps,
   request: FastifyRequest,
+  issuer: WalletIssuer,
   target: { url: string; requireDpop: boolean },
-  nonces: IssuerNonces | undefined,
-  challenges: IssuerNonces | undefined,
-): Promise<WalletClientCredentials> {
+): Promise<{ client: WalletClientCredentials; replyHeaders: Record<string, string> }> {
+  const nonces = dpopNoncesOf(deps.secretBox, issuer);
+  const challenges = attestationChallengesOf(deps.secretBox, issuer);
   const proofs = headerValues(request, "dpop");
   const checked = await dpopProofForTokenRequest(
     deps.database.fast,
@@ -29,10 +34,13 @@ export async function walletClient(
     nonces,
   );
   return {
-    attestations: headerValues(request, "oauth-client-attestation"),
-    attestationPops: headerValues(request, "oauth-client-attestation-pop"),
-    dpopJkt: checked?.jkt ?? null,
-    dpopNonce: checked?.nonce,
-    challenges,
+    client: {
+      attestations: headerValues(request, "oauth-client-attestation"),
+      attestationPops: headerValues(request, "oauth-client-attestation-pop"),
+      dpopJkt: checked?.jkt ?? null,
+      dpopNonce: checked?.nonce,
+      challenges,
+    },
+    replyHeaders: { ...dpopNonceHeader(nonces), ...attestationChallengeHeader(challenges) },
   };
 }
