@@ -80,7 +80,7 @@ const server = await createServer({
   rateLimit: { points: 10_000_000, durationSeconds: 1 },
 });
 // The driver fast path (hot single statements that bypass Prisma) is counted too, marked "fast:".
-const fast = server.database.fast;
+const fast = server.database.root.sql;
 const fastQuery = fast.query.bind(fast);
 fast.query = ((text: string, params?: never[]) => {
   count(`fast: ${text}`);
@@ -89,7 +89,7 @@ fast.query = ((text: string, params?: never[]) => {
 await server.app.listen({ host: "127.0.0.1", port: 0 });
 const baseUrl = `http://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;
 server.deps.config.publicBaseUrl = baseUrl;
-const boot = await bootstrap(server.database.prisma);
+const boot = await bootstrap(server.database.root);
 const target = await setupOurs(baseUrl, boot!.apiKey);
 const client = createClient(1);
 const auth = { authorization: `ApiKey ${target.apiKey}` };

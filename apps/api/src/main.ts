@@ -23,7 +23,7 @@ const server = await createServer({
   workerOptions: webhook.workerOptions,
 }).catch(exitOnStartupError); // e.g. a master key that does not fit the database, or no database: one line, exit 1
 
-const created = await bootstrap(server.database.prisma, env.bootstrapAdminEmail);
+const created = await bootstrap(server.database.root, env.bootstrapAdminEmail);
 const bootstrapFile = path.join(env.dataDir, "bootstrap.json");
 if (created) {
   fs.mkdirSync(env.dataDir, { recursive: true });

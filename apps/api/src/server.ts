@@ -1,5 +1,6 @@
 import {
   type AppDeps,
+  Caches,
   type CoreConfig,
   createRateLimiter,
   createSignInThrottle,
@@ -126,7 +127,7 @@ function reasonOf(error: unknown): string {
 /** A PostgreSQL server that refuses or does not answer stops the start with its reason, in one line. */
 async function assertReachable(database: Database, databaseUrl: string): Promise<void> {
   try {
-    await database.fast.query("SELECT 1");
+    await database.root.sql.query("SELECT 1");
   } catch (error) {
     await database.close();
     const url = new URL(databaseUrl);
@@ -193,7 +194,9 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const secretBox = new SecretBox(options.masterKey, options.previousMasterKeys);
   // A different MASTER_KEY would start "healthy" and fail every issuance later: check it against one
   // sealed issuer key now.
-  const sealed = await database.prisma.issuer.findFirst({ select: { id: true, privateKeyCipher: true } });
+  const sealed = await database.root.prisma.issuer.findFirst({
+    select: { id: true, privateKeyCipher: true },
+  });
   if (sealed) {
     try {
       secretBox.open(sealed.privateKeyCipher, sealed.id);
@@ -213,6 +216,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       { ...SIGN_IN_THROTTLE, ...options.signInThrottle },
       database.pool,
     ),
+    caches: new Caches(),
   };
 
   const app = Fastify({

@@ -17,7 +17,7 @@ const THROTTLE = {
 
 beforeAll(async () => {
   t = await startTestServer({ signInThrottle: THROTTLE });
-  const db = t.server.database.prisma;
+  const db = t.server.database.root;
   for (const role of ["admin", "operator", "viewer"] as const) {
     await createStaffUser(db, {
       tenantId: t.tenantId,
@@ -68,7 +68,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("sign-in throttling (per account and client, growing waits)", () => {
   async function staffUser(email: string) {
-    await createStaffUser(t.server.database.prisma, {
+    await createStaffUser(t.server.database.root, {
       tenantId: t.tenantId,
       email,
       password: PASSWORD,
@@ -139,7 +139,7 @@ describe("sign-in throttling (per account and client, growing waits)", () => {
     });
     try {
       const email = "parallel@example.test";
-      await createStaffUser(slow.server.database.prisma, {
+      await createStaffUser(slow.server.database.root, {
         tenantId: slow.tenantId,
         email,
         password: PASSWORD,
@@ -206,7 +206,7 @@ describe("sign-in throttling (per account and client, growing waits)", () => {
     // Without a trusted proxy, the header is the caller's word and is ignored: every request is one client.
     const direct = await startTestServer({ signInThrottle: THROTTLE, trustProxy: [] });
     try {
-      await createStaffUser(direct.server.database.prisma, {
+      await createStaffUser(direct.server.database.root, {
         tenantId: direct.tenantId,
         email,
         password: PASSWORD,
@@ -417,9 +417,9 @@ describe("tenant switcher", () => {
   const STRANGER = "ten_console_stranger";
 
   beforeAll(async () => {
-    const db = t.server.database.prisma;
-    await db.tenant.create({ data: { id: OTHER, name: "Other tenant" } });
-    await db.tenant.create({ data: { id: STRANGER, name: "Not a member" } });
+    const db = t.server.database.root;
+    await db.prisma.tenant.create({ data: { id: OTHER, name: "Other tenant" } });
+    await db.prisma.tenant.create({ data: { id: STRANGER, name: "Not a member" } });
     await createStaffUser(db, {
       tenantId: t.tenantId,
       email: "multi@example.test",
@@ -439,7 +439,7 @@ describe("tenant switcher", () => {
   });
 
   it("grants memberships only for known users, tenants and roles, never the home tenant", async () => {
-    const db = t.server.database.prisma;
+    const db = t.server.database.root;
     await expect(
       grantStaffMembership(db, { email: "nobody@example.test", tenantId: OTHER, role: "admin" }),
     ).rejects.toThrow(/No staff user/);
@@ -530,17 +530,19 @@ describe("tenant switcher", () => {
   });
 
   it("treats a session in a tenant the user has left as signed out", async () => {
-    const db = t.server.database.prisma;
+    const db = t.server.database.root;
     const user = await createStaffUser(db, {
       tenantId: t.tenantId,
       email: "leaver@example.test",
       password: PASSWORD,
       role: "admin",
     });
-    await db.staffMembership.create({ data: { userId: user.id, tenantId: OTHER, role: "operator" } });
+    await db.prisma.staffMembership.create({ data: { userId: user.id, tenantId: OTHER, role: "operator" } });
     const session = await signIn("leaver@example.test");
     await trpc("POST", "staff.switchTenant", { session, input: { tenantId: OTHER } });
-    await db.staffMembership.delete({ where: { userId_tenantId: { userId: user.id, tenantId: OTHER } } });
+    await db.prisma.staffMembership.delete({
+      where: { userId_tenantId: { userId: user.id, tenantId: OTHER } },
+    });
     const me = await trpc("GET", "staff.me", { session });
     expect(me.body.result.data.data).toBeNull();
     const list = await trpc("GET", "organisations.list", { session, input: {} });

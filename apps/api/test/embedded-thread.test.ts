@@ -99,7 +99,7 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("embedded database threa
     const setting = async (sharedBuffersMb?: number) => {
       const db = openDatabase({ dataDir: ":memory:", sharedBuffersMb });
       try {
-        return (await db.fast.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]!
+        return (await db.root.sql.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]!
           .shared_buffers;
       } finally {
         await db.close();

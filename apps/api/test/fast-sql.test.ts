@@ -21,7 +21,7 @@ afterAll(async () => {
 describe("fast SQL path", () => {
   it("round-trips timestamps, json and numbers exactly as Prisma sees them", async () => {
     const at = new Date("2026-11-22T03:40:00.123Z");
-    await db.fast.query(
+    await db.root.sql.query(
       `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt") VALUES ($1,$2,$3,$4,$5::jsonb,$6)`,
       ["evt_fast", "t", "sandbox", "x", JSON.stringify({ n: 1, s: "é" }), at],
     );
@@ -39,7 +39,7 @@ describe("fast SQL path", () => {
         occurredAt: at,
       },
     });
-    const { rows } = await db.fast.query<{ occurredAt: Date; payload: unknown }>(
+    const { rows } = await db.root.sql.query<{ occurredAt: Date; payload: unknown }>(
       `SELECT "occurredAt", "payload" FROM "OutboxEvent" WHERE "id" = $1`,
       ["evt_prisma"],
     );
@@ -49,7 +49,7 @@ describe("fast SQL path", () => {
   });
 
   it("reports affected rows", async () => {
-    const { affected } = await db.fast.query(`DELETE FROM "OutboxEvent" WHERE "type" IN ('x','y')`);
+    const { affected } = await db.root.sql.query(`DELETE FROM "OutboxEvent" WHERE "type" IN ('x','y')`);
     expect(affected).toBe(2);
   });
 
@@ -57,15 +57,15 @@ describe("fast SQL path", () => {
     const insert = `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
                     VALUES ($1,'t','sandbox','z','{}'::jsonb,$2::timestamp(3)) RETURNING "id"`;
     const at = new Date();
-    expect((await db.fast.query(insert, ["evt_dup", at])).affected).toBe(1);
-    const duplicate = await db.fast.query(insert, ["evt_dup", at]).catch((e: unknown) => e);
+    expect((await db.root.sql.query(insert, ["evt_dup", at])).affected).toBe(1);
+    const duplicate = await db.root.sql.query(insert, ["evt_dup", at]).catch((e: unknown) => e);
     expect((duplicate as { code?: string }).code).toBe("23505");
-    const badParam = await db.fast.query(insert, ["evt_bad", "not a time"]).catch((e: unknown) => e);
+    const badParam = await db.root.sql.query(insert, ["evt_bad", "not a time"]).catch((e: unknown) => e);
     expect(badParam).toBeInstanceOf(Error);
-    expect((await db.fast.query(insert, ["evt_after", at])).affected).toBe(1);
-    const bad = await db.fast.query("SELECT nonsense FROM nowhere").catch((e: unknown) => e);
+    expect((await db.root.sql.query(insert, ["evt_after", at])).affected).toBe(1);
+    const bad = await db.root.sql.query("SELECT nonsense FROM nowhere").catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Error);
-    const { rows } = await db.fast.query<{ n: number }>(
+    const { rows } = await db.root.sql.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "OutboxEvent" WHERE "type" = 'z'`,
     );
     expect(rows[0]!.n).toBe(2);
@@ -88,14 +88,14 @@ describe("fast SQL path", () => {
         await new Promise((r) => setTimeout(r, 20));
       }),
       ...Array.from({ length: 10 }, (_, i) =>
-        db.fast.query(
+        db.root.sql.query(
           `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
            VALUES ($1,'t','sandbox','w','{}'::jsonb,$2::timestamp(3))`,
           [`evt_c${i}`, at],
         ),
       ),
     ]);
-    const { rows } = await db.fast.query<{ n: number }>(
+    const { rows } = await db.root.sql.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "OutboxEvent" WHERE "type" = 'w'`,
     );
     expect(rows[0]!.n).toBe(11);
@@ -104,14 +104,14 @@ describe("fast SQL path", () => {
   it.skipIf(!process.env.TEST_POSTGRES_URL)(
     "survives the server ending its idle connections (PostgreSQL)",
     async () => {
-      const { rows: names } = await db.fast.query<{ name: string }>("SELECT current_database() AS name");
+      const { rows: names } = await db.root.sql.query<{ name: string }>("SELECT current_database() AS name");
       const url = new URL(process.env.TEST_POSTGRES_URL!);
       url.pathname = `/${names[0]!.name}`;
       // A database object used only through the fast path: no Prisma adapter has touched its pool.
       const own = openDatabase({ databaseUrl: url.toString(), dataDir: ":memory:" });
       const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
       try {
-        await own.fast.query("SELECT 1");
+        await own.root.sql.query("SELECT 1");
         await admin.connect();
         await admin.query(
           `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -119,9 +119,9 @@ describe("fast SQL path", () => {
           [names[0]!.name],
         );
         await new Promise((r) => setTimeout(r, 200));
-        const { rows } = await own.fast.query<{ one: number }>("SELECT 1 AS one");
+        const { rows } = await own.root.sql.query<{ one: number }>("SELECT 1 AS one");
         expect(rows[0]!.one).toBe(1);
-        expect((await db.fast.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
+        expect((await db.root.sql.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
       } finally {
         await admin.end();
         await own.close();
@@ -135,20 +135,20 @@ describe("fast SQL path", () => {
       expect(db.maintenance).toBeDefined();
       const at = new Date();
       for (let i = 0; i < 50; i++) {
-        await db.fast.query(
+        await db.root.sql.query(
           `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
            VALUES ($1,'t','sandbox','m','{}'::jsonb,$2::timestamp(3))`,
           [`evt_m${i}`, at],
         );
       }
-      await db.fast.query(`DELETE FROM "OutboxEvent" WHERE "type" = 'm'`);
+      await db.root.sql.query(`DELETE FROM "OutboxEvent" WHERE "type" = 'm'`);
       const redo = async () =>
-        (await db.fast.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
+        (await db.root.sql.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
           .rows[0]!.redo_lsn;
       const before = await redo();
       expect(await db.maintenance!.run({ vacuum: true })).toEqual({ checkpoint: true, vacuum: true });
       expect(await redo()).not.toBe(before);
-      const { rows } = await db.fast.query<{ last_vacuum: Date | null }>(
+      const { rows } = await db.root.sql.query<{ last_vacuum: Date | null }>(
         `SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'OutboxEvent'`,
       );
       expect(rows[0]!.last_vacuum).not.toBeNull();
@@ -158,12 +158,12 @@ describe("fast SQL path", () => {
   it.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
     "embedded maintenance checkpoints once the WAL since the last checkpoint reaches its limit",
     async () => {
-      const exec = (sql: string) => db.fast.query(sql);
+      const exec = (sql: string) => db.root.sql.query(sql);
       const redo = async () =>
-        (await db.fast.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
+        (await db.root.sql.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
           .rows[0]!.redo_lsn;
       const write = () =>
-        db.fast.query(
+        db.root.sql.query(
           `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
            VALUES ($1,'t','sandbox','w','{}'::jsonb,$2::timestamp(3))`,
           [`evt_w${Math.random()}`, new Date()],

@@ -251,7 +251,7 @@ describe("authentication", () => {
     const { revokeApiKey } = await import("@cred/core");
     const prefix = key.slice(3, 15);
     const row = await t.server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix } });
-    await revokeApiKey(t.server.database.prisma, { tenantId: t.tenantId }, row.id);
+    await revokeApiKey(t.server.database.root, { tenantId: t.tenantId }, row.id);
     const r = await call(t, "GET", path, { key });
     expect(r.status).toBe(401);
     expect(r.body.error.message).toContain("revoked");
@@ -407,12 +407,12 @@ describe("idempotency", () => {
         .mutation(async ({ ctx, input }) => ({
           run: ++runs.idempotent,
           n: input.n,
-          inTx: ctx.db !== t.server.database.prisma,
+          inTx: ctx.db.inTransaction,
         })),
       plain: protectedProcedure
         .meta(meta("Test_MetaPlain", false))
         .input(z.object({ n: z.number() }))
-        .mutation(async ({ ctx }) => ({ run: ++runs.plain, inTx: ctx.db !== t.server.database.prisma })),
+        .mutation(async ({ ctx }) => ({ run: ++runs.plain, inTx: ctx.db.inTransaction })),
     });
     registerIdempotentOperations(testRouter);
     const caller = (key: string) => {

@@ -67,8 +67,8 @@ export async function startTestServer(overrides: Partial<ServerOptions> = {}): P
   const baseUrl = `http://127.0.0.1:${port}`;
   // The public base URL must point at this server for wallet-facing URLs.
   if (!overrides.publicBaseUrl) server.deps.config.publicBaseUrl = baseUrl;
-  const prisma = server.database.prisma;
-  const boot = await bootstrap(prisma);
+  const root = server.database.root;
+  const boot = await bootstrap(root);
   if (!boot) throw new Error("bootstrap expected on a fresh database");
 
   return {
@@ -78,7 +78,7 @@ export async function startTestServer(overrides: Partial<ServerOptions> = {}): P
     adminKey: boot.apiKey,
     async key(options = {}) {
       const created = await createApiKey(
-        prisma,
+        root,
         { tenantId: options.tenantId ?? boot.tenantId, environment: options.environment ?? "sandbox" },
         {
           name: "test",
@@ -90,9 +90,9 @@ export async function startTestServer(overrides: Partial<ServerOptions> = {}): P
       return created.key;
     },
     async otherTenant() {
-      const tenant = await createTenant(prisma, "Other tenant");
+      const tenant = await createTenant(root, "Other tenant");
       const created = await createApiKey(
-        prisma,
+        root,
         { tenantId: tenant.id, environment: "sandbox" },
         { name: "other", scopes: [...SCOPES] },
       );

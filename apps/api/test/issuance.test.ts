@@ -702,7 +702,7 @@ describe("OpenID4VCI flow", () => {
     // Over HTTP the guesses interleave as the connections deliver them; in-process, every guess reads the
     // transaction before any of them records its failure, the interleaving a race needs.
     const { exchangeToken } = await import("@cred/core/issuance/wallet/token");
-    const { fast } = t.server.deps.database;
+    const fast = t.server.deps.database.root.sql;
     await Promise.all(Array.from({ length: 20 }, () => fast.query("SELECT 1", []))); // 20 open connections
     const guesses = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>

@@ -53,7 +53,7 @@ async function newApiKey(server: Server) {
   const tenant = await server.database.prisma.tenant.findFirstOrThrow({ orderBy: { id: "asc" } });
   return (
     await createApiKey(
-      server.database.prisma,
+      server.database.root,
       { tenantId: tenant.id, environment: "sandbox" },
       { name: "t", scopes: [...SCOPES] },
     )
@@ -67,7 +67,7 @@ afterAll(async () => {
 
 /** Every column the test fills, by `Table.column`, with how many of its values `resealSecrets` found where. */
 async function counts(server: Server, dryRun: boolean) {
-  const report = await resealSecrets(server.database.prisma, server.deps.secretBox, { dryRun });
+  const report = await resealSecrets(server.database.root, server.deps.secretBox, { dryRun });
   return Object.fromEntries(
     report.columns.map((c) => [`${c.table}.${c.column}`, [c.current, c.resealed, c.unreadable]]),
   );
@@ -75,7 +75,7 @@ async function counts(server: Server, dryRun: boolean) {
 
 /** The tx_code hashes of open offers, by the key that made them (what `check` reports). */
 async function txCodeHashes(server: Server) {
-  const report = await resealSecrets(server.database.prisma, server.deps.secretBox, { dryRun: true });
+  const report = await resealSecrets(server.database.root, server.deps.secretBox, { dryRun: true });
   return report.keyedHashes.find((c) => c.table === "IssuanceTransaction" && c.column === "txCodeHash");
 }
 
@@ -85,7 +85,7 @@ describe("rotating the master key", () => {
     // mid-flow, a webhook secret with a replaced one in its overlap, the verifier key, and a session
     // with its encryption key and result.
     const first = await start(oldKey);
-    const boot = await bootstrap(first.server.database.prisma);
+    const boot = await bootstrap(first.server.database.root);
     const key = boot?.apiKey as string;
     const t = { baseUrl: first.baseUrl };
     const issuer = await activeIssuer(t, key);
@@ -310,7 +310,10 @@ describe("rotating the master key", () => {
           };
         },
       });
-      const report = await resealSecrets(racing, during.server.deps.secretBox);
+      const report = await resealSecrets(
+        { ...during.server.database.root, prisma: racing },
+        during.server.deps.secretBox,
+      );
       const secrets = report.columns.find(
         (c) => c.table === "WebhookSubscription" && c.column === "secretCipher",
       );

@@ -196,7 +196,7 @@ SELECT 1 / 0;
   it("bootstraps a new database once when several processes start on it at the same moment", async () => {
     const db = await emptyDatabase();
     await applyMigrations(db.adapterFactory);
-    const results = await Promise.all([bootstrap(db.prisma), bootstrap(db.prisma), bootstrap(db.prisma)]);
+    const results = await Promise.all([bootstrap(db.root), bootstrap(db.root), bootstrap(db.root)]);
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(await db.prisma.tenant.count()).toBe(1);
     expect(await db.prisma.staffUser.count()).toBe(1);
@@ -247,7 +247,7 @@ SELECT 1 / 0;
     };
     const recorded = async (server: Awaited<ReturnType<typeof startOn>>) =>
       (
-        await server.database.fast.query<{ migration_name: string }>(
+        await server.database.root.sql.query<{ migration_name: string }>(
           "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name",
         )
       ).rows.map((r) => r.migration_name);
@@ -257,7 +257,7 @@ SELECT 1 / 0;
       const key = randomBytes(32);
       const first = await startOn(dir, key);
       await first.app.listen({ host: "127.0.0.1", port: 0 });
-      const boot = (await bootstrap(first.database.prisma))!;
+      const boot = (await bootstrap(first.database.root))!;
       const baseUrl = `http://127.0.0.1:${(first.app.server.address() as { port: number }).port}`;
       const org = await call({ baseUrl }, "POST", "/management/organisations", {
         key: boot.apiKey,
@@ -291,12 +291,12 @@ SELECT 1 / 0;
       const dir = tempDir();
       const old = openDatabase({ dataDir: dir });
       await applyMigrations(old.adapterFactory, { only: all.slice(0, -1) });
-      await old.fast.query(`INSERT INTO "Tenant" ("id","name") VALUES ('ten_kept','Kept')`);
+      await old.root.sql.query(`INSERT INTO "Tenant" ("id","name") VALUES ('ten_kept','Kept')`);
       await old.close();
       const server = await startOn(dir);
       try {
         expect(await recorded(server)).toEqual(all);
-        const { rows } = await server.database.fast.query<{ name: string }>(
+        const { rows } = await server.database.root.sql.query<{ name: string }>(
           `SELECT "name" FROM "Tenant" WHERE "id" = 'ten_kept'`,
         );
         expect(rows[0]?.name).toBe("Kept");

@@ -608,7 +608,7 @@ describe("getActivePolicyForVerification", () => {
   it("returns the row and parsed rules of an active policy", async () => {
     expect((await create(policy("for-verification"))).status).toBe(201);
     const { row, rules } = await getActivePolicyForVerification(
-      t.server.database.fast,
+      t.server.database.root.sql,
       scope(),
       "for-verification",
     );
@@ -619,7 +619,7 @@ describe("getActivePolicyForVerification", () => {
   });
 
   it("UnknownPolicy (400) for an unknown or foreign policy, PolicySuspended (409) for a suspended one", async () => {
-    const db = t.server.database.fast;
+    const db = t.server.database.root.sql;
     const failure = async (identifier: string, s = scope()) => {
       try {
         await getActivePolicyForVerification(db, s, identifier);

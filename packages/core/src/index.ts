@@ -4,6 +4,7 @@ export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contra
 export * from "./api-keys/api-keys";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
+export { Caches } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";

@@ -7,8 +7,9 @@ import { atomicScripts } from "./atomic-scripts";
 import { lockEmbeddedDatabase } from "./embedded-lock";
 import { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
 import { startEmbeddedThread } from "./embedded-thread/embedded-thread";
-import { type FastSql, pgFastSql } from "./fast-sql";
+import { pgFastSql } from "./fast-sql";
 import { PrismaClient } from "./generated/prisma/client";
+import { rootUnitOfWork, type UnitOfWork } from "./unit-of-work";
 
 export type DatabaseKind = "embedded" | "postgres";
 
@@ -32,8 +33,8 @@ export interface Database {
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** Raw pg pool when on a PostgreSQL server (the rate limiter's shared store). */
   pool?: pg.Pool;
-  /** Hot-path single statements straight to the driver (never inside an interactive transaction). */
-  fast: FastSql;
+  /** The root unit of work: what use-cases and repositories get (unit-of-work.ts). */
+  root: UnitOfWork;
   /** Embedded only: the periodic CHECKPOINT and VACUUM PGlite does not do itself (embedded-maintenance.ts). */
   maintenance?: EmbeddedMaintenance;
   close(): Promise<void>;
@@ -70,10 +71,11 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 function overPool(pool: pg.Pool) {
   pool.on("error", () => {});
   const prismaAdapter = new PrismaPg(pool);
+  const prismaClient = new PrismaClient({ adapter: prismaAdapter });
   return {
     adapterFactory: atomicScripts(prismaAdapter, pool),
-    prisma: new PrismaClient({ adapter: prismaAdapter }),
-    fast: pgFastSql(pool, pg.types),
+    prisma: prismaClient,
+    root: rootUnitOfWork(prismaClient, pgFastSql(pool, pg.types)),
   };
 }
 
@@ -85,13 +87,13 @@ export function openDatabase(options: DatabaseOptions): Database {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
     });
-    const { prisma, adapterFactory, fast } = overPool(pool);
+    const { prisma, adapterFactory, root } = overPool(pool);
     return {
       kind: "postgres",
       prisma,
       adapterFactory,
       pool,
-      fast,
+      root,
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -110,15 +112,15 @@ export function openDatabase(options: DatabaseOptions): Database {
   // (embedded-thread/worker.mjs). 32 of them keep that thread fed while the request thread is busy; with
   // 8, replies waited for the request thread and the database thread idled (docs/adr/0005-embedded-database-thread.md).
   const pool = new pg.Pool({ max: 32, allowExitOnIdle: true, stream: () => thread.socket() });
-  const { prisma, adapterFactory, fast } = overPool(pool);
-  const maintenance = startEmbeddedMaintenance((sql) => fast.query(sql), {
+  const { prisma, adapterFactory, root } = overPool(pool);
+  const maintenance = startEmbeddedMaintenance((sql) => root.sql.query(sql), {
     onError: options.onMaintenanceError,
   });
   return {
     kind: "embedded",
     prisma,
     adapterFactory,
-    fast,
+    root,
     maintenance,
     async close() {
       maintenance.stop();

@@ -44,19 +44,3 @@ export function pgFastSql(pool: pg.Pool, types: typeof pg.types): FastSql {
     },
   };
 }
-
-/**
- * Where a single statement should go: straight to the driver when `db` is the root client, or through
- * the open Prisma transaction when it is one (so the statement joins that transaction). Statements
- * report what they changed with RETURNING, so `affected` is the number of rows returned.
- */
-export function sqlFor(db: unknown, root: unknown, fast: FastSql): FastSql {
-  if (db === root) return fast;
-  const tx = db as { $queryRawUnsafe<T>(text: string, ...values: unknown[]): Promise<T[]> };
-  return {
-    async query<T>(text: string, params: SqlParam[] = []) {
-      const rows = await tx.$queryRawUnsafe<T>(text, ...params);
-      return { rows, affected: rows.length };
-    },
-  };
-}

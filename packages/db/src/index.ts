@@ -8,7 +8,7 @@ export {
 export { EmbeddedDatabaseInUse } from "./embedded-lock";
 export { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
 export { type EmbeddedThread, startEmbeddedThread } from "./embedded-thread/embedded-thread";
-export { type FastSql, type SqlParam, sqlFor } from "./fast-sql";
+export type { FastSql, SqlParam } from "./fast-sql";
 export type * from "./generated/prisma/client";
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 export {
@@ -21,4 +21,4 @@ export {
   markMigrationRolledBack,
 } from "./migrate";
 export { migrateInChildProcess } from "./migrate-child";
-export { type Db, inTransaction, isUniqueViolation } from "./transaction";
+export { type Db, isUniqueViolation, rootUnitOfWork, type UnitOfWork } from "./unit-of-work";

@@ -122,9 +122,10 @@ function resealSummary(report: ResealReport, previousKeys: number): string {
 try {
   await applyMigrations(db.adapterFactory);
   const prisma = db.prisma;
+  const root = db.root;
   if (group === "tenants" && action === "create") {
     if (!arg) fail("tenants create needs a name.");
-    const tenant = await createTenant(prisma, arg);
+    const tenant = await createTenant(root, arg);
     print({ id: tenant.id, name: tenant.name }, `Created tenant ${tenant.id} (${tenant.name}).`);
   } else if (group === "tenants" && action === "list") {
     const tenants = await prisma.tenant.findMany({ orderBy: { id: "asc" } });
@@ -145,7 +146,7 @@ try {
       if (expiresAt.getTime() <= Date.now()) fail("--expires must be in the future.");
     }
     const key = await createApiKey(
-      prisma,
+      root,
       { tenantId, environment },
       {
         name: values.name ?? "CLI key",
@@ -172,16 +173,16 @@ try {
     if (!arg) fail("keys revoke needs a key id.");
     const row = await prisma.apiKey.findUnique({ where: { id: arg } });
     if (!row) fail(`No key ${arg}.`);
-    const key = await revokeApiKey(prisma, { tenantId: row.tenantId }, arg);
+    const key = await revokeApiKey(root, { tenantId: row.tenantId }, arg);
     print(key, `Revoked key ${key.id}.`);
   } else if (group === "staff" && action === "create") {
-    const user = await addStaffUser(prisma, staffArgs()).catch((error: Error) => fail(error.message));
+    const user = await addStaffUser(root, staffArgs()).catch((error: Error) => fail(error.message));
     print(
       user,
       `Created console user ${user.email} (${user.role} in ${user.tenantId}). The password is shown once:\n${user.password}`,
     );
   } else if (group === "staff" && action === "reset-password") {
-    const reset = await resetStaffPassword(prisma, values.email ?? fail("--email is required.")).catch(
+    const reset = await resetStaffPassword(root, values.email ?? fail("--email is required.")).catch(
       (error: Error) => fail(error.message),
     );
     print(
@@ -189,14 +190,14 @@ try {
       `New password for ${reset.email} (their sessions are signed out). It is shown once:\n${reset.password}`,
     );
   } else if (group === "staff" && action === "grant") {
-    const membership = await grantStaffMembership(prisma, staffArgs()).catch((error: Error) =>
+    const membership = await grantStaffMembership(root, staffArgs()).catch((error: Error) =>
       fail(error.message),
     );
     print(membership, `${values.email} now has the role ${membership.role} in ${membership.tenantId}.`);
   } else if (group === "master-key" && (action === "check" || action === "reseal")) {
     const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
     const secretBox = new SecretBox(masterKey, previousMasterKeys);
-    const report = await resealSecrets(prisma, secretBox, { dryRun: action === "check" });
+    const report = await resealSecrets(root, secretBox, { dryRun: action === "check" });
     print(report, resealSummary(report, secretBox.previousKeyCount));
     if (report.unreadable.length) process.exit(1);
   } else {

@@ -19,7 +19,7 @@ export function registerOps(app: FastifyInstance, deps: AppDeps) {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     try {
-      const rows = await deps.database.prisma.$queryRaw<{ migration_name: string }[]>`
+      const rows = await deps.database.root.prisma.$queryRaw<{ migration_name: string }[]>`
         SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
       const applied = new Set(rows.map((r) => r.migration_name));
       const pending = listMigrations().filter((m) => !applied.has(m));

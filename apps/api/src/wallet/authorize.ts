@@ -15,7 +15,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
     { exposeHeadRoute: false },
     withIssuer(deps, async (issuer, request, reply) => {
       const outcome = await authorize(
-        deps.database.fast,
+        deps.database.root.sql,
         deps.config,
         issuer,
         request.query as Record<string, unknown>,
@@ -29,7 +29,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
     { exposeHeadRoute: false },
     withIssuer(deps, async (issuer, request, reply) => {
       const outcome = await returnFromAuthorizationPage(
-        deps.database.fast,
+        deps.database.root.sql,
         deps.config,
         issuer.id,
         (request.query as Record<string, unknown>).result,

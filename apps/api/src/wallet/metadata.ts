@@ -15,7 +15,7 @@ import { withIssuer } from "./wallet-issuer";
  * metadata (RFC 8414) and JWT VC issuer metadata (SD-JWT VC §5).
  */
 export function registerMetadata(app: FastifyInstance, deps: AppDeps) {
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it, where the issuer
   // has a signing certificate to put in x5c (without one, no wallet could validate the signature).
   const issuerMetadata = withIssuer(deps, async (issuer, request, reply) => {

@@ -21,7 +21,7 @@ export function registerNotification(app: FastifyInstance, deps: AppDeps) {
         const url = issuerUrls(deps.config, issuer.id).notification;
         const nonces = dpopNoncesOf(deps.secretBox, issuer);
         await recordNotification(
-          deps.database,
+          deps.database.root,
           issuer.id,
           { ...presented, method: "POST", url, requireDpop: issuer.requireDpop, dpopNonces: nonces },
           request.body,

@@ -24,8 +24,8 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
           requireDpop: false,
         });
         const response = await pushAuthorizationRequest(
-          deps.database.prisma,
-          deps.database.fast,
+          deps.database.root,
+          deps.database.root.sql,
           deps.config,
           issuer,
           form,

@@ -23,7 +23,7 @@ export function registerToken(app: FastifyInstance, deps: AppDeps) {
           requireDpop: issuer.requireDpop,
         });
         const response = await exchangeToken(
-          deps.database.fast,
+          deps.database.root.sql,
           deps.config,
           deps.secretBox,
           issuer,

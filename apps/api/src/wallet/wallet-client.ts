@@ -27,7 +27,7 @@ export async function walletClient(
   const challenges = attestationChallengesOf(deps.secretBox, issuer);
   const proofs = headerValues(request, "dpop");
   const checked = await dpopProofForTokenRequest(
-    deps.database.fast,
+    deps.database.root.sql,
     proofs,
     target.url,
     target.requireDpop,

@@ -1,6 +1,6 @@
 import type { zApiKey } from "@cred/contracts/api-keys";
 import type { Scope } from "@cred/contracts/scopes";
-import type { Db } from "@cred/db";
+import type { Db, UnitOfWork } from "@cred/db";
 import type { z } from "zod";
 import { generateApiKey } from "../rpc/api-key-format";
 import { forgetApiKey } from "../rpc/authenticate-api-key";
@@ -29,7 +29,7 @@ export function toApiKeyDto(row: ApiKeyRow): z.infer<typeof zApiKey> {
 }
 
 export async function createApiKey(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   input: { name: string; scopes: Scope[]; issuerId?: string | null; expiresAt?: Date | null },
 ) {
@@ -40,11 +40,11 @@ export async function createApiKey(
     ]);
   }
   if (input.issuerId) {
-    const issuer = await db.issuer.findFirst({ where: { id: input.issuerId, ...scope } });
+    const issuer = await db.prisma.issuer.findFirst({ where: { id: input.issuerId, ...scope } });
     if (!issuer) throw notFound("The issuer");
   }
   const { key, prefix, secret } = generateApiKey();
-  const row = await db.apiKey.create({
+  const row = await db.prisma.apiKey.create({
     data: {
       id: newId("key"),
       ...scope,
@@ -59,17 +59,21 @@ export async function createApiKey(
   return { ...toApiKeyDto(row), key };
 }
 
-export async function listApiKeys(db: Db, scope: Partial<TenantScope> & { tenantId: string }) {
-  const rows = await db.apiKey.findMany({ where: scope, orderBy: { id: "asc" } });
+export async function listApiKeys(db: UnitOfWork, scope: Partial<TenantScope> & { tenantId: string }) {
+  const rows = await db.prisma.apiKey.findMany({ where: scope, orderBy: { id: "asc" } });
   return rows.map(toApiKeyDto);
 }
 
-export async function revokeApiKey(db: Db, scope: Partial<TenantScope> & { tenantId?: string }, id: string) {
-  const row = await db.apiKey.findFirst({ where: { id, ...scope } });
+export async function revokeApiKey(
+  db: UnitOfWork,
+  scope: Partial<TenantScope> & { tenantId?: string },
+  id: string,
+) {
+  const row = await db.prisma.apiKey.findFirst({ where: { id, ...scope } });
   if (!row) throw notFound("The API key");
   const updated = row.revokedAt
     ? row
-    : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    : await db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   forgetApiKey(row.prefix);
   return toApiKeyDto(updated);
 }

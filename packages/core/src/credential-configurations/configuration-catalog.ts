@@ -1,5 +1,5 @@
 import type { TClaimDefinition } from "@cred/contracts/credential-configurations";
-import type { Db } from "@cred/db";
+import type { Db, UnitOfWork } from "@cred/db";
 import { MemoCache } from "../shared/memo-cache";
 import type { TenantScope } from "../shared/principal";
 
@@ -19,29 +19,29 @@ const versions = new MemoCache<TClaimDefinition[] | null>();
 const grants = new MemoCache<boolean>();
 
 export const configurationCatalog = {
-  configuration(db: Db, scope: TenantScope, identifier: string) {
+  configuration(db: UnitOfWork, scope: TenantScope, identifier: string) {
     return configurations.get(`${scope.tenantId}|${scope.environment}|${identifier}`, () =>
-      db.credentialConfiguration.findUnique({
+      db.prisma.credentialConfiguration.findUnique({
         where: { tenantId_environment_identifier: { ...scope, identifier } },
       }),
     );
   },
-  configurationById(db: Db, id: string) {
-    return configurationsById.get(id, () => db.credentialConfiguration.findUnique({ where: { id } }));
+  configurationById(db: UnitOfWork, id: string) {
+    return configurationsById.get(id, () => db.prisma.credentialConfiguration.findUnique({ where: { id } }));
   },
-  claims(db: Db, configurationId: string, version: number) {
+  claims(db: UnitOfWork, configurationId: string, version: number) {
     return versions.get(`${configurationId}|${version}`, async () => {
-      const row = await db.credentialConfigurationVersion.findUnique({
+      const row = await db.prisma.credentialConfigurationVersion.findUnique({
         where: { configurationId_version: { configurationId, version } },
       });
       return row ? (row.claims as TClaimDefinition[]) : null;
     });
   },
-  isGranted(db: Db, issuerId: string, configurationId: string) {
+  isGranted(db: UnitOfWork, issuerId: string, configurationId: string) {
     return grants.get(
       `${issuerId}|${configurationId}`,
       async () =>
-        (await db.issuerConfigurationGrant.findUnique({
+        (await db.prisma.issuerConfigurationGrant.findUnique({
           where: { issuerId_configurationId: { issuerId, configurationId } },
         })) !== null,
       (granted) => granted,

@@ -3,7 +3,7 @@ import {
   type TCreateCredentialConfigurationVersionRequest,
   type TCredentialConfiguration,
 } from "@cred/contracts/credential-configurations";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { type IssuerCaller, scopeOfCaller } from "../issuers";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -21,7 +21,7 @@ import { assertValidClaims } from "./validate-claims";
  * that key's issuer; otherwise 404.
  */
 export async function findVisibleConfiguration(
-  db: Db,
+  db: UnitOfWork,
   caller: IssuerCaller,
   identifier: string,
 ): Promise<CredentialConfigurationRow> {
@@ -35,7 +35,7 @@ export async function findVisibleConfiguration(
 }
 
 export async function getCredentialConfiguration(
-  db: Db,
+  db: UnitOfWork,
   caller: IssuerCaller,
   identifier: string,
 ): Promise<TCredentialConfiguration> {
@@ -47,7 +47,7 @@ const unknownVersion = (version: number) => notFound(`Version ${version} of the 
 
 /** One version of a visible configuration, with its claims; 404 for a version it does not have. */
 export async function getCredentialConfigurationVersion(
-  db: Db,
+  db: UnitOfWork,
   caller: IssuerCaller,
   input: { configurationIdentifier: string; version: number },
 ) {
@@ -66,12 +66,12 @@ export async function getCredentialConfigurationVersion(
  * process once `forgetCachedConfiguration` has run, in others within the catalogue's row TTL).
  */
 async function changeVersions(
-  db: Db,
+  db: UnitOfWork,
   caller: IssuerCaller,
   identifier: string,
-  change: (tx: Db, row: CredentialConfigurationRow, now: Date) => Promise<number>,
+  change: (tx: UnitOfWork, row: CredentialConfigurationRow, now: Date) => Promise<number>,
 ): Promise<TCredentialConfiguration> {
-  return inTransaction(db, async (tx) => {
+  return db.transaction(async (tx) => {
     const found = await findVisibleConfiguration(tx, caller, identifier);
     // Read again under the lock: the active version may have changed meanwhile.
     const locked = await repo.lockForUpdate(tx, found.id);
@@ -105,7 +105,7 @@ export function forgetCachedConfiguration(caller: IssuerCaller, configuration: T
 
 /** A new version with its own claims schema, active at once. */
 export function createCredentialConfigurationVersion(
-  db: Db,
+  db: UnitOfWork,
   caller: IssuerCaller,
   input: TCreateCredentialConfigurationVersionRequest,
 ): Promise<TCredentialConfiguration> {
@@ -144,7 +144,7 @@ export function createCredentialConfigurationVersion(
  * the version that is already active changes nothing and emits nothing.
  */
 export function activateCredentialConfigurationVersion(
-  db: Db,
+  db: UnitOfWork,
   caller: IssuerCaller,
   input: { configurationIdentifier: string; version: number },
 ): Promise<TCredentialConfiguration> {

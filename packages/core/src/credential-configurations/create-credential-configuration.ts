@@ -4,7 +4,7 @@ import {
   type TCreateCredentialConfigurationRequest,
   type TCredentialConfiguration,
 } from "@cred/contracts/credential-configurations";
-import { type Db, inTransaction, isUniqueViolation } from "@cred/db";
+import { isUniqueViolation, type UnitOfWork } from "@cred/db";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
@@ -55,7 +55,7 @@ const duplicateIdentifier = (identifier: string) =>
  * `credential_configuration.created` event.
  */
 export async function createCredentialConfiguration(
-  deps: { db: Db; config: CoreConfig },
+  deps: { db: UnitOfWork; config: CoreConfig },
   caller: IssuerCaller,
   input: TCreateCredentialConfigurationRequest,
 ): Promise<TCredentialConfiguration> {
@@ -63,7 +63,7 @@ export async function createCredentialConfiguration(
   const claims = input.claims ?? [];
   assertValidClaims(claims);
 
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const issuer = await findVisibleIssuer(tx, caller, input.issuerId);
     // The issuer was found in the caller's partition: the configuration takes its environment.
     const scope = scopeOfCaller(caller);

@@ -1,4 +1,4 @@
-import type { Db, Prisma } from "@cred/db";
+import type { Db, Prisma, UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
 export type CredentialConfigurationRow = NonNullable<
@@ -9,33 +9,33 @@ export type CredentialConfigurationVersionRow = NonNullable<
 >;
 
 export const credentialConfigurationRepository = {
-  findByIdentifier(db: Db, scope: TenantScope, identifier: string) {
-    return db.credentialConfiguration.findUnique({
+  findByIdentifier(db: UnitOfWork, scope: TenantScope, identifier: string) {
+    return db.prisma.credentialConfiguration.findUnique({
       where: { tenantId_environment_identifier: { ...scope, identifier } },
     });
   },
 
   /** Takes the configuration's row lock until the transaction ends (version changes queue); the row as locked. */
-  async lockForUpdate(db: Db, id: string) {
-    await db.$queryRaw`SELECT 1 FROM "CredentialConfiguration" WHERE "id" = ${id} FOR UPDATE`;
-    return db.credentialConfiguration.findUniqueOrThrow({ where: { id } });
+  async lockForUpdate(db: UnitOfWork, id: string) {
+    await db.prisma.$queryRaw`SELECT 1 FROM "CredentialConfiguration" WHERE "id" = ${id} FOR UPDATE`;
+    return db.prisma.credentialConfiguration.findUniqueOrThrow({ where: { id } });
   },
 
-  addVersion(db: Db, data: Prisma.CredentialConfigurationVersionUncheckedCreateInput) {
-    return db.credentialConfigurationVersion.create({ data });
+  addVersion(db: UnitOfWork, data: Prisma.CredentialConfigurationVersionUncheckedCreateInput) {
+    return db.prisma.credentialConfigurationVersion.create({ data });
   },
 
   /** Makes `version` the active one: it becomes `active` (activated now), every other `superseded`. */
-  async activate(db: Db, configurationId: string, version: number, now: Date) {
-    await db.credentialConfigurationVersion.updateMany({
+  async activate(db: UnitOfWork, configurationId: string, version: number, now: Date) {
+    await db.prisma.credentialConfigurationVersion.updateMany({
       where: { configurationId, version: { not: version }, status: "active" },
       data: { status: "superseded" },
     });
-    await db.credentialConfigurationVersion.update({
+    await db.prisma.credentialConfigurationVersion.update({
       where: { configurationId_version: { configurationId, version } },
       data: { status: "active", activatedAt: now },
     });
-    return db.credentialConfiguration.update({
+    return db.prisma.credentialConfiguration.update({
       where: { id: configurationId },
       data: { activeVersion: version },
     });
@@ -43,15 +43,15 @@ export const credentialConfigurationRepository = {
 
   /** Creates the configuration, its given version and the grant that lets `issuerId` use it. */
   async create(
-    db: Db,
+    db: UnitOfWork,
     data: Prisma.CredentialConfigurationUncheckedCreateInput,
     version: Omit<Prisma.CredentialConfigurationVersionUncheckedCreateInput, "configurationId">,
   ) {
-    const configuration = await db.credentialConfiguration.create({ data });
-    const firstVersion = await db.credentialConfigurationVersion.create({
+    const configuration = await db.prisma.credentialConfiguration.create({ data });
+    const firstVersion = await db.prisma.credentialConfigurationVersion.create({
       data: { ...version, configurationId: configuration.id },
     });
-    await db.issuerConfigurationGrant.create({
+    await db.prisma.issuerConfigurationGrant.create({
       data: { issuerId: configuration.issuerId, configurationId: configuration.id },
     });
     return { configuration, versions: [firstVersion] };
@@ -59,21 +59,21 @@ export const credentialConfigurationRepository = {
 
   /** Configurations in id order; with `issuerId`, those granted to that issuer. */
   async list(
-    db: Db,
+    db: UnitOfWork,
     scope: TenantScope,
     filter: { issuerId?: string },
     page: { afterId?: string; take: number },
   ) {
     const idFilter: Prisma.StringFilter = {};
     if (filter.issuerId !== undefined) {
-      const grants = await db.issuerConfigurationGrant.findMany({
+      const grants = await db.prisma.issuerConfigurationGrant.findMany({
         where: { issuerId: filter.issuerId },
         select: { configurationId: true },
       });
       idFilter.in = grants.map((g) => g.configurationId);
     }
     if (page.afterId !== undefined) idFilter.gt = page.afterId;
-    return db.credentialConfiguration.findMany({
+    return db.prisma.credentialConfiguration.findMany({
       where: { ...scope, ...(Object.keys(idFilter).length ? { id: idFilter } : {}) },
       orderBy: { id: "asc" },
       take: page.take,
@@ -81,13 +81,13 @@ export const credentialConfigurationRepository = {
   },
 
   /** Versions of one (already tenant-checked) configuration, oldest first. */
-  async versionsOfOne(db: Db, configurationId: string) {
+  async versionsOfOne(db: UnitOfWork, configurationId: string) {
     return (await this.versionsOf(db, [configurationId])).get(configurationId) ?? [];
   },
 
   /** Versions of the given (already tenant-checked) configurations, oldest first, by configuration id. */
-  async versionsOf(db: Db, configurationIds: string[]) {
-    const rows = await db.credentialConfigurationVersion.findMany({
+  async versionsOf(db: UnitOfWork, configurationIds: string[]) {
+    const rows = await db.prisma.credentialConfigurationVersion.findMany({
       where: { configurationId: { in: configurationIds } },
       orderBy: [{ configurationId: "asc" }, { version: "asc" }],
     });

@@ -1,5 +1,5 @@
 import type { TListCredentialConfigurationsRequest } from "@cred/contracts/credential-configurations";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { type IssuerCaller, scopeOfCaller } from "../issuers";
 import { decodeCursor, toPage } from "../shared/pagination";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
@@ -10,7 +10,7 @@ import { credentialConfigurationRepository } from "./credential-configuration-re
  * keys see only their issuer's configurations.
  */
 export async function listCredentialConfigurations(
-  deps: { db: Db },
+  deps: { db: UnitOfWork },
   caller: IssuerCaller,
   query: TListCredentialConfigurationsRequest,
 ) {

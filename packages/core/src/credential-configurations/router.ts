@@ -127,7 +127,7 @@ export const credentialConfigurationsRouter = router({
     .output(ZCredentialConfigurationResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await createCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input);
-      ctx.onCommitted(() => forgetCachedConfiguration(issuerCallerOf(ctx), data));
+      ctx.db.afterCommit(() => forgetCachedConfiguration(issuerCallerOf(ctx), data));
       return { data };
     }),
 

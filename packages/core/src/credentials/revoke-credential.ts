@@ -1,5 +1,5 @@
 import type { zCredentialStatus } from "@cred/contracts/credentials";
-import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
+import type { Db, FastSql, UnitOfWork } from "@cred/db";
 import type { z } from "zod";
 import { configurationCatalog } from "../credential-configurations";
 import { issuanceRepository, lockBatch } from "../issuance";
@@ -41,11 +41,11 @@ function toDto(
  */
 export async function revokeCredential(
   deps: Pick<AppDeps, "database" | "config">,
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   credentialId: string,
 ) {
-  const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
+  const sql = db.sql;
   const find = async () => {
     const { rows } = await sql.query<CredentialRow & { copies: number; reissuable: boolean }>(
       `SELECT c.*, (SELECT count(*)::int FROM "Credential" s WHERE s."transactionId" = c."transactionId") AS "copies",
@@ -59,10 +59,7 @@ export async function revokeCredential(
   };
   let row = await find();
   if (!row) throw notFound("The credential");
-  const configuration = await configurationCatalog.configurationById(
-    deps.database.prisma,
-    row.configurationId,
-  );
+  const configuration = await configurationCatalog.configurationById(deps.database.root, row.configurationId);
   if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
   if (row.statusListId === null || row.statusIndex === null) {
     throw new DomainError(
@@ -81,8 +78,8 @@ export async function revokeCredential(
   if (row.status === "revoked" && row.copies <= 1) return toDto(deps.config, row, configuration.identifier);
   let updated: CredentialRow | null = null;
   if (row.copies > 1) {
-    await inTransaction(db, async (tx) => {
-      const txSql = sqlFor(tx, deps.database.prisma, deps.database.fast);
+    await db.transaction(async (tx) => {
+      const txSql = tx.sql;
       await lockBatch(txSql, row.transactionId);
       // Every copy, in one order (list, index), so concurrent revocations lock the lists alike.
       const { rows: copies } = await txSql.query<CredentialRow>(

@@ -1,9 +1,9 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
 /** Counts and creation times for the console dashboard, always within one tenant and environment. */
 export const dashboardRepository = {
-  async totals(db: Db, scope: TenantScope) {
+  async totals(db: UnitOfWork, scope: TenantScope) {
     const [
       organisations,
       issuers,
@@ -16,16 +16,16 @@ export const dashboardRepository = {
       verificationSessions,
       verifiedSessions,
     ] = await Promise.all([
-      db.organisation.count({ where: scope }),
-      db.issuer.count({ where: scope }),
-      db.issuer.count({ where: { ...scope, status: "active" } }),
-      db.credentialConfiguration.count({ where: scope }),
-      db.verificationPolicy.count({ where: scope }),
-      db.webhookSubscription.count({ where: { ...scope, deletedAt: null } }),
-      db.credential.count({ where: scope }),
-      db.issuanceTransaction.count({ where: scope }),
-      db.verificationSession.count({ where: scope }),
-      db.verificationSession.count({ where: { ...scope, status: "verified" } }),
+      db.prisma.organisation.count({ where: scope }),
+      db.prisma.issuer.count({ where: scope }),
+      db.prisma.issuer.count({ where: { ...scope, status: "active" } }),
+      db.prisma.credentialConfiguration.count({ where: scope }),
+      db.prisma.verificationPolicy.count({ where: scope }),
+      db.prisma.webhookSubscription.count({ where: { ...scope, deletedAt: null } }),
+      db.prisma.credential.count({ where: scope }),
+      db.prisma.issuanceTransaction.count({ where: scope }),
+      db.prisma.verificationSession.count({ where: scope }),
+      db.prisma.verificationSession.count({ where: { ...scope, status: "verified" } }),
     ]);
     return {
       organisations,
@@ -41,13 +41,13 @@ export const dashboardRepository = {
     };
   },
 
-  async createdSince(db: Db, scope: TenantScope, since: Date) {
+  async createdSince(db: UnitOfWork, scope: TenantScope, since: Date) {
     const where = { ...scope, createdAt: { gte: since } };
     const select = { createdAt: true } as const;
     const [issuances, credentials, verifications] = await Promise.all([
-      db.issuanceTransaction.findMany({ where, select }),
-      db.credential.findMany({ where, select }),
-      db.verificationSession.findMany({ where, select }),
+      db.prisma.issuanceTransaction.findMany({ where, select }),
+      db.prisma.credential.findMany({ where, select }),
+      db.prisma.verificationSession.findMany({ where, select }),
     ]);
     return { issuances, credentials, verifications };
   },

@@ -1,5 +1,5 @@
 import type { TDashboardSummary } from "@cred/contracts/dashboard";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 import { dashboardRepository } from "./dashboard-repository";
 
@@ -8,7 +8,7 @@ const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
 /** Totals and per-day counts (UTC days, oldest first, today last) for the console dashboard. */
 export async function getDashboardSummary(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   days: number,
   now = new Date(),

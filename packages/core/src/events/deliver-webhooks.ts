@@ -33,7 +33,7 @@ export function claimDueDeliveries(
   now = new Date(),
 ): Promise<ClaimedDelivery[]> {
   return eventsRepository.claimDue(
-    deps.database.fast,
+    deps.database.root.sql,
     now,
     new Date(now.getTime() + options.leaseMs),
     options.batchSize,
@@ -61,7 +61,7 @@ export async function deliverWebhook(
   options: DeliveryOptions,
   signal?: AbortSignal,
 ): Promise<AttemptResult> {
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   const { subscription, event } = delivery;
   if (!subscription || subscription.deletedAt || subscription.status !== "active") {
     const why = !subscription || subscription.deletedAt ? "deleted" : "disabled";
@@ -135,7 +135,7 @@ export async function deliverWebhook(
 
   try {
     const recorded = await eventsRepository.recordAttempt(
-      deps.database.fast,
+      deps.database.root.sql,
       {
         id: newId("wha"),
         deliveryId: delivery.id,

@@ -30,7 +30,7 @@ export async function dispatchOutboxEvents(
   options: { batchSize?: number; now?: Date } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 100;
-  const sql = deps.database.fast;
+  const sql = deps.database.root.sql;
   const { rows } = await sql.query<Candidate>(
     `WITH batch AS (
        SELECT "id", "tenantId", "environment", "type", "occurredAt" FROM "OutboxEvent"

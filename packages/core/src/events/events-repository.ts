@@ -1,4 +1,4 @@
-import { type Db, type FastSql, Prisma } from "@cred/db";
+import { type FastSql, Prisma, type UnitOfWork } from "@cred/db";
 
 /** The events slice's statements: delivery claims and attempts (single driver statements: they run for every delivery), the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
 export const eventsRepository = {
@@ -121,8 +121,8 @@ export const eventsRepository = {
     return rows[0]?.recorded === 1;
   },
   /** Ends a delivery without an attempt (its subscription is gone or disabled). */
-  async closeWithoutAttempt(db: Db, id: string, attempts: number, lastError: string) {
-    await db.webhookDelivery.updateMany({
+  async closeWithoutAttempt(db: UnitOfWork, id: string, attempts: number, lastError: string) {
+    await db.prisma.webhookDelivery.updateMany({
       where: { id, attempts, status: "pending" },
       data: { status: "failed", nextAttemptAt: null, lockedUntil: null, lastError },
     });
@@ -130,16 +130,16 @@ export const eventsRepository = {
 
   // Sweeper ---------------------------------------------------------------------------------------
 
-  expiredPendingIssuanceTransactions(db: Db, now: Date, take: number) {
-    return db.issuanceTransaction.findMany({
+  expiredPendingIssuanceTransactions(db: UnitOfWork, now: Date, take: number) {
+    return db.prisma.issuanceTransaction.findMany({
       where: { status: "pending", expiresAt: { lte: now }, expiryEventAt: null },
       orderBy: { expiresAt: "asc" },
       take,
     });
   },
   /** pending → expired exactly once (the conditional update on `expiryEventAt IS NULL` decides). */
-  async expireIssuanceTransaction(tx: Db, id: string, now: Date) {
-    const { count } = await tx.issuanceTransaction.updateMany({
+  async expireIssuanceTransaction(tx: UnitOfWork, id: string, now: Date) {
+    const { count } = await tx.prisma.issuanceTransaction.updateMany({
       where: { id, status: "pending", expiresAt: { lte: now }, expiryEventAt: null },
       data: {
         status: "expired",
@@ -153,11 +153,11 @@ export const eventsRepository = {
         deferredHolderKeys: Prisma.DbNull,
       },
     });
-    if (count === 1) await tx.accessToken.deleteMany({ where: { transactionId: id } });
+    if (count === 1) await tx.prisma.accessToken.deleteMany({ where: { transactionId: id } });
     return count === 1;
   },
-  expiredPendingVerificationSessions(db: Db, now: Date, take: number) {
-    return db.verificationSession.findMany({
+  expiredPendingVerificationSessions(db: UnitOfWork, now: Date, take: number) {
+    return db.prisma.verificationSession.findMany({
       where: { status: "pending", expiresAt: { lte: now } },
       orderBy: { expiresAt: "asc" },
       take,

@@ -1,4 +1,4 @@
-import { type Database, inTransaction } from "@cred/db";
+import type { Database } from "@cred/db";
 import { retireExpiredCredentialEncryptionKeys } from "../issuers";
 import type { CoreConfig } from "../shared/context";
 import { emitEvent } from "../shared/outbox";
@@ -38,14 +38,14 @@ export async function sweepExpired(
   deps: { database: Database; config: Pick<CoreConfig, "webhookDeliveryRetentionDays"> },
   options: { batchSize?: number; now?: Date; purgeChunk?: number; eventRetentionMs?: number } = {},
 ): Promise<SweepReport> {
-  const db = deps.database.prisma;
-  const sql = deps.database.fast;
+  const db = deps.database.root;
+  const sql = deps.database.root.sql;
   const now = options.now ?? new Date();
   const take = options.batchSize ?? 200;
 
   let issuanceTransactionsExpired = 0;
   for (const row of await eventsRepository.expiredPendingIssuanceTransactions(db, now, take)) {
-    const moved = await inTransaction(db, async (tx) => {
+    const moved = await db.transaction(async (tx) => {
       if (!(await eventsRepository.expireIssuanceTransaction(tx, row.id, now))) return false;
       await emitEvent(tx, scopeOfRow(row), "issuance.transaction.expired", {
         transactionId: row.id,

@@ -1,5 +1,5 @@
 import type { TCompleteAuthorizationRequest } from "@cred/contracts/issuance";
-import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
+import type { FastSql, UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
@@ -30,20 +30,20 @@ interface Interaction {
  */
 export function completeAuthorization(
   deps: Pick<AppDeps, "config" | "database">,
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   input: TCompleteAuthorizationRequest,
 ) {
-  return inTransaction(db, (tx) => complete(deps, tx, principal, input));
+  return db.transaction((tx) => complete(deps, tx, principal, input));
 }
 
 async function complete(
   deps: Pick<AppDeps, "config" | "database">,
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   input: TCompleteAuthorizationRequest,
 ) {
-  const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
+  const sql = db.sql;
   const interactionHash = hashSecret(input.interaction);
   const interaction = await visibleInteraction(sql, principal, interactionHash);
   if (interaction.interactionUsedAt) {
@@ -132,7 +132,7 @@ async function visibleInteraction(sql: FastSql, principal: Principal, interactio
  * wallet-initiated request needs none (null).
  */
 async function answeringTransaction(
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   interaction: Interaction,
   input: TCompleteAuthorizationRequest,

@@ -4,7 +4,7 @@ import {
   type TIssuanceTransaction,
   zDelivery,
 } from "@cred/contracts/issuance";
-import { type Db, sqlFor } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
 import { activeIssuerCache } from "../issuers";
 import type { AppDeps, RequestContext } from "../shared/context";
@@ -67,7 +67,7 @@ const issuerRequired = () =>
  */
 export async function createIssuanceTransaction(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   input: TCreateIssuanceTransactionRequest,
   options: { requireExplicitIssuer: boolean },
@@ -185,8 +185,8 @@ export async function createIssuanceTransaction(
     claimsSuppliedAt: null,
     deferredAt: null,
   };
-  const committedAtOnce = db === deps.database.prisma; // not inside an Idempotency-Key transaction
-  await issuanceRepository.insertWithEvent(sqlFor(db, deps.database.prisma, deps.database.fast), row, {
+  const committedAtOnce = db === deps.database.root; // not inside an Idempotency-Key transaction
+  await issuanceRepository.insertWithEvent(db.sql, row, {
     scope,
     type: "issuance.transaction.created",
     data: {

@@ -1,5 +1,5 @@
 import type { TIssuanceTransaction } from "@cred/contracts/issuance";
-import { type Db, inTransaction, Prisma } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
@@ -8,8 +8,8 @@ import { scopeOfRow } from "../shared/scope-of";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { createdOffers } from "./wallet/created-offers";
 
-export async function findVisibleTransaction(db: Db, principal: Principal, id: string) {
-  const row = await db.issuanceTransaction.findFirst({
+export async function findVisibleTransaction(db: UnitOfWork, principal: Principal, id: string) {
+  const row = await db.prisma.issuanceTransaction.findFirst({
     where: {
       id,
       tenantId: principal.tenantId,
@@ -25,7 +25,12 @@ export async function findVisibleTransaction(db: Db, principal: Principal, id: s
  * The transaction as the caller may see it: a caller without `credentials.issue` (a read-only key, a
  * console viewer) gets the offer link and URI as null, since whoever holds them can claim the credential.
  */
-export async function getIssuanceTransaction(deps: AppDeps, db: Db, principal: Principal, id: string) {
+export async function getIssuanceTransaction(
+  deps: AppDeps,
+  db: UnitOfWork,
+  principal: Principal,
+  id: string,
+) {
   const row = await findVisibleTransaction(db, principal, id);
   return toIssuanceTransactionDto(deps, row, null, principal.scopes.has("credentials.issue"));
 }
@@ -33,7 +38,7 @@ export async function getIssuanceTransaction(deps: AppDeps, db: Db, principal: P
 /** pending → cancelled (200); completed, cancelled or expired → 409 InvalidState (spec §3.2). */
 export async function cancelIssuanceTransaction(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   id: string,
 ): Promise<TIssuanceTransaction> {
@@ -45,10 +50,10 @@ export async function cancelIssuanceTransaction(
       `The issuance transaction is ${status}; only a pending one can be cancelled.`,
     );
   }
-  const updated = await inTransaction(db, async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const now = new Date();
     // Conditional update: a wallet redeeming the offer at the same moment wins or loses atomically.
-    const { count } = await tx.issuanceTransaction.updateMany({
+    const { count } = await tx.prisma.issuanceTransaction.updateMany({
       where: { id, status: "pending", expiresAt: { gt: now } },
       data: {
         status: "cancelled",
@@ -64,7 +69,7 @@ export async function cancelIssuanceTransaction(
     });
     if (count === 0) throw new DomainError("InvalidState", "The issuance transaction is no longer pending.");
     createdOffers.forget(id);
-    await tx.accessToken.deleteMany({ where: { transactionId: id } });
+    await tx.prisma.accessToken.deleteMany({ where: { transactionId: id } });
     await emitEvent(tx, scopeOfRow(row), "issuance.transaction.cancelled", {
       transactionId: id,
       issuerId: row.issuerId,
@@ -73,7 +78,7 @@ export async function cancelIssuanceTransaction(
       callbackReference: row.callbackReference,
       externalSubjectReference: row.externalSubjectReference,
     });
-    return tx.issuanceTransaction.findUniqueOrThrow({ where: { id } });
+    return tx.prisma.issuanceTransaction.findUniqueOrThrow({ where: { id } });
   });
   return toIssuanceTransactionDto(deps, updated);
 }

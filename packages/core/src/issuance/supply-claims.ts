@@ -1,5 +1,5 @@
 import type { TIssuanceTransaction, TSupplyClaimsRequest } from "@cred/contracts/issuance";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -16,13 +16,14 @@ import { validateClaims } from "./validate-claims";
  */
 export async function supplyClaims(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   principal: Principal,
   input: TSupplyClaimsRequest,
 ): Promise<TIssuanceTransaction> {
-  return inTransaction(db, async (tx) => {
+  return db.transaction(async (tx) => {
     await findVisibleTransaction(tx, principal, input.transactionId);
-    await tx.$executeRaw`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = ${input.transactionId} FOR UPDATE`;
+    await tx.prisma
+      .$executeRaw`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = ${input.transactionId} FOR UPDATE`;
     const row = await findVisibleTransaction(tx, principal, input.transactionId);
     const status = effectiveStatus(row);
     if (status !== "pending") {
@@ -44,7 +45,7 @@ export async function supplyClaims(
       (await configurationCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
     validateClaims(definitions, input.claims);
     const now = new Date();
-    const updated = await tx.issuanceTransaction.update({
+    const updated = await tx.prisma.issuanceTransaction.update({
       where: { id: row.id },
       data: {
         claimsCipher: deps.secretBox.seal(JSON.stringify(input.claims), row.id),

@@ -1,5 +1,4 @@
 import type { TIssuer } from "@cred/contracts/issuers";
-import { inTransaction } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { IssuerDeps } from "./create-issuer";
@@ -19,7 +18,7 @@ export async function activateIssuer(
   issuerId: string,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const issuer = await findVisibleIssuer(tx, caller, issuerId);
     if (issuer.status === "active") return loadIssuerDto(tx, deps.config, scope, issuer);
 

@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { Db, UnitOfWork } from "@cred/db";
 import { MemoCache } from "../shared/memo-cache";
 
 /**
@@ -18,10 +18,10 @@ export const activeIssuerCache = {
     activeIssuers.delete(issuerId);
   },
   /** The issuer row once it is active (then cached); a draft or unknown issuer is read every time. */
-  issuer(db: Db, issuerId: string) {
+  issuer(db: UnitOfWork, issuerId: string) {
     return activeIssuers.get(
       issuerId,
-      () => db.issuer.findUnique({ where: { id: issuerId } }),
+      () => db.prisma.issuer.findUnique({ where: { id: issuerId } }),
       (row) => row?.status === "active",
     );
   },

@@ -1,5 +1,5 @@
 import type { TCreateIssuerRequest, TIssuer } from "@cred/contracts/issuers";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
@@ -13,7 +13,7 @@ import { issuerRepository } from "./issuer-repository";
 import { provisionStatusList } from "./provision-status-list";
 
 export interface IssuerDeps {
-  db: Db;
+  db: UnitOfWork;
   config: CoreConfig;
   secretBox: SecretBox;
 }
@@ -41,7 +41,7 @@ export async function createIssuer(
   const scope = scopeOfCaller(caller);
   const { privateJwk, publicJwk } = await generateEs256KeyPair();
   const kid = publicJwk.kid!;
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const organisation = await organisationRepository.findByReference(tx, scope, input.organisationReference);
     if (!organisation) throw organisationNotFound(input.organisationReference);
     const id = newId("iss");

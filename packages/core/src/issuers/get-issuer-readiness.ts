@@ -1,5 +1,5 @@
 import type { TIssuerReadiness, TReadinessItem } from "@cred/contracts/issuers";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
@@ -49,13 +49,13 @@ function signingKeyUsable(secretBox: SecretBox, issuer: IssuerRow): boolean {
  */
 export async function assessIssuerReadiness(
   deps: ReadinessDeps,
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   issuer: IssuerRow,
 ): Promise<TIssuerReadiness> {
   const issuerPath = `/management/issuers/${issuer.id}`;
   const [organisation, activeConfigurations, statusList] = await Promise.all([
-    db.organisation.count({ where: { ...scope, id: issuer.organisationId } }),
+    db.prisma.organisation.count({ where: { ...scope, id: issuer.organisationId } }),
     issuerRepository.countActiveConfigurations(db, scope, issuer.id),
     issuerRepository.hasOpenStatusList(db, scope, issuer.id),
   ]);
@@ -144,7 +144,7 @@ export async function assessIssuerReadiness(
 }
 
 export async function getIssuerReadiness(
-  deps: ReadinessDeps & { db: Db },
+  deps: ReadinessDeps & { db: UnitOfWork },
   caller: IssuerCaller,
   issuerId: string,
 ): Promise<TIssuerReadiness> {

@@ -1,5 +1,5 @@
 import type { TIssuer } from "@cred/contracts/issuers";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
@@ -8,7 +8,7 @@ import { type IssuerRow, issuerRepository } from "./issuer-repository";
 
 /** The DTO of a row, with its organisation's reference. */
 export async function loadIssuerDto(
-  db: Db,
+  db: UnitOfWork,
   config: Pick<CoreConfig, "publicBaseUrl">,
   scope: TenantScope,
   row: IssuerRow,
@@ -18,7 +18,7 @@ export async function loadIssuerDto(
 }
 
 export async function getIssuer(
-  deps: { db: Db; config: CoreConfig },
+  deps: { db: UnitOfWork; config: CoreConfig },
   caller: IssuerCaller,
   issuerId: string,
 ): Promise<TIssuer> {

@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { notFound } from "../shared/errors";
 import type { Principal, TenantScope } from "../shared/principal";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
@@ -27,14 +27,22 @@ export function canSeeIssuer(caller: IssuerCaller, issuerId: string): boolean {
  * changes queue): visible first, so that nobody can lock an issuer they cannot see, then read again
  * under the lock.
  */
-export async function lockVisibleIssuer(tx: Db, caller: IssuerCaller, issuerId: string): Promise<IssuerRow> {
+export async function lockVisibleIssuer(
+  tx: UnitOfWork,
+  caller: IssuerCaller,
+  issuerId: string,
+): Promise<IssuerRow> {
   await findVisibleIssuer(tx, caller, issuerId);
   await issuerRepository.lockForUpdate(tx, scopeOfCaller(caller), issuerId);
   return findVisibleIssuer(tx, caller, issuerId);
 }
 
 /** The issuer, when it exists in the caller's partition and the caller may see it; otherwise 404. */
-export async function findVisibleIssuer(db: Db, caller: IssuerCaller, issuerId: string): Promise<IssuerRow> {
+export async function findVisibleIssuer(
+  db: UnitOfWork,
+  caller: IssuerCaller,
+  issuerId: string,
+): Promise<IssuerRow> {
   const row = canSeeIssuer(caller, issuerId)
     ? await issuerRepository.findById(db, scopeOfCaller(caller), issuerId)
     : null;

@@ -1,5 +1,5 @@
 import type { TIssuer, TSigningKeyChoice } from "@cred/contracts/issuers";
-import { inTransaction, Prisma } from "@cred/db";
+import { Prisma } from "@cred/db";
 import {
   createIssuerCertificateRequest,
   InvalidIssuerCertificateError,
@@ -61,7 +61,7 @@ export async function setIssuerSigningCertificate(
   input: { issuerId: string; certificateChainPem: string | null; key?: TSigningKeyChoice },
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     // Under the lock, so that a concurrent rotation cannot slip a new key under the checked chain.
     const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
     const next = nextSigningKeyOf(issuer);

@@ -1,5 +1,5 @@
 import type { TListIssuersRequest } from "@cred/contracts/issuers";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
 import { decodeCursor, toPage } from "../shared/pagination";
@@ -9,7 +9,7 @@ import { issuerRepository } from "./issuer-repository";
 
 /** Issuers in id (= creation) order; issuer-client keys see only their own issuer. */
 export async function listIssuers(
-  deps: { db: Db; config: CoreConfig },
+  deps: { db: UnitOfWork; config: CoreConfig },
   caller: IssuerCaller,
   query: TListIssuersRequest,
 ) {

@@ -1,5 +1,5 @@
 import type { TIssuer } from "@cred/contracts/issuers";
-import { inTransaction, Prisma } from "@cred/db";
+import { Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
@@ -24,7 +24,7 @@ export async function prepareNextSigningKey(
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   const { privateJwk, publicJwk } = await generateEs256KeyPair();
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, issuerId);
     if (nextSigningKeyOf(issuer)) return loadIssuerDto(tx, deps.config, scope, issuer);
     const next: StoredNextSigningKey = {
@@ -47,7 +47,7 @@ export async function discardNextSigningKey(
   issuerId: string,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, issuerId);
     if (!nextSigningKeyOf(issuer)) return loadIssuerDto(tx, deps.config, scope, issuer);
     await issuerRepository.update(tx, scope, issuer.id, {

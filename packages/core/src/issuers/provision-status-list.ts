@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
@@ -12,7 +12,7 @@ export const STATUS_LIST_BITS = 2;
  * revocation). Issuance allocates indices from it; call it in the transaction that needs the list.
  */
 export async function provisionStatusList(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   issuerId: string,
   config: Pick<CoreConfig, "issuance">,

@@ -1,5 +1,4 @@
 import type { TIssuer, TRotateCredentialEncryptionKeyRequest } from "@cred/contracts/issuers";
-import { inTransaction } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { rotatedCredentialEncryptionColumns } from "./credential-encryption-key";
@@ -18,7 +17,7 @@ export async function rotateCredentialEncryptionKey(
   input: TRotateCredentialEncryptionKeyRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
     const columns = rotatedCredentialEncryptionColumns(
       deps.secretBox,

@@ -3,7 +3,7 @@ import {
   type TIssuer,
   type TRotateIssuerSigningKeyRequest,
 } from "@cred/contracts/issuers";
-import { inTransaction, Prisma } from "@cred/db";
+import { Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import { activeIssuerCache } from "./active-issuer-cache";
@@ -29,7 +29,7 @@ export async function rotateIssuerSigningKey(
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
   const generated = await generateEs256KeyPair();
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
     // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
     const next = nextSigningKeyOf(issuer);

@@ -171,7 +171,7 @@ export const issuersRouter = router({
     .output(ZRotateIssuerSigningKeyResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await rotateIssuerSigningKey({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
-      ctx.onCommitted(() => forgetRotatedIssuerKey(input.issuerId));
+      ctx.db.afterCommit(() => forgetRotatedIssuerKey(input.issuerId));
       return { data };
     }),
 
@@ -199,7 +199,7 @@ export const issuersRouter = router({
         issuerCallerOf(ctx),
         input,
       );
-      ctx.onCommitted(() => {
+      ctx.db.afterCommit(() => {
         activeIssuerCache.forgetIssuer(input.issuerId);
         forgetCredentialEncryptionKey(input.issuerId);
       });

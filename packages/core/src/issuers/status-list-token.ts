@@ -85,7 +85,7 @@ export async function statusListToken(
   listId: string,
 ): Promise<{ token: string; etag: string; ttl: number } | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
-  const { rows: heads } = await deps.database.fast.query<{ issuerId: string; version: number }>(
+  const { rows: heads } = await deps.database.root.sql.query<{ issuerId: string; version: number }>(
     `SELECT "issuerId", "version" FROM "StatusList" WHERE "id" = $1`,
     [listId],
   );
@@ -108,7 +108,7 @@ async function buildToken(
   const ttl = deps.config.issuance.statusListTtlSeconds;
   // One statement, so the version, the bits and the issuer's key come from the same snapshot: a key
   // rotation bumps the version in the transaction that changes the key.
-  const { rows } = await deps.database.fast.query<{
+  const { rows } = await deps.database.root.sql.query<{
     version: number;
     bits: number;
     size: number;

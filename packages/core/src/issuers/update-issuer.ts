@@ -1,5 +1,5 @@
 import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "@cred/contracts/issuers";
-import { type Db, inTransaction, Prisma } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -30,12 +30,12 @@ export function assertNoReadOnlyIssuerFields(raw: unknown): void {
  * member, and `display` is replaced as a whole.
  */
 export async function updateIssuer(
-  deps: { db: Db; config: CoreConfig; secretBox: SecretBox },
+  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox },
   caller: IssuerCaller,
   input: TUpdateIssuerRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return inTransaction(deps.db, async (tx) => {
+  return deps.db.transaction(async (tx) => {
     // A key change reads the current key under the row lock, so that concurrent changes queue.
     const current =
       input.credentialEncryption !== undefined

@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { TX_CODE_HASH_PURPOSE } from "../issuance";
 import { credentialEncryptionSealContext } from "../issuers";
 import { idempotencySealContext } from "../shared/idempotency";
@@ -171,7 +171,7 @@ const PAGE = 200;
  * a run can be interrupted and started again. With `dryRun`, it only counts.
  */
 export async function resealSecrets(
-  db: Db,
+  db: UnitOfWork,
   secretBox: SecretBox,
   options: { dryRun?: boolean } = {},
 ): Promise<ResealReport> {
@@ -195,7 +195,7 @@ export async function resealSecrets(
     const encode = (v: unknown) => (sealed.json ? JSON.stringify(v) : v);
     let after = "";
     for (;;) {
-      const rows = await db.$queryRawUnsafe<Row[]>(
+      const rows = await db.prisma.$queryRawUnsafe<Row[]>(
         `SELECT ${columns} FROM "${sealed.table}" WHERE "id" > $1 AND "${sealed.column}" IS NOT NULL ORDER BY "id" LIMIT ${PAGE}`,
         after,
       );
@@ -224,7 +224,7 @@ export async function resealSecrets(
           count[outcome] += 1;
           continue;
         }
-        const written = await db.$executeRawUnsafe(
+        const written = await db.prisma.$executeRawUnsafe(
           `UPDATE "${sealed.table}" SET "${sealed.column}" = $1${cast} WHERE "id" = $2 AND "${sealed.column}" = $3${cast}`,
           encode(resealed),
           row.id,
@@ -246,7 +246,7 @@ export async function resealSecrets(
  * PREVIOUS_MASTER_KEYS holds that key, so a rotation keeps it there until `previousUsableUntil`.
  */
 export async function countKeyedHashes(
-  db: Db,
+  db: UnitOfWork,
   secretBox: SecretBox,
   now = new Date(),
 ): Promise<KeyedHashCount[]> {
@@ -263,7 +263,7 @@ export async function countKeyedHashes(
     };
     let after = "";
     for (;;) {
-      const rows = await db.$queryRawUnsafe<Row[]>(
+      const rows = await db.prisma.$queryRawUnsafe<Row[]>(
         `SELECT "id", "${keyed.column}" AS "hash", "${keyed.usableUntil}" AS "until" FROM "${keyed.table}"
           WHERE "${keyed.column}" IS NOT NULL AND ${keyed.live} AND "id" > $2 ORDER BY "id" LIMIT ${PAGE}`,
         now,

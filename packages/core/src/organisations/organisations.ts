@@ -1,6 +1,6 @@
 import type { TCreateOrganisationRequest, zOrganisation } from "@cred/contracts/organisations";
 import type { ListQuery } from "@cred/contracts/pagination";
-import { type Db, isUniqueViolation } from "@cred/db";
+import { isUniqueViolation, type UnitOfWork } from "@cred/db";
 import type { z } from "zod";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -23,9 +23,13 @@ export function toOrganisationDto(row: OrganisationRow): z.infer<typeof zOrganis
   };
 }
 
-export async function createOrganisation(db: Db, scope: TenantScope, input: TCreateOrganisationRequest) {
+export async function createOrganisation(
+  db: UnitOfWork,
+  scope: TenantScope,
+  input: TCreateOrganisationRequest,
+) {
   try {
-    const row = await db.organisation.create({
+    const row = await db.prisma.organisation.create({
       data: {
         id: newId("org"),
         ...scope,
@@ -49,13 +53,13 @@ export async function createOrganisation(db: Db, scope: TenantScope, input: TCre
   }
 }
 
-export async function getOrganisation(db: Db, scope: TenantScope, reference: string) {
+export async function getOrganisation(db: UnitOfWork, scope: TenantScope, reference: string) {
   const row = await organisationRepository.findByReference(db, scope, reference);
   if (!row) throw notFound("The organisation");
   return toOrganisationDto(row);
 }
 
-export async function listOrganisations(db: Db, scope: TenantScope, query: ListQuery) {
+export async function listOrganisations(db: UnitOfWork, scope: TenantScope, query: ListQuery) {
   const rows = await organisationRepository.list(db, scope, {
     afterId: decodeCursor(query.cursor),
     take: query.limit + 1,

@@ -1,5 +1,5 @@
 import { type Environment, isScope, type Scope } from "@cred/contracts/scopes";
-import type { Db } from "@cred/db";
+import type { Db, UnitOfWork } from "@cred/db";
 import type { Principal } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
 import { parseApiKey } from "./api-key-format";
@@ -17,10 +17,10 @@ export function forgetApiKey(prefix: string) {
   recentKeys.delete(prefix);
 }
 
-async function findKeyRow(db: Db, prefix: string): Promise<ApiKeyRow | null> {
+async function findKeyRow(db: UnitOfWork, prefix: string): Promise<ApiKeyRow | null> {
   const hit = recentKeys.get(prefix);
   if (hit && hit.until > Date.now()) return hit.row;
-  const row = await db.apiKey.findUnique({ where: { prefix } });
+  const row = await db.prisma.apiKey.findUnique({ where: { prefix } });
   if (recentKeys.size > 10_000) recentKeys.clear();
   if (row) recentKeys.set(prefix, { row, until: Date.now() + KEY_TTL_MS });
   return row;
@@ -33,18 +33,20 @@ async function findKeyRow(db: Db, prefix: string): Promise<ApiKeyRow | null> {
 const LAST_USED_EVERY_MS = 60_000;
 const lastUsedWritten = new Map<string, number>();
 
-function noteUse(db: Db, row: ApiKeyRow) {
+function noteUse(db: UnitOfWork, row: ApiKeyRow) {
   const now = Date.now();
   const written = lastUsedWritten.get(row.id) ?? row.lastUsedAt?.getTime() ?? 0;
   if (now - written < LAST_USED_EVERY_MS) return;
   if (lastUsedWritten.size > 10_000) lastUsedWritten.clear();
   lastUsedWritten.set(row.id, now);
-  void db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+  void db.prisma.apiKey
+    .update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } })
+    .catch(() => {});
 }
 
 export type ApiKeyLookup = { ok: true; principal: Principal } | { ok: false; reason: string };
 
-export async function findApiKeyPrincipal(db: Db, key: string): Promise<ApiKeyLookup> {
+export async function findApiKeyPrincipal(db: UnitOfWork, key: string): Promise<ApiKeyLookup> {
   const parsed = parseApiKey(key);
   if (!parsed) return { ok: false, reason: "The API key is malformed." };
   const row = await findKeyRow(db, parsed.prefix);

@@ -1,5 +1,5 @@
 import type { Environment } from "@cred/contracts/scopes";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { Principal } from "../shared/principal";
 import { ROLE_SCOPES } from "./staff-roles";
 import { findStaffSession } from "./staff-session";
@@ -8,7 +8,7 @@ import { findStaffSession } from "./staff-session";
  * The staff principal for a console session: the session's tenant (home tenant when unset) and the
  * role held there. A session pointing at a tenant the user no longer belongs to counts as signed out.
  */
-export async function findStaffPrincipal(db: Db, token: string): Promise<Principal | null> {
+export async function findStaffPrincipal(db: UnitOfWork, token: string): Promise<Principal | null> {
   const found = await findStaffSession(db, token);
   if (!found) return null;
   return {

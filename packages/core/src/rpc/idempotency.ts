@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AnyRouter } from "@trpc/server";
 import { getParseFn, isObject, middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
 import type { RequestContext } from "../shared/context";
@@ -41,14 +41,10 @@ export function registerIdempotentOperations(router: AnyRouter): void {
   }
 }
 
-export interface UnitOfWork {
-  /** The client or, under an Idempotency-Key, the transaction the response's record commits with. */
-  db: Db;
-  /** Runs `effect` once the operation's writes have committed (at once when there is no transaction). */
-  onCommitted: (effect: () => void) => void;
+export interface OperationUnit {
+  /** The root or, under an Idempotency-Key, the transaction the response's record commits with. */
+  db: UnitOfWork;
 }
-
-const runNow = (effect: () => void) => effect();
 
 type MiddlewareResult = { ok: boolean; data?: unknown; error?: unknown; ctx?: unknown };
 
@@ -57,30 +53,29 @@ type MiddlewareResult = { ok: boolean; data?: unknown; error?: unknown; ctx?: un
  * replay): without a key, or on other operations, the procedure runs as it is. With one, the key is
  * claimed, and the procedure runs with `ctx.db` the transaction its response's record is written in
  * (the unit of work, docs/adr/0019-idempotency-middleware.md); a replay answers the stored response
- * without running it. Effects that must follow the commit (cache invalidations) go to `onCommitted`.
+ * without running it. Effects that must follow the commit (cache invalidations) go to `ctx.db.afterCommit`.
  */
 export async function idempotencyMiddleware<R extends MiddlewareResult>(opts: {
   ctx: RequestContext;
   meta: IdempotencyMeta | undefined;
   path: string;
   getRawInput: () => Promise<unknown>;
-  next: (unit: UnitOfWork) => Promise<R>;
+  next: (unit: OperationUnit) => Promise<R>;
 }): Promise<R> {
   const { ctx, meta, path, next } = opts;
   const key = meta?.idempotent ? ctx.idempotencyKey : undefined;
   const parse = inputParsers.get(path);
   const operation = meta?.openapi?.operationId;
   if (key === undefined || !parse || !operation || !ctx.principal) {
-    return next({ db: ctx.db, onCommitted: runNow });
+    return next({ db: ctx.db });
   }
   let input: unknown;
   try {
     input = await parse(await opts.getRawInput());
   } catch {
     // Not valid: tRPC's own input parsing answers it, before anything is claimed.
-    return next({ db: ctx.db, onCommitted: runNow });
+    return next({ db: ctx.db });
   }
-  const committed: (() => void)[] = [];
   let result: R | undefined;
   let data: unknown;
   try {
@@ -89,7 +84,7 @@ export async function idempotencyMiddleware<R extends MiddlewareResult>(opts: {
       operation,
       input,
       async (db) => {
-        result = await next({ db, onCommitted: (effect) => committed.push(effect) });
+        result = await next({ db });
         // Throwing rolls the unit of work back and releases the key; the result is answered as it was.
         if (!result.ok) throw result.error;
         return result.data;
@@ -99,7 +94,6 @@ export async function idempotencyMiddleware<R extends MiddlewareResult>(opts: {
     if (result && !result.ok && error === result.error) return result;
     throw error;
   }
-  for (const effect of committed) effect();
   // A replay: the stored response (withIdempotency set its status and Idempotent-Replayed).
   return result ?? ({ ok: true, data, ctx, marker: middlewareMarker } as unknown as R);
 }

@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import type { StaffRole } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
@@ -9,13 +9,13 @@ import { constantTimeEqual, hashSecret } from "../shared/secret-box";
  * the user has no membership in that tenant (e.g. it was removed while a session pointed at it).
  */
 export async function resolveStaffTenant(
-  db: Db,
+  db: UnitOfWork,
   user: { id: string; tenantId: string; role: string },
   tenantId: string | null,
 ): Promise<{ tenantId: string; role: StaffRole } | null> {
   if (!tenantId || tenantId === user.tenantId)
     return { tenantId: user.tenantId, role: user.role as StaffRole };
-  const membership = await db.staffMembership.findUnique({
+  const membership = await db.prisma.staffMembership.findUnique({
     where: { userId_tenantId: { userId: user.id, tenantId } },
   });
   return membership ? { tenantId, role: membership.role as StaffRole } : null;
@@ -25,14 +25,14 @@ export async function resolveStaffTenant(
  * A live console session with its user, current tenant and role there, or null when the token is
  * unknown or expired, or the session points at a tenant the user no longer belongs to.
  */
-export async function findStaffSession(db: Db, token: string) {
-  const session = await db.staffSession.findUnique({ where: { tokenHash: hashSecret(token) } });
+export async function findStaffSession(db: UnitOfWork, token: string) {
+  const session = await db.prisma.staffSession.findUnique({ where: { tokenHash: hashSecret(token) } });
   if (!session || session.expiresAt.getTime() <= Date.now()) return null;
-  const user = await db.staffUser.findUnique({ where: { id: session.userId } });
+  const user = await db.prisma.staffUser.findUnique({ where: { id: session.userId } });
   if (!user) return null;
   const current = await resolveStaffTenant(db, user, session.tenantId);
   if (!current) return null;
-  const tenant = await db.tenant.findUnique({ where: { id: current.tenantId } });
+  const tenant = await db.prisma.tenant.findUnique({ where: { id: current.tenantId } });
   return { session, user, tenant, tenantId: current.tenantId, role: current.role };
 }
 
@@ -43,8 +43,8 @@ export type StaffSessionView = NonNullable<Awaited<ReturnType<typeof findStaffSe
  * the token stored with the session the cookie names. Cross-site pages can send the cookie but can
  * neither read `staff.me` nor set custom headers on a simple request.
  */
-export async function assertStaffCsrf(db: Db, sessionToken: string, presented: string | undefined) {
-  const session = await db.staffSession.findUnique({ where: { tokenHash: hashSecret(sessionToken) } });
+export async function assertStaffCsrf(db: UnitOfWork, sessionToken: string, presented: string | undefined) {
+  const session = await db.prisma.staffSession.findUnique({ where: { tokenHash: hashSecret(sessionToken) } });
   if (!session || !presented || !constantTimeEqual(presented, session.csrfToken)) {
     throw new DomainError(
       "CsrfTokenInvalid",

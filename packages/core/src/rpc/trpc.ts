@@ -7,7 +7,7 @@ import type { RequestContext } from "../shared/context";
 import { toErrorEnvelope } from "../shared/error-shape";
 import { DomainError } from "../shared/errors";
 import { authenticate } from "./authenticate";
-import { idempotencyMiddleware, type UnitOfWork } from "./idempotency";
+import { idempotencyMiddleware, type OperationUnit } from "./idempotency";
 import { assertStaffCsrf } from "./staff-session";
 
 export interface OperationMeta extends OpenApiMeta {
@@ -64,9 +64,9 @@ export const authenticatedProcedure = t.procedure.use(async ({ ctx, meta, type, 
   return next({ ctx: { ...ctx, principal } });
 });
 
-/** `meta.idempotent` operations honour Idempotency-Key (rpc/idempotency.ts); gives `ctx.onCommitted`. */
+/** `meta.idempotent` operations honour Idempotency-Key (rpc/idempotency.ts); may run it in a transaction. */
 export const idempotency = t.middleware(({ ctx, meta, path, getRawInput, next }) =>
-  idempotencyMiddleware({ ctx, meta, path, getRawInput, next: (unit: UnitOfWork) => next({ ctx: unit }) }),
+  idempotencyMiddleware({ ctx, meta, path, getRawInput, next: (unit: OperationUnit) => next({ ctx: unit }) }),
 );
 
 /** The base of every spec operation: authenticated, throttled, scope-checked, idempotent by meta. */

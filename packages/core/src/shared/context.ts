@@ -1,4 +1,5 @@
-import type { Database, Db } from "@cred/db";
+import type { Database, UnitOfWork } from "@cred/db";
+import type { Caches } from "./caches";
 import type { Principal } from "./principal";
 import type { RateLimiter } from "./rate-limit";
 import type { SecretBox } from "./secret-box";
@@ -37,12 +38,14 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** Failed console sign-ins per account and client address, with growing waits. */
   signInThrottle: SignInThrottle;
+  /** The process caches (shared/caches.ts); each slice declares its own specs. */
+  caches: Caches;
 }
 
 /** Per-request context shared by REST (rest/mount-rest.ts) and the console (tRPC). */
 export interface RequestContext {
   deps: AppDeps;
-  db: Db;
+  db: UnitOfWork;
   requestId: string;
   /** Raw `Authorization` header, when present. */
   authorization: string | undefined;
@@ -65,5 +68,5 @@ export function createRequestContext(
     "requestId" | "authorization" | "staffSessionToken" | "csrfToken" | "idempotencyKey" | "clientAddress"
   >,
 ): RequestContext {
-  return { deps, db: deps.database.prisma, response: { headers: {} }, ...init };
+  return { deps, db: deps.database.root, response: { headers: {} }, ...init };
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Db, inTransaction, Prisma } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 import { canonicalJson } from "./canonical-json";
 import type { RequestContext } from "./context";
 import { DomainError } from "./errors";
@@ -47,7 +47,7 @@ export async function withIdempotency<T>(
   ctx: Ctx,
   operation: string,
   payload: unknown,
-  run: (db: Db) => Promise<T>,
+  run: (db: UnitOfWork) => Promise<T>,
 ): Promise<T> {
   const key = ctx.idempotencyKey;
   if (key === undefined) return run(ctx.db);
@@ -67,19 +67,19 @@ export async function withIdempotency<T>(
   const retentionMs = ctx.deps.config.idempotencyRetentionHours * 3600_000;
   const sealContext = idempotencySealContext(tenantId, environment, operation, key);
   const where = { tenantId_environment_operation_key: { tenantId, environment, operation, key } };
-  const prisma = ctx.deps.database.prisma;
+  const root = ctx.deps.database.root;
 
-  const claim = await inTransaction(prisma, async (tx) => {
+  const claim = await root.transaction(async (tx) => {
     const now = Date.now();
     // In flight since expiresAt - retention: the claim sets both.
     const claimed = { fingerprint, state: "in_flight", expiresAt: new Date(now + retentionMs) };
-    const inserted = await tx.$executeRaw`
+    const inserted = await tx.prisma.$executeRaw`
       INSERT INTO "IdempotencyRecord" ("id","tenantId","environment","operation","key","fingerprint","state","expiresAt")
       VALUES (${newId("idem")}, ${tenantId}, ${environment}, ${operation}, ${key}, ${fingerprint}, 'in_flight',
               ${claimed.expiresAt})
       ON CONFLICT ("tenantId","environment","operation","key") DO NOTHING`;
     if (inserted === 1) return { replay: false as const };
-    const existing = await tx.idempotencyRecord.findUnique({ where });
+    const existing = await tx.prisma.idempotencyRecord.findUnique({ where });
     const live = existing && existing.expiresAt.getTime() > now;
     if (existing && live) {
       if (existing.fingerprint !== fingerprint) {
@@ -105,7 +105,7 @@ export async function withIdempotency<T>(
     }
     // Expired, or abandoned in flight: take it over, unless another request just did (the condition on
     // the record as read makes two takeovers at once end in one claim and one 409).
-    const { count } = await tx.idempotencyRecord.updateMany({
+    const { count } = await tx.prisma.idempotencyRecord.updateMany({
       where: { tenantId, environment, operation, key, expiresAt: existing?.expiresAt ?? claimed.expiresAt },
       data: { ...claimed, responseStatus: null, responseBody: Prisma.DbNull },
     });
@@ -124,9 +124,9 @@ export async function withIdempotency<T>(
     return claim.body;
   }
   try {
-    return await inTransaction(prisma, async (tx) => {
+    return await root.transaction(async (tx) => {
       const body = await run(tx);
-      await tx.idempotencyRecord.update({
+      await tx.prisma.idempotencyRecord.update({
         where,
         data: {
           state: "done",
@@ -138,7 +138,7 @@ export async function withIdempotency<T>(
     });
   } catch (error) {
     // Nothing of the operation committed: release the key so a corrected retry runs.
-    await prisma.idempotencyRecord
+    await root.prisma.idempotencyRecord
       .deleteMany({ where: { tenantId, environment, operation, key, state: "in_flight" } })
       .catch(() => {});
     throw error;

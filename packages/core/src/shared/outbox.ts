@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { newId } from "./ids";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "./outbox-sql";
 import type { TenantScope } from "./principal";
@@ -9,14 +9,14 @@ import type { TenantScope } from "./principal";
  * one `outboxSelect` describes, as written by the single-statement paths.
  */
 export async function emitEvent(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   type: string,
   data: Record<string, unknown>,
 ): Promise<string> {
   const id = newId("evt");
   const p = new SqlParams();
-  await db.$executeRawUnsafe(
+  await db.prisma.$executeRawUnsafe(
     `INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS}) SELECT ${outboxSelect(p, scope, type, data, id)}`,
     ...p.values,
   );

@@ -1,5 +1,5 @@
 import type { Environment } from "@cred/contracts/scopes";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { hash, verify } from "@node-rs/argon2";
 import { resolveStaffTenant } from "../rpc/staff-session";
 import { newId, randomToken } from "../shared/ids";
@@ -15,10 +15,10 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 export async function createStaffUser(
-  db: Db,
+  db: UnitOfWork,
   input: { tenantId: string; email: string; password: string; role: StaffRole },
 ) {
-  return db.staffUser.create({
+  return db.prisma.staffUser.create({
     data: {
       id: newId("usr"),
       tenantId: input.tenantId,
@@ -30,15 +30,15 @@ export async function createStaffUser(
 }
 
 /** Returns a new session (token shown to the browser once, stored hashed) or null on bad credentials. */
-export async function signIn(db: Db, email: string, password: string) {
-  const user = await db.staffUser.findUnique({ where: { email: email.toLowerCase() } });
+export async function signIn(db: UnitOfWork, email: string, password: string) {
+  const user = await db.prisma.staffUser.findUnique({ where: { email: email.toLowerCase() } });
   const ok = user
     ? await verify(user.passwordHash, password)
     : await hashPassword(password).then(() => false);
   if (!user || !ok) return null;
   const token = randomToken(32);
   const csrfToken = randomToken(24);
-  await db.staffSession.create({
+  await db.prisma.staffSession.create({
     data: {
       id: newId("ses"),
       userId: user.id,
@@ -51,12 +51,12 @@ export async function signIn(db: Db, email: string, password: string) {
   return { token, csrfToken, user };
 }
 
-export async function signOut(db: Db, token: string) {
-  await db.staffSession.deleteMany({ where: { tokenHash: hashSecret(token) } });
+export async function signOut(db: UnitOfWork, token: string) {
+  await db.prisma.staffSession.deleteMany({ where: { tokenHash: hashSecret(token) } });
 }
 
-export async function switchEnvironment(db: Db, token: string, environment: Environment) {
-  await db.staffSession.updateMany({ where: { tokenHash: hashSecret(token) }, data: { environment } });
+export async function switchEnvironment(db: UnitOfWork, token: string, environment: Environment) {
+  await db.prisma.staffSession.updateMany({ where: { tokenHash: hashSecret(token) }, data: { environment } });
 }
 
 /**
@@ -64,13 +64,13 @@ export async function switchEnvironment(db: Db, token: string, environment: Envi
  * false, changing nothing, when the user has no membership there.
  */
 export async function switchTenant(
-  db: Db,
+  db: UnitOfWork,
   token: string,
   user: { id: string; tenantId: string; role: string },
   tenantId: string,
 ) {
   if (!(await resolveStaffTenant(db, user, tenantId))) return false;
-  await db.staffSession.updateMany({
+  await db.prisma.staffSession.updateMany({
     where: { tokenHash: hashSecret(token) },
     data: { tenantId: tenantId === user.tenantId ? null : tenantId },
   });
@@ -88,15 +88,18 @@ function staffRole(role: string): StaffRole {
   return role as StaffRole;
 }
 
-export async function grantStaffMembership(db: Db, input: { email: string; tenantId: string; role: string }) {
+export async function grantStaffMembership(
+  db: UnitOfWork,
+  input: { email: string; tenantId: string; role: string },
+) {
   staffRole(input.role);
-  const user = await db.staffUser.findUnique({ where: { email: input.email.toLowerCase() } });
+  const user = await db.prisma.staffUser.findUnique({ where: { email: input.email.toLowerCase() } });
   if (!user) throw new Error(`No staff user ${input.email}.`);
-  if (!(await db.tenant.findUnique({ where: { id: input.tenantId } })))
+  if (!(await db.prisma.tenant.findUnique({ where: { id: input.tenantId } })))
     throw new Error(`No tenant ${input.tenantId}.`);
   if (user.tenantId === input.tenantId)
     throw new Error("That is the user's home tenant; its role is set on the user.");
-  return db.staffMembership.upsert({
+  return db.prisma.staffMembership.upsert({
     where: { userId_tenantId: { userId: user.id, tenantId: input.tenantId } },
     create: { userId: user.id, tenantId: input.tenantId, role: input.role },
     update: { role: input.role },
@@ -107,11 +110,11 @@ export async function grantStaffMembership(db: Db, input: { email: string; tenan
  * A console user in a tenant (its home tenant), with a generated password returned once: the CLI's way
  * to add staff beside the bootstrap admin.
  */
-export async function addStaffUser(db: Db, input: { email: string; tenantId: string; role: string }) {
+export async function addStaffUser(db: UnitOfWork, input: { email: string; tenantId: string; role: string }) {
   const role = staffRole(input.role);
-  if (!(await db.tenant.findUnique({ where: { id: input.tenantId } })))
+  if (!(await db.prisma.tenant.findUnique({ where: { id: input.tenantId } })))
     throw new Error(`No tenant ${input.tenantId}.`);
-  if (await db.staffUser.findUnique({ where: { email: input.email.toLowerCase() } }))
+  if (await db.prisma.staffUser.findUnique({ where: { email: input.email.toLowerCase() } }))
     throw new Error(`${input.email} is already a console user; use staff grant to add a tenant.`);
   const password = randomToken(15);
   const user = await createStaffUser(db, { ...input, role, password });
@@ -122,14 +125,14 @@ export async function addStaffUser(db: Db, input: { email: string; tenantId: str
  * Replaces a console user's password with a generated one (returned once) and ends every session of
  * theirs: the way back in when the bootstrap admin's password is lost.
  */
-export async function resetStaffPassword(db: Db, email: string) {
-  const user = await db.staffUser.findUnique({ where: { email: email.toLowerCase() } });
+export async function resetStaffPassword(db: UnitOfWork, email: string) {
+  const user = await db.prisma.staffUser.findUnique({ where: { email: email.toLowerCase() } });
   if (!user) throw new Error(`No staff user ${email}.`);
   const password = randomToken(15);
   const passwordHash = await hashPassword(password);
-  await inTransaction(db, async (tx) => {
-    await tx.staffUser.update({ where: { id: user.id }, data: { passwordHash } });
-    await tx.staffSession.deleteMany({ where: { userId: user.id } });
+  await db.transaction(async (tx) => {
+    await tx.prisma.staffUser.update({ where: { id: user.id }, data: { passwordHash } });
+    await tx.prisma.staffSession.deleteMany({ where: { userId: user.id } });
   });
   return { email: user.email, password };
 }

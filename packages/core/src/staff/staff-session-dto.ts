@@ -1,12 +1,12 @@
 import type { Environment } from "@cred/contracts/scopes";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { ROLE_SCOPES } from "../rpc/staff-roles";
 import type { StaffSessionView } from "../rpc/staff-session";
 import type { StaffRole } from "../shared/principal";
 
 /** The tenants a user can switch to: the home tenant first, then memberships, with names and roles. */
-export async function listStaffTenants(db: Db, user: { id: string; tenantId: string; role: string }) {
-  const memberships = await db.staffMembership.findMany({
+export async function listStaffTenants(db: UnitOfWork, user: { id: string; tenantId: string; role: string }) {
+  const memberships = await db.prisma.staffMembership.findMany({
     where: { userId: user.id, tenantId: { not: user.tenantId } },
     orderBy: { createdAt: "asc" },
   });
@@ -14,7 +14,7 @@ export async function listStaffTenants(db: Db, user: { id: string; tenantId: str
     { tenantId: user.tenantId, role: user.role as StaffRole, home: true },
     ...memberships.map((m) => ({ tenantId: m.tenantId, role: m.role as StaffRole, home: false })),
   ];
-  const tenants = await db.tenant.findMany({ where: { id: { in: entries.map((e) => e.tenantId) } } });
+  const tenants = await db.prisma.tenant.findMany({ where: { id: { in: entries.map((e) => e.tenantId) } } });
   const names = new Map(tenants.map((t) => [t.id, t.name]));
   return entries.map((e) => ({
     id: e.tenantId,

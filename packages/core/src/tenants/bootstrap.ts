@@ -1,5 +1,5 @@
 import { SCOPES } from "@cred/contracts/scopes";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { createApiKey } from "../api-keys";
 import { randomToken } from "../shared/ids";
 import { createStaffUser } from "../staff";
@@ -18,14 +18,14 @@ export interface BootstrapCredentials {
  * admin. Returns the secrets once; returns null when the database was already bootstrapped.
  */
 export async function bootstrap(
-  db: Db,
+  db: UnitOfWork,
   adminEmail = "admin@localhost",
 ): Promise<BootstrapCredentials | null> {
-  if ((await db.tenant.count()) > 0) return null;
-  return inTransaction(db, async (tx) => {
+  if ((await db.prisma.tenant.count()) > 0) return null;
+  return db.transaction(async (tx) => {
     // Several processes starting on a new database at once: one bootstraps, the others find it done.
-    await tx.$queryRaw`SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(72707370)) AS l`;
-    if ((await tx.tenant.count()) > 0) return null;
+    await tx.prisma.$queryRaw`SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(72707370)) AS l`;
+    if ((await tx.prisma.tenant.count()) > 0) return null;
     const tenant = await createTenant(tx, "Default tenant");
     const key = await createApiKey(
       tx,

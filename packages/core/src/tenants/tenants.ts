@@ -1,6 +1,6 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { newId } from "../shared/ids";
 
-export async function createTenant(db: Db, name: string) {
-  return db.tenant.create({ data: { id: newId("ten"), name } });
+export async function createTenant(db: UnitOfWork, name: string) {
+  return db.prisma.tenant.create({ data: { id: newId("ten"), name } });
 }

@@ -1,5 +1,5 @@
 import type { TVerificationPolicy } from "@cred/contracts/verification-policies";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
@@ -14,8 +14,14 @@ const EVENT: Record<Status, string> = {
 };
 
 /** One transaction: the state change and its outbox event, or neither. */
-async function changeStatus(db: Db, scope: TenantScope, identifier: string, from: Status, to: Status) {
-  return inTransaction(db, async (tx) => {
+async function changeStatus(
+  db: UnitOfWork,
+  scope: TenantScope,
+  identifier: string,
+  from: Status,
+  to: Status,
+) {
+  return db.transaction(async (tx) => {
     if (!(await repo.transition(tx, scope, identifier, from, to))) {
       const existing = await repo.findByIdentifier(tx, scope, identifier);
       if (!existing) throw notFound("The verification policy");
@@ -39,11 +45,11 @@ async function changeStatus(db: Db, scope: TenantScope, identifier: string, from
 }
 
 /** active → suspended; new verifications under the policy are refused until it is reactivated. */
-export function suspendVerificationPolicy(db: Db, scope: TenantScope, identifier: string) {
+export function suspendVerificationPolicy(db: UnitOfWork, scope: TenantScope, identifier: string) {
   return changeStatus(db, scope, identifier, "active", "suspended");
 }
 
 /** suspended → active. */
-export function reactivateVerificationPolicy(db: Db, scope: TenantScope, identifier: string) {
+export function reactivateVerificationPolicy(db: UnitOfWork, scope: TenantScope, identifier: string) {
   return changeStatus(db, scope, identifier, "suspended", "active");
 }

@@ -1,5 +1,5 @@
 import type { TCreateVerificationPolicyRequest, TPolicyRules } from "@cred/contracts/verification-policies";
-import { type Db, isUniqueViolation } from "@cred/db";
+import { isUniqueViolation, type UnitOfWork } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -13,7 +13,7 @@ import { verificationPolicyRepository as repo } from "./verification-policy-repo
  * trusts an external issuer), platform issuers that exist here, external JWKS URLs that are public.
  */
 async function checkReferences(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   config: Pick<CoreConfig, "developmentMode">,
   rules: TPolicyRules,
@@ -78,7 +78,7 @@ async function checkReferences(
 }
 
 export async function createVerificationPolicy(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   config: Pick<CoreConfig, "developmentMode">,
   input: TCreateVerificationPolicyRequest,

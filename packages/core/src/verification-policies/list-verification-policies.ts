@@ -1,12 +1,12 @@
 import type { ListQuery } from "@cred/contracts/pagination";
 import type { TVerificationPolicy } from "@cred/contracts/verification-policies";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import { verificationPolicyRepository } from "./verification-policy-repository";
 
 /** Lists identifiers, display names and status only: the rules are never part of a list. */
-export async function listVerificationPolicies(db: Db, scope: TenantScope, query: ListQuery) {
+export async function listVerificationPolicies(db: UnitOfWork, scope: TenantScope, query: ListQuery) {
   const rows = await verificationPolicyRepository.list(db, scope, {
     afterId: decodeCursor(query.cursor),
     take: query.limit + 1,

@@ -1,12 +1,12 @@
-import type { Db, FastSql, Prisma } from "@cred/db";
+import type { FastSql, Prisma, UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
 export const verificationPolicyRepository = {
-  create(db: Db, data: Prisma.VerificationPolicyUncheckedCreateInput) {
-    return db.verificationPolicy.create({ data });
+  create(db: UnitOfWork, data: Prisma.VerificationPolicyUncheckedCreateInput) {
+    return db.prisma.verificationPolicy.create({ data });
   },
-  findByIdentifier(db: Db, scope: TenantScope, identifier: string) {
-    return db.verificationPolicy.findUnique({
+  findByIdentifier(db: UnitOfWork, scope: TenantScope, identifier: string) {
+    return db.prisma.verificationPolicy.findUnique({
       where: { tenantId_environment_identifier: { ...scope, identifier } },
     });
   },
@@ -18,8 +18,8 @@ export const verificationPolicyRepository = {
     );
     return rows[0] ?? null;
   },
-  list(db: Db, scope: TenantScope, page: { afterId?: string; take: number }) {
-    return db.verificationPolicy.findMany({
+  list(db: UnitOfWork, scope: TenantScope, page: { afterId?: string; take: number }) {
+    return db.prisma.verificationPolicy.findMany({
       where: { ...scope, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
       select: { id: true, identifier: true, displayName: true, status: true },
       orderBy: { id: "asc" },
@@ -27,8 +27,8 @@ export const verificationPolicyRepository = {
     });
   },
   /** Moves a policy from `from` to `to` atomically; false when it is missing or not in `from`. */
-  async transition(db: Db, scope: TenantScope, identifier: string, from: string, to: string) {
-    const { count } = await db.verificationPolicy.updateMany({
+  async transition(db: UnitOfWork, scope: TenantScope, identifier: string, from: string, to: string) {
+    const { count } = await db.prisma.verificationPolicy.updateMany({
       where: { ...scope, identifier, status: from },
       data: { status: to },
     });
@@ -36,18 +36,21 @@ export const verificationPolicyRepository = {
   },
 
   /** Which of `types` are the credentialType of a credential configuration in this partition. */
-  async knownCredentialTypes(db: Db, scope: TenantScope, types: string[]): Promise<Set<string>> {
+  async knownCredentialTypes(db: UnitOfWork, scope: TenantScope, types: string[]): Promise<Set<string>> {
     if (types.length === 0) return new Set();
-    const rows = await db.credentialConfiguration.findMany({
+    const rows = await db.prisma.credentialConfiguration.findMany({
       where: { ...scope, credentialType: { in: types } },
       select: { credentialType: true },
     });
     return new Set(rows.map((r) => r.credentialType));
   },
   /** Which of `ids` are issuers in this partition. */
-  async existingIssuerIds(db: Db, scope: TenantScope, ids: string[]): Promise<Set<string>> {
+  async existingIssuerIds(db: UnitOfWork, scope: TenantScope, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await db.issuer.findMany({ where: { ...scope, id: { in: ids } }, select: { id: true } });
+    const rows = await db.prisma.issuer.findMany({
+      where: { ...scope, id: { in: ids } },
+      select: { id: true },
+    });
     return new Set(rows.map((r) => r.id));
   },
 };

@@ -1,5 +1,5 @@
 import type { TVerificationSession } from "@cred/contracts/verification-sessions";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
@@ -15,11 +15,11 @@ import { sessionEventData, toVerificationSessionDto } from "./verification-sessi
  */
 export async function cancelVerificationSession(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   id: string,
 ): Promise<TVerificationSession> {
-  const row = await loadSession(deps, db, scope, id);
+  const row = await loadSession(db, scope, id);
   if (row.status === "cancelled") return toVerificationSessionDto(deps, row);
   const conflict = (status: string) =>
     new DomainError("InvalidState", `The verification session is ${status} and cannot be cancelled.`, [
@@ -28,7 +28,7 @@ export async function cancelVerificationSession(
   if (row.status !== "pending") throw conflict(row.status);
   const now = new Date();
   createdSessions.forget(row.state);
-  const moved = await inTransaction(db, async (tx) => {
+  const moved = await db.transaction(async (tx) => {
     const ok = await verificationRepository.transitionFromPending(
       tx,
       row.id,
@@ -41,7 +41,7 @@ export async function cancelVerificationSession(
   });
   if (!moved) {
     // A concurrent answer, cancel or expiry got there first: report what it left.
-    const current = await loadSession(deps, db, scope, id);
+    const current = await loadSession(db, scope, id);
     if (current.status === "cancelled") return toVerificationSessionDto(deps, current);
     throw conflict(current.status);
   }

@@ -1,5 +1,5 @@
 import type { TCreateVerificationRequest, TVerificationSession } from "@cred/contracts/verification-sessions";
-import { type Db, sqlFor } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { generateNonce, generateResponseEncryptionKey, generateState } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
 import { newId } from "../shared/ids";
@@ -27,12 +27,12 @@ import { clientIdFor, type VerifierIdentity } from "./verifier-identity";
  */
 export async function createVerification(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   input: TCreateVerificationRequest,
   identity: VerifierIdentity,
 ): Promise<TVerificationSession> {
-  const sql = sqlFor(db, deps.database.prisma, deps.database.fast);
+  const sql = db.sql;
   const { row: policy, rules } = await getActivePolicyForVerification(sql, scope, input.policy);
   dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
@@ -67,7 +67,7 @@ export async function createVerification(
     createdAt,
     updatedAt: createdAt,
   };
-  const committedAtOnce = db === deps.database.prisma; // not inside an Idempotency-Key transaction
+  const committedAtOnce = db === deps.database.root; // not inside an Idempotency-Key transaction
   await verificationRepository.insertSessionWithEvent(sql, row, {
     scope,
     type: "verification.session.created",

@@ -1,5 +1,5 @@
 import type { TVerificationSession } from "@cred/contracts/verification-sessions";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
@@ -16,12 +16,12 @@ import { toVerificationSessionDto } from "./verification-session-dto";
  */
 export async function getVerificationSession(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   id: string,
   options: { responseCode?: string } = {},
 ): Promise<TVerificationSession> {
-  const row = await loadSession(deps, db, scope, id);
+  const row = await loadSession(db, scope, id);
   if (options.responseCode !== undefined) {
     const expected = row.responseCodeHash;
     if (!expected || !constantTimeEqual(hashSecret(options.responseCode), expected)) {

@@ -58,7 +58,7 @@ async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
   const cacheKey = `${scope.tenantId}|${scope.environment}|${kid}`;
   const cached = fresh(platformIssuerKeys, cacheKey);
   if (cached !== undefined) return cached;
-  const row = await verificationRepository.findIssuerByKid(deps.database.prisma, scope, kid);
+  const row = await verificationRepository.findIssuerByKid(deps.database.root, scope, kid);
   const value = row
     ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
     : null;

@@ -40,9 +40,9 @@ export async function receiveWalletResponse(
   if (!form) throw new VpError("invalid_request", "send the response as application/x-www-form-urlencoded");
   const found =
     createdSessions.take(handle) ??
-    (await verificationRepository.findSessionByState(deps.database.fast, handle));
+    (await verificationRepository.findSessionByState(deps.database.root.sql, handle));
   if (!found) throw new VpError("invalid_request", "unknown request");
-  const row = await settleExpiry(deps.database.prisma, found);
+  const row = await settleExpiry(deps.database.root, found);
   if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);
 
   const responseMode = row.responseMode as "direct_post" | "direct_post.jwt";

@@ -44,8 +44,8 @@ export async function serveRequestObject(
   }
   const found =
     createdSessions.peek(state) ??
-    (await verificationRepository.findSessionByState(deps.database.fast, state));
-  const row = found ? await settleExpiry(deps.database.prisma, found) : null;
+    (await verificationRepository.findSessionByState(deps.database.root.sql, state));
+  const row = found ? await settleExpiry(deps.database.root, found) : null;
   if (row?.status !== "pending") {
     throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });
   }

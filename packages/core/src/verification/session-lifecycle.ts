@@ -1,6 +1,6 @@
 import type { Environment } from "@cred/contracts/scopes";
 import type { TVerificationResult } from "@cred/contracts/verification-sessions";
-import { type Db, inTransaction, sqlFor } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
@@ -22,13 +22,13 @@ export const sessionNotFound = () => notFound("The verification session");
  * transaction; concurrent readers all see `expired`. Returns the row as it now stands.
  */
 export async function settleExpiry(
-  db: Db,
+  db: UnitOfWork,
   row: VerificationSessionRow,
   now = new Date(),
 ): Promise<VerificationSessionRow> {
   if (row.status !== "pending" || row.expiresAt > now) return row;
   createdSessions.forget(row.state);
-  await inTransaction(db, async (tx) => {
+  await db.transaction(async (tx) => {
     const moved = await verificationRepository.transitionFromPending(tx, row.id, "expired", {
       encryptionKeyCipher: null,
     });
@@ -41,16 +41,11 @@ export async function settleExpiry(
 
 /** A session of the caller's partition, expiry settled; foreign or unknown → 404. */
 export async function loadSession(
-  deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   id: string,
 ): Promise<VerificationSessionRow> {
-  const row = await verificationRepository.findSession(
-    sqlFor(db, deps.database.prisma, deps.database.fast),
-    scope,
-    id,
-  );
+  const row = await verificationRepository.findSession(db.sql, scope, id);
   if (!row) throw sessionNotFound();
   return settleExpiry(db, row);
 }
@@ -75,7 +70,7 @@ export async function decideSession(
   const decidedAt = new Date(result.decidedAt);
   const resultCipher = sealResult(deps.secretBox, row.id, result);
   const moved = await verificationRepository.decideFromPending(
-    deps.database.fast,
+    deps.database.root.sql,
     row.id,
     { status: result.outcome, resultCipher, decidedAt, responseCodeHash: extra.responseCodeHash ?? null },
     {

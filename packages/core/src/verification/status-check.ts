@@ -143,7 +143,7 @@ export async function checkCredentialStatus(
   if (issuer.source.kind === "platform") {
     if (!listId) return unavailable("the credential does not point at one of its issuer's status lists");
     const entry = await verificationRepository.readOwnStatus(
-      ctx.deps.database.fast,
+      ctx.deps.database.root.sql,
       ctx.scope,
       issuer.source.issuerId,
       listId,

@@ -3,7 +3,7 @@ import type {
   TSubmitVerificationSessionRequest,
   TVerificationSession,
 } from "@cred/contracts/verification-sessions";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { decodeJwtUnverified } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -51,11 +51,11 @@ async function byExtendedType(deps: AppDeps, rules: TPolicyRules, payload: Recor
  */
 export async function submitVerificationSession(
   deps: AppDeps,
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   input: TSubmitVerificationSessionRequest,
 ): Promise<TVerificationSession> {
-  const row = await loadSession(deps, db, scope, input.id);
+  const row = await loadSession(db, scope, input.id);
   if (row.status !== "pending") throw alreadyDecided(row.status);
   if (input.audience != null && input.audience !== row.clientId) {
     throw invalid("AudienceMismatch", "audience", "The audience is not this session's client_id.");
@@ -99,7 +99,7 @@ export async function submitVerificationSession(
   );
   const decided = await decideSession(deps, row, result);
   if (!decided) {
-    const current = await loadSession(deps, db, scope, input.id);
+    const current = await loadSession(db, scope, input.id);
     throw alreadyDecided(current.status);
   }
   return toVerificationSessionDto(deps, decided);

@@ -1,12 +1,12 @@
-import type { Db, FastSql, Prisma } from "@cred/db";
+import type { Db, FastSql, Prisma, UnitOfWork } from "@cred/db";
 import { previousSigningKeysOf, STATUS_CHUNK_BYTES } from "../issuers";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
 /** Every Prisma call of the verification slice (sessions, verifier certificates, trust and status reads). */
 export const verificationRepository = {
-  createSession(db: Db, data: Prisma.VerificationSessionUncheckedCreateInput) {
-    return db.verificationSession.create({ data });
+  createSession(db: UnitOfWork, data: Prisma.VerificationSessionUncheckedCreateInput) {
+    return db.prisma.verificationSession.create({ data });
   },
   async findSession(sql: FastSql, scope: TenantScope, id: string): Promise<VerificationSessionRow | null> {
     const { rows } = await sql.query<VerificationSessionRow>(
@@ -54,13 +54,13 @@ export const verificationRepository = {
    * else decided, cancelled or expired it first). `notExpiredAt` also requires it to be unexpired.
    */
   async transitionFromPending(
-    db: Db,
+    db: UnitOfWork,
     id: string,
     to: string,
     data: Omit<Prisma.VerificationSessionUpdateManyMutationInput, "status"> = {},
     notExpiredAt?: Date,
   ) {
-    const { count } = await db.verificationSession.updateMany({
+    const { count } = await db.prisma.verificationSession.updateMany({
       where: { id, status: "pending", ...(notExpiredAt ? { expiresAt: { gt: notExpiredAt } } : {}) },
       data: { ...data, status: to },
     });
@@ -94,19 +94,19 @@ export const verificationRepository = {
     return affected === 1;
   },
 
-  findVerifierCertificate(db: Db, scope: TenantScope) {
-    return db.verifierCertificate.findUnique({ where: { tenantId_environment: scope } });
+  findVerifierCertificate(db: UnitOfWork, scope: TenantScope) {
+    return db.prisma.verifierCertificate.findUnique({ where: { tenantId_environment: scope } });
   },
-  createVerifierCertificate(db: Db, data: Prisma.VerifierCertificateUncheckedCreateInput) {
-    return db.verifierCertificate.create({ data });
+  createVerifierCertificate(db: UnitOfWork, data: Prisma.VerifierCertificateUncheckedCreateInput) {
+    return db.prisma.verifierCertificate.create({ data });
   },
 
   /**
    * A platform issuer of this partition by the `kid` of its signing key or of a replaced key it still
    * publishes, with that key's public JWK.
    */
-  async findIssuerByKid(db: Db, scope: TenantScope, kid: string) {
-    const rows = await db.$queryRaw<
+  async findIssuerByKid(db: UnitOfWork, scope: TenantScope, kid: string) {
+    const rows = await db.prisma.$queryRaw<
       { id: string; signingKid: string; publicJwk: unknown; previous: unknown }[]
     >`
       SELECT "id", "signingKid", "publicJwk", "previousSigningKeys" AS "previous" FROM "Issuer"
@@ -147,8 +147,8 @@ export const verificationRepository = {
     return { size: row.size, value: (row.byte >> shift) & ((1 << row.bits) - 1) };
   },
   /** A platform credential by id, for the legacy submission's `credentialId` check. */
-  findCredential(db: Db, scope: TenantScope, id: string) {
-    return db.credential.findFirst({ where: { id, ...scope }, select: { id: true, digest: true } });
+  findCredential(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.credential.findFirst({ where: { id, ...scope }, select: { id: true, digest: true } });
   },
 };
 

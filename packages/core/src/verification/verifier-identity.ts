@@ -57,7 +57,7 @@ export function verifierDnsName(publicBaseUrl: string): string | null {
  * key is discarded, so the leaf can never be re-issued from it: upload a chain to replace it).
  */
 export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScope) {
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   const row = await verificationRepository.findVerifierCertificate(db, scope);
   if (row) return row;
   // An IP address (IPv4 or IPv6) cannot be a dNSName: the reserved `.invalid` name keeps x509_hash

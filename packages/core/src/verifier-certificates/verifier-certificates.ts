@@ -106,7 +106,7 @@ export async function uploadVerifierCertificate(
     throw error;
   }
   const host = verifierDnsName(deps.config.publicBaseUrl);
-  const row = await repo.replace(deps.database.prisma, scope, {
+  const row = await repo.replace(deps.database.root, scope, {
     id: newId("vcert"),
     chainPem: `${pems.join("\n")}\n`,
     privateKeyCipher: deps.secretBox.seal(

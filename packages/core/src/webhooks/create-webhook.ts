@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TCreateWebhookRequest } from "@cred/contracts/webhooks";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
@@ -19,7 +19,7 @@ export function generateWebhookSecret(): string {
  * subscription id) and returned only here.
  */
 export async function createWebhook(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   deps: { config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">; secretBox: SecretBox },
   input: TCreateWebhookRequest,

@@ -1,5 +1,5 @@
 import type { TListWebhookDeliveriesRequest } from "@cred/contracts/webhooks";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import { toWebhookDeliveryDto } from "./webhook-dto";
@@ -11,7 +11,7 @@ import {
 
 /** Deliveries in creation order, deleted subscriptions' included (kept until the retention purge). */
 export async function listWebhookDeliveries(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   query: TListWebhookDeliveriesRequest,
 ) {

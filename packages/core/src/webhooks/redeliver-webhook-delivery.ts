@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { DomainError, notFound } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import { toWebhookDeliveryDto } from "./webhook-dto";
@@ -9,8 +9,8 @@ import { webhookAttemptRepository, webhookDeliveryRepository, webhookRepository 
  * or a resend after success). The worker makes it with the same event id; when it fails and the retry
  * schedule is used up, the delivery ends `failed` again. The subscription must still be active.
  */
-export async function redeliverWebhookDelivery(db: Db, scope: TenantScope, deliveryId: string) {
-  return inTransaction(db, async (tx) => {
+export async function redeliverWebhookDelivery(db: UnitOfWork, scope: TenantScope, deliveryId: string) {
+  return db.transaction(async (tx) => {
     const delivery = await webhookDeliveryRepository.findById(tx, scope, deliveryId);
     if (!delivery) throw notFound("The webhook delivery");
     const subscription = await webhookRepository.findById(tx, scope, delivery.subscriptionId);

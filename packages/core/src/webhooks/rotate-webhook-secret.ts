@@ -1,5 +1,5 @@
 import type { TRotateWebhookSecretRequest } from "@cred/contracts/webhooks";
-import { type Db, inTransaction } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { notFound } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
@@ -14,12 +14,12 @@ import { webhookRepository } from "./webhook-repository";
  * losing events; secrets of earlier rotations keep their own overlaps (0 ends them all).
  */
 export async function rotateWebhookSecret(
-  db: Db,
+  db: UnitOfWork,
   scope: TenantScope,
   deps: { secretBox: SecretBox },
   input: TRotateWebhookSecretRequest,
 ) {
-  return inTransaction(db, async (tx) => {
+  return db.transaction(async (tx) => {
     // Read under the row lock: a concurrent rotation must find this one's secret, or one returned secret
     // would never sign anything.
     await webhookRepository.lockForUpdate(tx, input.subscriptionId);

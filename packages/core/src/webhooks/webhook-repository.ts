@@ -1,4 +1,4 @@
-import type { Db, Prisma } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 import type { PreviousSecret } from "./previous-secrets";
 
@@ -6,59 +6,59 @@ import type { PreviousSecret } from "./previous-secrets";
 const live = { deletedAt: null };
 
 export const webhookRepository = {
-  create(db: Db, data: Prisma.WebhookSubscriptionUncheckedCreateInput) {
-    return db.webhookSubscription.create({ data });
+  create(db: UnitOfWork, data: Prisma.WebhookSubscriptionUncheckedCreateInput) {
+    return db.prisma.webhookSubscription.create({ data });
   },
-  findById(db: Db, scope: TenantScope, id: string) {
-    return db.webhookSubscription.findFirst({ where: { id, ...scope, ...live } });
+  findById(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.webhookSubscription.findFirst({ where: { id, ...scope, ...live } });
   },
-  list(db: Db, scope: TenantScope, page: { afterId?: string; take: number }) {
-    return db.webhookSubscription.findMany({
+  list(db: UnitOfWork, scope: TenantScope, page: { afterId?: string; take: number }) {
+    return db.prisma.webhookSubscription.findMany({
       where: { ...scope, ...live, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
       orderBy: { id: "asc" },
       take: page.take,
     });
   },
   /** Marks a live subscription deleted; false when there is none. */
-  async softDelete(db: Db, scope: TenantScope, id: string, at: Date) {
-    const { count } = await db.webhookSubscription.updateMany({
+  async softDelete(db: UnitOfWork, scope: TenantScope, id: string, at: Date) {
+    const { count } = await db.prisma.webhookSubscription.updateMany({
       where: { id, ...scope, ...live },
       data: { deletedAt: at },
     });
     return count === 1;
   },
   /** Locks the subscription row until the transaction ends (two rotations at once queue). */
-  async lockForUpdate(db: Db, id: string) {
-    await db.$queryRaw`SELECT 1 FROM "WebhookSubscription" WHERE "id" = ${id} FOR UPDATE`;
+  async lockForUpdate(db: UnitOfWork, id: string) {
+    await db.prisma.$queryRaw`SELECT 1 FROM "WebhookSubscription" WHERE "id" = ${id} FOR UPDATE`;
   },
   rotateSecret(
-    db: Db,
+    db: UnitOfWork,
     scope: TenantScope,
     id: string,
     data: { secretCipher: string; previousSecrets: PreviousSecret[] },
   ) {
-    return db.webhookSubscription.update({ where: { id, ...scope }, data });
+    return db.prisma.webhookSubscription.update({ where: { id, ...scope }, data });
   },
 };
 
 export const webhookDeliveryRepository = {
-  findById(db: Db, scope: TenantScope, id: string) {
-    return db.webhookDelivery.findFirst({ where: { id, ...scope } });
+  findById(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.webhookDelivery.findFirst({ where: { id, ...scope } });
   },
   /** Makes a delivery due now (status pending); the worker's claim and attempt fence still apply. */
-  scheduleNow(db: Db, scope: TenantScope, id: string, at: Date) {
-    return db.webhookDelivery.update({
+  scheduleNow(db: UnitOfWork, scope: TenantScope, id: string, at: Date) {
+    return db.prisma.webhookDelivery.update({
       where: { id, ...scope },
       data: { status: "pending", nextAttemptAt: at },
     });
   },
   list(
-    db: Db,
+    db: UnitOfWork,
     scope: TenantScope,
     filter: { subscriptionId?: string; status?: string; eventType?: string },
     page: { afterId?: string; take: number },
   ) {
-    return db.webhookDelivery.findMany({
+    return db.prisma.webhookDelivery.findMany({
       where: {
         ...scope,
         ...(filter.subscriptionId ? { subscriptionId: filter.subscriptionId } : {}),
@@ -74,9 +74,9 @@ export const webhookDeliveryRepository = {
 
 export const webhookAttemptRepository = {
   /** The attempts of these deliveries (already scoped by the caller), oldest first per delivery. */
-  forDeliveries(db: Db, deliveryIds: string[]) {
+  forDeliveries(db: UnitOfWork, deliveryIds: string[]) {
     if (deliveryIds.length === 0) return Promise.resolve([]);
-    return db.webhookAttempt.findMany({
+    return db.prisma.webhookAttempt.findMany({
       where: { deliveryId: { in: deliveryIds } },
       orderBy: [{ deliveryId: "asc" }, { attemptNumber: "asc" }],
     });

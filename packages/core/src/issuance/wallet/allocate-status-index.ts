@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { provisionStatusList } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import { MemoCache } from "../../shared/memo-cache";
@@ -18,8 +18,8 @@ interface OpenList {
 /** The list new credentials draw from, per issuer; re-read when a list fills up. */
 const openLists = new MemoCache<OpenList | null>(10_000, 60_000);
 
-async function findOpenList(db: Db, issuerId: string): Promise<OpenList | null> {
-  return db.statusList.findFirst({
+async function findOpenList(db: UnitOfWork, issuerId: string): Promise<OpenList | null> {
+  return db.prisma.statusList.findFirst({
     where: { issuerId, full: false },
     orderBy: { id: "desc" },
     select: { id: true, size: true },
@@ -27,7 +27,7 @@ async function findOpenList(db: Db, issuerId: string): Promise<OpenList | null> 
 }
 
 export async function openStatusList(
-  db: Db,
+  db: UnitOfWork,
   config: Pick<CoreConfig, "issuance">,
   scope: TenantScope,
   issuerId: string,
@@ -47,7 +47,7 @@ export function randomSlots(list: OpenList, count: number): StatusSlot[] {
 }
 
 /** Marks a list full (its remaining free indices are too few to draw from at random) and forgets it. */
-export async function markStatusListFull(db: Db, issuerId: string, listId: string) {
-  await db.statusList.update({ where: { id: listId }, data: { full: true } });
+export async function markStatusListFull(db: UnitOfWork, issuerId: string, listId: string) {
+  await db.prisma.statusList.update({ where: { id: listId }, data: { full: true } });
   openLists.delete(issuerId);
 }

@@ -1,4 +1,4 @@
-import type { Db, FastSql } from "@cred/db";
+import type { FastSql, UnitOfWork } from "@cred/db";
 import {
   authorizationError,
   authorizationResponseUrl,
@@ -41,7 +41,7 @@ export const REQUEST_URI_LIFETIME_SECONDS = 60;
  * only those, compared exactly. Returns the one-time `request_uri`.
  */
 export async function pushAuthorizationRequest(
-  db: Db,
+  db: UnitOfWork,
   sql: FastSql,
   config: CoreConfig,
   issuer: WalletIssuer,
@@ -162,7 +162,7 @@ const MAX_ASKED = 10;
  * transaction (its subject and claims) when it completes the authorization. It must ask for exactly one
  * configuration this issuer issues, by `authorization_details` or by its `scope`.
  */
-async function walletInitiated(db: Db, issuer: WalletIssuer, request: TPushedAuthorizationRequest) {
+async function walletInitiated(db: UnitOfWork, issuer: WalletIssuer, request: TPushedAuthorizationRequest) {
   if (!authorizationPageOf(issuer)) {
     throw authorizationError(
       "invalid_request",

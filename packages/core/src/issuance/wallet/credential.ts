@@ -65,7 +65,7 @@ async function refuseConfigurationBeyondToken(
 ) {
   const requested = (body as { credential_configuration_id?: unknown } | null)?.credential_configuration_id;
   if (typeof requested !== "string" || requested === tx.configurationIdentifier) return;
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   const other = await configurationCatalog.configuration(db, scopeOfRow(tx), requested);
   if (!other || !(await configurationCatalog.isGranted(db, tx.issuerId, other.id))) return;
   const description = "The access token does not cover this credential configuration.";
@@ -182,7 +182,7 @@ export async function receiveWalletRequest(
   endpoint: "credential" | "deferredCredential",
 ) {
   const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
-  const { tx, tokenHash } = await transactionForToken(deps.database.fast, issuer.id, {
+  const { tx, tokenHash } = await transactionForToken(deps.database.root.sql, issuer.id, {
     ...presented,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id)[endpoint],
@@ -216,7 +216,7 @@ async function encryptionSettingsFor(
   if (kid === null) return issuer;
   const known = credentialEncryptionKeys(deps.secretBox, issuer);
   if (known.length > 0 && (kid === undefined || known.some((k) => k.publicJwk.kid === kid))) return issuer;
-  return (await deps.database.prisma.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
+  return (await deps.database.root.prisma.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
 }
 
 /**
@@ -234,7 +234,7 @@ export async function issueCredentials(
   presented: PresentedCredentials,
   sent: { contentType: string | undefined; body: unknown },
 ) {
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   const received = await receiveWalletRequest(deps, issuer, presented, sent, "credential");
   const { tokenHash, body } = received;
   let tx = received.tx;
@@ -296,13 +296,13 @@ export async function issueCredentials(
   };
   if (tx.deferred) {
     // The row may be the one remembered at the token endpoint, from before the claims were supplied.
-    tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
+    tx = (await db.prisma.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
     refuseUnissuable(tx);
     if (!tx.claimsCipher) {
       const deferred = await deferIssuance(deps, issuer, tx, issuance);
       if (deferred) return deferred;
       // Not deferred, for a reason committed after that statement began: read it afresh.
-      tx = (await db.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
+      tx = (await db.prisma.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
       refuseUnissuable(tx);
       if (!tx.claimsCipher)
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
@@ -390,7 +390,7 @@ async function deferIssuance(
     { transaction_id: transactionId, interval: DEFERRED_INTERVAL_SECONDS },
     issuance,
   );
-  const outcome = await issuanceRepository.deferWithEvent(deps.database.fast, {
+  const outcome = await issuanceRepository.deferWithEvent(deps.database.root.sql, {
     transactionId: tx.id,
     accessTokenHash: issuance.tokenHash,
     now: new Date(),
@@ -441,7 +441,7 @@ export async function issueAndComplete(
   tx: IssuanceTransactionRecord,
   issuance: CheckedIssuance,
 ) {
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   const { configuration, holderKeys, keysNotAfter, nonces } = issuance;
   const urls = issuerUrls(deps.config, issuer.id);
   const definitions =
@@ -525,7 +525,7 @@ export async function issueAndComplete(
       issuance,
     );
     try {
-      const { outcome } = await issuanceRepository.recordCredentials(deps.database.fast, {
+      const { outcome } = await issuanceRepository.recordCredentials(deps.database.root.sql, {
         transactionId: tx.id,
         accessTokenHash: issuance.tokenHash,
         now: new Date(),

@@ -33,12 +33,12 @@ export async function issueDeferredCredentials(
   presented: PresentedCredentials,
   sent: { contentType: string | undefined; body: unknown },
 ) {
-  const db = deps.database.prisma;
+  const db = deps.database.root;
   const received = await receiveWalletRequest(deps, issuer, presented, sent, "deferredCredential");
   const { tx: remembered, tokenHash } = received;
   const request = parseDeferredCredentialRequest(received.body, received.encryptionOption);
   // Read afresh: the claims may have been supplied since the token's row was remembered.
-  const tx = (await db.issuanceTransaction.findUnique({ where: { id: remembered.id } })) ?? remembered;
+  const tx = (await db.prisma.issuanceTransaction.findUnique({ where: { id: remembered.id } })) ?? remembered;
   if (tx.deferredIdHash === null || tx.deferredIdHash !== hashSecret(request.transactionId)) {
     throw credentialError("invalid_transaction_id", "unknown, replaced or already used transaction_id");
   }

@@ -1,9 +1,9 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { OAuthError } from "@cred/oid4vc";
 import { activeIssuerCache } from "../../issuers";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
-export async function loadWalletIssuer(db: Db, issuerId: string) {
+export async function loadWalletIssuer(db: UnitOfWork, issuerId: string) {
   const issuer = await activeIssuerCache.issuer(db, issuerId);
   if (issuer?.status !== "active") return null;
   return issuer;

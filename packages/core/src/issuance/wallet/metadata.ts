@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import {
   buildAuthorizationServerMetadata,
   buildCredentialIssuerMetadata,
@@ -30,19 +30,19 @@ function walletDisplay({ logo, ...entry }: TIssuerDisplay) {
 }
 
 /** OpenID4VCI credential issuer metadata (§12.2) for an active issuer and its authorised configurations. */
-export async function credentialIssuerMetadata(db: Db, config: CoreConfig, issuer: WalletIssuer) {
+export async function credentialIssuerMetadata(db: UnitOfWork, config: CoreConfig, issuer: WalletIssuer) {
   const urls = issuerUrls(config, issuer.id);
-  const grants = await db.issuerConfigurationGrant.findMany({ where: { issuerId: issuer.id } });
-  const configurations = await db.credentialConfiguration.findMany({
+  const grants = await db.prisma.issuerConfigurationGrant.findMany({ where: { issuerId: issuer.id } });
+  const configurations = await db.prisma.credentialConfiguration.findMany({
     where: { id: { in: grants.map((g) => g.configurationId) } },
     orderBy: { id: "asc" },
   });
-  const versions = await db.credentialConfigurationVersion.findMany({
+  const versions = await db.prisma.credentialConfigurationVersion.findMany({
     where: { configurationId: { in: configurations.map((c) => c.id) }, status: "active" },
   });
   const claimsOf = new Map(versions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
   // Display metadata can change (Issuers_Update), so it is read fresh rather than from the cached row.
-  const fresh = (await db.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
+  const fresh = (await db.prisma.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
   const display = ((fresh.display as TIssuerDisplay[] | null) ?? []).map(walletDisplay);
   // The issuer's key attestation settings hold for each of its configurations.
   const keyAttestations = keyAttestationOf(fresh)
@@ -85,7 +85,7 @@ const SIGNED_METADATA_LIFETIME_SECONDS = 86_400;
  * caller answers JSON instead (§12.2.2).
  */
 export async function signedCredentialIssuerMetadata(
-  deps: { db: Db; config: CoreConfig; secretBox: SecretBox },
+  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox },
   issuer: WalletIssuer,
 ): Promise<string | null> {
   const now = Date.now();

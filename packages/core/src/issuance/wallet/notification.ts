@@ -1,4 +1,4 @@
-import { type Db, type FastSql, inTransaction, sqlFor } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { notificationError, parseNotificationRequest, type TNotificationEvent } from "@cred/oid4vc";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
@@ -13,15 +13,14 @@ const EVENTS: Record<TNotificationEvent, string> = {
 
 /** Notification endpoint (OpenID4VCI §11): idempotent, 204; recorded on the credentials and emitted as an event. */
 export async function recordNotification(
-  database: { prisma: Db; fast: FastSql },
+  db: UnitOfWork,
   issuerId: string,
   request: ProtectedRequest,
   body: unknown,
 ) {
-  const db = database.prisma;
-  const { tx } = await transactionForToken(database.fast, issuerId, request);
+  const { tx } = await transactionForToken(db.sql, issuerId, request);
   const { notification_id: notificationId, event } = parseNotificationRequest(body);
-  const credential = await db.credential.findUnique({ where: { notificationId } });
+  const credential = await db.prisma.credential.findUnique({ where: { notificationId } });
   if (!credential || credential.transactionId !== tx.id) {
     throw notificationError(
       "invalid_notification_id",
@@ -29,13 +28,16 @@ export async function recordNotification(
     );
   }
   if (credential.notificationEvent === event) return; // idempotent repeat
-  await inTransaction(db, async (dbtx) => {
-    await lockBatch(sqlFor(dbtx, database.prisma, database.fast), tx.id);
-    await dbtx.credential.updateMany({
+  await db.transaction(async (dbtx) => {
+    await lockBatch(dbtx.sql, tx.id);
+    await dbtx.prisma.credential.updateMany({
       where: { transactionId: tx.id },
       data: { notificationEvent: event, notifiedAt: new Date() },
     });
-    const ids = await dbtx.credential.findMany({ where: { transactionId: tx.id }, select: { id: true } });
+    const ids = await dbtx.prisma.credential.findMany({
+      where: { transactionId: tx.id },
+      select: { id: true },
+    });
     await emitEvent(dbtx, scopeOfRow(tx), EVENTS[event], {
       transactionId: tx.id,
       issuerId,

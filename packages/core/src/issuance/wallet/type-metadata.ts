@@ -1,4 +1,4 @@
-import type { Db } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { buildTypeMetadata, type TypeMetadataClaim } from "@cred/oid4vc";
 import type { TClaimDefinition } from "../../credential-configurations";
 import {
@@ -18,7 +18,7 @@ import type { WalletIssuer } from "./load-wallet-issuer";
  * of every version (`claimsOfEveryVersion`). Null when there is no such configuration.
  */
 export async function credentialTypeMetadata(
-  db: Db,
+  db: UnitOfWork,
   config: CoreConfig,
   issuer: WalletIssuer,
   identifier: string,
@@ -42,7 +42,10 @@ export async function credentialTypeMetadata(
  */
 const mergedClaims = new BoundedMap<string, TypeMetadataClaim[]>(512);
 
-async function claimsOfType(db: Db, configuration: { id: string; activeVersion: number; updatedAt: Date }) {
+async function claimsOfType(
+  db: UnitOfWork,
+  configuration: { id: string; activeVersion: number; updatedAt: Date },
+) {
   const key = `${configuration.id}@${configuration.updatedAt.getTime()}#${configuration.activeVersion}`;
   const kept = mergedClaims.get(key);
   if (kept) return kept;
