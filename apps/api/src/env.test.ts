@@ -1,4 +1,4 @@
-import { DEFAULT_DELIVERY_OPTIONS } from "@cred/core/events/delivery-options";
+import { DEFAULT_DELIVERY_OPTIONS } from "@cred/core";
 import { describe, expect, it } from "vitest";
 import { loadMasterKeys, readEnv, webhookSettings } from "./env";
 import { EnvError } from "./startup-errors";

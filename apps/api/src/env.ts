@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@cred/core";
-import { retryScheduleFor } from "@cred/core/events/delivery-options";
+import { retryScheduleFor } from "@cred/core";
 import { parseTrustProxy } from "./http/client-address";
 import type { ServerOptions } from "./server";
 import { EnvError, StartupError } from "./startup-errors";

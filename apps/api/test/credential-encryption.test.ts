@@ -1,8 +1,8 @@
 // Encrypted credential requests and responses (OpenID4VCI 1.0 §10): the issuer's setting, its metadata,
 // and the credential endpoint with a wallet that encrypts with jose, an implementation apart from ours.
 
-import { sweepExpired } from "@cred/core/events/sweep-expired";
-import { credentialEncryptionColumns } from "@cred/core/issuers/credential-encryption-key";
+import { sweepExpired } from "@cred/core";
+import { credentialEncryptionColumns } from "@cred/core/testing";
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";

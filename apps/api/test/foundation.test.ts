@@ -336,7 +336,7 @@ describe("idempotency", () => {
   });
   it("answers a duplicate while the first is in flight with 409 IdempotencyKeyInUse, then replays it", async () => {
     const { createRequestContext } = await import("@cred/core");
-    const { withIdempotency } = await import("@cred/core/shared/idempotency");
+    const { withIdempotency } = await import("@cred/core/testing");
     const context = () => ({
       ...createRequestContext(t.server.deps, {
         requestId: "req",
@@ -390,8 +390,9 @@ describe("idempotency", () => {
 
   it("is driven by meta.idempotent alone: such a procedure replays, one without it ignores the key", async () => {
     const { createRequestContext } = await import("@cred/core");
-    const { registerIdempotentOperations } = await import("@cred/core/rpc/idempotency");
-    const { createCallerFactory, protectedProcedure, router } = await import("@cred/core/rpc/trpc");
+    const { registerIdempotentOperations } = await import("@cred/core/testing");
+    const { createCallerFactory } = await import("@cred/core");
+    const { protectedProcedure, router } = await import("@cred/core/testing");
     const { z } = await import("zod");
     const runs = { idempotent: 0, plain: 0 };
     const meta = (operationId: string, idempotent: boolean) => ({

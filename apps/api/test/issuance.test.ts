@@ -701,7 +701,7 @@ describe("OpenID4VCI flow", () => {
     const wrong = (i: number) => String((Number(tx.txCode) + 1 + i) % 1_000_000).padStart(6, "0");
     // Over HTTP the guesses interleave as the connections deliver them; in-process, every guess reads the
     // transaction before any of them records its failure, the interleaving a race needs.
-    const { exchangeToken } = await import("@cred/core/issuance/wallet/token");
+    const { exchangeToken } = await import("@cred/core/wallet");
     const fast = t.server.deps.database.root.sql;
     await Promise.all(Array.from({ length: 20 }, () => fast.query("SELECT 1", []))); // 20 open connections
     const guesses = await Promise.allSettled(

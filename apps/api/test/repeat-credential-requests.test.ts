@@ -3,7 +3,7 @@
 // fresh nonce and proof gets fresh credentials (new status indices), recorded against the transaction,
 // which completes once; the sealed claims go when the token expires, not at the first delivery.
 
-import { sweepExpired } from "@cred/core/events/sweep-expired";
+import { sweepExpired } from "@cred/core";
 import { decodeJwtUnverified, getStatus, importEs256PublicKey, verifyStatusListToken } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";

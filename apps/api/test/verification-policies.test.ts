@@ -1,5 +1,5 @@
 import { DomainError, type Environment, newId } from "@cred/core";
-import { getActivePolicyForVerification } from "@cred/core/verification-policies/get-active-policy-for-verification";
+import { getActivePolicyForVerification } from "@cred/core/testing";
 import { issueTestCertificate, testParty } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { newId } from "@cred/core";
-import { runVerificationEngine } from "@cred/core/verification/verification-engine";
+import { runVerificationEngine } from "@cred/core/testing";
 import {
   createTestPresentation,
   type Es256KeyPair,
@@ -1576,7 +1576,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
   });
 
   it("refuses JWKS URLs on private addresses that are not allow-listed", async () => {
-    const { outboundGet } = await import("@cred/core/shared/outbound-fetch");
+    const { outboundGet } = await import("@cred/core/testing");
     await expect(
       outboundGet({ developmentMode: false, webhookAllowedHosts: [] }, "http://127.0.0.1:1/jwks", {
         accept: "application/json",
@@ -1596,7 +1596,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
   });
 
   it("decodes a gzipped response and bounds the decoded size (a small gzip bomb is too large)", async () => {
-    const { outboundGet } = await import("@cred/core/shared/outbound-fetch");
+    const { outboundGet } = await import("@cred/core/testing");
     let acceptEncoding: string | undefined;
     const bodies: Record<string, Buffer> = {
       "/small": gzipSync(JSON.stringify({ keys: [] })),
@@ -1631,7 +1631,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
   });
 
   it("gives up on a body that trickles past the deadline, though every byte comes within the socket timeout", async () => {
-    const { outboundGet } = await import("@cred/core/shared/outbound-fetch");
+    const { outboundGet } = await import("@cred/core/testing");
     const slow = http.createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       const timer = setInterval(() => res.write(" "), 100);

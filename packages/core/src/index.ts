@@ -1,10 +1,27 @@
+// `@cred/core`: what the API composes into a server (app router, request context, config, secrets, rate
+// limits), the REST adapter's hooks, the webhook worker, and the operator CLI's use-cases. The wallet
+// endpoints' use-cases are `@cred/core/wallet`; tests' hooks into internals are `@cred/core/testing`.
+// packages/core/package.json exports these three and nothing else (`core-public-entries` in pnpm lint).
 import "./shared/contract-checks";
 
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contracts/scopes";
 export * from "./api-keys/api-keys";
+export {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  DEFAULT_DELIVERY_OPTIONS,
+  type DeliveryOptions,
+  deliverWebhook,
+  dispatchOutboxEvents,
+  onOutboxWrite,
+  retryScheduleFor,
+  type SweepReport,
+  sweepExpired,
+} from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { Caches } from "./shared/caches";
+export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
 export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";

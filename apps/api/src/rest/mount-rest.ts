@@ -1,6 +1,11 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { type AppDeps, appRouter, createRequestContext, toErrorEnvelope } from "@cred/core";
-import { createCallerFactory } from "@cred/core/rpc/trpc";
+import {
+  type AppDeps,
+  appRouter,
+  createCallerFactory,
+  createRequestContext,
+  toErrorEnvelope,
+} from "@cred/core";
 import { getTRPCErrorFromUnknown } from "@trpc/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendError, sendErrorEnvelope } from "../http/errors";

@@ -1,5 +1,5 @@
+import { eventCatalogueOpenApi } from "@cred/contracts/webhook-event-catalogue";
 import { appRouter, ERROR_STATUS } from "@cred/core";
-import { eventCatalogueOpenApi } from "@cred/core/events/index";
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { SUPPORTED_API_VERSION } from "./mount-rest";
 import { REST_OPERATIONS } from "./operations";

@@ -1,5 +1,5 @@
+import type { OperationMeta } from "@cred/core";
 import { appRouter } from "@cred/core";
-import type { OperationMeta } from "@cred/core/rpc/trpc";
 import type { AnyProcedure } from "@trpc/server";
 
 export interface RestOperation {

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { authorize, type BrowserBindingCookie, returnFromAuthorizationPage } from "@cred/core/issuance/index";
+import { authorize, type BrowserBindingCookie, returnFromAuthorizationPage } from "@cred/core/wallet";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { NO_STORE, setCookieHeader } from "./response-headers";
 import { withIssuer } from "./wallet-issuer";

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { attestationChallengesOf } from "@cred/core/authorization-server/index";
+import { attestationChallengesOf } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { notFound, oauthErrors } from "./oauth-reply";
 import { NO_STORE } from "./response-headers";

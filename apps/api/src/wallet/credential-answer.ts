@@ -1,11 +1,11 @@
 import type { AppDeps } from "@cred/core";
-import { dpopNoncesOf } from "@cred/core/authorization-server/index";
 import {
   type CredentialAnswer,
+  dpopNoncesOf,
   invalidToken,
   type PresentedCredentials,
   type WalletIssuer,
-} from "@cred/core/issuance/index";
+} from "@cred/core/wallet";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { assertStorableText } from "../http/storable-text";
 import { oauthErrors } from "./oauth-reply";

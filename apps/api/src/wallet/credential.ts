@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { issueCredentials } from "@cred/core/issuance/index";
+import { issueCredentials } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { registerCredentialRoute } from "./credential-answer";
 

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { issueDeferredCredentials } from "@cred/core/issuance/index";
+import { issueDeferredCredentials } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { registerCredentialRoute } from "./credential-answer";
 

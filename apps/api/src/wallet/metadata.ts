@@ -4,7 +4,7 @@ import {
   credentialIssuerMetadata,
   jwtVcIssuerMetadata,
   signedCredentialIssuerMetadata,
-} from "@cred/core/issuance/index";
+} from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { prefersJwt } from "./media-ranges";
 import { withIssuer } from "./wallet-issuer";

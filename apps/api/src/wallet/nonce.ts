@@ -1,6 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { dpopNoncesOf } from "@cred/core/authorization-server/index";
-import { issueNonce } from "@cred/core/issuance/index";
+import { dpopNoncesOf, issueNonce } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { oauthErrors } from "./oauth-reply";
 import { dpopNonceHeader, NO_STORE } from "./response-headers";

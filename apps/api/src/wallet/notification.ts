@@ -1,7 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { dpopNoncesOf } from "@cred/core/authorization-server/index";
-import { recordNotification } from "@cred/core/issuance/index";
-import { issuerUrls } from "@cred/core/issuers/index";
+import { dpopNoncesOf, issuerUrls, recordNotification } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { tokenNotForIssuer } from "./credential-answer";
 import { oauthErrors } from "./oauth-reply";

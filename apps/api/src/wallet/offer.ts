@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { credentialOfferByHandle } from "@cred/core/issuance/index";
+import { credentialOfferByHandle } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "./oauth-reply";
 import { NO_STORE } from "./response-headers";

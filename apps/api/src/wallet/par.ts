@@ -1,6 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { pushAuthorizationRequest } from "@cred/core/issuance/index";
-import { issuerUrls } from "@cred/core/issuers/index";
+import { issuerUrls, pushAuthorizationRequest } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { formOf } from "./form";
 import { oauthErrors } from "./oauth-reply";

@@ -1,5 +1,5 @@
-import type { PresentedAccessToken, PresentedCredentials } from "@cred/core/issuance/index";
-import { invalidToken } from "@cred/core/issuance/index";
+import type { PresentedAccessToken, PresentedCredentials } from "@cred/core/wallet";
+import { invalidToken } from "@cred/core/wallet";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyRequest } from "fastify";
 

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { serveRequestObject } from "@cred/core/verification/serve-request-object";
+import { serveRequestObject } from "@cred/core/wallet";
 import { REQUEST_OBJECT_CONTENT_TYPE, VpError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { oauthErrors } from "./oauth-reply";

@@ -1,5 +1,4 @@
-import type { IssuerNonces } from "@cred/core/authorization-server/index";
-import type { BrowserBindingCookie } from "@cred/core/issuance/index";
+import type { BrowserBindingCookie, IssuerNonces } from "@cred/core/wallet";
 import { CLIENT_ATTESTATION_CHALLENGE_HEADER } from "@cred/oid4vc";
 
 /** Protocol responses must not be cached (OpenID4VCI §6.2, §7.2, §8.3; RFC 6749 §5.1). */

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { receiveWalletResponse } from "@cred/core/verification/receive-wallet-response";
+import { receiveWalletResponse } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { oauthErrors } from "./oauth-reply";
 import { HANDLE, type HandleParams, unknownRequest, verifierHandler } from "./verifier-reply";

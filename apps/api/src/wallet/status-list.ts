@@ -1,7 +1,6 @@
 import { gzipSync } from "node:zlib";
 import type { AppDeps } from "@cred/core";
-import { statusListToken } from "@cred/core/issuers/index";
-import { BoundedMap } from "@cred/core/shared/bounded-map";
+import { BoundedMap, statusListToken } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { acceptsGzip, gzipEtag, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";

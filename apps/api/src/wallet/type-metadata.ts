@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { credentialTypeMetadata } from "@cred/core/issuance/index";
+import { credentialTypeMetadata } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "./oauth-reply";
 import { withIssuer } from "./wallet-issuer";

@@ -1,11 +1,11 @@
 import type { AppDeps } from "@cred/core";
+import type { WalletIssuer } from "@cred/core/wallet";
 import {
   attestationChallengesOf,
   dpopNoncesOf,
   dpopProofForTokenRequest,
   type WalletClientCredentials,
-} from "@cred/core/authorization-server/index";
-import type { WalletIssuer } from "@cred/core/issuance/index";
+} from "@cred/core/wallet";
 import type { FastifyRequest } from "fastify";
 import { headerValues } from "./presented-credentials";
 import { attestationChallengeHeader, dpopNonceHeader } from "./response-headers";

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { loadWalletIssuer, type WalletIssuer } from "@cred/core/issuance/index";
+import { loadWalletIssuer, type WalletIssuer } from "@cred/core/wallet";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { notFound, walletHandler } from "./oauth-reply";

@@ -1,4 +1,4 @@
-import { onOutboxWrite } from "@cred/core/events/index";
+import { onOutboxWrite } from "@cred/core";
 import type pg from "pg";
 import type { WorkerLogger } from "./worker-logger";
 

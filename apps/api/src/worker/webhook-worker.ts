@@ -9,7 +9,7 @@ import {
   dispatchOutboxEvents,
   onOutboxWrite,
   sweepExpired,
-} from "@cred/core/events/index";
+} from "@cred/core";
 import { listenForOutboxWrites } from "./outbox-notify";
 import type { WorkerLogger } from "./worker-logger";
 

@@ -1,0 +1,40 @@
+// `@cred/core/wallet`: the use-cases behind the wallet-facing endpoints that apps/api/src/wallet serves
+// over HTTP (OpenID4VCI issuer and its authorization server, OpenID4VP verifier, status lists). They
+// return domain results and throw domain or OAuth errors; the API decides status codes and headers.
+import "./shared/contract-checks";
+
+export {
+  attestationChallengesOf,
+  dpopNoncesOf,
+  dpopProofForTokenRequest,
+  type IssuerNonces,
+  type WalletClientCredentials,
+} from "./authorization-server";
+export {
+  authorizationServerMetadata,
+  authorize,
+  type BrowserBindingCookie,
+  type CredentialAnswer,
+  credentialIssuerMetadata,
+  credentialOfferByHandle,
+  credentialTypeMetadata,
+  exchangeToken,
+  invalidToken,
+  issueCredentials,
+  issueDeferredCredentials,
+  issueNonce,
+  jwtVcIssuerMetadata,
+  loadWalletIssuer,
+  type PresentedAccessToken,
+  type PresentedCredentials,
+  pushAuthorizationRequest,
+  recordNotification,
+  returnFromAuthorizationPage,
+  signedCredentialIssuerMetadata,
+  type WalletIssuer,
+} from "./issuance";
+export { issuerUrls, statusListToken } from "./issuers";
+// The status list route's cache of gzipped tokens, bounded like the caches of the wallet use-cases.
+export { BoundedMap } from "./shared/bounded-map";
+export { receiveWalletResponse } from "./verification/receive-wallet-response";
+export { serveRequestObject } from "./verification/serve-request-object";
