@@ -38,6 +38,18 @@ const coreLayerRules = coreLayers.map((layer, index) => {
   };
 });
 
+// packages/core's public entries: the files its package.json `exports` names, one per subpath. A wildcard
+// ("./*") would make every file public again, so it fails here rather than widening core-public-entries.
+const coreEntries = Object.entries(require("./packages/core/package.json").exports).map(([subpath, file]) => {
+  if (typeof file !== "string" || `${subpath}${file}`.includes("*")) {
+    throw new Error(
+      `packages/core/package.json exports "${subpath}": name each public entry and its file (no "*", no conditions); see docs/architecture.md`,
+    );
+  }
+  return { subpath, path: `^packages/core/${file.replace(/^\.\//, "").replaceAll(".", "\\.")}$` };
+});
+const coreTestingEntry = coreEntries.find((entry) => entry.subpath === "./testing")?.path;
+
 module.exports = {
   forbidden: [
     {
@@ -125,6 +137,29 @@ module.exports = {
       severity: "error",
       from: { path: "^apps/console/" },
       to: { path: "^packages/(core|db|oid4vc)/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "core-public-entries",
+      comment: `Outside packages/core, only the entries packages/core/package.json exports (${coreEntries.map((entry) => `@cred/core${entry.subpath.slice(1)}`).join(", ")}): no deep import, by subpath or by relative path.`,
+      severity: "error",
+      from: { pathNot: "^packages/core/" },
+      to: { path: "^packages/core/", pathNot: coreEntries.map((entry) => entry.path) },
+    },
+    {
+      name: "core-testing-entry-only-in-tests",
+      comment:
+        "@cred/core/testing hands internals to the API's tests; production code uses @cred/core and @cred/core/wallet.",
+      severity: "error",
+      from: { pathNot: ["^packages/core/", "(^|/)test/", "\\.test\\.ts$"] },
+      to: { path: coreTestingEntry ?? "^$" },
+    },
+    {
+      name: "workspace-imports-resolve",
+      comment:
+        "An import of a workspace package (@cred/*) resolves through that package's exports; a subpath it does not export (a deep @cred/core/... path) fails.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true, path: "^@cred/" },
     },
     ...coreLayerRules,
     {

@@ -13,13 +13,21 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function cruise(files: Record<string, string>) {
+/** `links`: symlinks to create, as pnpm links workspace packages (`node_modules/@cred/core` → `packages/core`). */
+function cruise(files: Record<string, string>, links: Record<string, string> = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "arch-rules-"));
   dirs.push(dir);
   fs.copyFileSync(path.join(root, "tsconfig.base.json"), path.join(dir, "tsconfig.base.json"));
   for (const [file, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
+  }
+  for (const [link, target] of Object.entries(links)) {
+    fs.mkdirSync(path.dirname(path.join(dir, link)), { recursive: true });
+    fs.symlinkSync(
+      path.relative(path.dirname(path.join(dir, link)), path.join(dir, target)),
+      path.join(dir, link),
+    );
   }
   const result = spawnSync(
     depcruise,
@@ -198,6 +206,99 @@ describe("architecture rules (pnpm lint)", () => {
       "apps/console/src/lib/trpc.ts":
         'import type { AppRouter } from "../../../../packages/core/src/index";\nimport { staff } from "../../../../packages/contracts/src/staff";\nexport const router: AppRouter | typeof staff = staff;\n',
     });
+    expect(output).toContain("no dependency violations");
+    expect(status).toBe(0);
+  });
+
+  // packages/core as pnpm links it for the apps: `@cred/core` resolves through its package.json exports.
+  const coreAsLinked = (exports: Record<string, string>) => ({
+    files: {
+      ...clean,
+      "packages/core/package.json": JSON.stringify({ name: "@cred/core", type: "module", exports }),
+      "packages/core/src/index.ts": "export const appRouter = 1;\n",
+      "packages/core/src/wallet.ts": 'export { issuerUrls } from "./issuers";\n',
+      "packages/core/src/testing.ts": 'export { outboundGet } from "./shared/outbound-fetch";\n',
+      "packages/core/src/issuers/index.ts": 'export { issuerUrls } from "./issuer-urls";\n',
+      "packages/core/src/issuers/issuer-urls.ts": "export const issuerUrls = 1;\n",
+      "packages/core/src/shared/outbound-fetch.ts": "export const outboundGet = 1;\n",
+    },
+    links: { "node_modules/@cred/core": "packages/core" },
+  });
+  const publicEntries = {
+    ".": "./src/index.ts",
+    "./wallet": "./src/wallet.ts",
+    "./testing": "./src/testing.ts",
+  };
+
+  it("fail on an app importing a file of core that is not a public entry, were every file exported again", () => {
+    const core = coreAsLinked({ ...publicEntries, "./*": "./src/*.ts" });
+    const { status, output } = cruise(
+      {
+        ...core.files,
+        "apps/api/src/wallet/par.ts":
+          'import { issuerUrls } from "@cred/core/issuers/index";\nexport const par = issuerUrls;\n',
+        "apps/api/src/wallet/token.ts":
+          'import { issuerUrls } from "../../../../packages/core/src/issuers/issuer-urls";\nexport const token = issuerUrls;\n',
+      },
+      core.links,
+    );
+    expect(status).not.toBe(0);
+    expect(output).toContain(
+      "core-public-entries: apps/api/src/wallet/par.ts → packages/core/src/issuers/index.ts",
+    );
+    expect(output).toContain(
+      "core-public-entries: apps/api/src/wallet/token.ts → packages/core/src/issuers/issuer-urls.ts",
+    );
+  });
+
+  it("fail on an app importing a subpath of @cred/core that its package.json does not export", () => {
+    const core = coreAsLinked(publicEntries);
+    const { status, output } = cruise(
+      {
+        ...core.files,
+        "apps/api/src/wallet/par.ts":
+          'import { issuerUrls } from "@cred/core/issuers/index";\nexport const par = issuerUrls;\n',
+      },
+      core.links,
+    );
+    expect(status).not.toBe(0);
+    expect(output).toContain(
+      "workspace-imports-resolve: apps/api/src/wallet/par.ts → @cred/core/issuers/index",
+    );
+  });
+
+  it("fail on production code importing @cred/core/testing", () => {
+    const core = coreAsLinked(publicEntries);
+    const { status, output } = cruise(
+      {
+        ...core.files,
+        "apps/api/src/wallet/jwks.ts":
+          'import { outboundGet } from "@cred/core/testing";\nexport const jwks = outboundGet;\n',
+      },
+      core.links,
+    );
+    expect(status).not.toBe(0);
+    expect(output).toContain(
+      "core-testing-entry-only-in-tests: apps/api/src/wallet/jwks.ts → packages/core/src/testing.ts",
+    );
+  });
+
+  it("pass on apps importing core's public entries, and tests importing @cred/core/testing", () => {
+    const core = coreAsLinked(publicEntries);
+    const { status, output } = cruise(
+      {
+        ...core.files,
+        "apps/api/src/server.ts":
+          'import { appRouter } from "@cred/core";\nexport const server = appRouter;\n',
+        "apps/api/src/wallet/par.ts":
+          'import { issuerUrls } from "@cred/core/wallet";\nexport const par = issuerUrls;\n',
+        "apps/api/test/verification.test.ts":
+          'import { outboundGet } from "@cred/core/testing";\nexport const test = outboundGet;\n',
+        "apps/api/src/env.test.ts":
+          'import { outboundGet } from "@cred/core/testing";\nexport const test = outboundGet;\n',
+      },
+      core.links,
+    );
     expect(output).toContain("no dependency violations");
     expect(status).toBe(0);
   });
