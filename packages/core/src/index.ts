@@ -5,7 +5,7 @@
 import "./shared/contract-checks";
 
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contracts/scopes";
-export * from "./api-keys/api-keys";
+export { createApiKey, revokeApiKey, toApiKeyDto } from "./api-keys/api-keys";
 export {
   type ClaimedDelivery,
   claimDueDeliveries,
@@ -15,27 +15,21 @@ export {
   dispatchOutboxEvents,
   onOutboxWrite,
   retryScheduleFor,
-  type SweepReport,
   sweepExpired,
 } from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { Caches } from "./shared/caches";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
-export { type AppDeps, type CoreConfig, createRequestContext, type RequestContext } from "./shared/context";
+export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
-export { createRateLimiter, type RateLimiter, type RateLimitSettings } from "./shared/rate-limit";
-export { hashSecret, SecretBox } from "./shared/secret-box";
-export {
-  createSignInThrottle,
-  SIGN_IN_THROTTLE,
-  type SignInThrottle,
-  type SignInThrottlePolicy,
-} from "./shared/sign-in-throttle";
+export { createRateLimiter } from "./shared/rate-limit";
+export { SecretBox } from "./shared/secret-box";
+export { createSignInThrottle, SIGN_IN_THROTTLE, type SignInThrottlePolicy } from "./shared/sign-in-throttle";
 export { isUnstorableTextViolation } from "./shared/sql-errors";
-export { readSessionCookie, SESSION_COOKIE } from "./staff/session-cookie";
-export * from "./staff/staff-auth";
+export { readSessionCookie } from "./staff/session-cookie";
+export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant } from "./tenants/tenants";
