@@ -19,8 +19,8 @@ export {
 } from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
-export { Caches } from "./shared/caches";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
+export { Caches } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
