@@ -11,7 +11,7 @@ export function registerOffer(app: FastifyInstance, deps: AppDeps) {
     "/issuers/:issuerId/offers/:handle",
     withIssuer(deps, async (issuer, request, reply) => {
       const { handle } = request.params as { handle: string };
-      const offer = await credentialOfferByHandle(deps, deps.database.root.sql, issuer.id, handle);
+      const offer = await credentialOfferByHandle(deps, deps.database.root, issuer.id, handle);
       if (!offer) return notFound(reply, "The credential offer");
       reply.headers(NO_STORE);
       return offer;

@@ -10,7 +10,7 @@ export function registerTypeMetadata(app: FastifyInstance, deps: AppDeps) {
     "/issuers/:issuerId/credentials/:identifier",
     withIssuer(deps, async (issuer, request, reply) => {
       const { identifier } = request.params as { identifier: string };
-      const metadata = await credentialTypeMetadata(deps.database.root, deps.config, issuer, identifier);
+      const metadata = await credentialTypeMetadata(deps, deps.database.root, issuer, identifier);
       if (!metadata) return notFound(reply, "The credential type");
       reply.headers({ "Cache-Control": "max-age=300", "Access-Control-Allow-Origin": "*" });
       return metadata;

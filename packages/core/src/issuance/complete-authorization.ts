@@ -1,20 +1,14 @@
 import type { TCompleteAuthorizationRequest } from "@cred/contracts/issuance";
-import type { FastSql, UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
+import { scopeOf } from "../shared/scope-of";
 import { hashSecret } from "../shared/secret-box";
+import { authorizationInteractionRepository, type Interaction } from "./authorization-interaction-repository";
 import { findVisibleTransaction } from "./get-issuance-transaction";
-import { authorizationReturn, isRedeemableOffer, offerRedeemableSql } from "./wallet/authorization-page";
-
-interface Interaction {
-  id: string;
-  issuerId: string;
-  transactionId: string | null;
-  configurationIdentifier: string | null;
-  interactionUsedAt: Date | null;
-  interactionExpiresAt: Date | null;
-}
+import { issuanceRepository } from "./issuance-repository";
+import { authorizationReturn, isRedeemableOffer } from "./wallet/authorization-page";
 
 /**
  * Authorizations_Complete: the integrator's answer for a person sent to the issuer's authorization
@@ -43,47 +37,46 @@ async function complete(
   principal: Principal,
   input: TCompleteAuthorizationRequest,
 ) {
-  const sql = db.sql;
-  const interactionHash = hashSecret(input.interaction);
-  const interaction = await visibleInteraction(sql, principal, interactionHash);
+  const scope = scopeOf({ principal });
+  const interaction = await authorizationInteractionRepository.findVisible(
+    db,
+    scope,
+    principal.issuerId,
+    hashSecret(input.interaction),
+  );
+  if (!interaction) throw notFound("The authorization interaction");
   if (interaction.interactionUsedAt) {
     throw new DomainError("InvalidState", "This authorization interaction was already completed.");
   }
   const approve = input.decision === "approve";
   // The offer's own transaction is locked before it is checked, so that a concurrent approval's binding
   // or redemption is seen; one the caller names is locked only once it is known to be the caller's to see.
-  const lock = (id: string) =>
-    sql.query(`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 FOR UPDATE`, [id]);
+  const lock = (id: string) => issuanceRepository.lockForUpdate(db, scope, id);
   if (approve && interaction.transactionId) await lock(interaction.transactionId);
   const transactionId = await answeringTransaction(db, principal, interaction, input, approve);
   if (approve && transactionId && !interaction.transactionId) await lock(transactionId);
   const now = new Date();
-  if (approve && transactionId && (await approvedElsewhere(sql, transactionId, interaction.id, now))) {
+  if (
+    approve &&
+    transactionId &&
+    (await authorizationInteractionRepository.approvedElsewhere(db, transactionId, interaction.id, now))
+  ) {
     throw new DomainError(
       "InvalidState",
       "Another authorization request for this issuance transaction is approved and not yet redeemed; one transaction answers one wallet.",
     );
   }
   const back = authorizationReturn(deps.config, interaction.issuerId);
-  const binds = approve && interaction.transactionId === null && transactionId !== null;
   // Binding a wallet-initiated request also closes the transaction's own offer to the code flow (its
   // issuer_state), so that only the wallet the integrator approved can redeem it.
-  const { rows } = await sql.query<{ offerPending: boolean }>(
-    `WITH pending AS (
-       SELECT a."id", ${offerRedeemableSql("$2", "$3")} AS "offerPending"
-         FROM "AuthorizationRequest" a
-        WHERE a."id" = $1 AND a."interactionUsedAt" IS NULL AND a."interactionExpiresAt" > $3::timestamp(3)),
-     bound AS (
-       UPDATE "IssuanceTransaction" SET "issuerStateHash" = NULL, "updatedAt" = $3::timestamp(3)
-        WHERE "id" = $2 AND $6::boolean AND EXISTS (SELECT 1 FROM pending))
-     UPDATE "AuthorizationRequest" a
-        SET "interactionUsedAt" = $3::timestamp(3), "interactionDecision" = $4, "interactionResultHash" = $5,
-            "transactionId" = COALESCE(a."transactionId", $2)
-      WHERE a."id" = (SELECT "id" FROM pending) AND a."interactionUsedAt" IS NULL
-      RETURNING (SELECT "offerPending" FROM pending) AS "offerPending"`,
-    [interaction.id, transactionId, now, approve ? "approved" : "denied", back.tokenHash, binds],
-  );
-  const completed = rows[0];
+  const completed = await authorizationInteractionRepository.complete(db, {
+    requestId: interaction.id,
+    transactionId,
+    now,
+    decision: approve ? "approved" : "denied",
+    resultHash: back.tokenHash,
+    bind: approve && interaction.transactionId === null && transactionId !== null,
+  });
   if (!completed) {
     throw new DomainError(
       "InvalidState",
@@ -91,38 +84,6 @@ async function complete(
     );
   }
   return { redirectTo: back.url, approved: approve && completed.offerPending };
-}
-
-/**
- * Whether another request for the transaction holds an approval still to be taken back, or a code not
- * yet used: a second approval would hand a second wallet a code for the same credential.
- */
-async function approvedElsewhere(sql: FastSql, transactionId: string, requestId: string, now: Date) {
-  const { rows } = await sql.query(
-    `SELECT 1 FROM "AuthorizationRequest"
-      WHERE "transactionId" = $1 AND "id" <> $2
-        AND (("interactionDecision" = 'approved' AND "interactionReturnedAt" IS NULL
-              AND "interactionExpiresAt" > $3::timestamp(3))
-          OR ("codeHash" IS NOT NULL AND "codeUsedAt" IS NULL AND "codeExpiresAt" > $3::timestamp(3)))
-      LIMIT 1`,
-    [transactionId, requestId, now],
-  );
-  return rows.length > 0;
-}
-
-/** The request behind a handle, if its issuer is the caller's to see (tenant, environment, issuer key). */
-async function visibleInteraction(sql: FastSql, principal: Principal, interactionHash: string) {
-  const { rows } = await sql.query<Interaction>(
-    `SELECT a."id", a."issuerId", a."transactionId", a."configurationIdentifier", a."interactionUsedAt",
-            a."interactionExpiresAt"
-       FROM "AuthorizationRequest" a JOIN "Issuer" i ON i."id" = a."issuerId"
-      WHERE a."interactionHash" = $1 AND i."tenantId" = $2 AND i."environment" = $3
-        AND ($4::text IS NULL OR i."id" = $4)`,
-    [interactionHash, principal.tenantId, principal.environment, principal.issuerId ?? null],
-  );
-  const interaction = rows[0];
-  if (!interaction) throw notFound("The authorization interaction");
-  return interaction;
 }
 
 /**

@@ -185,8 +185,7 @@ export async function createIssuanceTransaction(
     claimsSuppliedAt: null,
     deferredAt: null,
   };
-  const committedAtOnce = db === deps.database.root; // not inside an Idempotency-Key transaction
-  await issuanceRepository.insertWithEvent(db.sql, row, {
+  await issuanceRepository.insertWithEvent(db, row, {
     scope,
     type: "issuance.transaction.created",
     data: {
@@ -198,13 +197,17 @@ export async function createIssuanceTransaction(
       externalSubjectReference: row.externalSubjectReference,
     },
   });
-  if (committedAtOnce && delivery.offerBy === "reference") {
-    createdOffers.remember(row.offerHandleHash, {
-      transactionId: id,
-      issuerId,
-      expiresAt: row.expiresAt,
-      offer: offerFor(deps.config, row, sealed),
-    });
+  if (delivery.offerBy === "reference") {
+    // Remembered once committed (at once at the root; after an Idempotency-Key transaction commits).
+    const offer = offerFor(deps.config, row, sealed);
+    db.afterCommit(() =>
+      createdOffers.remember(deps.caches, row.offerHandleHash, {
+        transactionId: id,
+        issuerId,
+        expiresAt: row.expiresAt,
+        offer,
+      }),
+    );
   }
 
   return toIssuanceTransactionDto(deps, row, txCode);

@@ -1,22 +1,15 @@
 import type { TIssuanceTransaction } from "@cred/contracts/issuance";
-import { Prisma, type UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { Principal } from "../shared/principal";
-import { scopeOfRow } from "../shared/scope-of";
+import { scopeOf, scopeOfRow } from "../shared/scope-of";
+import { issuanceRepository } from "./issuance-repository";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
-import { createdOffers } from "./wallet/created-offers";
 
 export async function findVisibleTransaction(db: UnitOfWork, principal: Principal, id: string) {
-  const row = await db.prisma.issuanceTransaction.findFirst({
-    where: {
-      id,
-      tenantId: principal.tenantId,
-      environment: principal.environment,
-      ...(principal.issuerId ? { issuerId: principal.issuerId } : {}),
-    },
-  });
+  const row = await issuanceRepository.findVisible(db, scopeOf({ principal }), principal.issuerId, id);
   if (!row) throw notFound("The issuance transaction");
   return row;
 }
@@ -51,26 +44,10 @@ export async function cancelIssuanceTransaction(
     );
   }
   const updated = await db.transaction(async (tx) => {
-    const now = new Date();
-    // Conditional update: a wallet redeeming the offer at the same moment wins or loses atomically.
-    const { count } = await tx.prisma.issuanceTransaction.updateMany({
-      where: { id, status: "pending", expiresAt: { gt: now } },
-      data: {
-        status: "cancelled",
-        cancelledAt: now,
-        claimsCipher: null,
-        offerCipher: null,
-        preAuthorizedCodeHash: null,
-        issuerStateHash: null,
-        offerHandleHash: null,
-        deferredIdHash: null,
-        deferredHolderKeys: Prisma.DbNull,
-      },
-    });
-    if (count === 0) throw new DomainError("InvalidState", "The issuance transaction is no longer pending.");
-    createdOffers.forget(id);
-    await tx.prisma.accessToken.deleteMany({ where: { transactionId: id } });
-    await emitEvent(tx, scopeOfRow(row), "issuance.transaction.cancelled", {
+    const scope = scopeOfRow(row);
+    if (!(await issuanceRepository.cancelPending(tx, deps.caches, scope, id, new Date())))
+      throw new DomainError("InvalidState", "The issuance transaction is no longer pending.");
+    await emitEvent(tx, scope, "issuance.transaction.cancelled", {
       transactionId: id,
       issuerId: row.issuerId,
       credentialConfiguration: row.configurationIdentifier,
@@ -78,7 +55,7 @@ export async function cancelIssuanceTransaction(
       callbackReference: row.callbackReference,
       externalSubjectReference: row.externalSubjectReference,
     });
-    return tx.prisma.issuanceTransaction.findUniqueOrThrow({ where: { id } });
+    return issuanceRepository.findInScopeOrThrow(tx, scope, id);
   });
   return toIssuanceTransactionDto(deps, updated);
 }

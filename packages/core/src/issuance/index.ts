@@ -1,7 +1,6 @@
 export { ZCreateIssuanceTransactionRequest, ZIssuanceTransactionResponse } from "@cred/contracts/issuance";
 export { issueThroughTransaction } from "./create-issuance-transaction";
 export { claimsOfSpentTokensSql, issuanceRepository } from "./issuance-repository";
-export { lockBatch } from "./lock-batch";
 export { TX_CODE_HASH_PURPOSE } from "./tx-code";
 export { authorize, pushAuthorizationRequest } from "./wallet/authorization";
 export { type BrowserBindingCookie, returnFromAuthorizationPage } from "./wallet/authorization-page";

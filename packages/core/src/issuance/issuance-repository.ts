@@ -1,7 +1,11 @@
-import type { FastSql } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
+import type { Caches } from "../shared/caches";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
+import type { IssuanceTransactionRow } from "./issuance-transaction-dto";
+import { createdOffers } from "./wallet/created-offers";
 import type { CheckedNonce } from "./wallet/nonce";
+import type { IssuanceTransactionRecord } from "./wallet/redeemed-transactions";
 
 export interface NewIssuanceTransaction {
   id: string;
@@ -79,11 +83,122 @@ export function claimsOfSpentTokensSql(gone: string, now: string) {
 }
 
 /**
- * Issuance writes on the hot path as single statements: each change and its outbox event are written by
- * one `WITH … INSERT` (atomic without an interactive transaction; one round trip instead of four).
+ * The issuance transaction's rows: the management side reads and writes them within the caller's tenant
+ * scope; the wallet side finds them by an unguessable hash (offer handle, access token) or by the id of a
+ * transaction such a lookup gave, since no tenant is known there. Issuance writes on the hot path are
+ * single statements: each change and its outbox event are written by one `WITH … INSERT` (atomic without
+ * an interactive transaction; one round trip instead of four).
  */
 export const issuanceRepository = {
-  async insertWithEvent(sql: FastSql, row: NewIssuanceTransaction, event: OutboxEventInput) {
+  /** The transaction, if the caller may see it: in its tenant scope and, for an issuer-bound key, of its issuer. */
+  findVisible(db: UnitOfWork, scope: TenantScope, issuerId: string | null, id: string) {
+    return db.prisma.issuanceTransaction.findFirst({
+      where: {
+        id,
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        ...(issuerId ? { issuerId } : {}),
+      },
+    });
+  },
+
+  /** Takes the transaction's row lock until the unit's transaction ends (concurrent changes queue). */
+  async lockForUpdate(db: UnitOfWork, scope: TenantScope, id: string): Promise<void> {
+    await db.sql.query(
+      `SELECT 1 FROM "IssuanceTransaction" WHERE "id" = $1 AND "tenantId" = $2 AND "environment" = $3 FOR UPDATE`,
+      [id, scope.tenantId, scope.environment],
+    );
+  },
+
+  /**
+   * pending → cancelled, if still pending and unexpired at `now` (a wallet redeeming the offer at the same
+   * moment wins or loses atomically): drops its claims, offer and grant secrets, deletes its access tokens,
+   * and forgets the offer this process remembered once the cancellation commits. False when it was no
+   * longer pending (nothing written). Run it in a transaction: the update and the deletion go together.
+   */
+  async cancelPending(db: UnitOfWork, caches: Caches, scope: TenantScope, id: string, now: Date) {
+    const { count } = await db.prisma.issuanceTransaction.updateMany({
+      where: { id, ...scope, status: "pending", expiresAt: { gt: now } },
+      data: {
+        status: "cancelled",
+        cancelledAt: now,
+        claimsCipher: null,
+        offerCipher: null,
+        preAuthorizedCodeHash: null,
+        issuerStateHash: null,
+        offerHandleHash: null,
+        deferredIdHash: null,
+        deferredHolderKeys: Prisma.DbNull,
+      },
+    });
+    if (count === 0) return false;
+    db.afterCommit(() => createdOffers.forget(caches, id));
+    await db.prisma.accessToken.deleteMany({ where: { transactionId: id } });
+    return true;
+  },
+
+  /** The transaction as stored now, in the caller's tenant scope (one it has just changed). */
+  findInScopeOrThrow(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.issuanceTransaction.findUniqueOrThrow({ where: { id, ...scope } });
+  },
+
+  /** Records the sealed claims of a deferred transaction; the updated row. */
+  supplyClaims(db: UnitOfWork, scope: TenantScope, id: string, claimsCipher: string, now: Date) {
+    return db.prisma.issuanceTransaction.update({
+      where: { id, ...scope },
+      data: { claimsCipher, claimsSuppliedAt: now },
+    });
+  },
+
+  /**
+   * Wallet side: the transaction whose offer handle hashes to `offerHandleHash` (unguessable; the caller
+   * checks the issuer of the URL), with the time its code was redeemed.
+   */
+  async findByOfferHandleHash(db: UnitOfWork, offerHandleHash: string) {
+    const { rows } = await db.sql.query<IssuanceTransactionRow & { codeRedeemedAt: Date | null }>(
+      `SELECT * FROM "IssuanceTransaction" WHERE "offerHandleHash" = $1`,
+      [offerHandleHash],
+    );
+    return rows[0] ?? null;
+  },
+
+  /**
+   * Wallet side: the transaction an access token (by its hash, unguessable) was issued for while the
+   * token lives at `now`, with the key the token is bound to (`tokenDpopJkt`); the caller checks the issuer.
+   */
+  async findByLiveAccessToken(db: UnitOfWork, tokenHash: string, now: Date) {
+    const { rows } = await db.sql.query<IssuanceTransactionRecord & { tokenDpopJkt: string | null }>(
+      `SELECT t.*, a."dpopJkt" AS "tokenDpopJkt" FROM "AccessToken" a
+         JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
+        WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
+      [tokenHash, now],
+    );
+    return rows[0] ?? null;
+  },
+
+  /**
+   * Wallet side: the transaction read afresh by its id, which the caller got from a checked access token
+   * (`findByLiveAccessToken` or the token endpoint's row), so its tenant is the token's.
+   */
+  findById(db: UnitOfWork, id: string) {
+    return db.prisma.issuanceTransaction.findUnique({ where: { id } });
+  },
+
+  /**
+   * Locks every credential of an issuance transaction (the copies of a batch), in id order. Whatever
+   * updates several copies in one database transaction (a batch revocation, a wallet notification) takes
+   * this first, so two of them queue instead of each holding some copies and waiting for the others
+   * (PostgreSQL: deadlock detected). The embedded database runs one transaction at a time anyway. Keyed by
+   * the id of a transaction the caller read in its scope (or through a checked access token).
+   */
+  async lockBatch(db: UnitOfWork, transactionId: string): Promise<void> {
+    await db.sql.query(`SELECT 1 FROM "Credential" WHERE "transactionId" = $1 ORDER BY "id" FOR UPDATE`, [
+      transactionId,
+    ]);
+  },
+
+  /** Writes a new transaction (its tenant in the row) with its event, in one statement. */
+  async insertWithEvent(db: UnitOfWork, row: NewIssuanceTransaction, event: OutboxEventInput) {
     const p = new SqlParams();
     const values = [
       row.id,
@@ -106,7 +221,7 @@ export const issuanceRepository = {
       row.deferred,
       row.deferredWaitSeconds,
     ].map((v) => p.add(v));
-    const { affected } = await sql.query(
+    const { affected } = await db.sql.query(
       `WITH created AS (
          INSERT INTO "IssuanceTransaction" ("id", "tenantId", "environment", "issuerId", "configurationId",
            "configurationIdentifier", "configurationVersion", "status", "claimsCipher", "callbackReference",
@@ -138,9 +253,11 @@ export const issuanceRepository = {
    * credential id is kept (`COALESCE`): the statement that wrote its own is the one that completed the
    * transaction, so the completion event is written exactly once. A status index taken meanwhile fails
    * the whole statement on the unique (list, index) constraint, so the caller draws again.
+   *
+   * Wallet side: keyed by the transaction of a checked access token, whose hash the statement checks again.
    */
   async recordCredentials(
-    sql: FastSql,
+    db: UnitOfWork,
     issuance: {
       transactionId: string;
       accessTokenHash: string;
@@ -174,7 +291,7 @@ export const issuanceRepository = {
     const spent = spendNoncesSql(p, nonces);
     const tokenHash = p.add(issuance.accessTokenHash);
     const firstId = p.add(credentials[0]!.id);
-    const { rows: result } = await sql.query<{
+    const { rows: result } = await db.sql.query<{
       issued: number;
       completed: boolean;
       spent: number;
@@ -239,10 +356,10 @@ export const issuanceRepository = {
    * Ends further issuance from a completed transaction (a credential of it is being revoked): drops its
    * sealed claims. The update locks the transaction row, so it waits for an issuing statement in flight
    * (`recordCredentials`), whose credentials a read after it sees; any later one finds no claims and
-   * issues nothing.
+   * issues nothing. Keyed by the transaction of a credential the caller read in its tenant scope.
    */
-  async stopReissue(sql: FastSql, transactionId: string, now: Date): Promise<void> {
-    await sql.query(
+  async stopReissue(db: UnitOfWork, transactionId: string, now: Date): Promise<void> {
+    await db.sql.query(
       `UPDATE "IssuanceTransaction" SET "claimsCipher" = NULL, "updatedAt" = $2::timestamp(3)
         WHERE "id" = $1 AND "status" = 'completed' RETURNING 1`,
       [transactionId, now],
@@ -256,9 +373,11 @@ export const issuanceRepository = {
    * is written unless the transaction is pending, unexpired, not yet deferred, still without claims, the
    * token valid and every nonce unspent; "not_deferred" leaves it to the caller to read why afresh (a
    * concurrent IssuanceTransactions_SupplyClaims commits after this statement's snapshot).
+   *
+   * Wallet side: keyed by the transaction of a checked access token, whose hash the statement checks again.
    */
   async deferWithEvent(
-    sql: FastSql,
+    db: UnitOfWork,
     deferral: {
       transactionId: string;
       accessTokenHash: string;
@@ -275,7 +394,7 @@ export const issuanceRepository = {
     const id = p.add(deferral.transactionId);
     const tokenHash = p.add(deferral.accessTokenHash);
     const spent = spendNoncesSql(p, nonces);
-    const { rows } = await sql.query<{ deferred: number; spent: number; tokenLive: number }>(
+    const { rows } = await db.sql.query<{ deferred: number; spent: number; tokenLive: number }>(
       `WITH spent AS (${spent}),
        deferred AS (
          UPDATE "IssuanceTransaction" t

@@ -4,7 +4,9 @@ import { configurationCatalog } from "../credential-configurations";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { Principal } from "../shared/principal";
+import { scopeOf, scopeOfRow } from "../shared/scope-of";
 import { findVisibleTransaction } from "./get-issuance-transaction";
+import { issuanceRepository } from "./issuance-repository";
 import { effectiveStatus, toIssuanceTransactionDto } from "./issuance-transaction-dto";
 import { validateClaims } from "./validate-claims";
 
@@ -22,8 +24,7 @@ export async function supplyClaims(
 ): Promise<TIssuanceTransaction> {
   return db.transaction(async (tx) => {
     await findVisibleTransaction(tx, principal, input.transactionId);
-    await tx.prisma
-      .$executeRaw`SELECT 1 FROM "IssuanceTransaction" WHERE "id" = ${input.transactionId} FOR UPDATE`;
+    await issuanceRepository.lockForUpdate(tx, scopeOf({ principal }), input.transactionId);
     const row = await findVisibleTransaction(tx, principal, input.transactionId);
     const status = effectiveStatus(row);
     if (status !== "pending") {
@@ -45,13 +46,13 @@ export async function supplyClaims(
       (await configurationCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
     validateClaims(definitions, input.claims);
     const now = new Date();
-    const updated = await tx.prisma.issuanceTransaction.update({
-      where: { id: row.id },
-      data: {
-        claimsCipher: deps.secretBox.seal(JSON.stringify(input.claims), row.id),
-        claimsSuppliedAt: now,
-      },
-    });
+    const updated = await issuanceRepository.supplyClaims(
+      tx,
+      scopeOfRow(row),
+      row.id,
+      deps.secretBox.seal(JSON.stringify(input.claims), row.id),
+      now,
+    );
     return toIssuanceTransactionDto(deps, updated, null, principal.scopes.has("credentials.issue"));
   });
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { FastSql } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
@@ -34,8 +34,10 @@ import { hashSecret } from "../../shared/secret-box";
 import { isRawUniqueViolation } from "../../shared/sql-errors";
 import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
+import { issuedCredentialRepository } from "../issued-credential-repository";
+import { issuerMetadataRepository } from "../issuer-metadata-repository";
 import { disclosablePaths } from "../validate-claims";
-import { markStatusListFull, openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
+import { openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { keyAttestationCheck } from "./key-attestation";
 import { invalidToken, type WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
@@ -105,18 +107,12 @@ export interface ProtectedRequest extends PresentedCredentials {
  * or throws `invalid_token` (401). A DPoP-bound token must come as `Authorization: DPoP` with a proof
  * by its key for this request (RFC 9449 §7); a bearer token as `Authorization: Bearer`.
  */
-export async function transactionForToken(sql: FastSql, issuerId: string, request: ProtectedRequest) {
+export async function transactionForToken(db: UnitOfWork, issuerId: string, request: ProtectedRequest) {
   const presented = request.accessToken;
   const tokenHash = hashSecret(presented.token);
   let found = redeemedTransactions.take(tokenHash);
   if (!found) {
-    const { rows } = await sql.query<IssuanceTransactionRecord & { tokenDpopJkt: string | null }>(
-      `SELECT t.*, a."dpopJkt" AS "tokenDpopJkt" FROM "AccessToken" a
-         JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
-        WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
-      [tokenHash, new Date()],
-    );
-    const row = rows[0];
+    const row = await issuanceRepository.findByLiveAccessToken(db, tokenHash, new Date());
     if (row) {
       const { tokenDpopJkt, ...tx } = row;
       found = { row: tx, dpopJkt: tokenDpopJkt };
@@ -124,12 +120,12 @@ export async function transactionForToken(sql: FastSql, issuerId: string, reques
   }
   if (!found || found.row.issuerId !== issuerId)
     throw invalidToken("The access token is invalid or expired.");
-  await checkTokenBinding(sql, presented, found.dpopJkt, request);
+  await checkTokenBinding(db, presented, found.dpopJkt, request);
   return { tx: found.row, tokenHash };
 }
 
 async function checkTokenBinding(
-  sql: FastSql,
+  db: UnitOfWork,
   presented: PresentedAccessToken,
   dpopJkt: string | null,
   request: ProtectedRequest,
@@ -150,7 +146,7 @@ async function checkTokenBinding(
     throw dpopResourceError("invalid_dpop_proof", "A DPoP proof is required.");
   let proof: Awaited<ReturnType<typeof checkDpopProof>>;
   try {
-    proof = await checkDpopProof(sql, request.dpopProofs, {
+    proof = await checkDpopProof(db.sql, request.dpopProofs, {
       method: request.method,
       url: request.url,
       accessToken: presented.token,
@@ -182,7 +178,7 @@ export async function receiveWalletRequest(
   endpoint: "credential" | "deferredCredential",
 ) {
   const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
-  const { tx, tokenHash } = await transactionForToken(deps.database.root.sql, issuer.id, {
+  const { tx, tokenHash } = await transactionForToken(deps.database.root, issuer.id, {
     ...presented,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id)[endpoint],
@@ -216,7 +212,7 @@ async function encryptionSettingsFor(
   if (kid === null) return issuer;
   const known = credentialEncryptionKeys(deps.secretBox, issuer);
   if (known.length > 0 && (kid === undefined || known.some((k) => k.publicJwk.kid === kid))) return issuer;
-  return (await deps.database.root.prisma.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
+  return (await issuerMetadataRepository.findIssuer(deps.database.root, issuer.id)) ?? issuer;
 }
 
 /**
@@ -296,13 +292,13 @@ export async function issueCredentials(
   };
   if (tx.deferred) {
     // The row may be the one remembered at the token endpoint, from before the claims were supplied.
-    tx = (await db.prisma.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
+    tx = (await issuanceRepository.findById(db, tx.id)) ?? tx;
     refuseUnissuable(tx);
     if (!tx.claimsCipher) {
       const deferred = await deferIssuance(deps, issuer, tx, issuance);
       if (deferred) return deferred;
       // Not deferred, for a reason committed after that statement began: read it afresh.
-      tx = (await db.prisma.issuanceTransaction.findUnique({ where: { id: tx.id } })) ?? tx;
+      tx = (await issuanceRepository.findById(db, tx.id)) ?? tx;
       refuseUnissuable(tx);
       if (!tx.claimsCipher)
         throw deny("credential_request_denied", "The issuance transaction is no longer pending.");
@@ -390,7 +386,7 @@ async function deferIssuance(
     { transaction_id: transactionId, interval: DEFERRED_INTERVAL_SECONDS },
     issuance,
   );
-  const outcome = await issuanceRepository.deferWithEvent(deps.database.root.sql, {
+  const outcome = await issuanceRepository.deferWithEvent(deps.database.root, {
     transactionId: tx.id,
     accessTokenHash: issuance.tokenHash,
     now: new Date(),
@@ -505,7 +501,7 @@ export async function issueAndComplete(
   // Signing happens before the single write statement; a status index taken meanwhile (rare) fails the
   // whole statement, and the credentials are drawn and signed again.
   for (let attempt = 1; ; attempt++) {
-    const list = configuration.statusEnabled ? await openStatusList(db, deps.config, scope, issuer.id) : null;
+    const list = configuration.statusEnabled ? await openStatusList(deps, db, scope, issuer.id) : null;
     const slots = list ? randomSlots(list, holderKeys.length) : holderKeys.map(() => null);
     const drafts = await Promise.all(
       holderKeys.map(async (holderJwk, i) => ({
@@ -525,7 +521,7 @@ export async function issueAndComplete(
       issuance,
     );
     try {
-      const { outcome } = await issuanceRepository.recordCredentials(deps.database.root.sql, {
+      const { outcome } = await issuanceRepository.recordCredentials(db, {
         transactionId: tx.id,
         accessTokenHash: issuance.tokenHash,
         now: new Date(),
@@ -550,7 +546,8 @@ export async function issueAndComplete(
     } catch (error) {
       if (!list || !isRawUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
       // Repeated collisions mean the list is nearly full: move on to a fresh one.
-      if (attempt >= FULL_AFTER_ATTEMPTS) await markStatusListFull(db, issuer.id, list.id);
+      if (attempt >= FULL_AFTER_ATTEMPTS)
+        await issuedCredentialRepository.markStatusListFull(db, deps.caches, issuer.id, list.id);
     }
   }
 }

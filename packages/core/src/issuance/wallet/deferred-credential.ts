@@ -3,6 +3,7 @@ import type { JWK } from "jose";
 import { configurationCatalog } from "../../credential-configurations";
 import type { AppDeps } from "../../shared/context";
 import { hashSecret } from "../../shared/secret-box";
+import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import {
   DEFERRED_INTERVAL_SECONDS,
@@ -38,7 +39,7 @@ export async function issueDeferredCredentials(
   const { tx: remembered, tokenHash } = received;
   const request = parseDeferredCredentialRequest(received.body, received.encryptionOption);
   // Read afresh: the claims may have been supplied since the token's row was remembered.
-  const tx = (await db.prisma.issuanceTransaction.findUnique({ where: { id: remembered.id } })) ?? remembered;
+  const tx = (await issuanceRepository.findById(db, remembered.id)) ?? remembered;
   if (tx.deferredIdHash === null || tx.deferredIdHash !== hashSecret(request.transactionId)) {
     throw credentialError("invalid_transaction_id", "unknown, replaced or already used transaction_id");
   }

@@ -20,6 +20,7 @@ import {
 } from "../../issuers";
 import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
+import { issuerMetadataRepository } from "../issuer-metadata-repository";
 import { keyAttestationOf, keyAttestationsRequired } from "./key-attestation";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
@@ -32,17 +33,13 @@ function walletDisplay({ logo, ...entry }: TIssuerDisplay) {
 /** OpenID4VCI credential issuer metadata (§12.2) for an active issuer and its authorised configurations. */
 export async function credentialIssuerMetadata(db: UnitOfWork, config: CoreConfig, issuer: WalletIssuer) {
   const urls = issuerUrls(config, issuer.id);
-  const grants = await db.prisma.issuerConfigurationGrant.findMany({ where: { issuerId: issuer.id } });
-  const configurations = await db.prisma.credentialConfiguration.findMany({
-    where: { id: { in: grants.map((g) => g.configurationId) } },
-    orderBy: { id: "asc" },
-  });
-  const versions = await db.prisma.credentialConfigurationVersion.findMany({
-    where: { configurationId: { in: configurations.map((c) => c.id) }, status: "active" },
-  });
-  const claimsOf = new Map(versions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
+  const { configurations, activeVersions } = await issuerMetadataRepository.grantedConfigurations(
+    db,
+    issuer.id,
+  );
+  const claimsOf = new Map(activeVersions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
   // Display metadata can change (Issuers_Update), so it is read fresh rather than from the cached row.
-  const fresh = (await db.prisma.issuer.findUnique({ where: { id: issuer.id } })) ?? issuer;
+  const fresh = (await issuerMetadataRepository.findIssuer(db, issuer.id)) ?? issuer;
   const display = ((fresh.display as TIssuerDisplay[] | null) ?? []).map(walletDisplay);
   // The issuer's key attestation settings hold for each of its configurations.
   const keyAttestations = keyAttestationOf(fresh)

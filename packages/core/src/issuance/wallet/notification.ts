@@ -2,7 +2,8 @@ import type { UnitOfWork } from "@cred/db";
 import { notificationError, parseNotificationRequest, type TNotificationEvent } from "@cred/oid4vc";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
-import { lockBatch } from "../lock-batch";
+import { issuanceRepository } from "../issuance-repository";
+import { issuedCredentialRepository } from "../issued-credential-repository";
 import { type ProtectedRequest, transactionForToken } from "./credential";
 
 const EVENTS: Record<TNotificationEvent, string> = {
@@ -18,9 +19,9 @@ export async function recordNotification(
   request: ProtectedRequest,
   body: unknown,
 ) {
-  const { tx } = await transactionForToken(db.sql, issuerId, request);
+  const { tx } = await transactionForToken(db, issuerId, request);
   const { notification_id: notificationId, event } = parseNotificationRequest(body);
-  const credential = await db.prisma.credential.findUnique({ where: { notificationId } });
+  const credential = await issuedCredentialRepository.findByNotificationId(db, notificationId);
   if (!credential || credential.transactionId !== tx.id) {
     throw notificationError(
       "invalid_notification_id",
@@ -29,19 +30,12 @@ export async function recordNotification(
   }
   if (credential.notificationEvent === event) return; // idempotent repeat
   await db.transaction(async (dbtx) => {
-    await lockBatch(dbtx.sql, tx.id);
-    await dbtx.prisma.credential.updateMany({
-      where: { transactionId: tx.id },
-      data: { notificationEvent: event, notifiedAt: new Date() },
-    });
-    const ids = await dbtx.prisma.credential.findMany({
-      where: { transactionId: tx.id },
-      select: { id: true },
-    });
+    await issuanceRepository.lockBatch(dbtx, tx.id);
+    const ids = await issuedCredentialRepository.recordNotification(dbtx, tx.id, event, new Date());
     await emitEvent(dbtx, scopeOfRow(tx), EVENTS[event], {
       transactionId: tx.id,
       issuerId,
-      credentialIds: ids.map((c) => c.id),
+      credentialIds: ids,
       event,
     });
   });

@@ -6,8 +6,8 @@ import {
   credentialConfigurationRepository,
   defaultCredentialType,
 } from "../../credential-configurations";
-import { BoundedMap } from "../../shared/bounded-map";
-import type { CoreConfig } from "../../shared/context";
+import { type Caches, cacheSpec } from "../../shared/caches";
+import type { AppDeps } from "../../shared/context";
 import { scopeOfRow } from "../../shared/scope-of";
 import type { WalletIssuer } from "./load-wallet-issuer";
 
@@ -18,11 +18,12 @@ import type { WalletIssuer } from "./load-wallet-issuer";
  * of every version (`claimsOfEveryVersion`). Null when there is no such configuration.
  */
 export async function credentialTypeMetadata(
+  deps: Pick<AppDeps, "config" | "caches">,
   db: UnitOfWork,
-  config: CoreConfig,
   issuer: WalletIssuer,
   identifier: string,
 ) {
+  const { config } = deps;
   const configuration = await configurationCatalog.configuration(db, scopeOfRow(issuer), identifier);
   const vct = defaultCredentialType(config, issuer.id, identifier);
   if (!configuration || configuration.credentialType !== vct) return null;
@@ -31,7 +32,7 @@ export async function credentialTypeMetadata(
     vct,
     name: configuration.displayName,
     description: `${configuration.displayName}, issued by ${issuer.displayName} (schema ${configuration.schemaId}).`,
-    claims: await claimsOfType(db, configuration),
+    claims: await claimsOfType(deps.caches, db, configuration),
   });
 }
 
@@ -40,23 +41,22 @@ export async function credentialTypeMetadata(
  * an activation) updates the row's `updatedAt`, and versions themselves never change, so a kept merge is
  * exact for as long as the row it was made from is the current one.
  */
-const mergedClaims = new BoundedMap<string, TypeMetadataClaim[]>(512);
+const MERGED_CLAIMS = cacheSpec<TypeMetadataClaim[]>("issuance.typeMetadataClaims", { max: 512 });
 
-async function claimsOfType(
+function claimsOfType(
+  caches: Caches,
   db: UnitOfWork,
   configuration: { id: string; activeVersion: number; updatedAt: Date },
 ) {
   const key = `${configuration.id}@${configuration.updatedAt.getTime()}#${configuration.activeVersion}`;
-  const kept = mergedClaims.get(key);
-  if (kept) return kept;
-  const versions = await credentialConfigurationRepository.versionsOfOne(db, configuration.id);
-  const active = versions.find((v) => v.version === configuration.activeVersion);
-  const others = versions.filter((v) => v !== active).reverse();
-  const claims = claimsOfEveryVersion(
-    [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
-  );
-  mergedClaims.set(key, claims);
-  return claims;
+  return caches.of(MERGED_CLAIMS).get(key, async () => {
+    const versions = await credentialConfigurationRepository.versionsOfOne(db, configuration.id);
+    const active = versions.find((v) => v.version === configuration.activeVersion);
+    const others = versions.filter((v) => v !== active).reverse();
+    return claimsOfEveryVersion(
+      [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
+    );
+  });
 }
 
 /**
