@@ -18,6 +18,18 @@ export default defineConfig({
         },
       },
       {
+        // Core use-cases called directly on a migrated database (in-memory PGlite, or TEST_POSTGRES_URL),
+        // without HTTP: packages/core/test/use-case-fixture.ts. Cheaper than the HTTP tests for the
+        // rules a use-case decides; docs/testing.md.
+        test: {
+          name: "use-case",
+          include: ["packages/*/test/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: "http",
           include: ["apps/api/test/**/*.test.ts"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The whole test suite: contract check, unit tests, HTTP tests on the embedded database and, when
-// TEST_POSTGRES_URL names a PostgreSQL server, the HTTP tests again on PostgreSQL; then browser tests and a
+// The whole test suite: contract check, unit tests, use-case and HTTP tests on the embedded database and,
+// when TEST_POSTGRES_URL names a PostgreSQL server, both again on PostgreSQL; then browser tests and a
 // few-second smoke of the benchmark.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -37,10 +37,16 @@ function ensureChromium() {
 const pg = process.env.TEST_POSTGRES_URL;
 run("OpenAPI document matches the code", "pnpm", ["--silent", "openapi", "--check"]);
 run("Unit tests", "npx", ["vitest", "run", "--project", "unit"], { TEST_POSTGRES_URL: "" });
+run("Use-case tests (embedded PGlite)", "npx", ["vitest", "run", "--project", "use-case"], {
+  TEST_POSTGRES_URL: "",
+});
 run("HTTP tests (embedded PGlite)", "npx", ["vitest", "run", "--project", "http"], { TEST_POSTGRES_URL: "" });
-if (pg)
+if (pg) {
+  run("Use-case tests (PostgreSQL)", "npx", ["vitest", "run", "--project", "use-case"], {
+    TEST_POSTGRES_URL: pg,
+  });
   run("HTTP tests (PostgreSQL)", "npx", ["vitest", "run", "--project", "http"], { TEST_POSTGRES_URL: pg });
-else process.stdout.write("\n(TEST_POSTGRES_URL not set: the PostgreSQL pass is skipped; CI runs it.)\n");
+} else process.stdout.write("\n(TEST_POSTGRES_URL not set: the PostgreSQL pass is skipped; CI runs it.)\n");
 if (fs.existsSync("e2e/playwright.config.ts")) {
   ensureChromium();
   run("Browser tests (Playwright)", "pnpm", ["--filter", "@cred/e2e", "test"]);

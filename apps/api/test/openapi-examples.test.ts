@@ -23,14 +23,9 @@ import {
 // The test machine may have no DNS. The example webhook URL's host, example.com, resolves to a public
 // address on the internet (IANA keeps it for documentation); here it does too. Other names are
 // resolved as usual, so an example with a host that does not resolve is still refused.
-vi.mock("node:dns/promises", async (importOriginal) => {
-  const dns = await importOriginal<typeof import("node:dns/promises")>();
-  const lookup = ((hostname: string, options: unknown) =>
-    hostname === "example.com"
-      ? Promise.resolve([{ address: "93.184.215.14", family: 4 }])
-      : dns.lookup(hostname, options as never)) as typeof dns.lookup;
-  return { ...dns, lookup, default: { ...dns, lookup } };
-});
+vi.mock("node:dns/promises", async (importOriginal) =>
+  (await import("./fixtures/dns")).dnsResolvingExampleCom(await importOriginal()),
+);
 
 let t: TestServer;
 let api: OpenApiDocument;

@@ -27,14 +27,9 @@ import { fetchJson, resolveOffer, wellKnown } from "./wallet-client";
 
 // The example webhook URL's host, example.com, resolves publicly; the test machine may have no DNS (as
 // in openapi-examples.test.ts).
-vi.mock("node:dns/promises", async (importOriginal) => {
-  const dns = await importOriginal<typeof import("node:dns/promises")>();
-  const lookup = ((hostname: string, options: unknown) =>
-    hostname === "example.com"
-      ? Promise.resolve([{ address: "93.184.215.14", family: 4 }])
-      : dns.lookup(hostname, options as never)) as typeof dns.lookup;
-  return { ...dns, lookup, default: { ...dns, lookup } };
-});
+vi.mock("node:dns/promises", async (importOriginal) =>
+  (await import("./fixtures/dns")).dnsResolvingExampleCom(await importOriginal()),
+);
 
 /**
  * Operations this test cannot exercise, with the reason. A new operation that names a resource in its
