@@ -16,7 +16,7 @@ const oid4vcLayer = (name, allowed) => ({
 const coreLayers = [
   ["shared"],
   ["rpc"],
-  ["organisations", "staff", "api-keys", "webhooks", "verification-policies", "dashboard"],
+  ["organisations", "staff", "api-keys", "webhooks", "verification-policies", "dashboard", "audit"],
   ["issuers"],
   ["credential-configurations"],
   // The wallet authorization server's DPoP, server nonces and client authentication: below issuance, whose

@@ -126,6 +126,8 @@ export interface Env {
   runWorker: boolean;
   /** TRUST_PROXY: proxies whose X-Forwarded-For names the client (default [loopback]; none: []). */
   trustProxy: string[];
+  /** AUDIT_RETENTION_DAYS: how long audit events are kept (unset: 400). */
+  auditRetentionDays: number | undefined;
 }
 
 /** Reads and checks the environment; throws an EnvError naming every invalid variable. */
@@ -161,6 +163,7 @@ export function readEnv(source: Source = process.env): Env {
     bootstrapAdminEmail: source.BOOTSTRAP_ADMIN_EMAIL ?? "admin@localhost",
     runWorker: source.RUN_WORKER !== "false",
     trustProxy: "trust" in trustProxy ? trustProxy.trust : [],
+    auditRetentionDays: read.positive("AUDIT_RETENTION_DAYS", 36_500),
   };
   // Outside development mode the public base URL names the issuers and their credential types, which
   // cannot be changed once credentials are out: no silent localhost default, and https only.
@@ -211,7 +214,7 @@ export function readEnvOrExit(): Env {
  * (`workerOptions`, `config`) or `createWebhookWorker` and `defaultCoreConfig`; unset variables are
  * left out, so the built-in defaults apply.
  */
-export function webhookSettings(env: Pick<Env, "webhookWorker">): {
+export function webhookSettings(env: Pick<Env, "webhookWorker"> & Partial<Pick<Env, "auditRetentionDays">>): {
   workerOptions: NonNullable<ServerOptions["workerOptions"]>;
   config: Partial<CoreConfig>;
 } {
@@ -228,6 +231,7 @@ export function webhookSettings(env: Pick<Env, "webhookWorker">): {
     },
     config: {
       ...(w.deliveryRetentionDays !== undefined && { webhookDeliveryRetentionDays: w.deliveryRetentionDays }),
+      ...(env.auditRetentionDays !== undefined && { auditRetentionDays: env.auditRetentionDays }),
     },
   };
 }

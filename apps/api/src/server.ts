@@ -103,6 +103,7 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
     developmentMode: options.developmentMode,
     idempotencyRetentionHours: 24,
     webhookDeliveryRetentionDays: 30,
+    auditRetentionDays: 400,
     webhookAllowedHosts: options.webhookAllowedHosts ?? [],
     issuance: {
       offerLifetimeSeconds: 900,

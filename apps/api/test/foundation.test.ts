@@ -352,6 +352,7 @@ describe("idempotency", () => {
         environment: "sandbox" as const,
         scopes: new Set<never>(),
         issuerId: null,
+        name: "key",
       },
     });
     let release!: () => void;

@@ -114,9 +114,11 @@ const json = (value: unknown) =>
 /**
  * The rows of tenant A's sandbox in every table that holds a tenant (and environment), and every row of
  * the tables that hold none: what a call from another tenant or environment must leave as it was. But
- * the rows every call changes: an API key's last use, and a key's rate-limit budget (on PostgreSQL).
+ * the rows every call changes: an API key's last use, a key's rate-limit budget (on PostgreSQL), and the
+ * audit trail, which records every state-changing call, refused ones too (its own test:
+ * audit-events.test.ts), and seals A's earlier events meanwhile.
  */
-const CHANGED_BY_EVERY_CALL = new Set(["ApiKey", "rate_limits"]);
+const CHANGED_BY_EVERY_CALL = new Set(["ApiKey", "rate_limits", "AuditEvent", "AuditChainHead"]);
 
 async function rowsOfA(): Promise<Record<string, string[]>> {
   const prisma = t.server.database.prisma;

@@ -13,6 +13,7 @@ export const SCOPES = [
   "verification-policies.read",
   "webhooks.manage",
   "webhooks.read",
+  "audit.read",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

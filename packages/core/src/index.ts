@@ -6,6 +6,7 @@ import "./shared/contract-checks";
 
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contracts/scopes";
 export { createApiKey, revokeApiKey, toApiKeyDto } from "./api-keys/api-keys";
+export { type ChainReport, maintainAuditTrail, verifyAuditChain } from "./audit";
 export {
   type ClaimedDelivery,
   claimDueDeliveries,
@@ -20,6 +21,7 @@ export {
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
+export { recordOperatorAction } from "./shared/audit-trail";
 export { Caches } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";

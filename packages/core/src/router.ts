@@ -1,4 +1,5 @@
 import { apiKeysRouter } from "./api-keys/router";
+import { auditEventsRouter } from "./audit/router";
 import { credentialConfigurationsRouter } from "./credential-configurations/router";
 import { credentialsRouter } from "./credentials/router";
 import { dashboardRouter } from "./dashboard/router";
@@ -24,6 +25,7 @@ export const appRouter = router({
   webhookDeliveries: webhookDeliveriesRouter,
   issuanceTransactions: issuanceTransactionsRouter,
   credentials: credentialsRouter,
+  auditEvents: auditEventsRouter,
   // Console-only (tRPC, no OpenAPI meta):
   staff: staffRouter,
   apiKeys: apiKeysRouter,

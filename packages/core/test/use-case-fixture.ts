@@ -45,6 +45,7 @@ export const USE_CASE_CONFIG: CoreConfig = {
   developmentMode: true,
   idempotencyRetentionHours: 24,
   webhookDeliveryRetentionDays: 30,
+  auditRetentionDays: 400,
   webhookAllowedHosts: ["127.0.0.1", "localhost"],
   issuance: {
     offerLifetimeSeconds: 900,
@@ -100,6 +101,7 @@ export async function openUseCaseWorld(config: Partial<CoreConfig> = {}): Promis
     ...scope,
     scopes: new Set(SCOPES),
     issuerId: null,
+    name: "use-case key",
     ...overrides,
   });
   return {

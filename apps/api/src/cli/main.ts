@@ -1,4 +1,5 @@
 // Operator CLI: tenants, API keys and staff memberships (see README).
+import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import {
   addStaffUser,
@@ -8,6 +9,7 @@ import {
   type Environment,
   grantStaffMembership,
   type ResealReport,
+  recordOperatorAction,
   resealSecrets,
   resetStaffPassword,
   revokeApiKey,
@@ -15,6 +17,7 @@ import {
   type Scope,
   SecretBox,
   toApiKeyDto,
+  verifyAuditChain,
 } from "@cred/core";
 import { applyMigrations, EmbeddedDatabaseInUse, openDatabase } from "@cred/db";
 import { loadMasterKeys, orExit, readEnvOrExit } from "../env";
@@ -30,7 +33,8 @@ const USAGE = `Usage:
   pnpm cli staff grant --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
   pnpm cli staff reset-password --email <email> [--json]
   pnpm cli master-key check [--json]     (counts what each master key sealed; writes nothing)
-  pnpm cli master-key reseal [--json]    (seals everything again under MASTER_KEY; see docs/operations.md)`;
+  pnpm cli master-key reseal [--json]    (seals everything again under MASTER_KEY; see docs/operations.md)
+  pnpm cli audit verify [--tenant <tenantId>] [--json]   (checks each tenant's audit hash chain; exit 1 when broken)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -77,6 +81,11 @@ const staffArgs = () => ({
   tenantId: values.tenant ?? fail("--tenant is required."),
   role: values.role ?? fail("--role is required."),
 });
+/** The audit event of a state-changing command (docs/api/audit-events.md). */
+const audit = (
+  root: Parameters<typeof recordOperatorAction>[0],
+  action: Omit<Parameters<typeof recordOperatorAction>[1], "operatingSystemUser">,
+) => recordOperatorAction(root, { ...action, operatingSystemUser: userInfo().username });
 const print = (value: unknown, text: string) =>
   process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
@@ -126,6 +135,12 @@ try {
   if (group === "tenants" && action === "create") {
     if (!arg) fail("tenants create needs a name.");
     const tenant = await createTenant(root, arg);
+    await audit(root, {
+      tenantId: tenant.id,
+      command: "tenants create",
+      target: { type: "tenant", id: tenant.id },
+      input: { name: arg },
+    });
     print({ id: tenant.id, name: tenant.name }, `Created tenant ${tenant.id} (${tenant.name}).`);
   } else if (group === "tenants" && action === "list") {
     const tenants = await prisma.tenant.findMany({ orderBy: { id: "asc" } });
@@ -155,6 +170,13 @@ try {
         expiresAt,
       },
     );
+    await audit(root, {
+      tenantId,
+      environment,
+      command: "keys create",
+      target: { type: "apiKey", id: key.id },
+      input: { name: key.name, scopes, issuerId: values.issuer, expiresAt: values.expires },
+    });
     print(key, `Created key ${key.id} for ${tenantId}/${environment}. The key is shown once:\n${key.key}`);
   } else if (group === "keys" && action === "list") {
     const keys = await prisma.apiKey.findMany({
@@ -174,9 +196,22 @@ try {
     const row = await prisma.apiKey.findUnique({ where: { id: arg } });
     if (!row) fail(`No key ${arg}.`);
     const key = await revokeApiKey(root, { tenantId: row.tenantId }, arg);
+    await audit(root, {
+      tenantId: row.tenantId,
+      environment: row.environment,
+      command: "keys revoke",
+      target: { type: "apiKey", id: arg },
+      input: {},
+    });
     print(key, `Revoked key ${key.id}.`);
   } else if (group === "staff" && action === "create") {
     const user = await addStaffUser(root, staffArgs()).catch((error: Error) => fail(error.message));
+    await audit(root, {
+      tenantId: user.tenantId,
+      command: "staff create",
+      target: { type: "staffUser", id: user.email },
+      input: { email: user.email, role: user.role },
+    });
     print(
       user,
       `Created console user ${user.email} (${user.role} in ${user.tenantId}). The password is shown once:\n${user.password}`,
@@ -193,6 +228,12 @@ try {
     const membership = await grantStaffMembership(root, staffArgs()).catch((error: Error) =>
       fail(error.message),
     );
+    await audit(root, {
+      tenantId: membership.tenantId,
+      command: "staff grant",
+      target: { type: "staffUser", id: values.email as string },
+      input: { email: values.email, role: membership.role },
+    });
     print(membership, `${values.email} now has the role ${membership.role} in ${membership.tenantId}.`);
   } else if (group === "master-key" && (action === "check" || action === "reseal")) {
     const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
@@ -200,6 +241,23 @@ try {
     const report = await resealSecrets(root, secretBox, { dryRun: action === "check" });
     print(report, resealSummary(report, secretBox.previousKeyCount));
     if (report.unreadable.length) process.exit(1);
+  } else if (group === "audit" && action === "verify") {
+    const tenantIds = values.tenant
+      ? [values.tenant]
+      : (await prisma.tenant.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((t) => t.id);
+    const reports = [];
+    for (const tenantId of tenantIds) reports.push(await verifyAuditChain(root, tenantId));
+    print(
+      reports,
+      reports
+        .map((r) =>
+          r.intact
+            ? `${r.tenantId}  intact (${r.events} events)`
+            : `${r.tenantId}  BROKEN at event ${r.brokenAt?.sequence}: ${r.brokenAt?.reason}`,
+        )
+        .join("\n") || "No tenants.",
+    );
+    if (reports.some((r) => !r.intact)) process.exit(1);
   } else {
     fail(`Unknown command: ${positionals.join(" ")}`);
   }

@@ -44,6 +44,7 @@ export function mountConsole(app: FastifyInstance, deps: AppDeps) {
           idempotencyKey: header(request, "idempotency-key"),
           // The browser's address: the console's proxy appends it to X-Forwarded-For (TRUST_PROXY).
           clientAddress: throttleClient(request.ip),
+          clientRequestId: request.clientRequestId,
         }),
       responseMeta: ({ ctx, errors }) => {
         const headers: Record<string, string> = {

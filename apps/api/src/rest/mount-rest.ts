@@ -50,6 +50,8 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
         staffSessionToken: undefined,
         csrfToken: undefined,
         idempotencyKey: header(request.headers, "idempotency-key"),
+        clientAddress: request.ip,
+        clientRequestId: request.clientRequestId,
       });
       const call = operation.procedurePath
         .split(".")

@@ -7,6 +7,7 @@ import {
   type DeliveryOptions,
   deliverWebhook,
   dispatchOutboxEvents,
+  maintainAuditTrail,
   onOutboxWrite,
   sweepExpired,
 } from "@cred/core";
@@ -132,6 +133,8 @@ export function createWebhookWorker(
     if (options.sweepIntervalMs > 0 && Date.now() - lastSweep >= options.sweepIntervalMs) {
       lastSweep = Date.now();
       const report = await sweepExpired(deps);
+      const audit = await maintainAuditTrail(deps);
+      if (audit.sealed || audit.purged) logger.info({ ...audit }, "sweeper sealed or purged audit events");
       if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
         logger.info({ ...report }, "sweeper expired pending sessions");
       }

@@ -67,6 +67,7 @@ export async function findApiKeyPrincipal(db: UnitOfWork, key: string): Promise<
       environment: row.environment as Environment,
       scopes: new Set(row.scopes.filter(isScope) as Scope[]),
       issuerId: row.issuerId,
+      name: row.name,
     },
   };
 }

@@ -6,6 +6,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { RequestContext } from "../shared/context";
 import { toErrorEnvelope } from "../shared/error-shape";
 import { DomainError } from "../shared/errors";
+import { audited } from "./audited";
 import { authenticate } from "./authenticate";
 import { idempotencyMiddleware, type OperationUnit } from "./idempotency";
 import { assertStaffCsrf } from "./staff-session";
@@ -45,24 +46,33 @@ export const createCallerFactory = t.createCallerFactory;
  * Authenticated, throttled, scope-checked procedure. Build on it directly only to do something before
  * the idempotency unit of work opens (`protectedProcedure` is this plus `idempotency`).
  */
-export const authenticatedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  const principal = await authenticate(ctx);
-  // Console mutations: the one CSRF check for staff principals (API keys are not ambient credentials).
-  if (principal.kind === "staff" && type === "mutation") {
-    await assertStaffCsrf(ctx.db, ctx.staffSessionToken ?? "", ctx.csrfToken);
-  }
-  Object.assign(ctx.response.headers, await ctx.deps.rateLimiter.consume(principal.id));
-  const needed = meta?.scopes ?? [];
-  if (needed.length > 0 && !needed.some((scope) => principal.scopes.has(scope))) {
-    throw new DomainError(
-      "MissingScope",
-      `This operation needs the scope ${needed.map((s) => `'${s}'`).join(" or ")}.`,
+export const authenticatedProcedure = t.procedure.use(
+  async ({ ctx, meta, type, path, getRawInput, next }) => {
+    const principal = await authenticate(ctx);
+    const checkedCall = async () => {
+      // Console mutations: the one CSRF check for staff principals (API keys are not ambient credentials).
+      if (principal.kind === "staff" && type === "mutation") {
+        await assertStaffCsrf(ctx.db, ctx.staffSessionToken ?? "", ctx.csrfToken);
+      }
+      Object.assign(ctx.response.headers, await ctx.deps.rateLimiter.consume(principal.id));
+      const needed = meta?.scopes ?? [];
+      if (needed.length > 0 && !needed.some((scope) => principal.scopes.has(scope))) {
+        throw new DomainError(
+          "MissingScope",
+          `This operation needs the scope ${needed.map((s) => `'${s}'`).join(" or ")}.`,
+        );
+      }
+      // Set before running so an idempotency record stores the status the client will see.
+      if (meta?.successStatus) ctx.response.status = meta.successStatus;
+      return next({ ctx: { ...ctx, principal } });
+    };
+    if (type !== "mutation") return checkedCall();
+    return audited(
+      { ctx, principal, operation: meta?.openapi?.operationId ?? `console:${path}`, getRawInput },
+      checkedCall,
     );
-  }
-  // Set before running so an idempotency record stores the status the client will see.
-  if (meta?.successStatus) ctx.response.status = meta.successStatus;
-  return next({ ctx: { ...ctx, principal } });
-});
+  },
+);
 
 /** `meta.idempotent` operations honour Idempotency-Key (rpc/idempotency.ts); may run it in a transaction. */
 export const idempotency = t.middleware(({ ctx, meta, path, getRawInput, next }) =>

@@ -17,6 +17,8 @@ export interface CoreConfig {
    * deliveries are never deleted.
    */
   webhookDeliveryRetentionDays: number;
+  /** Days an audit event is kept; the worker's sweep purges older ones (docs/api/audit-events.md). */
+  auditRetentionDays: number;
   /** Hosts a webhook URL may use even though they resolve to private addresses (tests only). */
   webhookAllowedHosts: string[];
   issuance: {
@@ -53,6 +55,8 @@ export interface RequestContext {
   staffSessionToken: string | undefined;
   /** The caller's address as the transport derives it (proxies it trusts resolved), when it knows one. */
   clientAddress?: string;
+  /** The caller's `x-ms-client-request-id`, when it sent a usable one (audit trail). */
+  clientRequestId?: string;
   /** Console CSRF token (header), checked for mutations by staff. */
   csrfToken: string | undefined;
   idempotencyKey: string | undefined;
@@ -65,7 +69,13 @@ export function createRequestContext(
   deps: AppDeps,
   init: Pick<
     RequestContext,
-    "requestId" | "authorization" | "staffSessionToken" | "csrfToken" | "idempotencyKey" | "clientAddress"
+    | "requestId"
+    | "authorization"
+    | "staffSessionToken"
+    | "csrfToken"
+    | "idempotencyKey"
+    | "clientAddress"
+    | "clientRequestId"
   >,
 ): RequestContext {
   return { deps, db: deps.database.root, response: { headers: {} }, ...init };

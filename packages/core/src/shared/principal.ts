@@ -10,6 +10,8 @@ export type Principal =
       scopes: ReadonlySet<Scope>;
       /** Set for issuer-client keys, which act for one issuer only. */
       issuerId: string | null;
+      /** The key's name, as its creator gave it (audit trail). */
+      name: string;
     }
   | {
       kind: "staff";

@@ -1,0 +1,32 @@
+import type { Database } from "@cred/db";
+import { auditRepository } from "../shared/audit-repository";
+import type { CoreConfig } from "../shared/context";
+
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * The worker's sweep: seals what no process sealed (a process stopped between a call and its seal),
+ * then purges events past `config.auditRetentionDays`, oldest positions first.
+ */
+export async function maintainAuditTrail(
+  deps: { database: Database; config: Pick<CoreConfig, "auditRetentionDays"> },
+  now = new Date(),
+): Promise<{ sealed: number; purged: number }> {
+  const db = deps.database.root;
+  const before = new Date(now.getTime() - deps.config.auditRetentionDays * DAY_MS);
+  let sealed = 0;
+  let purged = 0;
+  for (const tenantId of await auditRepository.tenantIds(db)) {
+    if (await auditRepository.hasUnsealed(db, tenantId)) {
+      for (
+        let n = await auditRepository.sealTenant(db, tenantId);
+        n > 0;
+        n = await auditRepository.sealTenant(db, tenantId)
+      ) {
+        sealed += n;
+      }
+    }
+    purged += await auditRepository.purgeBefore(db, tenantId, before);
+  }
+  return { sealed, purged };
+}
