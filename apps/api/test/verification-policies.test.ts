@@ -608,7 +608,8 @@ describe("getActivePolicyForVerification", () => {
   it("returns the row and parsed rules of an active policy", async () => {
     expect((await create(policy("for-verification"))).status).toBe(201);
     const { row, rules } = await getActivePolicyForVerification(
-      t.server.database.root.sql,
+      t.server.deps,
+      t.server.database.root,
       scope(),
       "for-verification",
     );
@@ -619,10 +620,10 @@ describe("getActivePolicyForVerification", () => {
   });
 
   it("UnknownPolicy (400) for an unknown or foreign policy, PolicySuspended (409) for a suspended one", async () => {
-    const db = t.server.database.root.sql;
+    const db = t.server.database.root;
     const failure = async (identifier: string, s = scope()) => {
       try {
-        await getActivePolicyForVerification(db, s, identifier);
+        await getActivePolicyForVerification(t.server.deps, db, s, identifier);
         return undefined;
       } catch (error) {
         expect(error).toBeInstanceOf(DomainError);

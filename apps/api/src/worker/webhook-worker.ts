@@ -53,7 +53,7 @@ const NUDGED_PERIOD_MS = 1_000;
 const FRUITLESS_NUDGED_ROUNDS = 40;
 const NUDGES_MUTED_MS = 10_000;
 
-export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
+export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches">;
 
 export interface WebhookWorker {
   /** Starts the loop (idempotent). */

@@ -1,6 +1,6 @@
 import type { Database } from "@cred/db";
 import { retireExpiredCredentialEncryptionKeys } from "../issuers";
-import type { CoreConfig } from "../shared/context";
+import type { AppDeps, CoreConfig } from "../shared/context";
 import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification";
@@ -35,7 +35,10 @@ export interface SweepReport {
  * issuer rows once their overlap is over.
  */
 export async function sweepExpired(
-  deps: { database: Database; config: Pick<CoreConfig, "webhookDeliveryRetentionDays"> },
+  deps: Pick<AppDeps, "caches"> & {
+    database: Database;
+    config: Pick<CoreConfig, "webhookDeliveryRetentionDays">;
+  },
   options: { batchSize?: number; now?: Date; purgeChunk?: number; eventRetentionMs?: number } = {},
 ): Promise<SweepReport> {
   const db = deps.database.root;
@@ -63,7 +66,7 @@ export async function sweepExpired(
   // The verification slice owns the pending → expired transition (and its event); reuse it.
   let verificationSessionsExpired = 0;
   for (const row of await eventsRepository.expiredPendingVerificationSessions(db, now, take)) {
-    await settleExpiry(db, row, now);
+    await settleExpiry(deps, db, row, now);
     verificationSessionsExpired++;
   }
 

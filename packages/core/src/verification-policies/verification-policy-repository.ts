@@ -1,4 +1,4 @@
-import type { FastSql, Prisma, UnitOfWork } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
 export const verificationPolicyRepository = {
@@ -10,9 +10,9 @@ export const verificationPolicyRepository = {
       where: { tenantId_environment_identifier: { ...scope, identifier } },
     });
   },
-  /** The same row as `findByIdentifier`, by a single statement on the given SQL path (hot: every verification). */
-  async findByIdentifierSql(sql: FastSql, scope: TenantScope, identifier: string) {
-    const { rows } = await sql.query<VerificationPolicyRow>(
+  /** The same row as `findByIdentifier`, by a single SQL statement of the unit of work (hot: every verification). */
+  async findByIdentifierSql(db: UnitOfWork, scope: TenantScope, identifier: string) {
+    const { rows } = await db.sql.query<VerificationPolicyRow>(
       `SELECT * FROM "VerificationPolicy" WHERE "tenantId" = $1 AND "environment" = $2 AND "identifier" = $3`,
       [scope.tenantId, scope.environment, identifier],
     );

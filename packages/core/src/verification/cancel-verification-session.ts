@@ -4,7 +4,6 @@ import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
-import { createdSessions } from "./created-sessions";
 import { loadSession } from "./session-lifecycle";
 import { verificationRepository } from "./verification-repository";
 import { sessionEventData, toVerificationSessionDto } from "./verification-session-dto";
@@ -19,7 +18,7 @@ export async function cancelVerificationSession(
   scope: TenantScope,
   id: string,
 ): Promise<TVerificationSession> {
-  const row = await loadSession(db, scope, id);
+  const row = await loadSession(deps, db, scope, id);
   if (row.status === "cancelled") return toVerificationSessionDto(deps, row);
   const conflict = (status: string) =>
     new DomainError("InvalidState", `The verification session is ${status} and cannot be cancelled.`, [
@@ -27,11 +26,11 @@ export async function cancelVerificationSession(
     ]);
   if (row.status !== "pending") throw conflict(row.status);
   const now = new Date();
-  createdSessions.forget(row.state);
   const moved = await db.transaction(async (tx) => {
     const ok = await verificationRepository.transitionFromPending(
       tx,
-      row.id,
+      deps.caches,
+      row,
       "cancelled",
       { encryptionKeyCipher: null },
       now,
@@ -41,7 +40,7 @@ export async function cancelVerificationSession(
   });
   if (!moved) {
     // A concurrent answer, cancel or expiry got there first: report what it left.
-    const current = await loadSession(db, scope, id);
+    const current = await loadSession(deps, db, scope, id);
     if (current.status === "cancelled") return toVerificationSessionDto(deps, current);
     throw conflict(current.status);
   }

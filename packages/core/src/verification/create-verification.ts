@@ -5,7 +5,6 @@ import type { AppDeps } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
-import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
@@ -32,9 +31,8 @@ export async function createVerification(
   input: TCreateVerificationRequest,
   identity: VerifierIdentity,
 ): Promise<TVerificationSession> {
-  const sql = db.sql;
-  const { row: policy, rules } = await getActivePolicyForVerification(sql, scope, input.policy);
-  dcqlQueryFor(rules); // refuse a policy that cannot become a query now, not when the wallet asks
+  const { row: policy, rules } = await getActivePolicyForVerification(deps, db, scope, input.policy);
+  dcqlQueryFor(deps, rules); // refuse a policy that cannot become a query now, not when the wallet asks
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
   // Policies stored before `clientIdPrefix` existed use the default.
   const clientId = clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
@@ -67,12 +65,10 @@ export async function createVerification(
     createdAt,
     updatedAt: createdAt,
   };
-  const committedAtOnce = db === deps.database.root; // not inside an Idempotency-Key transaction
-  await verificationRepository.insertSessionWithEvent(sql, row, {
+  await verificationRepository.insertSessionWithEvent(db, deps.caches, row, {
     scope,
     type: "verification.session.created",
     data: sessionEventData(row, "pending"),
   });
-  if (committedAtOnce) createdSessions.remember(row);
   return toVerificationSessionDto(deps, row);
 }

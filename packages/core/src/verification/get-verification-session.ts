@@ -21,7 +21,7 @@ export async function getVerificationSession(
   id: string,
   options: { responseCode?: string } = {},
 ): Promise<TVerificationSession> {
-  const row = await loadSession(db, scope, id);
+  const row = await loadSession(deps, db, scope, id);
   if (options.responseCode !== undefined) {
     const expected = row.responseCodeHash;
     if (!expected || !constantTimeEqual(hashSecret(options.responseCode), expected)) {

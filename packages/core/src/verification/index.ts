@@ -2,8 +2,9 @@ export { settleExpiry } from "./session-lifecycle";
 export { encryptionKeySealContext, resultSealContext } from "./verification-session-dto";
 export {
   ensureVerifierCertificate,
-  invalidateVerifierIdentity,
   publicHost,
   verifierDnsName,
+  verifierIdentityCache,
+  verifierIdentityKey,
   verifierKeySealContext,
 } from "./verifier-identity";

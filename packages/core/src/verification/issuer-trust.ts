@@ -1,6 +1,7 @@
 import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
 import { credentialIssuerIdentifier, platformIssuerKeys } from "../issuers";
+import { cacheSpec } from "../shared/caches";
 import type { AppDeps } from "../shared/context";
 import { outboundGet } from "../shared/outbound-fetch";
 import type { TenantScope } from "../shared/principal";
@@ -21,29 +22,23 @@ export interface ResolvedIssuerKey {
   source: TrustSource;
 }
 
+/** External keys and key sets are fetched again after this long. */
 const TTL_MS = 5 * 60_000;
 const MAX_ENTRIES = 1000;
 const JWKS_MAX_BYTES = 64 * 1024;
 
-interface Entry<T> {
-  value: T;
-  expires: number;
-}
-
-function boundedSet<T>(map: Map<string, Entry<T>>, key: string, value: T, ttlMs = TTL_MS) {
-  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
-  map.set(key, { value, expires: Date.now() + ttlMs });
-}
-
-function fresh<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
-  const entry = map.get(key);
-  if (!entry) return undefined;
-  if (entry.expires <= Date.now()) {
-    map.delete(key);
-    return undefined;
-  }
-  return entry.value;
-}
+/** Pinned JWK Sets by URL, as `keysOfSet` files them. */
+const jwksSets = cacheSpec<Map<string, JWK>>("verification.jwksSets", { max: MAX_ENTRIES, ttlMs: TTL_MS });
+/** Keys imported from a JWK Set or issuer metadata, by where they came from and `kid`. */
+const importedJwks = cacheSpec<CryptoKey | null>("verification.importedJwks", {
+  max: MAX_ENTRIES,
+  ttlMs: TTL_MS,
+});
+/** The keys of external issuers' `/.well-known/jwt-vc-issuer` metadata, by credential issuer. */
+const issuerMetadataKeySets = cacheSpec<Map<string, JWK>>("verification.issuerMetadataKeys", {
+  max: MAX_ENTRIES,
+  ttlMs: TTL_MS,
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Platform issuers: by `kid`, public key imported once.
@@ -54,15 +49,22 @@ function fresh<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
  */
 const PLATFORM_TTL_MS = 2_000;
 
+/**
+ * The issuers slice keeps this cache (`platformIssuerKeys`) so that a signing key rotation can clear
+ * it; it is still a module Map there, bounded and aged here.
+ */
 async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
   const cacheKey = `${scope.tenantId}|${scope.environment}|${kid}`;
-  const cached = fresh(platformIssuerKeys, cacheKey);
-  if (cached !== undefined) return cached;
+  const cached = platformIssuerKeys.get(cacheKey);
+  if (cached && cached.expires > Date.now()) return cached.value;
+  if (cached) platformIssuerKeys.delete(cacheKey);
   const row = await verificationRepository.findIssuerByKid(deps.database.root, scope, kid);
   const value = row
     ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
     : null;
-  boundedSet(platformIssuerKeys, cacheKey, value, PLATFORM_TTL_MS);
+  if (platformIssuerKeys.size >= MAX_ENTRIES)
+    platformIssuerKeys.delete(platformIssuerKeys.keys().next().value!);
+  platformIssuerKeys.set(cacheKey, { value, expires: Date.now() + PLATFORM_TTL_MS });
   return value;
 }
 
@@ -73,19 +75,18 @@ function publicOnly(jwk: JWK): JWK {
 // ---------------------------------------------------------------------------------------------------
 // External issuers pinned by JWKS URL.
 
-const jwksCache = new Map<string, Entry<Map<string, JWK>>>();
-const jwkKeys = new Map<string, Entry<CryptoKey>>();
-
-async function jwksOf(deps: AppDeps, jwksUri: string): Promise<Map<string, JWK>> {
-  const cached = fresh(jwksCache, jwksUri);
-  if (cached) return cached;
-  const body = await outboundGet(deps.config, jwksUri, {
-    accept: "application/jwk-set+json, application/json",
-    maxBytes: JWKS_MAX_BYTES,
-  });
-  const keys = keysOfSet(JSON.parse(body));
-  boundedSet(jwksCache, jwksUri, keys);
-  return keys;
+function jwksOf(deps: AppDeps, jwksUri: string): Promise<Map<string, JWK>> {
+  return deps.caches.of(jwksSets).get(
+    jwksUri,
+    async () => {
+      const body = await outboundGet(deps.config, jwksUri, {
+        accept: "application/jwk-set+json, application/json",
+        maxBytes: JWKS_MAX_BYTES,
+      });
+      return keysOfSet(JSON.parse(body));
+    },
+    () => true,
+  );
 }
 
 /** Where `keysOfSet` files the set's key when it has exactly one (no real `kid` is empty). */
@@ -116,8 +117,6 @@ function keyFor(keys: Map<string, JWK>, kid: string | undefined): JWK | undefine
 // ---------------------------------------------------------------------------------------------------
 // External issuers by identifier: SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`, §3.5 (a)).
 
-const issuerMetadataKeys = new Map<string, Entry<Map<string, JWK>>>();
-
 /** `https://h/a/b` → `https://h/.well-known/jwt-vc-issuer/a/b` (path insertion). */
 export function jwtVcIssuerMetadataUrl(credentialIssuer: string): string {
   const url = new URL(credentialIssuer);
@@ -126,7 +125,8 @@ export function jwtVcIssuerMetadataUrl(credentialIssuer: string): string {
 }
 
 async function issuerMetadataKeysOf(deps: AppDeps, credentialIssuer: string): Promise<Map<string, JWK>> {
-  const cached = fresh(issuerMetadataKeys, credentialIssuer);
+  const cache = deps.caches.of(issuerMetadataKeySets);
+  const cached = cache.peek(credentialIssuer);
   if (cached) return cached;
   const body = await outboundGet(deps.config, jwtVcIssuerMetadataUrl(credentialIssuer), {
     accept: "application/json",
@@ -143,27 +143,27 @@ async function issuerMetadataKeysOf(deps: AppDeps, credentialIssuer: string): Pr
   } else {
     keys = new Map();
   }
-  boundedSet(issuerMetadataKeys, credentialIssuer, keys);
+  cache.set(credentialIssuer, keys);
   return keys;
 }
 
 /** The key `kid` names in a key set, imported once and cached under `cacheKey` (`loadSet` caches the set). */
-async function importedKey(
+function importedKey(
+  deps: AppDeps,
   cacheKey: string,
   loadSet: () => Promise<Map<string, JWK>>,
   kid: string | undefined,
 ): Promise<CryptoKey | null> {
-  const cached = fresh(jwkKeys, cacheKey);
-  if (cached) return cached;
-  const jwk = keyFor(await loadSet(), kid);
-  if (!jwk) return null;
-  const key = await importEs256PublicKey(publicOnly(jwk));
-  boundedSet(jwkKeys, cacheKey, key);
-  return key;
+  // A kid the set does not have is not kept: the set (cached itself) is asked again next time.
+  return deps.caches.of(importedJwks).get(cacheKey, async () => {
+    const jwk = keyFor(await loadSet(), kid);
+    return jwk ? importEs256PublicKey(publicOnly(jwk)) : null;
+  });
 }
 
 function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string | undefined) {
   return importedKey(
+    deps,
     `meta|${credentialIssuer}|${kid ?? ONLY_KEY}`,
     () => issuerMetadataKeysOf(deps, credentialIssuer),
     kid,
@@ -171,7 +171,7 @@ function issuerMetadataKey(deps: AppDeps, credentialIssuer: string, kid: string 
 }
 
 function jwksKey(deps: AppDeps, jwksUri: string, kid: string | undefined): Promise<CryptoKey | null> {
-  return importedKey(`${jwksUri}|${kid ?? ONLY_KEY}`, () => jwksOf(deps, jwksUri), kid);
+  return importedKey(deps, `${jwksUri}|${kid ?? ONLY_KEY}`, () => jwksOf(deps, jwksUri), kid);
 }
 
 // ---------------------------------------------------------------------------------------------------

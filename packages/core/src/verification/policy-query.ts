@@ -1,5 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { type DcqlQuery, InvalidDcqlQueryError, policyToDcqlQuery } from "@cred/oid4vc";
+import { cacheSpec } from "../shared/caches";
+import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TPolicyRules } from "../verification-policies";
 
@@ -17,18 +19,19 @@ function decodeSegment(segment: string | number | null): string | number | null 
     : segment;
 }
 
-const skiCache = new Map<string, string | null>();
+/** SubjectKeyIdentifiers of pinned roots by their PEM (null: the root has none). */
+const subjectKeyIdentifiers = cacheSpec<string | null>("verification.subjectKeyIdentifiers", { max: 1_000 });
 
 /**
  * SubjectKeyIdentifier of a certificate, base64url: the DCQL `aki` value that matches credentials whose
  * chain was issued under it (their AuthorityKeyIdentifier). Read from the DER (extension 2.5.29.14).
  */
-export function subjectKeyIdentifier(pem: string): string | null {
-  let ski = skiCache.get(pem);
+export function subjectKeyIdentifier(deps: Pick<AppDeps, "caches">, pem: string): string | null {
+  const cache = deps.caches.of(subjectKeyIdentifiers);
+  let ski = cache.peek(pem);
   if (ski === undefined) {
     ski = readSubjectKeyIdentifier(new X509Certificate(pem).raw);
-    if (skiCache.size >= 1000) skiCache.delete(skiCache.keys().next().value!);
-    skiCache.set(pem, ski);
+    cache.set(pem, ski);
   }
   return ski;
 }
@@ -51,12 +54,14 @@ function readSubjectKeyIdentifier(der: Buffer): string | null {
  * (`meta.vct_values`, claim paths, optional claims as `claim_sets`), `credential_sets` for alternatives,
  * and `trusted_authorities` of type `aki` when a credential trusts X.509 roots only.
  */
-export function dcqlQueryFor(rules: TPolicyRules): DcqlQuery {
+export function dcqlQueryFor(deps: Pick<AppDeps, "caches">, rules: TPolicyRules): DcqlQuery {
   try {
     const query = policyToDcqlQuery({
       credentials: rules.credentials.map((credential) => {
         const roots = credential.trustedIssuers.flatMap((t) => ("x5cRoot" in t ? [t.x5cRoot] : []));
-        const akis = roots.map(subjectKeyIdentifier).filter((v): v is string => v !== null);
+        const akis = roots
+          .map((pem) => subjectKeyIdentifier(deps, pem))
+          .filter((v): v is string => v !== null);
         const pinnedByCertificate = roots.length === credential.trustedIssuers.length && akis.length > 0;
         return {
           id: credential.id,

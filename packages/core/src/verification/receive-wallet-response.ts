@@ -39,10 +39,10 @@ export async function receiveWalletResponse(
 ): Promise<WalletResponseReceived> {
   if (!form) throw new VpError("invalid_request", "send the response as application/x-www-form-urlencoded");
   const found =
-    createdSessions.take(handle) ??
-    (await verificationRepository.findSessionByState(deps.database.root.sql, handle));
+    createdSessions.take(deps.caches, handle) ??
+    (await verificationRepository.findSessionByState(deps.database.root, handle));
   if (!found) throw new VpError("invalid_request", "unknown request");
-  const row = await settleExpiry(deps.database.root, found);
+  const row = await settleExpiry(deps, deps.database.root, found);
   if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);
 
   const responseMode = row.responseMode as "direct_post" | "direct_post.jwt";

@@ -43,9 +43,9 @@ export async function serveRequestObject(
     }
   }
   const found =
-    createdSessions.peek(state) ??
-    (await verificationRepository.findSessionByState(deps.database.root.sql, state));
-  const row = found ? await settleExpiry(deps.database.root, found) : null;
+    createdSessions.peek(deps.caches, state) ??
+    (await verificationRepository.findSessionByState(deps.database.root, state));
+  const row = found ? await settleExpiry(deps, deps.database.root, found) : null;
   if (row?.status !== "pending") {
     throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });
   }
@@ -73,7 +73,7 @@ export async function serveRequestObject(
     responseMode: row.responseMode as "direct_post" | "direct_post.jwt",
     nonce: row.nonce,
     state: row.state,
-    dcqlQuery: dcqlQueryFor(row.rules as TPolicyRules),
+    dcqlQuery: dcqlQueryFor(deps, row.rules as TPolicyRules),
     ...(encryptionJwk ? { encryptionJwk } : {}),
     ...(walletNonce !== undefined ? { walletNonce } : {}),
     ...(walletIssuer !== undefined ? { walletIssuer } : {}),

@@ -5,7 +5,6 @@ import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
-import { createdSessions } from "./created-sessions";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import { sealResult, sessionEventData } from "./verification-session-dto";
 
@@ -22,14 +21,14 @@ export const sessionNotFound = () => notFound("The verification session");
  * transaction; concurrent readers all see `expired`. Returns the row as it now stands.
  */
 export async function settleExpiry(
+  deps: Pick<AppDeps, "caches">,
   db: UnitOfWork,
   row: VerificationSessionRow,
   now = new Date(),
 ): Promise<VerificationSessionRow> {
   if (row.status !== "pending" || row.expiresAt > now) return row;
-  createdSessions.forget(row.state);
   await db.transaction(async (tx) => {
-    const moved = await verificationRepository.transitionFromPending(tx, row.id, "expired", {
+    const moved = await verificationRepository.transitionFromPending(tx, deps.caches, row, "expired", {
       encryptionKeyCipher: null,
     });
     if (moved) {
@@ -41,13 +40,14 @@ export async function settleExpiry(
 
 /** A session of the caller's partition, expiry settled; foreign or unknown → 404. */
 export async function loadSession(
+  deps: Pick<AppDeps, "caches">,
   db: UnitOfWork,
   scope: TenantScope,
   id: string,
 ): Promise<VerificationSessionRow> {
-  const row = await verificationRepository.findSession(db.sql, scope, id);
+  const row = await verificationRepository.findSession(db, scope, id);
   if (!row) throw sessionNotFound();
-  return settleExpiry(db, row);
+  return settleExpiry(deps, db, row);
 }
 
 export const alreadyDecided = (status: string) =>
@@ -66,12 +66,12 @@ export async function decideSession(
   result: TVerificationResult,
   extra: { responseCodeHash?: string } = {},
 ): Promise<VerificationSessionRow | null> {
-  createdSessions.forget(row.state);
   const decidedAt = new Date(result.decidedAt);
   const resultCipher = sealResult(deps.secretBox, row.id, result);
   const moved = await verificationRepository.decideFromPending(
-    deps.database.root.sql,
-    row.id,
+    deps.database.root,
+    deps.caches,
+    row,
     { status: result.outcome, resultCipher, decidedAt, responseCodeHash: extra.responseCodeHash ?? null },
     {
       scope: scopeOfRow(row),

@@ -8,14 +8,13 @@ import {
 } from "@cred/oid4vc";
 import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
 import { statusListToken } from "../issuers";
+import { cacheSpec } from "../shared/caches";
 import { OutboundFetchError, outboundGet } from "../shared/outbound-fetch";
 import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "../shared/remote-status-list";
 import { type ResolvedIssuerKey, resolveStatusListKey, type TrustContext } from "./issuer-trust";
 import { verificationRepository } from "./verification-repository";
 
 export type StatusCheck = { ok: true } | { ok: false; code: string; message: string };
-
-const MAX_ENTRIES = 200;
 
 interface CachedList {
   bits: StatusListBits;
@@ -27,21 +26,11 @@ interface CachedList {
  * credential's issuer key decide which key a list must be signed with, so a list accepted for one
  * issuer is never reused for another issuer's credential that names the same URI.
  */
-const remoteLists = new Map<string, CachedList>();
+const remoteLists = cacheSpec<CachedList>("verification.remoteStatusLists", { max: 200 });
 
+/** The issuer key is named by its JWK thumbprint (RFC 7638), computed per check (remote lists only). */
 async function remoteListKey(issuer: ResolvedIssuerKey, uri: string): Promise<string> {
-  return JSON.stringify([uri, issuer.source, await thumbprintOf(issuer.key)]);
-}
-
-/** Issuer keys come from the trust caches as the same objects, so each is exported and hashed once. */
-const thumbprints = new WeakMap<CryptoKey, Promise<string>>();
-function thumbprintOf(key: CryptoKey): Promise<string> {
-  let thumbprint = thumbprints.get(key);
-  if (!thumbprint) {
-    thumbprint = exportJWK(key).then((jwk) => calculateJwkThumbprint(jwk));
-    thumbprints.set(key, thumbprint);
-  }
-  return thumbprint;
+  return JSON.stringify([uri, issuer.source, await calculateJwkThumbprint(await exportJWK(issuer.key))]);
 }
 
 /** Issuer and list of one of our own list URLs: `<publicBaseUrl>/issuers/<issuer id>/status-lists/<list id>`. */
@@ -101,7 +90,9 @@ async function remoteList(
 ): Promise<CachedList | StatusCheck> {
   // Our own lists are read afresh each time, so that a revocation counts at once: no cache key for them.
   const cacheKey = own ? null : await remoteListKey(issuer, uri);
-  const cached = cacheKey === null ? undefined : remoteLists.get(cacheKey);
+  const cache = ctx.deps.caches.of(remoteLists);
+  // Each list is kept until its own `expires` (its ttl, never past its exp), checked here.
+  const cached = cacheKey === null ? undefined : cache.peek(cacheKey);
   if (cached && cached.expires > Date.now()) return cached;
   const token = await listTokenAt(ctx, uri, own);
   if (typeof token !== "string") return token;
@@ -115,9 +106,7 @@ async function remoteList(
   try {
     const list = await verifyStatusListToken(token, key, { expectedSub: uri, now: new Date(ctx.now) });
     const entry = { bits: list.bits, bytes: list.bytes, expires: keepStatusListUntil(list, Date.now()) };
-    if (cacheKey === null) return entry;
-    if (remoteLists.size >= MAX_ENTRIES) remoteLists.delete(remoteLists.keys().next().value!);
-    remoteLists.set(cacheKey, entry);
+    if (cacheKey !== null) cache.set(cacheKey, entry);
     return entry;
   } catch (error) {
     if (error instanceof StatusListTokenError) return unavailable(`status list token: ${error.message}`);
@@ -143,7 +132,7 @@ export async function checkCredentialStatus(
   if (issuer.source.kind === "platform") {
     if (!listId) return unavailable("the credential does not point at one of its issuer's status lists");
     const entry = await verificationRepository.readOwnStatus(
-      ctx.deps.database.root.sql,
+      ctx.deps.database.root,
       ctx.scope,
       issuer.source.issuerId,
       listId,

@@ -55,7 +55,7 @@ export async function submitVerificationSession(
   scope: TenantScope,
   input: TSubmitVerificationSessionRequest,
 ): Promise<TVerificationSession> {
-  const row = await loadSession(db, scope, input.id);
+  const row = await loadSession(deps, db, scope, input.id);
   if (row.status !== "pending") throw alreadyDecided(row.status);
   if (input.audience != null && input.audience !== row.clientId) {
     throw invalid("AudienceMismatch", "audience", "The audience is not this session's client_id.");
@@ -80,7 +80,7 @@ export async function submitVerificationSession(
   }
 
   const rules = row.rules as TPolicyRules;
-  const query = dcqlQueryFor(rules);
+  const query = dcqlQueryFor(deps, rules);
   const match =
     rules.credentials.find((c) => types.some((type) => c.credentialTypes.includes(type))) ??
     (await byExtendedType(deps, rules, payload));
@@ -99,7 +99,7 @@ export async function submitVerificationSession(
   );
   const decided = await decideSession(deps, row, result);
   if (!decided) {
-    const current = await loadSession(db, scope, input.id);
+    const current = await loadSession(deps, db, scope, input.id);
     throw alreadyDecided(current.status);
   }
   return toVerificationSessionDto(deps, decided);

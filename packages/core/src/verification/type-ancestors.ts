@@ -1,5 +1,5 @@
 import { integrityMatches, parseTypeMetadataReference } from "@cred/oid4vc";
-import { BoundedMap } from "../shared/bounded-map";
+import { cacheSpec } from "../shared/caches";
 import type { AppDeps } from "../shared/context";
 import { outboundGetBytes } from "../shared/outbound-fetch";
 
@@ -7,9 +7,12 @@ import { outboundGetBytes } from "../shared/outbound-fetch";
 const MAX_DEPTH = 5;
 /** The whole chain is read within this time, whatever its length. */
 const DEADLINE_MS = 5_000;
-const TTL_MS = 5 * 60_000;
 const MAX_DOCUMENT_BYTES = 64 * 1024;
-const chains = new BoundedMap<string, { value: string[]; expires: number }>(1_000);
+/** Complete `extends` chains by `vct|integrity`. */
+const typeAncestorChains = cacheSpec<string[]>("verification.typeAncestors", {
+  max: 1_000,
+  ttlMs: 5 * 60_000,
+});
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -21,17 +24,16 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * https URL, a failure, a cycle or more than five links give no ancestors at all. Complete chains are
  * kept five minutes; failures are not kept.
  */
-export async function typeAncestors(
-  deps: Pick<AppDeps, "config">,
+export function typeAncestors(
+  deps: Pick<AppDeps, "config" | "caches">,
   vct: string,
   integrity?: string,
 ): Promise<string[]> {
-  const key = `${vct}|${integrity ?? ""}`;
-  const cached = chains.get(key);
-  if (cached && cached.expires > Date.now()) return cached.value;
-  const found = await readChain(deps, vct, integrity);
-  if (found.length > 0) chains.set(key, { value: found, expires: Date.now() + TTL_MS });
-  return found;
+  return deps.caches.of(typeAncestorChains).get(
+    `${vct}|${integrity ?? ""}`,
+    () => readChain(deps, vct, integrity),
+    (found) => found.length > 0,
+  );
 }
 
 async function readChain(deps: Pick<AppDeps, "config">, vct: string, integrity?: string): Promise<string[]> {

@@ -56,7 +56,7 @@ export async function runVerificationEngine(
   options: { now?: Date; query?: DcqlQuery } = {},
 ): Promise<TVerificationResult> {
   const now = options.now ?? new Date();
-  const query = options.query ?? dcqlQueryFor(session.rules);
+  const query = options.query ?? dcqlQueryFor(deps, session.rules);
   const policyCredentials = new Map(session.rules.credentials.map((c) => [c.id, c]));
   const transactionData = requestedTransactionData(session.transactionData ?? []);
 

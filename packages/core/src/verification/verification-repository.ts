@@ -1,36 +1,60 @@
-import type { Db, FastSql, Prisma, UnitOfWork } from "@cred/db";
+import type { Db, Prisma, UnitOfWork } from "@cred/db";
 import { previousSigningKeysOf, STATUS_CHUNK_BYTES } from "../issuers";
+import { type Caches, cacheSpec } from "../shared/caches";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
-/** Every Prisma call of the verification slice (sessions, verifier certificates, trust and status reads). */
+/**
+ * Sessions this process has just created and committed, by `state`, so the wallet's request-object fetch
+ * and its answer (normally seconds later) need no read (created-sessions.ts reads them). An optimisation
+ * only: the decision statement still requires the session to be pending and unexpired in the database.
+ * The insert below remembers a session once it is committed; the answer takes the entry; a decision,
+ * cancellation or expiry in this process forgets it (the transitions below); anything else reads the
+ * database. With several API processes, a cancellation on another one can leave the request object
+ * servable here, and the answer is then refused by the decision statement.
+ */
+export const createdSessionsCache = cacheSpec<VerificationSessionRow>("verification.createdSessions", {
+  max: 5_000,
+});
+
+/** What a transition needs of a session: its id, and its `state` to forget the remembered row by. */
+type SessionHandle = Pick<VerificationSessionRow, "id" | "state">;
+
+/** Every statement of the verification slice (sessions, verifier certificates, trust and status reads). */
 export const verificationRepository = {
   createSession(db: UnitOfWork, data: Prisma.VerificationSessionUncheckedCreateInput) {
     return db.prisma.verificationSession.create({ data });
   },
-  async findSession(sql: FastSql, scope: TenantScope, id: string): Promise<VerificationSessionRow | null> {
-    const { rows } = await sql.query<VerificationSessionRow>(
+  async findSession(db: UnitOfWork, scope: TenantScope, id: string): Promise<VerificationSessionRow | null> {
+    const { rows } = await db.sql.query<VerificationSessionRow>(
       `SELECT * FROM "VerificationSession" WHERE "id" = $1 AND "tenantId" = $2 AND "environment" = $3`,
       [id, scope.tenantId, scope.environment],
     );
     return rows[0] ?? null;
   },
-  /** Wallet endpoints know the session only by its `state` (the handle in request_uri / response_uri). */
-  async findSessionByState(sql: FastSql, state: string): Promise<VerificationSessionRow | null> {
-    const { rows } = await sql.query<VerificationSessionRow>(
+  /**
+   * Wallet endpoints know the session only by its `state` (the unguessable handle in request_uri /
+   * response_uri), before any tenant is known: keyed by that handle alone, no tenant scope.
+   */
+  async findSessionByState(db: UnitOfWork, state: string): Promise<VerificationSessionRow | null> {
+    const { rows } = await db.sql.query<VerificationSessionRow>(
       `SELECT * FROM "VerificationSession" WHERE "state" = $1`,
       [state],
     );
     return rows[0] ?? null;
   },
-  /** A new pending session and its `verification.session.created` event, in one statement. */
+  /**
+   * A new pending session and its `verification.session.created` event, in one statement; once
+   * committed, the session is remembered for the wallet's requests (`createdSessionsCache`).
+   */
   async insertSessionWithEvent(
-    sql: FastSql,
+    db: UnitOfWork,
+    caches: Caches,
     row: VerificationSessionRow,
     event: { scope: TenantScope; type: string; data: Record<string, unknown> },
   ) {
     const p = new SqlParams();
-    const { affected } = await sql.query(
+    const { affected } = await db.sql.query(
       `WITH created AS (
          INSERT INTO "VerificationSession" ("id", "tenantId", "environment", "policyId", "policyIdentifier",
            "purpose", "status", "rules", "state", "nonce", "clientId", "responseMode", "encryptionKeyCipher",
@@ -48,49 +72,60 @@ export const verificationRepository = {
       p.values,
     );
     if (affected !== 1) throw new Error("verification session insert wrote no event");
+    db.afterCommit(() => caches.of(createdSessionsCache).set(row.state, row));
   },
   /**
    * Moves a session from `pending` to `to` atomically; false when it is no longer pending (someone
    * else decided, cancelled or expired it first). `notExpiredAt` also requires it to be unexpired.
+   * The session is no longer remembered as created once this commits, moved or not.
    */
   async transitionFromPending(
     db: UnitOfWork,
-    id: string,
+    caches: Caches,
+    session: SessionHandle,
     to: string,
     data: Omit<Prisma.VerificationSessionUpdateManyMutationInput, "status"> = {},
     notExpiredAt?: Date,
   ) {
     const { count } = await db.prisma.verificationSession.updateMany({
-      where: { id, status: "pending", ...(notExpiredAt ? { expiresAt: { gt: notExpiredAt } } : {}) },
+      where: {
+        id: session.id,
+        status: "pending",
+        ...(notExpiredAt ? { expiresAt: { gt: notExpiredAt } } : {}),
+      },
       data: { ...data, status: to },
     });
+    db.afterCommit(() => caches.of(createdSessionsCache).delete(session.state));
     return count === 1;
   },
 
   /**
    * pending → verified | rejected with its result and event in ONE statement (atomic, one round trip);
-   * false when the session was no longer pending and unexpired at `decidedAt`.
+   * false when the session was no longer pending and unexpired at `decidedAt`. The session is no
+   * longer remembered as created afterwards, decided here or not.
    */
   async decideFromPending(
-    sql: FastSql,
-    id: string,
+    db: UnitOfWork,
+    caches: Caches,
+    session: SessionHandle,
     change: { status: string; resultCipher: string; decidedAt: Date; responseCodeHash: string | null },
     event: { scope: TenantScope; type: string; data: Record<string, unknown> },
   ) {
     const p = new SqlParams();
-    const { affected } = await sql.query(
+    const { affected } = await db.sql.query(
       `WITH moved AS (
          UPDATE "VerificationSession"
             SET "status" = ${p.add(change.status)}, "resultCipher" = ${p.add(change.resultCipher)},
                 "decidedAt" = ${p.add(change.decidedAt)}::timestamp(3), "encryptionKeyCipher" = NULL,
                 "responseCodeHash" = ${p.add(change.responseCodeHash)}, "updatedAt" = ${p.add(new Date())}::timestamp(3)
-          WHERE "id" = ${p.add(id)} AND "status" = 'pending' AND "expiresAt" > ${p.add(change.decidedAt)}::timestamp(3)
+          WHERE "id" = ${p.add(session.id)} AND "status" = 'pending' AND "expiresAt" > ${p.add(change.decidedAt)}::timestamp(3)
          RETURNING "id")
        INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
        SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM moved
        RETURNING "id"`,
       p.values,
     );
+    db.afterCommit(() => caches.of(createdSessionsCache).delete(session.state));
     return affected === 1;
   },
 
@@ -123,15 +158,14 @@ export const verificationRepository = {
     );
     return previous ? { id: row.id, publicJwk: previous.publicJwk } : null;
   },
-  /** One status list of a platform issuer: its raw bytes, read directly (no token round trip). */
   /**
    * One entry of a platform status list, read in SQL (one byte, not the whole list): `value` is null when
    * `idx` is out of range; null overall when the list is not this issuer's in this partition.
    */
-  async readOwnStatus(sql: FastSql, scope: TenantScope, issuerId: string, listId: string, idx: number) {
+  async readOwnStatus(db: UnitOfWork, scope: TenantScope, issuerId: string, listId: string, idx: number) {
     if (!Number.isSafeInteger(idx) || idx < 0 || idx > 2 ** 31 - 1) return { size: 0, value: null };
     // The entry's byte is in the 1 KiB chunk (idx * bits / 8) / 1024; a chunk without a row is zeros.
-    const { rows } = await sql.query<{ bits: number; size: number; byte: number | null }>(
+    const { rows } = await db.sql.query<{ bits: number; size: number; byte: number | null }>(
       `SELECT l."bits", l."size",
               CASE WHEN $5::int < l."size" THEN coalesce(
                 (SELECT get_byte(c."data", (($5::int * l."bits") / 8) % $6::int) FROM "StatusListChunk" c

@@ -2,6 +2,7 @@ import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { isUniqueViolation } from "@cred/db";
 import { generateVerifierCertificate, isDnsName, parseVerifierCertificate } from "@cred/oid4vc";
+import { cacheSpec } from "../shared/caches";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -22,15 +23,18 @@ export interface VerifierIdentity {
   clientIds: { x509_hash: string; x509_san_dns: string };
 }
 
-const MAX_CACHED = 1000;
 /**
- * Cached identities are re-read after this long, so an upload handled by another process is picked up
- * within a minute (the process that handles the upload drops its entry at once).
+ * Identities by tenant + environment (`verifierIdentityKey`), as the promise of their load (concurrent
+ * first uses share one). Re-read after a minute, so an upload handled by another process is picked up
+ * within it; the process that handles the upload drops its entry when the new certificate commits
+ * (the verifier-certificates repository).
  */
-const CACHE_TTL_MS = 60_000;
-const cache = new Map<string, { identity: Promise<VerifierIdentity>; loadedAt: number }>();
+export const verifierIdentityCache = cacheSpec<Promise<VerifierIdentity>>("verification.verifierIdentities", {
+  max: 1_000,
+  ttlMs: 60_000,
+});
 
-const cacheKey = (scope: TenantScope) => `${scope.tenantId}|${scope.environment}`;
+export const verifierIdentityKey = (scope: TenantScope) => `${scope.tenantId}|${scope.environment}`;
 
 export function verifierKeySealContext(scope: TenantScope) {
   return `verifier-certificate:${scope.tenantId}:${scope.environment}`;
@@ -103,23 +107,16 @@ async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity
  * its decrypted, imported key (one database read and one decryption per process and minute).
  */
 export function getVerifierIdentity(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity> {
-  const key = cacheKey(scope);
-  const now = Date.now();
-  const entry = cache.get(key);
-  if (entry && now - entry.loadedAt < CACHE_TTL_MS) return entry.identity;
-  if (entry) cache.delete(key);
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  const key = verifierIdentityKey(scope);
+  const cache = deps.caches.of(verifierIdentityCache);
+  const cached = cache.peek(key);
+  if (cached) return cached;
   const identity = load(deps, scope);
   identity.catch(() => {
-    if (cache.get(key)?.identity === identity) cache.delete(key);
+    if (cache.peek(key) === identity) cache.delete(key);
   });
-  cache.set(key, { identity, loadedAt: now });
+  cache.set(key, identity);
   return identity;
-}
-
-/** Drops the cached identity of a tenant + environment (after its certificate was replaced). */
-export function invalidateVerifierIdentity(scope: TenantScope): void {
-  cache.delete(cacheKey(scope));
 }
 
 /**

@@ -17,7 +17,6 @@ import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import {
   ensureVerifierCertificate,
-  invalidateVerifierIdentity,
   publicHost,
   verifierDnsName,
   verifierKeySealContext,
@@ -106,7 +105,7 @@ export async function uploadVerifierCertificate(
     throw error;
   }
   const host = verifierDnsName(deps.config.publicBaseUrl);
-  const row = await repo.replace(deps.database.root, scope, {
+  const row = await repo.replace(deps.database.root, deps.caches, scope, {
     id: newId("vcert"),
     chainPem: `${pems.join("\n")}\n`,
     privateKeyCipher: deps.secretBox.seal(
@@ -120,6 +119,5 @@ export async function uploadVerifierCertificate(
         : (parsed.dnsNames.find(isDnsName) ?? parsed.dnsNames[0]!),
     uploaded: true,
   });
-  invalidateVerifierIdentity(scope);
   return toDto(row, deps.config);
 }
