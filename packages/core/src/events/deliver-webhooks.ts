@@ -33,7 +33,7 @@ export function claimDueDeliveries(
   now = new Date(),
 ): Promise<ClaimedDelivery[]> {
   return eventsRepository.claimDue(
-    deps.database.root.sql,
+    deps.database.root,
     now,
     new Date(now.getTime() + options.leaseMs),
     options.batchSize,
@@ -135,7 +135,7 @@ export async function deliverWebhook(
 
   try {
     const recorded = await eventsRepository.recordAttempt(
-      deps.database.root.sql,
+      db,
       {
         id: newId("wha"),
         deliveryId: delivery.id,
