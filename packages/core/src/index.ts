@@ -32,4 +32,4 @@ export { isUnstorableTextViolation } from "./shared/sql-errors";
 export { readSessionCookie } from "./staff/session-cookie";
 export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
-export { createTenant } from "./tenants/tenants";
+export { createTenant, findTenant, listTenants } from "./tenants/tenants";
