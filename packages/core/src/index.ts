@@ -20,6 +20,7 @@ export {
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
+export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
 export { Caches } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";

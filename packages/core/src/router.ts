@@ -5,7 +5,6 @@ import { dashboardRouter } from "./dashboard/router";
 import { issuanceTransactionsRouter } from "./issuance/router";
 import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
-import { registerIdempotentOperations } from "./rpc/idempotency";
 import { router } from "./rpc/trpc";
 import { staffRouter } from "./staff/router";
 import { verificationsRouter } from "./verification/router";
@@ -29,7 +28,5 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   dashboard: dashboardRouter,
 });
-
-registerIdempotentOperations(appRouter);
 
 export type AppRouter = typeof appRouter;
