@@ -16,12 +16,13 @@ export {
   onOutboxWrite,
   retryScheduleFor,
   sweepExpired,
+  WebhookConnections,
 } from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
-export { Caches } from "./shared/caches";
+export { type CacheSpec, Caches, cacheSpec } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";

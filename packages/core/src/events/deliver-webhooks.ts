@@ -10,11 +10,14 @@ import { type DeliveryOptions, laterRetry, nextAttemptAt, retryAfterMs } from ".
 import { type ClaimedDelivery, eventsRepository } from "./events-repository";
 import { postWebhook } from "./post-webhook";
 import { signWebhook } from "./sign-webhook";
+import type { WebhookConnections } from "./webhook-connections";
 
 export interface DeliveryDeps {
   database: Database;
   config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
   secretBox: SecretBox;
+  /** The delivering worker's keep-alive pools (built with the worker). */
+  connections: WebhookConnections;
 }
 
 export type AttemptResult =
@@ -108,6 +111,7 @@ export async function deliverWebhook(
     );
     const outcome = await postWebhook(url, addresses, headers, body, {
       timeoutMs: options.attemptTimeoutMs,
+      connections: deps.connections,
       signal,
     });
     if (outcome.kind === "aborted") return "abandoned";

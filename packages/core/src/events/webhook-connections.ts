@@ -1,12 +1,15 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { BoundedMap } from "../shared/bounded-map";
+import { LRUCache } from "lru-cache";
 import type { ResolvedAddress } from "../shared/network-policy";
 
 /** Idle connections close after this long: below the 5 s keep-alive timeout most servers (Node's included) use. */
 const IDLE_MS = 4000;
-/** Distinct (origin, addresses) pools kept; the oldest is dropped beyond this (its idle sockets time out). */
+/**
+ * Distinct (origin, addresses) pools kept; the least recently used is dropped beyond this (its idle
+ * sockets time out).
+ */
 const MAX_POOLS = 256;
 
 /** A resolver that only ever answers with the addresses the URL policy checked (no second lookup). */
@@ -29,10 +32,10 @@ export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
  * policy just checked. A connection is only ever opened to checked addresses (pinned lookup) and only
  * reused for an attempt whose own check resolved to the same set, so the per-attempt address check
  * (DNS rebinding) holds exactly as with a new connection per attempt, without a TCP (and TLS) handshake
- * per delivery.
+ * per delivery. One per delivery worker (apps/api/src/worker), built with it: no module keeps pools.
  */
 export class WebhookConnections {
-  private readonly pools = new BoundedMap<string, http.Agent>(MAX_POOLS);
+  private readonly pools = new LRUCache<string, http.Agent>({ max: MAX_POOLS });
 
   /** The pool for `url` pinned to `addresses`. */
   agentFor(url: URL, addresses: ResolvedAddress[]): http.Agent {
@@ -57,6 +60,3 @@ export class WebhookConnections {
     this.pools.clear();
   }
 }
-
-/** The process's pools: the delivery worker's attempts share them. */
-export const webhookConnections = new WebhookConnections();
