@@ -1,7 +1,7 @@
 // `pnpm worker`: the webhook delivery worker (and sweeper) as a process of its own, for scale. Run as
 // many as needed against one PostgreSQL database; set RUN_WORKER=false on the API processes to keep
 // delivery out of them. The embedded database belongs to the API process, which runs the worker itself.
-import { SecretBox } from "@cred/core";
+import { Caches, SecretBox } from "@cred/core";
 import { openDatabase } from "@cred/db";
 import pino from "pino";
 import { loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
@@ -30,7 +30,7 @@ const config = defaultCoreConfig({
   config: webhook.config,
 });
 const worker = createWebhookWorker(
-  { database, config, secretBox: new SecretBox(masterKey, previousMasterKeys) },
+  { database, config, secretBox: new SecretBox(masterKey, previousMasterKeys), caches: new Caches() },
   logger,
   webhook.workerOptions,
 );

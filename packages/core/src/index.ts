@@ -16,7 +16,6 @@ export {
   onOutboxWrite,
   retryScheduleFor,
   sweepExpired,
-  WebhookConnections,
 } from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";

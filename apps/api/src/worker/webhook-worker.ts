@@ -9,7 +9,6 @@ import {
   dispatchOutboxEvents,
   onOutboxWrite,
   sweepExpired,
-  WebhookConnections,
 } from "@cred/core";
 import { listenForOutboxWrites } from "./outbox-notify";
 import type { WorkerLogger } from "./worker-logger";
@@ -53,7 +52,7 @@ const NUDGED_PERIOD_MS = 1_000;
 const FRUITLESS_NUDGED_ROUNDS = 40;
 const NUDGES_MUTED_MS = 10_000;
 
-export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox">;
+export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches">;
 
 export interface WebhookWorker {
   /** Starts the loop (idempotent). */
@@ -85,9 +84,6 @@ export function createWebhookWorker(
     delivery: { ...DEFAULT_DELIVERY_OPTIONS, ...overrides.delivery },
   };
   const inFlight = new Set<Promise<void>>();
-  // Keep-alive pools of this worker's attempts; closed once it stops and its attempts have ended.
-  const connections = new WebhookConnections();
-  const deliveryDeps = { ...deps, connections };
   // Every attempt in flight listens on the one stop signal: up to `concurrency` listeners, not a leak.
   const stopSignal = () => {
     const controller = new AbortController();
@@ -115,7 +111,7 @@ export function createWebhookWorker(
   };
 
   const attempt = (delivery: ClaimedDelivery) => {
-    const job = deliverWebhook(deliveryDeps, delivery, options.delivery, abort.signal)
+    const job = deliverWebhook(deps, delivery, options.delivery, abort.signal)
       .then((result) => {
         if (result !== "succeeded" && result !== "abandoned") {
           logger.info({ deliveryId: delivery.id, eventType: delivery.eventType, result }, "webhook attempt");
@@ -229,7 +225,6 @@ export function createWebhookWorker(
       loop = undefined;
       if (!graceful) abort.abort();
       await Promise.allSettled([...inFlight]);
-      connections.close();
     },
     async runOnce() {
       const { jobs } = await round();

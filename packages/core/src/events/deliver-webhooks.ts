@@ -1,5 +1,6 @@
 import { webhookBody } from "@cred/contracts/webhook-event-catalogue";
 import type { Database } from "@cred/db";
+import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
@@ -10,14 +11,14 @@ import { type DeliveryOptions, laterRetry, nextAttemptAt, retryAfterMs } from ".
 import { type ClaimedDelivery, eventsRepository } from "./events-repository";
 import { postWebhook } from "./post-webhook";
 import { signWebhook } from "./sign-webhook";
-import type { WebhookConnections } from "./webhook-connections";
+import { WEBHOOK_CONNECTION_POOLS, WebhookConnections } from "./webhook-connections";
 
 export interface DeliveryDeps {
   database: Database;
   config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
   secretBox: SecretBox;
-  /** The delivering worker's keep-alive pools (built with the worker). */
-  connections: WebhookConnections;
+  /** The server's caches: the keep-alive pools of webhook attempts are there (WEBHOOK_CONNECTION_POOLS). */
+  caches: Caches;
 }
 
 export type AttemptResult =
@@ -111,7 +112,7 @@ export async function deliverWebhook(
     );
     const outcome = await postWebhook(url, addresses, headers, body, {
       timeoutMs: options.attemptTimeoutMs,
-      connections: deps.connections,
+      connections: new WebhookConnections(deps.caches.of(WEBHOOK_CONNECTION_POOLS)),
       signal,
     });
     if (outcome.kind === "aborted") return "abandoned";

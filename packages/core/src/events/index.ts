@@ -22,4 +22,3 @@ export { dispatchOutboxEvents } from "./dispatch-outbox-events";
 export type { ClaimedDelivery } from "./events-repository";
 export { signWebhook } from "./sign-webhook";
 export { type SweepReport, sweepExpired } from "./sweep-expired";
-export { WebhookConnections } from "./webhook-connections";

@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { LRUCache } from "lru-cache";
+import { cacheSpec, ReadThroughCache } from "../shared/caches";
 import type { ResolvedAddress } from "../shared/network-policy";
 
 /** Idle connections close after this long: below the 5 s keep-alive timeout most servers (Node's included) use. */
@@ -27,15 +27,23 @@ export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   }) as LookupFunction;
 }
 
+/** Keep-alive pools by origin and pinned addresses (see `WebhookConnections`). */
+export const WEBHOOK_CONNECTION_POOLS = cacheSpec<http.Agent>("events.webhookConnectionPools", {
+  max: MAX_POOLS,
+});
+
 /**
  * Keep-alive connections for webhook attempts, pooled per origin AND the set of addresses the URL
  * policy just checked. A connection is only ever opened to checked addresses (pinned lookup) and only
  * reused for an attempt whose own check resolved to the same set, so the per-attempt address check
  * (DNS rebinding) holds exactly as with a new connection per attempt, without a TCP (and TLS) handshake
- * per delivery. One per delivery worker (apps/api/src/worker), built with it: no module keeps pools.
+ * per delivery. The pools live in the server's caches (`WEBHOOK_CONNECTION_POOLS` in `deps.caches`), so
+ * the delivery workers of one server share them and no module keeps any.
  */
 export class WebhookConnections {
-  private readonly pools = new LRUCache<string, http.Agent>({ max: MAX_POOLS });
+  constructor(
+    private readonly pools: ReadThroughCache<http.Agent> = new ReadThroughCache(WEBHOOK_CONNECTION_POOLS),
+  ) {}
 
   /** The pool for `url` pinned to `addresses`. */
   agentFor(url: URL, addresses: ResolvedAddress[]): http.Agent {
@@ -45,7 +53,7 @@ export class WebhookConnections {
       .sort()
       .join(",");
     const key = `${url.protocol}//${url.host}|${pinned}`;
-    let agent = this.pools.get(key);
+    let agent = this.pools.peek(key);
     if (!agent) {
       const options = { keepAlive: true, timeout: IDLE_MS, scheduling: "lifo" as const };
       agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
