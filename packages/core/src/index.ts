@@ -5,7 +5,7 @@
 import "./shared/contract-checks";
 
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contracts/scopes";
-export { createApiKey, revokeApiKey, toApiKeyDto } from "./api-keys/api-keys";
+export { createApiKey, listApiKeysAcrossTenants, revokeApiKey } from "./api-keys/api-keys";
 export {
   type ClaimedDelivery,
   claimDueDeliveries,
@@ -19,8 +19,8 @@ export {
 } from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
-export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
+export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
 export { type CacheSpec, Caches, cacheSpec } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
