@@ -1,9 +1,11 @@
 import {
   type AppDeps,
+  appRouter,
   Caches,
   type CoreConfig,
   createRateLimiter,
   createSignInThrottle,
+  idempotentInputParsers,
   SecretBox,
   SIGN_IN_THROTTLE,
   type SignInThrottlePolicy,
@@ -218,6 +220,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       database.pool,
     ),
     caches: new Caches(),
+    idempotentInputs: idempotentInputParsers(appRouter),
   };
 
   const app = Fastify({

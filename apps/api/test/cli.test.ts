@@ -4,7 +4,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { forgetApiKey, parseApiKey } from "@cred/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { activeIssuer } from "./fixtures";
@@ -119,9 +118,7 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     });
     const revoked = await cli("keys", "revoke", key.id);
     expect(revoked.status).toBe("revoked");
-    // The servers share this test process, and so its 2 s cache of key rows, which a restarted API
-    // would start without; the first server's entry could still be fresh when the CLI ran quickly.
-    forgetApiKey(parseApiKey(key.key)?.prefix ?? "");
+    // A new server starts with its own caches (deps.caches): no key row cached by the first one.
     await withServer(async (baseUrl) => {
       expect((await call({ baseUrl }, "GET", "/management/organisations", { key: key.key })).status).toBe(
         401,

@@ -251,7 +251,7 @@ describe("authentication", () => {
     const { revokeApiKey } = await import("@cred/core");
     const prefix = key.slice(3, 15);
     const row = await t.server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix } });
-    await revokeApiKey(t.server.database.root, { tenantId: t.tenantId }, row.id);
+    await revokeApiKey(t.server.database.root, t.server.deps.caches, { tenantId: t.tenantId }, row.id);
     const r = await call(t, "GET", path, { key });
     expect(r.status).toBe(401);
     expect(r.body.error.message).toContain("revoked");
@@ -391,8 +391,7 @@ describe("idempotency", () => {
 
   it("is driven by meta.idempotent alone: such a procedure replays, one without it ignores the key", async () => {
     const { createRequestContext } = await import("@cred/core");
-    const { registerIdempotentOperations } = await import("@cred/core/testing");
-    const { createCallerFactory } = await import("@cred/core");
+    const { createCallerFactory, idempotentInputParsers } = await import("@cred/core");
     const { protectedProcedure, router } = await import("@cred/core/testing");
     const { z } = await import("zod");
     const runs = { idempotent: 0, plain: 0 };
@@ -416,9 +415,9 @@ describe("idempotency", () => {
         .input(z.object({ n: z.number() }))
         .mutation(async ({ ctx }) => ({ run: ++runs.plain, inTx: ctx.db.inTransaction })),
     });
-    registerIdempotentOperations(testRouter);
+    const deps = { ...t.server.deps, idempotentInputs: idempotentInputParsers(testRouter) };
     const caller = (key: string) => {
-      const ctx = createRequestContext(t.server.deps, {
+      const ctx = createRequestContext(deps, {
         requestId: "req",
         authorization: `ApiKey ${t.adminKey}`,
         staffSessionToken: undefined,

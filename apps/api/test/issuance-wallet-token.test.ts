@@ -142,6 +142,7 @@ describe("OpenID4VCI flow", () => {
         exchangeToken(
           fast,
           t.server.deps.config,
+          t.server.deps.caches,
           t.server.deps.secretBox,
           { id: issuer.issuerId, walletAttestation: null },
           {

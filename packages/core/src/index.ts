@@ -5,7 +5,7 @@
 import "./shared/contract-checks";
 
 export { ENVIRONMENTS, type Environment, SCOPES, type Scope } from "@cred/contracts/scopes";
-export { createApiKey, revokeApiKey, toApiKeyDto } from "./api-keys/api-keys";
+export { createApiKey, listApiKeysAcrossTenants, revokeApiKey } from "./api-keys/api-keys";
 export { type ChainReport, maintainAuditTrail, verifyAuditChain } from "./audit";
 export {
   type ClaimedDelivery,
@@ -20,9 +20,10 @@ export {
 } from "./events";
 export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
+export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
 export { recordOperatorAction } from "./shared/audit-trail";
-export { Caches } from "./shared/caches";
+export { type CacheSpec, Caches, cacheSpec } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
@@ -34,4 +35,4 @@ export { isUnstorableTextViolation } from "./shared/sql-errors";
 export { readSessionCookie } from "./staff/session-cookie";
 export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
-export { createTenant } from "./tenants/tenants";
+export { createTenant, findTenant, listTenants } from "./tenants/tenants";

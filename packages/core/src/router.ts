@@ -6,7 +6,6 @@ import { dashboardRouter } from "./dashboard/router";
 import { issuanceTransactionsRouter } from "./issuance/router";
 import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
-import { registerIdempotentOperations } from "./rpc/idempotency";
 import { router } from "./rpc/trpc";
 import { staffRouter } from "./staff/router";
 import { verificationsRouter } from "./verification/router";
@@ -31,7 +30,5 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   dashboard: dashboardRouter,
 });
-
-registerIdempotentOperations(appRouter);
 
 export type AppRouter = typeof appRouter;

@@ -34,7 +34,5 @@ export {
   type WalletIssuer,
 } from "./issuance";
 export { issuerUrls, statusListToken } from "./issuers";
-// The status list route's cache of gzipped tokens, bounded like the caches of the wallet use-cases.
-export { BoundedMap } from "./shared/bounded-map";
 export { receiveWalletResponse } from "./verification/receive-wallet-response";
 export { serveRequestObject } from "./verification/serve-request-object";

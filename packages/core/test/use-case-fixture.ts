@@ -10,6 +10,8 @@ import { activateIssuer } from "../src/issuers/activate-issuer";
 import { createIssuer } from "../src/issuers/create-issuer";
 import type { IssuerCaller } from "../src/issuers/issuer-caller";
 import { createOrganisation } from "../src/organisations/organisations";
+import { appRouter } from "../src/router";
+import { idempotentInputParsers } from "../src/rpc/idempotency";
 import { Caches } from "../src/shared/caches";
 import type { AppDeps, CoreConfig } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
@@ -90,6 +92,7 @@ export async function openUseCaseWorld(config: Partial<CoreConfig> = {}): Promis
     rateLimiter: await createRateLimiter({ points: 100_000, durationSeconds: 1 }, database.pool),
     signInThrottle: await createSignInThrottle(SIGN_IN_THROTTLE, database.pool),
     caches: new Caches(),
+    idempotentInputs: idempotentInputParsers(appRouter),
   };
   const db = database.root;
   const tenant = await createTenant(db, "Use-case tenant");

@@ -26,6 +26,7 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
           deps.database.root,
           deps.database.root.sql,
           deps.config,
+          deps.caches,
           issuer,
           form,
           client,

@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
-import type { AppDeps } from "@cred/core";
-import { BoundedMap, statusListToken } from "@cred/core/wallet";
+import { type AppDeps, cacheSpec } from "@cred/core";
+import { statusListToken } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { acceptsGzip, gzipEtag, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";
@@ -8,10 +8,12 @@ import { wantsOnlyCwt } from "./media-ranges";
 import { notFound } from "./oauth-reply";
 import type { IssuerParams } from "./wallet-issuer";
 
+/** Gzipped status list tokens by entity tag: each token is compressed once, not per fetch. */
+const GZIPPED_STATUS_LISTS = cacheSpec<Buffer>("wallet.gzippedStatusLists", { max: 256 });
+
 /** The status list tokens of every issuer (Token Status List §8): JWT only, gzip where accepted, ETag. */
 export function registerStatusList(app: FastifyInstance, deps: AppDeps) {
-  /** Gzipped status list tokens by entity tag: each token is compressed once, not per fetch. */
-  const gzippedTokens = new BoundedMap<string, Buffer>(256);
+  const gzippedTokens = deps.caches.of(GZIPPED_STATUS_LISTS);
 
   app.get("/issuers/:issuerId/status-lists/:listId", async (request, reply) => {
     const { issuerId, listId } = request.params as IssuerParams & { listId: string };
@@ -46,7 +48,7 @@ export function registerStatusList(app: FastifyInstance, deps: AppDeps) {
     }
     reply.type("application/statuslist+jwt");
     if (!gzip) return reply.send(result.token);
-    let gzipped = gzippedTokens.get(result.etag);
+    let gzipped = gzippedTokens.peek(result.etag);
     if (!gzipped) {
       gzipped = gzipSync(result.token, { level: 9 });
       gzippedTokens.set(result.etag, gzipped);

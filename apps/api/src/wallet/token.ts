@@ -24,6 +24,7 @@ export function registerToken(app: FastifyInstance, deps: AppDeps) {
         const response = await exchangeToken(
           deps.database.root.sql,
           deps.config,
+          deps.caches,
           deps.secretBox,
           issuer,
           form,

@@ -1,15 +1,15 @@
 import type { zApiKey } from "@cred/contracts/api-keys";
 import type { Scope } from "@cred/contracts/scopes";
-import type { Db, UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { z } from "zod";
 import { generateApiKey } from "../rpc/api-key-format";
-import { forgetApiKey } from "../rpc/authenticate-api-key";
+import type { ApiKeyRow } from "../rpc/api-key-lookup-repository";
+import type { Caches } from "../shared/caches";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
-
-type ApiKeyRow = Awaited<ReturnType<Db["apiKey"]["findFirstOrThrow"]>>;
+import { type ApiKeyScope, apiKeyRepository } from "./api-key-repository";
 
 export function toApiKeyDto(row: ApiKeyRow): z.infer<typeof zApiKey> {
   const expired = row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
@@ -40,40 +40,39 @@ export async function createApiKey(
     ]);
   }
   if (input.issuerId) {
-    const issuer = await db.prisma.issuer.findFirst({ where: { id: input.issuerId, ...scope } });
-    if (!issuer) throw notFound("The issuer");
+    if (!(await apiKeyRepository.issuerExists(db, scope, input.issuerId))) throw notFound("The issuer");
   }
   const { key, prefix, secret } = generateApiKey();
-  const row = await db.prisma.apiKey.create({
-    data: {
-      id: newId("key"),
-      ...scope,
-      name: input.name,
-      prefix,
-      secretHash: hashSecret(secret),
-      scopes: [...new Set(input.scopes)],
-      issuerId: input.issuerId ?? null,
-      expiresAt: input.expiresAt ?? null,
-    },
+  const row = await apiKeyRepository.create(db, {
+    id: newId("key"),
+    ...scope,
+    name: input.name,
+    prefix,
+    secretHash: hashSecret(secret),
+    scopes: [...new Set(input.scopes)],
+    issuerId: input.issuerId ?? null,
+    expiresAt: input.expiresAt ?? null,
   });
   return { ...toApiKeyDto(row), key };
 }
 
-export async function listApiKeys(db: UnitOfWork, scope: Partial<TenantScope> & { tenantId: string }) {
-  const rows = await db.prisma.apiKey.findMany({ where: scope, orderBy: { id: "asc" } });
+export async function listApiKeys(db: UnitOfWork, scope: ApiKeyScope) {
+  const rows = await apiKeyRepository.list(db, scope);
   return rows.map(toApiKeyDto);
 }
 
-export async function revokeApiKey(
-  db: UnitOfWork,
-  scope: Partial<TenantScope> & { tenantId?: string },
-  id: string,
-) {
-  const row = await db.prisma.apiKey.findFirst({ where: { id, ...scope } });
+/** The operator's list (CLI): every tenant's keys, or one tenant's, each with its tenant. */
+export async function listApiKeysAcrossTenants(db: UnitOfWork, tenantId: string | undefined) {
+  const rows = await apiKeyRepository.listAcrossTenants(db, tenantId);
+  return rows.map((row) => ({ tenantId: row.tenantId, ...toApiKeyDto(row) }));
+}
+
+/**
+ * Revokes a key of the scope (404 when it has none by that id); the operator's CLI passes only the
+ * key's id (`scope` empty). `caches` are this process's: its cached row goes once the revocation commits.
+ */
+export async function revokeApiKey(db: UnitOfWork, caches: Caches, scope: Partial<ApiKeyScope>, id: string) {
+  const row = await apiKeyRepository.findById(db, scope, id);
   if (!row) throw notFound("The API key");
-  const updated = row.revokedAt
-    ? row
-    : await db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-  forgetApiKey(row.prefix);
-  return toApiKeyDto(updated);
+  return toApiKeyDto(await apiKeyRepository.revoke(db, caches, row));
 }

@@ -31,5 +31,7 @@ export const apiKeysRouter = router({
   revoke: adminProcedure
     .input(z.object({ id: z.string().min(1).max(64) }))
     .output(z.object({ data: zApiKey }))
-    .mutation(async ({ ctx, input }) => ({ data: await revokeApiKey(ctx.db, scopeOf(ctx), input.id) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: await revokeApiKey(ctx.db, ctx.deps.caches, scopeOf(ctx), input.id),
+    })),
 });

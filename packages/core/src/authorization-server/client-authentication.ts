@@ -2,6 +2,7 @@ import type { FastSql } from "@cred/db";
 import { ClientAttestationError, USE_ATTESTATION_CHALLENGE, verifyClientAttestation } from "@cred/oid4vc";
 import type { TWalletAttestation } from "../issuers";
 import { trustedAttester } from "../shared/attestation-status";
+import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import type { SecretBox } from "../shared/secret-box";
 import { hashSecret } from "../shared/secret-box";
@@ -69,6 +70,7 @@ export interface AuthenticatedWallet {
 export async function authenticateWallet(
   sql: FastSql,
   config: CoreConfig,
+  caches: Caches,
   issuer: { walletAttestation: unknown },
   credentials: WalletClientCredentials,
   request: { audience: string; clientId?: string },
@@ -92,7 +94,7 @@ export async function authenticateWallet(
     return null;
   }
   const now = Date.now();
-  const attester = trustedAttester(config, settings.trustedRoots, now);
+  const attester = trustedAttester({ config, caches }, settings.trustedRoots, now);
   try {
     const verified = await verifyClientAttestation({
       attestation,

@@ -1,5 +1,5 @@
 import type { ClaimType, TClaimDefinition } from "@cred/contracts/credential-configurations";
-import { claimPattern } from "../shared/claim-pattern";
+import { compileClaimPattern } from "../shared/claim-pattern";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 
 /**
@@ -139,7 +139,7 @@ function validateConstraints(claim: TClaimDefinition, target: string): ErrorDeta
   if (c.pattern !== undefined) {
     if (!textual) misfit("pattern", "string and date");
     else {
-      if (!claimPattern(c.pattern)) {
+      if (!compileClaimPattern(c.pattern)) {
         problems.push({
           code: "InvalidPattern",
           target: `${target}.pattern`,

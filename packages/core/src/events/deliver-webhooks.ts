@@ -1,5 +1,6 @@
 import { webhookBody } from "@cred/contracts/webhook-event-catalogue";
 import type { Database } from "@cred/db";
+import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
@@ -10,11 +11,14 @@ import { type DeliveryOptions, laterRetry, nextAttemptAt, retryAfterMs } from ".
 import { type ClaimedDelivery, eventsRepository } from "./events-repository";
 import { postWebhook } from "./post-webhook";
 import { signWebhook } from "./sign-webhook";
+import { WEBHOOK_CONNECTION_POOLS, WebhookConnections } from "./webhook-connections";
 
 export interface DeliveryDeps {
   database: Database;
   config: Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
   secretBox: SecretBox;
+  /** The server's caches: the keep-alive pools of webhook attempts are there (WEBHOOK_CONNECTION_POOLS). */
+  caches: Caches;
 }
 
 export type AttemptResult =
@@ -33,7 +37,7 @@ export function claimDueDeliveries(
   now = new Date(),
 ): Promise<ClaimedDelivery[]> {
   return eventsRepository.claimDue(
-    deps.database.root.sql,
+    deps.database.root,
     now,
     new Date(now.getTime() + options.leaseMs),
     options.batchSize,
@@ -108,6 +112,7 @@ export async function deliverWebhook(
     );
     const outcome = await postWebhook(url, addresses, headers, body, {
       timeoutMs: options.attemptTimeoutMs,
+      connections: new WebhookConnections(deps.caches.of(WEBHOOK_CONNECTION_POOLS)),
       signal,
     });
     if (outcome.kind === "aborted") return "abandoned";
@@ -135,7 +140,7 @@ export async function deliverWebhook(
 
   try {
     const recorded = await eventsRepository.recordAttempt(
-      deps.database.root.sql,
+      db,
       {
         id: newId("wha"),
         deliveryId: delivery.id,

@@ -1,6 +1,6 @@
-import { type FastSql, Prisma, type UnitOfWork } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 
-/** The events slice's statements: delivery claims and attempts (single driver statements: they run for every delivery), the sweeper (the outbox fan-out is in dispatch-outbox-events.ts). */
+/** The events slice's statements: delivery claims and attempts (single driver statements: they run for every delivery), the sweeper the outbox fan-out. */
 export const eventsRepository = {
   /**
    * Claims up to `take` due deliveries in one statement: rows another worker holds (row lock or
@@ -8,8 +8,8 @@ export const eventsRepository = {
    * comes with what its attempt needs of its subscription and event (either may be gone: null), read
    * by the same statement.
    */
-  async claimDue(sql: FastSql, now: Date, leaseUntil: Date, take: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await sql.query<ClaimedRow>(
+  async claimDue(db: UnitOfWork, now: Date, leaseUntil: Date, take: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await db.sql.query<ClaimedRow>(
       `WITH claimed AS (
          UPDATE "WebhookDelivery" SET "lockedUntil" = $1::timestamp(3)
           WHERE "id" IN (
@@ -60,7 +60,7 @@ export const eventsRepository = {
    * first. `disable` (410 Gone) also disables the subscription, in the same statement.
    */
   async recordAttempt(
-    sql: FastSql,
+    db: UnitOfWork,
     attempt: {
       id: string;
       deliveryId: string;
@@ -82,7 +82,7 @@ export const eventsRepository = {
       disable?: { subscriptionId: string; reason: string; noSuccessSince?: Date };
     },
   ): Promise<boolean> {
-    const { rows } = await sql.query<{ recorded: number }>(
+    const { rows } = await db.sql.query<{ recorded: number }>(
       `WITH updated AS (
          UPDATE "WebhookDelivery"
             SET "status" = $3, "attempts" = $2::int, "lockedUntil" = NULL, "lastAttemptAt" = $4::timestamp(3),
@@ -126,6 +126,67 @@ export const eventsRepository = {
       where: { id, attempts, status: "pending" },
       data: { status: "failed", nextAttemptAt: null, lockedUntil: null, lastError },
     });
+  },
+
+  // Outbox fan-out (dispatch-outbox-events.ts) -----------------------------------------------------
+
+  /**
+   * The oldest `batchSize` undispatched outbox events (all tenants), each with its candidate
+   * subscriptions (active, not deleted, of its tenant and environment, existing when it occurred): one
+   * row per pair, or one row with a null subscription.
+   */
+  async undispatchedWithCandidates(db: UnitOfWork, batchSize: number): Promise<OutboxCandidate[]> {
+    const { rows } = await db.sql.query<OutboxCandidate>(
+      `WITH batch AS (
+         SELECT "id", "tenantId", "environment", "type", "occurredAt" FROM "OutboxEvent"
+          WHERE "dispatchedAt" IS NULL ORDER BY "occurredAt", "id" LIMIT $1)
+       SELECT b."id", b."tenantId", b."environment", b."type", s."id" AS "subscriptionId", s."events"
+         FROM batch b
+         LEFT JOIN "WebhookSubscription" s
+           ON s."tenantId" = b."tenantId" AND s."environment" = b."environment" AND s."status" = 'active'
+          AND s."deletedAt" IS NULL AND s."createdAt" <= b."occurredAt"
+        ORDER BY b."occurredAt", b."id", s."id"`,
+      [batchSize],
+    );
+    return rows;
+  },
+  /**
+   * Marks `events` dispatched (with how many deliveries each gets) and creates `deliveries` of exactly
+   * the events this statement marked, in ONE statement.
+   */
+  async markDispatched(
+    db: UnitOfWork,
+    now: Date,
+    events: { id: string; deliveries: number }[],
+    deliveries: {
+      id: string;
+      tenantId: string;
+      environment: string;
+      subscriptionId: string | null;
+      eventId: string;
+      eventType: string;
+      at: string;
+    }[],
+  ): Promise<void> {
+    await db.sql.query(
+      `WITH marked AS (
+         UPDATE "OutboxEvent" o SET "dispatchedAt" = $1::timestamp(3), "deliveriesCreated" = e."deliveries"
+           FROM jsonb_to_recordset($2::jsonb) AS e("id" text, "deliveries" int)
+          WHERE o."id" = e."id" AND o."dispatchedAt" IS NULL
+         RETURNING o."id"),
+       created AS (
+         INSERT INTO "WebhookDelivery" ("id", "tenantId", "environment", "subscriptionId", "eventId", "eventType",
+           "status", "nextAttemptAt", "createdAt", "updatedAt")
+         SELECT d."id", d."tenantId", d."environment", d."subscriptionId", d."eventId", d."eventType",
+                'pending', d."at", d."at", d."at"
+           FROM jsonb_to_recordset($3::jsonb) AS d("id" text, "tenantId" text, "environment" text,
+                "subscriptionId" text, "eventId" text, "eventType" text, "at" timestamp(3))
+          WHERE d."eventId" IN (SELECT "id" FROM marked)
+         ON CONFLICT DO NOTHING
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM marked)::int AS "marked", (SELECT count(*) FROM created)::int AS "created"`,
+      [now, JSON.stringify(events), JSON.stringify(deliveries)],
+    );
   },
 
   // Sweeper ---------------------------------------------------------------------------------------
@@ -198,4 +259,14 @@ export interface DeliveryEvent {
   type: string;
   occurredAt: Date;
   payload: unknown;
+}
+
+/** An undispatched outbox event with one candidate subscription (or none). */
+export interface OutboxCandidate {
+  id: string;
+  tenantId: string;
+  environment: string;
+  type: string;
+  subscriptionId: string | null;
+  events: string[] | null;
 }

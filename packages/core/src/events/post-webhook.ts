@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { ResolvedAddress } from "../shared/network-policy";
-import { pinnedLookup, webhookConnections } from "./webhook-connections";
+import { pinnedLookup, type WebhookConnections } from "./webhook-connections";
 
 export type PostOutcome =
   | { kind: "response"; status: number; retryAfter?: string }
@@ -41,7 +41,7 @@ export function postWebhook(
   addresses: ResolvedAddress[],
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; connections: WebhookConnections; signal?: AbortSignal },
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     if (options.signal?.aborted) return resolve({ kind: "aborted" });
@@ -104,6 +104,6 @@ export function postWebhook(
       req.destroy();
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    send(webhookConnections.agentFor(url, addresses));
+    send(options.connections.agentFor(url, addresses));
   });
 }

@@ -5,7 +5,7 @@ import { emitEvent } from "../shared/outbox";
 import { scopeOfRow } from "../shared/scope-of";
 import { settleExpiry } from "../verification";
 import { eventsRepository } from "./events-repository";
-import { purgeExpired, purgeFinishedDeliveries, purgeUndeliveredEvents } from "./purge-expired";
+import { purgeRepository } from "./purge-repository";
 
 const DAY_MS = 24 * 3_600_000;
 /** How long an outbox event that no subscription received is kept after its fan-out. */
@@ -42,7 +42,6 @@ export async function sweepExpired(
   options: { batchSize?: number; now?: Date; purgeChunk?: number; eventRetentionMs?: number } = {},
 ): Promise<SweepReport> {
   const db = deps.database.root;
-  const sql = deps.database.root.sql;
   const now = options.now ?? new Date();
   const take = options.batchSize ?? 200;
 
@@ -71,28 +70,33 @@ export async function sweepExpired(
   }
 
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const idempotencyRecordsPurged = await purgeExpired(sql, "IdempotencyRecord", now, options.purgeChunk);
-  const walletNoncesPurged = await purgeExpired(sql, "WalletNonce", now, options.purgeChunk);
-  const accessTokensPurged = await purgeExpired(sql, "AccessToken", now, options.purgeChunk);
-  const dpopProofsPurged = await purgeExpired(sql, "DpopProofUse", now, options.purgeChunk);
-  const authorizationRequestsPurged = await purgeExpired(
-    sql,
+  const idempotencyRecordsPurged = await purgeRepository.expired(
+    db,
+    "IdempotencyRecord",
+    now,
+    options.purgeChunk,
+  );
+  const walletNoncesPurged = await purgeRepository.expired(db, "WalletNonce", now, options.purgeChunk);
+  const accessTokensPurged = await purgeRepository.expired(db, "AccessToken", now, options.purgeChunk);
+  const dpopProofsPurged = await purgeRepository.expired(db, "DpopProofUse", now, options.purgeChunk);
+  const authorizationRequestsPurged = await purgeRepository.expired(
+    db,
     "AuthorizationRequest",
     now,
     options.purgeChunk,
   );
   // An event goes with its last delivery here; the events nobody received go next.
-  const finished = await purgeFinishedDeliveries(
-    sql,
+  const finished = await purgeRepository.finishedDeliveries(
+    db,
     ago(deps.config.webhookDeliveryRetentionDays * DAY_MS),
     options.purgeChunk,
   );
-  const undelivered = await purgeUndeliveredEvents(
-    sql,
+  const undelivered = await purgeRepository.undeliveredEvents(
+    db,
     ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     options.purgeChunk,
   );
-  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(sql, now);
+  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(db.sql, now);
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,

@@ -7,6 +7,7 @@ import {
 import type { UnitOfWork } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
 import { activeIssuerCache } from "../issuers";
+import { claimPattern } from "../shared/claim-pattern";
 import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { newId, randomToken } from "../shared/ids";
@@ -123,7 +124,7 @@ export async function createIssuanceTransaction(
     claims = input.claims ?? {};
     const definitions =
       (await configurationCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
-    validateClaims(definitions, claims);
+    validateClaims(definitions, claims, (pattern) => claimPattern(deps.caches, pattern));
   }
 
   const codeFlow = delivery.grant === "authorizationCode";

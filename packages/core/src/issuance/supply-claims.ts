@@ -1,6 +1,7 @@
 import type { TIssuanceTransaction, TSupplyClaimsRequest } from "@cred/contracts/issuance";
 import type { UnitOfWork } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
+import { claimPattern } from "../shared/claim-pattern";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { Principal } from "../shared/principal";
@@ -44,7 +45,7 @@ export async function supplyClaims(
     }
     const definitions =
       (await configurationCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
-    validateClaims(definitions, input.claims);
+    validateClaims(definitions, input.claims, (pattern) => claimPattern(deps.caches, pattern));
     const now = new Date();
     const updated = await issuanceRepository.supplyClaims(
       tx,

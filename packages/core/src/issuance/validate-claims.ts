@@ -1,7 +1,7 @@
 import { isPlainObject } from "@cred/oid4vc";
 import type { TClaimDefinition } from "../credential-configurations";
 import { claimValueHasType } from "../credential-configurations";
-import { claimPattern } from "../shared/claim-pattern";
+import { compileClaimPattern } from "../shared/claim-pattern";
 import { DomainError, type ErrorDetail } from "../shared/errors";
 
 type Claims = Record<string, unknown>;
@@ -11,7 +11,10 @@ const pathKey = (path: readonly (string | number | null)[]) => JSON.stringify(pa
 /** A path as people read it, in error targets and messages. */
 const shown = (path: readonly (string | number | null)[]) => path.map(String).join(".");
 
-function constraintProblems(def: TClaimDefinition, value: unknown): string[] {
+/** A claim pattern compiled for the linear-time engine, or null (shared/claim-pattern.ts). */
+export type ClaimPatternOf = (pattern: string) => RegExp | null;
+
+function constraintProblems(def: TClaimDefinition, value: unknown, patternOf: ClaimPatternOf): string[] {
   const c = def.constraints;
   if (!c) return [];
   const problems: string[] = [];
@@ -23,7 +26,7 @@ function constraintProblems(def: TClaimDefinition, value: unknown): string[] {
     if (c.pattern !== undefined) {
       // Matched in linear time; a stored pattern the engine cannot take (written before patterns were
       // checked for it) fails closed.
-      const re = claimPattern(c.pattern);
+      const re = patternOf(c.pattern);
       if (!re) problems.push(`cannot be checked: the configuration's pattern ${c.pattern} needs updating`);
       else if (!re.test(value)) problems.push(`must match ${c.pattern}`);
     }
@@ -60,7 +63,12 @@ function presence(
  * not be declared: an undeclared parent is an object holding only its declared children, required when
  * one of them is (a declared optional parent that is absent does not demand its children).
  */
-export function validateClaims(definitions: TClaimDefinition[], claims: Claims): void {
+/** `patternOf`: the server's cached compiler (`claimPattern` with `deps.caches`) where it has one. */
+export function validateClaims(
+  definitions: TClaimDefinition[],
+  claims: Claims,
+  patternOf: ClaimPatternOf = compileClaimPattern,
+): void {
   const byPath = new Map(definitions.map((d) => [pathKey(d.path), d]));
   const parents = new Set(
     definitions.flatMap((d) => d.path.slice(0, -1).map((_, i) => pathKey(d.path.slice(0, i + 1)))),
@@ -101,7 +109,7 @@ export function validateClaims(definitions: TClaimDefinition[], claims: Claims):
         invalid.push({ code: "InvalidType", target, message: `must be of type ${def.type}` });
         continue;
       }
-      for (const problem of constraintProblems(def, child)) {
+      for (const problem of constraintProblems(def, child, patternOf)) {
         invalid.push({ code: "ConstraintViolated", target, message: problem });
       }
       if (def.type === "object" && parents.has(key)) walk(child as Claims, path);

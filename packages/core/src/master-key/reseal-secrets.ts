@@ -4,8 +4,9 @@ import { credentialEncryptionSealContext } from "../issuers";
 import { idempotencySealContext } from "../shared/idempotency";
 import { isKeyedHash, type SecretBox } from "../shared/secret-box";
 import { encryptionKeySealContext, resultSealContext, verifierKeySealContext } from "../verification";
+import { type SealedRow, sealedValueRepository } from "./sealed-value-repository";
 
-type Row = Record<string, unknown>;
+type Row = SealedRow;
 /** Seals one value again if an older key sealed it; returns it unchanged if the current key did. */
 type Reseal = (sealed: string, associatedData: string) => string;
 
@@ -190,15 +191,9 @@ export async function resealSecrets(
       unreadable: 0,
       changedMeanwhile: 0,
     };
-    const columns = ["id", sealed.column, ...(sealed.reads ?? [])].map((c) => `"${c}"`).join(", ");
-    const cast = sealed.json ? "::jsonb" : "";
-    const encode = (v: unknown) => (sealed.json ? JSON.stringify(v) : v);
     let after = "";
     for (;;) {
-      const rows = await db.prisma.$queryRawUnsafe<Row[]>(
-        `SELECT ${columns} FROM "${sealed.table}" WHERE "id" > $1 AND "${sealed.column}" IS NOT NULL ORDER BY "id" LIMIT ${PAGE}`,
-        after,
-      );
+      const rows = await sealedValueRepository.sealedPage(db, sealed, after, PAGE);
       for (const row of rows) {
         const stored = row[sealed.column];
         const value = sealed.json && typeof stored === "string" ? JSON.parse(stored) : stored;
@@ -224,13 +219,8 @@ export async function resealSecrets(
           count[outcome] += 1;
           continue;
         }
-        const written = await db.prisma.$executeRawUnsafe(
-          `UPDATE "${sealed.table}" SET "${sealed.column}" = $1${cast} WHERE "id" = $2 AND "${sealed.column}" = $3${cast}`,
-          encode(resealed),
-          row.id,
-          encode(value),
-        );
-        count[written === 1 ? outcome : "changedMeanwhile"] += 1;
+        const written = await sealedValueRepository.replaceIfUnchanged(db, sealed, row.id, resealed, value);
+        count[written ? outcome : "changedMeanwhile"] += 1;
       }
       if (rows.length < PAGE) break;
       after = (rows.at(-1) as Row).id as string;
@@ -263,12 +253,7 @@ export async function countKeyedHashes(
     };
     let after = "";
     for (;;) {
-      const rows = await db.prisma.$queryRawUnsafe<Row[]>(
-        `SELECT "id", "${keyed.column}" AS "hash", "${keyed.usableUntil}" AS "until" FROM "${keyed.table}"
-          WHERE "${keyed.column}" IS NOT NULL AND ${keyed.live} AND "id" > $2 ORDER BY "id" LIMIT ${PAGE}`,
-        now,
-        after,
-      );
+      const rows = await sealedValueRepository.keyedHashPage(db, keyed, now, after, PAGE);
       for (const row of rows) {
         const hash = row.hash as string;
         if (!isKeyedHash(hash)) {

@@ -1,7 +1,15 @@
-import type { UnitOfWork } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
 export const organisationRepository = {
+  /** Throws Prisma's unique violation (isUniqueViolation) when the scope has the reference already. */
+  create(
+    db: UnitOfWork,
+    scope: TenantScope,
+    data: Omit<Prisma.OrganisationUncheckedCreateInput, keyof TenantScope>,
+  ) {
+    return db.prisma.organisation.create({ data: { ...data, ...scope } });
+  },
   findByReference(db: UnitOfWork, scope: TenantScope, reference: string) {
     return db.prisma.organisation.findUnique({
       where: { tenantId_environment_reference: { ...scope, reference } },

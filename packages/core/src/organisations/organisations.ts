@@ -29,16 +29,13 @@ export async function createOrganisation(
   input: TCreateOrganisationRequest,
 ) {
   try {
-    const row = await db.prisma.organisation.create({
-      data: {
-        id: newId("org"),
-        ...scope,
-        reference: input.reference,
-        displayName: input.displayName,
-        legalName: input.legalName ?? null,
-        country: input.country ?? null,
-        identifiers: input.identifiers,
-      },
+    const row = await organisationRepository.create(db, scope, {
+      id: newId("org"),
+      reference: input.reference,
+      displayName: input.displayName,
+      legalName: input.legalName ?? null,
+      country: input.country ?? null,
+      identifiers: input.identifiers,
     });
     return toOrganisationDto(row);
   } catch (error) {

@@ -18,7 +18,7 @@ export async function authenticate(ctx: RequestContext): Promise<Principal> {
   if (!header) throw unauthenticated("Send the header 'Authorization: ApiKey <key>'.");
   const match = /^ApiKey +(\S+)$/i.exec(header.trim());
   if (!match) throw unauthenticated("The Authorization header must use the ApiKey scheme: 'ApiKey <key>'.");
-  const principal = await findApiKeyPrincipal(ctx.db, match[1]!);
+  const principal = await findApiKeyPrincipal(ctx.db, ctx.deps.caches, match[1]!);
   if (!principal.ok) throw unauthenticated(principal.reason);
   return principal.principal;
 }

@@ -7,21 +7,23 @@ import type { Principal } from "../shared/principal";
 
 type ParseInput = (raw: unknown) => Promise<unknown>;
 
+/** The input parser of every `meta.idempotent` procedure, by procedure path. */
+export type IdempotentInputs = ReadonlyMap<string, ParseInput>;
+
 /** What the middleware reads of a procedure's meta (trpc.ts `OperationMeta`). */
 interface IdempotencyMeta {
   idempotent?: boolean;
   openapi?: { operationId?: string };
 }
 
-/** The input parsers of every `meta.idempotent` procedure, by procedure path (filled from the app router). */
-const inputParsers = new Map<string, ParseInput>();
-
 /**
- * Reads each idempotent procedure's input parsers once: the middleware runs before tRPC parses the
- * input, and the key's fingerprint is taken over the parsed input (defaults applied, unknown keys
- * dropped), as it always was.
+ * Reads each idempotent procedure's input parsers once, by procedure path: the middleware runs before
+ * tRPC parses the input, and the key's fingerprint is taken over the parsed input (defaults applied,
+ * unknown keys dropped), as it always was. Built where the router is composed (the composition root
+ * puts the app router's in `deps.idempotentInputs`), so no module keeps them.
  */
-export function registerIdempotentOperations(router: AnyRouter): void {
+export function idempotentInputParsers(router: AnyRouter): IdempotentInputs {
+  const inputParsers = new Map<string, ParseInput>();
   const procedures = router._def.procedures as Record<
     string,
     { _def: { meta?: IdempotencyMeta; inputs: unknown[] } }
@@ -39,6 +41,7 @@ export function registerIdempotentOperations(router: AnyRouter): void {
       return input;
     });
   }
+  return inputParsers;
 }
 
 export interface OperationUnit {
@@ -64,7 +67,7 @@ export async function idempotencyMiddleware<R extends MiddlewareResult>(opts: {
 }): Promise<R> {
   const { ctx, meta, path, next } = opts;
   const key = meta?.idempotent ? ctx.idempotencyKey : undefined;
-  const parse = inputParsers.get(path);
+  const parse = ctx.deps.idempotentInputs.get(path);
   const operation = meta?.openapi?.operationId;
   if (key === undefined || !parse || !operation || !ctx.principal) {
     return next({ db: ctx.db });

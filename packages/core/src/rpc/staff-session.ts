@@ -2,6 +2,7 @@ import type { UnitOfWork } from "@cred/db";
 import { DomainError } from "../shared/errors";
 import type { StaffRole } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
+import { staffSessionRepository } from "./staff-session-repository";
 
 /**
  * The tenant a user works in and their role there: the home tenant (`StaffUser.tenantId`, role on the
@@ -15,9 +16,7 @@ export async function resolveStaffTenant(
 ): Promise<{ tenantId: string; role: StaffRole } | null> {
   if (!tenantId || tenantId === user.tenantId)
     return { tenantId: user.tenantId, role: user.role as StaffRole };
-  const membership = await db.prisma.staffMembership.findUnique({
-    where: { userId_tenantId: { userId: user.id, tenantId } },
-  });
+  const membership = await staffSessionRepository.membership(db, user.id, tenantId);
   return membership ? { tenantId, role: membership.role as StaffRole } : null;
 }
 
@@ -26,13 +25,13 @@ export async function resolveStaffTenant(
  * unknown or expired, or the session points at a tenant the user no longer belongs to.
  */
 export async function findStaffSession(db: UnitOfWork, token: string) {
-  const session = await db.prisma.staffSession.findUnique({ where: { tokenHash: hashSecret(token) } });
+  const session = await staffSessionRepository.sessionByTokenHash(db, hashSecret(token));
   if (!session || session.expiresAt.getTime() <= Date.now()) return null;
-  const user = await db.prisma.staffUser.findUnique({ where: { id: session.userId } });
+  const user = await staffSessionRepository.userById(db, session.userId);
   if (!user) return null;
   const current = await resolveStaffTenant(db, user, session.tenantId);
   if (!current) return null;
-  const tenant = await db.prisma.tenant.findUnique({ where: { id: current.tenantId } });
+  const tenant = await staffSessionRepository.tenantById(db, current.tenantId);
   return { session, user, tenant, tenantId: current.tenantId, role: current.role };
 }
 
@@ -44,7 +43,7 @@ export type StaffSessionView = NonNullable<Awaited<ReturnType<typeof findStaffSe
  * neither read `staff.me` nor set custom headers on a simple request.
  */
 export async function assertStaffCsrf(db: UnitOfWork, sessionToken: string, presented: string | undefined) {
-  const session = await db.prisma.staffSession.findUnique({ where: { tokenHash: hashSecret(sessionToken) } });
+  const session = await staffSessionRepository.sessionByTokenHash(db, hashSecret(sessionToken));
   if (!session || !presented || !constantTimeEqual(presented, session.csrfToken)) {
     throw new DomainError(
       "CsrfTokenInvalid",

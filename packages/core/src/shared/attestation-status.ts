@@ -8,13 +8,18 @@ import {
   StatusListTokenError,
   verifyStatusListToken,
 } from "@cred/oid4vc";
-import { BoundedMap } from "./bounded-map";
+import { type Caches, cacheSpec } from "./caches";
 import type { CoreConfig } from "./context";
 import { OutboundFetchError, outboundGet } from "./outbound-fetch";
 import { keepStatusListUntil, STATUS_TOKEN_MAX_BYTES } from "./remote-status-list";
 import { chainUnderTrustedRoots, keyUnderTrustedRoots } from "./x5c-chain";
 
 type FetchConfig = Pick<CoreConfig, "developmentMode" | "webhookAllowedHosts">;
+/** What fetching and verifying attesters' status lists needs: the outbound policy and the caches. */
+export interface AttestationStatusDeps {
+  config: FetchConfig;
+  caches: Caches;
+}
 
 /** Decompressed: 1 MiB holds 8 million 1-bit entries, more than any attester's list needs. */
 const LIST_MAX_BYTES = 1024 * 1024;
@@ -31,23 +36,27 @@ interface ListEntry {
   expires: number;
 }
 
-/** By URI and by the root the list was verified under. */
-const lists = new BoundedMap<string, ListEntry>(64);
+/** By URI and by the root the list was verified under (each entry until its own `expires`). */
+const ATTESTATION_STATUS_LISTS = cacheSpec<ListEntry>("shared.attestationStatusLists", { max: 64 });
 /** Fetches in progress, one per list and root: concurrent requests wait for the same one. */
-const inFlight = new Map<string, Promise<ListEntry>>();
+const ATTESTATION_STATUS_FETCHES = cacheSpec<Promise<ListEntry>>("shared.attestationStatusFetches", {
+  max: 1000,
+});
 
 const listKey = (uri: string, root: string) =>
   createHash("sha256")
     .update(JSON.stringify([uri, root]))
     .digest("base64url");
 
-async function verifiedList(config: FetchConfig, root: string, uri: string, now: number) {
+async function verifiedList(deps: AttestationStatusDeps, root: string, uri: string, now: number) {
   const key = listKey(uri, root);
-  const cached = lists.get(key);
+  const lists = deps.caches.of(ATTESTATION_STATUS_LISTS);
+  const inFlight = deps.caches.of(ATTESTATION_STATUS_FETCHES);
+  const cached = lists.peek(key);
   if (cached && cached.expires > now) return cached.list;
-  let pending = inFlight.get(key);
+  let pending = inFlight.peek(key);
   if (!pending) {
-    pending = fetchList(config, root, uri, now).then((entry) => {
+    pending = fetchList(deps, root, uri, now).then((entry) => {
       lists.set(key, entry);
       return entry;
     });
@@ -57,7 +66,12 @@ async function verifiedList(config: FetchConfig, root: string, uri: string, now:
   return (await pending).list;
 }
 
-async function fetchList(config: FetchConfig, root: string, uri: string, now: number): Promise<ListEntry> {
+async function fetchList(
+  { config, caches }: AttestationStatusDeps,
+  root: string,
+  uri: string,
+  now: number,
+): Promise<ListEntry> {
   const failed = (why: string): ListEntry => ({ list: why, expires: Date.now() + FAILURE_TTL_MS });
   let token: string;
   try {
@@ -71,7 +85,7 @@ async function fetchList(config: FetchConfig, root: string, uri: string, now: nu
   }
   let signer: Awaited<ReturnType<typeof keyUnderTrustedRoots>>;
   try {
-    signer = await keyUnderTrustedRoots(decodeJwtUnverified(token).header, [root], now);
+    signer = await keyUnderTrustedRoots(caches, decodeJwtUnverified(token).header, [root], now);
   } catch {
     return failed("its status list token is malformed");
   }
@@ -101,12 +115,12 @@ async function fetchList(config: FetchConfig, root: string, uri: string, now: nu
  * means it to be checked.
  */
 async function attestationStatusProblem(
-  config: FetchConfig,
+  deps: AttestationStatusDeps,
   attesterRoot: string,
   reference: StatusListReference,
   now: number,
 ): Promise<string | null> {
-  const list = await verifiedList(config, attesterRoot, reference.uri, now);
+  const list = await verifiedList(deps, attesterRoot, reference.uri, now);
   if (typeof list === "string") return `has a status that cannot be checked: ${list}`;
   if (reference.idx >= (list.bytes.length * 8) / list.bits)
     return "has a status index beyond the end of its status list";
@@ -122,15 +136,15 @@ async function attestationStatusProblem(
  * remembering the root it chained to, so that `statusProblem` then holds the attestation's status list
  * to that same root (see `attestationStatusProblem`; null when it has no status).
  */
-export function trustedAttester(config: FetchConfig, roots: readonly string[], now: number) {
+export function trustedAttester(deps: AttestationStatusDeps, roots: readonly string[], now: number) {
   let attesterRoot: string | undefined;
   return {
     key: async (header: { x5c?: unknown }) => {
-      const chain = await chainUnderTrustedRoots(header, roots, now);
+      const chain = await chainUnderTrustedRoots(deps.caches, header, roots, now);
       attesterRoot = chain?.root;
       return chain?.key ?? null;
     },
     statusProblem: async (status: StatusListReference | undefined) =>
-      status && attesterRoot ? attestationStatusProblem(config, attesterRoot, status, now) : null,
+      status && attesterRoot ? attestationStatusProblem(deps, attesterRoot, status, now) : null,
   };
 }

@@ -46,4 +46,14 @@ describe("Caches", () => {
     expect(cache.take("x")).toEqual({ id: "x", status: "active" });
     expect(cache.take("x")).toBeUndefined();
   });
+
+  it("lists the values held, and clears them all", async () => {
+    const cache = new Caches().of(rows);
+    cache.set("x", { id: "x", status: "active" });
+    cache.set("y", { id: "y", status: "active" });
+    expect([...cache.values()].map((row) => row?.id).sort()).toEqual(["x", "y"]);
+    cache.clear();
+    expect(cache.size).toBe(0);
+    expect(cache.peek("x")).toBeUndefined();
+  });
 });

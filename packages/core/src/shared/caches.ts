@@ -62,6 +62,17 @@ export class ReadThroughCache<V> {
     return hit?.value;
   }
 
+  /** The values held (to release what they hold, e.g. connection pools). */
+  values(): IterableIterator<V> {
+    return [...this.lru.values()].map((entry) => entry.value)[Symbol.iterator]();
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.lru.clear();
+    this.generation++;
+  }
+
   get size(): number {
     return this.lru.size;
   }

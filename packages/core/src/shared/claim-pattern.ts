@@ -1,5 +1,5 @@
 import v8 from "node:v8";
-import { BoundedMap } from "./bounded-map";
+import { type Caches, cacheSpec } from "./caches";
 
 // V8's linear-time regular expression engine (the `l` flag). A claim pattern is a tenant's input and its
 // value a caller's: with the backtracking engine, `^(a+)+$` against forty a's and a "!" holds the event
@@ -9,16 +9,25 @@ v8.setFlagsFromString("--enable-experimental-regexp-engine");
 /** Unicode-mode escapes the linear engine (non-Unicode in Node 20) would read as something else. */
 const UNICODE_ONLY = /\\[pP]\{|\\u\{/;
 
-const compiled = new BoundedMap<string, RegExp | null>(1000);
+/** Compiled claim patterns (null: the linear engine cannot take it), by pattern. */
+export const CLAIM_PATTERNS = cacheSpec<RegExp | null>("shared.claimPatterns", { max: 1000 });
+
+/** `compileClaimPattern`, compiled once per pattern in `caches` (issuance checks every claim value). */
+export function claimPattern(caches: Caches, pattern: string): RegExp | null {
+  const compiled = caches.of(CLAIM_PATTERNS);
+  const cached = compiled.peek(pattern);
+  if (cached !== undefined) return cached;
+  const re = compileClaimPattern(pattern);
+  compiled.set(pattern, re);
+  return re;
+}
 
 /**
  * A claim `pattern` compiled for the linear-time engine, or null when it cannot be: backreferences and
  * lookaround need backtracking, and Unicode property and code point escapes have no meaning outside
  * Unicode mode. Such patterns are refused when a configuration is created.
  */
-export function claimPattern(pattern: string): RegExp | null {
-  const cached = compiled.get(pattern);
-  if (cached !== undefined) return cached;
+export function compileClaimPattern(pattern: string): RegExp | null {
   let re: RegExp | null = null;
   try {
     new RegExp(pattern, "u"); // well-formed by the stricter Unicode-mode grammar
@@ -26,6 +35,5 @@ export function claimPattern(pattern: string): RegExp | null {
   } catch {
     re = null;
   }
-  compiled.set(pattern, re);
   return re;
 }

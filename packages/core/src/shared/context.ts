@@ -42,6 +42,11 @@ export interface AppDeps {
   signInThrottle: SignInThrottle;
   /** The process caches (shared/caches.ts); each slice declares its own specs. */
   caches: Caches;
+  /**
+   * The input parser of every `meta.idempotent` procedure of the router served, by procedure path
+   * (`idempotentInputParsers(appRouter)`, rpc/idempotency.ts): the idempotency middleware reads them.
+   */
+  idempotentInputs: ReadonlyMap<string, (raw: unknown) => Promise<unknown>>;
 }
 
 /** Per-request context shared by REST (rest/mount-rest.ts) and the console (tRPC). */

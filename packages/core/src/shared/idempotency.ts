@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { Prisma, type UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { canonicalJson } from "./canonical-json";
 import type { RequestContext } from "./context";
 import { DomainError } from "./errors";
-import { newId } from "./ids";
+import { idempotencyRepository, type StoredIdempotentResponse } from "./idempotency-repository";
 import type { Principal } from "./principal";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -26,7 +26,7 @@ export function idempotencySealContext(
  * transaction code or an offer link carrying its pre-authorized code. Rows written before sealing
  * hold the plain body.
  */
-function openResponse(ctx: Ctx, sealContext: string, stored: Prisma.JsonValue | null): unknown {
+function openResponse(ctx: Ctx, sealContext: string, stored: StoredIdempotentResponse): unknown {
   const sealed = (stored as { sealed?: unknown } | null)?.sealed;
   if (typeof sealed !== "string") return stored;
   return JSON.parse(ctx.deps.secretBox.open(sealed, sealContext));
@@ -66,20 +66,18 @@ export async function withIdempotency<T>(
     .digest("base64url");
   const retentionMs = ctx.deps.config.idempotencyRetentionHours * 3600_000;
   const sealContext = idempotencySealContext(tenantId, environment, operation, key);
-  const where = { tenantId_environment_operation_key: { tenantId, environment, operation, key } };
+  const scope = { tenantId, environment };
+  const ref = { operation, key };
   const root = ctx.deps.database.root;
 
   const claim = await root.transaction(async (tx) => {
     const now = Date.now();
     // In flight since expiresAt - retention: the claim sets both.
     const claimed = { fingerprint, state: "in_flight", expiresAt: new Date(now + retentionMs) };
-    const inserted = await tx.prisma.$executeRaw`
-      INSERT INTO "IdempotencyRecord" ("id","tenantId","environment","operation","key","fingerprint","state","expiresAt")
-      VALUES (${newId("idem")}, ${tenantId}, ${environment}, ${operation}, ${key}, ${fingerprint}, 'in_flight',
-              ${claimed.expiresAt})
-      ON CONFLICT ("tenantId","environment","operation","key") DO NOTHING`;
-    if (inserted === 1) return { replay: false as const };
-    const existing = await tx.prisma.idempotencyRecord.findUnique({ where });
+    if (await idempotencyRepository.claim(tx, scope, ref, fingerprint, claimed.expiresAt)) {
+      return { replay: false as const };
+    }
+    const existing = await idempotencyRepository.find(tx, scope, ref);
     const live = existing && existing.expiresAt.getTime() > now;
     if (existing && live) {
       if (existing.fingerprint !== fingerprint) {
@@ -105,11 +103,8 @@ export async function withIdempotency<T>(
     }
     // Expired, or abandoned in flight: take it over, unless another request just did (the condition on
     // the record as read makes two takeovers at once end in one claim and one 409).
-    const { count } = await tx.prisma.idempotencyRecord.updateMany({
-      where: { tenantId, environment, operation, key, expiresAt: existing?.expiresAt ?? claimed.expiresAt },
-      data: { ...claimed, responseStatus: null, responseBody: Prisma.DbNull },
-    });
-    if (count !== 1) {
+    const expected = existing?.expiresAt ?? claimed.expiresAt;
+    if (!(await idempotencyRepository.takeOver(tx, scope, ref, expected, claimed))) {
       throw new DomainError(
         "IdempotencyKeyInUse",
         "A request with this Idempotency-Key is still in progress; retry when it has finished.",
@@ -126,21 +121,15 @@ export async function withIdempotency<T>(
   try {
     return await root.transaction(async (tx) => {
       const body = await run(tx);
-      await tx.prisma.idempotencyRecord.update({
-        where,
-        data: {
-          state: "done",
-          responseStatus: ctx.response.status ?? 200,
-          responseBody: { sealed: ctx.deps.secretBox.seal(JSON.stringify(body), sealContext) },
-        },
+      await idempotencyRepository.complete(tx, scope, ref, {
+        status: ctx.response.status ?? 200,
+        body: { sealed: ctx.deps.secretBox.seal(JSON.stringify(body), sealContext) },
       });
       return body;
     });
   } catch (error) {
     // Nothing of the operation committed: release the key so a corrected retry runs.
-    await root.prisma.idempotencyRecord
-      .deleteMany({ where: { tenantId, environment, operation, key, state: "in_flight" } })
-      .catch(() => {});
+    await idempotencyRepository.release(root, scope, ref).catch(() => {});
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import type { UnitOfWork } from "@cred/db";
 import { newId } from "./ids";
-import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "./outbox-sql";
+import { outboxRepository } from "./outbox-repository";
 import type { TenantScope } from "./principal";
 
 /**
@@ -15,10 +15,6 @@ export async function emitEvent(
   data: Record<string, unknown>,
 ): Promise<string> {
   const id = newId("evt");
-  const p = new SqlParams();
-  await db.prisma.$executeRawUnsafe(
-    `INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS}) SELECT ${outboxSelect(p, scope, type, data, id)}`,
-    ...p.values,
-  );
+  await outboxRepository.insertEvent(db, scope, id, type, data);
   return id;
 }

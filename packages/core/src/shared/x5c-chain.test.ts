@@ -6,7 +6,14 @@ import {
 } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import { describe, expect, it } from "vitest";
-import { keyUnderTrustedRoots, x5cChainKey } from "./x5c-chain";
+import { Caches } from "./caches";
+import { x5cChainKey as chainKey, keyUnderTrustedRoots as keyUnder } from "./x5c-chain";
+
+const caches = new Caches();
+const x5cChainKey = (x5c: readonly string[], rootPem: string, now: number) =>
+  chainKey(caches, x5c, rootPem, now);
+const keyUnderTrustedRoots = (header: { x5c?: unknown }, roots: readonly string[], now: number) =>
+  keyUnder(caches, header, roots, now);
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const der = (pem: string) => new x509.X509Certificate(pem).toString("base64");

@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from "node:crypto";
 import { importEs256PublicKey, validateCertificatePath } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
-import { BoundedMap } from "./bounded-map";
+import { type Caches, cacheSpec } from "./caches";
 
 export interface X5cChainKey {
   /** The leaf's P-256 public key. */
@@ -11,14 +11,14 @@ export interface X5cChainKey {
   notAfter: number;
 }
 
-const TTL_MS = 5 * 60_000;
-const MAX_ENTRIES = 1000;
-const chains = new BoundedMap<string, { value: X5cChainKey; expires: number }>(MAX_ENTRIES);
+/** Valid chains' leaf keys by root and chain, for 5 minutes (still refused once expired). */
+export const X5C_CHAINS = cacheSpec<X5cChainKey | null>("shared.x5cChains", { max: 1000, ttlMs: 5 * 60_000 });
 /** Pinned roots, PEM → DER. */
-const roots = new BoundedMap<string, Buffer>(MAX_ENTRIES);
+export const X5C_ROOTS = cacheSpec<Buffer>("shared.x5cRoots", { max: 1000 });
 
-function rootDer(pem: string): Buffer {
-  let der = roots.get(pem);
+function rootDer(caches: Caches, pem: string): Buffer {
+  const roots = caches.of(X5C_ROOTS);
+  let der = roots.peek(pem);
   if (!der) {
     der = new X509Certificate(pem).raw;
     roots.set(pem, der);
@@ -40,6 +40,7 @@ function publicOnly({ kty, crv, x, y }: JWK): JWK {
  * fails. A valid chain is cached for 5 minutes by root and chain (and still refused once it has expired).
  */
 export async function x5cChainKey(
+  caches: Caches,
   x5c: readonly string[],
   rootPem: string,
   now: number,
@@ -47,19 +48,19 @@ export async function x5cChainKey(
   const cacheKey = createHash("sha256")
     .update(`${rootPem}|${x5c.join(",")}`)
     .digest("base64url");
-  const cached = chains.get(cacheKey);
-  if (cached && cached.expires > Date.now()) {
-    return cached.value.notAfter >= now ? cached.value : null;
-  }
-  const value = await validate(x5c, rootPem, now);
-  if (value) chains.set(cacheKey, { value, expires: Date.now() + TTL_MS });
-  return value;
+  const value = await caches.of(X5C_CHAINS).get(cacheKey, () => validate(caches, x5c, rootPem, now));
+  return value && value.notAfter >= now ? value : null;
 }
 
-async function validate(x5c: readonly string[], rootPem: string, now: number): Promise<X5cChainKey | null> {
+async function validate(
+  caches: Caches,
+  x5c: readonly string[],
+  rootPem: string,
+  now: number,
+): Promise<X5cChainKey | null> {
   let trustAnchor: Buffer;
   try {
-    trustAnchor = rootDer(rootPem);
+    trustAnchor = rootDer(caches, rootPem);
   } catch {
     return null;
   }
@@ -90,15 +91,17 @@ async function validate(x5c: readonly string[], rootPem: string, now: number): P
  * how attestations by wallet providers and key attesters are trusted.
  */
 export async function keyUnderTrustedRoots(
+  caches: Caches,
   header: { x5c?: unknown },
   roots: readonly string[],
   now: number,
 ): Promise<CryptoKey | null> {
-  return (await chainUnderTrustedRoots(header, roots, now))?.key ?? null;
+  return (await chainUnderTrustedRoots(caches, header, roots, now))?.key ?? null;
 }
 
 /** As `keyUnderTrustedRoots`, with the root the chain ends at (what else the signer says is held to). */
 export async function chainUnderTrustedRoots(
+  caches: Caches,
   header: { x5c?: unknown },
   roots: readonly string[],
   now: number,
@@ -106,7 +109,7 @@ export async function chainUnderTrustedRoots(
   const x5c = header.x5c;
   if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((der) => typeof der === "string")) return null;
   for (const root of roots) {
-    const chain = await x5cChainKey(x5c, root, now);
+    const chain = await x5cChainKey(caches, x5c, root, now);
     if (chain) return { key: chain.key, root };
   }
   return null;

@@ -5,6 +5,7 @@ import { resolveStaffTenant } from "../rpc/staff-session";
 import { newId, randomToken } from "../shared/ids";
 import type { StaffRole } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
+import { staffRepository } from "./staff-repository";
 
 const SESSION_HOURS = 12;
 // argon2id, OWASP's second recommended configuration (19 MiB, 2 passes).
@@ -18,45 +19,41 @@ export async function createStaffUser(
   db: UnitOfWork,
   input: { tenantId: string; email: string; password: string; role: StaffRole },
 ) {
-  return db.prisma.staffUser.create({
-    data: {
-      id: newId("usr"),
-      tenantId: input.tenantId,
-      email: input.email.toLowerCase(),
-      passwordHash: await hashPassword(input.password),
-      role: input.role,
-    },
+  return staffRepository.createUser(db, {
+    id: newId("usr"),
+    tenantId: input.tenantId,
+    email: input.email.toLowerCase(),
+    passwordHash: await hashPassword(input.password),
+    role: input.role,
   });
 }
 
 /** Returns a new session (token shown to the browser once, stored hashed) or null on bad credentials. */
 export async function signIn(db: UnitOfWork, email: string, password: string) {
-  const user = await db.prisma.staffUser.findUnique({ where: { email: email.toLowerCase() } });
+  const user = await staffRepository.userByEmail(db, email.toLowerCase());
   const ok = user
     ? await verify(user.passwordHash, password)
     : await hashPassword(password).then(() => false);
   if (!user || !ok) return null;
   const token = randomToken(32);
   const csrfToken = randomToken(24);
-  await db.prisma.staffSession.create({
-    data: {
-      id: newId("ses"),
-      userId: user.id,
-      tokenHash: hashSecret(token),
-      csrfToken,
-      environment: "sandbox",
-      expiresAt: new Date(Date.now() + SESSION_HOURS * 3600_000),
-    },
+  await staffRepository.createSession(db, {
+    id: newId("ses"),
+    userId: user.id,
+    tokenHash: hashSecret(token),
+    csrfToken,
+    environment: "sandbox",
+    expiresAt: new Date(Date.now() + SESSION_HOURS * 3600_000),
   });
   return { token, csrfToken, user };
 }
 
 export async function signOut(db: UnitOfWork, token: string) {
-  await db.prisma.staffSession.deleteMany({ where: { tokenHash: hashSecret(token) } });
+  await staffRepository.deleteSession(db, hashSecret(token));
 }
 
 export async function switchEnvironment(db: UnitOfWork, token: string, environment: Environment) {
-  await db.prisma.staffSession.updateMany({ where: { tokenHash: hashSecret(token) }, data: { environment } });
+  await staffRepository.setSessionEnvironment(db, hashSecret(token), environment);
 }
 
 /**
@@ -70,10 +67,7 @@ export async function switchTenant(
   tenantId: string,
 ) {
   if (!(await resolveStaffTenant(db, user, tenantId))) return false;
-  await db.prisma.staffSession.updateMany({
-    where: { tokenHash: hashSecret(token) },
-    data: { tenantId: tenantId === user.tenantId ? null : tenantId },
-  });
+  await staffRepository.setSessionTenant(db, hashSecret(token), tenantId === user.tenantId ? null : tenantId);
   return true;
 }
 
@@ -93,17 +87,13 @@ export async function grantStaffMembership(
   input: { email: string; tenantId: string; role: string },
 ) {
   staffRole(input.role);
-  const user = await db.prisma.staffUser.findUnique({ where: { email: input.email.toLowerCase() } });
+  const user = await staffRepository.userByEmail(db, input.email.toLowerCase());
   if (!user) throw new Error(`No staff user ${input.email}.`);
-  if (!(await db.prisma.tenant.findUnique({ where: { id: input.tenantId } })))
+  if (!(await staffRepository.tenantExists(db, input.tenantId)))
     throw new Error(`No tenant ${input.tenantId}.`);
   if (user.tenantId === input.tenantId)
     throw new Error("That is the user's home tenant; its role is set on the user.");
-  return db.prisma.staffMembership.upsert({
-    where: { userId_tenantId: { userId: user.id, tenantId: input.tenantId } },
-    create: { userId: user.id, tenantId: input.tenantId, role: input.role },
-    update: { role: input.role },
-  });
+  return staffRepository.upsertMembership(db, user.id, input.tenantId, input.role);
 }
 
 /**
@@ -112,9 +102,9 @@ export async function grantStaffMembership(
  */
 export async function addStaffUser(db: UnitOfWork, input: { email: string; tenantId: string; role: string }) {
   const role = staffRole(input.role);
-  if (!(await db.prisma.tenant.findUnique({ where: { id: input.tenantId } })))
+  if (!(await staffRepository.tenantExists(db, input.tenantId)))
     throw new Error(`No tenant ${input.tenantId}.`);
-  if (await db.prisma.staffUser.findUnique({ where: { email: input.email.toLowerCase() } }))
+  if (await staffRepository.userByEmail(db, input.email.toLowerCase()))
     throw new Error(`${input.email} is already a console user; use staff grant to add a tenant.`);
   const password = randomToken(15);
   const user = await createStaffUser(db, { ...input, role, password });
@@ -126,13 +116,13 @@ export async function addStaffUser(db: UnitOfWork, input: { email: string; tenan
  * theirs: the way back in when the bootstrap admin's password is lost.
  */
 export async function resetStaffPassword(db: UnitOfWork, email: string) {
-  const user = await db.prisma.staffUser.findUnique({ where: { email: email.toLowerCase() } });
+  const user = await staffRepository.userByEmail(db, email.toLowerCase());
   if (!user) throw new Error(`No staff user ${email}.`);
   const password = randomToken(15);
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
-    await tx.prisma.staffUser.update({ where: { id: user.id }, data: { passwordHash } });
-    await tx.prisma.staffSession.deleteMany({ where: { userId: user.id } });
+    await staffRepository.setPasswordHash(tx, user.id, passwordHash);
+    await staffRepository.deleteSessionsOfUser(tx, user.id);
   });
   return { email: user.email, password };
 }

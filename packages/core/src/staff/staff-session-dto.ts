@@ -3,19 +3,19 @@ import type { UnitOfWork } from "@cred/db";
 import { ROLE_SCOPES } from "../rpc/staff-roles";
 import type { StaffSessionView } from "../rpc/staff-session";
 import type { StaffRole } from "../shared/principal";
+import { staffRepository } from "./staff-repository";
 
 /** The tenants a user can switch to: the home tenant first, then memberships, with names and roles. */
 export async function listStaffTenants(db: UnitOfWork, user: { id: string; tenantId: string; role: string }) {
-  const memberships = await db.prisma.staffMembership.findMany({
-    where: { userId: user.id, tenantId: { not: user.tenantId } },
-    orderBy: { createdAt: "asc" },
-  });
+  const memberships = await staffRepository.membershipsOutside(db, user.id, user.tenantId);
   const entries = [
     { tenantId: user.tenantId, role: user.role as StaffRole, home: true },
     ...memberships.map((m) => ({ tenantId: m.tenantId, role: m.role as StaffRole, home: false })),
   ];
-  const tenants = await db.prisma.tenant.findMany({ where: { id: { in: entries.map((e) => e.tenantId) } } });
-  const names = new Map(tenants.map((t) => [t.id, t.name]));
+  const names = await staffRepository.tenantNames(
+    db,
+    entries.map((e) => e.tenantId),
+  );
   return entries.map((e) => ({
     id: e.tenantId,
     name: names.get(e.tenantId) ?? e.tenantId,

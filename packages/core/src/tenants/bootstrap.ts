@@ -3,6 +3,7 @@ import type { UnitOfWork } from "@cred/db";
 import { createApiKey } from "../api-keys";
 import { randomToken } from "../shared/ids";
 import { createStaffUser } from "../staff";
+import { tenantRepository } from "./tenant-repository";
 import { createTenant } from "./tenants";
 
 export interface BootstrapCredentials {
@@ -21,11 +22,11 @@ export async function bootstrap(
   db: UnitOfWork,
   adminEmail = "admin@localhost",
 ): Promise<BootstrapCredentials | null> {
-  if ((await db.prisma.tenant.count()) > 0) return null;
+  if ((await tenantRepository.count(db)) > 0) return null;
   return db.transaction(async (tx) => {
     // Several processes starting on a new database at once: one bootstraps, the others find it done.
-    await tx.prisma.$queryRaw`SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(72707370)) AS l`;
-    if ((await tx.prisma.tenant.count()) > 0) return null;
+    await tenantRepository.lockBootstrap(tx);
+    if ((await tenantRepository.count(tx)) > 0) return null;
     const tenant = await createTenant(tx, "Default tenant");
     const key = await createApiKey(
       tx,

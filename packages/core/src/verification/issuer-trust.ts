@@ -199,7 +199,7 @@ export async function resolveIssuerKey(
   if (Array.isArray(header.x5c)) {
     for (const t of trusted) {
       if (!("x5cRoot" in t)) continue;
-      const chain = await x5cChainKey(header.x5c as string[], t.x5cRoot, ctx.now);
+      const chain = await x5cChainKey(ctx.deps.caches, header.x5c as string[], t.x5cRoot, ctx.now);
       // Without `iss` the leaf's subject is the issuer (SD-JWT VC §2.2.2.3); with one, the leaf must name it.
       if (chain && (payload.iss === undefined || certificateNamesIssuer(chain.leaf, payload.iss))) {
         const subject = chain.leaf.subject.split("\n").join(", ");
@@ -245,7 +245,7 @@ export async function resolveStatusListKey(
   header: JwsHeader,
 ): Promise<CryptoKey | null> {
   if (source.kind === "x5c" && Array.isArray(header.x5c)) {
-    return (await x5cChainKey(header.x5c as string[], source.rootPem, ctx.now))?.key ?? null;
+    return (await x5cChainKey(ctx.deps.caches, header.x5c as string[], source.rootPem, ctx.now))?.key ?? null;
   }
   if (source.kind === "jwks" && typeof header.kid === "string") {
     return jwksKey(ctx.deps, source.jwksUri, header.kid);

@@ -11,6 +11,7 @@ import {
 import { authenticateWallet, type WalletClientCredentials } from "../../authorization-server";
 import { configurationCatalog } from "../../credential-configurations";
 import { issuerUrls } from "../../issuers";
+import type { Caches } from "../../shared/caches";
 import type { CoreConfig } from "../../shared/context";
 import { newId, randomToken } from "../../shared/ids";
 import { scopeOfRow } from "../../shared/scope-of";
@@ -44,6 +45,7 @@ export async function pushAuthorizationRequest(
   db: UnitOfWork,
   sql: FastSql,
   config: CoreConfig,
+  caches: Caches,
   issuer: WalletIssuer,
   form: FormParams,
   client: WalletClientCredentials,
@@ -57,7 +59,7 @@ export async function pushAuthorizationRequest(
     );
   }
   const urls = issuerUrls(config, issuer.id);
-  const attested = await authenticateWallet(sql, config, issuer, client, {
+  const attested = await authenticateWallet(sql, config, caches, issuer, client, {
     audience: urls.credentialIssuer,
     clientId: request.client_id,
   });

@@ -238,7 +238,7 @@ export async function issueCredentials(
   const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   await refuseConfigurationBeyondToken(deps, tx, body);
-  const keyAttestation = keyAttestationCheck(deps.config, issuer, Date.now());
+  const keyAttestation = keyAttestationCheck(deps, issuer, Date.now());
   const request = parseCredentialRequest(body, {
     isKnownConfigurationId: (id) => id === tx.configurationIdentifier,
     isKnownCredentialIdentifier: (id) => id === tx.configurationIdentifier,

@@ -1,7 +1,6 @@
 import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
 import type { TKeyAttestation } from "../../issuers";
-import { trustedAttester } from "../../shared/attestation-status";
-import type { CoreConfig } from "../../shared/context";
+import { type AttestationStatusDeps, trustedAttester } from "../../shared/attestation-status";
 import { trustSettingsOf } from "../../shared/x5c-chain";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
@@ -27,7 +26,7 @@ export function keyAttestationsRequired(issuer: { keyAttestation: unknown }) {
  * Undefined when the issuer reads none.
  */
 export function keyAttestationCheck(
-  config: CoreConfig,
+  deps: AttestationStatusDeps,
   issuer: { keyAttestation: unknown },
   now: number,
 ): KeyAttestationCheck | undefined {
@@ -40,7 +39,7 @@ export function keyAttestationCheck(
   return {
     required: settings.required,
     verify: async (jwt, { requireExp }) => {
-      const attester = trustedAttester(config, settings.trustedRoots, now);
+      const attester = trustedAttester(deps, settings.trustedRoots, now);
       const verified = await verifyKeyAttestation(jwt, {
         attesterKey: attester.key,
         requirement,

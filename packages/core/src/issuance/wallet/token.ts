@@ -8,6 +8,7 @@ import {
 } from "@cred/oid4vc";
 import { authenticateWallet, type WalletClientCredentials } from "../../authorization-server";
 import { issuerUrls } from "../../issuers";
+import type { Caches } from "../../shared/caches";
 import type { CoreConfig } from "../../shared/context";
 import { randomToken } from "../../shared/ids";
 import { hashSecret, type SecretBox } from "../../shared/secret-box";
@@ -56,13 +57,14 @@ async function redeemWithoutTxCode(
 export async function exchangeToken(
   sql: FastSql,
   config: CoreConfig,
+  caches: Caches,
   secretBox: SecretBox,
   issuer: { id: string; walletAttestation: unknown },
   form: FormParams,
   client: WalletClientCredentials = { dpopJkt: null },
 ) {
   const request = parseTokenRequest(form);
-  const authenticated = await authenticateWallet(sql, config, issuer, client, {
+  const authenticated = await authenticateWallet(sql, config, caches, issuer, client, {
     audience: issuerUrls(config, issuer.id).credentialIssuer,
     ...(request.client_id !== undefined ? { clientId: request.client_id } : {}),
   });

@@ -1,4 +1,4 @@
-import type { FastSql } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { claimsOfSpentTokensSql } from "../issuance";
 
 /** Tables whose expired rows the sweeper deletes, by primary key. */
@@ -33,8 +33,8 @@ const ALONGSIDE: Partial<Record<keyof typeof PURGEABLE, { columns: string; state
  * 1 000 took 12–36 ms each, late in a 5-minute run). Expired access tokens take the sealed claims of
  * their completed transactions with them (`ALONGSIDE`). Returns the number of rows deleted.
  */
-export async function purgeExpired(
-  sql: FastSql,
+async function purgeExpired(
+  db: UnitOfWork,
   table: keyof typeof PURGEABLE,
   now: Date,
   chunk = 1_000,
@@ -44,7 +44,7 @@ export async function purgeExpired(
   let deleted = 0;
   let from = new Date(0);
   for (;;) {
-    const { rows } = await sql.query<{ deleted: number; last: Date | null }>(
+    const { rows } = await db.sql.query<{ deleted: number; last: Date | null }>(
       `WITH gone AS (
          DELETE FROM "${table}" WHERE "${key}" IN (
            SELECT "${key}" FROM "${table}"
@@ -73,9 +73,9 @@ export async function purgeExpired(
  * events kept for their deliveries are never scanned again; the NOT EXISTS is a safety net. An event
  * with deliveries goes with its last delivery (`purgeFinishedDeliveries`).
  */
-export async function purgeUndeliveredEvents(sql: FastSql, before: Date, chunk = 1_000): Promise<number> {
+async function purgeUndeliveredEvents(db: UnitOfWork, before: Date, chunk = 1_000): Promise<number> {
   const { rows } = await deleteInChunks(
-    sql,
+    db,
     `DELETE FROM "OutboxEvent" WHERE "id" = ANY(ARRAY(
        SELECT o."id" FROM "OutboxEvent" o
         WHERE o."deliveriesCreated" = 0 AND o."dispatchedAt" < $1::timestamp(3)
@@ -106,15 +106,15 @@ const FINISHED_DELIVERY_STATUSES = ["succeeded", "failed"] as const;
  * chunk and scanned the whole table: ~12 ms per 1 000 deliveries instead of ~60 (embedded database,
  * 100 000 recent deliveries beside them).
  */
-export async function purgeFinishedDeliveries(
-  sql: FastSql,
+async function purgeFinishedDeliveries(
+  db: UnitOfWork,
   before: Date,
   chunk = 1_000,
 ): Promise<{ deliveries: number; events: number }> {
   const total = { deliveries: 0, events: 0 };
   for (const status of FINISHED_DELIVERY_STATUSES) {
     const purged = await deleteInChunks(
-      sql,
+      db,
       `WITH gone AS (
          DELETE FROM "WebhookDelivery" WHERE "id" = ANY(ARRAY(
            SELECT "id" FROM "WebhookDelivery"
@@ -144,12 +144,22 @@ export async function purgeFinishedDeliveries(
  * rows for a statement whose outer command is a SELECT (a DELETE in a WITH clause). A statement that
  * also deletes dependent rows reports how many in a `cascaded` column (the same on every row).
  */
-async function deleteInChunks(sql: FastSql, statement: string, cutoff: Date, chunk: number) {
+async function deleteInChunks(db: UnitOfWork, statement: string, cutoff: Date, chunk: number) {
   const total = { rows: 0, cascaded: 0 };
   for (;;) {
-    const { rows } = await sql.query<{ cascaded?: number }>(statement, [cutoff, chunk]);
+    const { rows } = await db.sql.query<{ cascaded?: number }>(statement, [cutoff, chunk]);
     total.rows += rows.length;
     total.cascaded += rows[0]?.cascaded ?? 0;
     if (rows.length < chunk) return total;
   }
 }
+
+/**
+ * The sweeper's deletes (events/sweep-expired.ts): chunked single statements at the root unit of work,
+ * across tenants (housekeeping by expiry, no tenant scope).
+ */
+export const purgeRepository = {
+  expired: purgeExpired,
+  undeliveredEvents: purgeUndeliveredEvents,
+  finishedDeliveries: purgeFinishedDeliveries,
+};
