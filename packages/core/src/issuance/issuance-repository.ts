@@ -66,8 +66,8 @@ function spendNoncesSql(p: SqlParams, nonces: CheckedNonce[]) {
 
 /**
  * The issuance transaction's rows: the management side reads and writes them within the caller's tenant
- * scope; the wallet side finds them by an unguessable hash (offer handle, access token) or by the id of a
- * transaction such a lookup gave, since no tenant is known there. Issuance writes on the hot path are
+ * scope; the wallet side finds them by an unguessable hash (offer handle) or by the id of a transaction
+ * such a lookup, or authorization-server's access-token lookup, gave, since no tenant is known there. Issuance writes on the hot path are
  * single statements: each change and its outbox event are written by one `WITH … INSERT` (atomic without
  * an interactive transaction; one round trip instead of four).
  */
