@@ -19,8 +19,9 @@ const coreLayers = [
   ["organisations", "staff", "api-keys", "webhooks", "verification-policies", "dashboard", "audit"],
   ["issuers"],
   ["credential-configurations"],
-  // The wallet authorization server's DPoP, server nonces and client authentication: below issuance, whose
-  // token, PAR, authorization and credential endpoints use them.
+  // The wallet authorization server (PAR, authorize, token, access tokens, DPoP, nonces, client
+  // authentication): below issuance, whose offers it redeems by its own statements and whose credential
+  // endpoints look up access tokens through it (docs/adr/0020-authorization-server-slice.md).
   ["authorization-server"],
   ["issuance"],
   ["credentials"],

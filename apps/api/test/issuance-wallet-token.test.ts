@@ -140,10 +140,8 @@ describe("OpenID4VCI flow", () => {
     const guesses = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
         exchangeToken(
-          fast,
-          t.server.deps.config,
-          t.server.deps.caches,
-          t.server.deps.secretBox,
+          t.server.deps,
+          t.server.deps.database.root,
           { id: issuer.issuerId, walletAttestation: null },
           {
             grant_type: PRE_AUTH,

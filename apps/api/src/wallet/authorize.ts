@@ -15,8 +15,8 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
     { exposeHeadRoute: false },
     withIssuer(deps, async (issuer, request, reply) => {
       const outcome = await authorize(
-        deps.database.root.sql,
-        deps.config,
+        deps,
+        deps.database.root,
         issuer,
         request.query as Record<string, unknown>,
       );
@@ -29,8 +29,8 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
     { exposeHeadRoute: false },
     withIssuer(deps, async (issuer, request, reply) => {
       const outcome = await returnFromAuthorizationPage(
-        deps.database.root.sql,
-        deps.config,
+        deps,
+        deps.database.root,
         issuer.id,
         (request.query as Record<string, unknown>).result,
         cookiesOf(request.headers.cookie),

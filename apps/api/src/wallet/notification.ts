@@ -20,6 +20,7 @@ export function registerNotification(app: FastifyInstance, deps: AppDeps) {
         const nonces = dpopNoncesOf(deps.secretBox, issuer);
         await recordNotification(
           deps.database.root,
+          deps.caches,
           issuer.id,
           { ...presented, method: "POST", url, requireDpop: issuer.requireDpop, dpopNonces: nonces },
           request.body,

@@ -22,15 +22,7 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
           url,
           requireDpop: false,
         });
-        const response = await pushAuthorizationRequest(
-          deps.database.root,
-          deps.database.root.sql,
-          deps.config,
-          deps.caches,
-          issuer,
-          form,
-          client,
-        );
+        const response = await pushAuthorizationRequest(deps, deps.database.root, issuer, form, client);
         return reply
           .code(201)
           .headers({ ...NO_STORE, ...replyHeaders })

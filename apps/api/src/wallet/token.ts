@@ -21,15 +21,7 @@ export function registerToken(app: FastifyInstance, deps: AppDeps) {
           url,
           requireDpop: issuer.requireDpop,
         });
-        const response = await exchangeToken(
-          deps.database.root.sql,
-          deps.config,
-          deps.caches,
-          deps.secretBox,
-          issuer,
-          form,
-          client,
-        );
+        const response = await exchangeToken(deps, deps.database.root, issuer, form, client);
         reply.headers({
           ...NO_STORE,
           Pragma: "no-cache",

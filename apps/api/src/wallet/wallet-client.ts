@@ -27,7 +27,7 @@ export async function walletClient(
   const challenges = attestationChallengesOf(deps.secretBox, issuer);
   const proofs = headerValues(request, "dpop");
   const checked = await dpopProofForTokenRequest(
-    deps.database.root.sql,
+    deps.database.root,
     proofs,
     target.url,
     target.requireDpop,

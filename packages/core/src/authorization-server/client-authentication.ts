@@ -1,4 +1,4 @@
-import type { FastSql } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { ClientAttestationError, USE_ATTESTATION_CHALLENGE, verifyClientAttestation } from "@cred/oid4vc";
 import type { TWalletAttestation } from "../issuers";
 import { trustedAttester } from "../shared/attestation-status";
@@ -8,6 +8,7 @@ import type { SecretBox } from "../shared/secret-box";
 import { hashSecret } from "../shared/secret-box";
 import { trustSettingsOf } from "../shared/x5c-chain";
 import { type IssuerNonces, issuerNonces, useNonceError } from "./issuer-nonces";
+import { proofUseRepository } from "./proof-use-repository";
 
 /** How old a client attestation PoP's `iat` may be; its `jti` is remembered (against replay) as long. */
 const POP_MAX_AGE_SECONDS = 300;
@@ -68,7 +69,7 @@ export interface AuthenticatedWallet {
  * `invalid_client` (`invalid_client_attestation` for an expired attestation).
  */
 export async function authenticateWallet(
-  sql: FastSql,
+  db: UnitOfWork,
   config: CoreConfig,
   caches: Caches,
   issuer: { walletAttestation: unknown },
@@ -119,11 +120,8 @@ export async function authenticateWallet(
     if (problem) throw refused(`the wallet attestation ${problem}`);
     if (verified.pop) {
       const forgetAfter = new Date((verified.pop.iat + POP_MAX_AGE_SECONDS + SKEW_SECONDS) * 1000);
-      const { affected } = await sql.query(
-        `INSERT INTO "DpopProofUse" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT DO NOTHING RETURNING 1`,
-        [hashSecret(`client-attestation-pop:${verified.instanceJkt}:${verified.pop.jti}`), forgetAfter],
-      );
-      if (affected !== 1)
+      const key = hashSecret(`client-attestation-pop:${verified.instanceJkt}:${verified.pop.jti}`);
+      if (!(await proofUseRepository.spend(db, key, forgetAfter)))
         throw refused("the client attestation PoP was already used; make a new one per request");
     }
     return { clientId: verified.clientId, instanceJkt: verified.instanceJkt };

@@ -1,4 +1,4 @@
-import type { FastSql } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import {
   DpopNonceError,
   DpopProofError,
@@ -8,6 +8,7 @@ import {
 } from "@cred/oid4vc";
 import { hashSecret } from "../shared/secret-box";
 import { type DpopNonces, useNonceError } from "./issuer-nonces";
+import { proofUseRepository } from "./proof-use-repository";
 
 /** How old a proof's `iat` may be; a proof is remembered (against replay) for as long as it is accepted. */
 const MAX_AGE_SECONDS = 300;
@@ -21,7 +22,7 @@ const FUTURE_SKEW_SECONDS = 60;
  * 400 `use_dpop_nonce` with a `DPoP-Nonce` to retry with (§8).
  */
 export async function dpopProofForTokenRequest(
-  sql: FastSql,
+  db: UnitOfWork,
   proofs: readonly string[],
   endpoint: string,
   required: boolean,
@@ -33,7 +34,7 @@ export async function dpopProofForTokenRequest(
     return null;
   }
   try {
-    const { jkt, nonce } = await checkDpopProof(sql, proofs, { method: "POST", url: endpoint, nonces });
+    const { jkt, nonce } = await checkDpopProof(db, proofs, { method: "POST", url: endpoint, nonces });
     return { jkt, ...(nonce !== undefined ? { nonce } : {}) };
   } catch (error) {
     if (error instanceof DpopProofError) throw tokenError("invalid_dpop_proof", error.message);
@@ -49,7 +50,7 @@ export async function dpopProofForTokenRequest(
  * its `iat` would let it pass. Throws `DpopProofError`, or `DpopNonceError` (the proof is left unspent).
  */
 export async function checkDpopProof(
-  sql: FastSql,
+  db: UnitOfWork,
   proofs: readonly string[],
   request: { method: string; url: string; accessToken?: string; nonces?: DpopNonces | undefined },
 ): Promise<VerifiedDpopProof> {
@@ -71,11 +72,8 @@ export async function checkDpopProof(
         : "The DPoP proof's nonce is not current: use the DPoP-Nonce of this response.",
     );
   const forgetAfter = new Date((verified.iat + MAX_AGE_SECONDS + FUTURE_SKEW_SECONDS) * 1000);
-  const { affected } = await sql.query(
-    `INSERT INTO "DpopProofUse" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT DO NOTHING RETURNING 1`,
-    [hashSecret(`${verified.jkt}:${verified.jti}`), forgetAfter],
-  );
-  if (affected !== 1) throw new DpopProofError("the DPoP proof was already used; make a new one per request");
+  if (!(await proofUseRepository.spend(db, hashSecret(`${verified.jkt}:${verified.jti}`), forgetAfter)))
+    throw new DpopProofError("the DPoP proof was already used; make a new one per request");
   return verified;
 }
 

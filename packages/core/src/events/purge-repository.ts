@@ -1,5 +1,5 @@
 import type { UnitOfWork } from "@cred/db";
-import { claimsOfSpentTokensSql } from "../issuance";
+import { claimsOfSpentTokensSql } from "../authorization-server";
 
 /** Tables whose expired rows the sweeper deletes, by primary key. */
 const PURGEABLE = {

@@ -1,6 +1,6 @@
 import type { UnitOfWork } from "@cred/db";
+import { offerRedeemableSql } from "../authorization-server";
 import type { TenantScope } from "../shared/principal";
-import { offerRedeemableSql } from "./wallet/authorization-page";
 
 export interface Interaction {
   id: string;

@@ -1,5 +1,6 @@
 import type { TCompleteAuthorizationRequest } from "@cred/contracts/issuance";
 import type { UnitOfWork } from "@cred/db";
+import { authorizationReturn, isRedeemableOffer } from "../authorization-server";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
@@ -8,7 +9,6 @@ import { hashSecret } from "../shared/secret-box";
 import { authorizationInteractionRepository, type Interaction } from "./authorization-interaction-repository";
 import { findVisibleTransaction } from "./get-issuance-transaction";
 import { issuanceRepository } from "./issuance-repository";
-import { authorizationReturn, isRedeemableOffer } from "./wallet/authorization-page";
 
 /**
  * Authorizations_Complete: the integrator's answer for a person sent to the issuer's authorization

@@ -5,6 +5,7 @@ import {
   zDelivery,
 } from "@cred/contracts/issuance";
 import type { UnitOfWork } from "@cred/db";
+import { hashTxCode } from "../authorization-server";
 import { configurationCatalog } from "../credential-configurations";
 import { activeIssuerCache } from "../issuers";
 import { claimPattern } from "../shared/claim-pattern";
@@ -15,7 +16,6 @@ import type { Principal, TenantScope } from "../shared/principal";
 import { hashSecret } from "../shared/secret-box";
 import { issuanceRepository } from "./issuance-repository";
 import { offerFor, type SealedOffer, toIssuanceTransactionDto } from "./issuance-transaction-dto";
-import { hashTxCode } from "./tx-code";
 import { validateClaims } from "./validate-claims";
 import { createdOffers } from "./wallet/created-offers";
 

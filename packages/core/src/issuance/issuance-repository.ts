@@ -5,7 +5,6 @@ import type { TenantScope } from "../shared/principal";
 import type { IssuanceTransactionRow } from "./issuance-transaction-dto";
 import { createdOffers } from "./wallet/created-offers";
 import type { CheckedNonce } from "./wallet/nonce";
-import type { IssuanceTransactionRecord } from "./wallet/redeemed-transactions";
 
 export interface NewIssuanceTransaction {
   id: string;
@@ -66,26 +65,9 @@ function spendNoncesSql(p: SqlParams, nonces: CheckedNonce[]) {
 }
 
 /**
- * A statement (for a `WITH`) dropping the sealed claims of completed transactions whose access tokens
- * are going in the same statement, from the CTE `gone` ("transactionId", "tokenHash"), unless another
- * token of theirs still lives past `now` (a parameter): a completed transaction keeps its claims only for
- * further requests with its token (OpenID4VCI §14.3). The statement does not see the deletion it rides
- * with, hence the tokens of `gone` are left out of the check by hand.
- */
-export function claimsOfSpentTokensSql(gone: string, now: string) {
-  return `UPDATE "IssuanceTransaction" t SET "claimsCipher" = NULL
-     WHERE t."id" = ANY(ARRAY(SELECT DISTINCT "transactionId" FROM ${gone}))
-       AND t."status" = 'completed' AND t."claimsCipher" IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM "AccessToken" a
-                        WHERE a."transactionId" = t."id" AND a."expiresAt" > ${now}
-                          AND a."tokenHash" NOT IN (SELECT "tokenHash" FROM ${gone}))
-    RETURNING 1`;
-}
-
-/**
  * The issuance transaction's rows: the management side reads and writes them within the caller's tenant
- * scope; the wallet side finds them by an unguessable hash (offer handle, access token) or by the id of a
- * transaction such a lookup gave, since no tenant is known there. Issuance writes on the hot path are
+ * scope; the wallet side finds them by an unguessable hash (offer handle) or by the id of a transaction
+ * such a lookup, or authorization-server's access-token lookup, gave, since no tenant is known there. Issuance writes on the hot path are
  * single statements: each change and its outbox event are written by one `WITH … INSERT` (atomic without
  * an interactive transaction; one round trip instead of four).
  */
@@ -163,22 +145,8 @@ export const issuanceRepository = {
   },
 
   /**
-   * Wallet side: the transaction an access token (by its hash, unguessable) was issued for while the
-   * token lives at `now`, with the key the token is bound to (`tokenDpopJkt`); the caller checks the issuer.
-   */
-  async findByLiveAccessToken(db: UnitOfWork, tokenHash: string, now: Date) {
-    const { rows } = await db.sql.query<IssuanceTransactionRecord & { tokenDpopJkt: string | null }>(
-      `SELECT t.*, a."dpopJkt" AS "tokenDpopJkt" FROM "AccessToken" a
-         JOIN "IssuanceTransaction" t ON t."id" = a."transactionId"
-        WHERE a."tokenHash" = $1 AND a."expiresAt" > $2::timestamp(3)`,
-      [tokenHash, now],
-    );
-    return rows[0] ?? null;
-  },
-
-  /**
    * Wallet side: the transaction read afresh by its id, which the caller got from a checked access token
-   * (`findByLiveAccessToken` or the token endpoint's row), so its tenant is the token's.
+   * (authorization-server's `transactionForToken`), so its tenant is the token's.
    */
   findById(db: UnitOfWork, id: string) {
     return db.prisma.issuanceTransaction.findUnique({ where: { id } });
@@ -243,7 +211,7 @@ export const issuanceRepository = {
    * spends the proofs' `c_nonce`s in it. The first request completes the pending transaction
    * (`completedEvent`); while the access token lives, each further one (OpenID4VCI §14.3, with
    * `reissuedEvent`) adds its credentials to the completed transaction. The sealed claims stay for those
-   * requests, until the token expires (`claimsOfSpentTokensSql`) or a credential of the transaction is
+   * requests, until the token expires (authorization-server's `claimsOfSpentTokensSql`) or a credential of the transaction is
    * revoked (`stopReissue`). Nothing is written unless the transaction is pending and unexpired (or, for a
    * further request, completed), still has its claims, the access token is valid and every nonce unspent
    * (a replay, even a concurrent one, finds the spent record).

@@ -1,5 +1,5 @@
 import type { UnitOfWork } from "@cred/db";
-import { TX_CODE_HASH_PURPOSE } from "../issuance";
+import { TX_CODE_HASH_PURPOSE } from "../authorization-server";
 import { credentialEncryptionSealContext } from "../issuers";
 import { idempotencySealContext } from "../shared/idempotency";
 import { isKeyedHash, type SecretBox } from "../shared/secret-box";

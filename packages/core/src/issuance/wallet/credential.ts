@@ -1,11 +1,7 @@
 import { createHash } from "node:crypto";
-import type { UnitOfWork } from "@cred/db";
 import {
   type CredentialErrorCode,
   credentialError,
-  DpopNonceError,
-  DpopProofError,
-  dpopResourceError,
   encryptCredentialResponse,
   encryptedRequestKid,
   holderKeysOf,
@@ -18,7 +14,13 @@ import {
   verifyProofs,
 } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import { checkDpopProof, type DpopNonces, dpopNoncesOf } from "../../authorization-server";
+import {
+  dpopNoncesOf,
+  type IssuanceTransactionRecord,
+  invalidToken,
+  type PresentedCredentials,
+  transactionForToken,
+} from "../../authorization-server";
 import { configurationCatalog } from "../../credential-configurations";
 import {
   credentialEncryptionKeys,
@@ -39,9 +41,8 @@ import { issuerMetadataRepository } from "../issuer-metadata-repository";
 import { disclosablePaths } from "../validate-claims";
 import { openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { keyAttestationCheck } from "./key-attestation";
-import { invalidToken, type WalletIssuer } from "./load-wallet-issuer";
+import type { WalletIssuer } from "./load-wallet-issuer";
 import { type CheckedNonce, checkNonce } from "./nonce";
-import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
 
 const digestOf = (sdJwt: string) =>
   createHash("sha256")
@@ -77,94 +78,6 @@ async function refuseConfigurationBeyondToken(
   });
 }
 
-/** An access token as the wallet presented it: its scheme (`Authorization: Bearer` or `DPoP`) and value. */
-export interface PresentedAccessToken {
-  scheme: "Bearer" | "DPoP";
-  token: string;
-}
-
-/**
- * What a wallet presented to a protected endpoint: its access token and the DPoP proofs it sent (RFC
- * 9449 §4.3: exactly one is good; none, where the token is a bearer token).
- */
-export interface PresentedCredentials {
-  accessToken: PresentedAccessToken;
-  dpopProofs: readonly string[];
-}
-
-/** A wallet request to a protected endpoint: what it presented, its method and URL. */
-export interface ProtectedRequest extends PresentedCredentials {
-  method: string;
-  url: string;
-  /** The issuer takes DPoP-bound tokens only (`requireDpop`): a bearer token minted before is refused. */
-  requireDpop?: boolean;
-  /** The issuer's nonces, where it requires them in DPoP proofs (`requireDpopNonce`). */
-  dpopNonces?: DpopNonces | undefined;
-}
-
-/**
- * Finds the transaction an access token was issued for (remembered from the token endpoint, else read),
- * or throws `invalid_token` (401). A DPoP-bound token must come as `Authorization: DPoP` with a proof
- * by its key for this request (RFC 9449 §7); a bearer token as `Authorization: Bearer`.
- */
-export async function transactionForToken(db: UnitOfWork, issuerId: string, request: ProtectedRequest) {
-  const presented = request.accessToken;
-  const tokenHash = hashSecret(presented.token);
-  let found = redeemedTransactions.take(tokenHash);
-  if (!found) {
-    const row = await issuanceRepository.findByLiveAccessToken(db, tokenHash, new Date());
-    if (row) {
-      const { tokenDpopJkt, ...tx } = row;
-      found = { row: tx, dpopJkt: tokenDpopJkt };
-    }
-  }
-  if (!found || found.row.issuerId !== issuerId)
-    throw invalidToken("The access token is invalid or expired.");
-  await checkTokenBinding(db, presented, found.dpopJkt, request);
-  return { tx: found.row, tokenHash };
-}
-
-async function checkTokenBinding(
-  db: UnitOfWork,
-  presented: PresentedAccessToken,
-  dpopJkt: string | null,
-  request: ProtectedRequest,
-) {
-  if (dpopJkt === null) {
-    if (request.requireDpop)
-      throw dpopResourceError("invalid_token", "This credential issuer takes DPoP-bound access tokens only.");
-    if (presented.scheme === "DPoP")
-      throw dpopResourceError("invalid_token", "This access token is not DPoP-bound; send it as Bearer.");
-    return;
-  }
-  if (presented.scheme !== "DPoP")
-    throw dpopResourceError(
-      "invalid_token",
-      "This access token is DPoP-bound; send it as DPoP with a proof.",
-    );
-  if (request.dpopProofs.length === 0)
-    throw dpopResourceError("invalid_dpop_proof", "A DPoP proof is required.");
-  let proof: Awaited<ReturnType<typeof checkDpopProof>>;
-  try {
-    proof = await checkDpopProof(db.sql, request.dpopProofs, {
-      method: request.method,
-      url: request.url,
-      accessToken: presented.token,
-      nonces: request.dpopNonces,
-    });
-  } catch (error) {
-    if (error instanceof DpopProofError) throw dpopResourceError("invalid_dpop_proof", error.message);
-    if (error instanceof DpopNonceError)
-      throw dpopResourceError("use_dpop_nonce", error.message, request.dpopNonces?.issue());
-    throw error;
-  }
-  if (proof.jkt !== dpopJkt)
-    throw dpopResourceError(
-      "invalid_dpop_proof",
-      "The DPoP proof is not signed by the key the token is bound to.",
-    );
-}
-
 /**
  * What the credential and the deferred credential endpoints start with: the access token (and its DPoP
  * binding, for this endpoint's URL), then the body, decrypted where it came encrypted (§10), and how the
@@ -178,7 +91,7 @@ export async function receiveWalletRequest(
   endpoint: "credential" | "deferredCredential",
 ) {
   const dpopNonces = dpopNoncesOf(deps.secretBox, issuer);
-  const { tx, tokenHash } = await transactionForToken(deps.database.root, issuer.id, {
+  const { tx, tokenHash } = await transactionForToken(deps.database.root, deps.caches, issuer.id, {
     ...presented,
     method: "POST",
     url: issuerUrls(deps.config, issuer.id)[endpoint],

@@ -1,5 +1,6 @@
 import { credentialError, parseDeferredCredentialRequest } from "@cred/oid4vc";
 import type { JWK } from "jose";
+import type { PresentedCredentials } from "../../authorization-server";
 import { configurationCatalog } from "../../credential-configurations";
 import type { AppDeps } from "../../shared/context";
 import { hashSecret } from "../../shared/secret-box";
@@ -8,7 +9,6 @@ import { effectiveStatus } from "../issuance-transaction-dto";
 import {
   DEFERRED_INTERVAL_SECONDS,
   issueAndComplete,
-  type PresentedCredentials,
   receiveWalletRequest,
   walletAnswer,
 } from "./credential";

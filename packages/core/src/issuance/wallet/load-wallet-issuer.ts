@@ -1,5 +1,4 @@
 import type { UnitOfWork } from "@cred/db";
-import { OAuthError } from "@cred/oid4vc";
 import { activeIssuerCache } from "../../issuers";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
@@ -10,11 +9,3 @@ export async function loadWalletIssuer(db: UnitOfWork, issuerId: string) {
 }
 
 export type WalletIssuer = NonNullable<Awaited<ReturnType<typeof loadWalletIssuer>>>;
-
-/** 401 `invalid_token` with a `Bearer` challenge naming it (RFC 6750 §3.1). */
-export function invalidToken(description: string) {
-  return new OAuthError("invalid_token", description, {
-    status: 401,
-    challenge: { schemes: ["Bearer"], withError: true },
-  });
-}

@@ -1,10 +1,11 @@
 import type { UnitOfWork } from "@cred/db";
 import { notificationError, parseNotificationRequest, type TNotificationEvent } from "@cred/oid4vc";
+import { type ProtectedRequest, transactionForToken } from "../../authorization-server";
+import type { Caches } from "../../shared/caches";
 import { emitEvent } from "../../shared/outbox";
 import { scopeOfRow } from "../../shared/scope-of";
 import { issuanceRepository } from "../issuance-repository";
 import { issuedCredentialRepository } from "../issued-credential-repository";
-import { type ProtectedRequest, transactionForToken } from "./credential";
 
 const EVENTS: Record<TNotificationEvent, string> = {
   credential_accepted: "credential.accepted",
@@ -15,11 +16,12 @@ const EVENTS: Record<TNotificationEvent, string> = {
 /** Notification endpoint (OpenID4VCI §11): idempotent, 204; recorded on the credentials and emitted as an event. */
 export async function recordNotification(
   db: UnitOfWork,
+  caches: Caches,
   issuerId: string,
   request: ProtectedRequest,
   body: unknown,
 ) {
-  const { tx } = await transactionForToken(db, issuerId, request);
+  const { tx } = await transactionForToken(db, caches, issuerId, request);
   const { notification_id: notificationId, event } = parseNotificationRequest(body);
   const credential = await issuedCredentialRepository.findByNotificationId(db, notificationId);
   if (!credential || credential.transactionId !== tx.id) {

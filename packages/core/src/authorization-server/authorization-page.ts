@@ -1,11 +1,11 @@
-import type { FastSql } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { authorizationResponseUrl } from "@cred/oid4vc";
-import type { TAuthorizationPage } from "../../issuers";
-import { issuerUrls } from "../../issuers";
-import type { CoreConfig } from "../../shared/context";
-import { randomToken } from "../../shared/ids";
-import { hashSecret } from "../../shared/secret-box";
-import { effectiveStatus } from "../issuance-transaction-dto";
+import type { TAuthorizationPage } from "../issuers";
+import { issuerUrls } from "../issuers";
+import type { CoreConfig } from "../shared/context";
+import { randomToken } from "../shared/ids";
+import { hashSecret } from "../shared/secret-box";
+import { authorizationRequestRepository } from "./authorization-request-repository";
 
 /** RFC 6749 §4.1.2: an authorization code is short-lived (a maximum of 10 minutes is recommended). */
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
@@ -15,21 +15,6 @@ export const INTERACTION_LIFETIME_SECONDS = 600;
 /** Why a wallet is sent back with `access_denied` when its offer went while the flow ran. */
 export const OFFER_UNAVAILABLE =
   "The credential offer is no longer available: it was cancelled, expired or already used.";
-
-/**
- * SQL: whether the offer of the transaction `transactionId` (an SQL expression) can still be redeemed
- * by an authorization code at `now` (a timestamp parameter): pending, unexpired, not yet redeemed.
- */
-export const offerRedeemableSql = (transactionId: string, now: string) =>
-  `EXISTS (
-     SELECT 1 FROM "IssuanceTransaction" t
-      WHERE t."id" = ${transactionId} AND t."status" = 'pending' AND t."expiresAt" > ${now}::timestamp(3)
-        AND t."codeRedeemedAt" IS NULL)`;
-
-/** `offerRedeemableSql` for a transaction row already read. */
-export function isRedeemableOffer(row: { status: string; expiresAt: Date; codeRedeemedAt: Date | null }) {
-  return row.codeRedeemedAt === null && effectiveStatus(row) === "pending";
-}
 
 /** The issuer's authorization page (`authorizationPage`), or null when wallets get their code at once. */
 export function authorizationPageOf(issuer: { authorizationPage: unknown }): TAuthorizationPage | null {
@@ -123,23 +108,20 @@ export type ReturnOutcome = { redirectTo: string; cookie: BrowserBindingCookie }
  * Otherwise a page, not a redirect.
  */
 export async function returnFromAuthorizationPage(
-  sql: FastSql,
-  config: CoreConfig,
+  deps: { config: CoreConfig },
+  db: UnitOfWork,
   issuerId: string,
   result: unknown,
   cookies: Record<string, string>,
 ): Promise<ReturnOutcome> {
+  const { config } = deps;
   const refused = {
     errorPage:
       "This sign-in cannot be completed here: open it in the browser you started from, within 10 minutes, and only once. Start again from the wallet.",
   };
   if (typeof result !== "string" || result.length === 0 || result.length > 256) return refused;
   const resultHash = hashSecret(result);
-  const { rows: found } = await sql.query<{ interactionHash: string }>(
-    `SELECT "interactionHash" FROM "AuthorizationRequest" WHERE "interactionResultHash" = $1 AND "issuerId" = $2`,
-    [resultHash, issuerId],
-  );
-  const interactionHash = found[0]?.interactionHash;
+  const interactionHash = await authorizationRequestRepository.interactionOfResult(db, resultHash, issuerId);
   if (!interactionHash) return refused;
   const name = cookieNameFor(interactionHash);
   const binding = cookies[name];
@@ -147,29 +129,14 @@ export async function returnFromAuthorizationPage(
   const code = randomToken(32);
   const now = new Date();
   const codeExpiresAt = new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000);
-  const { rows } = await sql.query<{
-    redirectUri: string;
-    state: string | null;
-    approved: boolean;
-    offerPending: boolean;
-  }>(
-    `WITH pending AS (
-       SELECT a."id", a."interactionDecision" = 'approved' AS "approved",
-              ${offerRedeemableSql('a."transactionId"', "$4")} AS "offerPending"
-         FROM "AuthorizationRequest" a
-        WHERE a."interactionResultHash" = $1 AND a."issuerId" = $2 AND a."browserBindingHash" = $3
-          AND a."interactionReturnedAt" IS NULL AND a."interactionExpiresAt" > $4::timestamp(3))
-     UPDATE "AuthorizationRequest" a
-        SET "interactionReturnedAt" = $4::timestamp(3),
-            "codeHash" = CASE WHEN (SELECT "approved" AND "offerPending" FROM pending) THEN $5 END,
-            "codeExpiresAt" = CASE WHEN (SELECT "approved" AND "offerPending" FROM pending) THEN $6::timestamp(3) END,
-            "expiresAt" = GREATEST(a."expiresAt", $6::timestamp(3))
-      WHERE a."id" = (SELECT "id" FROM pending) AND a."interactionReturnedAt" IS NULL
-      RETURNING a."redirectUri", a."state", (SELECT "approved" FROM pending) AS "approved",
-                (SELECT "offerPending" FROM pending) AS "offerPending"`,
-    [resultHash, issuerId, hashSecret(binding), now, hashSecret(code), codeExpiresAt],
-  );
-  const returned = rows[0];
+  const returned = await authorizationRequestRepository.returnFromPage(db, {
+    resultHash,
+    issuerId,
+    browserBindingHash: hashSecret(binding),
+    now,
+    codeHash: hashSecret(code),
+    codeExpiresAt,
+  });
   if (!returned) return refused;
   const iss = issuerUrls(config, issuerId).credentialIssuer;
   const state = returned.state ?? undefined;

@@ -1,47 +1,20 @@
-import type { FastSql } from "@cred/db";
-import {
-  pkceVerifierMatches,
-  type TAuthorizationCodeTokenRequest,
-  type TAuthorizationDetail,
-  tokenError,
-} from "@cred/oid4vc";
-import type { CoreConfig } from "../../shared/context";
-import { randomToken } from "../../shared/ids";
-import { hashSecret } from "../../shared/secret-box";
-import { claimsOfSpentTokensSql } from "../issuance-repository";
-import { type IssuanceTransactionRecord, redeemedTransactions } from "./redeemed-transactions";
+import type { UnitOfWork } from "@cred/db";
+import { pkceVerifierMatches, type TAuthorizationCodeTokenRequest, tokenError } from "@cred/oid4vc";
+import type { AppDeps } from "../shared/context";
+import { randomToken } from "../shared/ids";
+import { hashSecret } from "../shared/secret-box";
+import { accessTokenRepository } from "./access-token-repository";
+import { authorizationRequestRepository, type GrantedCode } from "./authorization-request-repository";
+import { redemptionRepository } from "./redemption-repository";
 import { tokenResponse } from "./token-response";
-
-interface GrantedCode {
-  id: string;
-  issuerId: string;
-  transactionId: string;
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string;
-  authorizationDetails: TAuthorizationDetail[] | null;
-  scope: string | null;
-  dpopJkt: string | null;
-  clientAttestationJkt: string | null;
-  codeExpiresAt: Date;
-  codeUsedAt: Date | null;
-}
 
 /**
  * A code used a second time: the access token its first use obtained is revoked (RFC 6749 §4.1.2), only
  * that one (another code of the same offer may hold the offer's token), and with it the sealed claims a
  * completed transaction kept for further requests with that token. Returns the error to throw.
  */
-async function revokeTokensOf(sql: FastSql, granted: Pick<GrantedCode, "id" | "transactionId">) {
-  // By transaction first: its index finds the few rows to check.
-  await sql.query(
-    `WITH gone AS (
-       DELETE FROM "AccessToken" WHERE "transactionId" = $1 AND "authorizationRequestId" = $2
-       RETURNING "transactionId", "tokenHash"),
-     claims AS (${claimsOfSpentTokensSql("gone", "$3::timestamp(3)")})
-     SELECT count(*)::int AS "revoked" FROM gone`,
-    [granted.transactionId, granted.id, new Date()],
-  );
+async function revokeTokensOf(db: UnitOfWork, granted: Pick<GrantedCode, "id" | "transactionId">) {
+  await accessTokenRepository.revokeTokenOfAuthorizationRequest(db, granted, new Date());
   return tokenError(
     "invalid_grant",
     "The authorization code was already used, or its credential offer is no longer pending.",
@@ -63,21 +36,14 @@ const invalidCode = () =>
  * still pending) and stores the access token.
  */
 export async function exchangeAuthorizationCode(
-  sql: FastSql,
-  config: CoreConfig,
+  deps: Pick<AppDeps, "config" | "caches">,
+  db: UnitOfWork,
   issuerId: string,
   request: TAuthorizationCodeTokenRequest,
   client: { dpopJkt: string | null; attestedJkt: string | null },
 ) {
   const { dpopJkt } = client;
-  const { rows } = await sql.query<GrantedCode>(
-    `SELECT "id", "issuerId", "transactionId", "clientId", "redirectUri", "codeChallenge",
-            "authorizationDetails", "scope", "dpopJkt", "clientAttestationJkt", "codeExpiresAt",
-            "codeUsedAt"
-       FROM "AuthorizationRequest" WHERE "codeHash" = $1`,
-    [hashSecret(request.code)],
-  );
-  const granted = rows[0];
+  const granted = await authorizationRequestRepository.grantedCode(db, hashSecret(request.code));
   const now = new Date();
   if (!granted || granted.issuerId !== issuerId) throw invalidCode();
   if (!request.client_id) throw tokenError("invalid_request", "client_id is required for a public client.");
@@ -97,7 +63,7 @@ export async function exchangeAuthorizationCode(
   if (!pkceVerifierMatches(request.code_verifier, granted.codeChallenge)) {
     throw tokenError("invalid_grant", "code_verifier does not match the code_challenge.");
   }
-  if (granted.codeUsedAt) throw await revokeTokensOf(sql, granted);
+  if (granted.codeUsedAt) throw await revokeTokensOf(db, granted);
   if (granted.codeExpiresAt.getTime() <= now.getTime()) throw invalidCode();
   if (granted.clientAttestationJkt && client.attestedJkt !== granted.clientAttestationJkt) {
     throw tokenError(
@@ -113,35 +79,16 @@ export async function exchangeAuthorizationCode(
   }
 
   const accessToken = randomToken(32);
-  const tokenHash = hashSecret(accessToken);
-  const expiresIn = config.issuance.accessTokenLifetimeSeconds;
-  const tokenExpiresAt = new Date(now.getTime() + expiresIn * 1000);
-  // The transaction is updated by its key (a parameter): joining the CTE (UPDATE … FROM) let the
-  // planner scan the whole table, a cost that grew with every transaction (docs/adr/0003).
-  const { rows: redeemed } = await sql.query<IssuanceTransactionRecord>(
-    `WITH used AS (
-       UPDATE "AuthorizationRequest" SET "codeUsedAt" = $1::timestamp(3)
-        WHERE "id" = $2 AND "codeUsedAt" IS NULL AND "codeExpiresAt" > $1::timestamp(3)
-       RETURNING "transactionId"),
-     redeemed AS (
-       UPDATE "IssuanceTransaction" t
-          SET "codeRedeemedAt" = $1::timestamp(3), "issuerStateHash" = NULL, "updatedAt" = $1::timestamp(3),
-              "expiresAt" = GREATEST(t."expiresAt", $4::timestamp(3))
-        WHERE t."id" = $6 AND EXISTS (SELECT 1 FROM used) AND t."status" = 'pending'
-          AND t."expiresAt" > $1::timestamp(3) AND t."codeRedeemedAt" IS NULL
-       RETURNING t.*),
-     issued AS (
-       INSERT INTO "AccessToken" ("tokenHash", "transactionId", "expiresAt", "dpopJkt", "authorizationRequestId")
-       SELECT $3, "id", $4::timestamp(3), $5, $2 FROM redeemed
-       RETURNING "transactionId")
-     SELECT r.* FROM redeemed r JOIN issued i ON i."transactionId" = r."id"`,
-    [now, granted.id, tokenHash, tokenExpiresAt, dpopJkt, granted.transactionId],
-  );
-  const row = redeemed[0];
+  const expiresIn = deps.config.issuance.accessTokenLifetimeSeconds;
+  const row = await redemptionRepository.redeemAuthorizationCode(db, deps.caches, {
+    requestId: granted.id,
+    transactionId: granted.transactionId,
+    now,
+    token: { hash: hashSecret(accessToken), expiresAt: new Date(now.getTime() + expiresIn * 1000), dpopJkt },
+  });
   // Not redeemed: a concurrent exchange of the same code won (its token goes, as for any second use),
   // or the offer is gone (no token came from this code, so there is nothing to revoke).
-  if (!row) throw await revokeTokensOf(sql, granted);
-  redeemedTransactions.remember(tokenHash, row, tokenExpiresAt, dpopJkt);
+  if (!row) throw await revokeTokensOf(db, granted);
   return {
     ...tokenResponse(
       accessToken,
