@@ -96,7 +96,7 @@ export async function sweepExpired(
     ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     options.purgeChunk,
   );
-  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(db.sql, now);
+  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(db, now);
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,

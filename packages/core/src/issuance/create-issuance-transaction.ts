@@ -6,7 +6,7 @@ import {
 } from "@cred/contracts/issuance";
 import type { UnitOfWork } from "@cred/db";
 import { configurationCatalog } from "../credential-configurations";
-import { activeIssuerCache } from "../issuers";
+import { activeIssuer } from "../issuers";
 import { claimPattern } from "../shared/claim-pattern";
 import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
@@ -77,7 +77,7 @@ export async function createIssuanceTransaction(
   const issuerId = resolveIssuerId(principal, input.issuerId, options.requireExplicitIssuer);
   const configuration = await configurationCatalog.configuration(db, scope, input.credentialConfiguration);
   if (!configuration) throw notFound("The credential configuration");
-  const issuer = await activeIssuerCache.issuer(db, issuerId);
+  const issuer = await activeIssuer(db, deps.caches, issuerId);
   if (!issuer || issuer.tenantId !== scope.tenantId || issuer.environment !== scope.environment) {
     throw notFound("The issuer");
   }

@@ -6,7 +6,7 @@ export {
   zIssuerId,
   zLocale,
 } from "@cred/contracts/issuers";
-export { activeIssuerCache } from "./active-issuer-cache";
+export { activeIssuer } from "./active-issuer-cache";
 export {
   credentialEncryptionKeys,
   credentialEncryptionOf,
@@ -16,6 +16,9 @@ export {
 export { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 export { findVisibleIssuer, type IssuerCaller, issuerCallerOf, scopeOfCaller } from "./issuer-caller";
 export { previousSigningKeysOf } from "./issuer-dto";
+export { issuerKeyRepository } from "./issuer-key-repository";
+export { currentSigningKeyOf, signingCertificateOf } from "./issuer-keys";
+export { issuerRepository } from "./issuer-repository";
 export { issuerSigningKey } from "./issuer-signing-keys";
 export { issuerUrls } from "./issuer-urls";
 export { platformIssuerKeys } from "./platform-issuer-keys";

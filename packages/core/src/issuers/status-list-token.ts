@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
-import { issuerSigningKey } from "./issuer-signing-keys";
+import { certificateOfKey } from "./issuer-keys";
+import { signingKeyOf } from "./issuer-signing-keys";
 import { issuerUrls } from "./issuer-urls";
 import { assembleStatusList } from "./status-list-chunks";
 import { chainEndSeconds, expWithinChain, signingCertificateInUse } from "./stored-signing-certificate";
@@ -80,7 +81,7 @@ function buildFor(listId: string, version: number, build: () => Promise<CachedTo
  * Only the list's version is read when a cached token is still fresh.
  */
 export async function statusListToken(
-  deps: Pick<AppDeps, "config" | "secretBox" | "database">,
+  deps: Pick<AppDeps, "config" | "secretBox" | "database" | "caches">,
   issuerId: string,
   listId: string,
 ): Promise<{ token: string; etag: string; ttl: number } | null> {
@@ -101,7 +102,7 @@ export async function statusListToken(
 
 /** Reads the list as it is now (its version at least the one asked for), signs it, and caches it. */
 async function buildToken(
-  deps: Pick<AppDeps, "config" | "secretBox" | "database">,
+  deps: Pick<AppDeps, "config" | "secretBox" | "database" | "caches">,
   issuerId: string,
   listId: string,
 ): Promise<CachedToken | null> {
@@ -112,28 +113,36 @@ async function buildToken(
     version: number;
     bits: number;
     size: number;
-    signingKid: string;
-    privateKeyCipher: string;
-    signingCertificate: unknown;
+    kid: string;
+    privateKeyCipher: string | null;
+    chainPem: string | null;
+    x5c: unknown;
+    notBefore: Date | string | null;
+    notAfter: Date | string | null;
     chunk: number | null;
     data: Uint8Array | null;
   }>(
-    `SELECT l."version", l."bits", l."size", i."signingKid", i."privateKeyCipher", i."signingCertificate",
-            c."chunk", c."data"
-       FROM "StatusList" l JOIN "Issuer" i ON i."id" = l."issuerId"
+    `SELECT l."version", l."bits", l."size", k."kid", k."privateKeyCipher", k."chainPem", k."x5c",
+            k."notBefore", k."notAfter", c."chunk", c."data"
+       FROM "StatusList" l JOIN "IssuerKey" k ON k."issuerId" = l."issuerId"
+            AND k."purpose" = 'credential_signing' AND k."state" = 'current'
        LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
       WHERE l."id" = $1`,
     [listId],
   );
   const list = rows[0];
   if (!list) return null;
-  const key = await issuerSigningKey(deps.secretBox, { id: issuerId, ...list });
+  const key = await signingKeyOf(deps, {
+    id: issuerId,
+    kid: list.kid,
+    privateKeyCipher: list.privateKeyCipher,
+  });
   const now = Date.now();
   const previous = cache.get(listId);
   const changingFast = previous !== undefined && now - previous.builtAt < CHANGING_FAST_MS;
   const iat = Math.floor(now / 1000);
   // A token with `x5c` is not valid past its chain, and is signed again (without it) by then.
-  const certificate = signingCertificateInUse(list.signingCertificate, now);
+  const certificate = signingCertificateInUse(certificateOfRawKey(list), now);
   const token = await signStatusListToken({
     privateKey: key.privateKey,
     kid: key.kid,
@@ -156,4 +165,21 @@ async function buildToken(
   const current = cache.get(listId);
   if (!current || current.version <= entry.version) cache.set(listId, entry);
   return entry;
+}
+
+/** The key's chain from a raw row, where timestamps may arrive as text and JSON as a string. */
+function certificateOfRawKey(row: {
+  chainPem: string | null;
+  x5c: unknown;
+  notBefore: Date | string | null;
+  notAfter: Date | string | null;
+}) {
+  const date = (value: Date | string | null) =>
+    value === null ? null : value instanceof Date ? value : new Date(`${value.replace(" ", "T")}Z`);
+  return certificateOfKey({
+    chainPem: row.chainPem,
+    x5c: typeof row.x5c === "string" ? (JSON.parse(row.x5c) as unknown) : (row.x5c as never),
+    notBefore: date(row.notBefore),
+    notAfter: date(row.notAfter),
+  } as never);
 }

@@ -23,8 +23,10 @@ import { configurationCatalog } from "../../credential-configurations";
 import {
   credentialEncryptionKeys,
   credentialEncryptionOf,
+  issuerRepository,
   issuerSigningKey,
   issuerUrls,
+  signingCertificateOf,
   x5cForSigning,
 } from "../../issuers";
 import type { AppDeps } from "../../shared/context";
@@ -35,7 +37,6 @@ import { isRawUniqueViolation } from "../../shared/sql-errors";
 import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuedCredentialRepository } from "../issued-credential-repository";
-import { issuerMetadataRepository } from "../issuer-metadata-repository";
 import { disclosablePaths } from "../validate-claims";
 import { openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { keyAttestationCheck } from "./key-attestation";
@@ -189,7 +190,7 @@ export async function receiveWalletRequest(
   const encryption = credentialEncryptionOf(settings);
   const { body, encrypted } = readCredentialRequestBody({
     ...sent,
-    keys: credentialEncryptionKeys(deps.secretBox, settings),
+    keys: credentialEncryptionKeys(deps, settings),
     required: encryption?.required ?? false,
   });
   const encryptionOption = encryption
@@ -210,9 +211,9 @@ async function encryptionSettingsFor(
 ): Promise<WalletIssuer> {
   const kid = encryptedRequestKid(sent.contentType, sent.body);
   if (kid === null) return issuer;
-  const known = credentialEncryptionKeys(deps.secretBox, issuer);
+  const known = credentialEncryptionKeys(deps, issuer);
   if (known.length > 0 && (kid === undefined || known.some((k) => k.publicJwk.kid === kid))) return issuer;
-  return (await issuerMetadataRepository.findIssuer(deps.database.root, issuer.id)) ?? issuer;
+  return (await issuerRepository.findByIdWithKeys(deps.database.root, issuer.id)) ?? issuer;
 }
 
 /**
@@ -446,7 +447,7 @@ export async function issueAndComplete(
     throw deny("credential_request_denied", "The issuance transaction has no claims left.");
   const claims = JSON.parse(deps.secretBox.open(tx.claimsCipher, tx.id)) as Record<string, unknown>;
   const disclosable = disclosablePaths(definitions, claims);
-  const signingKey = await issuerSigningKey(deps.secretBox, issuer);
+  const signingKey = await issuerSigningKey(deps, issuer);
   const scope = scopeOfRow(tx);
   const issuedAt = new Date();
   // OpenID4VCI §15.4.1: time claims SHOULD be randomised or rounded so they cannot link credentials (a
@@ -460,7 +461,7 @@ export async function issueAndComplete(
   // (Credo's wallet library) rejects a deferred response that has one. Such credentials get no notification.
   const notificationId = issuance.deferredDelivery ? null : randomToken(24);
   const ids = holderKeys.map(() => newId("cred"));
-  const x5c = x5cForSigning(issuer.signingCertificate, issuedAt.getTime());
+  const x5c = x5cForSigning(signingCertificateOf(issuer), issuedAt.getTime());
   const sign = (holderJwk: JWK | null, slot: StatusSlot | null) =>
     issueSdJwtVc({
       privateKey: signingKey.privateKey,
