@@ -201,9 +201,7 @@ describe("rotating the master key", () => {
 
     const before = await counts(during.server, true);
     for (const column of [
-      "Issuer.privateKeyCipher",
-      "Issuer.credentialEncryptionKeyCipher",
-      "Issuer.previousCredentialEncryptionKeyCipher",
+      "IssuerKey.privateKeyCipher",
       "IssuanceTransaction.offerCipher",
       "VerifierCertificate.privateKeyCipher",
       "VerificationSession.encryptionKeyCipher",
