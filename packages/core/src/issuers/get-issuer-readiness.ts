@@ -52,7 +52,7 @@ export async function assessIssuerReadiness(
 ): Promise<TIssuerReadiness> {
   const issuerPath = `/management/issuers/${issuer.id}`;
   const [organisation, activeConfigurations, statusList] = await Promise.all([
-    db.prisma.organisation.count({ where: { ...scope, id: issuer.organisationId } }),
+    issuerRepository.countOrganisation(db, scope, issuer.organisationId),
     issuerRepository.countActiveConfigurations(db, scope, issuer.id),
     issuerRepository.hasOpenStatusList(db, scope, issuer.id),
   ]);

@@ -21,7 +21,7 @@ export { currentSigningKeyOf, signingCertificateOf } from "./issuer-keys";
 export { issuerRepository } from "./issuer-repository";
 export { issuerSigningKey } from "./issuer-signing-keys";
 export { issuerUrls } from "./issuer-urls";
-export { platformIssuerKeys } from "./platform-issuer-keys";
+export { platformIssuerKeyCacheKey, platformIssuerKeysCache } from "./platform-issuer-keys";
 export { provisionStatusList, STATUS_LIST_BITS } from "./provision-status-list";
 export { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
 export { statusListToken } from "./status-list-token";

@@ -56,7 +56,10 @@ export function acceptedRetiredEncryptionKeyOf(row: WithIssuerKeys, now = Date.n
 
 /** The certificate chain stored with a key, as `signingCertificate` held it; null when none. */
 export function certificateOfKey(
-  key: Pick<IssuerKeyRow, "chainPem" | "x5c" | "notBefore" | "notAfter"> | null | undefined,
+  key:
+    | { chainPem: string | null; x5c: unknown; notBefore: Date | null; notAfter: Date | null }
+    | null
+    | undefined,
 ): StoredSigningCertificate | null {
   if (!key?.chainPem || !Array.isArray(key.x5c) || !key.notBefore || !key.notAfter) return null;
   return {

@@ -90,6 +90,11 @@ export const issuerRepository = {
     return new Map(rows.map((row) => [row.id, row.reference]));
   },
 
+  /** 1 when the organisation exists in the partition, else 0 (readiness). */
+  countOrganisation(db: UnitOfWork, scope: TenantScope, organisationId: string) {
+    return db.prisma.organisation.count({ where: { ...scope, id: organisationId } });
+  },
+
   createStatusList(db: UnitOfWork, data: Prisma.StatusListUncheckedCreateInput) {
     return db.prisma.statusList.create({ data, select: { id: true } });
   },

@@ -50,6 +50,7 @@ export async function rotateIssuerSigningKey(
     // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
     // The old chain stays with the replaced key, which no longer signs.
     const next = nextSigningKeyOf(issuer);
+    const incomingKid = next ? next.kid : (generated.publicJwk.kid as string);
     const now = new Date();
     await issuerKeyRepository.switchSigningKey(
       tx,
@@ -60,7 +61,7 @@ export async function rotateIssuerSigningKey(
         ? { nextKeyId: next.id }
         : {
             fresh: {
-              kid: generated.publicJwk.kid as string,
+              kid: incomingKid,
               publicJwk: generated.publicJwk as Record<string, unknown>,
               privateKeyCipher: deps.secretBox.seal(JSON.stringify(generated.privateJwk), issuer.id),
             },
@@ -69,7 +70,7 @@ export async function rotateIssuerSigningKey(
     );
     await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
-    tx.afterCommit(forgetPlatformIssuerKeys);
+    tx.afterCommit(() => forgetPlatformIssuerKeys(deps.caches, scope, [current.kid, incomingKid]));
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
 }
