@@ -1,7 +1,6 @@
 import type { CredentialEncryptionKey } from "@cred/oid4vc";
 import { type Caches, cacheSpec } from "../shared/caches";
-import type { IssuerRow } from "./issuer-repository";
-import type { IssuerSigningKey } from "./issuer-signing-keys";
+import type { IssuerRow, IssuerSigningKey } from "./issuer-keys";
 
 /**
  * Active issuer rows with their keys on the issuance hot path. Issuer activation is one-way: only an

@@ -1,4 +1,5 @@
-import { type IssuerKey, Prisma } from "@cred/db";
+import { type Issuer, type IssuerKey, Prisma } from "@cred/db";
+import type { CryptoKey } from "jose";
 import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
 /** What a key is for (prisma/schema.prisma `IssuerKey.purpose`); status_list_signing and metadata_signing may follow. */
@@ -11,6 +12,15 @@ export type IssuerKeyRow = IssuerKey;
 /** An issuer's keys as read with its row (issuer-repository.ts reads them together). */
 export interface WithIssuerKeys {
   keys: IssuerKeyRow[];
+}
+
+/** An issuer's row with its keys (IssuerKey rows), read in one statement (a join). */
+export type IssuerRow = Issuer & WithIssuerKeys;
+
+/** A signing key opened and imported for signing. */
+export interface IssuerSigningKey {
+  kid: string;
+  privateKey: CryptoKey;
 }
 
 const newestRetiredFirst = (a: IssuerKeyRow, b: IssuerKeyRow) =>

@@ -1,12 +1,11 @@
 import type { IssuerStatus } from "@cred/contracts/issuers";
-import type { Issuer, Prisma, UnitOfWork } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
 import { forgetIssuerAfterCommit } from "./issuer-caches";
-import type { WithIssuerKeys } from "./issuer-keys";
+import type { IssuerRow } from "./issuer-keys";
 
-/** An issuer's row with its keys (IssuerKey rows), read in one statement (a join). */
-export type IssuerRow = Issuer & WithIssuerKeys;
+export type { IssuerRow } from "./issuer-keys";
 
 const WITH_KEYS = { keys: true } as const;
 

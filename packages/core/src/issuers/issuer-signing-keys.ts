@@ -1,14 +1,11 @@
 import { importEs256PrivateKey } from "@cred/oid4vc";
-import type { CryptoKey, JWK } from "jose";
+import type { JWK } from "jose";
 import type { Caches } from "../shared/caches";
 import type { SecretBox } from "../shared/secret-box";
 import { signingKeysCache } from "./issuer-caches";
-import { currentSigningKeyOf, type WithIssuerKeys } from "./issuer-keys";
+import { currentSigningKeyOf, type IssuerSigningKey, type WithIssuerKeys } from "./issuer-keys";
 
-export interface IssuerSigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-}
+export type { IssuerSigningKey } from "./issuer-keys";
 
 /**
  * The issuer's current signing key, decrypted and imported once per process (`signingKeysCache`): kept

@@ -44,6 +44,7 @@ export const REQUEST_URI_LIFETIME_SECONDS = 60;
 export async function pushAuthorizationRequest(
   db: UnitOfWork,
   sql: FastSql,
+  caches: Caches,
   config: CoreConfig,
   caches: Caches,
   issuer: WalletIssuer,
@@ -84,7 +85,7 @@ export async function pushAuthorizationRequest(
   const { transactionId, offered } =
     request.issuer_state !== undefined
       ? await offerOf(sql, issuer, request.issuer_state)
-      : await walletInitiated(db, issuer, request);
+      : await walletInitiated(db, caches, issuer, request);
   // RFC 6749 §3.3: scope values that are not the offered configuration's (e.g. `openid`) are not granted;
   // a scope without it, and no authorization_details to name it, asks for nothing that can be issued.
   if (request.scope && !request.scope.includes(offered) && !request.authorization_details) {
@@ -164,7 +165,12 @@ const MAX_ASKED = 10;
  * transaction (its subject and claims) when it completes the authorization. It must ask for exactly one
  * configuration this issuer issues, by `authorization_details` or by its `scope`.
  */
-async function walletInitiated(db: UnitOfWork, issuer: WalletIssuer, request: TPushedAuthorizationRequest) {
+async function walletInitiated(
+  db: UnitOfWork,
+  caches: Caches,
+  issuer: WalletIssuer,
+  request: TPushedAuthorizationRequest,
+) {
   if (!authorizationPageOf(issuer)) {
     throw authorizationError(
       "invalid_request",
@@ -186,8 +192,13 @@ async function walletInitiated(db: UnitOfWork, issuer: WalletIssuer, request: TP
   if (asked.size > MAX_ASKED) throw refuse();
   const issued: string[] = [];
   for (const identifier of asked) {
-    const configuration = await configurationCatalog.configuration(db, scopeOfRow(issuer), identifier);
-    if (configuration && (await configurationCatalog.isGranted(db, issuer.id, configuration.id)))
+    const configuration = await configurationCatalog.configuration(
+      db,
+      caches,
+      scopeOfRow(issuer),
+      identifier,
+    );
+    if (configuration && (await configurationCatalog.isGranted(db, caches, issuer.id, configuration.id)))
       issued.push(identifier);
     if (issued.length > 1) break;
   }

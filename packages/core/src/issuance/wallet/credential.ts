@@ -69,8 +69,8 @@ async function refuseConfigurationBeyondToken(
   const requested = (body as { credential_configuration_id?: unknown } | null)?.credential_configuration_id;
   if (typeof requested !== "string" || requested === tx.configurationIdentifier) return;
   const db = deps.database.root;
-  const other = await configurationCatalog.configuration(db, scopeOfRow(tx), requested);
-  if (!other || !(await configurationCatalog.isGranted(db, tx.issuerId, other.id))) return;
+  const other = await configurationCatalog.configuration(db, deps.caches, scopeOfRow(tx), requested);
+  if (!other || !(await configurationCatalog.isGranted(db, deps.caches, tx.issuerId, other.id))) return;
   const description = "The access token does not cover this credential configuration.";
   throw new OAuthError("insufficient_scope", description, {
     status: 403,
@@ -236,7 +236,7 @@ export async function issueCredentials(
   const { tokenHash, body } = received;
   let tx = received.tx;
   refuseUnissuable(tx);
-  const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
+  const configuration = await configurationCatalog.configurationById(db, deps.caches, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   await refuseConfigurationBeyondToken(deps, tx, body);
   const keyAttestation = keyAttestationCheck(deps, issuer, Date.now());
@@ -442,7 +442,7 @@ export async function issueAndComplete(
   const { configuration, holderKeys, keysNotAfter, nonces } = issuance;
   const urls = issuerUrls(deps.config, issuer.id);
   const definitions =
-    (await configurationCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
+    (await configurationCatalog.claims(db, deps.caches, configuration.id, tx.configurationVersion)) ?? [];
   if (!tx.claimsCipher)
     throw deny("credential_request_denied", "The issuance transaction has no claims left.");
   const claims = JSON.parse(deps.secretBox.open(tx.claimsCipher, tx.id)) as Record<string, unknown>;
