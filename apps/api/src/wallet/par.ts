@@ -25,7 +25,6 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
         const response = await pushAuthorizationRequest(
           deps.database.root,
           deps.database.root.sql,
-          deps.caches,
           deps.config,
           deps.caches,
           issuer,

@@ -44,7 +44,6 @@ export const REQUEST_URI_LIFETIME_SECONDS = 60;
 export async function pushAuthorizationRequest(
   db: UnitOfWork,
   sql: FastSql,
-  caches: Caches,
   config: CoreConfig,
   caches: Caches,
   issuer: WalletIssuer,
