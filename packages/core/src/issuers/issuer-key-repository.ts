@@ -1,10 +1,9 @@
-import type { Prisma, UnitOfWork } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { forgetIssuerAfterCommit } from "./issuer-caches";
 import type { IssuerKeyPurpose, IssuerKeyRow } from "./issuer-keys";
-import { certificateColumns } from "./issuer-keys";
 import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
 /** A key as generated here: public JWK and the private JWK sealed (software custody). */
@@ -23,6 +22,16 @@ const ENCRYPTION = "credential_request_encryption" satisfies IssuerKeyPurpose;
  * purpose (also a partial unique index). Each write makes this process forget what it cached of the
  * issuer once committed (`forgetIssuerAfterCommit`).
  */
+/** The key columns of a stored certificate (null: none). */
+function certificateColumns(certificate: StoredSigningCertificate | null) {
+  return {
+    chainPem: certificate?.chainPem ?? null,
+    x5c: certificate ? certificate.x5c : Prisma.DbNull,
+    notBefore: certificate ? new Date(certificate.notBefore) : null,
+    notAfter: certificate ? new Date(certificate.notAfter) : null,
+  };
+}
+
 export const issuerKeyRepository = {
   /** A new key of the issuer in the given state (a fresh issuer's signing key, a prepared next key, …). */
   create(

@@ -1,4 +1,4 @@
-import { type Issuer, type IssuerKey, Prisma } from "@cred/db";
+import type { Issuer, IssuerKey } from "@cred/db";
 import type { CryptoKey } from "jose";
 import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
@@ -83,14 +83,4 @@ export function certificateOfKey(
 /** The certificate chain of the key the issuer signs with now; null when none. */
 export function signingCertificateOf(row: WithIssuerKeys & { id: string }): StoredSigningCertificate | null {
   return certificateOfKey(currentSigningKeyOf(row));
-}
-
-/** The key columns of a stored certificate (null: none). */
-export function certificateColumns(certificate: StoredSigningCertificate | null) {
-  return {
-    chainPem: certificate?.chainPem ?? null,
-    x5c: certificate ? certificate.x5c : Prisma.DbNull,
-    notBefore: certificate ? new Date(certificate.notBefore) : null,
-    notAfter: certificate ? new Date(certificate.notAfter) : null,
-  };
 }
