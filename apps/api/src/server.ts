@@ -6,6 +6,7 @@ import {
   createRateLimiter,
   createSignInThrottle,
   idempotentInputParsers,
+  issuerKeyMasterKeyCannotOpen,
   SecretBox,
   SIGN_IN_THROTTLE,
   type SignInThrottlePolicy,
@@ -197,18 +198,12 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const secretBox = new SecretBox(options.masterKey, options.previousMasterKeys);
   // A different MASTER_KEY would start "healthy" and fail every issuance later: check it against one
   // sealed issuer key now.
-  const sealed = await database.root.prisma.issuer.findFirst({
-    select: { id: true, privateKeyCipher: true },
-  });
-  if (sealed) {
-    try {
-      secretBox.open(sealed.privateKeyCipher, sealed.id);
-    } catch {
-      await database.close();
-      throw new EnvError([
-        `MASTER_KEY does not open the keys sealed in this database (issuer ${sealed.id}): start with the master key it was created with (while rotating it, that key goes in PREVIOUS_MASTER_KEYS).`,
-      ]);
-    }
+  const unopened = await issuerKeyMasterKeyCannotOpen(database.root, secretBox);
+  if (unopened) {
+    await database.close();
+    throw new EnvError([
+      `MASTER_KEY does not open the keys sealed in this database (issuer ${unopened}): start with the master key it was created with (while rotating it, that key goes in PREVIOUS_MASTER_KEYS).`,
+    ]);
   }
   const deps: AppDeps = {
     database,

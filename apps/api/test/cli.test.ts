@@ -172,7 +172,7 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     const newKey = randomBytes(32);
     const rotating = { MASTER_KEY: b64(newKey), PREVIOUS_MASTER_KEYS: b64(masterKey) };
     const issuerKeys = (report: { columns: { table: string; column: string; resealed: number }[] }) =>
-      report.columns.find((c) => c.table === "Issuer" && c.column === "privateKeyCipher");
+      report.columns.find((c) => c.table === "IssuerKey" && c.column === "privateKeyCipher");
 
     const check = await cliWith(rotating, "master-key", "check");
     expect(check.dryRun).toBe(true);
@@ -186,7 +186,7 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
     // A key that sealed none of it: every value is named unreadable, nothing is written, exit 1.
     const wrong = await cliWith({ MASTER_KEY: b64(randomBytes(32)) }, "master-key", "reseal").catch((e) => e);
     expect(wrong.code).toBe(1);
-    expect(JSON.parse(wrong.stdout).unreadable[0]).toMatch(/^Issuer\.privateKeyCipher iss_/);
+    expect(JSON.parse(wrong.stdout).unreadable[0]).toMatch(/^IssuerKey\.privateKeyCipher ikey_/);
     await expect(
       cliWith({ MASTER_KEY: b64(newKey), PREVIOUS_MASTER_KEYS: "c2hvcnQ=" }, "master-key", "check"),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/PREVIOUS_MASTER_KEYS entry 1/) });

@@ -1,8 +1,8 @@
 // Encrypted credential requests and responses (OpenID4VCI 1.0 §10): the issuer's setting, its metadata,
 // and the credential endpoint with a wallet that encrypts with jose, an implementation apart from ours.
 
-import { sweepExpired } from "@cred/core";
-import { credentialEncryptionColumns } from "@cred/core/testing";
+import { Caches, sweepExpired } from "@cred/core";
+import { applyCredentialEncryptionSettings } from "@cred/core/testing";
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
@@ -327,7 +327,12 @@ describe("credential request and response encryption", () => {
 
   it("clears a replaced key from the issuer row once its overlap is over (sweeper)", async () => {
     const issuerRow = () =>
-      t.server.database.prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } });
+      t.server.database.prisma.issuer.findUniqueOrThrow({
+        where: { id: issuer.issuerId },
+        include: { keys: { where: { purpose: "credential_request_encryption" } } },
+      });
+    const keyCipher = async (state: string) =>
+      (await issuerRow()).keys.find((key) => key.state === state)?.privateKeyCipher ?? null;
     await setEncryption({ required: false });
     try {
       const rotated = await call(
@@ -341,17 +346,14 @@ describe("credential request and response encryption", () => {
       const { updatedAt } = await issuerRow();
       const inOverlap = await sweepExpired(t.server.deps, { now: new Date(Date.now() + 1_800_000) });
       expect(inOverlap.credentialEncryptionKeysRetired).toBe(0);
-      expect((await issuerRow()).previousCredentialEncryptionKeyCipher).not.toBeNull();
+      expect(await keyCipher("retired")).not.toBeNull();
 
       const after = await sweepExpired(t.server.deps, { now: new Date(Date.now() + 7_200_000) });
       expect(after.credentialEncryptionKeysRetired).toBe(1);
       const row = await issuerRow();
-      expect([row.previousCredentialEncryptionKeyCipher, row.previousCredentialEncryption]).toEqual([
-        null,
-        null,
-      ]);
+      expect(row.keys.filter((key) => key.state === "retired")).toEqual([]);
       expect(row.updatedAt).toEqual(updatedAt);
-      expect(row.credentialEncryptionKeyCipher).not.toBeNull();
+      expect(await keyCipher("current")).not.toBeNull();
       // The current key is untouched and still decrypts.
       const { accessToken: at } = await accessToken();
       const res = await post(at, await encryptTo(current, await requestBody()), "application/jwt");
@@ -367,12 +369,20 @@ describe("credential request and response encryption", () => {
     expect((await post(at, JSON.stringify(await requestBody()), "application/json")).status).toBe(200);
     // Another process turns encryption on: the row changes behind this process's cache.
     const prisma = t.server.database.prisma;
-    const columns = credentialEncryptionColumns(t.server.deps.secretBox, issuer.issuerId, null, {
-      required: false,
+    const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } });
+    // Its own caches: this process's are not told.
+    const otherProcess = { secretBox: t.server.deps.secretBox, caches: new Caches() };
+    await t.server.deps.database.root.transaction(async (tx) => {
+      const settings = { required: false };
+      const scope = { issuerId: row.id, tenantId: row.tenantId, environment: row.environment as "sandbox" };
+      await applyCredentialEncryptionSettings(tx, otherProcess, scope, null, settings);
+      await tx.prisma.issuer.update({ where: { id: row.id }, data: { credentialEncryption: settings } });
     });
-    await prisma.issuer.update({ where: { id: issuer.issuerId }, data: columns as never });
     try {
-      const publicJwk = (columns.credentialEncryption as { publicJwk: JWK }).publicJwk;
+      const key = await prisma.issuerKey.findFirstOrThrow({
+        where: { issuerId: row.id, purpose: "credential_request_encryption", state: "current" },
+      });
+      const publicJwk = key.publicJwk as JWK;
       const { accessToken: next } = await accessToken();
       const res = await post(next, await encryptTo(publicJwk, await requestBody()), "application/jwt");
       expect(res.status, res.text).toBe(200);

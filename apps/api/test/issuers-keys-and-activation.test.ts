@@ -244,10 +244,12 @@ describe("Issuers_GetReadiness and Issuers_Activate", () => {
     await createConfiguration(issuer.id, `broken-${issuer.id}`);
     const prisma = t.server.database.prisma;
     await prisma.statusList.updateMany({ where: { issuerId: issuer.id }, data: { full: true } });
-    const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.id } });
+    const row = await prisma.issuerKey.findFirstOrThrow({
+      where: { issuerId: issuer.id, purpose: "credential_signing", state: "current" },
+    });
     // A key sealed for another issuer id does not open for this one.
-    await prisma.issuer.update({
-      where: { id: issuer.id },
+    await prisma.issuerKey.update({
+      where: { id: row.id },
       data: { privateKeyCipher: t.server.deps.secretBox.seal("{}", issuer.id) },
     });
     const r = await call(t, "GET", `${ISSUERS}/${issuer.id}/readiness`, { key: t.adminKey });
@@ -255,8 +257,8 @@ describe("Issuers_GetReadiness and Issuers_Activate", () => {
       "status-list": "outstanding",
       "signing-key": "outstanding",
     });
-    await prisma.issuer.update({
-      where: { id: issuer.id },
+    await prisma.issuerKey.update({
+      where: { id: row.id },
       data: { privateKeyCipher: row.privateKeyCipher },
     });
     await prisma.statusList.updateMany({ where: { issuerId: issuer.id }, data: { full: false } });

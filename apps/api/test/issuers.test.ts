@@ -60,13 +60,15 @@ describe("Issuers_Create", () => {
 
     // The private key is sealed at rest, bound to the issuer id, and matches the public key.
     const prisma = t.server.database.prisma;
-    const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.id } });
+    const row = await prisma.issuerKey.findFirstOrThrow({
+      where: { issuerId: issuer.id, purpose: "credential_signing", state: "current" },
+    });
     expect(JSON.stringify(row)).not.toContain('"d":');
     expect(row.privateKeyCipher).toMatch(/^v1\./);
-    const opened = JSON.parse(t.server.deps.secretBox.open(row.privateKeyCipher, issuer.id));
+    const opened = JSON.parse(t.server.deps.secretBox.open(row.privateKeyCipher!, issuer.id));
     expect(opened).toMatchObject({ kid: issuer.signingKey.kid, x: issuer.signingKey.publicJwk.x });
     expect(typeof opened.d).toBe("string");
-    expect(() => t.server.deps.secretBox.open(row.privateKeyCipher, "iss_other")).toThrow();
+    expect(() => t.server.deps.secretBox.open(row.privateKeyCipher!, "iss_other")).toThrow();
 
     const lists = await prisma.statusList.findMany({ where: { issuerId: issuer.id } });
     expect(lists).toHaveLength(1);

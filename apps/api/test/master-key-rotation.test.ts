@@ -201,9 +201,7 @@ describe("rotating the master key", () => {
 
     const before = await counts(during.server, true);
     for (const column of [
-      "Issuer.privateKeyCipher",
-      "Issuer.credentialEncryptionKeyCipher",
-      "Issuer.previousCredentialEncryptionKeyCipher",
+      "IssuerKey.privateKeyCipher",
       "IssuanceTransaction.offerCipher",
       "VerifierCertificate.privateKeyCipher",
       "VerificationSession.encryptionKeyCipher",
@@ -240,11 +238,11 @@ describe("rotating the master key", () => {
         `verification-encryption-key:${stillPending.id}`,
       );
       expect(JSON.parse(encryptionKey).d).toBeDefined();
-      const issuerRow = await done.server.database.prisma.issuer.findUniqueOrThrow({
-        where: { id: issuer.issuerId },
+      const requestKeyRow = await done.server.database.prisma.issuerKey.findFirstOrThrow({
+        where: { issuerId: issuer.issuerId, purpose: "credential_request_encryption", state: "current" },
       });
       const requestKey = done.server.deps.secretBox.open(
-        issuerRow.credentialEncryptionKeyCipher as string,
+        requestKeyRow.privateKeyCipher as string,
         `${issuer.issuerId}/credential-encryption`,
       );
       expect(JSON.parse(requestKey).d).toBeDefined();

@@ -21,7 +21,7 @@ import {
 } from "./wallet-client";
 
 const PRE_AUTH = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
-/** The longest another process may act on a replaced key (ROW_TTL_MS in active-issuer-cache.ts and configuration-catalog.ts, and the platform key cache). */
+/** The longest another process may act on a replaced key (the 2 s ttl of issuer-caches.ts and configuration-caches.ts, and of the platform key cache). */
 const PROPAGATION_MS = 2_000;
 
 const freePort = () =>

@@ -45,9 +45,17 @@ async function seedIssuer(
       organisationId: org.id,
       displayName: "Issuer",
       status: "active",
-      signingKid: "kid",
-      publicJwk: { kty: "EC" },
-      privateKeyCipher: "sealed",
+      keys: {
+        create: {
+          id: newId("ikey"),
+          ...scope,
+          purpose: "credential_signing",
+          state: "current",
+          kid: "kid",
+          publicJwk: { kty: "EC" },
+          privateKeyCipher: "sealed",
+        },
+      },
     },
   });
   for (const credentialType of credentialTypes) {

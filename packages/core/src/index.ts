@@ -18,7 +18,7 @@ export {
   retryScheduleFor,
   sweepExpired,
 } from "./events";
-export { type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
+export { issuerKeyMasterKeyCannotOpen, type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
 export { createCallerFactory, type OperationMeta } from "./rpc/trpc";

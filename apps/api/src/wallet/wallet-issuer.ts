@@ -18,7 +18,7 @@ export function withIssuer(
 ) {
   return walletHandler(async (request, reply) => {
     const { issuerId } = request.params as IssuerParams;
-    const issuer = await loadWalletIssuer(deps.database.root, issuerId);
+    const issuer = await loadWalletIssuer(deps.database.root, deps.caches, issuerId);
     if (!issuer) {
       if (unknownIssuer) throw unknownIssuer();
       return notFound(reply, "The issuer");

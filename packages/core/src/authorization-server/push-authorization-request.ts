@@ -9,6 +9,7 @@ import {
 } from "@cred/oid4vc";
 import { configurationCatalog } from "../credential-configurations";
 import { issuerUrls } from "../issuers";
+import type { Caches } from "../shared/caches";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import { newId, randomToken } from "../shared/ids";
 import { scopeOfRow } from "../shared/scope-of";
@@ -84,7 +85,7 @@ export async function pushAuthorizationRequest(
   const { transactionId, offered } =
     request.issuer_state !== undefined
       ? await offerOf(db, issuer, request.issuer_state)
-      : await walletInitiated(db, issuer, request);
+      : await walletInitiated(db, deps.caches, issuer, request);
   // RFC 6749 §3.3: scope values that are not the offered configuration's (e.g. `openid`) are not granted;
   // a scope without it, and no authorization_details to name it, asks for nothing that can be issued.
   if (request.scope && !request.scope.includes(offered) && !request.authorization_details) {
@@ -145,7 +146,12 @@ const MAX_ASKED = 10;
  * transaction (its subject and claims) when it completes the authorization. It must ask for exactly one
  * configuration this issuer issues, by `authorization_details` or by its `scope`.
  */
-async function walletInitiated(db: UnitOfWork, issuer: ParIssuer, request: TPushedAuthorizationRequest) {
+async function walletInitiated(
+  db: UnitOfWork,
+  caches: Caches,
+  issuer: ParIssuer,
+  request: TPushedAuthorizationRequest,
+) {
   if (!authorizationPageOf(issuer)) {
     throw authorizationError(
       "invalid_request",
@@ -167,8 +173,13 @@ async function walletInitiated(db: UnitOfWork, issuer: ParIssuer, request: TPush
   if (asked.size > MAX_ASKED) throw refuse();
   const issued: string[] = [];
   for (const identifier of asked) {
-    const configuration = await configurationCatalog.configuration(db, scopeOfRow(issuer), identifier);
-    if (configuration && (await configurationCatalog.isGranted(db, issuer.id, configuration.id)))
+    const configuration = await configurationCatalog.configuration(
+      db,
+      caches,
+      scopeOfRow(issuer),
+      identifier,
+    );
+    if (configuration && (await configurationCatalog.isGranted(db, caches, issuer.id, configuration.id)))
       issued.push(identifier);
     if (issued.length > 1) break;
   }

@@ -5,6 +5,7 @@ import {
 } from "@cred/contracts/credential-configurations";
 import type { UnitOfWork } from "@cred/db";
 import { type IssuerCaller, scopeOfCaller } from "../issuers";
+import type { Caches } from "../shared/caches";
 import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { emitEvent } from "../shared/outbox";
@@ -22,6 +23,7 @@ import { assertValidClaims } from "./validate-claims";
  */
 export async function findVisibleConfiguration(
   db: UnitOfWork,
+  caches: Caches,
   caller: IssuerCaller,
   identifier: string,
 ): Promise<CredentialConfigurationRow> {
@@ -29,17 +31,18 @@ export async function findVisibleConfiguration(
   const visible =
     row !== null &&
     (caller.boundIssuerId === null ||
-      (await configurationCatalog.isGranted(db, caller.boundIssuerId, row.id)));
+      (await configurationCatalog.isGranted(db, caches, caller.boundIssuerId, row.id)));
   if (!visible) throw notFound("The credential configuration");
   return row;
 }
 
 export async function getCredentialConfiguration(
   db: UnitOfWork,
+  caches: Caches,
   caller: IssuerCaller,
   identifier: string,
 ): Promise<TCredentialConfiguration> {
-  const row = await findVisibleConfiguration(db, caller, identifier);
+  const row = await findVisibleConfiguration(db, caches, caller, identifier);
   return toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id));
 }
 
@@ -48,13 +51,14 @@ const unknownVersion = (version: number) => notFound(`Version ${version} of the 
 /** One version of a visible configuration, with its claims; 404 for a version it does not have. */
 export async function getCredentialConfigurationVersion(
   db: UnitOfWork,
+  caches: Caches,
   caller: IssuerCaller,
   input: { configurationIdentifier: string; version: number },
 ) {
-  const row = await findVisibleConfiguration(db, caller, input.configurationIdentifier);
+  const row = await findVisibleConfiguration(db, caches, caller, input.configurationIdentifier);
   const versions = toCredentialConfigurationDto(row, await repo.versionsOfOne(db, row.id)).versions;
   const version = versions.find((v) => v.version === input.version);
-  const claims = await configurationCatalog.claims(db, row.id, input.version);
+  const claims = await configurationCatalog.claims(db, caches, row.id, input.version);
   if (!version || !claims) throw unknownVersion(input.version);
   return { ...version, claims };
 }
@@ -63,16 +67,17 @@ export async function getCredentialConfigurationVersion(
  * One transaction, under the configuration's row lock: the version change, and the
  * `credential_configuration.version_activated` event when the active version changed. Transactions
  * already created keep the version they were created with; new ones take the active version (in this
- * process once `forgetCachedConfiguration` has run, in others within the catalogue's row TTL).
+ * process once committed (`credentialConfigurationRepository.activate`), in others within the catalogue's row TTL).
  */
 async function changeVersions(
   db: UnitOfWork,
+  caches: Caches,
   caller: IssuerCaller,
   identifier: string,
   change: (tx: UnitOfWork, row: CredentialConfigurationRow, now: Date) => Promise<number>,
 ): Promise<TCredentialConfiguration> {
   return db.transaction(async (tx) => {
-    const found = await findVisibleConfiguration(tx, caller, identifier);
+    const found = await findVisibleConfiguration(tx, caches, caller, identifier);
     // Read again under the lock: the active version may have changed meanwhile.
     const locked = await repo.lockForUpdate(tx, found.id);
     const previousVersion = locked.activeVersion;
@@ -80,7 +85,7 @@ async function changeVersions(
     const version = await change(tx, locked, now);
     let row = locked;
     if (version !== previousVersion) {
-      row = await repo.activate(tx, locked.id, version, now);
+      row = await repo.activate(tx, caches, locked.id, version, now);
       await emitEvent(tx, scopeOfCaller(caller), "credential_configuration.version_activated", {
         credentialConfigurationId: locked.id,
         identifier: locked.identifier,
@@ -94,23 +99,15 @@ async function changeVersions(
   });
 }
 
-/**
- * Drops this process's cached row of the configuration, so issuance here takes the new active version
- * at once. Call it once the change has committed (after `withIdempotency`, whose transaction encloses
- * the change): dropped earlier, a concurrent read could cache the old row again.
- */
-export function forgetCachedConfiguration(caller: IssuerCaller, configuration: TCredentialConfiguration) {
-  configurationCatalog.forgetConfiguration(scopeOfCaller(caller), configuration.identifier, configuration.id);
-}
-
 /** A new version with its own claims schema, active at once. */
 export function createCredentialConfigurationVersion(
   db: UnitOfWork,
+  caches: Caches,
   caller: IssuerCaller,
   input: TCreateCredentialConfigurationVersionRequest,
 ): Promise<TCredentialConfiguration> {
   assertValidClaims(input.claims);
-  return changeVersions(db, caller, input.configurationIdentifier, async (tx, row, now) => {
+  return changeVersions(db, caches, caller, input.configurationIdentifier, async (tx, row, now) => {
     const versions = await repo.versionsOfOne(tx, row.id);
     if (versions.length >= MAX_CONFIGURATION_VERSIONS) {
       throw new DomainError(
@@ -145,10 +142,11 @@ export function createCredentialConfigurationVersion(
  */
 export function activateCredentialConfigurationVersion(
   db: UnitOfWork,
+  caches: Caches,
   caller: IssuerCaller,
   input: { configurationIdentifier: string; version: number },
 ): Promise<TCredentialConfiguration> {
-  return changeVersions(db, caller, input.configurationIdentifier, async (tx, row) => {
+  return changeVersions(db, caches, caller, input.configurationIdentifier, async (tx, row) => {
     const versions = await repo.versionsOfOne(tx, row.id);
     if (!versions.some((v) => v.version === input.version)) {
       throw unknownVersion(input.version);

@@ -1,5 +1,7 @@
 import type { Db, Prisma, UnitOfWork } from "@cred/db";
+import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
+import { configurationCacheKey, configurationsByIdCache, configurationsCache } from "./configuration-caches";
 
 export type CredentialConfigurationRow = NonNullable<
   Awaited<ReturnType<Db["credentialConfiguration"]["findFirst"]>>
@@ -15,6 +17,27 @@ export const credentialConfigurationRepository = {
     });
   },
 
+  /** By id alone: for rows that name their configuration (transactions, credentials). */
+  findById(db: UnitOfWork, id: string) {
+    return db.prisma.credentialConfiguration.findUnique({ where: { id } });
+  },
+
+  /** One version of a configuration (by the configuration's id, from a row already scoped). */
+  findVersion(db: UnitOfWork, configurationId: string, version: number) {
+    return db.prisma.credentialConfigurationVersion.findUnique({
+      where: { configurationId_version: { configurationId, version } },
+    });
+  },
+
+  /** Whether the issuer may issue the configuration (by ids from rows already scoped). */
+  async isGranted(db: UnitOfWork, issuerId: string, configurationId: string) {
+    return (
+      (await db.prisma.issuerConfigurationGrant.findUnique({
+        where: { issuerId_configurationId: { issuerId, configurationId } },
+      })) !== null
+    );
+  },
+
   /** Takes the configuration's row lock until the transaction ends (version changes queue); the row as locked. */
   async lockForUpdate(db: UnitOfWork, id: string) {
     await db.prisma.$queryRaw`SELECT 1 FROM "CredentialConfiguration" WHERE "id" = ${id} FOR UPDATE`;
@@ -25,8 +48,11 @@ export const credentialConfigurationRepository = {
     return db.prisma.credentialConfigurationVersion.create({ data });
   },
 
-  /** Makes `version` the active one: it becomes `active` (activated now), every other `superseded`. */
-  async activate(db: UnitOfWork, configurationId: string, version: number, now: Date) {
+  /**
+   * Makes `version` the active one: it becomes `active` (activated now), every other `superseded`; this
+   * process forgets its cached row of the configuration once committed.
+   */
+  async activate(db: UnitOfWork, caches: Caches, configurationId: string, version: number, now: Date) {
     await db.prisma.credentialConfigurationVersion.updateMany({
       where: { configurationId, version: { not: version }, status: "active" },
       data: { status: "superseded" },
@@ -35,10 +61,17 @@ export const credentialConfigurationRepository = {
       where: { configurationId_version: { configurationId, version } },
       data: { status: "active", activatedAt: now },
     });
-    return db.prisma.credentialConfiguration.update({
+    const row = await db.prisma.credentialConfiguration.update({
       where: { id: configurationId },
       data: { activeVersion: version },
     });
+    // Issuance here takes the new active version once committed; dropped earlier, a concurrent read
+    // could cache the old row again.
+    db.afterCommit(() => {
+      caches.of(configurationsCache).delete(configurationCacheKey(row, row.identifier));
+      caches.of(configurationsByIdCache).delete(row.id);
+    });
+    return row;
   },
 
   /** Creates the configuration, its given version and the grant that lets `issuerId` use it. */

@@ -15,7 +15,6 @@ import { protectedProcedure, router } from "../rpc/trpc";
 import {
   activateCredentialConfigurationVersion,
   createCredentialConfigurationVersion,
-  forgetCachedConfiguration,
   getCredentialConfiguration,
   getCredentialConfigurationVersion,
 } from "./configuration-versions";
@@ -83,7 +82,12 @@ export const credentialConfigurationsRouter = router({
     .input(ZGetCredentialConfigurationRequest)
     .output(ZCredentialConfigurationResponse)
     .query(async ({ ctx, input }) => ({
-      data: await getCredentialConfiguration(ctx.db, issuerCallerOf(ctx), input.configurationIdentifier),
+      data: await getCredentialConfiguration(
+        ctx.db,
+        ctx.deps.caches,
+        issuerCallerOf(ctx),
+        input.configurationIdentifier,
+      ),
     })),
 
   getVersion: protectedProcedure
@@ -103,7 +107,7 @@ export const credentialConfigurationsRouter = router({
     .input(ZGetCredentialConfigurationVersionRequest)
     .output(ZCredentialConfigurationVersionResponse)
     .query(async ({ ctx, input }) => ({
-      data: await getCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input),
+      data: await getCredentialConfigurationVersion(ctx.db, ctx.deps.caches, issuerCallerOf(ctx), input),
     })),
 
   createVersion: protectedProcedure
@@ -126,8 +130,12 @@ export const credentialConfigurationsRouter = router({
     .input(ZCreateCredentialConfigurationVersionRequest)
     .output(ZCredentialConfigurationResponse)
     .mutation(async ({ ctx, input }) => {
-      const data = await createCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input);
-      ctx.db.afterCommit(() => forgetCachedConfiguration(issuerCallerOf(ctx), data));
+      const data = await createCredentialConfigurationVersion(
+        ctx.db,
+        ctx.deps.caches,
+        issuerCallerOf(ctx),
+        input,
+      );
       return { data };
     }),
 
@@ -148,8 +156,12 @@ export const credentialConfigurationsRouter = router({
     .input(ZActivateCredentialConfigurationVersionRequest)
     .output(ZCredentialConfigurationResponse)
     .mutation(async ({ ctx, input }) => {
-      const data = await activateCredentialConfigurationVersion(ctx.db, issuerCallerOf(ctx), input);
-      forgetCachedConfiguration(issuerCallerOf(ctx), data); // committed now
+      const data = await activateCredentialConfigurationVersion(
+        ctx.db,
+        ctx.deps.caches,
+        issuerCallerOf(ctx),
+        input,
+      );
       return { data };
     }),
 });

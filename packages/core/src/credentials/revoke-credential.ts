@@ -38,7 +38,7 @@ function toDto(
  * describes the copy asked for. Revoking again returns the revoked state (200).
  */
 export async function revokeCredential(
-  deps: Pick<AppDeps, "database" | "config">,
+  deps: Pick<AppDeps, "database" | "config" | "caches">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,
@@ -47,7 +47,11 @@ export async function revokeCredential(
     credentialRepository.findVisible(db, scopeOf({ principal }), principal.issuerId, credentialId);
   let row = await find();
   if (!row) throw notFound("The credential");
-  const configuration = await configurationCatalog.configurationById(deps.database.root, row.configurationId);
+  const configuration = await configurationCatalog.configurationById(
+    deps.database.root,
+    deps.caches,
+    row.configurationId,
+  );
   if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
   if (row.statusListId === null || row.statusIndex === null) {
     throw new DomainError(

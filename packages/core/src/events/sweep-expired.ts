@@ -32,7 +32,7 @@ export interface SweepReport {
  * deliveries (with their attempts, and their event with the last of them)
  * `config.webhookDeliveryRetentionDays` after their last change, and outbox events fanned out to no
  * subscription a day after their fan-out, and clears replaced credential encryption keys from the
- * issuer rows once their overlap is over.
+ * issuer keys once their overlap is over.
  */
 export async function sweepExpired(
   deps: Pick<AppDeps, "caches"> & {
@@ -96,7 +96,7 @@ export async function sweepExpired(
     ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     options.purgeChunk,
   );
-  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(db.sql, now);
+  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(db, now);
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,

@@ -7,7 +7,7 @@ import {
 import type { UnitOfWork } from "@cred/db";
 import { hashTxCode } from "../authorization-server";
 import { configurationCatalog } from "../credential-configurations";
-import { activeIssuerCache } from "../issuers";
+import { activeIssuer } from "../issuers";
 import { claimPattern } from "../shared/claim-pattern";
 import type { AppDeps, RequestContext } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
@@ -75,9 +75,14 @@ export async function createIssuanceTransaction(
 ): Promise<TIssuanceTransaction> {
   const scope: TenantScope = { tenantId: principal.tenantId, environment: principal.environment };
   const issuerId = resolveIssuerId(principal, input.issuerId, options.requireExplicitIssuer);
-  const configuration = await configurationCatalog.configuration(db, scope, input.credentialConfiguration);
+  const configuration = await configurationCatalog.configuration(
+    db,
+    deps.caches,
+    scope,
+    input.credentialConfiguration,
+  );
   if (!configuration) throw notFound("The credential configuration");
-  const issuer = await activeIssuerCache.issuer(db, issuerId);
+  const issuer = await activeIssuer(db, deps.caches, issuerId);
   if (!issuer || issuer.tenantId !== scope.tenantId || issuer.environment !== scope.environment) {
     throw notFound("The issuer");
   }
@@ -87,7 +92,7 @@ export async function createIssuanceTransaction(
       "The issuer is not active; check its readiness and activate it first.",
     );
   }
-  if (!(await configurationCatalog.isGranted(db, issuerId, configuration.id))) {
+  if (!(await configurationCatalog.isGranted(db, deps.caches, issuerId, configuration.id))) {
     throw new DomainError(
       "IssuerNotAuthorised",
       `The issuer is not authorised for the credential configuration '${configuration.identifier}'.`,
@@ -123,7 +128,8 @@ export async function createIssuanceTransaction(
     }
     claims = input.claims ?? {};
     const definitions =
-      (await configurationCatalog.claims(db, configuration.id, configuration.activeVersion)) ?? [];
+      (await configurationCatalog.claims(db, deps.caches, configuration.id, configuration.activeVersion)) ??
+      [];
     validateClaims(definitions, claims, (pattern) => claimPattern(deps.caches, pattern));
   }
 

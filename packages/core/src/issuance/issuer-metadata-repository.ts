@@ -1,16 +1,12 @@
 import type { UnitOfWork } from "@cred/db";
 
 /**
- * What the wallet-facing metadata of an issuer reads as stored now, not from the process caches: its
- * row (display and encryption settings change with Issuers_Update) and the configurations it is granted
- * with their active versions. Wallet side: keyed by the issuer id of the URL (no tenant known there).
+ * What the wallet-facing metadata of an issuer reads as stored now, not from the process caches: the
+ * configurations it is granted with their active versions (its row with its keys, which display and
+ * encryption settings change: `issuerRepository.findByIdWithKeys` of the issuers slice). Wallet side:
+ * keyed by the issuer id of the URL (no tenant known there).
  */
 export const issuerMetadataRepository = {
-  /** The issuer's row as stored now. */
-  findIssuer(db: UnitOfWork, issuerId: string) {
-    return db.prisma.issuer.findUnique({ where: { id: issuerId } });
-  },
-
   /** The configurations the issuer is granted, in id order, and their active versions. */
   async grantedConfigurations(db: UnitOfWork, issuerId: string) {
     const grants = await db.prisma.issuerConfigurationGrant.findMany({ where: { issuerId } });

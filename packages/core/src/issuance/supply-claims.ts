@@ -44,7 +44,8 @@ export async function supplyClaims(
       throw new DomainError("InvalidState", "The claims of this issuance transaction were already supplied.");
     }
     const definitions =
-      (await configurationCatalog.claims(tx, row.configurationId, row.configurationVersion)) ?? [];
+      (await configurationCatalog.claims(tx, deps.caches, row.configurationId, row.configurationVersion)) ??
+      [];
     validateClaims(definitions, input.claims, (pattern) => claimPattern(deps.caches, pattern));
     const now = new Date();
     const updated = await issuanceRepository.supplyClaims(

@@ -2,13 +2,15 @@ import type { TCreateIssuerRequest, TIssuer } from "@cred/contracts/issuers";
 import type { UnitOfWork } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { organisationRepository } from "../organisations";
+import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { SecretBox } from "../shared/secret-box";
-import { credentialEncryptionColumns } from "./credential-encryption-key";
+import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
+import { issuerKeyRepository } from "./issuer-key-repository";
 import { issuerRepository } from "./issuer-repository";
 import { provisionStatusList } from "./provision-status-list";
 
@@ -16,6 +18,7 @@ export interface IssuerDeps {
   db: UnitOfWork;
   config: CoreConfig;
   secretBox: SecretBox;
+  caches: Caches;
 }
 
 export const organisationNotFound = (reference: string) =>
@@ -45,7 +48,8 @@ export async function createIssuer(
     const organisation = await organisationRepository.findByReference(tx, scope, input.organisationReference);
     if (!organisation) throw organisationNotFound(input.organisationReference);
     const id = newId("iss");
-    const row = await issuerRepository.create(tx, {
+    const createdAt = new Date();
+    await issuerRepository.create(tx, {
       id,
       ...scope,
       organisationId: organisation.id,
@@ -60,14 +64,31 @@ export async function createIssuer(
       ...(input.authorizationPage ? { authorizationPage: input.authorizationPage } : {}),
       ...(input.allowedRedirectUris ? { allowedRedirectUris: input.allowedRedirectUris } : {}),
       ...(input.credentialEncryption
-        ? credentialEncryptionColumns(deps.secretBox, id, null, input.credentialEncryption)
+        ? { credentialEncryption: { required: input.credentialEncryption.required } }
         : {}),
       status: "draft",
-      signingKid: kid,
-      publicJwk: publicJwk as object,
-      privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), id),
+      createdAt,
     });
+    const issuer = { issuerId: id, ...scope };
+    const signingKey = {
+      kid,
+      publicJwk: publicJwk as Record<string, unknown>,
+      privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), id),
+    };
+    await issuerKeyRepository.create(
+      tx,
+      deps.caches,
+      issuer,
+      "credential_signing",
+      "current",
+      signingKey,
+      createdAt,
+    );
+    // The settings are in the row already; this makes the key they publish.
+    if (input.credentialEncryption)
+      await applyCredentialEncryptionSettings(tx, deps, issuer, null, input.credentialEncryption, createdAt);
     await provisionStatusList(tx, scope, id, deps.config);
-    return toIssuerDto(deps.config, row, organisation.reference);
+    const row = await issuerRepository.findById(tx, scope, id);
+    return toIssuerDto(deps.config, row!, organisation.reference);
   });
 }

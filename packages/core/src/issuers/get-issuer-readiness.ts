@@ -4,6 +4,7 @@ import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
+import { currentSigningKeyOf } from "./issuer-keys";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
 
 export interface ReadinessDeps {
@@ -29,14 +30,10 @@ function item(check: Check): TReadinessItem {
 /** True when the sealed private key opens with the current master key and matches the public key. */
 function signingKeyUsable(secretBox: SecretBox, issuer: IssuerRow): boolean {
   try {
-    const jwk = JSON.parse(secretBox.open(issuer.privateKeyCipher, issuer.id)) as Record<string, unknown>;
-    const publicJwk = issuer.publicJwk as Record<string, unknown>;
-    return (
-      typeof jwk.d === "string" &&
-      jwk.kid === issuer.signingKid &&
-      jwk.x === publicJwk.x &&
-      jwk.y === publicJwk.y
-    );
+    const key = currentSigningKeyOf(issuer);
+    const jwk = JSON.parse(secretBox.open(key.privateKeyCipher!, issuer.id)) as Record<string, unknown>;
+    const publicJwk = key.publicJwk as Record<string, unknown>;
+    return typeof jwk.d === "string" && jwk.kid === key.kid && jwk.x === publicJwk.x && jwk.y === publicJwk.y;
   } catch {
     return false;
   }
@@ -55,7 +52,7 @@ export async function assessIssuerReadiness(
 ): Promise<TIssuerReadiness> {
   const issuerPath = `/management/issuers/${issuer.id}`;
   const [organisation, activeConfigurations, statusList] = await Promise.all([
-    db.prisma.organisation.count({ where: { ...scope, id: issuer.organisationId } }),
+    issuerRepository.countOrganisation(db, scope, issuer.organisationId),
     issuerRepository.countActiveConfigurations(db, scope, issuer.id),
     issuerRepository.hasOpenStatusList(db, scope, issuer.id),
   ]);
@@ -100,7 +97,7 @@ export async function assessIssuerReadiness(
       title: "Signing key present",
       satisfied: signingKeyUsable(deps.secretBox, issuer),
       detail: signingKeyUsable(deps.secretBox, issuer)
-        ? `ES256 key ${issuer.signingKid} is present and usable.`
+        ? `ES256 key ${currentSigningKeyOf(issuer).kid} is present and usable.`
         : "The signing key cannot be opened with the current master key; restore the master key the issuer was created with.",
     }),
     item({

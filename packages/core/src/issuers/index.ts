@@ -6,7 +6,7 @@ export {
   zIssuerId,
   zLocale,
 } from "@cred/contracts/issuers";
-export { activeIssuerCache } from "./active-issuer-cache";
+export { activeIssuer } from "./active-issuer-cache";
 export {
   credentialEncryptionKeys,
   credentialEncryptionOf,
@@ -16,9 +16,12 @@ export {
 export { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 export { findVisibleIssuer, type IssuerCaller, issuerCallerOf, scopeOfCaller } from "./issuer-caller";
 export { previousSigningKeysOf } from "./issuer-dto";
+export { issuerKeyRepository } from "./issuer-key-repository";
+export { currentSigningKeyOf, signingCertificateOf } from "./issuer-keys";
+export { issuerRepository } from "./issuer-repository";
 export { issuerSigningKey } from "./issuer-signing-keys";
 export { issuerUrls } from "./issuer-urls";
-export { platformIssuerKeys } from "./platform-issuer-keys";
+export { platformIssuerKeyCacheKey, platformIssuerKeysCache } from "./platform-issuer-keys";
 export { provisionStatusList, STATUS_LIST_BITS } from "./provision-status-list";
 export { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
 export { statusListToken } from "./status-list-token";

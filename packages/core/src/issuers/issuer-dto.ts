@@ -2,6 +2,12 @@ import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "@cred/contracts
 import type { CoreConfig } from "../shared/context";
 import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
+import {
+  certificateOfKey,
+  currentSigningKeyOf,
+  retiredSigningKeysOf,
+  type WithIssuerKeys,
+} from "./issuer-keys";
 import type { IssuerRow } from "./issuer-repository";
 import { nextSigningKeyDto } from "./stored-next-signing-key";
 import { signingCertificateDto } from "./stored-signing-certificate";
@@ -11,6 +17,7 @@ export function toIssuerDto(
   row: IssuerRow,
   organisationReference: string,
 ): TIssuer {
+  const signingKey = currentSigningKeyOf(row);
   return {
     id: row.id,
     organisationReference,
@@ -21,9 +28,9 @@ export function toIssuerDto(
     status: row.status as IssuerStatus,
     credentialIssuer: credentialIssuerIdentifier(config, row.id),
     signingKey: {
-      kid: row.signingKid,
+      kid: signingKey.kid,
       alg: "ES256",
-      publicJwk: row.publicJwk as Record<string, unknown>,
+      publicJwk: signingKey.publicJwk as Record<string, unknown>,
     },
     previousSigningKeys: previousSigningKeysOf(row).map((key) => ({ ...key, alg: "ES256" })),
     nextSigningKey: nextSigningKeyDto(row),
@@ -34,7 +41,7 @@ export function toIssuerDto(
     authorizationPage: (row.authorizationPage as TIssuer["authorizationPage"]) ?? null,
     allowedRedirectUris: (row.allowedRedirectUris as TIssuer["allowedRedirectUris"]) ?? null,
     credentialEncryption: credentialEncryptionDto(row),
-    signingCertificate: signingCertificateDto(row.signingCertificate),
+    signingCertificate: signingCertificateDto(certificateOfKey(signingKey)),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -42,18 +49,13 @@ export function toIssuerDto(
   };
 }
 
-/** The replaced keys an issuer still publishes, as stored (newest first); anything malformed is left out. */
-export function previousSigningKeysOf(row: { previousSigningKeys: unknown }): StoredPreviousSigningKey[] {
-  const stored = row.previousSigningKeys;
-  if (!Array.isArray(stored)) return [];
-  return stored.filter(
-    (key): key is StoredPreviousSigningKey =>
-      typeof key?.kid === "string" &&
-      typeof key?.publicJwk === "object" &&
-      key.publicJwk !== null &&
-      typeof key?.retiredAt === "string",
-  );
+/** The replaced keys an issuer still publishes (newest first); their private parts are gone. */
+export function previousSigningKeysOf(row: WithIssuerKeys): StoredPreviousSigningKey[] {
+  return retiredSigningKeysOf(row).map((key) => ({
+    kid: key.kid,
+    publicJwk: key.publicJwk as Record<string, unknown>,
+    retiredAt: (key.retiredAt ?? key.createdAt).toISOString(),
+  }));
 }
 
-// A type alias, not an interface: Prisma's JSON input type needs the implicit index signature.
 export type StoredPreviousSigningKey = Omit<TPreviousSigningKey, "alg">;

@@ -1,12 +1,25 @@
 import type { IssuerStatus } from "@cred/contracts/issuers";
-import type { Db, Prisma, UnitOfWork } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
+import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
+import { forgetIssuerAfterCommit } from "./issuer-caches";
+import type { IssuerRow } from "./issuer-keys";
 
-export type IssuerRow = NonNullable<Awaited<ReturnType<Db["issuer"]["findFirst"]>>>;
+export type { IssuerRow } from "./issuer-keys";
+
+const WITH_KEYS = { keys: true } as const;
 
 export const issuerRepository = {
-  findById(db: UnitOfWork, scope: TenantScope, id: string) {
-    return db.prisma.issuer.findFirst({ where: { id, ...scope } });
+  findById(db: UnitOfWork, scope: TenantScope, id: string): Promise<IssuerRow | null> {
+    return db.prisma.issuer.findFirst({ where: { id, ...scope }, include: WITH_KEYS });
+  },
+
+  /**
+   * The issuer with its keys by id alone: for wallet-facing URLs, which name the issuer and no tenant
+   * (the active issuer read that `activeIssuer` caches, and fresh reads of it).
+   */
+  findByIdWithKeys(db: UnitOfWork, issuerId: string): Promise<IssuerRow | null> {
+    return db.prisma.issuer.findUnique({ where: { id: issuerId }, include: WITH_KEYS });
   },
 
   create(db: UnitOfWork, data: Prisma.IssuerUncheckedCreateInput) {
@@ -24,7 +37,15 @@ export const issuerRepository = {
     return db.prisma.statusList.updateMany({ where: { issuerId }, data: { version: { increment: 1 } } });
   },
 
-  update(db: UnitOfWork, scope: TenantScope, id: string, data: Prisma.IssuerUncheckedUpdateManyInput) {
+  /** Changes the row; this process forgets what it cached of the issuer once committed. */
+  update(
+    db: UnitOfWork,
+    caches: Caches,
+    scope: TenantScope,
+    id: string,
+    data: Prisma.IssuerUncheckedUpdateManyInput,
+  ) {
+    forgetIssuerAfterCommit(db, caches, id);
     return db.prisma.issuer.updateMany({ where: { id, ...scope }, data });
   },
 
@@ -55,6 +76,7 @@ export const issuerRepository = {
       },
       orderBy: { id: "asc" },
       take: page.take,
+      include: WITH_KEYS,
     });
   },
 
@@ -65,6 +87,11 @@ export const issuerRepository = {
       select: { id: true, reference: true },
     });
     return new Map(rows.map((row) => [row.id, row.reference]));
+  },
+
+  /** 1 when the organisation exists in the partition, else 0 (readiness). */
+  countOrganisation(db: UnitOfWork, scope: TenantScope, organisationId: string) {
+    return db.prisma.organisation.count({ where: { ...scope, id: organisationId } });
   },
 
   createStatusList(db: UnitOfWork, data: Prisma.StatusListUncheckedCreateInput) {

@@ -1,5 +1,4 @@
 import type { TIssuer, TSigningKeyChoice } from "@cred/contracts/issuers";
-import { Prisma } from "@cred/db";
 import {
   createIssuerCertificateRequest,
   InvalidIssuerCertificateError,
@@ -12,10 +11,12 @@ import type { IssuerDeps } from "./create-issuer";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
+import { issuerKeyRepository } from "./issuer-key-repository";
+import { certificateOfKey, currentSigningKeyOf } from "./issuer-keys";
 import { issuerRepository } from "./issuer-repository";
 import { noNextSigningKey } from "./next-signing-key";
-import { nextSigningKeyOf, type StoredNextSigningKey } from "./stored-next-signing-key";
-import { type StoredSigningCertificate, storedSigningCertificateOf } from "./stored-signing-certificate";
+import { nextSigningKeyOf } from "./stored-next-signing-key";
+import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
 /**
  * A PKCS#10 request for the issuer's current or prepared next key, for the operator's CA (see
@@ -30,7 +31,8 @@ export async function getIssuerCertificateSigningRequest(
   const issuer = await findVisibleIssuer(deps.db, caller, issuerId);
   const next = nextSigningKeyOf(issuer);
   if (key === "next" && !next) throw noNextSigningKey();
-  const cipher = key === "next" ? next!.privateKeyCipher : issuer.privateKeyCipher;
+  const current = currentSigningKeyOf(issuer);
+  const cipher = key === "next" ? next!.privateKeyCipher : current.privateKeyCipher!;
   const organisation = await organisationRepository.findById(
     deps.db,
     scopeOfCaller(caller),
@@ -43,7 +45,7 @@ export async function getIssuerCertificateSigningRequest(
     organisationName: organisation?.displayName,
     credentialIssuer: credentialIssuerIdentifier(deps.config, issuer.id),
   });
-  return { certificateSigningRequestPem, signingKid: key === "next" ? next!.kid : issuer.signingKid };
+  return { certificateSigningRequestPem, signingKid: key === "next" ? next!.kid : current.kid };
 }
 
 /**
@@ -52,8 +54,7 @@ export async function getIssuerCertificateSigningRequest(
  * 400 InvalidCertificate, one detail per problem), or removes it (`null`); the same chain again, or
  * removing none, changes nothing. Otherwise every status list gets a new
  * version in the same transaction, so its token is signed again with or without `x5c`. Other processes
- * follow within the issuer cache's lifetime; this one's is for the caller to clear once committed
- * (`activeIssuerCache.forgetIssuer`).
+ * follow within the issuer cache's lifetime; this one forgets the issuer once committed.
  */
 export async function setIssuerSigningCertificate(
   deps: IssuerDeps,
@@ -67,7 +68,8 @@ export async function setIssuerSigningCertificate(
     const next = nextSigningKeyOf(issuer);
     const forNext = input.key === "next";
     if (forNext && !next) throw noNextSigningKey();
-    const publicJwk = (forNext ? next!.publicJwk : issuer.publicJwk) as JWK;
+    const currentKey = currentSigningKeyOf(issuer);
+    const publicJwk = (forNext ? next!.publicJwk : currentKey.publicJwk) as JWK;
     let stored: StoredSigningCertificate | null = null;
     if (input.certificateChainPem !== null) {
       const parsed = parseChainOrThrow(input.certificateChainPem, publicJwk, deps, issuer.id);
@@ -78,21 +80,19 @@ export async function setIssuerSigningCertificate(
         notAfter: parsed.notAfter.toISOString(),
       };
     }
-    const current = storedSigningCertificateOf(
-      forNext ? (next!.signingCertificate ?? null) : issuer.signingCertificate,
-    );
+    const current = forNext ? (next!.signingCertificate ?? null) : certificateOfKey(currentKey);
     if ((current?.chainPem ?? null) === (stored?.chainPem ?? null))
       return loadIssuerDto(tx, deps.config, scope, issuer);
-    if (forNext) {
-      const { privateKeyCipher: _sealed, signingCertificate: _replaced, ...key } = next!;
-      const nextSigningKey: StoredNextSigningKey = stored ? { ...key, signingCertificate: stored } : key;
-      await issuerRepository.update(tx, scope, issuer.id, {
-        nextSigningKey: nextSigningKey as Prisma.InputJsonObject,
-      });
-    } else {
-      await issuerRepository.update(tx, scope, issuer.id, { signingCertificate: stored ?? Prisma.DbNull });
-      await issuerRepository.bumpStatusListVersions(tx, issuer.id);
-    }
+    const keyId = forNext ? next!.id : currentKey.id;
+    await issuerKeyRepository.setCertificate(
+      tx,
+      deps.caches,
+      scope,
+      { id: keyId, issuerId: issuer.id },
+      stored,
+    );
+    await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: new Date() });
+    if (!forNext) await issuerRepository.bumpStatusListVersions(tx, issuer.id);
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
 }

@@ -1,33 +1,43 @@
 import { importEs256PrivateKey } from "@cred/oid4vc";
-import type { CryptoKey, JWK } from "jose";
+import type { JWK } from "jose";
+import type { Caches } from "../shared/caches";
 import type { SecretBox } from "../shared/secret-box";
+import { signingKeysCache } from "./issuer-caches";
+import { currentSigningKeyOf, type IssuerSigningKey, type WithIssuerKeys } from "./issuer-keys";
 
-export interface IssuerSigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-}
+export type { IssuerSigningKey } from "./issuer-keys";
 
 /**
- * Decrypted, imported issuer signing keys, per process: one per issuer, replaced when the issuer row
- * names another kid (a rotation). Importing costs more than signing, so this matters on the hot path.
+ * The issuer's current signing key, decrypted and imported once per process (`signingKeysCache`): kept
+ * while the issuer's current key has this kid, replaced after a rotation.
  */
-const cache = new Map<string, { kid: string; key: Promise<IssuerSigningKey> }>();
-
 export function issuerSigningKey(
-  secretBox: SecretBox,
-  issuer: { id: string; signingKid: string; privateKeyCipher: string },
+  deps: { secretBox: SecretBox; caches: Caches },
+  issuer: WithIssuerKeys & { id: string },
 ): Promise<IssuerSigningKey> {
-  let entry = cache.get(issuer.id);
-  if (entry?.kid !== issuer.signingKid) {
+  const { kid, privateKeyCipher } = currentSigningKeyOf(issuer);
+  return signingKeyOf(deps, { id: issuer.id, kid, privateKeyCipher });
+}
+
+/** Like `issuerSigningKey`, for a current key read on its own (a status list token's statement). */
+export function signingKeyOf(
+  deps: { secretBox: SecretBox; caches: Caches },
+  issuer: { id: string; kid: string; privateKeyCipher: string | null },
+): Promise<IssuerSigningKey> {
+  const cache = deps.caches.of(signingKeysCache);
+  let entry = cache.peek(issuer.id);
+  if (entry?.kid !== issuer.kid) {
     const created = {
-      kid: issuer.signingKid,
+      kid: issuer.kid,
       key: (async () => {
-        const jwk = JSON.parse(secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
-        return { kid: issuer.signingKid, privateKey: await importEs256PrivateKey(jwk) };
+        if (issuer.privateKeyCipher === null)
+          throw new Error(`Issuer ${issuer.id} holds no private signing key.`);
+        const jwk = JSON.parse(deps.secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
+        return { kid: issuer.kid, privateKey: await importEs256PrivateKey(jwk) };
       })(),
     };
     created.key.catch(() => {
-      if (cache.get(issuer.id) === created) cache.delete(issuer.id);
+      if (cache.peek(issuer.id) === created) cache.delete(issuer.id);
     });
     cache.set(issuer.id, created);
     entry = created;

@@ -1,12 +1,12 @@
 import type { TIssuer } from "@cred/contracts/issuers";
-import { Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
+import { issuerKeyRepository } from "./issuer-key-repository";
 import { issuerRepository } from "./issuer-repository";
-import { nextSigningKeyOf, type StoredNextSigningKey } from "./stored-next-signing-key";
+import { nextSigningKeyOf } from "./stored-next-signing-key";
 
 export const noNextSigningKey = () =>
   new DomainError("InvalidState", "The issuer has no prepared next signing key; prepare one first.", [
@@ -27,15 +27,21 @@ export async function prepareNextSigningKey(
   return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, issuerId);
     if (nextSigningKeyOf(issuer)) return loadIssuerDto(tx, deps.config, scope, issuer);
-    const next: StoredNextSigningKey = {
-      kid: publicJwk.kid as string,
-      publicJwk: publicJwk as Record<string, unknown>,
-      preparedAt: new Date().toISOString(),
-    };
-    await issuerRepository.update(tx, scope, issuer.id, {
-      nextSigningKey: next as Prisma.InputJsonObject,
-      nextPrivateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), issuer.id),
-    });
+    const now = new Date();
+    await issuerKeyRepository.create(
+      tx,
+      deps.caches,
+      { issuerId: issuer.id, ...scope },
+      "credential_signing",
+      "next",
+      {
+        kid: publicJwk.kid as string,
+        publicJwk: publicJwk as Record<string, unknown>,
+        privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), issuer.id),
+      },
+      now,
+    );
+    await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
 }
@@ -50,10 +56,10 @@ export async function discardNextSigningKey(
   return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, issuerId);
     if (!nextSigningKeyOf(issuer)) return loadIssuerDto(tx, deps.config, scope, issuer);
-    await issuerRepository.update(tx, scope, issuer.id, {
-      nextSigningKey: Prisma.DbNull,
-      nextPrivateKeyCipher: null,
-    });
+    await issuerKeyRepository.deleteInStates(tx, deps.caches, scope, issuer.id, "credential_signing", [
+      "next",
+    ]);
+    await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: new Date() });
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
 }

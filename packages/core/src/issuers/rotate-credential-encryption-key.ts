@@ -1,7 +1,7 @@
 import type { TIssuer, TRotateCredentialEncryptionKeyRequest } from "@cred/contracts/issuers";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
-import { rotatedCredentialEncryptionColumns } from "./credential-encryption-key";
+import { rotateCredentialEncryptionKeys } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
@@ -9,7 +9,7 @@ import { issuerRepository } from "./issuer-repository";
 /**
  * Issuers_RotateCredentialEncryptionKey: publishes a fresh request encryption key; the replaced one keeps
  * decrypting for `overlapSeconds` (a key replaced earlier is dropped). 409 when the issuer offers no
- * encryption. Under the issuer's row lock; the caller drops this process's opened keys after the commit.
+ * encryption. Under the issuer's row lock; this process drops its opened keys once committed.
  */
 export async function rotateCredentialEncryptionKey(
   deps: IssuerDeps,
@@ -19,19 +19,22 @@ export async function rotateCredentialEncryptionKey(
   const scope = scopeOfCaller(caller);
   return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
-    const columns = rotatedCredentialEncryptionColumns(
-      deps.secretBox,
-      issuer.id,
+    const now = new Date();
+    const rotated = await rotateCredentialEncryptionKeys(
+      tx,
+      deps,
+      { issuerId: issuer.id, ...scope },
       issuer,
       input.overlapSeconds,
+      now,
     );
-    if (!columns) {
+    if (!rotated) {
       throw new DomainError(
         "InvalidState",
         "This issuer offers no credential encryption; turn it on with credentialEncryption first.",
       );
     }
-    await issuerRepository.update(tx, scope, issuer.id, columns);
+    await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
 }

@@ -3,14 +3,13 @@ import {
   type TIssuer,
   type TRotateIssuerSigningKeyRequest,
 } from "@cred/contracts/issuers";
-import { Prisma } from "@cred/db";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
-import { activeIssuerCache } from "./active-issuer-cache";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
-import { previousSigningKeysOf, type StoredPreviousSigningKey } from "./issuer-dto";
+import { issuerKeyRepository } from "./issuer-key-repository";
+import { currentSigningKeyOf, retiredSigningKeysOf } from "./issuer-keys";
 import { issuerRepository } from "./issuer-repository";
 import { forgetPlatformIssuerKeys } from "./platform-issuer-keys";
 import { nextSigningKeyOf } from "./stored-next-signing-key";
@@ -19,8 +18,10 @@ import { nextSigningKeyOf } from "./stored-next-signing-key";
  * Gives the issuer a fresh ES256 signing key. The replaced key's private part is discarded; its public
  * part stays published (`keep`) or is withdrawn. Every status list gets a new version in the same
  * transaction, so its token is signed again with the new key on its next fetch, in every process.
- * Issuance in other processes switches within the issuer cache's lifetime (active-issuer-cache.ts); this
- * process's caches are for the caller to clear once the rotation has committed (`forgetRotatedIssuerKey`).
+ * Issuance in other processes switches within the issuer cache's lifetime (issuer-caches.ts); this
+ * process forgets the issuer and the platform keys it verifies with once the rotation has committed
+ * (also the outer transaction of an Idempotency-Key): before the commit, a request in between could
+ * cache the replaced key again.
  */
 export async function rotateIssuerSigningKey(
   deps: IssuerDeps,
@@ -31,34 +32,9 @@ export async function rotateIssuerSigningKey(
   const generated = await generateEs256KeyPair();
   return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
-    // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
-    const next = nextSigningKeyOf(issuer);
-    const incoming = next
-      ? {
-          kid: next.kid,
-          publicJwk: next.publicJwk,
-          privateKeyCipher: next.privateKeyCipher,
-          signingCertificate: next.signingCertificate ?? Prisma.DbNull,
-        }
-      : {
-          kid: generated.publicJwk.kid as string,
-          publicJwk: generated.publicJwk as Record<string, unknown>,
-          privateKeyCipher: deps.secretBox.seal(JSON.stringify(generated.privateJwk), issuer.id),
-          signingCertificate: Prisma.DbNull,
-        };
-    const kept = previousSigningKeysOf(issuer);
-    const previousSigningKeys: StoredPreviousSigningKey[] =
-      input.replacedKey === "keep"
-        ? [
-            {
-              kid: issuer.signingKid,
-              publicJwk: issuer.publicJwk as Record<string, unknown>,
-              retiredAt: new Date().toISOString(),
-            },
-            ...kept,
-          ]
-        : kept;
-    if (previousSigningKeys.length > MAX_PREVIOUS_SIGNING_KEYS) {
+    const current = currentSigningKeyOf(issuer);
+    const kept = retiredSigningKeysOf(issuer).length + (input.replacedKey === "keep" ? 1 : 0);
+    if (kept > MAX_PREVIOUS_SIGNING_KEYS) {
       throw new DomainError(
         "PlatformLimit",
         `An issuer publishes at most ${MAX_PREVIOUS_SIGNING_KEYS} replaced keys; rotate with replacedKey "withdraw", or create a new issuer.`,
@@ -71,27 +47,30 @@ export async function rotateIssuerSigningKey(
         ],
       );
     }
-    await issuerRepository.update(tx, scope, issuer.id, {
-      signingKid: incoming.kid,
-      publicJwk: incoming.publicJwk as object,
-      privateKeyCipher: incoming.privateKeyCipher,
-      previousSigningKeys: previousSigningKeys as Prisma.InputJsonArray,
-      // The old chain certifies the replaced key; the new key brings its own, if it was prepared with one.
-      signingCertificate: incoming.signingCertificate,
-      nextSigningKey: Prisma.DbNull,
-      nextPrivateKeyCipher: null,
-    });
+    // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
+    // The old chain stays with the replaced key, which no longer signs.
+    const next = nextSigningKeyOf(issuer);
+    const incomingKid = next ? next.kid : (generated.publicJwk.kid as string);
+    const now = new Date();
+    await issuerKeyRepository.switchSigningKey(
+      tx,
+      deps.caches,
+      { issuerId: issuer.id, ...scope },
+      { keyId: current.id, keep: input.replacedKey === "keep" },
+      next
+        ? { nextKeyId: next.id }
+        : {
+            fresh: {
+              kid: incomingKid,
+              publicJwk: generated.publicJwk as Record<string, unknown>,
+              privateKeyCipher: deps.secretBox.seal(JSON.stringify(generated.privateJwk), issuer.id),
+            },
+          },
+      now,
+    );
+    await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
+    tx.afterCommit(() => forgetPlatformIssuerKeys(deps.caches, scope, [current.kid, incomingKid]));
     return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
   });
-}
-
-/**
- * After a rotation has committed (also the outer transaction of an Idempotency-Key): this process
- * forgets the issuer's row and the platform keys it verifies with, so both take effect here at once.
- * Called before the commit, a request in between could cache the replaced key again.
- */
-export function forgetRotatedIssuerKey(issuerId: string): void {
-  activeIssuerCache.forgetIssuer(issuerId);
-  forgetPlatformIssuerKeys();
 }

@@ -27,9 +27,7 @@ import {
 } from "@cred/contracts/issuers";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { activateIssuer } from "./activate-issuer";
-import { activeIssuerCache } from "./active-issuer-cache";
 import { createIssuer } from "./create-issuer";
-import { forgetCredentialEncryptionKey } from "./credential-encryption-key";
 import { getIssuer } from "./get-issuer";
 import { getIssuerReadiness } from "./get-issuer-readiness";
 import { issuerCallerOf } from "./issuer-caller";
@@ -40,7 +38,7 @@ import {
 import { listIssuers } from "./list-issuers";
 import { discardNextSigningKey, prepareNextSigningKey } from "./next-signing-key";
 import { rotateCredentialEncryptionKey } from "./rotate-credential-encryption-key";
-import { forgetRotatedIssuerKey, rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
+import { rotateIssuerSigningKey } from "./rotate-issuer-signing-key";
 import { assertNoReadOnlyIssuerFields, updateIssuer } from "./update-issuer";
 
 const TAGS = ["Issuers"];
@@ -126,8 +124,6 @@ export const issuersRouter = router({
     .output(ZUpdateIssuerResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await updateIssuer({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
-      activeIssuerCache.forgetIssuer(input.issuerId); // e.g. requireDpop holds here at once
-      if (input.credentialEncryption !== undefined) forgetCredentialEncryptionKey(input.issuerId);
       return { data };
     }),
 
@@ -171,7 +167,6 @@ export const issuersRouter = router({
     .output(ZRotateIssuerSigningKeyResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await rotateIssuerSigningKey({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
-      ctx.db.afterCommit(() => forgetRotatedIssuerKey(input.issuerId));
       return { data };
     }),
 
@@ -199,10 +194,6 @@ export const issuersRouter = router({
         issuerCallerOf(ctx),
         input,
       );
-      ctx.db.afterCommit(() => {
-        activeIssuerCache.forgetIssuer(input.issuerId);
-        forgetCredentialEncryptionKey(input.issuerId);
-      });
       return { data };
     }),
 
@@ -229,7 +220,6 @@ export const issuersRouter = router({
         issuerCallerOf(ctx),
         input.issuerId,
       );
-      activeIssuerCache.forgetIssuer(input.issuerId); // the JWKS shows it here at once
       return { data };
     }),
 
@@ -256,7 +246,6 @@ export const issuersRouter = router({
         issuerCallerOf(ctx),
         input.issuerId,
       );
-      activeIssuerCache.forgetIssuer(input.issuerId);
       return { data };
     }),
 
@@ -304,7 +293,6 @@ export const issuersRouter = router({
     .output(ZSetIssuerSigningCertificateResponse)
     .mutation(async ({ ctx, input }) => {
       const data = await setIssuerSigningCertificate({ ...ctx.deps, db: ctx.db }, issuerCallerOf(ctx), input);
-      activeIssuerCache.forgetIssuer(input.issuerId); // committed now
       return { data };
     }),
 
@@ -331,7 +319,6 @@ export const issuersRouter = router({
         certificateChainPem: null,
         key: input.key,
       });
-      activeIssuerCache.forgetIssuer(input.issuerId); // committed now
       return { data };
     }),
 

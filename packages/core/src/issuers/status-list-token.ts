@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { type StatusListBits, signStatusListToken } from "@cred/oid4vc";
+import { type Caches, cacheSpec } from "../shared/caches";
 import type { AppDeps } from "../shared/context";
-import { issuerSigningKey } from "./issuer-signing-keys";
+import { signingKeyOf } from "./issuer-signing-keys";
 import { issuerUrls } from "./issuer-urls";
 import { assembleStatusList } from "./status-list-chunks";
+import { statusListTokenRepository } from "./status-list-token-repository";
 import { chainEndSeconds, expWithinChain, signingCertificateInUse } from "./stored-signing-certificate";
 
 interface CachedToken {
@@ -25,8 +27,11 @@ interface CachedToken {
 const CHANGING_FAST_MS = 1_000;
 const FAST_LEVEL = 6;
 
-/** Signed tokens per list and version: a revocation bumps the version, so it shows on the next fetch. */
-const cache = new Map<string, CachedToken>();
+/**
+ * Signed tokens per list and version: a revocation bumps the version, so it shows on the next fetch.
+ * Bounded (a token is rebuilt on a miss).
+ */
+const statusListTokensCache = cacheSpec<CachedToken>("issuers.statusListToken", { max: 10_000 });
 /**
  * Builds in progress, at most one per list, and the one queued behind it. A fetch may take a build whose
  * read of the list comes after its own read of the version: the running build if whoever started it had
@@ -40,24 +45,26 @@ interface Build {
   atLeast: number;
   done: Promise<CachedToken | null>;
 }
-const running = new Map<string, Build>();
-const queued = new Map<string, Build>();
+const runningBuilds = cacheSpec<Build>("issuers.statusListBuildRunning", { max: 100_000 });
+const queuedBuilds = cacheSpec<Build>("issuers.statusListBuildQueued", { max: 100_000 });
 
-function buildFor(listId: string, version: number, build: () => Promise<CachedToken | null>) {
+function buildFor(caches: Caches, listId: string, version: number, build: () => Promise<CachedToken | null>) {
+  const running = caches.of(runningBuilds);
+  const queued = caches.of(queuedBuilds);
   const start = (atLeast: number): Build => {
     const b: Build = { atLeast, done: build() };
     running.set(listId, b);
     b.done
       .finally(() => {
-        if (running.get(listId) === b) running.delete(listId);
+        if (running.peek(listId) === b) running.delete(listId);
       })
       .catch(() => {});
     return b;
   };
-  const now = running.get(listId);
+  const now = running.peek(listId);
   if (!now) return start(version).done;
   if (now.atLeast >= version) return now.done;
-  let next = queued.get(listId);
+  let next = queued.peek(listId);
   if (!next) {
     const waiting: Build = {
       atLeast: version,
@@ -80,60 +87,44 @@ function buildFor(listId: string, version: number, build: () => Promise<CachedTo
  * Only the list's version is read when a cached token is still fresh.
  */
 export async function statusListToken(
-  deps: Pick<AppDeps, "config" | "secretBox" | "database">,
+  deps: Pick<AppDeps, "config" | "secretBox" | "database" | "caches">,
   issuerId: string,
   listId: string,
 ): Promise<{ token: string; etag: string; ttl: number } | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
-  const { rows: heads } = await deps.database.root.sql.query<{ issuerId: string; version: number }>(
-    `SELECT "issuerId", "version" FROM "StatusList" WHERE "id" = $1`,
-    [listId],
-  );
-  const head = heads[0];
+  const head = await statusListTokenRepository.head(deps.database.root, listId);
   if (!head || head.issuerId !== issuerId) return null;
-  const cached = cache.get(listId);
+  const cache = deps.caches.of(statusListTokensCache);
+  const cached = cache.peek(listId);
   if (cached && cached.version >= head.version && cached.refreshAfter > Date.now())
     return { token: cached.token, etag: cached.etag, ttl };
 
-  const built = await buildFor(listId, head.version, () => buildToken(deps, issuerId, listId));
+  const built = await buildFor(deps.caches, listId, head.version, () => buildToken(deps, issuerId, listId));
   return built && { token: built.token, etag: built.etag, ttl };
 }
 
 /** Reads the list as it is now (its version at least the one asked for), signs it, and caches it. */
 async function buildToken(
-  deps: Pick<AppDeps, "config" | "secretBox" | "database">,
+  deps: Pick<AppDeps, "config" | "secretBox" | "database" | "caches">,
   issuerId: string,
   listId: string,
 ): Promise<CachedToken | null> {
   const ttl = deps.config.issuance.statusListTtlSeconds;
-  // One statement, so the version, the bits and the issuer's key come from the same snapshot: a key
-  // rotation bumps the version in the transaction that changes the key.
-  const { rows } = await deps.database.root.sql.query<{
-    version: number;
-    bits: number;
-    size: number;
-    signingKid: string;
-    privateKeyCipher: string;
-    signingCertificate: unknown;
-    chunk: number | null;
-    data: Uint8Array | null;
-  }>(
-    `SELECT l."version", l."bits", l."size", i."signingKid", i."privateKeyCipher", i."signingCertificate",
-            c."chunk", c."data"
-       FROM "StatusList" l JOIN "Issuer" i ON i."id" = l."issuerId"
-       LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
-      WHERE l."id" = $1`,
-    [listId],
-  );
+  const rows = await statusListTokenRepository.listWithSigningKey(deps.database.root, listId);
   const list = rows[0];
   if (!list) return null;
-  const key = await issuerSigningKey(deps.secretBox, { id: issuerId, ...list });
+  const key = await signingKeyOf(deps, {
+    id: issuerId,
+    kid: list.kid,
+    privateKeyCipher: list.privateKeyCipher,
+  });
   const now = Date.now();
-  const previous = cache.get(listId);
+  const cache = deps.caches.of(statusListTokensCache);
+  const previous = cache.peek(listId);
   const changingFast = previous !== undefined && now - previous.builtAt < CHANGING_FAST_MS;
   const iat = Math.floor(now / 1000);
   // A token with `x5c` is not valid past its chain, and is signed again (without it) by then.
-  const certificate = signingCertificateInUse(list.signingCertificate, now);
+  const certificate = signingCertificateInUse(list.certificate, now);
   const token = await signStatusListToken({
     privateKey: key.privateKey,
     kid: key.kid,
@@ -153,7 +144,7 @@ async function buildToken(
   const etag = `"${createHash("sha256").update(token).digest("base64url").slice(0, 27)}"`;
   const refreshAfter = Math.min(now + (ttl * 1000) / 2, chainEndSeconds(certificate) * 1000);
   const entry = { version: list.version, token, etag, refreshAfter, builtAt: now };
-  const current = cache.get(listId);
+  const current = cache.peek(listId);
   if (!current || current.version <= entry.version) cache.set(listId, entry);
   return entry;
 }

@@ -1,28 +1,34 @@
 import type { TNextSigningKey } from "@cred/contracts/issuers";
-import type { IssuerRow } from "./issuer-repository";
+import { certificateOfKey, nextSigningKeyRowOf, type WithIssuerKeys } from "./issuer-keys";
 import { type StoredSigningCertificate, signingCertificateDto } from "./stored-signing-certificate";
 
-/** `Issuer.nextSigningKey` as stored (a type alias: Prisma's JSON input wants the index signature). */
-export type StoredNextSigningKey = {
+/** The prepared next signing key as the issuer resource and the JWKS show it. */
+export interface NextSigningKey {
+  /** The IssuerKey row's id. */
+  id: string;
   kid: string;
   publicJwk: Record<string, unknown>;
   preparedAt: string;
   signingCertificate?: StoredSigningCertificate;
-};
-
-/** The prepared next key of a row, with its sealed private part; null when none is prepared. */
-export function nextSigningKeyOf(
-  row: Pick<IssuerRow, "nextSigningKey" | "nextPrivateKeyCipher">,
-): (StoredNextSigningKey & { privateKeyCipher: string }) | null {
-  const stored = row.nextSigningKey as Partial<StoredNextSigningKey> | null;
-  if (!stored || typeof stored.kid !== "string" || !stored.publicJwk || !row.nextPrivateKeyCipher)
-    return null;
-  return { ...(stored as StoredNextSigningKey), privateKeyCipher: row.nextPrivateKeyCipher };
+  privateKeyCipher: string;
 }
 
-export function nextSigningKeyDto(
-  row: Pick<IssuerRow, "nextSigningKey" | "nextPrivateKeyCipher">,
-): TNextSigningKey | null {
+/** The prepared next key of an issuer, with its sealed private part; null when none is prepared. */
+export function nextSigningKeyOf(row: WithIssuerKeys): NextSigningKey | null {
+  const key = nextSigningKeyRowOf(row);
+  if (!key?.privateKeyCipher) return null;
+  const certificate = certificateOfKey(key);
+  return {
+    id: key.id,
+    kid: key.kid,
+    publicJwk: key.publicJwk as Record<string, unknown>,
+    preparedAt: (key.preparedAt ?? key.createdAt).toISOString(),
+    ...(certificate ? { signingCertificate: certificate } : {}),
+    privateKeyCipher: key.privateKeyCipher,
+  };
+}
+
+export function nextSigningKeyDto(row: WithIssuerKeys): TNextSigningKey | null {
   const next = nextSigningKeyOf(row);
   if (!next) return null;
   return {

@@ -1,11 +1,12 @@
 import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "@cred/contracts/issuers";
 import { Prisma, type UnitOfWork } from "@cred/db";
 import { organisationRepository } from "../organisations";
+import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { SecretBox } from "../shared/secret-box";
 import { organisationNotFound } from "./create-issuer";
-import { credentialEncryptionColumns } from "./credential-encryption-key";
+import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { issuerRepository } from "./issuer-repository";
@@ -30,7 +31,7 @@ export function assertNoReadOnlyIssuerFields(raw: unknown): void {
  * member, and `display` is replaced as a whole.
  */
 export async function updateIssuer(
-  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox },
+  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox; caches: Caches },
   caller: IssuerCaller,
   input: TUpdateIssuerRequest,
 ): Promise<TIssuer> {
@@ -68,13 +69,17 @@ export async function updateIssuer(
       data.allowedRedirectUris = input.allowedRedirectUris ?? Prisma.DbNull;
     }
     if (input.credentialEncryption !== undefined) {
-      Object.assign(
-        data,
-        credentialEncryptionColumns(deps.secretBox, current.id, current, input.credentialEncryption),
+      const settings = await applyCredentialEncryptionSettings(
+        tx,
+        deps,
+        { issuerId: current.id, ...scope },
+        current,
+        input.credentialEncryption,
       );
+      data.credentialEncryption = settings ? { required: settings.required } : Prisma.DbNull;
     }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
-    await issuerRepository.update(tx, scope, current.id, data);
+    await issuerRepository.update(tx, deps.caches, scope, current.id, data);
     const updated = await findVisibleIssuer(tx, caller, current.id);
     return loadIssuerDto(tx, deps.config, scope, updated);
   });

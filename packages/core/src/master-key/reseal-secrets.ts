@@ -1,6 +1,6 @@
 import type { UnitOfWork } from "@cred/db";
 import { TX_CODE_HASH_PURPOSE } from "../authorization-server";
-import { credentialEncryptionSealContext } from "../issuers";
+import { credentialEncryptionSealContext, issuerKeyRepository } from "../issuers";
 import { idempotencySealContext } from "../shared/idempotency";
 import { isKeyedHash, type SecretBox } from "../shared/secret-box";
 import { encryptionKeySealContext, resultSealContext, verifierKeySealContext } from "../verification";
@@ -21,6 +21,12 @@ interface SealedColumn {
   reseal(value: unknown, row: Row, reseal: Reseal): unknown;
 }
 
+/** What an issuer key is sealed to: its issuer (signing keys), or that issuer's encryption context. */
+const issuerKeySealContext = (row: Row) =>
+  row.purpose === "credential_request_encryption"
+    ? credentialEncryptionSealContext(row.issuerId as string)
+    : (row.issuerId as string);
+
 const sealedToId = (table: string, column: string): SealedColumn => ({
   table,
   column,
@@ -29,18 +35,13 @@ const sealedToId = (table: string, column: string): SealedColumn => ({
 
 /** Every place a sealed value rests. A new sealed column must be added here, or a rotation loses it. */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  // The next key before the signing key: a rotation moves a next key's cipher into privateKeyCipher, so
-  // one promoted during a reseal lands in a column not done yet, never in one already done.
-  sealedToId("Issuer", "nextPrivateKeyCipher"),
-  sealedToId("Issuer", "privateKeyCipher"),
-  ...["credentialEncryptionKeyCipher", "previousCredentialEncryptionKeyCipher"].map(
-    (column): SealedColumn => ({
-      table: "Issuer",
-      column,
-      reseal: (value, row, reseal) =>
-        reseal(value as string, credentialEncryptionSealContext(row.id as string)),
-    }),
-  ),
+  // Issuer keys of every purpose and state: a rotation changes a key's state, never moves its cipher.
+  {
+    table: "IssuerKey",
+    column: "privateKeyCipher",
+    reads: ["issuerId", "purpose"],
+    reseal: (value, row, reseal) => reseal(value as string, issuerKeySealContext(row)),
+  },
   sealedToId("IssuanceTransaction", "claimsCipher"),
   sealedToId("IssuanceTransaction", "offerCipher"),
   {
@@ -276,4 +277,22 @@ export async function countKeyedHashes(
     counts.push(count);
   }
   return counts;
+}
+
+/**
+ * The issuer whose sealed signing key the master key does not open, or null (also with no issuer yet):
+ * the composition root checks one key at start, so a wrong MASTER_KEY fails there, not at issuance.
+ */
+export async function issuerKeyMasterKeyCannotOpen(
+  db: UnitOfWork,
+  secretBox: SecretBox,
+): Promise<string | null> {
+  const sealed = await issuerKeyRepository.findAnySealedSigningKey(db);
+  if (!sealed?.privateKeyCipher) return null;
+  try {
+    secretBox.open(sealed.privateKeyCipher, sealed.issuerId);
+    return null;
+  } catch {
+    return sealed.issuerId;
+  }
 }

@@ -1,6 +1,6 @@
 import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
-import { credentialIssuerIdentifier, platformIssuerKeys } from "../issuers";
+import { credentialIssuerIdentifier, platformIssuerKeyCacheKey, platformIssuerKeysCache } from "../issuers";
 import { cacheSpec } from "../shared/caches";
 import type { AppDeps } from "../shared/context";
 import { outboundGet } from "../shared/outbound-fetch";
@@ -44,28 +44,20 @@ const issuerMetadataKeySets = cacheSpec<Map<string, JWK>>("verification.issuerMe
 // Platform issuers: by `kid`, public key imported once.
 
 /**
- * Found or not, a platform key is looked up again after this long: a key withdrawn by a rotation in
- * another process stops verifying within it (in the rotating process at once).
- */
-const PLATFORM_TTL_MS = 2_000;
-
-/**
- * The issuers slice keeps this cache (`platformIssuerKeys`) so that a signing key rotation can clear
- * it; it is still a module Map there, bounded and aged here.
+ * Found or not, a platform key is looked up again after 2 s. The issuers slice declares the cache
+ * (`platformIssuerKeysCache`) so that a signing key rotation can drop the keys it changed.
  */
 async function platformKey(deps: AppDeps, scope: TenantScope, kid: string) {
-  const cacheKey = `${scope.tenantId}|${scope.environment}|${kid}`;
-  const cached = platformIssuerKeys.get(cacheKey);
-  if (cached && cached.expires > Date.now()) return cached.value;
-  if (cached) platformIssuerKeys.delete(cacheKey);
-  const row = await verificationRepository.findIssuerByKid(deps.database.root, scope, kid);
-  const value = row
-    ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
-    : null;
-  if (platformIssuerKeys.size >= MAX_ENTRIES)
-    platformIssuerKeys.delete(platformIssuerKeys.keys().next().value!);
-  platformIssuerKeys.set(cacheKey, { value, expires: Date.now() + PLATFORM_TTL_MS });
-  return value;
+  return deps.caches.of(platformIssuerKeysCache).get(
+    platformIssuerKeyCacheKey(scope, kid),
+    async () => {
+      const row = await verificationRepository.findIssuerByKid(deps.database.root, scope, kid);
+      return row
+        ? { issuerId: row.id, key: await importEs256PublicKey(publicOnly(row.publicJwk as JWK)) }
+        : null;
+    },
+    () => true,
+  );
 }
 
 function publicOnly(jwk: JWK): JWK {

@@ -1,5 +1,5 @@
 import type { Db, Prisma, UnitOfWork } from "@cred/db";
-import { previousSigningKeysOf, STATUS_CHUNK_BYTES } from "../issuers";
+import { STATUS_CHUNK_BYTES } from "../issuers";
 import { type Caches, cacheSpec } from "../shared/caches";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
@@ -141,22 +141,16 @@ export const verificationRepository = {
    * publishes, with that key's public JWK.
    */
   async findIssuerByKid(db: UnitOfWork, scope: TenantScope, kid: string) {
-    const rows = await db.prisma.$queryRaw<
-      { id: string; signingKid: string; publicJwk: unknown; previous: unknown }[]
-    >`
-      SELECT "id", "signingKid", "publicJwk", "previousSigningKeys" AS "previous" FROM "Issuer"
+    const rows = await db.prisma.$queryRaw<{ id: string; publicJwk: unknown }[]>`
+      SELECT "issuerId" AS "id", "publicJwk" FROM "IssuerKey"
        WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment}
-         AND ("signingKid" = ${kid} OR "previousSigningKeys" @> ${JSON.stringify([{ kid }])}::jsonb)
+         AND "kid" = ${kid} AND "purpose" = 'credential_signing' AND "state" IN ('current', 'retired')
        LIMIT 1`;
     const row = rows[0];
     if (!row) return null;
     // jsonb comes back parsed from the pg driver; a string is parsed here all the same.
-    const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
-    if (row.signingKid === kid) return { id: row.id, publicJwk: json(row.publicJwk) };
-    const previous = previousSigningKeysOf({ previousSigningKeys: json(row.previous) }).find(
-      (key) => key.kid === kid,
-    );
-    return previous ? { id: row.id, publicJwk: previous.publicJwk } : null;
+    const publicJwk = typeof row.publicJwk === "string" ? JSON.parse(row.publicJwk) : row.publicJwk;
+    return { id: row.id, publicJwk: publicJwk as Record<string, unknown> };
   },
   /**
    * One entry of a platform status list, read in SQL (one byte, not the whole list): `value` is null when

@@ -25,8 +25,10 @@ import { configurationCatalog } from "../../credential-configurations";
 import {
   credentialEncryptionKeys,
   credentialEncryptionOf,
+  issuerRepository,
   issuerSigningKey,
   issuerUrls,
+  signingCertificateOf,
   x5cForSigning,
 } from "../../issuers";
 import type { AppDeps } from "../../shared/context";
@@ -37,7 +39,6 @@ import { isRawUniqueViolation } from "../../shared/sql-errors";
 import { issuanceRepository } from "../issuance-repository";
 import { effectiveStatus } from "../issuance-transaction-dto";
 import { issuedCredentialRepository } from "../issued-credential-repository";
-import { issuerMetadataRepository } from "../issuer-metadata-repository";
 import { disclosablePaths } from "../validate-claims";
 import { openStatusList, randomSlots, type StatusSlot } from "./allocate-status-index";
 import { keyAttestationCheck } from "./key-attestation";
@@ -69,8 +70,8 @@ async function refuseConfigurationBeyondToken(
   const requested = (body as { credential_configuration_id?: unknown } | null)?.credential_configuration_id;
   if (typeof requested !== "string" || requested === tx.configurationIdentifier) return;
   const db = deps.database.root;
-  const other = await configurationCatalog.configuration(db, scopeOfRow(tx), requested);
-  if (!other || !(await configurationCatalog.isGranted(db, tx.issuerId, other.id))) return;
+  const other = await configurationCatalog.configuration(db, deps.caches, scopeOfRow(tx), requested);
+  if (!other || !(await configurationCatalog.isGranted(db, deps.caches, tx.issuerId, other.id))) return;
   const description = "The access token does not cover this credential configuration.";
   throw new OAuthError("insufficient_scope", description, {
     status: 403,
@@ -102,7 +103,7 @@ export async function receiveWalletRequest(
   const encryption = credentialEncryptionOf(settings);
   const { body, encrypted } = readCredentialRequestBody({
     ...sent,
-    keys: credentialEncryptionKeys(deps.secretBox, settings),
+    keys: credentialEncryptionKeys(deps, settings),
     required: encryption?.required ?? false,
   });
   const encryptionOption = encryption
@@ -123,9 +124,9 @@ async function encryptionSettingsFor(
 ): Promise<WalletIssuer> {
   const kid = encryptedRequestKid(sent.contentType, sent.body);
   if (kid === null) return issuer;
-  const known = credentialEncryptionKeys(deps.secretBox, issuer);
+  const known = credentialEncryptionKeys(deps, issuer);
   if (known.length > 0 && (kid === undefined || known.some((k) => k.publicJwk.kid === kid))) return issuer;
-  return (await issuerMetadataRepository.findIssuer(deps.database.root, issuer.id)) ?? issuer;
+  return (await issuerRepository.findByIdWithKeys(deps.database.root, issuer.id)) ?? issuer;
 }
 
 /**
@@ -148,7 +149,7 @@ export async function issueCredentials(
   const { tokenHash, body } = received;
   let tx = received.tx;
   refuseUnissuable(tx);
-  const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
+  const configuration = await configurationCatalog.configurationById(db, deps.caches, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   await refuseConfigurationBeyondToken(deps, tx, body);
   const keyAttestation = keyAttestationCheck(deps, issuer, Date.now());
@@ -354,12 +355,12 @@ export async function issueAndComplete(
   const { configuration, holderKeys, keysNotAfter, nonces } = issuance;
   const urls = issuerUrls(deps.config, issuer.id);
   const definitions =
-    (await configurationCatalog.claims(db, configuration.id, tx.configurationVersion)) ?? [];
+    (await configurationCatalog.claims(db, deps.caches, configuration.id, tx.configurationVersion)) ?? [];
   if (!tx.claimsCipher)
     throw deny("credential_request_denied", "The issuance transaction has no claims left.");
   const claims = JSON.parse(deps.secretBox.open(tx.claimsCipher, tx.id)) as Record<string, unknown>;
   const disclosable = disclosablePaths(definitions, claims);
-  const signingKey = await issuerSigningKey(deps.secretBox, issuer);
+  const signingKey = await issuerSigningKey(deps, issuer);
   const scope = scopeOfRow(tx);
   const issuedAt = new Date();
   // OpenID4VCI §15.4.1: time claims SHOULD be randomised or rounded so they cannot link credentials (a
@@ -373,7 +374,7 @@ export async function issueAndComplete(
   // (Credo's wallet library) rejects a deferred response that has one. Such credentials get no notification.
   const notificationId = issuance.deferredDelivery ? null : randomToken(24);
   const ids = holderKeys.map(() => newId("cred"));
-  const x5c = x5cForSigning(issuer.signingCertificate, issuedAt.getTime());
+  const x5c = x5cForSigning(signingCertificateOf(issuer), issuedAt.getTime());
   const sign = (holderJwk: JWK | null, slot: StatusSlot | null) =>
     issueSdJwtVc({
       privateKey: signingKey.privateKey,

@@ -54,7 +54,7 @@ export async function issueDeferredCredentials(
       answer,
     );
   }
-  const configuration = await configurationCatalog.configurationById(db, tx.configurationId);
+  const configuration = await configurationCatalog.configurationById(db, deps.caches, tx.configurationId);
   if (!configuration) throw new Error(`configuration ${tx.configurationId} of ${tx.id} is missing`);
   const holder = tx.deferredHolderKeys as DeferredHolderKeys | null;
   if (!holder) throw new Error(`deferred transaction ${tx.id} has no holder keys`);

@@ -1,9 +1,11 @@
 import type { UnitOfWork } from "@cred/db";
-import { activeIssuerCache } from "../../issuers";
+import { OAuthError } from "@cred/oid4vc";
+import { activeIssuer } from "../../issuers";
+import type { Caches } from "../../shared/caches";
 
 /** The issuer behind a wallet-facing URL; only active issuers face wallets. */
-export async function loadWalletIssuer(db: UnitOfWork, issuerId: string) {
-  const issuer = await activeIssuerCache.issuer(db, issuerId);
+export async function loadWalletIssuer(db: UnitOfWork, caches: Caches, issuerId: string) {
+  const issuer = await activeIssuer(db, caches, issuerId);
   if (issuer?.status !== "active") return null;
   return issuer;
 }

@@ -10,14 +10,18 @@ import type { TClaimDefinition } from "../../credential-configurations";
 import type { TIssuerDisplay } from "../../issuers";
 import {
   credentialEncryptionOf,
+  currentSigningKeyOf,
   expWithinChain,
+  issuerRepository,
   issuerSigningKey,
   issuerUrls,
   nextSigningKeyOf,
   previousSigningKeysOf,
   signingCertificateInUse,
+  signingCertificateOf,
   x5cForSigning,
 } from "../../issuers";
+import type { Caches } from "../../shared/caches";
 import type { CoreConfig } from "../../shared/context";
 import type { SecretBox } from "../../shared/secret-box";
 import { issuerMetadataRepository } from "../issuer-metadata-repository";
@@ -39,7 +43,7 @@ export async function credentialIssuerMetadata(db: UnitOfWork, config: CoreConfi
   );
   const claimsOf = new Map(activeVersions.map((v) => [v.configurationId, v.claims as TClaimDefinition[]]));
   // Display metadata can change (Issuers_Update), so it is read fresh rather than from the cached row.
-  const fresh = (await issuerMetadataRepository.findIssuer(db, issuer.id)) ?? issuer;
+  const fresh = (await issuerRepository.findByIdWithKeys(db, issuer.id)) ?? issuer;
   const display = ((fresh.display as TIssuerDisplay[] | null) ?? []).map(walletDisplay);
   // The issuer's key attestation settings hold for each of its configurations.
   const keyAttestations = keyAttestationOf(fresh)
@@ -82,14 +86,14 @@ const SIGNED_METADATA_LIFETIME_SECONDS = 86_400;
  * caller answers JSON instead (§12.2.2).
  */
 export async function signedCredentialIssuerMetadata(
-  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox },
+  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox; caches: Caches },
   issuer: WalletIssuer,
 ): Promise<string | null> {
   const now = Date.now();
-  const certificate = signingCertificateInUse(issuer.signingCertificate, now);
+  const certificate = signingCertificateInUse(signingCertificateOf(issuer), now);
   if (!certificate) return null;
   const metadata = await credentialIssuerMetadata(deps.db, deps.config, issuer);
-  const key = await issuerSigningKey(deps.secretBox, issuer);
+  const key = await issuerSigningKey(deps, issuer);
   const iat = Math.floor(now / 1000);
   return signIssuerMetadata({
     metadata,
@@ -130,8 +134,8 @@ const withChain = (jwk: Record<string, unknown>, x5c: string[] | undefined) => (
 /** SD-JWT VC issuer metadata (`/.well-known/jwt-vc-issuer`): `issuer` equals the credentials' `iss`. */
 export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   // RFC 7517 §4.7: the key's certificate chain, as credentials carry it in `x5c`.
-  const x5c = x5cForSigning(issuer.signingCertificate);
-  const currentKey = withChain(issuer.publicJwk as Record<string, unknown>, x5c);
+  const x5c = x5cForSigning(signingCertificateOf(issuer));
+  const currentKey = withChain(currentSigningKeyOf(issuer).publicJwk as Record<string, unknown>, x5c);
   const nextKey = nextSigningKeyOf(issuer);
   return {
     issuer: issuerUrls(config, issuer.id).credentialIssuer,

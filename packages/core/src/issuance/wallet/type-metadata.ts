@@ -24,10 +24,15 @@ export async function credentialTypeMetadata(
   identifier: string,
 ) {
   const { config } = deps;
-  const configuration = await configurationCatalog.configuration(db, scopeOfRow(issuer), identifier);
+  const configuration = await configurationCatalog.configuration(
+    db,
+    deps.caches,
+    scopeOfRow(issuer),
+    identifier,
+  );
   const vct = defaultCredentialType(config, issuer.id, identifier);
   if (!configuration || configuration.credentialType !== vct) return null;
-  if (!(await configurationCatalog.isGranted(db, issuer.id, configuration.id))) return null;
+  if (!(await configurationCatalog.isGranted(db, deps.caches, issuer.id, configuration.id))) return null;
   return buildTypeMetadata({
     vct,
     name: configuration.displayName,
