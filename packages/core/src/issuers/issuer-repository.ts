@@ -1,5 +1,5 @@
 import type { IssuerStatus } from "@cred/contracts/issuers";
-import type { Prisma, UnitOfWork } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
 import { forgetIssuerAfterCommit } from "./issuer-caches";
@@ -8,6 +8,20 @@ import type { IssuerRow } from "./issuer-keys";
 export type { IssuerRow } from "./issuer-keys";
 
 const WITH_KEYS = { keys: true } as const;
+
+/** The issuer's optional JSON settings: `null` clears one (stored as SQL NULL). */
+const NULLABLE_JSON = [
+  "walletAttestation",
+  "keyAttestation",
+  "authorizationPage",
+  "allowedRedirectUris",
+  "credentialEncryption",
+] as const;
+type NullableJson = (typeof NULLABLE_JSON)[number];
+
+export type IssuerChanges = Omit<Prisma.IssuerUncheckedUpdateManyInput, NullableJson> & {
+  [K in NullableJson]?: Prisma.InputJsonValue | null;
+};
 
 export const issuerRepository = {
   findById(db: UnitOfWork, scope: TenantScope, id: string): Promise<IssuerRow | null> {
@@ -38,13 +52,11 @@ export const issuerRepository = {
   },
 
   /** Changes the row; this process forgets what it cached of the issuer once committed. */
-  update(
-    db: UnitOfWork,
-    caches: Caches,
-    scope: TenantScope,
-    id: string,
-    data: Prisma.IssuerUncheckedUpdateManyInput,
-  ) {
+  update(db: UnitOfWork, caches: Caches, scope: TenantScope, id: string, changes: IssuerChanges) {
+    const data: Prisma.IssuerUncheckedUpdateManyInput = {
+      ...changes,
+    } as Prisma.IssuerUncheckedUpdateManyInput;
+    for (const column of NULLABLE_JSON) if (changes[column] === null) data[column] = Prisma.DbNull;
     forgetIssuerAfterCommit(db, caches, id);
     return db.prisma.issuer.updateMany({ where: { id, ...scope }, data });
   },

@@ -1,5 +1,5 @@
 import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "@cred/contracts/issuers";
-import { Prisma, type UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
@@ -42,7 +42,7 @@ export async function updateIssuer(
       input.credentialEncryption !== undefined
         ? await lockVisibleIssuer(tx, caller, input.issuerId)
         : await findVisibleIssuer(tx, caller, input.issuerId);
-    const data: Prisma.IssuerUncheckedUpdateManyInput = {};
+    const data: IssuerChanges = {};
     if (input.organisationReference !== undefined) {
       const organisation = await organisationRepository.findByReference(
         tx,
@@ -59,14 +59,14 @@ export async function updateIssuer(
     if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
     if (input.requireDpopNonce !== undefined) data.requireDpopNonce = input.requireDpopNonce;
     if (input.walletAttestation !== undefined) {
-      data.walletAttestation = input.walletAttestation ?? Prisma.DbNull;
+      data.walletAttestation = input.walletAttestation ?? null;
     }
-    if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? Prisma.DbNull;
+    if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? null;
     if (input.authorizationPage !== undefined) {
-      data.authorizationPage = input.authorizationPage ?? Prisma.DbNull;
+      data.authorizationPage = input.authorizationPage ?? null;
     }
     if (input.allowedRedirectUris !== undefined) {
-      data.allowedRedirectUris = input.allowedRedirectUris ?? Prisma.DbNull;
+      data.allowedRedirectUris = input.allowedRedirectUris ?? null;
     }
     if (input.credentialEncryption !== undefined) {
       const settings = await applyCredentialEncryptionSettings(
@@ -76,7 +76,7 @@ export async function updateIssuer(
         current,
         input.credentialEncryption,
       );
-      data.credentialEncryption = settings ? { required: settings.required } : Prisma.DbNull;
+      data.credentialEncryption = settings ? { required: settings.required } : null;
     }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, deps.caches, scope, current.id, data);
