@@ -6,7 +6,10 @@ import {
   activeIssuer,
   createTransactionWith,
   ISSUANCE_TRANSACTIONS_PATH,
+  issueCredential,
   PRE_AUTHORIZED_CODE_GRANT,
+  policyTrusting,
+  presentTo,
   publishedIssuerKey,
   VALID_CLAIMS,
 } from "./fixtures";
@@ -304,6 +307,18 @@ describe("Credentials_Suspend and Credentials_Reinstate", () => {
       status: "revoked",
       suspendedAt: expect.any(String),
     });
+  });
+
+  it("a verification of a suspended credential is rejected with credential_suspended; after reinstatement it verifies", async () => {
+    const issued = await issueCredential(t, t.adminKey, issuer);
+    await policyTrusting(t, t.adminKey, "suspension-check", issuer);
+    expect((await presentTo(t, t.adminKey, "suspension-check", issued)).status).toBe("verified");
+    expect((await suspend(issued.credentialId)).status).toBe(200);
+    const refused = await presentTo(t, t.adminKey, "suspension-check", issued);
+    expect(refused.status).toBe("rejected");
+    expect(refused.result.reasons?.map((r) => r.code)).toContain("credential_suspended");
+    expect((await reinstate(issued.credentialId)).status).toBe(200);
+    expect((await presentTo(t, t.adminKey, "suspension-check", issued)).status).toBe("verified");
   });
 
   it("suspends and reinstates every copy of a batch, and leaves neighbours alone", async () => {
