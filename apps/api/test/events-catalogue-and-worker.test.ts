@@ -126,6 +126,10 @@ describe("the catalogue", () => {
       return r.body.data.status as string;
     };
     expect(await present(await start())).toBe("verified");
+    // credential.suspended (a suspended credential is rejected), credential.reinstated
+    expect((await call(t, "POST", `/v1.0/credentials/${credentialId}/suspend`, { key })).status).toBe(200);
+    expect(await present(await start())).toBe("rejected");
+    expect((await call(t, "POST", `/v1.0/credentials/${credentialId}/reinstate`, { key })).status).toBe(200);
     // credential.revoked, then verification.session.rejected (a revoked credential)
     expect((await call(t, "POST", `/v1.0/credentials/${credentialId}/revoke`, { key })).status).toBe(200);
     expect(await present(await start())).toBe("rejected");

@@ -87,8 +87,11 @@ describe("examples of every operation (from openapi.json)", () => {
       [
         // Needs an `interaction` the authorization endpoint hands out to a wallet's browser.
         "Authorizations_Complete 404",
-        // Needs a credential a wallet redeemed from an offer.
+        // Need a credential a wallet redeemed from an offer.
+        "Credentials_Get 404",
+        "Credentials_Reinstate 404",
         "Credentials_Revoke 404",
+        "Credentials_Suspend 404",
         // Needs a transaction created with `delivery.deferred`, which the example does not ask for.
         "IssuanceTransactions_SupplyClaims 409",
         // Needs a pending session and a wallet's presentation for it; the example session was cancelled.

@@ -43,6 +43,16 @@ interface CatalogueEntry {
   data: z.ZodObject;
 }
 
+/** A credential's state change (revoked, suspended, reinstated); one event per copy of a batch. */
+const zCredentialStateData = (status: string) =>
+  z.object({
+    credentialId: id("The credential's id.", "cred_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+    issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+    credentialConfiguration: id("Identifier of the credential configuration.", "employee-badge"),
+    transactionId: id("The issuance transaction that issued it.", "itx_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+    status: z.literal(status).meta({ description: "The credential's state after the change." }),
+  });
+
 /** A wallet's OpenID4VCI notification about the credentials of one issuance transaction. */
 const walletNotification = <T extends WebhookEventType>(
   type: T,
@@ -113,13 +123,19 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
   "credential.revoked": {
     name: "CredentialRevoked",
     description: "A credential was revoked (Credentials_Revoke); its status list entry now says so.",
-    data: z.object({
-      credentialId: id("The credential's id.", "cred_01jd5x6c3v8w9y0z1a2b3c4d5e"),
-      issuerId: id("The issuer's id.", "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"),
-      credentialConfiguration: id("Identifier of the credential configuration.", "employee-badge"),
-      transactionId: id("The issuance transaction that issued it.", "itx_01jd5x6c3v8w9y0z1a2b3c4d5e"),
-      status: z.literal("revoked").meta({ description: "The credential's state after the change." }),
-    }),
+    data: zCredentialStateData("revoked"),
+  },
+  "credential.suspended": {
+    name: "CredentialSuspended",
+    description:
+      "A credential was suspended (Credentials_Suspend); its status list entry now says SUSPENDED (2). One event per copy of the batch.",
+    data: zCredentialStateData("suspended"),
+  },
+  "credential.reinstated": {
+    name: "CredentialReinstated",
+    description:
+      "A suspended credential was reinstated (Credentials_Reinstate); its status list entry is VALID (0) again. One event per copy of the batch.",
+    data: zCredentialStateData("active"),
   },
   ...walletNotification(
     "credential.accepted",

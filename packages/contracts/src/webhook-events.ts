@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "issuance.transaction.cancelled",
   "issuance.transaction.expired",
   "credential.revoked",
+  "credential.suspended",
+  "credential.reinstated",
   "credential.accepted",
   "credential.failed",
   "credential.deleted",

@@ -35,7 +35,8 @@ function toDto(
  * credential request, OpenID4VCI `batch_credential_issuance`, or in further requests with the same
  * access token, §14.3) is one credential to its holder, so revoking any copy revokes every copy of its
  * issuance transaction, in one database transaction, and ends further issuance from it; the response
- * describes the copy asked for. Revoking again returns the revoked state (200).
+ * describes the copy asked for. Revoking again returns the revoked state (200). A suspended credential
+ * (Credentials_Suspend) can be revoked: its entry goes from SUSPENDED (2) to INVALID (1).
  */
 export async function revokeCredential(
   deps: Pick<AppDeps, "database" | "config" | "caches">,
@@ -73,14 +74,36 @@ export async function revokeCredential(
     await db.transaction(async (tx) => {
       await issuanceRepository.lockBatch(tx, row.transactionId);
       // Every copy, in one order (list, index), so concurrent revocations lock the lists alike.
-      const copies = await credentialRepository.issuedCopies(tx, row.transactionId);
-      for (const copy of copies) await credentialRepository.revoke(tx, copy, configuration.identifier);
+      const copies = await credentialRepository.issuedCopies(tx, row.transactionId, ["issued", "suspended"]);
+      for (const copy of copies) await revokeCopy(tx, copy, configuration.identifier);
     });
   } else {
-    updated = await credentialRepository.revoke(db, row, configuration.identifier);
+    updated = await revokeCopy(db, row, configuration.identifier);
   }
-  // A batch, or a concurrent revocation that got there first: read the state left behind.
+  // A batch, or a concurrent change that got there first: read the state left behind.
   updated ??= await find();
   if (!updated) throw notFound("The credential");
+  // A suspension or reinstatement committed between the read and the write: revoke what it left.
+  if (updated.status !== "revoked" && row.copies <= 1) {
+    updated = (await revokeCopy(db, updated, configuration.identifier)) ?? (await find());
+    if (!updated) throw notFound("The credential");
+  }
   return toDto(deps.config, updated, configuration.identifier);
+}
+
+/**
+ * An issued copy goes through the measured revocation statement; a suspended one (status value 2)
+ * through the general status change, which writes the entry's value 1 instead of or-ing a bit into 2.
+ */
+function revokeCopy(db: UnitOfWork, row: CredentialRow, configurationIdentifier: string) {
+  if (row.status === "suspended") {
+    return credentialRepository.changeStatus(db, row, configurationIdentifier, {
+      from: "suspended",
+      to: "revoked",
+      value: 1,
+      event: "credential.revoked",
+      eventStatus: "revoked",
+    });
+  }
+  return credentialRepository.revoke(db, row, configurationIdentifier);
 }

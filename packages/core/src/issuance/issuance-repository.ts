@@ -45,6 +45,8 @@ export interface NewCredential {
   notificationId: string | null;
   issuedAt: Date;
   expiresAt: Date;
+  /** RFC 7638 thumbprint of the holder key in `cnf.jwk`; null for a credential without holder binding. */
+  holderKeyThumbprint: string | null;
 }
 
 export interface OutboxEventInput {
@@ -253,7 +255,8 @@ export const issuanceRepository = {
         `(${p.add(c.id)}::text, ${p.add(c.tenantId)}::text, ${p.add(c.environment)}::text, ${p.add(c.issuerId)}::text,
           ${p.add(c.configurationId)}::text, ${p.add(c.transactionId)}::text, 'issued', ${p.add(c.statusListId)}::text,
           ${p.add(c.statusIndex)}::int, ${p.add(c.digest)}::text,
-          ${p.add(c.notificationId)}::text, ${p.add(c.issuedAt)}::timestamp(3), ${p.add(c.expiresAt)}::timestamp(3))`,
+          ${p.add(c.notificationId)}::text, ${p.add(c.issuedAt)}::timestamp(3), ${p.add(c.expiresAt)}::timestamp(3),
+          ${p.add(c.holderKeyThumbprint)}::text)`,
     );
     const nowParam = p.add(now);
     const spent = spendNoncesSql(p, nonces);
@@ -283,7 +286,8 @@ export const issuanceRepository = {
          RETURNING t."credentialId" = ${firstId}::text AS "first"),
        issued AS (
          INSERT INTO "Credential" ("id", "tenantId", "environment", "issuerId", "configurationId", "transactionId",
-           "status", "statusListId", "statusIndex", "digest", "notificationId", "issuedAt", "expiresAt")
+           "status", "statusListId", "statusIndex", "digest", "notificationId", "issuedAt", "expiresAt",
+           "holderKeyThumbprint")
          SELECT v.* FROM (VALUES ${rows.join(", ")}) AS v WHERE EXISTS (SELECT 1 FROM done)
          RETURNING "id"),
        completion AS (

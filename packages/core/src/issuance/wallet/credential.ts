@@ -13,7 +13,7 @@ import {
   verifyAttestationProofs,
   verifyProofs,
 } from "@cred/oid4vc";
-import type { JWK } from "jose";
+import { calculateJwkThumbprint, type JWK } from "jose";
 import {
   dpopNoncesOf,
   type IssuanceTransactionRecord,
@@ -389,7 +389,10 @@ export async function issueAndComplete(
       claims,
       disclosable,
     });
-  const rowFor = (draft: { id: string; credential: string; slot: StatusSlot | null }, i: number) => ({
+  const rowFor = (
+    draft: { id: string; credential: string; slot: StatusSlot | null; holderKeyThumbprint: string | null },
+    i: number,
+  ) => ({
     id: draft.id,
     ...scope,
     issuerId: issuer.id,
@@ -401,6 +404,7 @@ export async function issueAndComplete(
     digest: digestOf(draft.credential),
     statusListId: draft.slot?.listId ?? null,
     statusIndex: draft.slot?.idx ?? null,
+    holderKeyThumbprint: draft.holderKeyThumbprint,
   });
 
   // Which of the two is written depends on whether this statement completes the transaction, which a
@@ -422,6 +426,7 @@ export async function issueAndComplete(
         id: ids[i]!,
         slot: slots[i]!,
         credential: await sign(holderJwk, slots[i]!),
+        holderKeyThumbprint: holderJwk ? await calculateJwkThumbprint(holderJwk, "sha256") : null,
       })),
     );
     // Built (and, where asked, encrypted) before the completion commits, so that nothing can fail
