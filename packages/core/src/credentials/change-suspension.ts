@@ -44,7 +44,7 @@ function revokedIsFinal(change: StatusChange) {
  * (Credentials_Get) of the copy named.
  */
 export async function changeSuspension(
-  deps: Pick<AppDeps, "database" | "config">,
+  deps: Pick<AppDeps, "database" | "config" | "caches">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,
@@ -60,7 +60,11 @@ export async function changeSuspension(
       `This credential was issued without a status entry (statusEnabled is false), so it cannot be ${verb(change)}.`,
     );
   }
-  const configuration = await configurationCatalog.configurationById(deps.database.root, row.configurationId);
+  const configuration = await configurationCatalog.configurationById(
+    deps.database.root,
+    deps.caches,
+    row.configurationId,
+  );
   if (!configuration) throw new Error(`configuration ${row.configurationId} of ${row.id} is missing`);
   if (row.copies > 1) {
     await db.transaction(async (tx) => {

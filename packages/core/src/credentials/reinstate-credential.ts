@@ -8,7 +8,7 @@ import { changeSuspension, REINSTATE } from "./change-suspension";
  * suspended copy of its batch with it. Reinstating an active credential answers its state.
  */
 export function reinstateCredential(
-  deps: Pick<AppDeps, "database" | "config">,
+  deps: Pick<AppDeps, "database" | "config" | "caches">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,

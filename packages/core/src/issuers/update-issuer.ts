@@ -9,7 +9,7 @@ import { organisationNotFound } from "./create-issuer";
 import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
-import { issuerRepository } from "./issuer-repository";
+import { type IssuerChanges, issuerRepository } from "./issuer-repository";
 
 /**
  * Refuses a patch that names a read-only field of the issuer resource (400 ReadOnlyField). Runs on
