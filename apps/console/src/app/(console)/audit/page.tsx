@@ -248,9 +248,7 @@ function EventDetails({ event }: { event: TAuditEvent }) {
         <dt>Actor id</dt>
         <dd>{event.actor.id ? <code>{event.actor.id}</code> : "—"}</dd>
         <dt>Fields sent</dt>
-        <dd>
-          {event.summary.fields.length ? event.summary.fields.map((f) => <code key={f}>{f} </code>) : "none"}
-        </dd>
+        <dd>{event.summary.fields.length ? <code>{event.summary.fields.join(", ")}</code> : "none"}</dd>
         <dt>Values</dt>
         <dd>
           {values.length ? (
