@@ -1,4 +1,5 @@
 "use client";
+import type { Scope } from "@cred/contracts/scopes";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
@@ -7,7 +8,8 @@ import { SessionContext } from "../../components/session";
 import { ErrorAlert, Loading } from "../../components/status";
 import { setCsrfToken, useTRPC } from "../../lib/trpc";
 
-const NAV = [
+/** The pages; one with a `scope` is listed only for roles that carry it (the page itself says so too). */
+const NAV: { href: string; label: string; scope?: Scope }[] = [
   { href: "/dashboard", label: "Dashboard" },
   { href: "/organisations", label: "Organisations" },
   { href: "/issuers", label: "Issuers" },
@@ -17,6 +19,7 @@ const NAV = [
   { href: "/webhooks", label: "Webhooks" },
   { href: "/credentials", label: "Credentials" },
   { href: "/api-keys", label: "API keys" },
+  { href: "/audit", label: "Audit", scope: "audit.read" },
   { href: "/playground/issuance", label: "Issuance playground" },
   { href: "/playground/verification", label: "Verification playground" },
 ];
@@ -123,7 +126,7 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         </header>
         <nav aria-label="Console" className="sidebar">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.scope || session.scopes.includes(item.scope)).map((item) => (
               <li key={item.href}>
                 <Link
                   href={item.href}
