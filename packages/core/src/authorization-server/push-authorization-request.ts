@@ -10,7 +10,7 @@ import {
 import { configurationCatalog } from "../credential-configurations";
 import { issuerUrls } from "../issuers";
 import type { Caches } from "../shared/caches";
-import type { AppDeps, CoreConfig } from "../shared/context";
+import type { AppDeps } from "../shared/context";
 import { newId, randomToken } from "../shared/ids";
 import { scopeOfRow } from "../shared/scope-of";
 import { hashSecret } from "../shared/secret-box";

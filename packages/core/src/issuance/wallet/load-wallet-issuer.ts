@@ -1,5 +1,4 @@
 import type { UnitOfWork } from "@cred/db";
-import { OAuthError } from "@cred/oid4vc";
 import { activeIssuer } from "../../issuers";
 import type { Caches } from "../../shared/caches";
 
