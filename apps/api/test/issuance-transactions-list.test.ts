@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, createTransactionWith, ISSUANCE_TRANSACTIONS_PATH } from "./fixtures";
+import {
+  type ActiveIssuer,
+  activeIssuer,
+  createTransactionWith,
+  ISSUANCE_TRANSACTIONS_PATH,
+} from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
@@ -21,7 +26,9 @@ beforeAll(async () => {
   const d = await createTransactionWith(t, t.adminKey, second);
   made.push(a, b, c, d);
   // b: cancelled; c: pending past its expiry (not settled by anyone yet).
-  expect((await call(t, "POST", `${ISSUANCE_TRANSACTIONS_PATH}/${b.id}/cancel`, { key: t.adminKey })).status).toBe(200);
+  expect(
+    (await call(t, "POST", `${ISSUANCE_TRANSACTIONS_PATH}/${b.id}/cancel`, { key: t.adminKey })).status,
+  ).toBe(200);
   await t.server.database.root.prisma.issuanceTransaction.update({
     where: { id: c.id },
     data: { expiresAt: new Date(Date.now() - 1000) },
@@ -31,7 +38,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const list = (query = "", key = t.adminKey) => call(t, "GET", `${ISSUANCE_TRANSACTIONS_PATH}${query}`, { key });
+const list = (query = "", key = t.adminKey) =>
+  call(t, "GET", `${ISSUANCE_TRANSACTIONS_PATH}${query}`, { key });
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((tx) => tx.id);
 const [A, B, C, D] = [0, 1, 2, 3].map((i) => () => made[i]!.id);
 
