@@ -41,7 +41,10 @@ afterAll(async () => {
 const list = (query = "", key = t.adminKey) =>
   call(t, "GET", `${ISSUANCE_TRANSACTIONS_PATH}${query}`, { key });
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((tx) => tx.id);
-const [A, B, C, D] = [0, 1, 2, 3].map((i) => () => made[i]!.id);
+const A = () => made[0]!.id;
+const B = () => made[1]!.id;
+const C = () => made[2]!.id;
+const D = () => made[3]!.id;
 
 describe("IssuanceTransactions_List", () => {
   it("lists the environment's transactions newest first, as Get shows them, without the offer secrets", async () => {

@@ -58,7 +58,11 @@ afterAll(async () => {
 
 const list = (query = "", key: string | null = t.adminKey) => call(t, "GET", `${LIST}${query}`, { key });
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((s) => s.id);
-const [VERIFIED, REJECTED, PENDING, EXPIRED, CANCELLED] = [0, 1, 2, 3, 4].map((i) => () => made[i]!);
+const VERIFIED = () => made[0]!;
+const REJECTED = () => made[1]!;
+const PENDING = () => made[2]!;
+const EXPIRED = () => made[3]!;
+const CANCELLED = () => made[4]!;
 const newestFirst = () => [CANCELLED(), EXPIRED(), PENDING(), REJECTED(), VERIFIED()];
 
 describe("VerificationSessions_List", () => {

@@ -1,5 +1,5 @@
-import { decodeCursor } from "./pagination";
 import { idFloorAt } from "./ids";
+import { decodeCursor } from "./pagination";
 
 /**
  * Records (transactions, sessions) page newest first: keyset on the time-ordered id, descending. A
