@@ -24,6 +24,8 @@ export interface BenchOptions {
   serverLog: string | undefined;
   /** Time per SQL statement in the embedded database's thread, per phase (embedded only). */
   dbStatements: boolean;
+  /** Rows of each table the `lists` workload seeds (default 1,000,000; 10,000 with --smoke). */
+  seedRows: number | undefined;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -41,6 +43,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     serverNodeArgs: [],
     serverLog: undefined,
     dbStatements: false,
+    seedRows: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -66,11 +69,13 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--server-node-arg") options.serverNodeArgs.push(value());
     else if (arg === "--server-log") options.serverLog = value();
     else if (arg === "--db-statements") options.dbStatements = true;
+    else if (arg === "--seed-rows") options.seedRows = Number(value());
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
-          "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads]\n" +
-          "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n",
+          "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads,lists]\n" +
+          "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n" +
+          "           [--seed-rows <n>]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -86,5 +91,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     throw new Error("--db-statements times the embedded database's thread; use it with --db embedded");
   }
   if (options.rate !== undefined && !(options.rate > 0)) throw new Error("bad --rate");
+  if (options.seedRows !== undefined && !(Number.isInteger(options.seedRows) && options.seedRows >= 100))
+    throw new Error("bad --seed-rows (an integer, at least 100)");
   return options;
 }

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { freshPostgresDatabase } from "./postgres";
 import { freePort, type Service, startService } from "./processes";
 
@@ -85,8 +86,8 @@ export async function startOurs(options: {
   const port = await freePort();
   const start = startCommand();
   let service: Service;
-  try {
-    service = await startService({
+  const launch = () =>
+    startService({
       name: "ours",
       args: [
         ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : []),
@@ -112,6 +113,8 @@ export async function startOurs(options: {
         ...(options.statementStatsFile ? { EMBEDDED_STATEMENT_STATS: options.statementStatsFile } : {}),
       },
     });
+  try {
+    service = await launch();
   } catch (error) {
     await database?.drop();
     throw error;
@@ -120,8 +123,37 @@ export async function startOurs(options: {
     apiKey: string;
   };
   return {
-    service,
+    /** The running server (a new process after `runSql` on the embedded database). */
+    get service() {
+      return service;
+    },
     apiKey: boot.apiKey,
+    /**
+     * Runs statements on the server's database, outside the API (seeding). PostgreSQL: over a connection
+     * of its own. Embedded: PGlite is single-user, so the server is stopped, the statements run on its
+     * data directory, and the server is started again on the same port and data.
+     */
+    async runSql(statements: string[]) {
+      if (database) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          for (const statement of statements) await client.query(statement);
+        } finally {
+          await client.end();
+        }
+        return;
+      }
+      await service.stop();
+      const { PGlite } = await import("@electric-sql/pglite");
+      const db = new PGlite(path.join(dataDir, "pgdata"));
+      try {
+        for (const statement of statements) await db.exec(statement);
+      } finally {
+        await db.close();
+      }
+      service = await launch();
+    },
     async stop() {
       await service.stop();
       await database?.drop().catch(() => {});

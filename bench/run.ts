@@ -12,6 +12,7 @@ import { api, credentialIds, type OursTarget, setupOurs, startOurs } from "./our
 import { startPeer, startPeerVerifier } from "./peer/start";
 import { type Service, sampleProcess } from "./processes";
 import { type PhaseReport, printTable, type Report, writeReports } from "./report";
+import { seedStatements } from "./seed-records";
 import { startWebhookReceiver } from "./webhook-receiver";
 import type { DriverJob } from "./workload";
 import { OUR_WORKLOADS, VERIFICATION_DRIVEN } from "./workloads";
@@ -190,6 +191,20 @@ try {
         continue;
       }
     }
+    if (id === "lists") {
+      const rows = options.seedRows ?? (options.smoke ? 10_000 : 1_000_000);
+      log(`  lists: seeding ${rows} issuance transactions and ${rows} verification sessions…`);
+      const seeding = Date.now();
+      await ours.runSql(
+        seedStatements({
+          issuerId: target.issuerId,
+          configuration: target.configuration,
+          policy: target.verificationPolicy,
+          rows,
+        }),
+      );
+      log(`  lists: seeded in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+    }
     let items: string[] | undefined;
     if (id === "revoke") {
       if (issued.length === 0) {
@@ -198,7 +213,8 @@ try {
       }
       items = await credentialIds(target, issued);
     }
-    // The webhooks workload runs last: its subscription (every event) stays for the rest of the server's life.
+    // The webhooks workload runs after the flows: its subscription (every event) stays for the rest of the
+    // server's life. Only `lists` follows it (reads; its seeded table would slow the writes before it).
     const receiver = id === "webhooks" ? await startWebhookReceiver() : undefined;
     if (receiver) {
       await api(target.baseUrl, target.apiKey, "POST", "/management/webhooks", {

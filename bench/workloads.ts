@@ -24,6 +24,8 @@ export const OUR_WORKLOADS = {
   floor: "HTTP floor: 5 sequential GET /healthz (an issuance flow's round trips with no work behind them)",
   webhooks:
     "OpenID4VCI flow with a webhook subscription to every event: fan-out and delivery to a local receiver on top",
+  lists:
+    "IssuanceTransactions_List / VerificationSessions_List over a seeded table (1,000,000 rows each; --smoke 10,000), with and without filters",
 } as const;
 
 /** The flows' common end: a c_nonce, the key proof over it (signed in the loop), the credential. */
@@ -285,6 +287,52 @@ export function oursWorkload(name: string, target: OursTarget, client: Client, i
           n++ % 2 === 0
             ? step("Issuers_Get", () => client.json("GET", issuerUrl, { headers: auth }))
             : step("Organisations_List", () => client.json("GET", orgsUrl, { headers: auth })),
+      };
+    }
+
+    case "lists": {
+      // One list call per iteration, round robin; each query is a step of its own (p50/p99 per query).
+      const day = 24 * 3600 * 1000;
+      const window = (daysAgo: number) =>
+        `createdFrom=${new Date(Date.now() - daysAgo * day).toISOString()}&createdTo=${new Date(Date.now() - (daysAgo - 1) * day).toISOString()}`;
+      const tx = `${target.baseUrl}/v1.0/issuance-transactions`;
+      const vs = `${target.baseUrl}/v1.0/verification-sessions`;
+      const queries: [string, () => string][] = [
+        ["transactions: newest page", () => tx],
+        ["transactions: deep page (cursor 15 days back)", () => `${tx}?cursor=${deepCursor}`],
+        ["transactions: status=pending (as read)", () => `${tx}?status=pending`],
+        ["transactions: status=expired (incl. pending past expiry)", () => `${tx}?status=expired`],
+        ["transactions: status=completed", () => `${tx}?status=completed`],
+        ["transactions: issuerId (other issuer)", () => `${tx}?issuerId=iss_bench_other`],
+        [
+          "transactions: credentialConfiguration",
+          () => `${tx}?credentialConfiguration=${target.configuration}`,
+        ],
+        [
+          "transactions: externalSubjectReference",
+          () => `${tx}?externalSubjectReference=crm-${1 + (n % 5000)}`,
+        ],
+        ["transactions: created window (1 day, 10 days back)", () => `${tx}?${window(10)}`],
+        ["sessions: newest page", () => vs],
+        ["sessions: status=rejected", () => `${vs}?status=rejected`],
+        ["sessions: policy", () => `${vs}?policy=bench-other-policy`],
+        ["sessions: reason (2% of rows)", () => `${vs}?reason=credential_revoked`],
+        ["sessions: created window (1 day, 10 days back)", () => `${vs}?${window(10)}`],
+      ];
+      let n = 0;
+      let deepCursor = "";
+      return {
+        async prepare() {
+          const cut = new Date(Date.now() - 15 * day).toISOString();
+          const page = await client.json("GET", `${tx}?limit=1&createdTo=${cut}`, { headers: auth });
+          deepCursor = page.nextCursor;
+          if (!deepCursor) throw new Error("lists: the table is not seeded");
+        },
+        async iteration(step) {
+          const [name, url] = queries[n++ % queries.length]!;
+          const page = await step(name, () => client.json("GET", url(), { headers: auth }));
+          if (!Array.isArray(page.data)) throw new Error(`${name}: no list`);
+        },
       };
     }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXAMPLE_CLAIM_VALUES, EXAMPLE_ISSUER_ID } from "./examples";
 import { zInvocation } from "./invocation";
-import { resourceOf } from "./pagination";
+import { newestFirstCollectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
 
 export const ISSUANCE_STATUSES = ["pending", "completed", "cancelled", "expired"] as const;
@@ -224,3 +224,46 @@ export const ZSupplyClaimsRequest = ZTransactionIdRequest.extend({
 });
 registerRequestExample(ZSupplyClaimsRequest, ["transactionId"], { claims: EXAMPLE_CLAIM_VALUES });
 export type TSupplyClaimsRequest = z.infer<typeof ZSupplyClaimsRequest>;
+
+// IssuanceTransactions_List (beyond the interface specification: docs/api/issuance.md)
+const zListTime = z.iso.datetime({ offset: true });
+
+export const ZListIssuanceTransactionsRequest = zListQuery.extend({
+  status: z.enum(ISSUANCE_STATUSES).optional().meta({
+    description:
+      "Only transactions in this state, as IssuanceTransactions_Get shows it (a pending one past its expiry counts as `expired`).",
+    example: "completed",
+  }),
+  credentialConfiguration: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: "Only this credential configuration (identifier).", example: "membership-card" }),
+  issuerId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: "Only this issuer's transactions.", example: EXAMPLE_ISSUER_ID }),
+  createdFrom: zListTime.optional().meta({ description: "Only transactions created at or after this time." }),
+  createdTo: zListTime.optional().meta({ description: "Only transactions created before this time." }),
+  externalSubjectReference: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Only transactions with this subject reference (exact).", example: "crm-4411" }),
+  callbackReference: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Only transactions with this callback reference (exact).", example: "order-8812" }),
+});
+export type TListIssuanceTransactionsRequest = z.infer<typeof ZListIssuanceTransactionsRequest>;
+
+export const ZIssuanceTransactionCollection = newestFirstCollectionOf(
+  zIssuanceTransaction,
+  "This page's transactions, newest first. `credentialOffer`, `credentialOfferUri` and `txCode` are always null in a list: the offer is a bearer credential, handed out only by IssuanceTransactions_Create and _Get.",
+).meta({ id: "ApiCollectionOfIssuanceTransaction" });

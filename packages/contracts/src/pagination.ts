@@ -28,3 +28,13 @@ export const collectionOf = <T extends z.ZodType>(item: T) =>
   });
 
 export const resourceOf = <T extends z.ZodType>(item: T) => z.object({ data: item });
+
+/** A page of a newest-first list (records: transactions, sessions, events); the cursor walks to older items. */
+export const newestFirstCollectionOf = <T extends z.ZodType>(item: T, itemsDescription: string) =>
+  z.object({
+    data: z.array(item).meta({ description: itemsDescription }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: "Cursor of the next (older) page; null on the last page." }),
+  });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { zInvocation } from "./invocation";
-import { resourceOf } from "./pagination";
+import { newestFirstCollectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
@@ -209,3 +209,39 @@ export type TVerificationSession = z.infer<typeof zVerificationSession>;
 export const ZVerificationSessionResponse = resourceOf(zVerificationSession).meta({
   id: "ApiEnvelopeOfVerificationSessionResponse",
 });
+
+// VerificationSessions_List (beyond the interface specification: docs/api/verification.md)
+const zListTime = z.iso.datetime({ offset: true });
+
+export const ZListVerificationSessionsRequest = zListQuery.extend({
+  status: z.enum(VERIFICATION_SESSION_STATUSES).optional().meta({
+    description:
+      "Only sessions in this state, as VerificationSessions_Get shows it (a pending one past its expiry counts as `expired`).",
+    example: "rejected",
+  }),
+  policy: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: "Only sessions under this policy (identifier).", example: "over-18" }),
+  createdFrom: zListTime.optional().meta({ description: "Only sessions created at or after this time." }),
+  createdTo: zListTime.optional().meta({ description: "Only sessions created before this time." }),
+  reason: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_.:-]+$/)
+    .optional()
+    .meta({
+      description:
+        "Only decided sessions whose result carries this reason code (`result.reasons[].code`), e.g. why it was rejected.",
+      example: "kb_nonce_mismatch",
+    }),
+});
+export type TListVerificationSessionsRequest = z.infer<typeof ZListVerificationSessionsRequest>;
+
+export const ZVerificationSessionCollection = newestFirstCollectionOf(
+  zVerificationSession,
+  "This page's sessions, newest first, each as VerificationSessions_Get shows it (a withheld result stays withheld).",
+).meta({ id: "ApiCollectionOfVerificationSession" });

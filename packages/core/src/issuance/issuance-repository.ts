@@ -1,5 +1,6 @@
 import { Prisma, type UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
+import type { IdWindow } from "../shared/newest-first";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 import type { IssuanceTransactionRow } from "./issuance-transaction-dto";
@@ -400,4 +401,48 @@ export const issuanceRepository = {
     if ((outcome?.spent ?? 0) < nonces.length) return "nonce_spent";
     return "not_deferred";
   },
+
+  /**
+   * IssuanceTransactions_List: newest first, keyset on id within `ids`, in the caller's partition. `status`
+   * is the state a caller sees: a pending row past its expiry counts as expired (nothing is written here;
+   * the sweeper and single reads settle it).
+   */
+  list(
+    db: UnitOfWork,
+    scope: TenantScope,
+    filter: IssuanceListFilter,
+    page: { ids: IdWindow; take: number },
+  ) {
+    const where: Prisma.IssuanceTransactionWhereInput = {
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+    };
+    if (page.ids.lt !== undefined || page.ids.gte !== undefined) where.id = { ...page.ids };
+    if (filter.status === "pending") {
+      where.status = "pending";
+      where.expiresAt = { gt: filter.now };
+    } else if (filter.status === "expired") {
+      where.status = { in: ["expired", "pending"] };
+      where.OR = [{ status: "expired" }, { expiresAt: { lte: filter.now } }];
+    } else if (filter.status !== undefined) where.status = filter.status;
+    if (filter.issuerId !== undefined) where.issuerId = filter.issuerId;
+    if (filter.configurationIdentifier !== undefined)
+      where.configurationIdentifier = filter.configurationIdentifier;
+    if (filter.externalSubjectReference !== undefined)
+      where.externalSubjectReference = filter.externalSubjectReference;
+    if (filter.callbackReference !== undefined) where.callbackReference = filter.callbackReference;
+    if (filter.createdAt !== undefined) where.createdAt = filter.createdAt;
+    return db.prisma.issuanceTransaction.findMany({ where, orderBy: { id: "desc" }, take: page.take });
+  },
 };
+
+export interface IssuanceListFilter {
+  /** The state the caller sees (effectiveStatus at `now`). */
+  status?: string;
+  now: Date;
+  issuerId?: string;
+  configurationIdentifier?: string;
+  externalSubjectReference?: string;
+  callbackReference?: string;
+  createdAt?: { gte?: Date; lt?: Date };
+}

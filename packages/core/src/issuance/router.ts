@@ -2,7 +2,9 @@ import {
   ZCompleteAuthorizationRequest,
   ZCompleteAuthorizationResponse,
   ZCreateIssuanceTransactionRequest,
+  ZIssuanceTransactionCollection,
   ZIssuanceTransactionResponse,
+  ZListIssuanceTransactionsRequest,
   ZSupplyClaimsRequest,
   ZTransactionIdRequest,
 } from "@cred/contracts/issuance";
@@ -10,6 +12,7 @@ import { protectedProcedure, router } from "../rpc/trpc";
 import { completeAuthorization } from "./complete-authorization";
 import { issueThroughTransaction } from "./create-issuance-transaction";
 import { cancelIssuanceTransaction, getIssuanceTransaction } from "./get-issuance-transaction";
+import { listIssuanceTransactions } from "./list-issuance-transactions";
 import { supplyClaims } from "./supply-claims";
 
 const TAGS = ["Issuance"];
@@ -52,6 +55,24 @@ export const issuanceTransactionsRouter = router({
     .query(async ({ ctx, input }) => ({
       data: await getIssuanceTransaction(ctx.deps, ctx.db, ctx.principal, input.transactionId),
     })),
+
+  list: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1.0/issuance-transactions",
+        operationId: "IssuanceTransactions_List",
+        summary: "List issuance transactions",
+        description:
+          "This environment's transactions, newest first, filtered by state (a pending one past its expiry counts as `expired`), configuration, issuer, creation time and the caller's references. An issuer-bound key sees only its issuer's. Items never carry the offer link, offer URI or transaction code. An extension of the contract (docs/api/issuance.md).",
+        tags: TAGS,
+      },
+      scopes: ["credentials.read"],
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZListIssuanceTransactionsRequest)
+    .output(ZIssuanceTransactionCollection)
+    .query(({ ctx, input }) => listIssuanceTransactions(ctx.deps, ctx.db, ctx.principal, input)),
 
   cancel: protectedProcedure
     .meta({

@@ -55,3 +55,11 @@ export function newId(prefix: string): string {
 export function randomToken(bytes = 32): string {
   return pooledRandomBytes(bytes).toString("base64url");
 }
+
+/**
+ * The smallest id of `prefix` made at `ms` (every id made then or later sorts at or after it): turns a
+ * creation-time bound into an id bound, so a newest-first list walks only its window of the id index.
+ */
+export function idFloorAt(prefix: string, ms: number): string {
+  return `${prefix}_${encodeTime(Math.max(0, Math.floor(ms)))}${"0".repeat(16)}`;
+}

@@ -60,6 +60,7 @@ export async function createVerification(
       : null,
     responseCodeHash: null,
     resultCipher: null,
+    reasonCodes: [],
     decidedAt: null,
     expiresAt: new Date(now + rules.sessionLifetimeSeconds * 1000),
     createdAt,

@@ -29,6 +29,7 @@ function session(state: string, overrides: Partial<VerificationSessionRow> = {})
     encryptionKeyCipher: null,
     responseCodeHash: null,
     resultCipher: null,
+    reasonCodes: [],
     decidedAt: null,
     expiresAt: new Date(now + 60_000),
     createdAt: new Date(now),

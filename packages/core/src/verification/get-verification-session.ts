@@ -6,6 +6,7 @@ import type { TenantScope } from "../shared/principal";
 import { constantTimeEqual, hashSecret } from "../shared/secret-box";
 import type { TPolicyRules } from "../verification-policies";
 import { loadSession } from "./session-lifecycle";
+import type { VerificationSessionRow } from "./verification-repository";
 import { toVerificationSessionDto } from "./verification-session-dto";
 
 /**
@@ -34,9 +35,20 @@ export async function getVerificationSession(
       ]);
     }
   }
-  const withheld =
+  return toVerificationSessionDto(deps, row, { withholdResult: resultWithheld(row, options) });
+}
+
+/**
+ * Whether a read shows the result: under a policy that requires it, a session decided with a response
+ * code shows its result only to a read that passed the code (VerificationSessions_List never does).
+ */
+export function resultWithheld(
+  row: Pick<VerificationSessionRow, "rules" | "responseCodeHash">,
+  options: { responseCode?: string },
+): boolean {
+  return (
     (row.rules as Partial<TPolicyRules>).requireResponseCode === true &&
     row.responseCodeHash !== null &&
-    options.responseCode === undefined;
-  return toVerificationSessionDto(deps, row, { withholdResult: withheld });
+    options.responseCode === undefined
+  );
 }

@@ -1,8 +1,10 @@
 import {
   ZCreateVerificationRequest,
   ZGetVerificationRequest,
+  ZListVerificationSessionsRequest,
   ZSessionIdParams,
   ZSubmitVerificationSessionRequest,
+  ZVerificationSessionCollection,
   ZVerificationSessionResponse,
 } from "@cred/contracts/verification-sessions";
 import { authenticatedProcedure, idempotency, protectedProcedure, router } from "../rpc/trpc";
@@ -10,6 +12,7 @@ import { scopeOf } from "../shared/scope-of";
 import { cancelVerificationSession } from "./cancel-verification-session";
 import { createVerification } from "./create-verification";
 import { getVerificationSession } from "./get-verification-session";
+import { listVerificationSessions } from "./list-verification-sessions";
 import { submitVerificationSession } from "./submit-verification-session";
 import { getVerifierIdentity } from "./verifier-identity";
 
@@ -86,6 +89,24 @@ export const verificationsRouter = router({
     .query(async ({ ctx, input }) => ({
       data: await getVerificationSession(ctx.deps, ctx.db, scopeOf(ctx), input.id),
     })),
+
+  listSessions: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1.0/verification-sessions",
+        operationId: "VerificationSessions_List",
+        summary: "List verification sessions",
+        description:
+          "This environment's verification sessions, newest first, filtered by state (a pending one past its expiry counts as `expired`), policy, creation time and reason code. Each item is what VerificationSessions_Get shows: the outcome, its reasons and each credential's checks, and the claim-minimised result unless the policy withholds it (`resultWithheld`). An extension of the contract (docs/api/verification.md).",
+        tags: TAGS,
+      },
+      scopes: ["verification.read"],
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZListVerificationSessionsRequest)
+    .output(ZVerificationSessionCollection)
+    .query(({ ctx, input }) => listVerificationSessions(ctx.deps, ctx.db, scopeOf(ctx), input)),
 
   cancel: protectedProcedure
     .meta({

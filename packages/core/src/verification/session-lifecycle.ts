@@ -72,7 +72,13 @@ export async function decideSession(
     deps.database.root,
     deps.caches,
     row,
-    { status: result.outcome, resultCipher, decidedAt, responseCodeHash: extra.responseCodeHash ?? null },
+    {
+      status: result.outcome,
+      resultCipher,
+      decidedAt,
+      responseCodeHash: extra.responseCodeHash ?? null,
+      reasonCodes: [...new Set((result.reasons ?? []).map((reason) => reason.code))],
+    },
     {
       scope: scopeOfRow(row),
       type: `verification.session.${result.outcome}`,
@@ -87,5 +93,6 @@ export async function decideSession(
     decidedAt,
     encryptionKeyCipher: null,
     responseCodeHash: extra.responseCodeHash ?? null,
+    reasonCodes: [...new Set((result.reasons ?? []).map((reason) => reason.code))],
   };
 }

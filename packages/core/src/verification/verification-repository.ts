@@ -1,6 +1,7 @@
 import type { Db, Prisma, UnitOfWork } from "@cred/db";
 import { STATUS_CHUNK_BYTES } from "../issuers";
 import { type Caches, cacheSpec } from "../shared/caches";
+import type { IdWindow } from "../shared/newest-first";
 import { OUTBOX_COLUMNS, outboxSelect, SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
@@ -108,7 +109,14 @@ export const verificationRepository = {
     db: UnitOfWork,
     caches: Caches,
     session: SessionHandle,
-    change: { status: string; resultCipher: string; decidedAt: Date; responseCodeHash: string | null },
+    change: {
+      status: string;
+      resultCipher: string;
+      decidedAt: Date;
+      responseCodeHash: string | null;
+      /** The result's reason codes, kept in clear for VerificationSessions_List's `reason` filter. */
+      reasonCodes?: string[];
+    },
     event: { scope: TenantScope; type: string; data: Record<string, unknown> },
   ) {
     const p = new SqlParams();
@@ -117,7 +125,9 @@ export const verificationRepository = {
          UPDATE "VerificationSession"
             SET "status" = ${p.add(change.status)}, "resultCipher" = ${p.add(change.resultCipher)},
                 "decidedAt" = ${p.add(change.decidedAt)}::timestamp(3), "encryptionKeyCipher" = NULL,
-                "responseCodeHash" = ${p.add(change.responseCodeHash)}, "updatedAt" = ${p.add(new Date())}::timestamp(3)
+                "responseCodeHash" = ${p.add(change.responseCodeHash)},
+                "reasonCodes" = ARRAY(SELECT jsonb_array_elements_text(${p.add(JSON.stringify(change.reasonCodes ?? []))}::jsonb)),
+                "updatedAt" = ${p.add(new Date())}::timestamp(3)
           WHERE "id" = ${p.add(session.id)} AND "status" = 'pending' AND "expiresAt" > ${p.add(change.decidedAt)}::timestamp(3)
          RETURNING "id")
        INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
@@ -178,7 +188,45 @@ export const verificationRepository = {
   findCredential(db: UnitOfWork, scope: TenantScope, id: string) {
     return db.prisma.credential.findFirst({ where: { id, ...scope }, select: { id: true, digest: true } });
   },
+
+  /**
+   * VerificationSessions_List: newest first, keyset on id within `ids`, in the caller's partition. `status`
+   * is the state a caller sees: a pending session past its expiry counts as expired (nothing is written
+   * here; the sweeper and single reads settle it).
+   */
+  listSessions(
+    db: UnitOfWork,
+    scope: TenantScope,
+    filter: VerificationSessionListFilter,
+    page: { ids: IdWindow; take: number },
+  ): Promise<VerificationSessionRow[]> {
+    const where: Prisma.VerificationSessionWhereInput = {
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+    };
+    if (page.ids.lt !== undefined || page.ids.gte !== undefined) where.id = { ...page.ids };
+    if (filter.status === "pending") {
+      where.status = "pending";
+      where.expiresAt = { gt: filter.now };
+    } else if (filter.status === "expired") {
+      where.status = { in: ["expired", "pending"] };
+      where.OR = [{ status: "expired" }, { expiresAt: { lte: filter.now } }];
+    } else if (filter.status !== undefined) where.status = filter.status;
+    if (filter.policyIdentifier !== undefined) where.policyIdentifier = filter.policyIdentifier;
+    if (filter.reasonCode !== undefined) where.reasonCodes = { has: filter.reasonCode };
+    if (filter.createdAt !== undefined) where.createdAt = filter.createdAt;
+    return db.prisma.verificationSession.findMany({ where, orderBy: { id: "desc" }, take: page.take });
+  },
 };
+
+export interface VerificationSessionListFilter {
+  /** The state the caller sees, at `now`. */
+  status?: string;
+  now: Date;
+  policyIdentifier?: string;
+  reasonCode?: string;
+  createdAt?: { gte?: Date; lt?: Date };
+}
 
 export type VerificationSessionRow = NonNullable<
   Awaited<ReturnType<Db["verificationSession"]["findUnique"]>>
