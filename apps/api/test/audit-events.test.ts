@@ -22,7 +22,7 @@ const createOrganisation = (key: string, reference: string, headers: Record<stri
 
 /** The caller's events once every one of them is sealed into the chain. */
 async function sealedEvents(key: string, query = "") {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 250; i++) {
     const res = await call(t, "GET", `${LIST}?limit=100${query}`, { key });
     expect(res.status).toBe(200);
     if (res.body.data.every((e: { sequence: number | null }) => e.sequence !== null)) return res.body.data;

@@ -63,12 +63,24 @@ export const auditRepository = {
       const head = await tx.prisma.auditChainHead.findUnique({ where: { tenantId } });
       let sequence = head?.sequence ?? 0;
       let previousHash = head?.hash ?? null;
+      const ids: string[] = [];
+      const sequences: number[] = [];
+      const previous: (string | null)[] = [];
+      const hashes: string[] = [];
       for (const row of pending) {
         sequence += 1;
         const hash = auditEventHash(row, sequence, previousHash);
-        await tx.prisma.auditEvent.update({ where: { id: row.id }, data: { sequence, previousHash, hash } });
+        ids.push(row.id);
+        sequences.push(sequence);
+        previous.push(previousHash);
+        hashes.push(hash);
         previousHash = hash;
       }
+      // The whole batch in one statement: a seal costs the same few statements for 1 or 500 events.
+      await tx.prisma
+        .$executeRaw`UPDATE "AuditEvent" AS e SET "sequence" = s.sequence, "previousHash" = s.previous, "hash" = s.hash
+        FROM unnest(${ids}::text[], ${sequences}::int[], ${previous}::text[], ${hashes}::text[]) AS s(id, sequence, previous, hash)
+        WHERE e."tenantId" = ${tenantId} AND e."sequence" IS NULL AND e."id" = s.id`;
       const last = { sequence, hash: previousHash as string };
       await tx.prisma.auditChainHead.upsert({
         where: { tenantId },

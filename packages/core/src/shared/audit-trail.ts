@@ -149,13 +149,17 @@ export async function recordAuditEvent(db: UnitOfWork, call: AuditedCall): Promi
   });
 }
 
-/** Per tenant while a seal runs: whether calls arrived since its last round began. */
+/** How long a tenant's new events wait to be sealed together; calls meanwhile join the same seal. */
+const SEAL_DELAY_MS = 1000;
+
+/** Per tenant while a seal is scheduled or runs: whether calls arrived since its last round began. */
 const sealing = cacheSpec<{ again: boolean }>("audit.sealing", { max: 100_000 });
 
 /**
- * Seals the tenant's new events shortly after the call, one seal per tenant at a time: a call while a
- * seal runs makes it go round once more. The webhook worker's sweep seals whatever a stopped process
- * left unsealed.
+ * Seals the tenant's new events shortly after the call: one seal per tenant at a time, started
+ * SEAL_DELAY_MS after the first unsealed call, so a busy tenant's events are chained in batches (one
+ * transaction of a few statements per batch, not per call). A call while a seal runs makes it go round
+ * once more. The webhook worker's sweep seals whatever a stopped process left unsealed.
  */
 export function sealAuditChainSoon(
   deps: Pick<AppDeps, "database" | "caches">,
@@ -170,7 +174,7 @@ export function sealAuditChainSoon(
   }
   const state = { again: true };
   running.set(tenantId, state);
-  void (async () => {
+  const seal = async () => {
     try {
       while (state.again) {
         state.again = false;
@@ -181,7 +185,8 @@ export function sealAuditChainSoon(
     } finally {
       running.delete(tenantId);
     }
-  })();
+  };
+  setTimeout(() => void seal(), SEAL_DELAY_MS).unref();
 }
 
 /**
