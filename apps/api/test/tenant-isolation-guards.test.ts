@@ -101,9 +101,19 @@ async function readsOfA(): Promise<Map<string, { status: number; body: unknown }
   const reads = new Map<string, { status: number; body: unknown }>();
   for (const op of api.operations.filter((o) => o.method === "GET")) {
     const { result } = await runner.send(op);
-    reads.set(op.id, { status: result.status, body: result.body });
+    reads.set(op.id, {
+      status: result.status,
+      body: op.id === "AuditEvents_List" ? unsealed(result.body) : result.body,
+    });
   }
   return reads;
+}
+
+/** Audit events as recorded, without their place in the chain, which the seal adds about a second later. */
+function unsealed(body: unknown): unknown {
+  const page = body as { data?: Record<string, unknown>[] };
+  if (!Array.isArray(page?.data)) return body;
+  return { ...page, data: page.data.map(({ sequence: _s, integrity: _i, ...event }) => event) };
 }
 
 const json = (value: unknown) =>
