@@ -1,7 +1,7 @@
 import type { TAuditEvent, TListAuditEventsRequest } from "@cred/contracts/audit-events";
 import type { UnitOfWork } from "@cred/db";
 import { type AuditEventRow, auditRepository } from "../shared/audit-repository";
-import { decodeCursor, encodeCursor } from "../shared/pagination";
+import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import { integrityOf } from "./audit-integrity";
 
@@ -38,11 +38,6 @@ export async function listAuditEvents(db: UnitOfWork, scope: TenantScope, input:
     },
     { beforeId: decodeCursor(input.cursor), take: input.limit + 1 },
   )) as AuditEventRow[];
-  const hasMore = rows.length > input.limit;
-  const page = hasMore ? rows.slice(0, input.limit) : rows;
-  const integrity = await integrityOf(db, scope.tenantId, page);
-  return {
-    data: page.map((row) => toAuditEvent(row, integrity.get(row.id) ?? "pending")),
-    nextCursor: hasMore ? encodeCursor(page[page.length - 1]!.id) : null,
-  };
+  const integrity = await integrityOf(db, scope.tenantId, rows.slice(0, input.limit));
+  return toPage(rows, input.limit, (row) => toAuditEvent(row, integrity.get(row.id) ?? "pending"));
 }

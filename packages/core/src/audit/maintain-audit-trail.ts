@@ -17,15 +17,9 @@ export async function maintainAuditTrail(
   let sealed = 0;
   let purged = 0;
   for (const tenantId of await auditRepository.tenantIds(db)) {
-    if (await auditRepository.hasUnsealed(db, tenantId)) {
-      for (
-        let n = await auditRepository.sealTenant(db, tenantId);
-        n > 0;
-        n = await auditRepository.sealTenant(db, tenantId)
-      ) {
-        sealed += n;
-      }
-    }
+    // An idle tenant costs one index probe, not a transaction under its advisory lock.
+    if (await auditRepository.hasUnsealed(db, tenantId))
+      sealed += await auditRepository.sealAll(db, tenantId);
     purged += await auditRepository.purgeBefore(db, tenantId, before);
   }
   return { sealed, purged };

@@ -1,7 +1,7 @@
 import type { TListCredentialsRequest } from "@cred/contracts/credentials";
 import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
-import { decodeCursor, encodeCursor } from "../shared/pagination";
+import { decodeCursor, toPage } from "../shared/pagination";
 import type { Principal } from "../shared/principal";
 import { scopeOf } from "../shared/scope-of";
 import { toCredential } from "./credential-dto";
@@ -34,10 +34,5 @@ export async function listCredentials(
     },
     { beforeId: decodeCursor(input.cursor), take: input.limit + 1, now },
   );
-  const hasMore = rows.length > input.limit;
-  const page = hasMore ? rows.slice(0, input.limit) : rows;
-  return {
-    data: page.map((row) => toCredential(deps.config, row, now)),
-    nextCursor: hasMore ? encodeCursor(page[page.length - 1]!.id) : null,
-  };
+  return toPage(rows, input.limit, (row) => toCredential(deps.config, row, now));
 }

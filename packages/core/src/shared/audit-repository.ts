@@ -91,6 +91,14 @@ export const auditRepository = {
     });
   },
 
+  /** Seals batch after batch until none of the tenant's events is left unsealed; returns how many. */
+  async sealAll(db: UnitOfWork, tenantId: string): Promise<number> {
+    let sealed = 0;
+    for (let n = await this.sealTenant(db, tenantId); n > 0; n = await this.sealTenant(db, tenantId))
+      sealed += n;
+    return sealed;
+  },
+
   /** Whether the tenant has events not yet sealed. */
   async hasUnsealed(db: UnitOfWork, tenantId: string): Promise<boolean> {
     const row = await db.prisma.auditEvent.findFirst({

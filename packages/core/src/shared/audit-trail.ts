@@ -114,6 +114,8 @@ export interface AuditedCall {
   tenantId: string;
   environment: string;
   actor: AuditActor;
+  /** The resource acted on, when the caller knows it; otherwise derived from the input and output. */
+  target?: { type: string | null; id: string | null };
   operation: string;
   input: unknown;
   output: unknown;
@@ -128,7 +130,7 @@ export const auditOutcome = (status: number) =>
 
 /** Appends the call's audit event (unsealed; `sealAuditChain` chains it). */
 export async function recordAuditEvent(db: UnitOfWork, call: AuditedCall): Promise<void> {
-  const target = auditTarget(call.operation, call.input, call.output);
+  const target = call.target ?? auditTarget(call.operation, call.input, call.output);
   await auditRepository.append(db, {
     id: newId("aud"),
     tenantId: call.tenantId,
@@ -178,7 +180,7 @@ export function sealAuditChainSoon(
     try {
       while (state.again) {
         state.again = false;
-        while ((await auditRepository.sealTenant(deps.database.root, tenantId)) > 0) {}
+        await auditRepository.sealAll(deps.database.root, tenantId);
       }
     } catch (error) {
       onError(error);
@@ -204,23 +206,16 @@ export async function recordOperatorAction(
     input: Record<string, unknown>;
   },
 ): Promise<void> {
-  await auditRepository.append(db, {
-    id: newId("aud"),
+  await recordAuditEvent(db, {
     tenantId: action.tenantId,
     environment: action.environment ?? "production",
-    occurredAt: new Date(),
-    actorType: "cli",
-    actorId: null,
-    actorName: action.operatingSystemUser,
+    actor: { type: "cli", id: null, name: action.operatingSystemUser },
     operation: `cli:${action.command}`,
-    targetType: action.target.type,
-    targetId: action.target.id,
-    outcome: "succeeded",
+    target: action.target,
+    input: action.input,
+    output: undefined,
     status: 200,
     requestId: newId("req"),
-    clientRequestId: null,
-    sourceAddress: null,
-    summary: auditSummary(action.input),
   });
-  while ((await auditRepository.sealTenant(db, action.tenantId)) > 0) {}
+  await auditRepository.sealAll(db, action.tenantId);
 }
