@@ -91,12 +91,18 @@ export const auditRepository = {
     });
   },
 
-  /** Seals batch after batch until none of the tenant's events is left unsealed; returns how many. */
+  /**
+   * Seals batch after batch until a batch is not full: every event unsealed when it began is sealed.
+   * Events appended meanwhile wait for their own call's seal (it does not chase a busy tenant's tail).
+   * Returns how many it sealed.
+   */
   async sealAll(db: UnitOfWork, tenantId: string): Promise<number> {
     let sealed = 0;
-    for (let n = await this.sealTenant(db, tenantId); n > 0; n = await this.sealTenant(db, tenantId))
+    for (;;) {
+      const n = await this.sealTenant(db, tenantId);
       sealed += n;
-    return sealed;
+      if (n < SEAL_BATCH) return sealed;
+    }
   },
 
   /** Whether the tenant has events not yet sealed. */

@@ -160,8 +160,9 @@ const sealing = cacheSpec<{ again: boolean }>("audit.sealing", { max: 100_000 })
 /**
  * Seals the tenant's new events shortly after the call: one seal per tenant at a time, started
  * SEAL_DELAY_MS after the first unsealed call, so a busy tenant's events are chained in batches (one
- * transaction of a few statements per batch, not per call). A call while a seal runs makes it go round
- * once more. The webhook worker's sweep seals whatever a stopped process left unsealed.
+ * transaction of a few statements per batch, not per call). Calls while a seal runs make it go round
+ * once more, again SEAL_DELAY_MS later: at most one round per tenant and second, however busy. The
+ * webhook worker's sweep seals whatever a stopped process left unsealed.
  */
 export function sealAuditChainSoon(
   deps: Pick<AppDeps, "database" | "caches">,
@@ -174,21 +175,19 @@ export function sealAuditChainSoon(
     current.again = true;
     return;
   }
-  const state = { again: true };
+  const state = { again: false };
   running.set(tenantId, state);
-  const seal = async () => {
+  const round = async () => {
     try {
-      while (state.again) {
-        state.again = false;
-        await auditRepository.sealAll(deps.database.root, tenantId);
-      }
+      state.again = false;
+      await auditRepository.sealAll(deps.database.root, tenantId);
     } catch (error) {
       onError(error);
-    } finally {
-      running.delete(tenantId);
     }
+    if (state.again) setTimeout(() => void round(), SEAL_DELAY_MS).unref();
+    else running.delete(tenantId);
   };
-  setTimeout(() => void seal(), SEAL_DELAY_MS).unref();
+  setTimeout(() => void round(), SEAL_DELAY_MS).unref();
 }
 
 /**

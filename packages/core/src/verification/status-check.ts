@@ -1,12 +1,13 @@
 import {
   decodeJwtUnverified,
   getStatus,
+  jwkThumbprintKid,
   STATUS_LIST_MEDIA_TYPE,
   type StatusListBits,
   StatusListTokenError,
   verifyStatusListToken,
 } from "@cred/oid4vc";
-import { type CryptoKey, calculateJwkThumbprint, exportJWK } from "jose";
+import { type CryptoKey, exportJWK } from "jose";
 import { statusListToken } from "../issuers";
 import { cacheSpec } from "../shared/caches";
 import { OutboundFetchError, outboundGet } from "../shared/outbound-fetch";
@@ -30,7 +31,7 @@ const remoteLists = cacheSpec<CachedList>("verification.remoteStatusLists", { ma
 
 /** The issuer key is named by its JWK thumbprint (RFC 7638), computed per check (remote lists only). */
 async function remoteListKey(issuer: ResolvedIssuerKey, uri: string): Promise<string> {
-  return JSON.stringify([uri, issuer.source, await calculateJwkThumbprint(await exportJWK(issuer.key))]);
+  return JSON.stringify([uri, issuer.source, jwkThumbprintKid(await exportJWK(issuer.key))]);
 }
 
 /** Issuer and list of one of our own list URLs: `<publicBaseUrl>/issuers/<issuer id>/status-lists/<list id>`. */

@@ -1,5 +1,11 @@
 import { createPrivateKey, generateKeyPairSync, type JsonWebKey } from "node:crypto";
-import { compactVerify, decodeProtectedHeader, exportJWK } from "jose";
+import {
+  calculateJwkThumbprint,
+  compactVerify,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+} from "jose";
 import { describe, expect, it } from "vitest";
 import { base64urlDecode, base64urlDecodeJson, base64urlEncode, base64urlEncodeJson } from "./base64url";
 import { hasPrivateKeyMaterial, jwkThumbprintKid } from "./jwk";
@@ -87,6 +93,14 @@ describe("jwkThumbprintKid", () => {
   it("matches the RFC 8037 Appendix A.3 OKP example", () => {
     const jwk = { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo" };
     expect(jwkThumbprintKid(jwk)).toBe("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
+  });
+
+  it("equals jose's calculateJwkThumbprint (the library oracle) for generated P-256 keys", async () => {
+    for (let i = 0; i < 5; i++) {
+      const { publicKey } = await generateKeyPair("ES256", { extractable: true });
+      const jwk = await exportJWK(publicKey);
+      expect(jwkThumbprintKid(jwk)).toBe(await calculateJwkThumbprint(jwk, "sha256"));
+    }
   });
 
   it("ignores non-required members and rejects unknown key types", () => {

@@ -6,6 +6,7 @@ import {
   encryptedRequestKid,
   holderKeysOf,
   issueSdJwtVc,
+  jwkThumbprintKid,
   OAuthError,
   parseCredentialRequest,
   type ResponseEncryption,
@@ -13,7 +14,7 @@ import {
   verifyAttestationProofs,
   verifyProofs,
 } from "@cred/oid4vc";
-import { calculateJwkThumbprint, type JWK } from "jose";
+import type { JWK } from "jose";
 import {
   dpopNoncesOf,
   type IssuanceTransactionRecord,
@@ -426,7 +427,7 @@ export async function issueAndComplete(
         id: ids[i]!,
         slot: slots[i]!,
         credential: await sign(holderJwk, slots[i]!),
-        holderKeyThumbprint: holderJwk ? await calculateJwkThumbprint(holderJwk, "sha256") : null,
+        holderKeyThumbprint: holderJwk ? jwkThumbprintKid(holderJwk) : null,
       })),
     );
     // Built (and, where asked, encrypted) before the completion commits, so that nothing can fail
