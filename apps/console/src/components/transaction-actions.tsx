@@ -1,84 +1,55 @@
 "use client";
 import { ZSupplyClaimsRequest } from "@cred/contracts/issuance";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { useRefresh } from "../lib/refresh";
 import { useTRPC } from "../lib/trpc";
 import { useCan } from "./session";
-import { ErrorAlert, Success } from "./status";
+import { ErrorAlert } from "./status";
 
 interface Transaction {
   id: string;
   status: string;
-  credentialId: string | null;
   deferral?: { claimsSuppliedAt: string | null } | null;
 }
 
 /**
  * What staff can do with an issuance transaction: cancel it while its offer is pending
  * (IssuanceTransactions_Cancel), supply the claims of a deferred one after a review
- * (IssuanceTransactions_SupplyClaims), revoke its credential once issued (Credentials_Revoke, every copy
- * of a batch). Each is hidden from roles that lack the scope.
+ * (IssuanceTransactions_SupplyClaims). Both are hidden from roles that lack the scope, and offered only
+ * while the transaction is pending. What it issued is changed on the credential's own page (revoke,
+ * suspend, reinstate), where its current state is shown.
  */
 export function TransactionActions({ transaction }: { transaction: Transaction }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canIssue = useCan("credentials.issue");
-  const canRevoke = useCan("credentials.revoke");
-  const refresh = () =>
-    queryClient.invalidateQueries({
-      queryKey: trpc.issuanceTransactions.get.queryKey({ transactionId: transaction.id }),
-    });
+  const refresh = useRefresh("issuanceTransactions", "credentials", "dashboard");
   const cancel = useMutation(trpc.issuanceTransactions.cancel.mutationOptions({ onSuccess: refresh }));
-  const revoke = useMutation(trpc.credentials.revoke.mutationOptions());
-  const credentialId = transaction.credentialId;
+  const pending = transaction.status === "pending";
 
+  if (!canIssue) return null;
+  // A refused cancellation (the wallet redeemed the offer meanwhile) still says why once it is no longer pending.
+  if (!pending) return <ErrorAlert error={cancel.error} title="Could not cancel the offer" />;
   return (
     <div>
       <div className="actions">
-        {canIssue && transaction.status === "pending" && (
-          <button
-            type="button"
-            className="secondary"
-            disabled={cancel.isPending}
-            onClick={() => {
-              if (window.confirm("Cancel this offer? A wallet can no longer redeem it.")) {
-                cancel.mutate({ transactionId: transaction.id });
-              }
-            }}
-          >
-            Cancel offer
-          </button>
-        )}
-        {canRevoke && credentialId && !revoke.isSuccess && (
-          <button
-            type="button"
-            className="danger"
-            disabled={revoke.isPending}
-            onClick={() => {
-              if (
-                window.confirm(
-                  "Revoke this credential (and every copy issued with it)? This cannot be undone; verifiers see it at once.",
-                )
-              ) {
-                revoke.mutate({ credentialId });
-              }
-            }}
-          >
-            Revoke credential
-          </button>
-        )}
+        <button
+          type="button"
+          className="secondary"
+          disabled={cancel.isPending}
+          onClick={() => {
+            if (window.confirm("Cancel this offer? A wallet can no longer redeem it.")) {
+              cancel.mutate({ transactionId: transaction.id });
+            }
+          }}
+        >
+          Cancel offer
+        </button>
       </div>
-      {canIssue && transaction.status === "pending" && transaction.deferral?.claimsSuppliedAt === null && (
+      {transaction.deferral?.claimsSuppliedAt === null && (
         <SupplyClaimsForm transactionId={transaction.id} onSupplied={refresh} />
       )}
       <ErrorAlert error={cancel.error} title="Could not cancel the offer" />
-      <ErrorAlert error={revoke.error} title="Could not revoke the credential" />
-      {revoke.isSuccess && (
-        <Success>
-          Credential <code>{revoke.data.data.credentialId}</code> revoked at{" "}
-          {new Date(revoke.data.data.revokedAt ?? Date.now()).toLocaleString()}.
-        </Success>
-      )}
     </div>
   );
 }

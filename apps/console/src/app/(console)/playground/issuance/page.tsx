@@ -2,6 +2,7 @@
 import type { TClaimDefinition } from "@cred/contracts/credential-configurations";
 import type { Invocation } from "@cred/contracts/invocation";
 import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { InvocationField } from "../../../../components/invocation-field";
@@ -217,17 +218,27 @@ export default function IssuancePlaygroundPage() {
               <dd>
                 <code data-testid="transaction-id">{created.id}</code>
               </dd>
-              <dt>Expires</dt>
-              <dd>{new Date(created.expiresAt).toLocaleString()}</dd>
+              {/* The offer's expiry means nothing once it was redeemed, cancelled or ran out. */}
+              {current.status === "pending" && (
+                <>
+                  <dt>Offer expires</dt>
+                  <dd>{new Date(current.expiresAt).toLocaleString()}</dd>
+                </>
+              )}
               {current.credentialId && (
                 <>
                   <dt>Credential</dt>
                   <dd>
-                    <code>{current.credentialId}</code>
+                    <Link href={`/credentials/${current.credentialId}`}>
+                      <code>{current.credentialId}</code>
+                    </Link>
                   </dd>
                 </>
               )}
             </dl>
+            <p>
+              <Link href={`/transactions/${created.id}`}>Open the transaction</Link>
+            </p>
             <TransactionActions transaction={current} />
             <ErrorAlert error={status.error} title="Could not refresh the status" />
           </section>
