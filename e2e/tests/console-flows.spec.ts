@@ -520,13 +520,19 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
   await expect(page.getByRole("button", { name: "Cancel offer" })).toHaveCount(0);
 
   expect(issuedTransactionId).toMatch(/^itx_/);
-  await go("Credentials");
+  await go("Transactions");
   await page.getByLabel("Transaction id").fill(issuedTransactionId);
-  await page.getByRole("button", { name: "Find" }).click();
+  await page.getByRole("button", { name: "Open", exact: true }).click();
   await expect(page.getByTestId("transaction-status")).toHaveText("completed");
+  await page
+    .getByRole("table", { name: "Credentials issued by this transaction" })
+    .getByRole("link")
+    .first()
+    .click();
   page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Revoke credential" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "revoked" })).toBeVisible();
+  await expect(page.getByTestId("credential-status")).toHaveText("revoked");
+  await expect(page.getByRole("button", { name: "Revoke credential" })).toHaveCount(0);
 
   // A deferred issuance: staff supply the claims after their review; the server checks them.
   const deferred = await fetch(`${apiOrigin()}/v1.0/issuance-transactions`, {
@@ -542,8 +548,9 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
     }),
   });
   expect(deferred.status).toBe(201);
+  await go("Transactions");
   await page.getByLabel("Transaction id").fill((await deferred.json()).data.id);
-  await page.getByRole("button", { name: "Find" }).click();
+  await page.getByRole("button", { name: "Open", exact: true }).click();
   await expect(page.getByTestId("deferral-claims")).toHaveText("awaited");
   const claimsField = page.getByLabel("Claims (JSON object)");
   await claimsField.fill('{"given_name": 42}');
@@ -554,9 +561,10 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
   await expect(page.getByTestId("deferral-claims")).toHaveText(/^supplied /);
   await expect(page.getByRole("button", { name: "Supply claims" })).toHaveCount(0);
 
+  await go("Transactions");
   await page.getByLabel("Transaction id").fill("itx_unknown");
-  await page.getByRole("button", { name: "Find" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "Could not find the transaction" })).toBeVisible();
+  await page.getByRole("button", { name: "Open", exact: true }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Could not load the transaction" })).toBeVisible();
 });
 
 test("verification playground: a pending verification is cancelled", async () => {
