@@ -18,6 +18,7 @@ const NAV: { href: string; label: string; scope?: Scope }[] = [
   { href: "/verifier-certificate", label: "Verifier certificate" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/credentials", label: "Credentials" },
+  { href: "/verifications", label: "Verifications", scope: "verification.read" },
   { href: "/api-keys", label: "API keys" },
   { href: "/audit", label: "Audit", scope: "audit.read" },
   { href: "/playground/issuance", label: "Issuance playground" },
