@@ -16,7 +16,16 @@ const oid4vcLayer = (name, allowed) => ({
 const coreLayers = [
   ["shared"],
   ["rpc"],
-  ["organisations", "staff", "api-keys", "webhooks", "verification-policies", "dashboard", "audit"],
+  [
+    "organisations",
+    "staff",
+    "api-keys",
+    "webhooks",
+    "verification-policies",
+    "dashboard",
+    "activity",
+    "audit",
+  ],
   ["issuers"],
   ["credential-configurations"],
   // The wallet authorization server (PAR, authorize, token, access tokens, DPoP, nonces, client

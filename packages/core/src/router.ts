@@ -1,3 +1,4 @@
+import { activityRouter } from "./activity/router";
 import { apiKeysRouter } from "./api-keys/router";
 import { auditEventsRouter } from "./audit/router";
 import { credentialConfigurationsRouter } from "./credential-configurations/router";
@@ -25,6 +26,7 @@ export const appRouter = router({
   issuanceTransactions: issuanceTransactionsRouter,
   credentials: credentialsRouter,
   auditEvents: auditEventsRouter,
+  activity: activityRouter,
   // Console-only (tRPC, no OpenAPI meta):
   staff: staffRouter,
   apiKeys: apiKeysRouter,

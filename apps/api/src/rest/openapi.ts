@@ -164,8 +164,11 @@ export function buildOpenApiDocument(baseUrl = "/"): Record<string, any> {
     if (scopes.length > 0) {
       // API keys carry scopes, not OAuth ones, so they are stated beside the security requirement.
       operation["x-required-scopes"] = scopes;
-      const named = scopes.map((scope) => `\`${scope}\``).join(" or ");
-      operation.description = `${operation.description ?? ""}\n\nRequires the API key scope ${named}.`.trim();
+      const all = op.meta.scopeMatch === "all";
+      if (all) operation["x-required-scopes-match"] = "all";
+      const named = scopes.map((scope) => `\`${scope}\``).join(all ? " and " : " or ");
+      operation.description =
+        `${operation.description ?? ""}\n\nRequires the API key scope${all ? "s" : ""} ${named}.`.trim();
     }
     const success = operation.responses["200"];
     const successStatus = String(op.meta.successStatus ?? 200);

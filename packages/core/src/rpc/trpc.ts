@@ -12,8 +12,10 @@ import { idempotencyMiddleware, type OperationUnit } from "./idempotency";
 import { assertStaffCsrf } from "./staff-session";
 
 export interface OperationMeta extends OpenApiMeta {
-  /** The caller needs one of these scopes. */
+  /** The caller needs one of these scopes (or, with `scopeMatch: "all"`, every one of them). */
   scopes?: Scope[];
+  /** `all`: an operation over several kinds of record needs the read scope of each (default `any`). */
+  scopeMatch?: "any" | "all";
   /** HTTP status on success (defaults to 200). */
   successStatus?: number;
   /** Error statuses the operation documents (spec §4). */
@@ -56,10 +58,12 @@ export const authenticatedProcedure = t.procedure.use(
       }
       Object.assign(ctx.response.headers, await ctx.deps.rateLimiter.consume(principal.id));
       const needed = meta?.scopes ?? [];
-      if (needed.length > 0 && !needed.some((scope) => principal.scopes.has(scope))) {
+      const all = meta?.scopeMatch === "all";
+      const held = (scope: Scope) => principal.scopes.has(scope);
+      if (needed.length > 0 && !(all ? needed.every(held) : needed.some(held))) {
         throw new DomainError(
           "MissingScope",
-          `This operation needs the scope ${needed.map((s) => `'${s}'`).join(" or ")}.`,
+          `This operation needs the scope${all ? "s" : ""} ${needed.map((s) => `'${s}'`).join(all ? " and " : " or ")}.`,
         );
       }
       // Set before running so an idempotency record stores the status the client will see.

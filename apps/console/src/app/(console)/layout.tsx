@@ -19,6 +19,7 @@ const NAV: { href: string; label: string; scope?: Scope }[] = [
   { href: "/webhooks", label: "Webhooks" },
   { href: "/transactions", label: "Transactions", scope: "credentials.read" },
   { href: "/credentials", label: "Credentials", scope: "credentials.read" },
+  { href: "/verifications", label: "Verifications", scope: "verification.read" },
   { href: "/api-keys", label: "API keys" },
   { href: "/audit", label: "Audit", scope: "audit.read" },
   { href: "/playground/issuance", label: "Issuance playground" },
