@@ -1,4 +1,5 @@
 import type { UnitOfWork } from "@cred/db";
+import { idFloorAt } from "../shared/ids";
 import { SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
@@ -13,8 +14,13 @@ export interface ActivityCountRow {
   n: number;
 }
 
+/** How far an id's time may be from the row's own time column (clocks of several processes). */
+const ID_CLOCK_SLACK_MS = 60_000;
+/** A session is decided while pending, so at most this long after its id was made (the policy maximum). */
+const SESSION_LIFETIME_MAX_MS = 3_600_000;
+
 /**
- * Activity_Get's counts, grouped by UTC day (`date_trunc` over the indexed time columns) and by issuer or
+ * Activity_Get's counts, grouped by UTC day (`date_trunc` over the time columns) and by issuer or
  * policy, always within one tenant and environment and the half-open range [start, end). Credentials
  * count by `issuedAt` and `revokedAt`, sessions by `decidedAt` with their final state. An issuer-bound
  * key counts only its issuer's credentials.
@@ -33,18 +39,25 @@ export const activityRepository = {
     const end = `${p.add(range.end)}::timestamp(3)`;
     const issuer = boundIssuerId !== null ? ` AND "issuerId" = ${p.add(boundIssuerId)}` : "";
     const perDay = (column: string) => `to_char(date_trunc('day', "${column}"), 'YYYY-MM-DD')`;
-    const credentialsBy = (measure: "issued" | "revoked", column: string) =>
+    // Issuance and decisions walk the (tenant, environment, id) index's window of the range: ids are
+    // time-ordered, a credential's id is made when it is issued and a session is decided within its
+    // lifetime, so no index on the time columns is kept up by every issuance and verification.
+    const idWindow = (prefix: string, earlierMs: number) =>
+      ` AND "id" >= ${p.add(idFloorAt(prefix, range.start.getTime() - earlierMs - ID_CLOCK_SLACK_MS))}` +
+      ` AND "id" < ${p.add(idFloorAt(prefix, range.end.getTime() + ID_CLOCK_SLACK_MS))}`;
+    const credentialsBy = (measure: "issued" | "revoked", column: string, window: string) =>
       `SELECT '${measure}' AS "measure", ${perDay(column)} AS "day", "issuerId" AS "key", count(*)::int AS "n"
          FROM "Credential"
-        WHERE "tenantId" = ${tenantId} AND "environment" = ${environment}${issuer}
+        WHERE "tenantId" = ${tenantId} AND "environment" = ${environment}${issuer}${window}
           AND "${column}" >= ${start} AND "${column}" < ${end}
         GROUP BY 2, 3`;
     const sql = [
-      credentialsBy("issued", "issuedAt"),
-      credentialsBy("revoked", "revokedAt"),
+      credentialsBy("issued", "issuedAt", idWindow("cred", 0)),
+      // Revocation may come any time after issuance: the partial revokedAt index (revoked rows only).
+      credentialsBy("revoked", "revokedAt", ""),
       `SELECT "status" AS "measure", ${perDay("decidedAt")} AS "day", "policyIdentifier" AS "key", count(*)::int AS "n"
            FROM "VerificationSession"
-          WHERE "tenantId" = ${tenantId} AND "environment" = ${environment}
+          WHERE "tenantId" = ${tenantId} AND "environment" = ${environment}${idWindow("vs", SESSION_LIFETIME_MAX_MS)}
             AND "decidedAt" >= ${start} AND "decidedAt" < ${end} AND "status" IN ('verified', 'rejected')
           GROUP BY 1, 2, 3`,
     ].join("\nUNION ALL\n");
