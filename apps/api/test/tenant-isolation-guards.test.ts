@@ -84,8 +84,21 @@ const dataSchema = (op: Operation) =>
   api.resolve(
     api.resolve(op.operation.responses?.["200"]?.content?.["application/json"]?.schema)?.properties?.data,
   );
+/** An operation answering one item per line (AuditEvents_Export): a list in another form. */
+const isNdjson = (op: Operation) =>
+  Boolean(op.operation.responses?.["200"]?.content?.["application/x-ndjson"]);
 const isList = (op: Operation) =>
-  op.method === "GET" && !hasPathParameter(op) && dataSchema(op)?.type === "array";
+  op.method === "GET" && !hasPathParameter(op) && (dataSchema(op)?.type === "array" || isNdjson(op));
+/** A list's items: its `data`, or each line of an NDJSON body (which `call` parses when it is one line). */
+function itemsOf(op: Operation, body: unknown): Json[] {
+  if (!isNdjson(op)) return (body as { data: Json[] }).data;
+  if (body === undefined || body === "") return [];
+  if (typeof body !== "string") return [body as Json];
+  return body
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Json);
+}
 const resourceOperations = () =>
   api.operations.filter((op) => hasPathParameter(op) && !(op.id in NOT_EXERCISED));
 
@@ -103,7 +116,12 @@ async function readsOfA(): Promise<Map<string, { status: number; body: unknown }
     const { result } = await runner.send(op);
     reads.set(op.id, {
       status: result.status,
-      body: op.id === "AuditEvents_List" ? unsealed(result.body) : result.body,
+      body:
+        op.id === "AuditEvents_List"
+          ? unsealed(result.body)
+          : op.id === "AuditEvents_Export"
+            ? unsealed({ data: itemsOf(op, result.body) })
+            : result.body,
     });
   }
   return reads;
@@ -250,6 +268,7 @@ describe("tenant and environment isolation of every REST operation (from openapi
     for (const [id, reason] of Object.entries(NOT_EXERCISED)) expect(reason.length, id).toBeGreaterThan(20);
     expect(resourceOperations().length).toBeGreaterThanOrEqual(31);
     expect(api.operations.filter(isList).map((op) => op.id)).toContain("WebhookDeliveries_List");
+    expect(api.operations.filter(isList).map((op) => op.id)).toContain("AuditEvents_Export");
   });
 
   it("tenant A's sandbox holds every resource an operation names: each read answers 200, each made id is real", async () => {
@@ -349,7 +368,7 @@ describe("tenant and environment isolation of every REST operation (from openapi
       for (const path of [target, target.replace(/\?.*$/, "")]) {
         const own = await call(t, "GET", path, { key: keyA });
         expect([op.id, path, own.status]).toEqual([op.id, path, 200]);
-        const mine = new Set((own.body.data as Json[]).map(identity));
+        const mine = new Set(itemsOf(op, own.body).map(identity));
         // The check can fail: A's list holds what A made.
         expect([op.id, path, mine.size > 0]).toEqual([op.id, path, true]);
         for (const caller of foreign) {
@@ -358,7 +377,9 @@ describe("tenant and environment isolation of every REST operation (from openapi
             problems.push(`${caller.name}: ${op.id} ${path} → ${r.status} ${json(r.body)}`);
             continue;
           }
-          const leaked = (r.body.data as Json[]).map(identity).filter((id) => mine.has(id));
+          const leaked = itemsOf(op, r.body)
+            .map(identity)
+            .filter((id) => mine.has(id));
           if (leaked.length > 0) problems.push(`${caller.name}: ${op.id} ${path} lists ${leaked.join(", ")}`);
         }
       }

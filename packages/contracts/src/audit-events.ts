@@ -83,7 +83,8 @@ export const zAuditEvent = z
 
 export type TAuditEvent = z.infer<typeof zAuditEvent>;
 
-export const ZListAuditEventsRequest = zListQuery.extend({
+/** The filters AuditEvents_List and AuditEvents_Export share (one definition for both). */
+const zAuditEventFilters = {
   actorId: z.string().max(64).optional().meta({ description: "Only calls by this API key or staff user." }),
   operation: z.string().max(100).optional().meta({
     description: "Only this operation id.",
@@ -93,7 +94,9 @@ export const ZListAuditEventsRequest = zListQuery.extend({
   outcome: z.enum(AUDIT_OUTCOMES).optional().meta({ description: "Only calls with this outcome." }),
   from: zIsoTime.optional().meta({ description: "Only events at or after this time (ISO 8601)." }),
   to: zIsoTime.optional().meta({ description: "Only events before this time (ISO 8601)." }),
-});
+};
+
+export const ZListAuditEventsRequest = zListQuery.extend(zAuditEventFilters);
 export type TListAuditEventsRequest = z.infer<typeof ZListAuditEventsRequest>;
 
 export const ZAuditEventCollection = z
@@ -105,3 +108,22 @@ export const ZAuditEventCollection = z
       .meta({ description: "Cursor of the next (older) page; null on the last page." }),
   })
   .meta({ id: "ManagementCollectionOfAuditEvent" });
+
+/** AuditEvents_Export: the List's filters, without paging (the export runs to the end). */
+export const ZExportAuditEventsRequest = z.object(zAuditEventFilters);
+export type TExportAuditEventsRequest = z.infer<typeof ZExportAuditEventsRequest>;
+
+/**
+ * AuditEvents_Export's answer as the server produces it: batches of events, oldest first, that the REST
+ * adapter writes as `application/x-ndjson`, one event per line. Documented as the event, the schema of
+ * each line.
+ */
+export const ZAuditEventExport = z
+  .custom<AsyncIterable<TAuditEvent[]>>(
+    (value) =>
+      typeof value === "object" &&
+      value !== null &&
+      typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function",
+    { message: "Expected the export's batches." },
+  )
+  .meta({ override: { $ref: "#/components/schemas/AuditEvent" } });

@@ -222,9 +222,19 @@ try {
       `Created console user ${user.email} (${user.role} in ${user.tenantId}). The password is shown once:\n${user.password}`,
     );
   } else if (group === "staff" && action === "reset-password") {
-    const reset = await resetStaffPassword(root, values.email ?? fail("--email is required.")).catch(
-      (error: Error) => fail(error.message),
-    );
+    const { tenantIds, ...reset } = await resetStaffPassword(
+      root,
+      values.email ?? fail("--email is required."),
+    ).catch((error: Error) => fail(error.message));
+    // In every tenant the user works in; the summary names the user, never the password.
+    for (const tenantId of tenantIds) {
+      await audit(root, {
+        tenantId,
+        command: "staff reset-password",
+        target: { type: "staffUser", id: reset.email },
+        input: { email: reset.email },
+      });
+    }
     print(
       reset,
       `New password for ${reset.email} (their sessions are signed out). It is shown once:\n${reset.password}`,
@@ -244,6 +254,17 @@ try {
     const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
     const secretBox = new SecretBox(masterKey, previousMasterKeys);
     const report = await resealSecrets(root, secretBox, { dryRun: action === "check" });
+    // A reseal rewrites every tenant's secrets: each tenant's trail records it (a check writes nothing).
+    if (action === "reseal") {
+      for (const tenant of await listTenants(root)) {
+        await audit(root, {
+          tenantId: tenant.id,
+          command: "master-key reseal",
+          target: { type: "masterKey", id: secretBox.currentKeyTag },
+          input: {},
+        });
+      }
+    }
     print(report, resealSummary(report, secretBox.previousKeyCount));
     if (report.unreadable.length) process.exit(1);
   } else if (group === "audit" && action === "verify") {

@@ -9,6 +9,7 @@ import {
 import { getTRPCErrorFromUnknown } from "@trpc/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendError, sendErrorEnvelope } from "../http/errors";
+import { ndjsonBody } from "./ndjson-body";
 import { operationInput } from "./operation-input";
 import { methodsForPath, operationFor } from "./operations";
 
@@ -58,6 +59,10 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
         .reduce<any>((at, segment) => at[segment], createCaller(ctx)) as ProcedureCall;
       const data = await call(input);
       reply.headers(ctx.response.headers);
+      if (operation.meta.responseMediaType === "application/x-ndjson") {
+        const body = await ndjsonBody(data as AsyncIterable<unknown[]>);
+        return reply.code(200).type("application/x-ndjson").send(body);
+      }
       return reply
         .code(ctx.response.status ?? 200)
         .type("application/json")

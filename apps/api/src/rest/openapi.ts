@@ -171,6 +171,10 @@ export function buildOpenApiDocument(baseUrl = "/"): Record<string, any> {
         `${operation.description ?? ""}\n\nRequires the API key scope${all ? "s" : ""} ${named}.`.trim();
     }
     const success = operation.responses["200"];
+    // A streamed answer (one item per line): the schema stated is each line's.
+    if (success && op.meta.responseMediaType) {
+      success.content = { [op.meta.responseMediaType]: success.content["application/json"] };
+    }
     const successStatus = String(op.meta.successStatus ?? 200);
     const responses: Record<string, unknown> = {};
     if (success) {

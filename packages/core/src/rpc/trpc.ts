@@ -22,6 +22,11 @@ export interface OperationMeta extends OpenApiMeta {
   errorStatuses?: number[];
   /** Accepts the Idempotency-Key header: runs under the idempotency middleware (rpc/idempotency.ts). */
   idempotent?: boolean;
+  /**
+   * The success answer is a stream: the procedure returns an async iterable of item batches, which the
+   * REST adapter writes in this media type (`application/x-ndjson`: one JSON item per line).
+   */
+  responseMediaType?: "application/x-ndjson";
 }
 
 const t = initTRPC

@@ -24,6 +24,22 @@ export interface AuditListFilter {
   to?: Date;
 }
 
+/** The partition and the filters as a Prisma condition (the list and the export read alike). */
+function filtered(scope: TenantScope, filter: AuditListFilter): Prisma.AuditEventWhereInput {
+  const where: Prisma.AuditEventWhereInput = { ...scope };
+  if (filter.actorId !== undefined) where.actorId = filter.actorId;
+  if (filter.operation !== undefined) where.operation = filter.operation;
+  if (filter.targetId !== undefined) where.targetId = filter.targetId;
+  if (filter.outcome !== undefined) where.outcome = filter.outcome;
+  if (filter.from !== undefined || filter.to !== undefined) {
+    where.occurredAt = {
+      ...(filter.from !== undefined ? { gte: filter.from } : {}),
+      ...(filter.to !== undefined ? { lt: filter.to } : {}),
+    };
+  }
+  return where;
+}
+
 export const auditRepository = {
   /** One statement, unsealed: the call's answer never waits for the chain. */
   async append(db: UnitOfWork, event: AuditEventContent): Promise<void> {
@@ -125,19 +141,31 @@ export const auditRepository = {
     filter: AuditListFilter,
     page: { beforeId?: string; take: number },
   ) {
-    const where: Prisma.AuditEventWhereInput = { ...scope };
+    const where = filtered(scope, filter);
     if (page.beforeId !== undefined) where.id = { lt: page.beforeId };
-    if (filter.actorId !== undefined) where.actorId = filter.actorId;
-    if (filter.operation !== undefined) where.operation = filter.operation;
-    if (filter.targetId !== undefined) where.targetId = filter.targetId;
-    if (filter.outcome !== undefined) where.outcome = filter.outcome;
-    if (filter.from !== undefined || filter.to !== undefined) {
-      where.occurredAt = {
-        ...(filter.from !== undefined ? { gte: filter.from } : {}),
-        ...(filter.to !== undefined ? { lt: filter.to } : {}),
-      };
-    }
     return db.prisma.auditEvent.findMany({ where, orderBy: { id: "desc" }, take: page.take });
+  },
+
+  /** Oldest first, keyset on id, in the caller's partition, up to and including `upToId` (the export). */
+  exportBatch(
+    db: UnitOfWork,
+    scope: TenantScope,
+    filter: AuditListFilter,
+    page: { afterId?: string; upToId: string; take: number },
+  ) {
+    const where = filtered(scope, filter);
+    where.id = { lte: page.upToId, ...(page.afterId !== undefined ? { gt: page.afterId } : {}) };
+    return db.prisma.auditEvent.findMany({ where, orderBy: { id: "asc" }, take: page.take });
+  },
+
+  /** The id of the partition's newest event, if it has any (where an export stops). */
+  async newestId(db: UnitOfWork, scope: TenantScope): Promise<string | null> {
+    const row = await db.prisma.auditEvent.findFirst({
+      where: { ...scope },
+      orderBy: { id: "desc" },
+      select: { id: true },
+    });
+    return row?.id ?? null;
   },
 
   /** The events at these positions of the tenant's chain (either environment). */

@@ -26,6 +26,14 @@ export class SecretBox {
     this.keys = [masterKey, ...previousKeys.filter((key) => !key.equals(masterKey))];
   }
 
+  /**
+   * The public name of the current master key (48 bits of a MAC of nothing under a subkey of its own:
+   * it says nothing of the key), so that records can tell which key a reseal sealed under.
+   */
+  get currentKeyTag(): string {
+    return this.keyTags("master key")[0] as string;
+  }
+
   /** How many replaced master keys still open values (0 once a rotation is finished). */
   get previousKeyCount(): number {
     return this.keys.length - 1;

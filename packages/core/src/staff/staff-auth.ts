@@ -113,7 +113,8 @@ export async function addStaffUser(db: UnitOfWork, input: { email: string; tenan
 
 /**
  * Replaces a console user's password with a generated one (returned once) and ends every session of
- * theirs: the way back in when the bootstrap admin's password is lost.
+ * theirs: the way back in when the bootstrap admin's password is lost. Also returns the tenants the
+ * user works in (home tenant first), whose audit trails record the reset.
  */
 export async function resetStaffPassword(db: UnitOfWork, email: string) {
   const user = await staffRepository.userByEmail(db, email.toLowerCase());
@@ -124,5 +125,6 @@ export async function resetStaffPassword(db: UnitOfWork, email: string) {
     await staffRepository.setPasswordHash(tx, user.id, passwordHash);
     await staffRepository.deleteSessionsOfUser(tx, user.id);
   });
-  return { email: user.email, password };
+  const memberships = await staffRepository.membershipsOutside(db, user.id, user.tenantId);
+  return { email: user.email, password, tenantIds: [user.tenantId, ...memberships.map((m) => m.tenantId)] };
 }
