@@ -112,8 +112,12 @@ describe("the catalogue", () => {
     // verification_policy.version_activated (the same content again, as version 2)
     const { identifier: _, ...content } = policy;
     expect(
-      (await call(t, "POST", "/management/verification-policies/badge-check/versions", { key, body: content }))
-        .status,
+      (
+        await call(t, "POST", "/management/verification-policies/badge-check/versions", {
+          key,
+          body: content,
+        })
+      ).status,
     ).toBe(201);
     // verification.session.created, .verified
     const start = async () => {

@@ -240,12 +240,10 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
       displayName: z
         .string()
         .meta({ description: "The active version's display name.", example: "Age over 18" }),
-      status: z
-        .enum(["active", "suspended"])
-        .meta({
-          description: "The policy's state (a version change does not change it).",
-          example: "active",
-        }),
+      status: z.enum(["active", "suspended"]).meta({
+        description: "The policy's state (a version change does not change it).",
+        example: "active",
+      }),
       version: z.number().int().meta({ description: "The version now active.", example: 2 }),
       previousVersion: z.number().int().meta({ description: "The version active before.", example: 1 }),
     }),
