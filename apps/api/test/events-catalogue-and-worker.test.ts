@@ -109,6 +109,16 @@ describe("the catalogue", () => {
     expect(
       (await call(t, "POST", "/management/verification-policies/badge-check/reactivate", { key })).status,
     ).toBe(200);
+    // verification_policy.version_activated (the same content again, as version 2)
+    const { identifier: _, ...content } = policy;
+    expect(
+      (
+        await call(t, "POST", "/management/verification-policies/badge-check/versions", {
+          key,
+          body: content,
+        })
+      ).status,
+    ).toBe(201);
     // verification.session.created, .verified
     const start = async () => {
       const r = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "badge-check" } });

@@ -98,10 +98,12 @@ function policy(identifier: string, overrides: Record<string, unknown> = {}) {
   };
 }
 
+// A policy has to ask for some claim (a policy asking for none is refused).
 const credential = (overrides: Record<string, unknown>) => ({
   id: "pid",
   credentialTypes: [PID],
   trustedIssuers: [{ issuerId }],
+  requiredClaims: [["given_name"]],
   ...overrides,
 });
 

@@ -142,7 +142,13 @@ describe("transaction data (OpenID4VP §5.1, §8.4, Appendix B.3.3)", () => {
         identifier: "pid-and-other",
         displayName: "pid-and-other",
         credentials: [
-          { id: "pid", credentialTypes: [issuerA.vct], trustedIssuers: [{ issuerId: issuerA.issuerId }] },
+          {
+            id: "pid",
+            credentialTypes: [issuerA.vct],
+            trustedIssuers: [{ issuerId: issuerA.issuerId }],
+            // A policy has to ask for some claim (one asking for none is refused).
+            requiredClaims: [["given_name"]],
+          },
           { id: "other", credentialTypes: [issuerB.vct], trustedIssuers: [{ issuerId: issuerB.issuerId }] },
         ],
       });

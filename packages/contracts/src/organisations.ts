@@ -76,12 +76,37 @@ registerRequestExample(ZCreateOrganisationRequest, [], {
 });
 export type TCreateOrganisationRequest = z.infer<typeof ZCreateOrganisationRequest>;
 
-export const ZGetOrganisationRequest = z.object({
-  organisationReference: z
-    .string()
-    .max(64)
-    .meta({ description: "The organisation's reference.", example: "acme-bank" }),
+const zOrganisationReferenceParam = z
+  .string()
+  .max(64)
+  .meta({ description: "The organisation's reference.", example: "acme-bank" });
+
+export const ZGetOrganisationRequest = z.object({ organisationReference: zOrganisationReferenceParam });
+
+// Organisations_Update (JSON merge patch: absent = unchanged, null = cleared)
+/** Fields of the organisation resource that a PATCH may not set (400 ReadOnlyField). */
+export const ORGANISATION_READ_ONLY_FIELDS = ["reference", "environment", "createdAt", "updatedAt"] as const;
+
+const createFields = ZCreateOrganisationRequest.shape;
+
+export const ZUpdateOrganisationRequest = z.strictObject({
+  organisationReference: zOrganisationReferenceParam,
+  displayName: createFields.displayName.optional(),
+  legalName: createFields.legalName.meta({ description: "New registered legal name; null clears it." }),
+  country: createFields.country.meta({
+    description: "New ISO 3166-1 alpha-2 country of registration; null clears it.",
+  }),
+  identifiers: z
+    .array(zIdentifier)
+    .max(20)
+    .nullish()
+    .meta({ description: "Replaces the whole identifier list; null or [] clears it." }),
 });
+registerRequestExample(ZUpdateOrganisationRequest, ["organisationReference"], {
+  displayName: "Acme Bank Europe",
+  country: "BE",
+});
+export type TUpdateOrganisationRequest = z.infer<typeof ZUpdateOrganisationRequest>;
 export const ZListOrganisationsRequest = zListQuery;
 
 export const ZOrganisationResponse = resourceOf(zOrganisation).meta({

@@ -353,6 +353,24 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
   });
 }
 
+/**
+ * A policy must ask for at least one claim: one that asks for none verifies a credential and learns
+ * nothing about its holder, a mistake a new user makes easily. Checked on what callers send (create,
+ * new version), not on stored rules, so policies made before this rule stay readable.
+ */
+function checkSomeClaimRequested(
+  rules: { credentials: { requiredClaims: unknown[]; optionalClaims: unknown[] }[] },
+  ctx: z.RefinementCtx,
+) {
+  if (rules.credentials.some((c) => c.requiredClaims.length + c.optionalClaims.length > 0)) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["credentials"],
+    message:
+      'The policy asks for no claims: list at least one claim path (e.g. ["given_name"]) in requiredClaims or optionalClaims of a credential.',
+  });
+}
+
 /** The rules of a policy: as stored, as returned, and the tail of the create request. */
 export const zPolicyRules = z.object(rulesShape).superRefine(checkRuleConsistency).meta({
   id: "VerificationPolicyRules",
@@ -380,6 +398,7 @@ export const ZCreateVerificationPolicyRequest = z
     ...rulesShape,
   })
   .superRefine(checkRuleConsistency)
+  .superRefine(checkSomeClaimRequested)
   .meta({ id: "CreateVerificationPolicyRequest" });
 // Accepts the membership card of the credential configuration example, issued by the issuer example.
 registerRequestExample(ZCreateVerificationPolicyRequest, [], {
@@ -402,6 +421,27 @@ const timestamps = {
   updatedAt: z.string().meta({ description: "Last change (ISO 8601).", example: ISO_EXAMPLE }),
 };
 
+/** At most this many versions per policy: each is listed with it. */
+export const MAX_POLICY_VERSIONS = 100;
+
+export const zVerificationPolicyVersion = z
+  .object({
+    version: z.int().meta({ description: "Version number, from 1.", example: 1 }),
+    status: z
+      .enum(["active", "superseded"])
+      .meta({ description: "`active` for the version in use.", example: "active" }),
+    reason: z
+      .string()
+      .nullable()
+      .meta({ description: "Why the version exists.", example: "Also accepts the mobile driving licence" }),
+    createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
+    activatedAt: z.string().nullable().meta({
+      description: "When the version last became the active one (ISO 8601).",
+      example: ISO_EXAMPLE,
+    }),
+  })
+  .meta({ id: "VerificationPolicyVersion", description: "One version of a verification policy." });
+
 export const zVerificationPolicy = z
   .object({
     identifier: zPolicyIdentifier,
@@ -412,6 +452,11 @@ export const zVerificationPolicy = z
       .meta({ description: "Default purpose shown to the holder.", example: "Age check at checkout" }),
     status: zPolicyStatus,
     rules: zPolicyRules,
+    activeVersion: z.int().meta({
+      description: "The version in use: displayName, purpose and rules above are this version's.",
+      example: 1,
+    }),
+    versions: z.array(zVerificationPolicyVersion).meta({ description: "Every version, oldest first." }),
     ...timestamps,
   })
   .meta({ id: "PublicVerificationPolicyResponse", description: "A server-managed verification policy." });
@@ -440,6 +485,70 @@ export const ZGetVerificationPolicyRequest = ZPolicyIdentifierParams;
 export const ZSuspendVerificationPolicyRequest = ZPolicyIdentifierParams;
 export const ZReactivateVerificationPolicyRequest = ZPolicyIdentifierParams;
 export const ZListVerificationPoliciesRequest = zListQuery;
+
+// VerificationPolicies_CreateVersion: the whole content again (as on create, without the identifier)
+export const ZCreateVerificationPolicyVersionRequest = z
+  .strictObject({
+    ...ZPolicyIdentifierParams.shape,
+    displayName: ZCreateVerificationPolicyRequest.shape.displayName,
+    purpose: ZCreateVerificationPolicyRequest.shape.purpose,
+    ...rulesShape,
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .nullish()
+      .meta({ description: "Why this version exists.", example: "Also asks for the family name" }),
+  })
+  .superRefine(checkRuleConsistency)
+  .superRefine(checkSomeClaimRequested)
+  .meta({ id: "CreateVerificationPolicyVersionRequest" });
+registerRequestExample(ZCreateVerificationPolicyVersionRequest, ["policyIdentifier"], {
+  displayName: "Age over 18",
+  purpose: "Age check at checkout",
+  credentials: [
+    {
+      id: "membership",
+      credentialTypes: [EXAMPLE_CREDENTIAL_TYPE],
+      trustedIssuers: [{ issuerId: EXAMPLE_ISSUER_ID }],
+      requiredClaims: [["age_equal_or_over", "18"]],
+      optionalClaims: [["family_name"]],
+    },
+  ],
+  reason: "Also asks for the family name",
+});
+export type TCreateVerificationPolicyVersionRequest = z.infer<typeof ZCreateVerificationPolicyVersionRequest>;
+
+const zPolicyVersionParam = (description: string) =>
+  z.coerce.number().int().min(1).max(MAX_POLICY_VERSIONS).meta({ description, example: 1 });
+
+// VerificationPolicies_ActivateVersion
+export const ZActivateVerificationPolicyVersionRequest = ZPolicyIdentifierParams.extend({
+  version: zPolicyVersionParam("The version to make the active one."),
+});
+
+// VerificationPolicies_GetVersion
+export const ZGetVerificationPolicyVersionRequest = ZPolicyIdentifierParams.extend({
+  version: zPolicyVersionParam("The version to read."),
+});
+export const ZVerificationPolicyVersionResponse = resourceOf(
+  zVerificationPolicyVersion
+    .extend({
+      displayName: z
+        .string()
+        .meta({ description: "The version's name shown to people.", example: "Age over 18" }),
+      purpose: z.string().nullable().meta({
+        description: "The version's default purpose shown to the holder.",
+        example: "Age check at checkout",
+      }),
+      rules: zPolicyRules,
+    })
+    .meta({
+      id: "VerificationPolicyVersionDetail",
+      description: "One version of a verification policy, with its content.",
+    }),
+).meta({ id: "ApiEnvelopeOfVerificationPolicyVersionDetail" });
 
 export const ZVerificationPolicyResponse = resourceOf(zVerificationPolicy).meta({
   id: "ManagementResourceOfPublicVerificationPolicyResponse",

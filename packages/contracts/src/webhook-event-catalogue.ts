@@ -231,6 +231,23 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
     description: "A suspended verification policy was reactivated.",
     data: zVerificationPolicyData("active"),
   },
+  "verification_policy.version_activated": {
+    name: "VerificationPolicyVersionActivated",
+    description:
+      "Another version of a verification policy became the active one (a new version, or an earlier one activated again); verifications started from now on run under it, those started earlier keep theirs.",
+    data: z.object({
+      identifier: id("The verification policy's identifier.", "over-18"),
+      displayName: z
+        .string()
+        .meta({ description: "The active version's display name.", example: "Age over 18" }),
+      status: z.enum(["active", "suspended"]).meta({
+        description: "The policy's state (a version change does not change it).",
+        example: "active",
+      }),
+      version: z.number().int().meta({ description: "The version now active.", example: 2 }),
+      previousVersion: z.number().int().meta({ description: "The version active before.", example: 1 }),
+    }),
+  },
 };
 
 /** True for the event types a webhook subscription can receive (others stay internal to the outbox). */

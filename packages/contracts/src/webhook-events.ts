@@ -22,6 +22,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credential_configuration.version_activated",
   "verification_policy.suspended",
   "verification_policy.reactivated",
+  "verification_policy.version_activated",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

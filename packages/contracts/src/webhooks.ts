@@ -212,6 +212,44 @@ export const ZRedeliverWebhookDeliveryResponse = resourceOf(zWebhookDelivery).me
   id: "ManagementResourceOfWebhookDelivery",
 });
 
+// Webhooks_Update (JSON merge patch: absent = unchanged, null = cleared)
+/** Fields of the subscription that a PATCH may not set (400 ReadOnlyField); the secret has Webhooks_RotateSecret. */
+export const WEBHOOK_READ_ONLY_FIELDS = ["id", "secret", "disabledReason", "createdAt", "updatedAt"] as const;
+
+const createWebhookFields = ZCreateWebhookRequest.shape;
+
+export const ZUpdateWebhookRequest = z.strictObject({
+  ...ZWebhookIdParams.shape,
+  url: createWebhookFields.url.optional().meta({
+    description:
+      "New https endpoint, checked as on Webhooks_Create. Deliveries still pending go to it from their next attempt.",
+    example: "https://example.com/webhooks/credentials-v2",
+  }),
+  events: createWebhookFields.events.optional().meta({
+    description:
+      'Replaces the event types delivered, or `["*"]` for every event. Events already queued for delivery are still delivered.',
+    example: ["verification.session.verified"],
+  }),
+  description: createWebhookFields.description.meta({
+    description: "New free text for the integrator; null clears it.",
+    example: "Checkout backend (v2)",
+  }),
+  status: z.enum(["active", "disabled"]).optional().meta({
+    description:
+      "`disabled` stops deliveries (pending ones are closed without an attempt); `active` resumes a subscription disabled by hand or by the delivery worker (after a 410 Gone or days of failures) and clears `disabledReason`.",
+    example: "active",
+  }),
+});
+// The host must resolve to a public address when the URL changes: example.com does.
+registerRequestExample(ZUpdateWebhookRequest, ["subscriptionId"], {
+  url: "https://example.com/webhooks/credentials-v2",
+  events: ["verification.session.verified"],
+  description: "Checkout backend (v2)",
+  status: "active",
+});
+export type TUpdateWebhookRequest = z.infer<typeof ZUpdateWebhookRequest>;
+export const ZUpdateWebhookResponse = ZWebhookResponse;
+
 export const ZRotateWebhookSecretRequest = z.strictObject({
   ...ZWebhookIdParams.shape,
   overlapSeconds: z

@@ -15,6 +15,22 @@ export const organisationRepository = {
       where: { tenantId_environment_reference: { ...scope, reference } },
     });
   },
+  /** Changes the scope's organisation with this reference; null when there is none. */
+  async update(
+    db: UnitOfWork,
+    scope: TenantScope,
+    reference: string,
+    changes: Pick<
+      Prisma.OrganisationUncheckedUpdateManyInput,
+      "displayName" | "legalName" | "country" | "identifiers"
+    >,
+  ) {
+    const { count } = await db.prisma.organisation.updateMany({
+      where: { ...scope, reference },
+      data: changes,
+    });
+    return count === 1 ? this.findByReference(db, scope, reference) : null;
+  },
   findById(db: UnitOfWork, scope: TenantScope, id: string) {
     return db.prisma.organisation.findFirst({ where: { id, ...scope } });
   },

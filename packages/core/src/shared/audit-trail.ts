@@ -73,10 +73,15 @@ export function auditSummary(input: unknown): { fields: string[]; values: Record
   };
 }
 
+/** Resources whose target type is not the singular of their operation prefix (as TARGET_FIELDS names them). */
+const TARGET_TYPE_OF_RESOURCE: Record<string, string> = { Webhooks: "webhookSubscription" };
+
 /** `Issuers_Create` → `issuer`; `IssuanceTransactions_Cancel` → `issuanceTransaction`. */
 function resourceOfOperation(operation: string): string | null {
   const resource = operation.split("_")[0];
   if (!resource || operation.startsWith("console:")) return null;
+  const named = TARGET_TYPE_OF_RESOURCE[resource];
+  if (named) return named;
   const singular = resource.endsWith("ies") ? `${resource.slice(0, -3)}y` : resource.replace(/s$/, "");
   return singular.charAt(0).toLowerCase() + singular.slice(1);
 }

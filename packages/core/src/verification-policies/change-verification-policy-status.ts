@@ -3,7 +3,7 @@ import type { UnitOfWork } from "@cred/db";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
-import { toVerificationPolicyDto } from "./verification-policy-dto";
+import { loadVerificationPolicyDto } from "./verification-policy-dto";
 import { verificationPolicyRepository as repo } from "./verification-policy-repository";
 
 type Status = TVerificationPolicy["status"];
@@ -34,7 +34,7 @@ async function changeStatus(
       );
     }
     const row = await repo.findByIdentifier(tx, scope, identifier);
-    const policy = toVerificationPolicyDto(row!);
+    const policy = await loadVerificationPolicyDto(tx, row!);
     await emitEvent(tx, scope, EVENT[to], {
       identifier: policy.identifier,
       displayName: policy.displayName,

@@ -5,14 +5,14 @@ import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { TenantScope } from "../shared/principal";
-import { toVerificationPolicyDto } from "./verification-policy-dto";
+import { loadVerificationPolicyDto } from "./verification-policy-dto";
 import { verificationPolicyRepository as repo } from "./verification-policy-repository";
 
 /**
  * Checks what the schema cannot: credential types known in this environment (unless the credential
  * trusts an external issuer), platform issuers that exist here, external JWKS URLs that are public.
  */
-async function checkReferences(
+export async function checkReferences(
   db: UnitOfWork,
   scope: TenantScope,
   config: Pick<CoreConfig, "developmentMode">,
@@ -99,16 +99,31 @@ export async function createVerificationPolicy(
     throw new DomainError("ValidationFailed", "The policy rules are not valid; see details.", details);
   }
   try {
-    const row = await repo.create(db, {
-      id: newId("vpol"),
-      ...scope,
-      identifier: input.identifier,
-      displayName: input.displayName,
-      purpose: input.purpose ?? null,
-      status: "active",
-      rules: rules as object,
+    return await db.transaction(async (tx) => {
+      const row = await repo.create(tx, {
+        id: newId("vpol"),
+        ...scope,
+        identifier: input.identifier,
+        displayName: input.displayName,
+        purpose: input.purpose ?? null,
+        status: "active",
+        rules: rules as object,
+        activeVersion: 1,
+      });
+      await repo.addVersion(tx, {
+        id: newId("vpv"),
+        policyId: row.id,
+        version: 1,
+        status: "active",
+        displayName: row.displayName,
+        purpose: row.purpose,
+        rules: rules as object,
+        reason: null,
+        activatedAt: row.createdAt,
+        createdAt: row.createdAt,
+      });
+      return loadVerificationPolicyDto(tx, row);
     });
-    return toVerificationPolicyDto(row);
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new DomainError(

@@ -35,6 +35,51 @@ export const verificationPolicyRepository = {
     return count === 1;
   },
 
+  /** Locks the policy row until the transaction ends (version changes queue); null when it is not in the scope. */
+  async lockForUpdate(db: UnitOfWork, scope: TenantScope, identifier: string) {
+    await db.prisma
+      .$queryRaw`SELECT 1 FROM "VerificationPolicy" WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment} AND "identifier" = ${identifier} FOR UPDATE`;
+    return this.findByIdentifier(db, scope, identifier);
+  },
+  addVersion(db: UnitOfWork, data: Prisma.VerificationPolicyVersionUncheckedCreateInput) {
+    return db.prisma.verificationPolicyVersion.create({ data });
+  },
+  /** Versions of one (already tenant-checked) policy, oldest first. */
+  versionsOf(db: UnitOfWork, policyId: string) {
+    return db.prisma.verificationPolicyVersion.findMany({
+      where: { policyId },
+      orderBy: { version: "asc" },
+    });
+  },
+  /**
+   * Makes `version` the active one: it becomes `active` (activated `at`), every other `superseded`, and
+   * its content is copied onto the policy row (what new verifications read). Null when it does not exist.
+   */
+  async activate(db: UnitOfWork, scope: TenantScope, policyId: string, version: number, at: Date) {
+    const chosen = await db.prisma.verificationPolicyVersion.findUnique({
+      where: { policyId_version: { policyId, version } },
+    });
+    if (!chosen) return null;
+    await db.prisma.verificationPolicyVersion.updateMany({
+      where: { policyId, version: { not: version }, status: "active" },
+      data: { status: "superseded" },
+    });
+    await db.prisma.verificationPolicyVersion.update({
+      where: { id: chosen.id },
+      data: { status: "active", activatedAt: at },
+    });
+    await db.prisma.verificationPolicy.updateMany({
+      where: { id: policyId, ...scope },
+      data: {
+        activeVersion: version,
+        displayName: chosen.displayName,
+        purpose: chosen.purpose,
+        rules: chosen.rules as Prisma.InputJsonValue,
+      },
+    });
+    return db.prisma.verificationPolicy.findFirstOrThrow({ where: { id: policyId, ...scope } });
+  },
+
   /** Which of `types` are the credentialType of a credential configuration in this partition. */
   async knownCredentialTypes(db: UnitOfWork, scope: TenantScope, types: string[]): Promise<Set<string>> {
     if (types.length === 0) return new Set();
@@ -55,6 +100,9 @@ export const verificationPolicyRepository = {
   },
 };
 
+export type VerificationPolicyVersionRow = Awaited<
+  ReturnType<typeof verificationPolicyRepository.versionsOf>
+>[number];
 export type VerificationPolicyRow = NonNullable<
   Awaited<ReturnType<typeof verificationPolicyRepository.findByIdentifier>>
 >;

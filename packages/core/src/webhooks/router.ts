@@ -13,6 +13,8 @@ import {
   ZRedeliverWebhookDeliveryResponse,
   ZRotateWebhookSecretRequest,
   ZRotateWebhookSecretResponse,
+  ZUpdateWebhookRequest,
+  ZUpdateWebhookResponse,
 } from "@cred/contracts/webhooks";
 import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
@@ -23,6 +25,7 @@ import { listWebhookDeliveries } from "./list-webhook-deliveries";
 import { listWebhooks } from "./list-webhooks";
 import { redeliverWebhookDelivery } from "./redeliver-webhook-delivery";
 import { rotateWebhookSecret } from "./rotate-webhook-secret";
+import { assertNoReadOnlyWebhookFields, updateWebhook } from "./update-webhook";
 
 const TAGS = ["Webhooks"];
 const BASE = "/management/webhooks";
@@ -84,6 +87,30 @@ export const webhooksRouter = router({
     .input(ZListWebhooksRequest)
     .output(ZListWebhooksResponse)
     .query(({ ctx, input }) => listWebhooks(ctx.db, scopeOf(ctx), input)),
+
+  update: protectedProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: `${BASE}/{subscriptionId}`,
+        operationId: "Webhooks_Update",
+        summary: "Update a webhook subscription (JSON merge patch)",
+        description:
+          "JSON merge patch (RFC 7396) of what Webhooks_Create accepts (url, events, description) plus `status`: members left out are unchanged, `description: null` clears it, `events` is replaced as a whole. A new URL is checked exactly as on create (400 WebhookUrlNotAllowed). `status: disabled` stops deliveries; `status: active` resumes a disabled subscription and clears `disabledReason`. The signing secret is not changed here (Webhooks_RotateSecret); naming it or another read-only member gives 400 ReadOnlyField. A deleted subscription is 404.",
+        tags: TAGS,
+      },
+      scopes: ["webhooks.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .use(async ({ getRawInput, next }) => {
+      assertNoReadOnlyWebhookFields(await getRawInput());
+      return next();
+    })
+    .input(ZUpdateWebhookRequest)
+    .output(ZUpdateWebhookResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await updateWebhook(ctx.db, scopeOf(ctx), ctx.deps, input),
+    })),
 
   delete: protectedProcedure
     .meta({

@@ -27,6 +27,22 @@ export const webhookRepository = {
     });
     return count === 1;
   },
+  /** Changes a live subscription; null when there is none (unknown, foreign or deleted). */
+  async update(
+    db: UnitOfWork,
+    scope: TenantScope,
+    id: string,
+    changes: Pick<
+      Prisma.WebhookSubscriptionUncheckedUpdateManyInput,
+      "url" | "events" | "description" | "status" | "disabledReason"
+    >,
+  ) {
+    const { count } = await db.prisma.webhookSubscription.updateMany({
+      where: { id, ...scope, ...live },
+      data: changes,
+    });
+    return count === 1 ? this.findById(db, scope, id) : null;
+  },
   /** Locks the subscription row until the transaction ends (two rotations at once queue). */
   async lockForUpdate(db: UnitOfWork, id: string) {
     await db.prisma.$queryRaw`SELECT 1 FROM "WebhookSubscription" WHERE "id" = ${id} FOR UPDATE`;

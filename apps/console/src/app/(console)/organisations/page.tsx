@@ -8,6 +8,7 @@ import { ErrorAlert, PageHeader, Success } from "../../../components/status";
 import { useRefresh } from "../../../lib/refresh";
 import { useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
+import { OrganisationEditForm } from "./organisation-edit-form";
 
 export default function OrganisationsPage() {
   const trpc = useTRPC();
@@ -17,6 +18,8 @@ export default function OrganisationsPage() {
   const [reference, setReference] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [country, setCountry] = useState("");
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = list.items.find((o) => o.reference === editing);
   const create = useMutation(
     trpc.organisations.create.mutationOptions({
       onSuccess: async () => {
@@ -46,8 +49,25 @@ export default function OrganisationsPage() {
           { header: "Name", cell: (o) => o.displayName },
           { header: "Country", cell: (o) => o.country ?? "—" },
           { header: "Created", cell: (o) => new Date(o.createdAt).toLocaleString() },
+          canManage && {
+            header: "Actions",
+            hideHeader: true,
+            cell: (o) => (
+              <button
+                type="button"
+                className="secondary small"
+                aria-label={`Edit organisation ${o.reference}`}
+                onClick={() => setEditing(o.reference)}
+              >
+                Edit
+              </button>
+            ),
+          },
         ]}
       />
+      {canManage && edited && (
+        <OrganisationEditForm key={edited.reference} organisation={edited} onDone={() => setEditing(null)} />
+      )}
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-org">
           <h2 id="create-org">Create an organisation</h2>

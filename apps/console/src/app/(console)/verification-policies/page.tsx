@@ -8,6 +8,7 @@ import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../componen
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
+import { PolicyVersions } from "./policy-version-form";
 
 type TrustKind = "platform" | "x5cRoot" | "jwksUri" | "credentialIssuer";
 
@@ -53,6 +54,7 @@ export default function VerificationPoliciesPage() {
     }),
   );
 
+  const [editing, setEditing] = useState<string | null>(null);
   const [identifier, setIdentifier] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [purpose, setPurpose] = useState("");
@@ -118,31 +120,45 @@ export default function VerificationPoliciesPage() {
           canManage && {
             header: "Actions",
             hideHeader: true,
-            cell: (p) =>
-              p.status === "active" ? (
+            cell: (p) => (
+              <div className="actions">
                 <button
                   type="button"
                   className="secondary small"
-                  disabled={changing}
-                  aria-label={`Suspend ${p.identifier}`}
-                  onClick={() => suspend.mutate({ policyIdentifier: p.identifier })}
+                  aria-label={`Change ${p.identifier} (new version)`}
+                  onClick={() => setEditing(p.identifier)}
                 >
-                  Suspend
+                  Change
                 </button>
-              ) : (
-                <button
-                  type="button"
-                  className="small"
-                  disabled={changing}
-                  aria-label={`Reactivate ${p.identifier}`}
-                  onClick={() => reactivate.mutate({ policyIdentifier: p.identifier })}
-                >
-                  Reactivate
-                </button>
-              ),
+                {p.status === "active" ? (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    disabled={changing}
+                    aria-label={`Suspend ${p.identifier}`}
+                    onClick={() => suspend.mutate({ policyIdentifier: p.identifier })}
+                  >
+                    Suspend
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className="small"
+                    disabled={changing}
+                    aria-label={`Reactivate ${p.identifier}`}
+                    onClick={() => reactivate.mutate({ policyIdentifier: p.identifier })}
+                  >
+                    Reactivate
+                  </button>
+                )}
+              </div>
+            ),
           },
         ]}
       />
+      {canManage && editing && (
+        <PolicyVersions key={editing} identifier={editing} onDone={() => setEditing(null)} />
+      )}
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-policy">
           <h2 id="create-policy">Create a verification policy</h2>

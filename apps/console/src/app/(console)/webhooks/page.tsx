@@ -12,6 +12,7 @@ import { useNewestFirst, usePageSize } from "../../../lib/paging";
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC, useTRPCClient } from "../../../lib/trpc";
+import { WebhookEditForm } from "./webhook-edit-form";
 
 type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -50,6 +51,8 @@ export default function WebhooksPage() {
   const [events, setEvents] = useState<EventType[]>([]);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const refresh = useRefresh("webhooks");
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = list.items.find((s) => s.id === editing);
 
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
@@ -125,6 +128,14 @@ export default function WebhooksPage() {
                 <button
                   type="button"
                   className="secondary small"
+                  aria-label={`Edit webhook ${s.url}`}
+                  onClick={() => setEditing(s.id)}
+                >
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  className="secondary small"
                   aria-label={`Rotate the secret of webhook ${s.url}`}
                   disabled={rotate.isPending}
                   onClick={() => {
@@ -155,6 +166,9 @@ export default function WebhooksPage() {
           },
         ]}
       />
+      {canManage && edited && (
+        <WebhookEditForm key={edited.id} subscription={edited} onDone={() => setEditing(null)} />
+      )}
 
       {canManage && (
         <form onSubmit={submit} className="card" aria-labelledby="create-webhook">
