@@ -44,6 +44,14 @@ export default function SignInPage() {
       </p>
       {me.isPending ? (
         <Loading label="Checking your session…" />
+      ) : me.isError ? (
+        // Most often the API is down: say which address the console tried, and offer to try again.
+        <ErrorAlert
+          error={me.error}
+          title="Cannot check your session"
+          onRetry={() => me.refetch()}
+          retrying={me.isFetching}
+        />
       ) : (
         <form onSubmit={submit} aria-labelledby="sign-in-title" className="card">
           <h2 id="sign-in-title">Sign in</h2>

@@ -70,7 +70,12 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
   if (me.isError)
     return (
       <main className="centered">
-        <ErrorAlert error={me.error} title="Could not load your session" />
+        <ErrorAlert
+          error={me.error}
+          title="Could not load your session"
+          onRetry={() => me.refetch()}
+          retrying={me.isFetching}
+        />
       </main>
     );
   if (!session) return <Loading label="Redirecting to sign-in…" />;
