@@ -6,6 +6,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, Suspense, useEffect } from "react";
 import { SessionContext } from "../../components/session";
 import { ErrorAlert, Loading } from "../../components/status";
+import { signInPathFor } from "../../lib/return-path";
 import { setCsrfToken, useTRPC } from "../../lib/trpc";
 
 /** The pages; one with a `scope` is listed only for roles that carry it (the page itself says so too). */
@@ -37,7 +38,9 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
   if (session) setCsrfToken(session.csrfToken);
 
   useEffect(() => {
-    if (me.isSuccess && !session) router.replace("/");
+    // Back here after signing in (only a path on the console is followed: lib/return-path.ts).
+    if (me.isSuccess && !session)
+      router.replace(signInPathFor(`${window.location.pathname}${window.location.search}`));
   }, [me.isSuccess, session, router]);
 
   const switchEnvironment = useMutation(
