@@ -89,8 +89,18 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <div className="shell">
-        <header className="topbar">
+        {/* Production reads differently at a glance: a red header that says so (globals.css). */}
+        <header className={`topbar env-${session.environment}`}>
           <span className="brand">Credential Platform</span>
+          {session.environment === "production" && (
+            <strong
+              className="env-banner"
+              data-testid="env-banner"
+              title="Changes here reach live credentials, wallets and relying parties."
+            >
+              Production
+            </strong>
+          )}
           <div className="topbar-controls">
             {tenants.data && tenants.data.data.length > 1 ? (
               <label className="env-switch">
