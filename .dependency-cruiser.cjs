@@ -135,10 +135,16 @@ module.exports = {
     {
       name: "contracts-only-zod",
       comment:
-        "packages/contracts is the wire contract the browser loads too: it imports zod and itself, nothing else (no node:*, no protocol package, no core).",
+        "packages/contracts is the wire contract the browser loads too: it imports zod, the ISO 3166-1 country registry (data and lookups, no translations) and itself, nothing else (no node:*, no protocol package, no core).",
       severity: "error",
       from: { path: "^packages/contracts/", pathNot: "\\.test\\.ts$" },
-      to: { pathNot: ["^packages/contracts/", "(^|node_modules/)zod(/|$)"] },
+      to: {
+        pathNot: [
+          "^packages/contracts/",
+          "(^|node_modules/)zod(/|$)",
+          "(^|node_modules/)i18n-iso-countries/index\\.js$",
+        ],
+      },
     },
     {
       name: "console-client-no-server",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM, EXAMPLE_ISSUER_ID } from "./examples";
-import { zOrganisationReference } from "./organisations";
+import { zOrganisationReference } from "./organisation-reference";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
 import { zResourceFields } from "./resource-fields";

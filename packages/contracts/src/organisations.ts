@@ -1,15 +1,11 @@
 import { z } from "zod";
+import { isCountryCode } from "./countries";
+import { zOrganisationReference } from "./organisation-reference";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
 import { zResourceFields } from "./resource-fields";
 
-export const zOrganisationReference = z
-  .string()
-  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "Use 1–64 lower-case letters, digits and inner hyphens.")
-  .meta({
-    description: "Caller-chosen slug, unique per tenant and environment; the path key.",
-    example: "acme-bank",
-  });
+export { zOrganisationReference };
 
 const zIdentifier = z.strictObject({
   scheme: z
@@ -58,9 +54,14 @@ export const ZCreateOrganisationRequest = z.strictObject({
     .meta({ description: "Registered legal name.", example: "Acme Bank N.V." }),
   country: z
     .string()
-    .regex(/^[A-Z]{2}$/, "Use an ISO 3166-1 alpha-2 code, e.g. NL.")
+    .regex(/^[A-Z]{2}$/, { message: "Use an ISO 3166-1 alpha-2 code, e.g. NL.", abort: true })
+    .refine(isCountryCode, "Not an assigned ISO 3166-1 alpha-2 country code.")
     .nullish()
-    .meta({ description: "ISO 3166-1 alpha-2 country of registration.", example: "NL" }),
+    .meta({
+      description:
+        "ISO 3166-1 alpha-2 country of registration: an assigned code (or XK, Kosovo); reserved codes such as EU or ZZ are refused.",
+      example: "NL",
+    }),
   identifiers: z
     .array(zIdentifier)
     .max(20)

@@ -4,7 +4,14 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useState } from "react";
 import { SubmitButton, TextField } from "../components/form-fields";
 import { ErrorAlert, Loading } from "../components/status";
+import { RETURN_PARAMETER, returnPathAfterSignIn } from "../lib/return-path";
 import { setCsrfToken, useTRPC } from "../lib/trpc";
+
+/** The page that was asked for before signing in (`?next=`), if it is on the console; else the dashboard. */
+function returnPath(): string {
+  const requested = new URLSearchParams(window.location.search).get(RETURN_PARAMETER);
+  return returnPathAfterSignIn(requested, window.location.origin);
+}
 
 /** Staff sign-in (the signed-out landing page). */
 export default function SignInPage() {
@@ -22,13 +29,13 @@ export default function SignInPage() {
       onSuccess: (result) => {
         setCsrfToken(result.data.csrfToken);
         queryClient.setQueryData(trpc.staff.me.queryKey(), { data: result.data });
-        router.replace("/dashboard");
+        router.replace(returnPath());
       },
     }),
   );
 
   useEffect(() => {
-    if (me.data?.data) router.replace("/dashboard");
+    if (me.data?.data) router.replace(returnPath());
   }, [me.data, router]);
 
   const submit = (event: FormEvent) => {
@@ -44,6 +51,14 @@ export default function SignInPage() {
       </p>
       {me.isPending ? (
         <Loading label="Checking your session…" />
+      ) : me.isError ? (
+        // Most often the API is down: say which address the console tried, and offer to try again.
+        <ErrorAlert
+          error={me.error}
+          title="Cannot check your session"
+          onRetry={() => me.refetch()}
+          retrying={me.isFetching}
+        />
       ) : (
         <form onSubmit={submit} aria-labelledby="sign-in-title" className="card">
           <h2 id="sign-in-title">Sign in</h2>

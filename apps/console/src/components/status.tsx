@@ -2,8 +2,22 @@
 import type { ReactNode } from "react";
 import { describeError } from "../lib/errors";
 
-/** A failed call: the API's message, error code and request id, announced to screen readers. */
-export function ErrorAlert({ error, title = "The request failed" }: { error: unknown; title?: string }) {
+/**
+ * A failed call: the API's message, error code and request id, announced to screen readers. With
+ * `onRetry` (a query to read again, e.g. after the API was down), a Retry button, disabled while
+ * `retrying`.
+ */
+export function ErrorAlert({
+  error,
+  title = "The request failed",
+  onRetry,
+  retrying = false,
+}: {
+  error: unknown;
+  title?: string;
+  onRetry?: () => void;
+  retrying?: boolean;
+}) {
   if (!error) return null;
   const d = describeError(error);
   return (
@@ -27,6 +41,11 @@ export function ErrorAlert({ error, title = "The request failed" }: { error: unk
         )}
         Request id <code data-testid="request-id">{d.requestId ?? "unknown"}</code>
       </p>
+      {onRetry && (
+        <button type="button" className="secondary" onClick={onRetry} disabled={retrying}>
+          {retrying ? "Retrying…" : "Retry"}
+        </button>
+      )}
     </div>
   );
 }

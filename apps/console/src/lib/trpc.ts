@@ -2,6 +2,7 @@
 import type { AppRouter } from "@cred/core";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { fetchThroughConsole } from "./unreachable";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -18,6 +19,8 @@ export function makeTrpcClient() {
         url: "/trpc",
         maxItems: 16, // the API's maxBatchSize (apps/api/src/console/mount-console.ts)
         headers: () => (csrfToken ? { "x-csrf-token": csrfToken } : {}),
+        // A console server that does not answer reads as "not reachable", not as a JSON parse error.
+        fetch: fetchThroughConsole,
       }),
     ],
   });

@@ -6,6 +6,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, Suspense, useEffect } from "react";
 import { SessionContext } from "../../components/session";
 import { ErrorAlert, Loading } from "../../components/status";
+import { signInPathFor } from "../../lib/return-path";
 import { setCsrfToken, useTRPC } from "../../lib/trpc";
 
 /** The pages; one with a `scope` is listed only for roles that carry it (the page itself says so too). */
@@ -37,7 +38,9 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
   if (session) setCsrfToken(session.csrfToken);
 
   useEffect(() => {
-    if (me.isSuccess && !session) router.replace("/");
+    // Back here after signing in (only a path on the console is followed: lib/return-path.ts).
+    if (me.isSuccess && !session)
+      router.replace(signInPathFor(`${window.location.pathname}${window.location.search}`));
   }, [me.isSuccess, session, router]);
 
   const switchEnvironment = useMutation(
@@ -70,7 +73,12 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
   if (me.isError)
     return (
       <main className="centered">
-        <ErrorAlert error={me.error} title="Could not load your session" />
+        <ErrorAlert
+          error={me.error}
+          title="Could not load your session"
+          onRetry={() => me.refetch()}
+          retrying={me.isFetching}
+        />
       </main>
     );
   if (!session) return <Loading label="Redirecting to sign-in…" />;
@@ -81,8 +89,18 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <div className="shell">
-        <header className="topbar">
+        {/* Production reads differently at a glance: a red header that says so (globals.css). */}
+        <header className={`topbar env-${session.environment}`}>
           <span className="brand">Credential Platform</span>
+          {session.environment === "production" && (
+            <strong
+              className="env-banner"
+              data-testid="env-banner"
+              title="Changes here reach live credentials, wallets and relying parties."
+            >
+              Production
+            </strong>
+          )}
           <div className="topbar-controls">
             {tenants.data && tenants.data.data.length > 1 ? (
               <label className="env-switch">

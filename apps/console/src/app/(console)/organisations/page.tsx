@@ -1,6 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { CountryField, countryLabel } from "../../../components/country-field";
 import { PagedTable } from "../../../components/data-table";
 import { SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
@@ -47,7 +48,7 @@ export default function OrganisationsPage() {
         columns={[
           { header: "Reference", cell: (o) => <code>{o.reference}</code> },
           { header: "Name", cell: (o) => o.displayName },
-          { header: "Country", cell: (o) => o.country ?? "—" },
+          { header: "Country", cell: (o) => (o.country ? countryLabel(o.country) : "—") },
           { header: "Created", cell: (o) => new Date(o.createdAt).toLocaleString() },
           canManage && {
             header: "Actions",
@@ -85,13 +86,7 @@ export default function OrganisationsPage() {
               </span>
             </TextField>
             <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
-            <TextField
-              label="Country (optional)"
-              value={country}
-              onChange={(value) => setCountry(value.toUpperCase())}
-              maxLength={2}
-              placeholder="NL"
-            />
+            <CountryField label="Country (optional)" value={country} onChange={setCountry} />
           </div>
           <ErrorAlert error={create.error} title="Could not create the organisation" />
           {create.isSuccess && <Success>Organisation {create.data.data.reference} created.</Success>}

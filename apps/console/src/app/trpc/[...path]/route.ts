@@ -1,4 +1,5 @@
 import { env } from "../../../env";
+import { isJsonResponse, unreachableResponse } from "../../../lib/unreachable";
 
 /**
  * Same-origin proxy to the API's tRPC endpoint, so the session cookie is first-party and the console
@@ -42,19 +43,17 @@ async function proxy(request: Request): Promise<Response> {
       redirect: "manual",
     });
   } catch {
-    const body = {
-      error: {
-        message: "The console cannot reach the API. Is it running?",
-        code: -32603,
-        data: {
-          httpStatus: 502,
-          envelope: {
-            error: { code: "ApiUnreachable", message: "The API is unreachable.", requestId: "none" },
-          },
-        },
-      },
-    };
-    return Response.json(body, { status: 502 });
+    return unreachableResponse("ApiUnreachable", `The API at ${env.apiOrigin} is not reachable.`);
+  }
+  // The API answers /trpc with JSON only; anything else is something in its place (a gateway's HTML
+  // error page while it restarts, another service on that port).
+  if (!isJsonResponse(upstream)) {
+    // Not awaited: Next's fetch can hold the cancel until the other side closes.
+    upstream.body?.cancel().catch(() => {});
+    return unreachableResponse(
+      "ApiUnreachable",
+      `The API at ${env.apiOrigin} is not reachable: something else answered (HTTP ${upstream.status}).`,
+    );
   }
   const responseHeaders = new Headers();
   upstream.headers.forEach((value, name) => {
