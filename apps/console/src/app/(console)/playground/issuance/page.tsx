@@ -209,12 +209,15 @@ export default function IssuancePlaygroundPage() {
             {/* The offer travels in the fragment: the console's server never sees (or logs) it. */}
             {inSandbox && created.credentialOffer && current.status === "pending" && (
               <p>
-                <Link
+                {/* A new tab, so this page keeps following the transaction while the wallet redeems it. */}
+                <a
                   className="button"
                   href={`/wallet#offer=${encodeURIComponent(created.credentialOffer)}`}
+                  target="_blank"
+                  rel="noopener"
                 >
                   Open in sandbox wallet
-                </Link>
+                </a>
               </p>
             )}
             {created.txCode && (
