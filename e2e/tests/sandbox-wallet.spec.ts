@@ -84,7 +84,9 @@ async function readRequest(link: string) {
 
 test("an offer from the issuance playground is accepted in the wallet and shown as a card", async () => {
   await go(console_, "Issuance playground");
-  await console_.getByLabel("Credential configuration").selectOption({ label: `Library card (${configIdentifier})` });
+  await console_
+    .getByLabel("Credential configuration")
+    .selectOption({ label: `Library card (${configIdentifier})` });
   await console_.getByLabel("given_name (required)").fill("Erika");
   await console_.getByLabel("family_name (required)").fill("Mustermann");
   await console_.getByRole("button", { name: "Create offer" }).click();
@@ -162,7 +164,10 @@ test("revoked in the console: the wallet shows it revoked and a new verification
 
   const link = await startVerification();
   await readRequest(link);
-  await wallet.getByRole("form", { name: "Presentation request" }).getByRole("button", { name: "Share" }).click();
+  await wallet
+    .getByRole("form", { name: "Presentation request" })
+    .getByRole("button", { name: "Share" })
+    .click();
   await expect(wallet.getByTestId("presentation-outcome")).toBeVisible();
   await console_.bringToFront();
   await expect(console_.getByTestId("verification-status")).toHaveText("rejected");
@@ -176,7 +181,9 @@ test("an issuer requiring DPoP nonces and encryption, through the authorization 
   });
   await console_.bringToFront();
   await go(console_, "Issuance playground");
-  await console_.getByLabel("Credential configuration").selectOption({ label: `Library card (${configIdentifier})` });
+  await console_
+    .getByLabel("Credential configuration")
+    .selectOption({ label: `Library card (${configIdentifier})` });
   await console_.getByLabel("given_name (required)").fill("Max");
   await console_.getByLabel("family_name (required)").fill("Muster");
   await console_.getByLabel("Grant").selectOption("authorizationCode");
@@ -195,7 +202,9 @@ test("an issuer requiring DPoP nonces and encryption, through the authorization 
   await expect(wallet.getByText("Credential received: Library card.")).toBeVisible();
   await expect(wallet).toHaveURL(/\/wallet$/);
   const card = wallet.getByTestId("wallet-credential").first();
-  await expect(card.getByTestId("wallet-claims").getByRole("row", { name: /given_name/ })).toContainText("Max");
+  await expect(card.getByTestId("wallet-claims").getByRole("row", { name: /given_name/ })).toContainText(
+    "Max",
+  );
   await expect(card.getByTestId("wallet-credential-status")).toHaveText("valid");
   await console_.bringToFront();
   await expect(console_.getByTestId("issuance-status")).toHaveText("completed");
@@ -204,10 +213,14 @@ test("an issuer requiring DPoP nonces and encryption, through the authorization 
 test("the wallet is refused in production and not in its navigation", async () => {
   await console_.bringToFront();
   await console_.getByLabel("Environment").selectOption("production");
-  await expect(console_.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Sandbox wallet" })).toHaveCount(0);
+  await expect(
+    console_.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Sandbox wallet" }),
+  ).toHaveCount(0);
   await console_.goto("/wallet");
   await expect(console_.getByTestId("wallet-refused")).toContainText("sandbox environment only");
   await expect(console_.getByLabel("Credential offer link")).toHaveCount(0);
   await console_.getByLabel("Environment").selectOption("sandbox");
-  await expect(console_.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Sandbox wallet" })).toBeVisible();
+  await expect(
+    console_.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Sandbox wallet" }),
+  ).toBeVisible();
 });

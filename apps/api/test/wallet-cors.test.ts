@@ -37,22 +37,28 @@ describe("wallet endpoints allow cross-origin fetches", () => {
       expect(r.headers.get("access-control-allow-origin"), target).toBe("*");
       expect(r.headers.get("access-control-allow-methods"), target).toContain(method);
       const allowed = (r.headers.get("access-control-allow-headers") ?? "").toLowerCase();
-      for (const header of ["authorization", "dpop", "content-type"]) expect(allowed, target).toContain(header);
+      for (const header of ["authorization", "dpop", "content-type"])
+        expect(allowed, target).toContain(header);
       expect(r.headers.get("access-control-allow-credentials"), target).toBeNull();
     }
   });
 
   it("lets the page read the metadata, the offer and an OAuth error with its DPoP-Nonce exposed", async () => {
     const active = await activeIssuer(t, t.adminKey);
-    const metadata = await call(t, "GET", new URL(wellKnown("openid-credential-issuer", active.credentialIssuer)).pathname, {
-      headers: { origin },
-    });
+    const metadata = await call(
+      t,
+      "GET",
+      new URL(wellKnown("openid-credential-issuer", active.credentialIssuer)).pathname,
+      {
+        headers: { origin },
+      },
+    );
     expect(metadata.status).toBe(200);
     expect(metadata.headers.get("access-control-allow-origin")).toBe("*");
     const offer = await createTransaction(t, t.adminKey, active, { offerBy: "reference" });
-    const offerUri = new URL(offer.credentialOffer.replace(/^openid-credential-offer:\/\//, "https://x/")).searchParams.get(
-      "credential_offer_uri",
-    );
+    const offerUri = new URL(
+      offer.credentialOffer.replace(/^openid-credential-offer:\/\//, "https://x/"),
+    ).searchParams.get("credential_offer_uri");
     const fetched = await call(t, "GET", new URL(offerUri ?? "").pathname, { headers: { origin } });
     expect(fetched.status).toBe(200);
     expect(fetched.headers.get("access-control-allow-origin")).toBe("*");
@@ -68,13 +74,21 @@ describe("wallet endpoints allow cross-origin fetches", () => {
 
   it("adds no CORS to the management and product planes or to the authorization endpoint", async () => {
     const active = await activeIssuer(t, t.adminKey);
-    const management = await call(t, "GET", "/management/organisations", { key: t.adminKey, headers: { origin } });
+    const management = await call(t, "GET", "/management/organisations", {
+      key: t.adminKey,
+      headers: { origin },
+    });
     expect(management.headers.get("access-control-allow-origin")).toBeNull();
     const product = await preflight("/v1.0/issuance-transactions", "POST");
     expect(product.headers.get("access-control-allow-origin")).toBeNull();
-    const authorize = await call(t, "GET", `${new URL(active.credentialIssuer).pathname}/authorize?client_id=x`, {
-      headers: { origin },
-    });
+    const authorize = await call(
+      t,
+      "GET",
+      `${new URL(active.credentialIssuer).pathname}/authorize?client_id=x`,
+      {
+        headers: { origin },
+      },
+    );
     expect(authorize.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

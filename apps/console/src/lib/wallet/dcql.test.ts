@@ -28,7 +28,9 @@ describe("matchDcql", () => {
       [card, other],
     );
     expect(missing).toEqual([]);
-    expect(matches[0]!.candidates).toEqual([{ credentialId: "card", paths: [["given_name"], ["address", "country"]] }]);
+    expect(matches[0]!.candidates).toEqual([
+      { credentialId: "card", paths: [["given_name"], ["address", "country"]] },
+    ]);
   });
 
   it("needs every requested claim, and a value among `values` where given", () => {
@@ -36,12 +38,14 @@ describe("matchDcql", () => {
       credentials: [{ id: "q", format: "dc+sd-jwt", claims }],
     });
     expect(matchDcql(query([{ path: ["family_name"] }]), [card]).missing).toEqual(["q"]);
-    expect(matchDcql(query([{ path: ["address", "country"], values: ["FR"] }]), [card]).missing).toEqual(["q"]);
+    expect(matchDcql(query([{ path: ["address", "country"], values: ["FR"] }]), [card]).missing).toEqual([
+      "q",
+    ]);
     expect(matchDcql(query([{ path: ["nationalities", null], values: ["AT"] }]), [card]).missing).toEqual([]);
     // Another format is never answered with an SD-JWT VC.
-    expect(
-      matchDcql({ credentials: [{ id: "q", format: "mso_mdoc", claims: [] }] }, [card]).missing,
-    ).toEqual(["q"]);
+    expect(matchDcql({ credentials: [{ id: "q", format: "mso_mdoc", claims: [] }] }, [card]).missing).toEqual(
+      ["q"],
+    );
   });
 
   it("takes the first claim set the credential satisfies", () => {
@@ -75,7 +79,9 @@ describe("matchDcql", () => {
     const { matches, missing } = matchDcql(dcql, [card]);
     expect(matches.map((m) => m.query.id)).toEqual(["card"]);
     expect(missing).toEqual([]);
-    expect(matchDcql({ ...dcql, credential_sets: [{ options: [["pid"]] }] }, [card]).missing).toEqual(["pid"]);
+    expect(matchDcql({ ...dcql, credential_sets: [{ options: [["pid"]] }] }, [card]).missing).toEqual([
+      "pid",
+    ]);
   });
 });
 

@@ -99,7 +99,13 @@ export function matchDcql(
 export function pathLabel(path: ClaimPath): string {
   return path
     .map((segment, i) =>
-      segment === null ? "[*]" : typeof segment === "number" ? `[${segment}]` : i === 0 ? segment : `.${segment}`,
+      segment === null
+        ? "[*]"
+        : typeof segment === "number"
+          ? `[${segment}]`
+          : i === 0
+            ? segment
+            : `.${segment}`,
     )
     .join("");
 }

@@ -65,6 +65,7 @@ export class DpopSession {
 function needsNonce(answer: HttpAnswer): boolean {
   if (!answer.headers.get("dpop-nonce")) return false;
   const body = answer.body as { error?: unknown } | null;
-  if (answer.status === 400 && body && typeof body === "object" && body.error === "use_dpop_nonce") return true;
+  if (answer.status === 400 && body && typeof body === "object" && body.error === "use_dpop_nonce")
+    return true;
   return answer.status === 401 && /use_dpop_nonce/.test(answer.headers.get("www-authenticate") ?? "");
 }

@@ -39,7 +39,9 @@ export async function send(url: string, init: RequestInit = {}): Promise<HttpAns
 }
 
 export function asObject(value: unknown): Record<string, unknown> {
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 /** The error of a failed answer, in words a person can act on. */

@@ -43,7 +43,9 @@ export function issuerName(context: IssuerContext): string | null {
 }
 
 export function configurationName(context: IssuerContext, configurationId: string): string | null {
-  const configuration = asObject(asObject(context.issuerMetadata.credential_configurations_supported)[configurationId]);
+  const configuration = asObject(
+    asObject(context.issuerMetadata.credential_configurations_supported)[configurationId],
+  );
   const display = asObject(configuration.credential_metadata).display ?? configuration.display;
   const first = Array.isArray(display) ? asObject(display[0]) : {};
   return typeof first.name === "string" ? first.name : null;
@@ -83,7 +85,11 @@ async function tokenRequest(
     const ids = asObject(d).credential_identifiers;
     return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
   });
-  return { accessToken: body.access_token, tokenType: String(body.token_type ?? "Bearer"), credentialIdentifiers };
+  return {
+    accessToken: body.access_token,
+    tokenType: String(body.token_type ?? "Bearer"),
+    credentialIdentifiers,
+  };
 }
 
 /** Pre-authorized code flow (OpenID4VCI §6.1), with the tx_code the person typed where the offer asks one. */
@@ -119,7 +125,8 @@ export async function startAuthorizationCode(context: IssuerContext, redirectUri
   if (!grant) throw new WalletError("The offer has no authorization code grant.");
   const par = context.asMetadata.pushed_authorization_request_endpoint;
   const authorize = context.asMetadata.authorization_endpoint;
-  if (typeof authorize !== "string") throw new WalletError("The authorization server has no authorization_endpoint.");
+  if (typeof authorize !== "string")
+    throw new WalletError("The authorization server has no authorization_endpoint.");
   const configurationId = context.offer.credential_configuration_ids[0]!;
   const dpop = await dpopFor(context);
   const state = randomToken();
@@ -155,7 +162,8 @@ export async function startAuthorizationCode(context: IssuerContext, redirectUri
       body: new URLSearchParams(params).toString(),
     };
     const answer = dpop ? await dpop.send(par, init) : await send(par, init);
-    if (answer.status !== 201 && answer.status !== 200) throw failure("The pushed authorization request", answer);
+    if (answer.status !== 201 && answer.status !== 200)
+      throw failure("The pushed authorization request", answer);
     const requestUri = asObject(answer.body).request_uri;
     if (typeof requestUri !== "string") throw new WalletError("The PAR answer has no request_uri.");
     target.searchParams.set("client_id", WALLET_CLIENT_ID);
@@ -173,13 +181,20 @@ export async function finishAuthorizationCode(
 ): Promise<StoredCredential[]> {
   const state = params.get("state") ?? "";
   const flow = await getFlow(state);
-  if (!flow) throw new WalletError("This authorization answer does not belong to a flow this wallet started.");
+  if (!flow)
+    throw new WalletError("This authorization answer does not belong to a flow this wallet started.");
   await deleteFlow(state);
   const context = await loadContext(flow.credentialIssuer, flow.configurationId);
   const error = params.get("error");
-  if (error) throw new WalletError(`The issuer refused the authorization: ${error} ${params.get("error_description") ?? ""}`);
+  if (error)
+    throw new WalletError(
+      `The issuer refused the authorization: ${error} ${params.get("error_description") ?? ""}`,
+    );
   const iss = params.get("iss");
-  if (context.asMetadata.authorization_response_iss_parameter_supported === true && iss !== context.asMetadata.issuer) {
+  if (
+    context.asMetadata.authorization_response_iss_parameter_supported === true &&
+    iss !== context.asMetadata.issuer
+  ) {
     throw new WalletError("The authorization answer comes from another issuer (iss).");
   }
   const code = params.get("code");
@@ -232,7 +247,9 @@ async function encryptionFor(context: IssuerContext): Promise<Encryption | null>
   const keys = Array.isArray(asObject(request.jwks).keys) ? (asObject(request.jwks).keys as JWK[]) : [];
   const issuerKey = keys.find((k) => k.alg === "ECDH-ES" || k.use === "enc");
   if (!issuerKey) throw new WalletError("The issuer requires encryption but publishes no encryption key.");
-  const encValues = Array.isArray(request.enc_values_supported) ? (request.enc_values_supported as string[]) : [];
+  const encValues = Array.isArray(request.enc_values_supported)
+    ? (request.enc_values_supported as string[])
+    : [];
   const enc = encValues.includes("A128GCM") ? "A128GCM" : (encValues[0] ?? "A128GCM");
   const pair = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, ["deriveBits"]);
   const { kty, crv, x, y } = await exportJWK(pair.publicKey);
@@ -252,7 +269,8 @@ async function encryptionFor(context: IssuerContext): Promise<Encryption | null>
 
 async function readCredentialAnswer(answer: HttpAnswer, encryption: Encryption | null) {
   if ((answer.headers.get("content-type") ?? "").startsWith("application/jwt")) {
-    if (!encryption) throw new WalletError("The issuer encrypted a response the wallet did not ask to encrypt.");
+    if (!encryption)
+      throw new WalletError("The issuer encrypted a response the wallet did not ask to encrypt.");
     const { plaintext } = await compactDecrypt(answer.text.trim(), encryption.responseKey);
     return asObject(JSON.parse(new TextDecoder().decode(plaintext)));
   }
@@ -282,7 +300,9 @@ async function requestCredentials(
       ? { credential_identifier: token.credentialIdentifiers[0] }
       : { credential_configuration_id: configurationId }),
     proofs: { jwt: [proof.jwt] },
-    ...(encryption ? { credential_response_encryption: { jwk: encryption.responseJwk, enc: encryption.enc } } : {}),
+    ...(encryption
+      ? { credential_response_encryption: { jwk: encryption.responseJwk, enc: encryption.enc } }
+      : {}),
   };
   const init = {
     method: "POST",
@@ -300,7 +320,9 @@ async function requestCredentials(
           headers: { ...init.headers, authorization: `Bearer ${token.accessToken}` },
         });
   if (answer.status === 202) {
-    throw new WalletError("The issuer deferred this credential; the sandbox wallet does not poll for deferred credentials.");
+    throw new WalletError(
+      "The issuer deferred this credential; the sandbox wallet does not poll for deferred credentials.",
+    );
   }
   if (answer.status !== 200) throw failure("The credential request", answer);
   const body = await readCredentialAnswer(answer, encryption);
@@ -329,7 +351,12 @@ async function requestCredentials(
 }
 
 /** Tells the issuer the credential was stored (OpenID4VCI §11); a failure here loses nothing. */
-async function notifyAccepted(context: IssuerContext, dpop: DpopSession | null, token: TokenAnswer, id: unknown) {
+async function notifyAccepted(
+  context: IssuerContext,
+  dpop: DpopSession | null,
+  token: TokenAnswer,
+  id: unknown,
+) {
   const endpoint = context.issuerMetadata.notification_endpoint;
   if (typeof endpoint !== "string" || typeof id !== "string") return;
   const init = {
@@ -339,7 +366,11 @@ async function notifyAccepted(context: IssuerContext, dpop: DpopSession | null, 
   };
   try {
     if (dpop && token.tokenType.toLowerCase() === "dpop") await dpop.send(endpoint, init, token.accessToken);
-    else await send(endpoint, { ...init, headers: { ...init.headers, authorization: `Bearer ${token.accessToken}` } });
+    else
+      await send(endpoint, {
+        ...init,
+        headers: { ...init.headers, authorization: `Bearer ${token.accessToken}` },
+      });
   } catch {
     // best effort
   }

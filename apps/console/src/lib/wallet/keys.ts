@@ -1,4 +1,4 @@
-import { base64url, exportJWK, type JWTPayload, type JWTHeaderParameters, SignJWT } from "jose";
+import { base64url, exportJWK, type JWTHeaderParameters, type JWTPayload, SignJWT } from "jose";
 import { putKey, type StoredKey } from "./store";
 
 const ES256 = { name: "ECDSA", namedCurve: "P-256" } as const;

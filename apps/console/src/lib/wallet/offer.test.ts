@@ -3,9 +3,14 @@ import { parseOfferLink, readOffer, wellKnown } from "./offer";
 
 describe("parseOfferLink", () => {
   it("reads an offer by value and by reference", () => {
-    const offer = { credential_issuer: "https://issuer.example/issuers/iss_1", credential_configuration_ids: ["card"] };
+    const offer = {
+      credential_issuer: "https://issuer.example/issuers/iss_1",
+      credential_configuration_ids: ["card"],
+    };
     expect(
-      parseOfferLink(`openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`),
+      parseOfferLink(
+        `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`,
+      ),
     ).toEqual({ offer });
     expect(
       parseOfferLink("haip-vci://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Foffers%2Fabc"),
@@ -16,16 +21,16 @@ describe("parseOfferLink", () => {
     expect(() => parseOfferLink("hello")).toThrow(/not a credential offer link/);
     expect(() => parseOfferLink("openid-credential-offer://?x=1")).toThrow(/neither/);
     expect(() => parseOfferLink("openid-credential-offer://?credential_offer=%7Bnope")).toThrow(/not JSON/);
-    expect(() => parseOfferLink("openid-credential-offer://?credential_offer=%7B%7D&credential_offer_uri=x")).toThrow(
-      /both/,
-    );
+    expect(() =>
+      parseOfferLink("openid-credential-offer://?credential_offer=%7B%7D&credential_offer_uri=x"),
+    ).toThrow(/both/);
   });
 
   it("checks the members the wallet relies on", () => {
     expect(() => readOffer({ credential_configuration_ids: ["a"] })).toThrow(/credential_issuer/);
-    expect(() => readOffer({ credential_issuer: "https://i.example", credential_configuration_ids: [] })).toThrow(
-      /credential_configuration_ids/,
-    );
+    expect(() =>
+      readOffer({ credential_issuer: "https://i.example", credential_configuration_ids: [] }),
+    ).toThrow(/credential_configuration_ids/);
   });
 });
 

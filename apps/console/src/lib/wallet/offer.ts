@@ -24,7 +24,8 @@ export function parseOfferLink(link: string): { offer: unknown } | { offerUri: s
   }
   const byValue = url.searchParams.get("credential_offer");
   const byReference = url.searchParams.get("credential_offer_uri");
-  if (byValue && byReference) throw new WalletError("The offer has both credential_offer and credential_offer_uri.");
+  if (byValue && byReference)
+    throw new WalletError("The offer has both credential_offer and credential_offer_uri.");
   if (byValue) {
     try {
       return { offer: JSON.parse(byValue) };

@@ -1,4 +1,12 @@
-import { base64url, CompactEncrypt, compactVerify, decodeProtectedHeader, importJWK, importX509, type JWK } from "jose";
+import {
+  base64url,
+  CompactEncrypt,
+  compactVerify,
+  decodeProtectedHeader,
+  importJWK,
+  importX509,
+  type JWK,
+} from "jose";
 import type { DcqlQuery } from "./dcql";
 import { asObject, failure, send, WalletError } from "./http";
 import { randomToken } from "./keys";
@@ -21,7 +29,12 @@ export interface VerifiedRequest {
   /** The verifier as its certificate names it. */
   verifier: { subject: string; issuer: string; notAfter: Date; dnsNames: string[] };
   /** Decoded `transaction_data` items with their encoded form (hashed into the KB-JWT). */
-  transactionData: { encoded: string; type: string; credentialIds: string[]; item: Record<string, unknown> }[];
+  transactionData: {
+    encoded: string;
+    type: string;
+    credentialIds: string[];
+    item: Record<string, unknown>;
+  }[];
 }
 
 const pem = (der: string) =>
@@ -86,7 +99,8 @@ export async function loadPresentationRequest(linkText: string): Promise<Verifie
   if (header.typ !== REQUEST_OBJECT_TYP) fail(`typ must be ${REQUEST_OBJECT_TYP}`);
   if (header.alg !== "ES256") fail("alg must be ES256");
   const x5c = header.x5c;
-  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((c) => typeof c === "string")) fail("x5c is missing");
+  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((c) => typeof c === "string"))
+    fail("x5c is missing");
   const chainText = x5c as string[];
   let payload: Record<string, unknown> = {};
   try {
@@ -182,8 +196,11 @@ export interface PresentationOutcome {
 async function encryptResponse(request: VerifiedRequest, params: Record<string, unknown>): Promise<string> {
   const metadata = asObject(request.payload.client_metadata);
   const keys = Array.isArray(asObject(metadata.jwks).keys) ? (asObject(metadata.jwks).keys as JWK[]) : [];
-  const key = keys.find((k) => (k.alg === undefined || k.alg === "ECDH-ES") && (k.use === undefined || k.use === "enc"));
-  if (!key) throw new WalletError("direct_post.jwt asks for encryption, but client_metadata has no ECDH-ES key.");
+  const key = keys.find(
+    (k) => (k.alg === undefined || k.alg === "ECDH-ES") && (k.use === undefined || k.use === "enc"),
+  );
+  if (!key)
+    throw new WalletError("direct_post.jwt asks for encryption, but client_metadata has no ECDH-ES key.");
   const encValues = metadata.encrypted_response_enc_values_supported;
   const enc = Array.isArray(encValues) && typeof encValues[0] === "string" ? encValues[0] : "A128GCM";
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(params)))
@@ -214,9 +231,7 @@ export async function submitPresentation(
         holderKey,
         aud: request.clientId,
         nonce: request.nonce,
-        ...(hashes.length
-          ? { extraKeyBindingClaims: { transaction_data_hashes: hashes } }
-          : {}),
+        ...(hashes.length ? { extraKeyBindingClaims: { transaction_data_hashes: hashes } } : {}),
       }),
     ];
   }
@@ -227,7 +242,10 @@ export async function submitPresentation(
 
 /** Tells the verifier the holder declined (`access_denied`, OpenID4VP §8.5). */
 export function declinePresentation(request: VerifiedRequest): Promise<PresentationOutcome> {
-  const params: Record<string, unknown> = { error: "access_denied", error_description: "The holder declined." };
+  const params: Record<string, unknown> = {
+    error: "access_denied",
+    error_description: "The holder declined.",
+  };
   if (typeof request.payload.state === "string") params.state = request.payload.state;
   return postResponse(request, params, false);
 }
@@ -239,7 +257,8 @@ async function postResponse(
 ): Promise<PresentationOutcome> {
   const form = new URLSearchParams();
   if (encrypt) form.set("response", await encryptResponse(request, params));
-  else for (const [k, v] of Object.entries(params)) form.set(k, typeof v === "string" ? v : JSON.stringify(v));
+  else
+    for (const [k, v] of Object.entries(params)) form.set(k, typeof v === "string" ? v : JSON.stringify(v));
   const answer = await send(request.responseUri, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },

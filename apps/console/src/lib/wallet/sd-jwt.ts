@@ -29,7 +29,18 @@ export async function decodeCredential(compact: string): Promise<DecodedCredenti
 }
 
 /** Registered JWT and SD-JWT VC members, shown apart from the subject's claims. */
-const TECHNICAL = new Set(["iss", "iat", "nbf", "exp", "vct", "vct#integrity", "cnf", "status", "_sd_alg", "sub"]);
+const TECHNICAL = new Set([
+  "iss",
+  "iat",
+  "nbf",
+  "exp",
+  "vct",
+  "vct#integrity",
+  "cnf",
+  "status",
+  "_sd_alg",
+  "sub",
+]);
 
 export function subjectClaims(claims: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(claims).filter(([name]) => !TECHNICAL.has(name)));

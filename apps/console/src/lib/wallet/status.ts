@@ -24,7 +24,10 @@ export function statusReference(claims: Record<string, unknown>): { idx: number;
  * Fetches the status list token (`application/statuslist+jwt`), checks its issuer's signature and that
  * its `sub` is the URI fetched (Token Status List §8.3), and reads the credential's entry.
  */
-export async function fetchStatus(claims: Record<string, unknown>, issuer: string): Promise<CredentialStatus> {
+export async function fetchStatus(
+  claims: Record<string, unknown>,
+  issuer: string,
+): Promise<CredentialStatus> {
   const reference = statusReference(claims);
   if (!reference) return "no status";
   const answer = await send(reference.uri, { headers: { accept: "application/statuslist+jwt" } });

@@ -47,7 +47,8 @@ function open(): Promise<IDBDatabase> {
     request.onupgradeneeded = () => {
       const db = request.result;
       if (!db.objectStoreNames.contains("keys")) db.createObjectStore("keys", { keyPath: "id" });
-      if (!db.objectStoreNames.contains("credentials")) db.createObjectStore("credentials", { keyPath: "id" });
+      if (!db.objectStoreNames.contains("credentials"))
+        db.createObjectStore("credentials", { keyPath: "id" });
       if (!db.objectStoreNames.contains("flows")) db.createObjectStore("flows", { keyPath: "state" });
     };
     request.onsuccess = () => resolve(request.result);

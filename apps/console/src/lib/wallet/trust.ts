@@ -19,7 +19,10 @@ export async function verifyIssuerSignature(jws: string, issuer: string): Promis
       await compactVerify(jws, await importX509(pem(header.x5c[0]), "ES256"));
       return "x5c";
     }
-    const metadata = await getJson("Fetching the issuer's JWT VC metadata", wellKnown("jwt-vc-issuer", issuer));
+    const metadata = await getJson(
+      "Fetching the issuer's JWT VC metadata",
+      wellKnown("jwt-vc-issuer", issuer),
+    );
     const jwks = metadata.jwks
       ? asObject(metadata.jwks)
       : await getJson("Fetching the issuer's keys", String(metadata.jwks_uri));

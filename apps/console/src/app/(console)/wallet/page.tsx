@@ -1,6 +1,6 @@
 "use client";
-import { Empty, PageHeader } from "../../../components/status";
 import { useSession } from "../../../components/session";
+import { Empty, PageHeader } from "../../../components/status";
 import { SandboxWallet } from "./sandbox-wallet";
 
 /**
@@ -19,8 +19,8 @@ export default function WalletPage() {
         <SandboxWallet />
       ) : (
         <div className="alert alert-error" role="alert" data-testid="wallet-refused">
-          <strong>The sandbox wallet is for the sandbox environment only.</strong> Production credentials belong
-          in a holder&apos;s own wallet. Switch the environment to Sandbox to use it.
+          <strong>The sandbox wallet is for the sandbox environment only.</strong> Production credentials
+          belong in a holder&apos;s own wallet. Switch the environment to Sandbox to use it.
         </div>
       )}
       <Empty>

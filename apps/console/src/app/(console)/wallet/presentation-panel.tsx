@@ -4,8 +4,8 @@ import { type FormEvent, useState } from "react";
 import { type Candidate, matchDcql, pathLabel, type QueryMatch } from "../../../lib/wallet/dcql";
 import { WalletError } from "../../../lib/wallet/http";
 import {
-  declinePresentation,
   type Disclosure,
+  declinePresentation,
   loadPresentationRequest,
   type PresentationOutcome,
   submitPresentation,
@@ -26,7 +26,11 @@ function initialChoices(matches: QueryMatch[]): Choices {
   const choices: Choices = {};
   for (const match of matches) {
     const first = match.candidates[0];
-    if (first) choices[match.query.id] = { credentialId: first.credentialId, paths: new Set(first.paths.map(pathLabel)) };
+    if (first)
+      choices[match.query.id] = {
+        credentialId: first.credentialId,
+        paths: new Set(first.paths.map(pathLabel)),
+      };
   }
   return choices;
 }
@@ -41,7 +45,9 @@ export function PresentationPanel({ credentials }: { credentials: StoredCredenti
   const decoded = useQuery({
     queryKey: ["wallet", "candidates", credentials.map((c) => c.id).join(",")],
     queryFn: async (): Promise<Candidate[]> =>
-      Promise.all(credentials.map(async (c) => ({ id: c.id, claims: (await decodeCredential(c.compact)).claims }))),
+      Promise.all(
+        credentials.map(async (c) => ({ id: c.id, claims: (await decodeCredential(c.compact)).claims })),
+      ),
   });
   const candidates = decoded.data ?? [];
   const matched = request ? matchDcql(request.dcql, candidates) : null;
@@ -131,8 +137,9 @@ export function PresentationPanel({ credentials }: { credentials: StoredCredenti
             </dd>
             <dt>Certificate</dt>
             <dd>
-              Signature, chain and client id checked; valid until {request.verifier.notAfter.toLocaleDateString()}.
-              Not checked against a trust list (the sandbox wallet has none).
+              Signature, chain and client id checked; valid until{" "}
+              {request.verifier.notAfter.toLocaleDateString()}. Not checked against a trust list (the sandbox
+              wallet has none).
             </dd>
             <dt>Response</dt>
             <dd>
@@ -175,20 +182,28 @@ export function PresentationPanel({ credentials }: { credentials: StoredCredenti
                         if (picked)
                           setChoices({
                             ...choices,
-                            [match.query.id]: { credentialId: picked.credentialId, paths: new Set(picked.paths.map(pathLabel)) },
+                            [match.query.id]: {
+                              credentialId: picked.credentialId,
+                              paths: new Set(picked.paths.map(pathLabel)),
+                            },
                           });
                       }}
                     >
                       {match.candidates.map((c) => (
                         <option key={c.credentialId} value={c.credentialId}>
                           {credentials.find((s) => s.id === c.credentialId)?.displayName ?? c.credentialId} (
-                          {new Date(credentials.find((s) => s.id === c.credentialId)?.receivedAt ?? 0).toLocaleString()})
+                          {new Date(
+                            credentials.find((s) => s.id === c.credentialId)?.receivedAt ?? 0,
+                          ).toLocaleString()}
+                          )
                         </option>
                       ))}
                     </select>
                   </label>
                 )}
-                {paths.length === 0 && <p className="hint">Only the credential itself is asked for (no claims).</p>}
+                {paths.length === 0 && (
+                  <p className="hint">Only the credential itself is asked for (no claims).</p>
+                )}
                 {paths.map((path) => {
                   const label = pathLabel(path);
                   return (
@@ -216,7 +231,12 @@ export function PresentationPanel({ credentials }: { credentials: StoredCredenti
             <button type="submit" disabled={!answerable || share.isPending}>
               {share.isPending ? "Sharing…" : "Share"}
             </button>{" "}
-            <button type="button" className="secondary" disabled={decline.isPending} onClick={() => decline.mutate()}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={decline.isPending}
+              onClick={() => decline.mutate()}
+            >
               Decline
             </button>
           </p>

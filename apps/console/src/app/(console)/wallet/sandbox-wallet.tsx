@@ -2,10 +2,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import {
+  configurationName,
   finishAuthorizationCode,
   type IssuerContext,
   issuerName,
-  configurationName,
   loadIssuer,
   redeemPreAuthorizedCode,
   startAuthorizationCode,
@@ -83,7 +83,8 @@ function ReceivePanel({ onReceived }: { onReceived: () => Promise<void> }) {
   const accept = useMutation({
     mutationFn: async () => {
       if (!context) throw new Error("Read an offer first.");
-      if (context.offer.grants?.[PRE_AUTHORIZED_GRANT]) return redeemPreAuthorizedCode(context, txCode.trim() || undefined);
+      if (context.offer.grants?.[PRE_AUTHORIZED_GRANT])
+        return redeemPreAuthorizedCode(context, txCode.trim() || undefined);
       window.location.assign(await startAuthorizationCode(context, redirectUri()));
       return [];
     },
@@ -163,11 +164,14 @@ function ReceivePanel({ onReceived }: { onReceived: () => Promise<void> }) {
             <dt>Credential</dt>
             <dd>{configurationName(context, configurationId) ?? configurationId}</dd>
             <dt>Grant</dt>
-            <dd>{preAuthorized ? "Pre-authorized code" : "Authorization code (you continue at the issuer)"}</dd>
+            <dd>
+              {preAuthorized ? "Pre-authorized code" : "Authorization code (you continue at the issuer)"}
+            </dd>
           </dl>
           {preAuthorized?.tx_code && (
             <label>
-              Transaction code{preAuthorized.tx_code.description ? ` (${preAuthorized.tx_code.description})` : ""}
+              Transaction code
+              {preAuthorized.tx_code.description ? ` (${preAuthorized.tx_code.description})` : ""}
               <input
                 value={txCode}
                 onChange={(e) => setTxCode(e.target.value)}
@@ -180,7 +184,11 @@ function ReceivePanel({ onReceived }: { onReceived: () => Promise<void> }) {
           )}
           <p>
             <button type="submit" disabled={accept.isPending}>
-              {accept.isPending ? "Accepting…" : preAuthorized ? "Accept credential" : "Continue at the issuer"}
+              {accept.isPending
+                ? "Accepting…"
+                : preAuthorized
+                  ? "Accept credential"
+                  : "Continue at the issuer"}
             </button>{" "}
             <button type="button" className="secondary" onClick={() => setContext(null)}>
               Decline
