@@ -17,6 +17,7 @@ const suffix = unique("wallet");
 const configIdentifier = `wallet-card-${suffix}`;
 const policyIdentifier = `wallet-check-${suffix}`;
 let issuerId = "";
+let credentialType = "";
 let credentialId = "";
 
 let console_: Page;
@@ -37,7 +38,7 @@ test.beforeAll(async ({ browser }) => {
     display: [{ locale: "en", name: `Wallet issuer ${suffix}` }],
   });
   issuerId = issuer.data.id;
-  await api("POST", "/management/credential-configurations", {
+  const configuration = await api("POST", "/management/credential-configurations", {
     identifier: configIdentifier,
     displayName: "Library card",
     issuerId,
@@ -47,6 +48,7 @@ test.beforeAll(async ({ browser }) => {
       { path: ["family_name"], type: "string", required: true },
     ],
   });
+  credentialType = configuration.data.credentialType;
   await api("POST", `/management/issuers/${issuerId}/activate`);
 });
 
@@ -208,6 +210,46 @@ test("an issuer requiring DPoP nonces and encryption, through the authorization 
   await expect(card.getByTestId("wallet-credential-status")).toHaveText("valid");
   await console_.bringToFront();
   await expect(console_.getByTestId("issuance-status")).toHaveText("completed");
+});
+
+test("a direct_post request (not encrypted) asking for two claims, answered with the newest credential", async () => {
+  // The console's policy form always asks for direct_post.jwt; this policy comes from the Management API.
+  const identifier = `${policyIdentifier}-plain`;
+  await api("POST", "/management/verification-policies", {
+    identifier,
+    displayName: "Library check (plain)",
+    responseMode: "direct_post",
+    credentials: [
+      {
+        id: "card",
+        credentialTypes: [credentialType],
+        trustedIssuers: [{ issuerId }],
+        requiredClaims: [["given_name"], ["family_name"]],
+      },
+    ],
+  });
+  await console_.bringToFront();
+  await go(console_, "Verification playground");
+  await console_.getByLabel("Policy").selectOption(identifier);
+  await console_.getByRole("button", { name: "Start verification" }).click();
+  const link = await console_.getByTestId("qr-link").inputValue();
+
+  await readRequest(link);
+  const request = wallet.getByRole("form", { name: "Presentation request" });
+  await expect(request).toContainText("direct_post");
+  await expect(request).not.toContainText("encrypted to the verifier");
+  // Two library cards match (Erika's, revoked, and Max's): the newest is chosen first.
+  await expect(request.getByLabel("Credential").locator("option")).toHaveCount(2);
+  await expect(request.getByLabel(/^Share given_name/)).toHaveAccessibleName(/Max/);
+  await expect(request.getByLabel(/^Share family_name/)).toBeChecked();
+  await request.getByRole("button", { name: "Share" }).click();
+  await expect(wallet.getByTestId("presentation-outcome")).toHaveText(/Shared with the verifier/);
+
+  await console_.bringToFront();
+  await expect(console_.getByTestId("verification-status")).toHaveText("verified");
+  const verified = console_.getByTestId("verified-claims");
+  await expect(verified.getByRole("row", { name: /given_name/ })).toContainText("Max");
+  await expect(verified.getByRole("row", { name: /family_name/ })).toContainText("Muster");
 });
 
 test("the wallet is refused in production and not in its navigation", async () => {

@@ -1,9 +1,25 @@
-import { CompactEncrypt, calculateJwkThumbprint, compactDecrypt, exportJWK, importJWK, type JWK } from "jose";
+import {
+  base64url,
+  CompactEncrypt,
+  calculateJwkThumbprint,
+  compactDecrypt,
+  exportJWK,
+  importJWK,
+  type JWK,
+} from "jose";
 import { DpopSession } from "./dpop";
 import { asObject, failure, getJson, type HttpAnswer, send, WalletError } from "./http";
 import { createHolderKey, randomToken, signJwt } from "./keys";
 import { type CredentialOffer, PRE_AUTHORIZED_GRANT, wellKnown } from "./offer";
-import { deleteFlow, getFlow, putCredential, putFlow, type StoredCredential } from "./store";
+import {
+  deleteFlow,
+  deleteKey,
+  getFlow,
+  getKey,
+  putCredential,
+  putFlow,
+  type StoredCredential,
+} from "./store";
 import { verifyIssuerSignature } from "./trust";
 
 /** The client_id the sandbox wallet uses as a public client (no registration, no attestation). */
@@ -101,17 +117,21 @@ export async function redeemPreAuthorizedCode(
   if (!grant) throw new WalletError("The offer has no pre-authorized code.");
   if (grant.tx_code && !txCode) throw new WalletError("Enter the transaction code you were given.");
   const dpop = await dpopFor(context);
-  const token = await tokenRequest(context, dpop, {
-    grant_type: PRE_AUTHORIZED_GRANT,
-    "pre-authorized_code": grant["pre-authorized_code"],
-    ...(grant.tx_code && txCode ? { tx_code: txCode } : {}),
-  });
-  return requestCredentials(context, dpop, token);
+  try {
+    const token = await tokenRequest(context, dpop, {
+      grant_type: PRE_AUTHORIZED_GRANT,
+      "pre-authorized_code": grant["pre-authorized_code"],
+      ...(grant.tx_code && txCode ? { tx_code: txCode } : {}),
+    });
+    return await requestCredentials(context, dpop, token);
+  } finally {
+    // The DPoP key served this one issuance (its token is not kept).
+    if (dpop) await deleteKey(dpop.key.id);
+  }
 }
 
 async function pkceChallenge(verifier: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  const { base64url } = await import("jose");
   return base64url.encode(new Uint8Array(digest));
 }
 
@@ -199,17 +219,20 @@ export async function finishAuthorizationCode(
   }
   const code = params.get("code");
   if (!code) throw new WalletError("The authorization answer has no code.");
-  const { getKey } = await import("./store");
   const key = flow.dpopKeyId ? await getKey(flow.dpopKeyId) : undefined;
   const dpop = key ? new DpopSession(key) : null;
-  const token = await tokenRequest(context, dpop, {
-    grant_type: "authorization_code",
-    code,
-    client_id: flow.clientId,
-    redirect_uri: flow.redirectUri,
-    code_verifier: flow.codeVerifier,
-  });
-  return requestCredentials(context, dpop, token);
+  try {
+    const token = await tokenRequest(context, dpop, {
+      grant_type: "authorization_code",
+      code,
+      client_id: flow.clientId,
+      redirect_uri: flow.redirectUri,
+      code_verifier: flow.codeVerifier,
+    });
+    return await requestCredentials(context, dpop, token);
+  } finally {
+    if (flow.dpopKeyId) await deleteKey(flow.dpopKeyId);
+  }
 }
 
 /** One proof of possession of a new holder key (openid4vci-proof+jwt, OpenID4VCI Appendix F.1). */
@@ -319,6 +342,8 @@ async function requestCredentials(
           ...init,
           headers: { ...init.headers, authorization: `Bearer ${token.accessToken}` },
         });
+  // No credential for this holder key: drop it.
+  if (answer.status !== 200) await deleteKey(proof.key.id);
   if (answer.status === 202) {
     throw new WalletError(
       "The issuer deferred this credential; the sandbox wallet does not poll for deferred credentials.",

@@ -11,7 +11,12 @@ import {
   startAuthorizationCode,
 } from "../../../lib/wallet/issuance";
 import { PRE_AUTHORIZED_GRANT, resolveOffer } from "../../../lib/wallet/offer";
-import { deleteCredential, listCredentials, type StoredCredential } from "../../../lib/wallet/store";
+import {
+  deleteCredential,
+  deleteKey,
+  listCredentials,
+  type StoredCredential,
+} from "../../../lib/wallet/store";
 import { CredentialCard } from "./credential-card";
 import { PresentationPanel } from "./presentation-panel";
 import { WalletAlert } from "./wallet-error";
@@ -51,6 +56,7 @@ export function SandboxWallet() {
               credential={credential}
               onRemove={async () => {
                 await deleteCredential(credential.id);
+                await deleteKey(credential.keyId);
                 await reload();
               }}
             />
