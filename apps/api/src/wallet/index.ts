@@ -2,6 +2,7 @@ import type { AppDeps } from "@cred/core";
 import type { FastifyInstance } from "fastify";
 import { registerAuthorize } from "./authorize";
 import { registerChallenge } from "./challenge";
+import { withWalletCors } from "./cors";
 import { registerCredential } from "./credential";
 import { registerDeferredCredential } from "./deferred-credential";
 import { registerMetadata } from "./metadata";
@@ -22,18 +23,24 @@ import { registerTypeMetadata } from "./type-metadata";
  * choose status codes, headers and media types, and `oauth-error-reply.ts` renders every OAuth error.
  */
 export function registerWalletRoutes(app: FastifyInstance, deps: AppDeps) {
-  registerMetadata(app, deps);
-  registerTypeMetadata(app, deps);
-  registerOffer(app, deps);
-  registerToken(app, deps);
-  registerPushedAuthorizationRequest(app, deps);
+  // The browser navigates to the authorization endpoint (and its return URL), which sets cookies: no CORS.
   registerAuthorize(app, deps);
-  registerChallenge(app, deps);
-  registerNonce(app, deps);
-  registerCredential(app, deps);
-  registerDeferredCredential(app, deps);
-  registerNotification(app, deps);
-  registerStatusList(app, deps);
-  registerRequestObject(app, deps);
-  registerResponse(app, deps);
+  // Everything a wallet calls with fetch, with CORS for browser-based wallets (cors.ts).
+  app.register((scoped) =>
+    withWalletCors(scoped, (routes) => {
+      registerMetadata(routes, deps);
+      registerTypeMetadata(routes, deps);
+      registerOffer(routes, deps);
+      registerToken(routes, deps);
+      registerPushedAuthorizationRequest(routes, deps);
+      registerChallenge(routes, deps);
+      registerNonce(routes, deps);
+      registerCredential(routes, deps);
+      registerDeferredCredential(routes, deps);
+      registerNotification(routes, deps);
+      registerStatusList(routes, deps);
+      registerRequestObject(routes, deps);
+      registerResponse(routes, deps);
+    }),
+  );
 }

@@ -9,8 +9,11 @@ import { ErrorAlert, Loading } from "../../components/status";
 import { signInPathFor } from "../../lib/return-path";
 import { setCsrfToken, useTRPC } from "../../lib/trpc";
 
-/** The pages; one with a `scope` is listed only for roles that carry it (the page itself says so too). */
-const NAV: { href: string; label: string; scope?: Scope }[] = [
+/**
+ * The pages; one with a `scope` is listed only for roles that carry it (the page itself says so too), one
+ * `sandboxOnly` only in the sandbox environment.
+ */
+const NAV: { href: string; label: string; scope?: Scope; sandboxOnly?: boolean }[] = [
   { href: "/dashboard", label: "Dashboard" },
   { href: "/organisations", label: "Organisations" },
   { href: "/issuers", label: "Issuers" },
@@ -25,6 +28,7 @@ const NAV: { href: string; label: string; scope?: Scope }[] = [
   { href: "/audit", label: "Audit", scope: "audit.read" },
   { href: "/playground/issuance", label: "Issuance playground" },
   { href: "/playground/verification", label: "Verification playground" },
+  { href: "/wallet", label: "Sandbox wallet", sandboxOnly: true },
 ];
 
 /** The signed-in shell: navigation, tenant and environment switcher, sign-out. */
@@ -146,7 +150,11 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         </header>
         <nav aria-label="Console" className="sidebar">
           <ul>
-            {NAV.filter((item) => !item.scope || session.scopes.includes(item.scope)).map((item) => (
+            {NAV.filter(
+              (item) =>
+                (!item.scope || session.scopes.includes(item.scope)) &&
+                (!item.sandboxOnly || session.environment === "sandbox"),
+            ).map((item) => (
               <li key={item.href}>
                 <Link
                   href={item.href}

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
 import { InvocationField } from "../../../../components/invocation-field";
 import { QrCode } from "../../../../components/qr-code";
-import { useCan } from "../../../../components/session";
+import { useCan, useSession } from "../../../../components/session";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
 import { TransactionActions } from "../../../../components/transaction-actions";
 import { pollWhilePending } from "../../../../lib/polling";
@@ -52,6 +52,7 @@ export default function IssuancePlaygroundPage() {
   const refreshDashboard = useRefresh("dashboard");
   const configurations = useAllResourceItems("credentialConfigurations");
   const canIssue = useCan("credentials.issue");
+  const inSandbox = useSession().environment === "sandbox";
   const issuers = useAllResourceItems("issuers", { status: "active" });
   const [configurationId, setConfigurationId] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
@@ -204,6 +205,20 @@ export default function IssuancePlaygroundPage() {
             </p>
             {created.credentialOffer && current.status === "pending" && (
               <QrCode value={created.credentialOffer} label="QR code of the credential offer" />
+            )}
+            {/* The offer travels in the fragment: the console's server never sees (or logs) it. */}
+            {inSandbox && created.credentialOffer && current.status === "pending" && (
+              <p>
+                {/* A new tab, so this page keeps following the transaction while the wallet redeems it. */}
+                <a
+                  className="button"
+                  href={`/wallet#offer=${encodeURIComponent(created.credentialOffer)}`}
+                  target="_blank"
+                  rel="noopener"
+                >
+                  Open in sandbox wallet
+                </a>
+              </p>
             )}
             {created.txCode && (
               <p>
