@@ -128,6 +128,19 @@ export interface Env {
   trustProxy: string[];
   /** AUDIT_RETENTION_DAYS: how long audit events are kept (unset: 400). */
   auditRetentionDays: number | undefined;
+  /**
+   * Where `/metrics` is served: METRICS_PORT (a listener of its own on METRICS_HOST, default 127.0.0.1)
+   * and/or METRICS_TOKEN (a bearer token; on the API's port when no METRICS_PORT). Neither: not served.
+   */
+  metrics: { port?: number; host?: string; token?: string };
+}
+
+/** A metrics token shorter than this is refused: it would be guessable. */
+const METRICS_TOKEN_MIN_LENGTH = 32;
+
+/** `{ [key]: value }` when the value is set, else nothing (exactOptionalPropertyTypes-friendly spreads). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 /** Reads and checks the environment; throws an EnvError naming every invalid variable. */
@@ -164,7 +177,21 @@ export function readEnv(source: Source = process.env): Env {
     runWorker: source.RUN_WORKER !== "false",
     trustProxy: "trust" in trustProxy ? trustProxy.trust : [],
     auditRetentionDays: read.positive("AUDIT_RETENTION_DAYS", 36_500),
+    metrics: {
+      ...optional("port", read.positive("METRICS_PORT", 65_535)),
+      ...optional("host", source.METRICS_HOST?.trim() || undefined),
+      ...optional("token", source.METRICS_TOKEN?.trim() || undefined),
+    },
   };
+  const token = env.metrics.token;
+  if (token !== undefined && (token.length < METRICS_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(token))) {
+    read.problems.push(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} printable characters without spaces, e.g. openssl rand -hex 32.`,
+    );
+  }
+  if (env.metrics.port !== undefined && env.metrics.port === env.port) {
+    read.problems.push(`METRICS_PORT must differ from PORT (${env.port}).`);
+  }
   // Outside development mode the public base URL names the issuers and their credential types, which
   // cannot be changed once credentials are out: no silent localhost default, and https only.
   if (

@@ -21,6 +21,7 @@ const server = await createServer({
   runWorker: env.runWorker,
   trustProxy: env.trustProxy,
   workerOptions: webhook.workerOptions,
+  metrics: env.metrics,
 }).catch(exitOnStartupError); // e.g. a master key that does not fit the database, or no database: one line, exit 1
 
 const created = await bootstrap(server.database.root, env.bootstrapAdminEmail);
@@ -63,6 +64,12 @@ if (env.developmentMode && (!loopbackHost || publicBaseUrl.startsWith("https:"))
     `  (HOST ${env.host}, ${publicBaseUrl}): webhooks and outbound fetches may reach loopback addresses and`,
     "  http URLs are accepted. Set NODE_ENV=production (and MASTER_KEY) for a deployment.",
   );
+}
+if (server.metricsListener) {
+  const { address, port } = server.metricsListener.address;
+  lines.push(`  Metrics:        http://${address.includes(":") ? `[${address}]` : address}:${port}/metrics`);
+} else if (env.metrics.token) {
+  lines.push(`  Metrics:        ${publicBaseUrl}/metrics (Authorization: Bearer <METRICS_TOKEN>)`);
 }
 process.stdout.write(`${lines.join("\n")}\n\n`);
 

@@ -18,6 +18,7 @@ import {
   hasPendingMigrations,
   migrateInChildProcess,
   openDatabase,
+  type StatementObserver,
 } from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { mountConsole } from "./console/mount-console";
@@ -27,6 +28,14 @@ import { registerOps } from "./http/ops";
 import { answerClientError, answerFrameworkError, registerProtocolGuards } from "./http/protocol-errors";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { registerStorableTargetCheck } from "./http/storable-text";
+import {
+  listenForMetrics,
+  type MetricsExposure,
+  type MetricsListener,
+  registerMetricsRoute,
+} from "./metrics/metrics-endpoint";
+import { registerRequestMetrics } from "./metrics/request-metrics";
+import { createServerMetrics, type ServerMetrics } from "./metrics/server-metrics";
 import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
 import { methodsForPath, pathParameterAt } from "./rest/operations";
@@ -58,6 +67,8 @@ export interface ServerOptions {
   config?: Partial<CoreConfig>;
   /** Run the webhook delivery worker (and sweeper) inside this process; off unless set. */
   runWorker?: boolean;
+  /** Where `/metrics` is served: its own port, or behind a token; not at all when unset (metrics-endpoint.ts). */
+  metrics?: MetricsExposure;
   /** Worker pacing (tests shorten the retry schedule and poll interval). */
   workerOptions?: Partial<Omit<WebhookWorkerOptions, "delivery">> & {
     delivery?: Partial<WebhookWorkerOptions["delivery"]>;
@@ -70,6 +81,10 @@ export interface Server {
   database: Database;
   /** The in-process webhook worker, when `runWorker` is set. */
   worker?: WebhookWorker;
+  /** This server's metrics (its own registry). */
+  metrics: ServerMetrics;
+  /** The separate metrics listener, when `metrics.port` is set. */
+  metricsListener?: MetricsListener;
   close(): Promise<void>;
 }
 
@@ -149,6 +164,7 @@ async function assertReachable(database: Database, databaseUrl: string): Promise
 async function openMigratedDatabase(
   options: ServerOptions,
   onMaintenanceError: (error: unknown) => void,
+  onStatement: StatementObserver,
 ): Promise<Database> {
   const open = () =>
     openDatabase({
@@ -156,6 +172,7 @@ async function openMigratedDatabase(
       dataDir: options.dataDir,
       sharedBuffersMb: options.embeddedSharedBuffersMb,
       onMaintenanceError,
+      onStatement,
     });
   if (!options.databaseUrl && options.dataDir === ":memory:") {
     const database = open();
@@ -192,9 +209,15 @@ function trustProxySetting(trust: string[]): false | string[] {
 /** Composition root: database, migrations, dependencies and every route. */
 export async function createServer(options: ServerOptions): Promise<Server> {
   let logger: { error(details: object, message: string): void } | undefined;
-  const database = await openMigratedDatabase(options, (err) =>
-    logger?.error({ err }, "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped"),
+  // One registry per server: tests run several servers in one process.
+  const metrics = createServerMetrics();
+  const database = await openMigratedDatabase(
+    options,
+    (err) =>
+      logger?.error({ err }, "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped"),
+    metrics.observeStatement,
   );
+  metrics.watch(database);
   const secretBox = new SecretBox(options.masterKey, options.previousMasterKeys);
   // A different MASTER_KEY would start "healthy" and fail every issuance later: check it against one
   // sealed issuer key now.
@@ -216,6 +239,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     ),
     caches: new Caches(),
     idempotentInputs: idempotentInputParsers(appRouter),
+    metrics: metrics.domain,
   };
 
   const app = Fastify({
@@ -245,13 +269,32 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerStorableTargetCheck(app, pathParameterAt);
   registerErrorHandling(app, methodsForPath);
   registerOps(app, deps);
+  registerRequestMetrics(app, metrics);
+  const exposure = options.metrics ?? {};
+  if (exposure.port === undefined && exposure.token !== undefined)
+    registerMetricsRoute(app, metrics.registry, exposure.token);
   registerOpenApi(app);
   mountRest(app, deps);
   registerWalletRoutes(app, deps);
   mountConsole(app, deps);
 
+  let metricsListener: MetricsListener | undefined;
+  if (exposure.port !== undefined) {
+    try {
+      metricsListener = await listenForMetrics(metrics.registry, { ...exposure, port: exposure.port }, (err) =>
+        app.log.error({ err }, "metrics: collecting failed"),
+      );
+    } catch (error) {
+      await app.close();
+      await database.close();
+      throw new StartupError(
+        `Cannot serve the metrics on ${exposure.host ?? "127.0.0.1"}:${exposure.port} (METRICS_PORT): ${reasonOf(error)}`,
+      );
+    }
+  }
   const worker = options.runWorker ? createWebhookWorker(deps, app.log, options.workerOptions) : undefined;
   worker?.start();
+
   // Workers in other processes hear of this one's events at once (PostgreSQL only).
   const stopAnnouncing = database.pool ? announceOutboxWrites(database.pool, app.log) : undefined;
 
@@ -260,6 +303,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     deps,
     database,
     worker,
+    metrics,
+    metricsListener,
     async close() {
       // A keep-alive connection whose request was in flight when closing began would otherwise stay
       // open until its idle timeout (72 s) once answered: close connections as they fall idle, and all
@@ -274,6 +319,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         clearTimeout(deadline);
       }
       stopAnnouncing?.();
+      await metricsListener?.close();
       await database.close();
     },
   };

@@ -14,7 +14,9 @@ export {
   type DeliveryOptions,
   deliverWebhook,
   dispatchOutboxEvents,
+  type OperationalGauges,
   onOutboxWrite,
+  readOperationalGauges,
   retryScheduleFor,
   sweepExpired,
 } from "./events";
@@ -28,6 +30,13 @@ export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/co
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
+export {
+  type CredentialStatusAction,
+  type DomainMetrics,
+  noDomainMetrics,
+  type VerificationOutcome,
+  type WebhookAttemptClass,
+} from "./shared/metrics";
 export { createRateLimiter } from "./shared/rate-limit";
 export { SecretBox } from "./shared/secret-box";
 export { createSignInThrottle, SIGN_IN_THROTTLE, type SignInThrottlePolicy } from "./shared/sign-in-throttle";

@@ -13,6 +13,7 @@ import { createOrganisation } from "../src/organisations/organisations";
 import { appRouter } from "../src/router";
 import { idempotentInputParsers } from "../src/rpc/idempotency";
 import { Caches } from "../src/shared/caches";
+import { noDomainMetrics } from "../src/shared/metrics";
 import type { AppDeps, CoreConfig } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import type { Principal, TenantScope } from "../src/shared/principal";
@@ -93,6 +94,7 @@ export async function openUseCaseWorld(config: Partial<CoreConfig> = {}): Promis
     signInThrottle: await createSignInThrottle(SIGN_IN_THROTTLE, database.pool),
     caches: new Caches(),
     idempotentInputs: idempotentInputParsers(appRouter),
+    metrics: noDomainMetrics,
   };
   const db = database.root;
   const tenant = await createTenant(db, "Use-case tenant");

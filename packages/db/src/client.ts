@@ -9,6 +9,7 @@ import { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-m
 import { startEmbeddedThread } from "./embedded-thread/embedded-thread";
 import { pgFastSql } from "./fast-sql";
 import { PrismaClient } from "./generated/prisma/client";
+import { type StatementObserver, timedClientClass } from "./timed-client";
 import { rootUnitOfWork, type UnitOfWork } from "./unit-of-work";
 
 export type DatabaseKind = "embedded" | "postgres";
@@ -24,6 +25,19 @@ export interface DatabaseOptions {
   sharedBuffersMb?: number;
   /** Embedded only: where a failed periodic CHECKPOINT or VACUUM, or a crash of the database thread, is reported. */
   onMaintenanceError?: (error: unknown) => void;
+  /** Told every statement's duration in seconds (the server's metrics); unset, nothing is timed. */
+  onStatement?: StatementObserver;
+}
+
+/** The pool's connections right now (pg's counters), for metrics. */
+export interface PoolStats {
+  /** Connections open, idle or in use. */
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** The most connections the pool opens. */
+  max: number;
 }
 
 export interface Database {
@@ -37,6 +51,8 @@ export interface Database {
   root: UnitOfWork;
   /** Embedded only: the periodic CHECKPOINT and VACUUM PGlite does not do itself (embedded-maintenance.ts). */
   maintenance?: EmbeddedMaintenance;
+  /** The pool's counters: a PostgreSQL server's connections, or the embedded thread's virtual ones. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -68,6 +84,10 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
  * thread. An idle connection ended by the server (restart, failover, an administrator) is dropped by pg and
  * the next query opens a fresh one; without an error listener it would crash the process.
  */
+function poolStatsOf(pool: pg.Pool, max: number): () => PoolStats {
+  return () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max });
+}
+
 function overPool(pool: pg.Pool) {
   pool.on("error", () => {});
   const prismaAdapter = new PrismaPg(pool);
@@ -79,13 +99,18 @@ function overPool(pool: pg.Pool) {
   };
 }
 
+/** The embedded database's virtual connections (see openDatabase). */
+const EMBEDDED_CONNECTIONS = 32;
+
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
     // A server that does not answer fails a request (and /readyz) within 10 s instead of holding it.
+    const max = options.poolSize ?? 10;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
+      max,
       connectionTimeoutMillis: 10_000,
+      ...(options.onStatement && { Client: timedClientClass(options.onStatement) }),
     });
     const { prisma, adapterFactory, root } = overPool(pool);
     return {
@@ -94,6 +119,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       adapterFactory,
       pool,
       root,
+      poolStats: poolStatsOf(pool, max),
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -111,7 +137,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   // The connections are virtual: the thread runs their statements one at a time on PGlite's one session
   // (embedded-thread/worker.mjs). 32 of them keep that thread fed while the request thread is busy; with
   // 8, replies waited for the request thread and the database thread idled (docs/adr/0005-embedded-database-thread.md).
-  const pool = new pg.Pool({ max: 32, allowExitOnIdle: true, stream: () => thread.socket() });
+  const pool = new pg.Pool({
+    max: EMBEDDED_CONNECTIONS,
+    allowExitOnIdle: true,
+    stream: () => thread.socket(),
+    ...(options.onStatement && { Client: timedClientClass(options.onStatement) }),
+  });
   const { prisma, adapterFactory, root } = overPool(pool);
   const maintenance = startEmbeddedMaintenance((sql) => root.sql.query(sql), {
     onError: options.onMaintenanceError,
@@ -122,6 +153,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     adapterFactory,
     root,
     maintenance,
+    poolStats: poolStatsOf(pool, EMBEDDED_CONNECTIONS),
     async close() {
       maintenance.stop();
       await prisma.$disconnect();

@@ -4,6 +4,7 @@ export {
   type DatabaseOptions,
   embeddedDatabaseExists,
   openDatabase,
+  type PoolStats,
 } from "./client";
 export { EmbeddedDatabaseInUse } from "./embedded-lock";
 export { type EmbeddedMaintenance, startEmbeddedMaintenance } from "./embedded-maintenance";
@@ -20,5 +21,6 @@ export {
   listMigrations,
   markMigrationRolledBack,
 } from "./migrate";
+export type { StatementObserver } from "./timed-client";
 export { migrateInChildProcess } from "./migrate-child";
 export { type Db, isUniqueViolation, rootUnitOfWork, type UnitOfWork } from "./unit-of-work";

@@ -38,6 +38,7 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
     const found = operationFor(request.method, url.pathname);
     if (!found) return sendError(reply, "RouteNotFound", "No operation matches this path.");
     const { operation, pathInput } = found;
+    request.metricsOperation = operation.meta.openapi?.operationId ?? operation.procedurePath;
     let ctx: Awaited<ReturnType<typeof createRequestContext>> | undefined;
     try {
       const input = operationInput(

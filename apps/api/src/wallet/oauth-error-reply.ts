@@ -10,6 +10,7 @@ import type { FastifyReply } from "fastify";
  */
 export function sendOAuthError(reply: FastifyReply, error: OAuthError) {
   const headers = oauthErrorHeaders(error);
+  reply.request.oauthError = error.error;
   return reply.code(error.status).headers(headers).type("application/json").send(error.toJSON());
 }
 

@@ -6,7 +6,7 @@ import { DomainError, notFound } from "../shared/errors";
 import type { Principal } from "../shared/principal";
 import { scopeOf } from "../shared/scope-of";
 import { toCredential } from "./credential-dto";
-import { credentialRepository, type StatusChange } from "./credential-repository";
+import { type CredentialRow, credentialRepository, type StatusChange } from "./credential-repository";
 
 export const SUSPEND: StatusChange = {
   from: "issued",
@@ -44,7 +44,7 @@ function revokedIsFinal(change: StatusChange) {
  * (Credentials_Get) of the copy named.
  */
 export async function changeSuspension(
-  deps: Pick<AppDeps, "database" | "config" | "caches">,
+  deps: Pick<AppDeps, "database" | "config" | "caches" | "metrics">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,
@@ -71,15 +71,27 @@ export async function changeSuspension(
       await issuanceRepository.lockBatch(tx, row.transactionId);
       // Every copy still in the `from` state, in one order (list, index), as revocation locks them.
       const copies = await credentialRepository.issuedCopies(tx, row.transactionId, [change.from]);
-      for (const copy of copies)
-        await credentialRepository.changeStatus(tx, copy, configuration.identifier, change);
+      for (const copy of copies) await changeCopy(deps, tx, copy, configuration.identifier, change);
     });
   } else if (row.status === change.from) {
-    await credentialRepository.changeStatus(db, row, configuration.identifier, change);
+    await changeCopy(deps, db, row, configuration.identifier, change);
   }
   // The state left behind (a concurrent revocation may have got there first: then it is final).
   const after = await credentialRepository.readVisible(db, scope, principal.issuerId, credentialId);
   if (!after) throw notFound("The credential");
   if (after.status === "revoked") throw revokedIsFinal(change);
   return toCredential(deps.config, after, new Date());
+}
+
+/** One copy's status change, counted in the metrics once it commits (null: it was no longer `from`). */
+async function changeCopy(
+  deps: Pick<AppDeps, "metrics">,
+  db: UnitOfWork,
+  row: CredentialRow,
+  configurationIdentifier: string,
+  change: StatusChange,
+) {
+  const changed = await credentialRepository.changeStatus(db, row, configurationIdentifier, change);
+  if (changed) db.afterCommit(() => deps.metrics.credentialStatusChanged(verb(change)));
+  return changed;
 }

@@ -8,7 +8,7 @@ import { changeSuspension, REINSTATE } from "./change-suspension";
  * suspended copy of its batch with it. Reinstating an active credential answers its state.
  */
 export function reinstateCredential(
-  deps: Pick<AppDeps, "database" | "config" | "caches">,
+  deps: Pick<AppDeps, "database" | "config" | "caches" | "metrics">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,

@@ -39,7 +39,7 @@ function toDto(
  * (Credentials_Suspend) can be revoked: its entry goes from SUSPENDED (2) to INVALID (1).
  */
 export async function revokeCredential(
-  deps: Pick<AppDeps, "database" | "config" | "caches">,
+  deps: Pick<AppDeps, "database" | "config" | "caches" | "metrics">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,
@@ -75,17 +75,17 @@ export async function revokeCredential(
       await issuanceRepository.lockBatch(tx, row.transactionId);
       // Every copy, in one order (list, index), so concurrent revocations lock the lists alike.
       const copies = await credentialRepository.issuedCopies(tx, row.transactionId, ["issued", "suspended"]);
-      for (const copy of copies) await revokeCopy(tx, copy, configuration.identifier);
+      for (const copy of copies) await revokeCopy(deps, tx, copy, configuration.identifier);
     });
   } else {
-    updated = await revokeCopy(db, row, configuration.identifier);
+    updated = await revokeCopy(deps, db, row, configuration.identifier);
   }
   // A batch, or a concurrent change that got there first: read the state left behind.
   updated ??= await find();
   if (!updated) throw notFound("The credential");
   // A suspension or reinstatement committed between the read and the write: revoke what it left.
   if (updated.status !== "revoked" && row.copies <= 1) {
-    updated = (await revokeCopy(db, updated, configuration.identifier)) ?? (await find());
+    updated = (await revokeCopy(deps, db, updated, configuration.identifier)) ?? (await find());
     if (!updated) throw notFound("The credential");
   }
   return toDto(deps.config, updated, configuration.identifier);
@@ -95,7 +95,18 @@ export async function revokeCredential(
  * An issued copy goes through the measured revocation statement; a suspended one (status value 2)
  * through the general status change, which writes the entry's value 1 instead of or-ing a bit into 2.
  */
-function revokeCopy(db: UnitOfWork, row: CredentialRow, configurationIdentifier: string) {
+async function revokeCopy(
+  deps: Pick<AppDeps, "metrics">,
+  db: UnitOfWork,
+  row: CredentialRow,
+  configurationIdentifier: string,
+) {
+  const revoked = await revokeCopyStatement(db, row, configurationIdentifier);
+  if (revoked) db.afterCommit(() => deps.metrics.credentialStatusChanged("revoked"));
+  return revoked;
+}
+
+function revokeCopyStatement(db: UnitOfWork, row: CredentialRow, configurationIdentifier: string) {
   if (row.status === "suspended") {
     return credentialRepository.changeStatus(db, row, configurationIdentifier, {
       from: "suspended",

@@ -8,7 +8,7 @@ import { changeSuspension, SUSPEND } from "./change-suspension";
  * with it; reversible with Credentials_Reinstate. Suspending a suspended credential answers its state.
  */
 export function suspendCredential(
-  deps: Pick<AppDeps, "database" | "config" | "caches">,
+  deps: Pick<AppDeps, "database" | "config" | "caches" | "metrics">,
   db: UnitOfWork,
   principal: Principal,
   credentialId: string,

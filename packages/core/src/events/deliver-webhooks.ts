@@ -1,6 +1,7 @@
 import { webhookBody } from "@cred/contracts/webhook-event-catalogue";
 import type { Database } from "@cred/db";
 import type { Caches } from "../shared/caches";
+import { type DomainMetrics, type WebhookAttemptClass, webhookAttemptClass } from "../shared/metrics";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
@@ -19,6 +20,8 @@ export interface DeliveryDeps {
   secretBox: SecretBox;
   /** The server's caches: the keep-alive pools of webhook attempts are there (WEBHOOK_CONNECTION_POOLS). */
   caches: Caches;
+  /** Attempt latency and result class for the server's metrics (absent: not counted). */
+  metrics?: Pick<DomainMetrics, "webhookAttempt">;
 }
 
 export type AttemptResult =
@@ -92,6 +95,7 @@ export async function deliverWebhook(
   let status: number | null = null;
   let retryAfter: string | undefined;
   let error: string | null = null;
+  let failure: "timeout" | "network" | "refused" | undefined;
   try {
     const { url, addresses } = await assertPublicHttpsUrl(subscription.url, {
       ...webhookUrlPolicy(deps.config),
@@ -117,14 +121,22 @@ export async function deliverWebhook(
     });
     if (outcome.kind === "aborted") return "abandoned";
     if (outcome.kind === "response") ({ status, retryAfter } = outcome);
-    else error = outcome.error;
+    else {
+      error = outcome.error;
+      failure = outcome.timedOut ? "timeout" : "network";
+    }
   } catch (e) {
     if (!(e instanceof UrlPolicyViolation)) throw e;
     error = `Refused before connecting: ${e.message}`;
+    failure = "refused";
   }
   if (signal?.aborted) return "abandoned";
 
   const finishedAt = new Date();
+  const attemptClass: WebhookAttemptClass = webhookAttemptClass(
+    status !== null ? { status } : { error: failure ?? "network" },
+  );
+  deps.metrics?.webhookAttempt((finishedAt.getTime() - startedAt.getTime()) / 1000, attemptClass);
   const ok = status !== null && status >= 200 && status < 300;
   const gone = status === 410;
   if (status !== null && !ok) error = gone ? GONE_REASON : `The endpoint answered ${status}.`;

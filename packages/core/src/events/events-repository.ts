@@ -2,6 +2,13 @@ import { Prisma, type UnitOfWork } from "@cred/db";
 
 /** The events slice's statements: delivery claims and attempts (single driver statements: they run for every delivery), the sweeper the outbox fan-out. */
 export const eventsRepository = {
+  /** Deliveries waiting for an attempt (pending, due or not), across tenants: the metrics' queue depth. */
+  async countPending(db: UnitOfWork): Promise<number> {
+    const { rows } = await db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "status" = 'pending'`,
+    );
+    return rows[0]?.n ?? 0;
+  },
   /**
    * Claims up to `take` due deliveries in one statement: rows another worker holds (row lock or
    * unexpired lease) are skipped, and the lease keeps them reserved after the statement commits. Each

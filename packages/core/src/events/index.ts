@@ -20,5 +20,6 @@ export {
 } from "./delivery-options";
 export { dispatchOutboxEvents } from "./dispatch-outbox-events";
 export type { ClaimedDelivery } from "./events-repository";
+export { type OperationalGauges, readOperationalGauges } from "./operational-gauges";
 export { signWebhook } from "./sign-webhook";
 export { type SweepReport, sweepExpired } from "./sweep-expired";

@@ -5,7 +5,7 @@ import { pinnedLookup, type WebhookConnections } from "./webhook-connections";
 
 export type PostOutcome =
   | { kind: "response"; status: number; retryAfter?: string }
-  | { kind: "error"; error: string }
+  | { kind: "error"; error: string; timedOut?: true }
   | { kind: "aborted" };
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -96,7 +96,7 @@ export function postWebhook(
       req.end(body);
     };
     const timer = setTimeout(() => {
-      finish({ kind: "error", error: `Timed out after ${options.timeoutMs} ms` });
+      finish({ kind: "error", error: `Timed out after ${options.timeoutMs} ms`, timedOut: true });
       req.destroy();
     }, options.timeoutMs);
     const onAbort = () => {

@@ -24,6 +24,7 @@ export { issuerUrls } from "./issuer-urls";
 export { platformIssuerKeyCacheKey, platformIssuerKeysCache } from "./platform-issuer-keys";
 export { provisionStatusList, STATUS_LIST_BITS } from "./provision-status-list";
 export { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";
+export { type StatusListFill, statusListFillRepository } from "./status-list-fill-repository";
 export { statusListToken } from "./status-list-token";
 export { nextSigningKeyOf } from "./stored-next-signing-key";
 export { expWithinChain, signingCertificateInUse, x5cForSigning } from "./stored-signing-certificate";

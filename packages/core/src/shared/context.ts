@@ -1,3 +1,4 @@
+import type { DomainMetrics } from "./metrics";
 import type { Database, UnitOfWork } from "@cred/db";
 import type { Caches } from "./caches";
 import type { Principal } from "./principal";
@@ -47,6 +48,8 @@ export interface AppDeps {
    * (`idempotentInputParsers(appRouter)`, rpc/idempotency.ts): the idempotency middleware reads them.
    */
   idempotentInputs: ReadonlyMap<string, (raw: unknown) => Promise<unknown>>;
+  /** Flow outcomes for the server's metrics (shared/metrics.ts); `noDomainMetrics` where none are kept. */
+  metrics: DomainMetrics;
 }
 
 /** Per-request context shared by REST (rest/mount-rest.ts) and the console (tRPC). */

@@ -86,6 +86,7 @@ export async function decideSession(
     },
   );
   if (!moved) return null;
+  deps.metrics.verificationCompleted(result.outcome);
   return {
     ...row,
     status: result.outcome,

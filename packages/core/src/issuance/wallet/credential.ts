@@ -441,7 +441,7 @@ export async function issueAndComplete(
       issuance,
     );
     try {
-      const { outcome } = await issuanceRepository.recordCredentials(db, {
+      const recorded = await issuanceRepository.recordCredentials(db, {
         transactionId: tx.id,
         accessTokenHash: issuance.tokenHash,
         now: new Date(),
@@ -454,6 +454,8 @@ export async function issueAndComplete(
           ? { capTokenAt: new Date(Date.now() + deps.config.issuance.accessTokenLifetimeSeconds * 1000) }
           : {}),
       });
+      const { outcome } = recorded;
+      if (recorded.outcome === "issued" && recorded.completed) db.afterCommit(() => deps.metrics.issuanceCompleted());
       if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
       if (outcome === "nonce_spent")
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");

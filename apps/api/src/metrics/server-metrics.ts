@@ -1,0 +1,188 @@
+import { type DomainMetrics, readOperationalGauges } from "@cred/core";
+import type { Database, StatementObserver } from "@cred/db";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { statusClass } from "./labels";
+
+/** Which surface a request came in by: its `operation` label is named by that surface's rule (labels.ts). */
+export type Surface = "rest" | "console" | "wallet" | "ops" | "unmatched";
+
+/**
+ * The server's metrics, one `Registry` per server (tests run several in one process): request rates,
+ * errors and durations per operation, wallet outcomes, flow outcomes from core (`domain`), webhook
+ * attempts, and, read on each scrape, the webhook queue, status list fill and the database pool. Names
+ * and labels are listed in docs/operations.md.
+ */
+export interface ServerMetrics {
+  registry: Registry;
+  domain: DomainMetrics;
+  /** For `openDatabase({ onStatement })`: every SQL statement's duration. */
+  observeStatement: StatementObserver;
+  request(surface: Surface, operation: string, status: number, seconds: number): void;
+  /** A wallet endpoint's answer: `ok`, or the OAuth error code (labels.ts bounds it). */
+  walletOutcome(endpoint: string, outcome: string): void;
+  /** Reads the database's gauges on each scrape from now on. */
+  watch(database: Database): void;
+}
+
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STATEMENT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+const WEBHOOK_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: "cred_http_requests_total",
+    help: "HTTP requests answered, by surface, operation (operation id, console procedure or wallet endpoint) and status.",
+    labelNames: ["surface", "operation", "status_class", "status_code"] as const,
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: "cred_http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by surface, operation and status class.",
+    labelNames: ["surface", "operation", "status_class"] as const,
+    buckets: REQUEST_BUCKETS,
+    registers,
+  });
+  const walletOutcomes = new Counter({
+    name: "cred_wallet_outcomes_total",
+    help: "Wallet endpoint answers by endpoint and outcome: ok, or the OAuth/OpenID error code (other when unlisted).",
+    labelNames: ["endpoint", "outcome"] as const,
+    registers,
+  });
+  const issuanceCompleted = new Counter({
+    name: "cred_issuance_flows_completed_total",
+    help: "Issuance transactions completed (their credentials issued to the wallet).",
+    registers,
+  });
+  const verificationsCompleted = new Counter({
+    name: "cred_verifications_completed_total",
+    help: "Verification sessions decided, by outcome.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  const credentialStatusChanges = new Counter({
+    name: "cred_credential_status_changes_total",
+    help: "Credentials (each copy of a batch) revoked, suspended or reinstated.",
+    labelNames: ["action"] as const,
+    registers,
+  });
+  const webhookAttemptDuration = new Histogram({
+    name: "cred_webhook_attempt_duration_seconds",
+    help: "Webhook attempts by result class (success, http_4xx, timeout, ...), from the address check to the answer.",
+    labelNames: ["result"] as const,
+    buckets: WEBHOOK_BUCKETS,
+    registers,
+  });
+  const webhookFailures = new Counter({
+    name: "cred_webhook_attempt_failures_total",
+    help: "Webhook attempts that failed, by reason class.",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const statementDuration = new Histogram({
+    name: "cred_db_statement_duration_seconds",
+    help: "SQL statements run over the database pool (Prisma and direct), from send to result.",
+    buckets: STATEMENT_BUCKETS,
+    registers,
+  });
+  for (const outcome of ["verified", "rejected"]) verificationsCompleted.inc({ outcome }, 0);
+  for (const action of ["revoked", "suspended", "reinstated"]) credentialStatusChanges.inc({ action }, 0);
+
+  let database: Database | undefined;
+  new Gauge({
+    name: "cred_db_pool_connections",
+    help: "Database pool connections by state (idle, in_use); the embedded database's are virtual.",
+    labelNames: ["state"] as const,
+    registers,
+    collect() {
+      if (!database) return;
+      const stats = database.poolStats();
+      this.set({ state: "idle" }, stats.idle);
+      this.set({ state: "in_use" }, stats.total - stats.idle);
+    },
+  });
+  new Gauge({
+    name: "cred_db_pool_max_connections",
+    help: "The most connections the database pool opens.",
+    registers,
+    collect() {
+      if (database) this.set(database.poolStats().max);
+    },
+  });
+  new Gauge({
+    name: "cred_db_pool_waiting_requests",
+    help: "Callers waiting for a database pool connection.",
+    registers,
+    collect() {
+      if (database) this.set(database.poolStats().waiting);
+    },
+  });
+  // The two database reads are shared by the gauges of one scrape: the first gauge collected starts them.
+  let pending: ReturnType<typeof readOperationalGauges> | undefined;
+  const gauges = () => {
+    if (!database) return undefined;
+    pending ??= readOperationalGauges(database.root).finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
+  new Gauge({
+    name: "cred_webhook_queue_depth",
+    help: "Webhook deliveries waiting for an attempt (read on scrape).",
+    registers,
+    async collect() {
+      const read = await gauges();
+      if (read) this.set(read.webhookQueueDepth);
+    },
+  });
+  new Gauge({
+    name: "cred_status_lists",
+    help: "Status lists by state (open, full), across issuers (read on scrape).",
+    labelNames: ["state"] as const,
+    registers,
+    async collect() {
+      const read = await gauges();
+      if (!read) return;
+      this.set({ state: "open" }, read.statusLists.lists - read.statusLists.full);
+      this.set({ state: "full" }, read.statusLists.full);
+    },
+  });
+  new Gauge({
+    name: "cred_status_list_fill_ratio",
+    help: "Allocated entries over size of the status lists: the fullest list (max) and the mean over lists (mean).",
+    labelNames: ["aggregate"] as const,
+    registers,
+    async collect() {
+      const read = await gauges();
+      if (!read) return;
+      this.set({ aggregate: "max" }, read.statusLists.maxRatio);
+      this.set({ aggregate: "mean" }, read.statusLists.meanRatio);
+    },
+  });
+
+  return {
+    registry,
+    domain: {
+      issuanceCompleted: () => issuanceCompleted.inc(),
+      verificationCompleted: (outcome) => verificationsCompleted.inc({ outcome }),
+      credentialStatusChanged: (action) => credentialStatusChanges.inc({ action }),
+      webhookAttempt(seconds, result) {
+        webhookAttemptDuration.observe({ result }, seconds);
+        if (result !== "success") webhookFailures.inc({ reason: result });
+      },
+    },
+    observeStatement: (seconds) => statementDuration.observe(seconds),
+    request(surface, operation, status, seconds) {
+      const klass = statusClass(status);
+      requests.inc({ surface, operation, status_class: klass, status_code: String(status) });
+      requestDuration.observe({ surface, operation, status_class: klass }, seconds);
+    },
+    walletOutcome: (endpoint, outcome) => walletOutcomes.inc({ endpoint, outcome }),
+    watch(watched) {
+      database = watched;
+    },
+  };
+}
