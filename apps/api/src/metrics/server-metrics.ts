@@ -32,6 +32,11 @@ export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
+  // prom-client's gauges of handle, request and resource counts end in _total, which the exposition
+  // format keeps for counters (promtool check metrics refuses them); the same counts by type remain
+  // (nodejs_active_handles, nodejs_active_requests, nodejs_active_resources).
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    registry.removeSingleMetric(name);
 
   const requests = new Counter({
     name: "cred_http_requests_total",
@@ -146,13 +151,13 @@ export function createServerMetrics(): ServerMetrics {
     async collect() {
       const read = await gauges();
       if (!read) return;
-      this.set({ state: "open" }, read.statusLists.lists - read.statusLists.full);
+      this.set({ state: "open" }, read.statusLists.open);
       this.set({ state: "full" }, read.statusLists.full);
     },
   });
   new Gauge({
     name: "cred_status_list_fill_ratio",
-    help: "Allocated entries over size of the status lists: the fullest list (max) and the mean over lists (mean).",
+    help: "Entries taken over size of the open status lists (new credentials go to them): the fullest (max) and the mean (mean).",
     labelNames: ["aggregate"] as const,
     registers,
     async collect() {
