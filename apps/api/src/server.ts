@@ -214,7 +214,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const database = await openMigratedDatabase(
     options,
     (err) =>
-      logger?.error({ err }, "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped"),
+      logger?.error(
+        { err },
+        "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped",
+      ),
     metrics.observeStatement,
   );
   metrics.watch(database);
@@ -281,8 +284,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   let metricsListener: MetricsListener | undefined;
   if (exposure.port !== undefined) {
     try {
-      metricsListener = await listenForMetrics(metrics.registry, { ...exposure, port: exposure.port }, (err) =>
-        app.log.error({ err }, "metrics: collecting failed"),
+      metricsListener = await listenForMetrics(
+        metrics.registry,
+        { ...exposure, port: exposure.port },
+        (err) => app.log.error({ err }, "metrics: collecting failed"),
       );
     } catch (error) {
       await app.close();

@@ -82,11 +82,13 @@ describe("behind METRICS_TOKEN on the API's port", () => {
     expect(none.text).not.toContain("cred_");
     const wrong = await scrape(`${t.baseUrl}/metrics`, randomBytes(24).toString("hex"));
     expect(wrong.status).toBe(401);
-    const apiKey = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `ApiKey ${t.adminKey}` } });
+    const apiKey = await fetch(`${t.baseUrl}/metrics`, {
+      headers: { authorization: `ApiKey ${t.adminKey}` },
+    });
     expect(apiKey.status).toBe(401);
   });
 
-  it("counts a full issuance, a verification, a revocation, a wallet error and a webhook attempt", async () => {
+  it("counts a full issuance, a verification, status changes, a wallet error and webhook attempts", async () => {
     const active = await activeIssuer(t, t.adminKey);
     await policyTrusting(t, t.adminKey, "metrics-badge", active);
     await subscribe(t.adminKey, rx.url);
@@ -96,6 +98,12 @@ describe("behind METRICS_TOKEN on the API's port", () => {
     const issued = await issueCredential(t, t.adminKey, active);
     const session = await presentTo(t, t.adminKey, "metrics-badge", issued);
     expect(session.status).toBe("verified");
+    for (const change of ["suspend", "reinstate"]) {
+      const changed = await call(t, "POST", `/v1.0/credentials/${issued.credentialId}/${change}`, {
+        key: t.adminKey,
+      });
+      expect(changed.status).toBe(200);
+    }
     const revoked = await call(t, "POST", `/v1.0/credentials/${issued.credentialId}/revoke`, {
       key: t.adminKey,
     });
@@ -124,7 +132,8 @@ describe("behind METRICS_TOKEN on the API's port", () => {
     expect(delta("cred_verifications_completed_total", { outcome: "verified" })).toBe(1);
     expect(delta("cred_verifications_completed_total", { outcome: "rejected" })).toBe(0);
     expect(delta("cred_credential_status_changes_total", { action: "revoked" })).toBe(1);
-    expect(delta("cred_credential_status_changes_total", { action: "suspended" })).toBe(0);
+    expect(delta("cred_credential_status_changes_total", { action: "suspended" })).toBe(1);
+    expect(delta("cred_credential_status_changes_total", { action: "reinstated" })).toBe(1);
     // RED by operation id: the REST calls this test made, by status.
     const rest = (operation: string, status_code: string) =>
       delta("cred_http_requests_total", { surface: "rest", operation, status_code });
@@ -159,7 +168,11 @@ describe("behind METRICS_TOKEN on the API's port", () => {
     expect(after.some((s) => s.name === "cred_db_pool_connections" && s.labels.state === "idle")).toBe(true);
     expect(delta("cred_db_statement_duration_seconds_count")).toBeGreaterThan(10);
     // prom-client's default metrics: event loop lag, GC, memory.
-    for (const name of ["nodejs_eventloop_lag_seconds", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes"])
+    for (const name of [
+      "nodejs_eventloop_lag_seconds",
+      "process_resident_memory_bytes",
+      "nodejs_heap_size_used_bytes",
+    ])
       expect(after.some((s) => s.name === name)).toBe(true);
     expect(scraped.text).toContain("# TYPE nodejs_gc_duration_seconds histogram");
 
@@ -167,8 +180,13 @@ describe("behind METRICS_TOKEN on the API's port", () => {
     const ids = [t.tenantId, active.issuerId, issued.credentialId, active.configuration];
     for (const sample of after) {
       for (const value of Object.values(sample.labels)) {
-        expect(value, `${sample.name} ${JSON.stringify(sample.labels)}`).not.toMatch(/^[a-z]+_[0-9A-Za-z]{20,}$/);
-        expect(ids.some((id) => value.includes(id)), `${sample.name} ${JSON.stringify(sample.labels)}`).toBe(false);
+        expect(value, `${sample.name} ${JSON.stringify(sample.labels)}`).not.toMatch(
+          /^[a-z]+_[0-9A-Za-z]{20,}$/,
+        );
+        expect(
+          ids.some((id) => value.includes(id)),
+          `${sample.name} ${JSON.stringify(sample.labels)}`,
+        ).toBe(false);
         expect(value).not.toMatch(/^https?:|\/issuers\/[^:]|\/v1\.0\/[a-z-]+\/[^{]/);
       }
     }

@@ -21,6 +21,6 @@ export {
   listMigrations,
   markMigrationRolledBack,
 } from "./migrate";
-export type { StatementObserver } from "./timed-client";
 export { migrateInChildProcess } from "./migrate-child";
+export type { StatementObserver } from "./timed-client";
 export { type Db, isUniqueViolation, rootUnitOfWork, type UnitOfWork } from "./unit-of-work";

@@ -29,7 +29,10 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-const UNAUTHORIZED = { error: "unauthorized", error_description: "Send the metrics token as a Bearer token." };
+const UNAUTHORIZED = {
+  error: "unauthorized",
+  error_description: "Send the metrics token as a Bearer token.",
+};
 
 /** `/metrics` on the API's own port, behind the token. */
 export function registerMetricsRoute(app: FastifyInstance, registry: Registry, token: string) {
@@ -56,7 +59,9 @@ export async function listenForMetrics(
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
     if (path !== METRICS_PATH) {
-      res.writeHead(404, { "content-type": "text/plain" }).end("Not found: this listener serves /metrics only.\n");
+      res
+        .writeHead(404, { "content-type": "text/plain" })
+        .end("Not found: this listener serves /metrics only.\n");
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {

@@ -35,7 +35,11 @@ export function createServerMetrics(): ServerMetrics {
   // prom-client's gauges of handle, request and resource counts end in _total, which the exposition
   // format keeps for counters (promtool check metrics refuses them); the same counts by type remain
   // (nodejs_active_handles, nodejs_active_requests, nodejs_active_resources).
-  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+  for (const name of [
+    "nodejs_active_handles_total",
+    "nodejs_active_requests_total",
+    "nodejs_active_resources_total",
+  ])
     registry.removeSingleMetric(name);
 
   const requests = new Counter({

@@ -1,9 +1,9 @@
 import { webhookBody } from "@cred/contracts/webhook-event-catalogue";
 import type { Database } from "@cred/db";
 import type { Caches } from "../shared/caches";
-import { type DomainMetrics, type WebhookAttemptClass, webhookAttemptClass } from "../shared/metrics";
 import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
+import { type DomainMetrics, type WebhookAttemptClass, webhookAttemptClass } from "../shared/metrics";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { SecretBox } from "../shared/secret-box";
 import { isRawUniqueViolation } from "../shared/sql-errors";

@@ -1,6 +1,6 @@
-import type { DomainMetrics } from "./metrics";
 import type { Database, UnitOfWork } from "@cred/db";
 import type { Caches } from "./caches";
+import type { DomainMetrics } from "./metrics";
 import type { Principal } from "./principal";
 import type { RateLimiter } from "./rate-limit";
 import type { SecretBox } from "./secret-box";

@@ -455,7 +455,8 @@ export async function issueAndComplete(
           : {}),
       });
       const { outcome } = recorded;
-      if (recorded.outcome === "issued" && recorded.completed) db.afterCommit(() => deps.metrics.issuanceCompleted());
+      if (recorded.outcome === "issued" && recorded.completed)
+        db.afterCommit(() => deps.metrics.issuanceCompleted());
       if (outcome === "token_invalid") throw invalidToken("The access token is invalid or expired.");
       if (outcome === "nonce_spent")
         throw deny("invalid_nonce", "the c_nonce is unknown, expired or already used");
