@@ -130,12 +130,16 @@ export function createServerMetrics(): ServerMetrics {
     },
   });
   // The two database reads are shared by the gauges of one scrape: the first gauge collected starts them.
-  let pending: ReturnType<typeof readOperationalGauges> | undefined;
+  let pending: Promise<Awaited<ReturnType<typeof readOperationalGauges>> | undefined> | undefined;
   const gauges = () => {
     if (!database) return undefined;
-    pending ??= readOperationalGauges(database.root).finally(() => {
-      pending = undefined;
-    });
+    // A database that does not answer leaves these gauges at their last values; the rest of the
+    // scrape (process, requests, pool) still answers.
+    pending ??= readOperationalGauges(database.root)
+      .catch(() => undefined)
+      .finally(() => {
+        pending = undefined;
+      });
     return pending;
   };
   new Gauge({
