@@ -118,7 +118,7 @@ describe("behind METRICS_TOKEN on the API's port", () => {
       }),
     });
     expect(badGrant.status).toBe(400);
-    expect((await badGrant.json()).error).toBe("invalid_grant");
+    expect(((await badGrant.json()) as { error: string }).error).toBe("invalid_grant");
     await worker().runOnce();
 
     const scraped = await scrape(`${t.baseUrl}/metrics`);
