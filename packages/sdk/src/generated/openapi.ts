@@ -1,0 +1,11167 @@
+// Generated from openapi.json by packages/sdk/scripts/generate-types.ts (`pnpm openapi`): do not edit.
+
+export interface paths {
+    "/management/organisations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List organisations
+         * @description Requires the API key scope `organisations.read`.
+         */
+        get: operations["Organisations_List"];
+        put?: never;
+        /**
+         * Create an organisation
+         * @description Requires the API key scope `organisations.manage`.
+         */
+        post: operations["Organisations_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/organisations/{organisationReference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an organisation by reference
+         * @description Requires the API key scope `organisations.read`.
+         */
+        get: operations["Organisations_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List issuers
+         * @description Issuers in creation order, optionally filtered by organisation and status.
+         *
+         *     Requires the API key scope `issuers.read`.
+         */
+        get: operations["Issuers_List"];
+        put?: never;
+        /**
+         * Create an issuer
+         * @description Creates a draft issuer for an organisation, generates its ES256 signing key (the private key is encrypted at rest and never returned) and provisions its first status list.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        post: operations["Issuers_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an issuer
+         * @description Requires the API key scope `issuers.read`.
+         */
+        get: operations["Issuers_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an issuer (JSON merge patch)
+         * @description JSON merge patch (RFC 7396): members left out are unchanged, null clears an optional member, `display` is replaced as a whole. Read-only members (id, status, signingKey, credentialIssuer, timestamps) give 400 ReadOnlyField.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        patch: operations["Issuers_Update"];
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate an issuer
+         * @description Moves a draft issuer to active once every readiness item is satisfied; otherwise 409 IssuerNotReady lists the outstanding items in `details`. Activating an active issuer returns it unchanged.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        post: operations["Issuers_Activate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/rotate-signing-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an issuer's signing key
+         * @description Generates a new ES256 signing key for the issuer; credentials and status list tokens are signed with it from now on. The replaced key's private part is discarded; its public part stays in the issuer's JWKS (`replacedKey: keep`, the default, listed in `previousSigningKeys`) or is withdrawn at once (`withdraw`, for a compromised key: credentials it signed stop verifying). Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        post: operations["Issuers_RotateSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/rotate-credential-encryption-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the key wallets encrypt credential requests to
+         * @description Publishes a fresh ECDH-ES key in `credential_request_encryption`; requests encrypted to the replaced key are still decrypted for `overlapSeconds` (default one day). 409 when the issuer offers no credential encryption. Not part of the interface specification; see docs/api/issuance.md.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        post: operations["Issuers_RotateCredentialEncryptionKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/next-signing-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare the key the next rotation switches to
+         * @description Generates the issuer's next ES256 key ahead of its rotation: it is published in the JWKS at once, its certificate can be requested and set (`key: next`), and Issuers_RotateSigningKey then switches to it with its chain, so credentials and status list tokens carry `x5c` without a gap. A key prepared already is returned unchanged. Not part of the interface specification.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        post: operations["Issuers_PrepareSigningKey"];
+        /**
+         * Discard the prepared next key
+         * @description Discards the prepared next key and its certificate chain; it leaves the JWKS. Nothing prepared → the issuer unchanged. Not part of the interface specification.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        delete: operations["Issuers_DiscardNextSigningKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/certificate-signing-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a certificate signing request for an issuer's signing key
+         * @description A PKCS#10 request for the current signing key (or, with `key=next`, the prepared next key; 409 InvalidState when none is prepared), signed with it, for the operator's CA to certify; set the resulting chain with Issuers_SetSigningCertificate. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.
+         *
+         *     Requires the API key scope `issuers.read`.
+         */
+        get: operations["Issuers_GetCertificateSigningRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/signing-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the certificate chain of an issuer's signing key
+         * @description Credentials and status list tokens then carry the chain in their `x5c` header (HAIP), next to `kid`, while the chain is valid. With `key: next`, the chain is for the prepared next key and goes into use with it at the next rotation (409 InvalidState when none is prepared). The chain is checked against the chosen key and the credential issuer identifier → 400 InvalidCertificate with one detail per problem. Replaces any chain set before; a rotation switches to the prepared next key's chain, or removes it when no key was prepared. Not part of the interface specification; see docs/api/issuers-and-credential-configurations.md.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        put: operations["Issuers_SetSigningCertificate"];
+        post?: never;
+        /**
+         * Remove the certificate chain of an issuer's signing key
+         * @description Credentials and status list tokens go out without `x5c` (kid only) from now on. Removing when none is set answers the issuer unchanged. Not part of the interface specification.
+         *
+         *     Requires the API key scope `issuers.manage`.
+         */
+        delete: operations["Issuers_DeleteSigningCertificate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/issuers/{issuerId}/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an issuer's readiness checklist
+         * @description A structured checklist with one item per requirement for activation, each satisfied or outstanding with what to do next.
+         *
+         *     Requires the API key scope `issuers.read`.
+         */
+        get: operations["Issuers_GetReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/credential-configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credential configurations
+         * @description Configurations in creation order, optionally those an issuer may issue.
+         *
+         *     Requires the API key scope `issuers.read`.
+         */
+        get: operations["CredentialConfigurations_List"];
+        put?: never;
+        /**
+         * Create a credential configuration
+         * @description In one call: creates the configuration (in the issuer's environment), activates its version 1 and authorises the issuer to use it. `format` is limited to dc+sd-jwt and `signingAlgorithm` to ES256 (400 PlatformLimit otherwise).
+         *
+         *     Requires the API key scope `credential-configurations.manage` or `issuers.manage`.
+         */
+        post: operations["CredentialConfigurations_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/credential-configurations/{configurationIdentifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a credential configuration
+         * @description The configuration with its active version's claims and every version, oldest first.
+         *
+         *     Requires the API key scope `issuers.read`.
+         */
+        get: operations["CredentialConfigurations_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/credential-configurations/{configurationIdentifier}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a configuration, with its claims
+         * @description The claims schema of any version, active or superseded (transactions created under it are issued with it).
+         *
+         *     Requires the API key scope `issuers.read`.
+         */
+        get: operations["CredentialConfigurations_GetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/credential-configurations/{configurationIdentifier}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create and activate a new version of a configuration's claims
+         * @description Adds the next version with the given claims schema and makes it the active one: issuer metadata, type metadata and transactions created from now on use it (other processes within 2 s). Transactions created earlier keep the version they were created with. At most 100 versions (409 InvalidState). Emits credential_configuration.version_activated. Accepts Idempotency-Key.
+         *
+         *     Requires the API key scope `credential-configurations.manage` or `issuers.manage`.
+         */
+        post: operations["CredentialConfigurations_CreateVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/credential-configurations/{configurationIdentifier}/versions/{version}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an existing version the active one
+         * @description Rolls the configuration back (or forward) to one of its versions, for transactions created from now on. Activating the active version changes nothing. Emits credential_configuration.version_activated when the active version changes.
+         *
+         *     Requires the API key scope `credential-configurations.manage` or `issuers.manage`.
+         */
+        post: operations["CredentialConfigurations_ActivateVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List verification policies
+         * @description Lists the identifiers callers name when starting a verification, with display name and status; never the rules.
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerificationPolicies_List"];
+        put?: never;
+        /**
+         * Create a verification policy
+         * @description Creates an active policy. Every credential type must belong to a credential configuration in this environment unless the credential trusts an external issuer (jwksUri or x5cRoot); platform issuers must exist here. Accepts Idempotency-Key.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerificationPolicies_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies/{policyIdentifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a verification policy, with its rules
+         * @description Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerificationPolicies_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies/{policyIdentifier}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a verification policy
+         * @description active → suspended: new verifications naming the policy are refused. Suspending a suspended policy → 409 InvalidState. Emits verification_policy.suspended.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerificationPolicies_Suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies/{policyIdentifier}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a suspended verification policy
+         * @description suspended → active. Reactivating an active policy → 409 InvalidState. Emits verification_policy.reactivated.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerificationPolicies_Reactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a verification under a verification policy
+         * @description Creates a pending verification session; show `authorizationRequestUri` to the holder (QR code or same-device link). Honours `Idempotency-Key`.
+         *
+         *     Requires the API key scope `verification.execute`.
+         */
+        post: operations["Verifications_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verifications/{verificationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a verification
+         * @description Returns the verification session. A pending session past its expiry reads as `expired`. Pass `responseCode` to check the code a same-device redirect delivered (400 when it is not this session's); under a policy with `requireResponseCode`, a session a wallet answered shows its `result` only then (otherwise `resultWithheld: true`).
+         *
+         *     Requires the API key scope `verification.read`.
+         */
+        get: operations["Verifications_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verification-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a verification session
+         * @description Same resource as Verifications_Get. A pending session past its expiry reads as `expired`. Under a policy with `requireResponseCode`, a session a wallet answered reads with `resultWithheld: true` instead of its `result` (Verifications_Get with the `responseCode` shows it).
+         *
+         *     Requires the API key scope `verification.read`.
+         */
+        get: operations["VerificationSessions_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verification-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List verification sessions
+         * @description This environment's verification sessions, newest first, filtered by state (a pending one past its expiry counts as `expired`), policy, creation time and reason code. Each item is what VerificationSessions_Get shows: the outcome, its reasons and each credential's checks, and the claim-minimised result unless the policy withholds it (`resultWithheld`). An extension of the contract (docs/api/verification.md).
+         *
+         *     Requires the API key scope `verification.read`.
+         */
+        get: operations["VerificationSessions_List"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verification-sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a verification session
+         * @description pending → cancelled; cancelling a cancelled session again returns it unchanged; verified, rejected or expired → 409.
+         *
+         *     Requires the API key scope `verification.execute`.
+         */
+        post: operations["VerificationSessions_Cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verification-sessions/{id}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a presentation (legacy server-to-server)
+         * @description Legacy alternative to the wallet's OpenID4VP callback; the same engine decides the same session. A session that is no longer pending → 409.
+         *
+         *     Requires the API key scope `verification.execute`.
+         */
+        post: operations["VerificationSessions_Submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verifier-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the verifier certificate
+         * @description Extension. The certificate that signs this environment's OpenID4VP request objects (x5c), with the client identifiers wallets see. Generated on first use when none exists.
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerifierCertificates_Get"];
+        /**
+         * Replace the verifier certificate by an uploaded chain
+         * @description Extension. Installs a certificate chain (PEM, leaf first) and its private key for this environment, replacing the current certificate. Invalid input → 400 InvalidCertificate with details. Pending sessions whose client_id the new certificate does not carry (every x509_hash session) can no longer be fetched by wallets.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        put: operations["VerifierCertificates_Upload"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions (without secrets)
+         * @description Requires the API key scope `webhooks.read`.
+         */
+        get: operations["Webhooks_List"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description The URL must be https (http only to loopback in development mode) and must not be, or resolve to, a private, loopback, link-local, CGNAT, unique-local, multicast or cloud metadata address (400 WebhookUrlNotAllowed). The response carries the signing secret (`whsec_…`, Standard Webhooks) once; it is never shown again.
+         *
+         *     Requires the API key scope `webhooks.manage`.
+         */
+        post: operations["Webhooks_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/webhooks/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription (without its secret)
+         * @description Requires the API key scope `webhooks.read`.
+         */
+        get: operations["Webhooks_Get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Answers 200 with the subscription as it was when deleted. The subscription stops receiving events at once and reads as 404 afterwards (deleting it again → 404); its deliveries stay listed in WebhookDeliveries_List until the delivery retention period deletes them.
+         *
+         *     Requires the API key scope `webhooks.manage`.
+         */
+        delete: operations["Webhooks_Delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/webhooks/{subscriptionId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook subscription's signing secret
+         * @description Returns the new secret once. During `overlapSeconds` (default one day) every delivery also carries a `v1,` signature with the replaced secret, so the receiver can switch over without losing events; secrets replaced by earlier rotations keep signing until their own overlaps end (at most 5). 0 ends every replaced secret at once.
+         *
+         *     Requires the API key scope `webhooks.manage`.
+         */
+        post: operations["Webhooks_RotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Every event delivery with its attempts, oldest first; filter by subscription, status and event type. Deliveries of deleted subscriptions stay listed. A finished delivery (succeeded or failed) is deleted, with its attempts, once its last change is older than the retention period (30 days by default); a pending one is never deleted.
+         *
+         *     Requires the API key scope `webhooks.read`.
+         */
+        get: operations["WebhookDeliveries_List"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/webhook-deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a webhook delivery now
+         * @description Schedules one more attempt at once, whatever the delivery's status (a retry after failure or a resend after success), with the same `webhook-id`, and restarts its retention period. 409 InvalidState when the subscription is disabled or deleted; 404 once the delivery is past the retention period and deleted.
+         *
+         *     Requires the API key scope `webhooks.manage`.
+         */
+        post: operations["WebhookDeliveries_Redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/issuance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List issuance transactions
+         * @description This environment's transactions, newest first, filtered by state (a pending one past its expiry counts as `expired`), configuration, issuer, creation time and the caller's references. An issuer-bound key sees only its issuer's. Items never carry the offer link, offer URI or transaction code. An extension of the contract (docs/api/issuance.md).
+         *
+         *     Requires the API key scope `credentials.read`.
+         */
+        get: operations["IssuanceTransactions_List"];
+        put?: never;
+        /**
+         * Create an issuance transaction (credential offer)
+         * @description Validates the claims against the credential configuration and creates an OpenID4VCI credential offer (pre-authorized code flow). An issuer-bound key uses its issuer; otherwise name `issuerId`.
+         *
+         *     Requires the API key scope `credentials.issue`.
+         */
+        post: operations["IssuanceTransactions_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/issuance-transactions/{transactionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an issuance transaction
+         * @description Requires the API key scope `credentials.read`.
+         */
+        get: operations["IssuanceTransactions_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/issuance-transactions/{transactionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending issuance transaction
+         * @description pending → cancelled. A completed, cancelled or expired transaction gives 409.
+         *
+         *     Requires the API key scope `credentials.issue`.
+         */
+        post: operations["IssuanceTransactions_Cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/issuance-transactions/{transactionId}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Supply the claims of a deferred issuance transaction
+         * @description For a transaction created with `delivery.deferred`: the claims, validated against the configuration version it was created with. The wallet's next request then gets the credential. A transaction that is not pending, not deferred, or already has its claims gives 409. Accepts `Idempotency-Key`, so a retry after a lost answer replays it instead of 409.
+         *
+         *     Requires the API key scope `credentials.issue`.
+         */
+        post: operations["IssuanceTransactions_SupplyClaims"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/authorizations/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete the person's authorization at the issuer's authorization page
+         * @description For issuers with an `authorizationPage`: the authorization endpoint sends the person there with `interaction`, `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`), `client_id`, `redirect_uri` and `wallet_attested`; once the integrator has signed the person in and asked for consent, it calls this with the decision (and, to approve a wallet-initiated request, the transaction it created for the person) and sends the browser to the returned `redirectTo`. The returned URL gives the wallet its code (or access_denied) only in the browser that opened the authorization endpoint. The handle is single use and valid 10 minutes (409 once completed or expired; 404 if unknown to the caller). Beyond the interface specification.
+         *
+         *     Requires the API key scope `credentials.issue`.
+         */
+        post: operations["Authorizations_Complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/credentials/issuance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a credential (creates an issuance transaction with its offer)
+         * @description Same as IssuanceTransactions_Create, but `issuerId` must be named explicitly: an API key is a tenant credential, not bound to one issuer.
+         *
+         *     Requires the API key scope `credentials.issue`.
+         */
+        post: operations["Credentials_Issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/credentials/{credentialId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a credential
+         * @description Irreversible and immediate: the credential's status list entry becomes INVALID and the next status list fetch shows it. Every copy of a batch (the credentials of one issuance transaction, those of further requests with its access token included) is revoked with it, and the transaction issues no more. Revoking a revoked credential returns its state (200). A credential issued without status (statusEnabled false) gives 400.
+         *
+         *     Requires the API key scope `credentials.revoke`.
+         */
+        post: operations["Credentials_Revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credentials
+         * @description The credentials issued in this tenant's environment (an issuer-bound key: its issuer's), newest first, with their state and never their claims. Filters combine with AND. An extension of the contract (docs/api/credentials.md).
+         *
+         *     Requires the API key scope `credentials.read`.
+         */
+        get: operations["Credentials_List"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/credentials/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a credential
+         * @description An issued credential's metadata and state (`active`, `suspended`, `revoked`, `expired`), its status list entry and holder key thumbprint; never its claims, which are not kept. An extension of the contract (docs/api/credentials.md).
+         *
+         *     Requires the API key scope `credentials.read`.
+         */
+        get: operations["Credentials_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/credentials/{credentialId}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a credential
+         * @description Reversible: the credential's status list entry becomes SUSPENDED (2) and the next status list fetch shows it. Every active copy of its batch is suspended with it. Suspending a suspended credential returns its state (200, no event); a revoked credential gives 409 InvalidState; one issued without status (statusEnabled false) gives 400. An extension of the contract (docs/api/credentials.md).
+         *
+         *     Requires the API key scope `credentials.revoke`.
+         */
+        post: operations["Credentials_Suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/credentials/{credentialId}/reinstate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reinstate a suspended credential
+         * @description The credential's status list entry becomes VALID (0) again and the next status list fetch shows it; every suspended copy of its batch with it. Reinstating an active credential returns its state (200, no event); a revoked credential gives 409 InvalidState; one issued without status gives 400. An extension of the contract (docs/api/credentials.md).
+         *
+         *     Requires the API key scope `credentials.revoke`.
+         */
+        post: operations["Credentials_Reinstate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every state-changing call of this tenant's environment, newest first (an extension of the contract; docs/api/audit-events.md).
+         *
+         *     Requires the API key scope `audit.read`.
+         */
+        get: operations["AuditEvents_List"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count issuance and verification activity over time
+         * @description Credentials issued and revoked, verification sessions verified and rejected, per UTC day of a range of at most 366 days (default: the last 30), for the whole environment and, with `groupBy`, per issuer or per verification policy. An extension of the contract (docs/api/activity.md).
+         *
+         *     Requires the API key scopes `credentials.read` and `verification.read`.
+         */
+        get: operations["Activity_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "issuance.transaction.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuance.transaction.created
+         * @description An issuance transaction was created (IssuanceTransactions_Create); its offer is pending.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuanceTransactionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issuance.transaction.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuance.transaction.completed
+         * @description The wallet redeemed the offer and received its credential(s).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuanceTransactionCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issuance.transaction.reissued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuance.transaction.reissued
+         * @description The wallet asked again with the access token of a completed transaction (OpenID4VCI §14.3: its first answer was lost, or it wants fresh copies) and received further credentials: new status entries, recorded against the transaction like the first (revoking any of them revokes all). Possible while the access token lives (5 minutes from the code's redemption); the transaction completes only once.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuanceTransactionReissued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issuance.transaction.deferred": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuance.transaction.deferred
+         * @description The wallet asked for the credential of a deferred transaction before its claims were supplied; it was told to come back (HTTP 202) and waits. Supply the claims with IssuanceTransactions_SupplyClaims.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuanceTransactionDeferred"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issuance.transaction.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuance.transaction.cancelled
+         * @description A pending issuance transaction was cancelled (IssuanceTransactions_Cancel).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuanceTransactionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issuance.transaction.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuance.transaction.expired
+         * @description A pending issuance transaction reached its expiry unredeemed. Emitted once by the background sweeper (within about a minute of the expiry).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuanceTransactionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential.revoked
+         * @description A credential was revoked (Credentials_Revoke); its status list entry now says so.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential.suspended
+         * @description A credential was suspended (Credentials_Suspend); its status list entry now says SUSPENDED (2). One event per copy of the batch.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialSuspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.reinstated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential.reinstated
+         * @description A suspended credential was reinstated (Credentials_Reinstate); its status list entry is VALID (0) again. One event per copy of the batch.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialReinstated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential.accepted
+         * @description The wallet reported that it accepted and stored the credential(s) (OpenID4VCI notification).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential.failed
+         * @description The wallet reported that storing the credential(s) failed (OpenID4VCI notification).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential.deleted
+         * @description The wallet reported that the holder deleted the credential(s) (OpenID4VCI notification).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.session.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification.session.created
+         * @description A verification session was created (Verifications_Create); it waits for the wallet.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationSessionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.session.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification.session.verified
+         * @description The wallet's presentation passed every check. Fetch the session for the (claim-minimised) result; the event carries no claims.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationSessionVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.session.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification.session.rejected
+         * @description The wallet's presentation failed a check. Fetch the session for the reasons.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationSessionRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.session.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification.session.cancelled
+         * @description A pending verification session was cancelled.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationSessionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification.session.expired
+         * @description A pending verification session reached its expiry unanswered. Emitted once, either when the session is read after its expiry or by the background sweeper, whichever comes first.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationSessionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issuer.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * issuer.activated
+         * @description An issuer was activated (Issuers_Activate) and can issue.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_IssuerActivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential_configuration.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential_configuration.created
+         * @description A credential configuration was created with its version 1 active.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialConfigurationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential_configuration.version_activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credential_configuration.version_activated
+         * @description Another version of a credential configuration became the active one (a new version, or an earlier one activated again); transactions created from now on use it.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_CredentialConfigurationVersionActivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification_policy.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification_policy.suspended
+         * @description A verification policy was suspended; new verifications under it are refused.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationPolicySuspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification_policy.reactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification_policy.reactivated
+         * @description A suspended verification policy was reactivated.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationPolicyReactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /** @description Wallet-facing display metadata for one locale (OpenID4VCI issuer `display`). */
+        IssuerDisplay: {
+            /**
+             * @description BCP 47 language tag.
+             * @example en-GB
+             */
+            locale: string;
+            /**
+             * @description Issuer name shown by wallets in this locale.
+             * @example Acme Bank
+             */
+            name: string;
+            /**
+             * @description Short description in this locale.
+             * @example Retail bank
+             */
+            description?: string;
+            /** @description Logo wallets show for this issuer in this locale. */
+            logo?: {
+                /**
+                 * Format: uri
+                 * @description https URL of the logo image.
+                 * @example https://acme.example/logo.png
+                 */
+                uri: string;
+                /**
+                 * @description Alternative text for the logo.
+                 * @example Acme Bank logo
+                 */
+                altText?: string;
+            };
+        };
+        /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
+        IssuerWalletAttestation: {
+            /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
+            trustedRoots: string[];
+            /**
+             * @description When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.
+             * @default false
+             * @example false
+             */
+            required: boolean;
+            /**
+             * @description When true, the issuer offers a challenge endpoint (`challenge_endpoint` in its authorization server metadata) and an attestation's PoP must carry one of its challenges (`challenge`, or the DPoP proof's `nonce` when the proof is the PoP): 400 `use_attestation_challenge` with a fresh `OAuth-Client-Attestation-Challenge` otherwise. Challenges are valid 5 minutes, at this issuer only.
+             * @default false
+             * @example false
+             */
+            requireChallenge: boolean;
+        };
+        /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
+        IssuerKeyAttestation: {
+            /** @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them. */
+            trustedRoots: string[];
+            /**
+             * @description When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.
+             * @default false
+             * @example false
+             */
+            required: boolean;
+            /**
+             * @description Accepted key storage levels (any one): e.g. iso_18045_high, iso_18045_moderate. Omitted: any.
+             * @example [
+             *       "iso_18045_high",
+             *       "iso_18045_moderate"
+             *     ]
+             */
+            keyStorage?: string[];
+            /**
+             * @description Accepted user authentication levels (any one): e.g. iso_18045_high, iso_18045_moderate. Omitted: any.
+             * @example [
+             *       "iso_18045_high",
+             *       "iso_18045_moderate"
+             *     ]
+             */
+            userAuthentication?: string[];
+        };
+        /** @description Where the authorization code flow asks for the person: without it, holding the offer is the authorization and the wallet gets a code at once. */
+        AuthorizationPage: {
+            /**
+             * Format: uri
+             * @description The integrator's page (https) that signs the person in and asks for consent. The authorization endpoint sends the browser there with the query parameters `interaction` (a one-time handle, valid 10 minutes), `transaction_id` (or, for a wallet-initiated request, `credential_configuration_id`), and who asks: `client_id`, `redirect_uri` and `wallet_attested`, which the consent step must show; the integrator's backend then calls Authorizations_Complete and sends the browser to the `redirectTo` it returns. With a page, wallets may also start the code flow themselves (no offer).
+             * @example https://login.acme.example/credential-consent
+             */
+            url: string;
+        };
+        /**
+         * @description The redirect URIs wallets may name in the authorization code flow, compared exactly (RFC 9700 §4.1.1); a pushed authorization request with any other is refused (400 invalid_request).
+         * @example [
+         *       "https://wallet.example.org/callback",
+         *       "eudi-openid4ci://authorize"
+         *     ]
+         */
+        AllowedRedirectUris: string[];
+        /** @description Encrypted credential requests and responses (OpenID4VCI §10): the issuer publishes an ECDH-ES P-256 key in `credential_request_encryption` and answers an encrypted request that names a key in `credential_response_encryption` with an `application/jwt` JWE (A128GCM or A256GCM, no compression). */
+        IssuerCredentialEncryptionSettings: {
+            /**
+             * @description true: every credential request must come encrypted and ask for an encrypted response (`encryption_required`). false: wallets may choose.
+             * @example false
+             */
+            required: boolean;
+        };
+        /** @description One claim of the credential's schema. */
+        ClaimDefinition: {
+            /**
+             * @description Claim path from the credential's top level, one name per level.
+             * @example [
+             *       "address",
+             *       "country"
+             *     ]
+             */
+            path: string[];
+            /**
+             * @description Value type; `date` is an ISO 8601 full date (YYYY-MM-DD) string.
+             * @example string
+             * @enum {string}
+             */
+            type: "string" | "number" | "integer" | "boolean" | "date" | "object" | "array";
+            /**
+             * @description Whether issuance must supply this claim.
+             * @default false
+             * @example true
+             */
+            required: boolean;
+            /**
+             * @description Whether the holder may disclose this claim selectively.
+             * @default true
+             * @example true
+             */
+            selectivelyDisclosable: boolean;
+            /** @description Labels per locale for wallets. */
+            display?: components["schemas"]["ClaimDisplay"][];
+            constraints?: components["schemas"]["ClaimConstraints"];
+        };
+        /** @description Wallet-facing label of a claim in one locale. */
+        ClaimDisplay: {
+            /**
+             * @description BCP 47 language tag.
+             * @example en-GB
+             */
+            locale: string;
+            /**
+             * @description Label wallets show for the claim in this locale.
+             * @example Date of birth
+             */
+            name: string;
+        };
+        /** @description Checks a claim value must pass at issuance. */
+        ClaimConstraints: {
+            /**
+             * @description Allowed values; each of the claim's type.
+             * @example [
+             *       "NL",
+             *       "BE",
+             *       "DE"
+             *     ]
+             */
+            enum?: (string | number | boolean)[];
+            /**
+             * @description ECMAScript regular expression (Unicode mode) a string or date value must match.
+             * @example ^[A-Z]{2}$
+             */
+            pattern?: string;
+            /**
+             * @description Smallest allowed value (number and integer claims).
+             * @example 0
+             */
+            minimum?: number;
+            /**
+             * @description Largest allowed value (number and integer claims).
+             * @example 150
+             */
+            maximum?: number;
+            /**
+             * @description Longest allowed value in characters (string and date claims).
+             * @example 100
+             */
+            maxLength?: number;
+        };
+        /** @description One credential the holder is asked to present. */
+        VerificationPolicyCredential: {
+            /**
+             * @description Id of this credential within the policy (a DCQL credential query id).
+             * @example pid
+             */
+            id: string;
+            /**
+             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).
+             * @example [
+             *       "https://credentials.example.com/pid"
+             *     ]
+             */
+            credentialTypes: string[];
+            /**
+             * @description Issuers whose credentials are accepted.
+             * @example [
+             *       {
+             *         "issuerId": "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"
+             *       }
+             *     ]
+             */
+            trustedIssuers: ({
+                /**
+                 * @description An issuer of this tenant and environment.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+            } | {
+                /**
+                 * Format: uri
+                 * @description https URL of the external issuer's JWKS (public keys that sign its credentials).
+                 * @example https://issuer.example.com/.well-known/jwks.json
+                 */
+                jwksUri: string;
+            } | {
+                /**
+                 * Format: uri
+                 * @description The external issuer's identifier (the credentials' `iss`); its keys are read from its SD-JWT VC issuer metadata at `/.well-known/jwt-vc-issuer` (path inserted before the identifier's path).
+                 * @example https://issuer.example.com/tenant-1
+                 */
+                credentialIssuer: string;
+            } | {
+                /** @description PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted. */
+                x5cRoot: string;
+            })[];
+            /**
+             * @description Claims the holder must disclose.
+             * @default []
+             * @example [
+             *       [
+             *         "given_name"
+             *       ],
+             *       [
+             *         "age_equal_or_over",
+             *         "18"
+             *       ]
+             *     ]
+             */
+            requiredClaims: (string | number | null)[][];
+            /**
+             * @description Claims requested when available.
+             * @default []
+             * @example [
+             *       [
+             *         "family_name"
+             *       ]
+             *     ]
+             */
+            optionalClaims: (string | number | null)[][];
+            /**
+             * @description Require proof of possession of the holder key (key binding JWT).
+             * @default true
+             * @example true
+             */
+            holderBindingRequired: boolean;
+            /**
+             * @description Check the credential's status list (revocation).
+             * @default true
+             * @example true
+             */
+            checkStatus: boolean;
+            /**
+             * @description Refuse credentials issued longer ago than this many days; null for no limit.
+             * @default null
+             * @example 365
+             */
+            maxCredentialAgeDays: number | null;
+            /**
+             * @description Also accept a credential whose vct extends one of credentialTypes, as the SD-JWT VC Type Metadata at each type's https URL says (every link fetched and, where an integrity value is given, matched). The link is asserted by whoever hosts the type's metadata, not signed by the issuer; trust still comes from trustedIssuers alone.
+             * @default false
+             * @example false
+             */
+            acceptExtendedTypes: boolean;
+        };
+        /** @description A DCQL credential set. */
+        VerificationPolicyCredentialSet: {
+            /**
+             * @description Alternative combinations of credential ids; any one option satisfies the set.
+             * @example [
+             *       [
+             *         "pid"
+             *       ],
+             *       [
+             *         "mdl"
+             *       ]
+             *     ]
+             */
+            options: string[][];
+            /**
+             * @description Whether the set must be satisfied.
+             * @default true
+             * @example true
+             */
+            required: boolean;
+        };
+        /** @description An attestation about the verifier (OpenID4VP §5.1 `verifier_info`), e.g. a registration certificate, that wallets may use for authorization decisions or show in the consent dialog. */
+        VerificationPolicyVerifierInfo: {
+            /**
+             * @description What the attestation is and how it is encoded, an identifier of the wallet's ecosystem (e.g. a registration certificate's format).
+             * @example registration_cert
+             */
+            format: string;
+            /**
+             * @description The attestation: a string (e.g. a signed JWT) or an object, passed to the wallet as given.
+             * @example eyJhbGciOiJFUzI1NiIsInR5cCI6InJjLXJwK2p3dCJ9…
+             */
+            data: string | {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The policy credentials it is relevant to; omitted: all of them.
+             * @example [
+             *       "pid"
+             *     ]
+             */
+            credentialIds?: string[];
+        };
+        /** @description One transaction data object for the wallet (OpenID4VP §5.1). */
+        TransactionData: {
+            /**
+             * @description The transaction data type (collision-resistant name recommended).
+             * @example https://pay.example/payment
+             */
+            type: string;
+            /**
+             * @description Ids of the policy's credentials (DCQL credential query ids) that may authorise it; the wallet uses one. Each must require holder binding.
+             * @example [
+             *       "pid"
+             *     ]
+             */
+            credentialIds: string[];
+            /**
+             * @description The type's own members, sent as top-level members of the object.
+             * @example {
+             *       "amount": "42.00",
+             *       "currency": "EUR",
+             *       "payee": "Acme Shop"
+             *     }
+             */
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description How the credential offer reaches the wallet. */
+        IssuanceDelivery: {
+            /**
+             * @description `reference`: the offer link carries `credential_offer_uri` (small QR codes); `value`: the offer itself.
+             * @default reference
+             * @example reference
+             * @enum {string}
+             */
+            offerBy: "reference" | "value";
+            /**
+             * @description `preAuthorizedCode`: the offer carries a pre-authorized code the wallet redeems directly. `authorizationCode`: the offer carries an `issuer_state`, and the wallet runs the OAuth authorization code flow (pushed authorization request, PKCE S256, optionally DPoP), as HAIP wallets do. A `txCode` applies to `preAuthorizedCode` only.
+             * @default preAuthorizedCode
+             * @example preAuthorizedCode
+             * @enum {string}
+             */
+            grant: "preAuthorizedCode" | "authorizationCode";
+            /** @description Ask for a transaction code (tx_code) that the person enters in the wallet. */
+            txCode?: {
+                /**
+                 * @description Characters the wallet asks the person for.
+                 * @default numeric
+                 * @example numeric
+                 * @enum {string}
+                 */
+                inputMode: "numeric" | "text";
+                /**
+                 * @description Number of characters.
+                 * @default 6
+                 * @example 6
+                 */
+                length: number;
+                /**
+                 * @description Hint the wallet shows, e.g. where the code was sent.
+                 * @example Sent to you by SMS
+                 */
+                description?: string;
+            };
+            /**
+             * @description The custom URL scheme of the link that invokes the wallet: `openid` (default) for `openid-credential-offer://` (OpenID4VCI §4.1), `haip` for `haip-vci://` (HAIP), which wallets built for the HAIP profile register. The link's parameters are the same.
+             * @default openid
+             * @example openid
+             * @enum {string}
+             */
+            invocation: "openid" | "haip";
+            /**
+             * @description Lifetime of the offer; default 15 minutes.
+             * @example 900
+             */
+            expiresInSeconds?: number;
+            /**
+             * @description Deferred issuance (OpenID4VCI §9): create the transaction without `claims` and supply them later with IssuanceTransactions_SupplyClaims, e.g. after a review. A wallet that asks for the credential before then gets a `transaction_id` and polls the deferred credential endpoint, for up to `deferredWaitSeconds`.
+             * @default false
+             * @example false
+             */
+            deferred: boolean;
+            /**
+             * @description With `deferred`: how long the transaction waits for its claims once the wallet has asked (the offer itself stays redeemable for `expiresInSeconds` only); default 3 days.
+             * @example 259200
+             */
+            deferredWaitSeconds?: number;
+        };
+        ManagementResourceOfOrganisation: {
+            data: components["schemas"]["Organisation"];
+        };
+        /** @description An organisation that operates one or more issuers. */
+        Organisation: {
+            /**
+             * @description Caller-chosen slug, unique per tenant and environment; the path key.
+             * @example acme-bank
+             */
+            reference: string;
+            /**
+             * @description Name shown to people.
+             * @example Acme Bank
+             */
+            displayName: string;
+            /**
+             * @description Registered legal name.
+             * @example Acme Bank N.V.
+             */
+            legalName: string | null;
+            /**
+             * @description ISO 3166-1 alpha-2 country of registration.
+             * @example NL
+             */
+            country: string | null;
+            /** @description Registry identifiers (LEI, VAT, …). */
+            identifiers: {
+                /**
+                 * @description Identifier scheme, e.g. LEI, VAT, EUID.
+                 * @example LEI
+                 */
+                scheme: string;
+                /**
+                 * @description The identifier in that scheme.
+                 * @example 5493001KJTIIGC8Y1R12
+                 */
+                value: string;
+            }[];
+            /**
+             * @description Environment the resource lives in.
+             * @example sandbox
+             * @enum {string}
+             */
+            environment: "sandbox" | "production";
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        ManagementCollectionOfOrganisation: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["Organisation"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ManagementResourceOfIssuer: {
+            data: components["schemas"]["Issuer"];
+        };
+        /** @description An issuer of credentials, operated by an organisation. */
+        Issuer: {
+            /**
+             * @description Identifier of the issuer.
+             * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Caller-chosen slug, unique per tenant and environment; the path key.
+             * @example acme-bank
+             */
+            organisationReference: string;
+            /**
+             * @description Name of the issuer shown in the console and to integrators.
+             * @example Acme Bank
+             */
+            displayName: string;
+            /** @description What the issuer issues, for people; null when not set. */
+            description: string | null;
+            /** @description https URL of the issuer's logo; null when not set. */
+            logoUri: string | null;
+            /** @description Wallet-facing display metadata per locale. */
+            display: components["schemas"]["IssuerDisplay"][];
+            /**
+             * @description `draft` until activated; `active` issuers can issue credentials.
+             * @example draft
+             * @enum {string}
+             */
+            status: "draft" | "active";
+            /**
+             * @description The OpenID4VCI credential issuer identifier (URL) wallets see as `iss`.
+             * @example https://credentials.example/issuers/iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            credentialIssuer: string;
+            signingKey: components["schemas"]["IssuerSigningKey"];
+            /** @description Keys replaced by Issuers_RotateSigningKey and kept: published next to `signingKey` in the issuer's JWKS, newest first. */
+            previousSigningKeys: components["schemas"]["IssuerPreviousSigningKey"][];
+            /** @description The key prepared for the next rotation (Issuers_PrepareSigningKey); null when none. */
+            nextSigningKey: components["schemas"]["IssuerNextSigningKey"] | null;
+            /**
+             * @description When true, the token endpoint answers a request without a DPoP proof with 400 invalid_dpop_proof, so every access token is DPoP-bound (HAIP via FAPI 2.0: sender-constrained tokens only). Wallets that do not do DPoP then cannot redeem offers of this issuer.
+             * @example false
+             */
+            requireDpop: boolean;
+            /**
+             * @description When true, every DPoP proof sent to this issuer (token, PAR, credential and notification endpoints) must carry a nonce the issuer provided: a proof without one is answered use_dpop_nonce with a DPoP-Nonce header to retry with (RFC 9449 §8, §9), and every successful response of those endpoints and of the nonce endpoint carries a fresh DPoP-Nonce. A nonce is accepted for 300 s. It bounds how far ahead a stolen key's proofs can be made; bearer tokens are not affected.
+             * @example false
+             */
+            requireDpopNonce: boolean;
+            /** @description Which wallet providers' attestations this issuer accepts; null when it takes none. */
+            walletAttestation: components["schemas"]["IssuerWalletAttestationOutput"] | null;
+            /** @description Which key attesters this issuer trusts for holder keys; null when it reads no key attestations. */
+            keyAttestation: components["schemas"]["IssuerKeyAttestationOutput"] | null;
+            /** @description The integrator's sign-in and consent page for the authorization code flow; null when the wallet gets its code at once. */
+            authorizationPage: components["schemas"]["AuthorizationPage"] | null;
+            /** @description The redirect URIs wallets may use in the authorization code flow; null when any is taken. */
+            allowedRedirectUris: components["schemas"]["AllowedRedirectUris"] | null;
+            /** @description Encrypted credential requests and responses; null when not offered. */
+            credentialEncryption: components["schemas"]["IssuerCredentialEncryption"] | null;
+            /** @description The certificate chain of `signingKey`, sent as `x5c`; null when none is set. */
+            signingCertificate: components["schemas"]["IssuerSigningCertificate"] | null;
+            /**
+             * @description Environment the resource lives in.
+             * @example sandbox
+             * @enum {string}
+             */
+            environment: "sandbox" | "production";
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description Activation time (ISO 8601); null while draft.
+             * @example 2026-08-30T12:05:00.000Z
+             */
+            activatedAt: string | null;
+        };
+        /** @description The issuer's credential signing key (public part). */
+        IssuerSigningKey: {
+            /**
+             * @description Key id: the RFC 7638 JWK SHA-256 thumbprint of the public key.
+             * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+             */
+            kid: string;
+            /**
+             * @description Signing algorithm.
+             * @example ES256
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * @description Public key as a JWK (EC P-256). The private key never leaves the service.
+             * @example {
+             *       "kty": "EC",
+             *       "crv": "P-256",
+             *       "x": "…",
+             *       "y": "…",
+             *       "kid": "…",
+             *       "alg": "ES256",
+             *       "use": "sig"
+             *     }
+             */
+            publicJwk: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A signing key replaced by a rotation, still published so that credentials it signed keep verifying. Nothing is signed with it any more. */
+        IssuerPreviousSigningKey: {
+            /**
+             * @description Key id: the RFC 7638 JWK SHA-256 thumbprint of the public key.
+             * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+             */
+            kid: string;
+            /**
+             * @description Signing algorithm.
+             * @example ES256
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * @description Public key as a JWK (EC P-256). The private key never leaves the service.
+             * @example {
+             *       "kty": "EC",
+             *       "crv": "P-256",
+             *       "x": "…",
+             *       "y": "…",
+             *       "kid": "…",
+             *       "alg": "ES256",
+             *       "use": "sig"
+             *     }
+             */
+            publicJwk: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description When Issuers_RotateSigningKey replaced it (ISO 8601).
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            retiredAt: string;
+        };
+        /** @description The key the next Issuers_RotateSigningKey switches to, with its certificate chain if set. Published in the issuer's JWKS ahead of use; nothing is signed with it yet. */
+        IssuerNextSigningKey: {
+            /**
+             * @description Key id: the RFC 7638 JWK SHA-256 thumbprint of the public key.
+             * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+             */
+            kid: string;
+            /**
+             * @description Signing algorithm.
+             * @example ES256
+             * @constant
+             */
+            alg: "ES256";
+            /**
+             * @description Public key as a JWK (EC P-256). The private key never leaves the service.
+             * @example {
+             *       "kty": "EC",
+             *       "crv": "P-256",
+             *       "x": "…",
+             *       "y": "…",
+             *       "kid": "…",
+             *       "alg": "ES256",
+             *       "use": "sig"
+             *     }
+             */
+            publicJwk: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description When Issuers_PrepareSigningKey made it (ISO 8601).
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            preparedAt: string;
+            /** @description Its certificate chain (Issuers_SetSigningCertificate with key next); null when none. */
+            signingCertificate: components["schemas"]["IssuerSigningCertificate"] | null;
+        };
+        /** @description The X.509 certificate chain of the current signing key (Issuers_SetSigningCertificate), sent in the `x5c` header of credentials and status list tokens. */
+        IssuerSigningCertificate: {
+            /**
+             * @description The chain as set, PEM, leaf first.
+             * @example -----BEGIN CERTIFICATE-----
+             *     MIIB…
+             *     -----END CERTIFICATE-----
+             */
+            certificateChainPem: string;
+            /**
+             * @description Leaf subject.
+             * @example CN=Acme Bank, O=Acme
+             */
+            subject: string;
+            /**
+             * @description Leaf issuer (the CA).
+             * @example CN=Acme Issuing CA
+             */
+            issuer: string;
+            /**
+             * @description Leaf serial number (hex).
+             * @example 4F3A…
+             */
+            serialNumber: string;
+            /**
+             * @description Start of the chain's validity: the latest notBefore of its certificates (ISO 8601).
+             * @example 2026-11-22T00:00:00.000Z
+             */
+            notBefore: string;
+            /**
+             * @description End of the chain's validity: the earliest notAfter of its certificates (ISO 8601).
+             * @example 2027-11-22T00:00:00.000Z
+             */
+            notAfter: string;
+            /**
+             * @description Certificates sent in `x5c`: the chain without a trailing self-signed root (HAIP).
+             * @example 1
+             */
+            x5cLength: number;
+            /**
+             * @description True while every certificate of the chain is valid: credentials and status list tokens carry `x5c`. Outside that time they go out without it (kid only).
+             * @example true
+             */
+            inUse: boolean;
+        };
+        IssuerCredentialEncryption: {
+            /**
+             * @description true: every credential request must come encrypted and ask for an encrypted response (`encryption_required`). false: wallets may choose.
+             * @example false
+             */
+            required: boolean;
+            /**
+             * @description The key wallets encrypt credential requests to (its `kid`, `alg: ECDH-ES`, `use: enc`), as published in the issuer metadata. Made when encryption is turned on; the private half is sealed at rest and never leaves the service.
+             * @example {
+             *       "kty": "EC",
+             *       "crv": "P-256",
+             *       "x": "…",
+             *       "y": "…",
+             *       "kid": "…",
+             *       "alg": "ECDH-ES",
+             *       "use": "enc"
+             *     }
+             */
+            publicJwk: {
+                [key: string]: unknown;
+            };
+            /** @description The key Issuers_RotateCredentialEncryptionKey replaced, while requests to it are still decrypted; null otherwise. */
+            previousKey: {
+                /** @description The replaced key (no longer published). */
+                publicJwk: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description Until when requests encrypted to it are still decrypted (ISO 8601).
+                 * @example 2026-11-24T12:00:00.000Z
+                 */
+                acceptedUntil: string;
+            } | null;
+        };
+        ManagementCollectionOfIssuer: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["Issuer"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ApiEnvelopeOfIssuerCertificateSigningRequest: {
+            data: components["schemas"]["IssuerCertificateSigningRequest"];
+        };
+        IssuerCertificateSigningRequest: {
+            /**
+             * @description PKCS#10 request (PEM) for the current signing key, signed with it. Subject CN = the issuer's name, O = its organisation's (each cut to 64 characters); subjectAltName = `credentialIssuer` (URI); key usage digitalSignature.
+             * @example -----BEGIN CERTIFICATE REQUEST-----
+             *     MIIB…
+             *     -----END CERTIFICATE REQUEST-----
+             */
+            certificateSigningRequestPem: string;
+            /**
+             * @description The key the request is for; a rotation makes the request stale.
+             * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+             */
+            signingKid: string;
+        };
+        ApiEnvelopeOfIssuerReadinessResponse: {
+            data: components["schemas"]["IssuerReadinessResponse"];
+        };
+        /** @description What the issuer still needs before it can be activated. */
+        IssuerReadinessResponse: {
+            /**
+             * @description Identifier of the issuer.
+             * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            issuerId: string;
+            /**
+             * @description True when every item is satisfied.
+             * @example false
+             */
+            ready: boolean;
+            /** @description One item per requirement, in a fixed order. */
+            items: components["schemas"]["IssuerReadinessItem"][];
+        };
+        /** @description One requirement of the readiness checklist. */
+        IssuerReadinessItem: {
+            /**
+             * @description Stable id of the requirement.
+             * @example display-metadata
+             * @enum {string}
+             */
+            id: "organisation" | "display-metadata" | "signing-key" | "active-credential-configuration" | "status-list" | "public-base-url";
+            /**
+             * @description The requirement, for people.
+             * @example Display metadata complete
+             */
+            title: string;
+            /**
+             * @description Whether the requirement is met.
+             * @example outstanding
+             * @enum {string}
+             */
+            status: "satisfied" | "outstanding";
+            /**
+             * @description What was checked and, when outstanding, what is missing.
+             * @example Add at least one display entry with a locale and a name.
+             */
+            detail: string;
+            /** @description What to do next; present when outstanding and fixable through the API. */
+            action?: {
+                /**
+                 * @description Operation that resolves it.
+                 * @example Issuers_Update
+                 */
+                operationId: string;
+                /**
+                 * @description HTTP method.
+                 * @example PATCH
+                 */
+                method: string;
+                /**
+                 * @description Path to call (with the api-version query parameter, as every management call).
+                 * @example /management/issuers/iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                path: string;
+                /**
+                 * @description What to send.
+                 * @example Send {"display":[{"locale":"en","name":"Acme Bank"}]}.
+                 */
+                hint: string;
+            };
+        };
+        ManagementResourceOfPublicCredentialConfigurationResponse: {
+            data: components["schemas"]["PublicCredentialConfigurationResponse"];
+        };
+        /** @description What an issuer issues: credential type, claims schema and issuance settings. */
+        PublicCredentialConfigurationResponse: {
+            /**
+             * @description Identifier of the configuration.
+             * @example ccf_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Caller-chosen identifier, unique per tenant and environment; callers name it at issuance.
+             * @example membership-card
+             */
+            identifier: string;
+            /**
+             * @description Name of the credential shown to people.
+             * @example Membership card
+             */
+            displayName: string;
+            /**
+             * @description Identifier of the issuer.
+             * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            issuerId: string;
+            /**
+             * @description Identifier of the schema this configuration implements (caller-defined, e.g. a URI).
+             * @example https://schemas.acme.example/membership/v1
+             */
+            schemaId: string;
+            /**
+             * @description The SD-JWT VC `vct`. Defaults to `<credentialIssuer>/credentials/<identifier>`.
+             * @example https://credentials.example/issuers/iss_01jd5x6c3v8w9y0z1a2b3c4d5e/credentials/membership-card
+             */
+            credentialType: string;
+            /** @description Claims of the active version. */
+            claims: components["schemas"]["ClaimDefinitionOutput"][];
+            /**
+             * Format: int32
+             * @description Validity of issued credentials in days (int32, 1–36500).
+             * @example 365
+             */
+            defaultLifetimeDays: number;
+            /**
+             * @description Credential format.
+             * @example dc+sd-jwt
+             * @constant
+             */
+            format: "dc+sd-jwt";
+            /**
+             * @description Signing algorithm.
+             * @example ES256
+             * @constant
+             */
+            signingAlgorithm: "ES256";
+            /**
+             * @description Credentials are bound to the holder's key.
+             * @example true
+             */
+            holderBindingRequired: boolean;
+            /**
+             * @description Credentials carry a status list entry.
+             * @example true
+             */
+            statusEnabled: boolean;
+            /**
+             * @description The version in use.
+             * @example 1
+             */
+            activeVersion: number;
+            /** @description Every version, oldest first. */
+            versions: components["schemas"]["CredentialConfigurationVersion"][];
+            /**
+             * @description Environment the resource lives in.
+             * @example sandbox
+             * @enum {string}
+             */
+            environment: "sandbox" | "production";
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description One version of a configuration's claims. */
+        CredentialConfigurationVersion: {
+            /**
+             * @description Version number, from 1.
+             * @example 1
+             */
+            version: number;
+            /**
+             * @description `active` for the version in use.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "superseded";
+            /**
+             * @description Why the version exists.
+             * @example Initial version
+             */
+            reason: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description When the version last became the active one (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            activatedAt: string | null;
+        };
+        ManagementCollectionOfPublicCredentialConfigurationResponse: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["PublicCredentialConfigurationResponse"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ApiEnvelopeOfCredentialConfigurationVersionDetail: {
+            data: components["schemas"]["CredentialConfigurationVersionDetail"];
+        };
+        /** @description One version of a configuration, with its claims. */
+        CredentialConfigurationVersionDetail: {
+            /**
+             * @description Version number, from 1.
+             * @example 1
+             */
+            version: number;
+            /**
+             * @description `active` for the version in use.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "superseded";
+            /**
+             * @description Why the version exists.
+             * @example Initial version
+             */
+            reason: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description When the version last became the active one (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            activatedAt: string | null;
+            /** @description The version's claims schema. */
+            claims: components["schemas"]["ClaimDefinitionOutput"][];
+        };
+        ManagementResourceOfPublicVerificationPolicyResponse: {
+            data: components["schemas"]["PublicVerificationPolicyResponse"];
+        };
+        /** @description A server-managed verification policy. */
+        PublicVerificationPolicyResponse: {
+            /**
+             * @description Caller-chosen identifier, unique per tenant and environment; named when starting a verification.
+             * @example over-18
+             */
+            identifier: string;
+            /**
+             * @description Name shown to people.
+             * @example Age over 18
+             */
+            displayName: string;
+            /**
+             * @description Default purpose shown to the holder.
+             * @example Age check at checkout
+             */
+            purpose: string | null;
+            /**
+             * @description `active` policies can start verifications; `suspended` ones are refused until reactivated.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "suspended";
+            rules: components["schemas"]["VerificationPolicyRules"];
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description What a verification under this policy asks for and accepts. */
+        VerificationPolicyRules: {
+            /** @description Credentials requested from the holder. */
+            credentials: components["schemas"]["VerificationPolicyCredentialOutput"][];
+            /**
+             * @description Combinations of credentials that satisfy the request; null means all credentials.
+             * @default null
+             */
+            credentialSets: components["schemas"]["VerificationPolicyCredentialSetOutput"][] | null;
+            /**
+             * @description OpenID4VP response mode; `direct_post.jwt` encrypts the wallet's response.
+             * @default direct_post.jwt
+             * @example direct_post.jwt
+             * @enum {string}
+             */
+            responseMode: "direct_post.jwt" | "direct_post";
+            /**
+             * @description How long a verification session stays open, 60–3600 seconds.
+             * @default 600
+             * @example 600
+             */
+            sessionLifetimeSeconds: number;
+            /**
+             * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).
+             * @default x509_hash
+             * @example x509_hash
+             * @enum {string}
+             */
+            clientIdPrefix: "x509_hash" | "x509_san_dns";
+            /**
+             * @description https URL the wallet returns the user to in same-device flows; null for none.
+             * @default null
+             * @example https://shop.example.com/checkout/verified
+             */
+            sameDeviceRedirectUri: string | null;
+            /**
+             * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
+             * @default null
+             */
+            verifierInfo: components["schemas"]["VerificationPolicyVerifierInfo"][] | null;
+            /**
+             * @description When true, a wallet response whose presentation fails integrity or holder binding (issuer signature, disclosures, key binding JWT signature, `aud`, `nonce`, `iat`, `sd_hash`, transaction data hashes, a malformed `vp_token`) and so leaves the session `rejected` is answered at the response endpoint with HTTP 400 `{ error: "invalid_request" }` (OpenID4VP §8.5) instead of 200 and the redirect, so the wallet tells the holder at once. The session is decided exactly as with false (`rejected`, same reasons, event and webhooks). A presentation that is genuine but not accepted (untrusted issuer, expired, revoked, missing claims) and a wallet's own error response are still answered 200. Default false: every response the endpoint could process is answered 200.
+             * @default false
+             * @example false
+             */
+            reportInvalidPresentationsToWallet: boolean;
+            /**
+             * @description When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.
+             * @default false
+             * @example false
+             */
+            requireResponseCode: boolean;
+        };
+        ManagementCollectionOfPublicVerificationPolicyResponse: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["PublicVerificationPolicySummary"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A verification policy as listed: the identifier to name when starting a verification. */
+        PublicVerificationPolicySummary: {
+            /**
+             * @description Caller-chosen identifier, unique per tenant and environment; named when starting a verification.
+             * @example over-18
+             */
+            identifier: string;
+            /**
+             * @description Name shown to people.
+             * @example Age over 18
+             */
+            displayName: string;
+            /**
+             * @description `active` policies can start verifications; `suspended` ones are refused until reactivated.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "suspended";
+        };
+        ApiEnvelopeOfVerificationSessionResponse: {
+            data: components["schemas"]["VerificationSessionResponse"];
+        };
+        /** @description A verification session (OpenID4VP). */
+        VerificationSessionResponse: {
+            /**
+             * @description The verification session's id.
+             * @example vs_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Lifecycle state.
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "rejected" | "expired" | "cancelled";
+            /**
+             * @description Identifier of the policy.
+             * @example over-18
+             */
+            policy: string;
+            /**
+             * @description Why the claims are asked for, shown to the holder.
+             * @example Age check at checkout
+             */
+            purpose: string | null;
+            /** @description `openid4vp://?client_id=…&request_uri=…`: what a QR code or same-device link carries. */
+            authorizationRequestUri: string;
+            /** @description URL of the signed request object. */
+            requestUri: string;
+            /**
+             * @description When a pending session expires (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /** @description Present once the session is `verified` or `rejected`, unless withheld (`resultWithheld`). */
+            result?: components["schemas"]["VerificationResult"];
+            /** @description The transaction data the request asks the holder to authorise, as created. */
+            transactionData?: components["schemas"]["TransactionData"][];
+            /**
+             * @description Present (true) when the session is decided but its policy shows the result only to a Verifications_Get that passes the `responseCode` its same-device redirect delivered (`requireResponseCode`). Do not act on `status` alone then.
+             * @example true
+             * @constant
+             */
+            resultWithheld?: true;
+        };
+        VerificationResult: {
+            /**
+             * @description When the session was decided (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            decidedAt: string;
+            /**
+             * @description The decision.
+             * @enum {string}
+             */
+            outcome: "verified" | "rejected";
+            /** @description Why the outcome is `rejected`; with `verified`, why presentations were discarded (OpenID4VP §8.6). */
+            reasons?: components["schemas"]["VerificationReason"][];
+            /** @description The verified credentials, with only the claims the policy asked for. */
+            credentials: components["schemas"]["VerifiedCredential"][];
+        };
+        VerificationReason: {
+            /**
+             * @description Stable reason code.
+             * @example kb_nonce_mismatch
+             */
+            code: string;
+            /** @description Human-readable explanation. */
+            message: string;
+            /**
+             * @description The policy credential id the reason concerns.
+             * @example pid
+             */
+            credentialQueryId?: string;
+        };
+        VerifiedCredential: {
+            /**
+             * @description The policy credential id it answers.
+             * @example pid
+             */
+            credentialQueryId: string;
+            /**
+             * @description The credential's `vct`.
+             * @example https://credentials.example.com/pid
+             */
+            credentialType: string;
+            /** @description The credential's `iss`. */
+            issuer: string;
+            /** @description The platform issuer that signed it, null for external issuers. */
+            issuerId: string | null;
+            /** @description Only the claims the policy asked for (claim-minimised). */
+            claims: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Checks performed: issuerSignature, disclosures, validityPeriod, holderBinding, status, …
+             * @example {
+             *       "issuerSignature": "passed",
+             *       "holderBinding": "passed",
+             *       "status": "passed"
+             *     }
+             */
+            checks: {
+                [key: string]: "passed" | "skipped";
+            };
+        };
+        ApiCollectionOfVerificationSession: {
+            /** @description This page's sessions, newest first, each as VerificationSessions_Get shows it (a withheld result stays withheld). */
+            data: components["schemas"]["VerificationSessionResponse"][];
+            /** @description Cursor of the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ManagementResourceOfVerifierCertificateResponse: {
+            data: components["schemas"]["VerifierCertificateResponse"];
+        };
+        /** @description The verifier certificate of this environment. */
+        VerifierCertificateResponse: {
+            /**
+             * @description The stored chain, PEM, leaf first.
+             * @example -----BEGIN CERTIFICATE-----
+             *     MIIB…
+             *     -----END CERTIFICATE-----
+             */
+            certificateChainPem: string;
+            /**
+             * @description Leaf subject.
+             * @example CN=verifier.example.com
+             */
+            subject: string;
+            /**
+             * @description Leaf issuer.
+             * @example CN=verifier.example.com verifier CA
+             */
+            issuer: string;
+            /**
+             * @description Leaf serial number (hex).
+             * @example 4F3A…
+             */
+            serialNumber: string;
+            /**
+             * @description The dNSName used for `x509_san_dns`: the public host when the leaf names it.
+             * @example verifier.example.com
+             */
+            dnsName: string;
+            /**
+             * @description Every dNSName SAN of the leaf.
+             * @example [
+             *       "verifier.example.com"
+             *     ]
+             */
+            dnsNames: string[];
+            /**
+             * @description Leaf validity start (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            notBefore: string;
+            /**
+             * @description Leaf validity end (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            notAfter: string;
+            /** @description The client identifiers wallets see, per prefix. */
+            clientIds: {
+                /**
+                 * @description `x509_hash:` + base64url(SHA-256(DER leaf)).
+                 * @example x509_hash:Uvo3HtuIxuhC92rShpgqcT3YXwrqRxWEviRiA0OZszk
+                 */
+                x509Hash: string;
+                /**
+                 * @description `x509_san_dns:` + `dnsName`.
+                 * @example x509_san_dns:verifier.example.com
+                 */
+                x509SanDns: string;
+            };
+            /**
+             * @description Whether the public host (the response_uri host) is a DNS name, not an IP address, and the leaf names it in a dNSName SAN, which policies with `clientIdPrefix: x509_san_dns` need.
+             * @example true
+             */
+            x509SanDnsUsable: boolean;
+            /**
+             * @description true for an uploaded chain, false for the one the platform generated.
+             * @example false
+             */
+            uploaded: boolean;
+            /**
+             * @description When this certificate was generated or uploaded.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Non-fatal findings, e.g. a self-signed leaf (not HAIP compliant).
+             * @example []
+             */
+            warnings: string[];
+        };
+        ManagementResourceOfWebhookSubscriptionWithSecret: {
+            data: components["schemas"]["WebhookSubscriptionWithSecret"];
+        };
+        /** @description A new subscription with its signing secret. */
+        WebhookSubscriptionWithSecret: {
+            /**
+             * @description The webhook subscription's id.
+             * @example wh_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Endpoint that receives the events (https).
+             * @example https://example.com/webhooks/credentials
+             */
+            url: string;
+            /**
+             * @description Event types delivered to the endpoint; `["*"]` for all.
+             * @example [
+             *       "verification.session.verified"
+             *     ]
+             */
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "*")[];
+            /**
+             * @description Free text for the integrator.
+             * @example Checkout backend
+             */
+            description: string | null;
+            /**
+             * @description `active` subscriptions receive events; `disabled` ones (e.g. after repeated failures) do not.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /**
+             * @description Why the subscription was disabled (e.g. the endpoint answered 410 Gone); null while active.
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description Signing secret (Standard Webhooks `whsec_` form) to verify `webhook-signature`. Shown only in this response; store it now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        ManagementCollectionOfWebhookSubscription: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["WebhookSubscription"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description Where and which events are delivered (Standard Webhooks). */
+        WebhookSubscription: {
+            /**
+             * @description The webhook subscription's id.
+             * @example wh_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Endpoint that receives the events (https).
+             * @example https://example.com/webhooks/credentials
+             */
+            url: string;
+            /**
+             * @description Event types delivered to the endpoint; `["*"]` for all.
+             * @example [
+             *       "verification.session.verified"
+             *     ]
+             */
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "*")[];
+            /**
+             * @description Free text for the integrator.
+             * @example Checkout backend
+             */
+            description: string | null;
+            /**
+             * @description `active` subscriptions receive events; `disabled` ones (e.g. after repeated failures) do not.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /**
+             * @description Why the subscription was disabled (e.g. the endpoint answered 410 Gone); null while active.
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        ManagementResourceOfWebhookSubscription: {
+            data: components["schemas"]["WebhookSubscription"];
+        };
+        ManagementCollectionOfWebhookDelivery: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One event's delivery to one subscription, across its attempts. */
+        WebhookDelivery: {
+            /**
+             * @description Delivery id.
+             * @example whd_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description The webhook subscription's id.
+             * @example wh_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            subscriptionId: string;
+            /**
+             * @description Id of the event (the `webhook-id` header).
+             * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            eventId: string;
+            /**
+             * @description An event type of the catalogue.
+             * @example verification.session.verified
+             * @enum {string}
+             */
+            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated";
+            /**
+             * @description `pending` while attempts remain, `succeeded` after a 2xx answer, `failed` once retries are exhausted.
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description Attempts made so far.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description Time of the latest attempt (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            lastAttemptAt: string | null;
+            /**
+             * @description HTTP status of the latest attempt; null when none was received.
+             * @example 200
+             */
+            lastResponseStatus: number | null;
+            /**
+             * @description Why the latest attempt failed (e.g. `Timed out after 15000 ms`, `Connection refused (ECONNREFUSED)`, `The endpoint answered 503.`); null after a success or before any attempt.
+             * @example null
+             */
+            lastError: string | null;
+            /** @description Every attempt so far, oldest first. */
+            attemptLog: components["schemas"]["WebhookAttempt"][];
+            /**
+             * @description When the next attempt is due (ISO 8601); null when none is planned.
+             * @example null
+             */
+            nextAttemptAt: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description One attempt of a delivery. */
+        WebhookAttempt: {
+            /**
+             * @description 1 for the first attempt.
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * @description When it started (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            startedAt: string;
+            /**
+             * @description How long it took.
+             * @example 42
+             */
+            durationMs: number;
+            /**
+             * @description The status answered; null when none was.
+             * @example 200
+             */
+            responseStatus: number | null;
+            /**
+             * @description Why it failed, without secrets or response bodies.
+             * @example null
+             */
+            error: string | null;
+        };
+        ManagementResourceOfWebhookDelivery: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        ApiEnvelopeOfIssuanceTransactionResponse: {
+            data: components["schemas"]["IssuanceTransaction"];
+        };
+        /** @description One credential offer and its outcome. */
+        IssuanceTransaction: {
+            /**
+             * @description Transaction id.
+             * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Lifecycle state.
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "completed" | "cancelled" | "expired";
+            /** @description Issuer that signs the credential. */
+            issuerId: string;
+            /** @description Credential configuration identifier. */
+            credentialConfiguration: string;
+            /**
+             * @description The offer link a wallet opens (what a QR code encodes); null once the offer was redeemed, cancelled or expired, and for callers without the credentials.issue scope (whoever holds the link can claim the credential).
+             * @example openid-credential-offer://?credential_offer_uri=https%3A%2F%2F…
+             */
+            credentialOffer: string | null;
+            /** @description URI the wallet fetches the offer from (offerBy=reference); null otherwise, when no longer pending, or for callers without the credentials.issue scope. */
+            credentialOfferUri: string | null;
+            /**
+             * @description The transaction code, returned once at creation so the caller can send it out of band.
+             * @example 493817
+             */
+            txCode: string | null;
+            /** @description When the offer stops being redeemable (ISO 8601). Redeeming the code moves it to at least the access token's expiry. */
+            expiresAt: string;
+            /** @description The issued credential, once completed: with a batch or further requests with the same access token (OpenID4VCI §14.3), the first one; the events issuance.transaction.completed and .reissued name every one. */
+            credentialId: string | null;
+            /** @description The caller's reference, as sent. */
+            callbackReference: string | null;
+            /** @description The caller's id for the person, as sent. */
+            externalSubjectReference: string | null;
+            /** @description Creation time (ISO 8601). */
+            createdAt: string;
+            /** @description When the wallet received the credential. */
+            completedAt: string | null;
+            /** @description When the transaction was cancelled. */
+            cancelledAt: string | null;
+            /** @description Deferred issuance (`delivery.deferred`); null for a transaction created with its claims. */
+            deferral: components["schemas"]["IssuanceDeferral"] | null;
+        };
+        IssuanceDeferral: {
+            /** @description When IssuanceTransactions_SupplyClaims supplied the claims; null while they are awaited. */
+            claimsSuppliedAt: string | null;
+            /** @description When the wallet asked for the credential and was told to come back (HTTP 202, `issuance.transaction.deferred`); null before. */
+            walletWaitingSince: string | null;
+        };
+        ApiCollectionOfIssuanceTransaction: {
+            /** @description This page's transactions, newest first. `credentialOffer`, `credentialOfferUri` and `txCode` are always null in a list: the offer is a bearer credential, handed out only by IssuanceTransactions_Create and _Get. */
+            data: components["schemas"]["IssuanceTransaction"][];
+            /** @description Cursor of the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ApiEnvelopeOfCompletedAuthorization: {
+            data: components["schemas"]["CompletedAuthorization"];
+        };
+        CompletedAuthorization: {
+            /**
+             * @description Where to send the person's browser now (302 or 303): the issuer's return URL with a one-time result, which sends the browser that opened the authorization endpoint on to the wallet with `code`, `state` and `iss`, or with `error=access_denied`.
+             * @example https://credentials.example/issuers/iss_01j9z3k8m2x4v6b8n0p2q4s6t8/authorize/return?result=…
+             */
+            redirectTo: string;
+            /**
+             * @description Whether the wallet is to get a code: false when denied, or when the offer is no longer pending (cancelled, expired or redeemed meanwhile).
+             * @example true
+             */
+            approved: boolean;
+        };
+        ApiEnvelopeOfCredentialStatusResponse: {
+            data: components["schemas"]["CredentialStatus"];
+        };
+        CredentialStatus: {
+            /**
+             * @description Credential id.
+             * @example cred_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            credentialId: string;
+            /**
+             * @description Credential state.
+             * @example revoked
+             * @enum {string}
+             */
+            status: "issued" | "revoked";
+            /** @description The issuer that signed the credential. */
+            issuerId: string;
+            /** @description Credential configuration identifier. */
+            credentialConfiguration: string;
+            /** @description Issuance time (the credential's `iat`). */
+            issuedAt: string;
+            /** @description Expiry (the credential's `exp`). */
+            expiresAt: string;
+            /** @description When it was revoked; null while valid. */
+            revokedAt: string | null;
+            /** @description Where relying parties read the status; null when status is not enabled. */
+            statusList: {
+                /** @description Status list token URL (IETF Token Status List). */
+                uri: string;
+                /** @description The credential's index in the list. */
+                idx: number;
+            } | null;
+        };
+        ApiCollectionOfCredential: {
+            /** @description This page's credentials, newest first. */
+            data: components["schemas"]["Credential"][];
+            /** @description Cursor of the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description An issued credential: its metadata and state, never its claims. */
+        Credential: {
+            /**
+             * @description Credential id.
+             * @example cred_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Credential configuration identifier.
+             * @example employee-badge
+             */
+            credentialConfiguration: string;
+            /**
+             * @description The configuration version (claims schema) it was issued under.
+             * @example 1
+             */
+            configurationVersion: number;
+            /** @description The issuer that signed the credential. */
+            issuerId: string;
+            /** @description The issuance transaction that issued it. */
+            transactionId: string;
+            /**
+             * @description `active` (valid), `suspended` (status list value 2, reversible), `revoked` (value 1, final), or `expired` (past `expiresAt`, derived at read time; a revoked credential stays `revoked`).
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "suspended" | "revoked" | "expired";
+            /** @description Issuance time (the credential's `iat`, the start of its UTC day). */
+            issuedAt: string;
+            /** @description Expiry (the credential's `exp`). */
+            expiresAt: string;
+            /** @description When it was revoked; null unless revoked. */
+            revokedAt: string | null;
+            /** @description When its current suspension began; null when not suspended (a revocation of a suspended credential keeps it). */
+            suspendedAt: string | null;
+            /** @description Where relying parties read the status; null when status is not enabled. */
+            statusList: {
+                /** @description Status list token URL (IETF Token Status List). */
+                uri: string;
+                /** @description The credential's index in the list. */
+                idx: number;
+            } | null;
+            /**
+             * @description RFC 7638 SHA-256 thumbprint (base64url) of the holder key the credential is bound to (`cnf.jwk`); null without holder binding, or for credentials issued before it was recorded.
+             * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+             */
+            holderKeyThumbprint: string | null;
+        };
+        ApiEnvelopeOfCredential: {
+            data: components["schemas"]["Credential"];
+        };
+        ManagementCollectionOfAuditEvent: {
+            /** @description This page's events, newest first. */
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Cursor of the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        AuditEvent: {
+            /**
+             * @description Audit event id.
+             * @example aud_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /** @description Position in the tenant's hash chain (both environments share it); null until the event is sealed into the chain, within a second or so of the call. */
+            sequence: number | null;
+            /** @description When the call was answered. */
+            occurredAt: string;
+            /** @description Who made the call. */
+            actor: {
+                /**
+                 * @description API key, console staff user, or the operator CLI.
+                 * @enum {string}
+                 */
+                type: "apiKey" | "staff" | "cli";
+                /** @description The API key's or staff user's id; null for the CLI. */
+                id: string | null;
+                /** @description The API key's name, the staff user's email, or the operating-system user of the CLI. */
+                name: string | null;
+            };
+            /**
+             * @description The operation id (`Issuers_Create`), or `cli:<command>` for the operator CLI.
+             * @example Issuers_Create
+             */
+            operation: string;
+            /** @description The resource the call acted on. */
+            target: {
+                /** @description The kind of resource the call named or created. */
+                type: string | null;
+                /** @description Its id or reference; null when the call named none. */
+                id: string | null;
+            };
+            /**
+             * @description `succeeded` (2xx), `refused` (authorization: 401, 403, or a console CSRF failure) or `failed` (any other error).
+             * @enum {string}
+             */
+            outcome: "succeeded" | "refused" | "failed";
+            /**
+             * @description The HTTP status the caller got.
+             * @example 201
+             */
+            status: number;
+            /** @description The response's request id (`x-ms-request-id`). */
+            requestId: string;
+            /** @description The caller's `x-ms-client-request-id`, when it sent one. */
+            clientRequestId: string | null;
+            /** @description The caller's address as the server saw it. */
+            sourceAddress: string | null;
+            /** @description What the call changed, without secrets or claim values. */
+            summary: {
+                /** @description The input fields the call carried (names only). */
+                fields: string[];
+                /** @description Non-secret settings among them (names, statuses, URLs, scopes, identifiers). Never secrets, keys, certificates' private parts or claim values. */
+                values: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description Tamper evidence: the event's place in the tenant's hash chain. */
+            integrity: {
+                /**
+                 * @description `intact`: the event's hash matches its content and links to the event before it; `broken`: the event or the one before it was altered or removed; `pending`: not yet sealed.
+                 * @enum {string}
+                 */
+                state: "intact" | "broken" | "pending";
+                /** @description SHA-256 (hex) over the event and the previous hash. */
+                hash: string | null;
+                /** @description The hash of the event before it in the chain. */
+                previousHash: string | null;
+            };
+        };
+        ApiEnvelopeOfActivity: {
+            data: components["schemas"]["Activity"];
+        };
+        Activity: {
+            /**
+             * @description First UTC day counted.
+             * @example 2026-08-01
+             */
+            from: string;
+            /**
+             * @description Last UTC day counted.
+             * @example 2026-08-30
+             */
+            to: string;
+            /** @enum {string} */
+            interval: "day";
+            /** @description The grouping asked for, if any. */
+            groupBy: ("issuer" | "policy") | null;
+            /** @description The environment's counts over the whole range. */
+            total: components["schemas"]["ActivityCounts"];
+            /** @description The environment's counts per interval, every interval of the range, oldest first. */
+            buckets: components["schemas"]["ActivityBucket"][];
+            /** @description Per issuer or policy with any activity in the range, most active first; empty without `groupBy`. */
+            groups: components["schemas"]["ActivityGroup"][];
+        };
+        ActivityCounts: {
+            /** @description Credentials issued (by `issuedAt`); null in a policy's counts. */
+            issued: number | null;
+            /** @description Verification sessions decided `verified` (by `decidedAt`); null in an issuer's counts. */
+            verified: number | null;
+            /** @description Verification sessions decided `rejected` (by `decidedAt`); null in an issuer's counts. */
+            rejected: number | null;
+            /** @description Credentials revoked (by `revokedAt`); null in a policy's counts. */
+            revoked: number | null;
+        };
+        ActivityBucket: {
+            /** @description Credentials issued (by `issuedAt`); null in a policy's counts. */
+            issued: number | null;
+            /** @description Verification sessions decided `verified` (by `decidedAt`); null in an issuer's counts. */
+            verified: number | null;
+            /** @description Verification sessions decided `rejected` (by `decidedAt`); null in an issuer's counts. */
+            rejected: number | null;
+            /** @description Credentials revoked (by `revokedAt`); null in a policy's counts. */
+            revoked: number | null;
+            /**
+             * @description The bucket's UTC day (YYYY-MM-DD).
+             * @example 2026-08-30
+             */
+            start: string;
+        };
+        ActivityGroup: {
+            /**
+             * @description The issuer's id (`groupBy=issuer`) or the policy's identifier (`groupBy=policy`).
+             * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            key: string;
+            /** @description The issuer's or policy's display name; null if it no longer exists. */
+            name: string | null;
+            /** @description The group's counts over the whole range. */
+            total: components["schemas"]["ActivityCounts"];
+            /** @description One per interval of the range, oldest first. */
+            buckets: components["schemas"]["ActivityBucket"][];
+        };
+        /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
+        IssuerWalletAttestationOutput: {
+            /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
+            trustedRoots: string[];
+            /**
+             * @description When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.
+             * @default false
+             * @example false
+             */
+            required: boolean;
+            /**
+             * @description When true, the issuer offers a challenge endpoint (`challenge_endpoint` in its authorization server metadata) and an attestation's PoP must carry one of its challenges (`challenge`, or the DPoP proof's `nonce` when the proof is the PoP): 400 `use_attestation_challenge` with a fresh `OAuth-Client-Attestation-Challenge` otherwise. Challenges are valid 5 minutes, at this issuer only.
+             * @default false
+             * @example false
+             */
+            requireChallenge: boolean;
+        };
+        /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
+        IssuerKeyAttestationOutput: {
+            /** @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them. */
+            trustedRoots: string[];
+            /**
+             * @description When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.
+             * @default false
+             * @example false
+             */
+            required: boolean;
+            /**
+             * @description Accepted key storage levels (any one): e.g. iso_18045_high, iso_18045_moderate. Omitted: any.
+             * @example [
+             *       "iso_18045_high",
+             *       "iso_18045_moderate"
+             *     ]
+             */
+            keyStorage?: string[];
+            /**
+             * @description Accepted user authentication levels (any one): e.g. iso_18045_high, iso_18045_moderate. Omitted: any.
+             * @example [
+             *       "iso_18045_high",
+             *       "iso_18045_moderate"
+             *     ]
+             */
+            userAuthentication?: string[];
+        };
+        /** @description One claim of the credential's schema. */
+        ClaimDefinitionOutput: {
+            /**
+             * @description Claim path from the credential's top level, one name per level.
+             * @example [
+             *       "address",
+             *       "country"
+             *     ]
+             */
+            path: string[];
+            /**
+             * @description Value type; `date` is an ISO 8601 full date (YYYY-MM-DD) string.
+             * @example string
+             * @enum {string}
+             */
+            type: "string" | "number" | "integer" | "boolean" | "date" | "object" | "array";
+            /**
+             * @description Whether issuance must supply this claim.
+             * @default false
+             * @example true
+             */
+            required: boolean;
+            /**
+             * @description Whether the holder may disclose this claim selectively.
+             * @default true
+             * @example true
+             */
+            selectivelyDisclosable: boolean;
+            /** @description Labels per locale for wallets. */
+            display?: components["schemas"]["ClaimDisplay"][];
+            constraints?: components["schemas"]["ClaimConstraints"];
+        };
+        /** @description One credential the holder is asked to present. */
+        VerificationPolicyCredentialOutput: {
+            /**
+             * @description Id of this credential within the policy (a DCQL credential query id).
+             * @example pid
+             */
+            id: string;
+            /**
+             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).
+             * @example [
+             *       "https://credentials.example.com/pid"
+             *     ]
+             */
+            credentialTypes: string[];
+            /**
+             * @description Issuers whose credentials are accepted.
+             * @example [
+             *       {
+             *         "issuerId": "iss_01jd5x6c3v8w9y0z1a2b3c4d5e"
+             *       }
+             *     ]
+             */
+            trustedIssuers: ({
+                /**
+                 * @description An issuer of this tenant and environment.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+            } | {
+                /**
+                 * Format: uri
+                 * @description https URL of the external issuer's JWKS (public keys that sign its credentials).
+                 * @example https://issuer.example.com/.well-known/jwks.json
+                 */
+                jwksUri: string;
+            } | {
+                /**
+                 * Format: uri
+                 * @description The external issuer's identifier (the credentials' `iss`); its keys are read from its SD-JWT VC issuer metadata at `/.well-known/jwt-vc-issuer` (path inserted before the identifier's path).
+                 * @example https://issuer.example.com/tenant-1
+                 */
+                credentialIssuer: string;
+            } | {
+                /** @description PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted. */
+                x5cRoot: string;
+            })[];
+            /**
+             * @description Claims the holder must disclose.
+             * @default []
+             * @example [
+             *       [
+             *         "given_name"
+             *       ],
+             *       [
+             *         "age_equal_or_over",
+             *         "18"
+             *       ]
+             *     ]
+             */
+            requiredClaims: (string | number | null)[][];
+            /**
+             * @description Claims requested when available.
+             * @default []
+             * @example [
+             *       [
+             *         "family_name"
+             *       ]
+             *     ]
+             */
+            optionalClaims: (string | number | null)[][];
+            /**
+             * @description Require proof of possession of the holder key (key binding JWT).
+             * @default true
+             * @example true
+             */
+            holderBindingRequired: boolean;
+            /**
+             * @description Check the credential's status list (revocation).
+             * @default true
+             * @example true
+             */
+            checkStatus: boolean;
+            /**
+             * @description Refuse credentials issued longer ago than this many days; null for no limit.
+             * @default null
+             * @example 365
+             */
+            maxCredentialAgeDays: number | null;
+            /**
+             * @description Also accept a credential whose vct extends one of credentialTypes, as the SD-JWT VC Type Metadata at each type's https URL says (every link fetched and, where an integrity value is given, matched). The link is asserted by whoever hosts the type's metadata, not signed by the issuer; trust still comes from trustedIssuers alone.
+             * @default false
+             * @example false
+             */
+            acceptExtendedTypes: boolean;
+        };
+        /** @description A DCQL credential set. */
+        VerificationPolicyCredentialSetOutput: {
+            /**
+             * @description Alternative combinations of credential ids; any one option satisfies the set.
+             * @example [
+             *       [
+             *         "pid"
+             *       ],
+             *       [
+             *         "mdl"
+             *       ]
+             *     ]
+             */
+            options: string[][];
+            /**
+             * @description Whether the set must be satisfied.
+             * @default true
+             * @example true
+             */
+            required: boolean;
+        };
+        ErrorEnvelope: {
+            /** @description What went wrong. */
+            error: {
+                /**
+                 * @description Stable PascalCase error code.
+                 * @example ValidationFailed
+                 * @enum {string}
+                 */
+                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable";
+                /**
+                 * @description Human-readable explanation.
+                 * @example The request is not valid.
+                 */
+                message: string;
+                /** @description Quote this in support requests (equals x-ms-request-id). */
+                requestId: string;
+                /** @description One entry per offending field, when the error concerns input. */
+                details?: {
+                    /**
+                     * @description What is wrong with the field.
+                     * @example InvalidValue
+                     */
+                    code: string;
+                    /**
+                     * @description Path of the offending field.
+                     * @example claims.birthdate
+                     */
+                    target: string;
+                    /** @description Human-readable explanation. */
+                    message: string;
+                }[];
+            };
+        };
+        /** @description An issuance transaction was created (IssuanceTransactions_Create); its offer is pending. */
+        IssuanceTransactionCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuance.transaction.created";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction's id.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The transaction's state after the change.
+                 * @constant
+                 */
+                status: "pending";
+                /**
+                 * @description The caller's reference given at creation.
+                 * @example order-4711
+                 */
+                callbackReference: string | null;
+                /**
+                 * @description The caller's subject reference given at creation.
+                 * @example order-4711
+                 */
+                externalSubjectReference: string | null;
+            };
+        };
+        /** @description The wallet redeemed the offer and received its credential(s). */
+        IssuanceTransactionCompletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuance.transaction.completed";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction's id.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The transaction's state after the change.
+                 * @constant
+                 */
+                status: "completed";
+                /**
+                 * @description Ids of the credentials issued.
+                 * @example [
+                 *       "cred_01jd5x6c3v8w9y0z1a2b3c4d5e"
+                 *     ]
+                 */
+                credentialIds: string[];
+                /**
+                 * @description The caller's reference given at creation.
+                 * @example order-4711
+                 */
+                callbackReference: string | null;
+                /**
+                 * @description The caller's subject reference given at creation.
+                 * @example order-4711
+                 */
+                externalSubjectReference: string | null;
+            };
+        };
+        /** @description The wallet asked again with the access token of a completed transaction (OpenID4VCI §14.3: its first answer was lost, or it wants fresh copies) and received further credentials: new status entries, recorded against the transaction like the first (revoking any of them revokes all). Possible while the access token lives (5 minutes from the code's redemption); the transaction completes only once. */
+        IssuanceTransactionReissuedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuance.transaction.reissued";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction's id.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The transaction's state after the change.
+                 * @constant
+                 */
+                status: "completed";
+                /**
+                 * @description Ids of the credentials issued by this request.
+                 * @example [
+                 *       "cred_01jd5x6c3v8w9y0z1a2b3c4d5e"
+                 *     ]
+                 */
+                credentialIds: string[];
+                /**
+                 * @description The caller's reference given at creation.
+                 * @example order-4711
+                 */
+                callbackReference: string | null;
+                /**
+                 * @description The caller's subject reference given at creation.
+                 * @example order-4711
+                 */
+                externalSubjectReference: string | null;
+            };
+        };
+        /** @description The wallet asked for the credential of a deferred transaction before its claims were supplied; it was told to come back (HTTP 202) and waits. Supply the claims with IssuanceTransactions_SupplyClaims. */
+        IssuanceTransactionDeferredEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuance.transaction.deferred";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction's id.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The transaction's state after the change.
+                 * @constant
+                 */
+                status: "pending";
+                /**
+                 * @description The caller's reference given at creation.
+                 * @example order-4711
+                 */
+                callbackReference: string | null;
+                /**
+                 * @description The caller's subject reference given at creation.
+                 * @example order-4711
+                 */
+                externalSubjectReference: string | null;
+            };
+        };
+        /** @description A pending issuance transaction was cancelled (IssuanceTransactions_Cancel). */
+        IssuanceTransactionCancelledEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuance.transaction.cancelled";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction's id.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The transaction's state after the change.
+                 * @constant
+                 */
+                status: "cancelled";
+                /**
+                 * @description The caller's reference given at creation.
+                 * @example order-4711
+                 */
+                callbackReference: string | null;
+                /**
+                 * @description The caller's subject reference given at creation.
+                 * @example order-4711
+                 */
+                externalSubjectReference: string | null;
+            };
+        };
+        /** @description A pending issuance transaction reached its expiry unredeemed. Emitted once by the background sweeper (within about a minute of the expiry). */
+        IssuanceTransactionExpiredEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuance.transaction.expired";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction's id.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The transaction's state after the change.
+                 * @constant
+                 */
+                status: "expired";
+                /**
+                 * @description The caller's reference given at creation.
+                 * @example order-4711
+                 */
+                callbackReference: string | null;
+                /**
+                 * @description The caller's subject reference given at creation.
+                 * @example order-4711
+                 */
+                externalSubjectReference: string | null;
+            };
+        };
+        /** @description A credential was revoked (Credentials_Revoke); its status list entry now says so. */
+        CredentialRevokedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential.revoked";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The credential's id.
+                 * @example cred_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                credentialId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The issuance transaction that issued it.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The credential's state after the change.
+                 * @constant
+                 */
+                status: "revoked";
+            };
+        };
+        /** @description A credential was suspended (Credentials_Suspend); its status list entry now says SUSPENDED (2). One event per copy of the batch. */
+        CredentialSuspendedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential.suspended";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The credential's id.
+                 * @example cred_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                credentialId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The issuance transaction that issued it.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The credential's state after the change.
+                 * @constant
+                 */
+                status: "suspended";
+            };
+        };
+        /** @description A suspended credential was reinstated (Credentials_Reinstate); its status list entry is VALID (0) again. One event per copy of the batch. */
+        CredentialReinstatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential.reinstated";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The credential's id.
+                 * @example cred_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                credentialId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Identifier of the credential configuration.
+                 * @example employee-badge
+                 */
+                credentialConfiguration: string;
+                /**
+                 * @description The issuance transaction that issued it.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The credential's state after the change.
+                 * @constant
+                 */
+                status: "active";
+            };
+        };
+        /** @description The wallet reported that it accepted and stored the credential(s) (OpenID4VCI notification). */
+        CredentialAcceptedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential.accepted";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction whose credentials the wallet reports on.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /** @description The credentials of that transaction. */
+                credentialIds: string[];
+                /**
+                 * @description The wallet's notification event (OpenID4VCI §11).
+                 * @constant
+                 */
+                event: "credential_accepted";
+            };
+        };
+        /** @description The wallet reported that storing the credential(s) failed (OpenID4VCI notification). */
+        CredentialFailedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential.failed";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction whose credentials the wallet reports on.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /** @description The credentials of that transaction. */
+                credentialIds: string[];
+                /**
+                 * @description The wallet's notification event (OpenID4VCI §11).
+                 * @constant
+                 */
+                event: "credential_failure";
+            };
+        };
+        /** @description The wallet reported that the holder deleted the credential(s) (OpenID4VCI notification). */
+        CredentialDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential.deleted";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuance transaction whose credentials the wallet reports on.
+                 * @example itx_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                transactionId: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /** @description The credentials of that transaction. */
+                credentialIds: string[];
+                /**
+                 * @description The wallet's notification event (OpenID4VCI §11).
+                 * @constant
+                 */
+                event: "credential_deleted";
+            };
+        };
+        /** @description A verification session was created (Verifications_Create); it waits for the wallet. */
+        VerificationSessionCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification.session.created";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification session's id.
+                 * @example vs_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                verificationSessionId: string;
+                /**
+                 * @description The session's state after the change.
+                 * @constant
+                 */
+                status: "pending";
+                /**
+                 * @description Identifier of the verification policy.
+                 * @example over-18
+                 */
+                policy: string;
+            };
+        };
+        /** @description The wallet's presentation passed every check. Fetch the session for the (claim-minimised) result; the event carries no claims. */
+        VerificationSessionVerifiedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification.session.verified";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification session's id.
+                 * @example vs_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                verificationSessionId: string;
+                /**
+                 * @description The session's state after the change.
+                 * @constant
+                 */
+                status: "verified";
+                /**
+                 * @description Identifier of the verification policy.
+                 * @example over-18
+                 */
+                policy: string;
+            };
+        };
+        /** @description The wallet's presentation failed a check. Fetch the session for the reasons. */
+        VerificationSessionRejectedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification.session.rejected";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification session's id.
+                 * @example vs_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                verificationSessionId: string;
+                /**
+                 * @description The session's state after the change.
+                 * @constant
+                 */
+                status: "rejected";
+                /**
+                 * @description Identifier of the verification policy.
+                 * @example over-18
+                 */
+                policy: string;
+            };
+        };
+        /** @description A pending verification session was cancelled. */
+        VerificationSessionCancelledEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification.session.cancelled";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification session's id.
+                 * @example vs_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                verificationSessionId: string;
+                /**
+                 * @description The session's state after the change.
+                 * @constant
+                 */
+                status: "cancelled";
+                /**
+                 * @description Identifier of the verification policy.
+                 * @example over-18
+                 */
+                policy: string;
+            };
+        };
+        /** @description A pending verification session reached its expiry unanswered. Emitted once, either when the session is read after its expiry or by the background sweeper, whichever comes first. */
+        VerificationSessionExpiredEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification.session.expired";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification session's id.
+                 * @example vs_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                verificationSessionId: string;
+                /**
+                 * @description The session's state after the change.
+                 * @constant
+                 */
+                status: "expired";
+                /**
+                 * @description Identifier of the verification policy.
+                 * @example over-18
+                 */
+                policy: string;
+            };
+        };
+        /** @description An issuer was activated (Issuers_Activate) and can issue. */
+        IssuerActivatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issuer.activated";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description Reference of the issuer's organisation.
+                 * @example acme
+                 */
+                organisationReference: string;
+                /**
+                 * @description The issuer's credential issuer identifier (URL).
+                 * @example https://credentials.example.com/issuers/iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                credentialIssuer: string;
+                /**
+                 * @description Activation time (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                activatedAt: string;
+            };
+        };
+        /** @description A credential configuration was created with its version 1 active. */
+        CredentialConfigurationCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential_configuration.created";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The configuration's id.
+                 * @example cc_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                credentialConfigurationId: string;
+                /**
+                 * @description The configuration's identifier.
+                 * @example employee-badge
+                 */
+                identifier: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description The SD-JWT VC `vct`.
+                 * @example https://credentials.example.com/vct/employee-badge
+                 */
+                credentialType: string;
+                /**
+                 * @description The active version.
+                 * @example 1
+                 */
+                version: number;
+            };
+        };
+        /** @description Another version of a credential configuration became the active one (a new version, or an earlier one activated again); transactions created from now on use it. */
+        CredentialConfigurationVersionActivatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "credential_configuration.version_activated";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The configuration's id.
+                 * @example cc_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                credentialConfigurationId: string;
+                /**
+                 * @description The configuration's identifier.
+                 * @example employee-badge
+                 */
+                identifier: string;
+                /**
+                 * @description The issuer's id.
+                 * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                issuerId: string;
+                /**
+                 * @description The SD-JWT VC `vct`.
+                 * @example https://credentials.example.com/vct/employee-badge
+                 */
+                credentialType: string;
+                /**
+                 * @description The version now active.
+                 * @example 2
+                 */
+                version: number;
+                /**
+                 * @description The version active before.
+                 * @example 1
+                 */
+                previousVersion: number;
+            };
+        };
+        /** @description A verification policy was suspended; new verifications under it are refused. */
+        VerificationPolicySuspendedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification_policy.suspended";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification policy's identifier.
+                 * @example over-18
+                 */
+                identifier: string;
+                /**
+                 * @description The policy's display name.
+                 * @example Age over 18
+                 */
+                displayName: string;
+                /**
+                 * @description The policy's state after the change.
+                 * @constant
+                 */
+                status: "suspended";
+            };
+        };
+        /** @description A suspended verification policy was reactivated. */
+        VerificationPolicyReactivatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification_policy.reactivated";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification policy's identifier.
+                 * @example over-18
+                 */
+                identifier: string;
+                /**
+                 * @description The policy's display name.
+                 * @example Age over 18
+                 */
+                displayName: string;
+                /**
+                 * @description The policy's state after the change.
+                 * @constant
+                 */
+                status: "active";
+            };
+        };
+    };
+    responses: never;
+    parameters: {
+        /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+        ClientRequestId: string;
+        /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+        IdempotencyKey: string;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description Request id; quote it in support requests. */
+        RequestId: string;
+        /** @description The caller's `x-ms-client-request-id`, echoed when it was header-safe. */
+        ClientRequestId: string;
+        /** @description Product plane: the caller's `X-Correlation-Id`, echoed, or a generated one. */
+        CorrelationId: string;
+        /** @description Product plane: the request id again. */
+        ProductRequestId: string;
+        /** @description The key's remaining budget (IETF RateLimit header draft), e.g. `"default";r=1999;t=1`. */
+        RateLimit: string;
+        /** @description The key's budget, e.g. `"default";q=2000;w=1`. */
+        RateLimitPolicy: string;
+        /** @description `true` when this is the stored result of an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    Organisations_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfOrganisation"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Organisations_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Caller-chosen slug, unique per tenant and environment; the path key.
+                     * @example acme-bank
+                     */
+                    reference: string;
+                    /**
+                     * @description Name shown to people.
+                     * @example Acme Bank
+                     */
+                    displayName: string;
+                    /**
+                     * @description Registered legal name.
+                     * @example Acme Bank N.V.
+                     */
+                    legalName?: string | null;
+                    /**
+                     * @description ISO 3166-1 alpha-2 country of registration.
+                     * @example NL
+                     */
+                    country?: string | null;
+                    /**
+                     * @description Registry identifiers (LEI, VAT, …).
+                     * @default []
+                     */
+                    identifiers?: {
+                        /**
+                         * @description Identifier scheme, e.g. LEI, VAT, EUID.
+                         * @example LEI
+                         */
+                        scheme: string;
+                        /**
+                         * @description The identifier in that scheme.
+                         * @example 5493001KJTIIGC8Y1R12
+                         */
+                        value: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The organisation was created. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfOrganisation"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Organisations_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The organisation's reference. */
+                organisationReference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfOrganisation"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                organisationReference?: string;
+                status?: "draft" | "active";
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Caller-chosen slug, unique per tenant and environment; the path key.
+                     * @example acme-bank
+                     */
+                    organisationReference: string;
+                    /**
+                     * @description Name of the issuer shown in the console and to integrators.
+                     * @example Acme Bank
+                     */
+                    displayName: string;
+                    /**
+                     * @description What the issuer issues, for people.
+                     * @example Issues Acme account credentials.
+                     */
+                    description?: string;
+                    /**
+                     * Format: uri
+                     * @description https URL of the issuer's logo.
+                     * @example https://acme.example/logo.png
+                     */
+                    logoUri?: string;
+                    /** @description Wallet-facing display metadata per locale; at least one entry is needed to activate. */
+                    display?: components["schemas"]["IssuerDisplay"][];
+                    /**
+                     * @description Require DPoP at the token endpoint; default false.
+                     * @example false
+                     */
+                    requireDpop?: boolean;
+                    /**
+                     * @description Require server-provided nonces in DPoP proofs; default false.
+                     * @example false
+                     */
+                    requireDpopNonce?: boolean;
+                    /** @description Accept (or require) wallet attestations from these wallet providers. */
+                    walletAttestation?: components["schemas"]["IssuerWalletAttestation"];
+                    /** @description Accept (or require) key attestations from these key attesters. */
+                    keyAttestation?: components["schemas"]["IssuerKeyAttestation"];
+                    /** @description Send people to this page to sign in and consent in the authorization code flow. */
+                    authorizationPage?: components["schemas"]["AuthorizationPage"];
+                    /** @description Take only these redirect URIs in the authorization code flow. */
+                    allowedRedirectUris?: components["schemas"]["AllowedRedirectUris"];
+                    /** @description Offer (or require) encrypted credential requests and responses; default: not offered. */
+                    credentialEncryption?: components["schemas"]["IssuerCredentialEncryptionSettings"];
+                };
+            };
+        };
+        responses: {
+            /** @description The issuer was created (status draft). */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_Update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Caller-chosen slug, unique per tenant and environment; the path key.
+                     * @example acme-bank
+                     */
+                    organisationReference?: string;
+                    /**
+                     * @description Name of the issuer shown in the console and to integrators.
+                     * @example Acme Bank
+                     */
+                    displayName?: string;
+                    /** @description New description; null clears it. */
+                    description?: string | null;
+                    /** @description New logo URL (https); null clears it. */
+                    logoUri?: string | null;
+                    /** @description Replaces the whole display list; null clears it. */
+                    display?: components["schemas"]["IssuerDisplay"][] | null;
+                    /**
+                     * @description When true, the token endpoint answers a request without a DPoP proof with 400 invalid_dpop_proof, so every access token is DPoP-bound (HAIP via FAPI 2.0: sender-constrained tokens only). Wallets that do not do DPoP then cannot redeem offers of this issuer.
+                     * @example false
+                     */
+                    requireDpop?: boolean;
+                    /**
+                     * @description When true, every DPoP proof sent to this issuer (token, PAR, credential and notification endpoints) must carry a nonce the issuer provided: a proof without one is answered use_dpop_nonce with a DPoP-Nonce header to retry with (RFC 9449 §8, §9), and every successful response of those endpoints and of the nonce endpoint carries a fresh DPoP-Nonce. A nonce is accepted for 300 s. It bounds how far ahead a stolen key's proofs can be made; bearer tokens are not affected.
+                     * @example false
+                     */
+                    requireDpopNonce?: boolean;
+                    /** @description Replaces the wallet attestation settings; null stops accepting attestations. */
+                    walletAttestation?: components["schemas"]["IssuerWalletAttestation"] | null;
+                    /** @description Replaces the key attestation settings; null stops reading key attestations. */
+                    keyAttestation?: components["schemas"]["IssuerKeyAttestation"] | null;
+                    /** @description Replaces the authorization page; null gives wallets their code at once again. */
+                    authorizationPage?: components["schemas"]["AuthorizationPage"] | null;
+                    /** @description Replaces the allowed redirect URIs; null takes any again. */
+                    allowedRedirectUris?: components["schemas"]["AllowedRedirectUris"] | null;
+                    /** @description Turns encrypted credential requests and responses on (a key is made) or changes `required` (the key stays); null turns them off and discards the key. */
+                    credentialEncryption?: components["schemas"]["IssuerCredentialEncryptionSettings"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_Activate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_RotateSigningKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `keep` (default): the replaced key stays published, so credentials it signed keep verifying. `withdraw`: it is no longer published (a compromised key), so they stop verifying; revoke and re-issue them.
+                     * @default keep
+                     * @example keep
+                     * @enum {string}
+                     */
+                    replacedKey?: "keep" | "withdraw";
+                };
+            };
+        };
+        responses: {
+            /** @description The issuer with its new signing key. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_RotateCredentialEncryptionKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long requests encrypted to the replaced key are still decrypted (wallets that read the metadata before the rotation); 0 stops at once. Default one day, at most seven.
+                     * @default 86400
+                     * @example 86400
+                     */
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The issuer with its new credential encryption key. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_PrepareSigningKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer with its prepared next key. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_DiscardNextSigningKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer without a prepared next key. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_GetCertificateSigningRequest: {
+        parameters: {
+            query?: {
+                key?: "current" | "next";
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuerCertificateSigningRequest"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_SetSigningCertificate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `current` (default): the key signing now. `next`: the key prepared by Issuers_PrepareSigningKey.
+                     * @default current
+                     * @example current
+                     * @enum {string}
+                     */
+                    key?: "current" | "next";
+                    /**
+                     * @description PEM certificates, leaf first, each issued by the next (at most 5), each valid now. The leaf must certify the signing key chosen by `key` (current by default, or the prepared next one), be an end-entity certificate that is not self-signed and allows digitalSignature, and name `credentialIssuer` as a URI subjectAltName. A trailing self-signed root is kept here but not sent in `x5c`.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB2zCCAYCgAwIBAgICEAEwCgYIKoZIzj0EAwIwLjEYMBYGA1UEAxMPQWNtZSBF
+                     *     eGFtcGxlIENBMRIwEAYDVQQKEwlBY21lIEJhbmswIBcNMjUwMTAxMDAwMDAwWhgP
+                     *     MjEyNTAxMDEwMDAwMDBaMCgxEjAQBgNVBAMTCUFjbWUgQmFuazESMBAGA1UEChMJ
+                     *     QWNtZSBCYW5rMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH0d+wsRrzd8hGUzQ
+                     *     mg5Zn3IuCBqkUE4pWpcYZoMMO9ksiGvFS/+1JdpLjhu/Vzm8l1MwgwR05AQJAV8X
+                     *     k9xZeqOBkTCBjjAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDBNBgNVHREE
+                     *     RjBEhkJodHRwczovL2NyZWRlbnRpYWxzLmV4YW1wbGUvaXNzdWVycy9pc3NfMDFq
+                     *     ZDV4NmMzdjh3OXkwejFhMmIzYzRkNWUwHwYDVR0jBBgwFoAUMLvjddqyKjtR4v02
+                     *     Dk0K21SucZcwCgYIKoZIzj0EAwIDSQAwRgIhAMOnGfU3vWLVVw2ZOyp0oOKH7oQT
+                     *     RgoaXdeowmY7qHOpAiEAiyA5CZxwrxUtZuh70Nphq+qjgypHr0dyO45xRyiXxbQ=
+                     *     -----END CERTIFICATE-----
+                     *     -----BEGIN CERTIFICATE-----
+                     *     MIIBkTCCATigAwIBAgIBATAKBggqhkjOPQQDAjAuMRgwFgYDVQQDEw9BY21lIEV4
+                     *     YW1wbGUgQ0ExEjAQBgNVBAoTCUFjbWUgQmFuazAgFw0yNTAxMDEwMDAwMDBaGA8y
+                     *     MTI1MDEwMTAwMDAwMFowLjEYMBYGA1UEAxMPQWNtZSBFeGFtcGxlIENBMRIwEAYD
+                     *     VQQKEwlBY21lIEJhbmswWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQZynZXtWyt
+                     *     EfRLCPGjLtvfUE+xbubSJNLNyw7bb+nZM9el84H+y/UgnPJwgzGdJ9qvrAyrUZQ6
+                     *     iQVW3wHtE/5Ao0UwQzASBgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQEAwIB
+                     *     BjAdBgNVHQ4EFgQUMLvjddqyKjtR4v02Dk0K21SucZcwCgYIKoZIzj0EAwIDRwAw
+                     *     RAIgM1jdh0D3Som9za0MVYEX731o0VX07XbqD81GgL7SM7YCIFM4+vf0QmhuQyC4
+                     *     qBGeunOYhA/pwO0LHi9WByLbg7eS
+                     *     -----END CERTIFICATE-----
+                     */
+                    certificateChainPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The issuer with its signing certificate. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_DeleteSigningCertificate: {
+        parameters: {
+            query?: {
+                key?: "current" | "next";
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer without a signing certificate. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfIssuer"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Issuers_GetReadiness: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Identifier of the issuer. */
+                issuerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuerReadinessResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CredentialConfigurations_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                issuerId?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfPublicCredentialConfigurationResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CredentialConfigurations_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Caller-chosen identifier, unique per tenant and environment; callers name it at issuance.
+                     * @example membership-card
+                     */
+                    identifier: string;
+                    /**
+                     * @description Name of the credential shown to people.
+                     * @example Membership card
+                     */
+                    displayName: string;
+                    /**
+                     * @description The issuer that issues credentials of this configuration.
+                     * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                     */
+                    issuerId: string;
+                    /**
+                     * @description Identifier of the schema this configuration implements (caller-defined, e.g. a URI).
+                     * @example https://schemas.acme.example/membership/v1
+                     */
+                    schemaId: string;
+                    /** @description The SD-JWT VC `vct`; defaults to `<credentialIssuer>/credentials/<identifier>`. */
+                    credentialType?: string | null;
+                    /** @description The claims schema; unrecognised claims are refused at issuance. */
+                    claims?: components["schemas"]["ClaimDefinition"][] | null;
+                    /**
+                     * Format: int32
+                     * @description Validity of issued credentials in days (int32, 1–36500).
+                     * @example 365
+                     */
+                    defaultLifetimeDays?: number;
+                    /**
+                     * @description Credential format; only `dc+sd-jwt` (platform limit).
+                     * @example dc+sd-jwt
+                     */
+                    format?: string | null;
+                    /**
+                     * @description Signing algorithm; only `ES256` (platform limit).
+                     * @example ES256
+                     */
+                    signingAlgorithm?: string | null;
+                    /**
+                     * @description Bind credentials to the holder's key (`cnf`). Default true.
+                     * @example true
+                     */
+                    holderBindingRequired?: boolean;
+                    /**
+                     * @description Give credentials a status list entry so they can be revoked. Default true.
+                     * @example true
+                     */
+                    statusEnabled?: boolean;
+                    /**
+                     * @description Why this version exists; recorded on version 1.
+                     * @example Initial version
+                     */
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The configuration was created with version 1 active. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicCredentialConfigurationResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CredentialConfigurations_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The configuration's identifier (the name callers use at issuance). */
+                configurationIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicCredentialConfigurationResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CredentialConfigurations_GetVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The configuration's identifier (the name callers use at issuance). */
+                configurationIdentifier: string;
+                /** @description The version to read. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfCredentialConfigurationVersionDetail"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CredentialConfigurations_CreateVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The configuration's identifier (the name callers use at issuance). */
+                configurationIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new version's claims schema, which replaces the active one's for transactions created from now on. */
+                    claims: components["schemas"]["ClaimDefinition"][];
+                    /**
+                     * @description Why this version exists.
+                     * @example Adds the membership level
+                     */
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The version was created and is now the active one. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicCredentialConfigurationResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CredentialConfigurations_ActivateVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The configuration's identifier (the name callers use at issuance). */
+                configurationIdentifier: string;
+                /** @description The version to make the active one. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicCredentialConfigurationResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Caller-chosen identifier, unique per tenant and environment; named when starting a verification.
+                     * @example over-18
+                     */
+                    identifier: string;
+                    /**
+                     * @description Name shown to people.
+                     * @example Age over 18
+                     */
+                    displayName: string;
+                    /**
+                     * @description Default purpose shown to the holder.
+                     * @example Age check at checkout
+                     */
+                    purpose?: string | null;
+                    /** @description Credentials requested from the holder. */
+                    credentials: components["schemas"]["VerificationPolicyCredential"][];
+                    /**
+                     * @description Combinations of credentials that satisfy the request; null means all credentials.
+                     * @default null
+                     */
+                    credentialSets?: components["schemas"]["VerificationPolicyCredentialSet"][] | null;
+                    /**
+                     * @description OpenID4VP response mode; `direct_post.jwt` encrypts the wallet's response.
+                     * @default direct_post.jwt
+                     * @example direct_post.jwt
+                     * @enum {string}
+                     */
+                    responseMode?: "direct_post.jwt" | "direct_post";
+                    /**
+                     * @description How long a verification session stays open, 60–3600 seconds.
+                     * @default 600
+                     * @example 600
+                     */
+                    sessionLifetimeSeconds?: number;
+                    /**
+                     * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).
+                     * @default x509_hash
+                     * @example x509_hash
+                     * @enum {string}
+                     */
+                    clientIdPrefix?: "x509_hash" | "x509_san_dns";
+                    /**
+                     * @description https URL the wallet returns the user to in same-device flows; null for none.
+                     * @default null
+                     * @example https://shop.example.com/checkout/verified
+                     */
+                    sameDeviceRedirectUri?: string | null;
+                    /**
+                     * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
+                     * @default null
+                     */
+                    verifierInfo?: components["schemas"]["VerificationPolicyVerifierInfo"][] | null;
+                    /**
+                     * @description When true, a wallet response whose presentation fails integrity or holder binding (issuer signature, disclosures, key binding JWT signature, `aud`, `nonce`, `iat`, `sd_hash`, transaction data hashes, a malformed `vp_token`) and so leaves the session `rejected` is answered at the response endpoint with HTTP 400 `{ error: "invalid_request" }` (OpenID4VP §8.5) instead of 200 and the redirect, so the wallet tells the holder at once. The session is decided exactly as with false (`rejected`, same reasons, event and webhooks). A presentation that is genuine but not accepted (untrusted issuer, expired, revoked, missing claims) and a wallet's own error response are still answered 200. Default false: every response the endpoint could process is answered 200.
+                     * @default false
+                     * @example false
+                     */
+                    reportInvalidPresentationsToWallet?: boolean;
+                    /**
+                     * @description When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.
+                     * @default false
+                     * @example false
+                     */
+                    requireResponseCode?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy was created. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The policy's identifier. */
+                policyIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_Suspend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The policy's identifier. */
+                policyIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_Reactivate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The policy's identifier. */
+                policyIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Verifications_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifier of a server-managed verification policy.
+                     * @example over-18
+                     */
+                    policy: string;
+                    /**
+                     * @description Why the claims are asked for; defaults to the policy's purpose.
+                     * @example Age check at checkout
+                     */
+                    purpose?: string | null;
+                    /**
+                     * @description The custom URL scheme of the link that invokes the wallet: `openid` (default) for `openid4vp://` (OpenID4VP §13.1.2), `haip` for `haip-vp://` (HAIP), which wallets built for the HAIP profile register. The link's parameters are the same.
+                     * @default openid
+                     * @example openid
+                     * @enum {string}
+                     */
+                    invocation?: "openid" | "haip";
+                    /** @description What the holder is asked to authorise with the presentation (OpenID4VP §5.1 `transaction_data`, e.g. a payment): each item is sent to the wallet as given, and the wallet must return its SHA-256 hash in the key binding JWT of a credential it names (Appendix B.3.3), or the session is rejected (`transaction_data_not_authorized`). Only wallets that support transaction data can answer such a request. */
+                    transactionData?: components["schemas"]["TransactionData"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The verification session was created. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationSessionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Verifications_Get: {
+        parameters: {
+            query?: {
+                responseCode?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The verification session's id. */
+                verificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationSessionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationSessions_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The verification session's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationSessionResponse"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationSessions_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "pending" | "verified" | "rejected" | "expired" | "cancelled";
+                policy?: string;
+                createdFrom?: string;
+                createdTo?: string;
+                reason?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiCollectionOfVerificationSession"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationSessions_Cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The verification session's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationSessionResponse"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationSessions_Submit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The verification session's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Id of the platform credential presented in `sdJwtVc`.
+                     * @example cred_01jd5x6c3v8w9y0z1a2b3c4d5e
+                     */
+                    credentialId: string;
+                    /** @description The presented SD-JWT VC (`<issuer-jwt>~<disclosures>~<kb-jwt>`); its KB-JWT carries `aud` = the request's client_id and the request's `nonce` (read both from the request object at `requestUri`). */
+                    sdJwtVc: string;
+                    /** @description The audience the presentation was made for; must equal the session's client_id. */
+                    audience?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationSessionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierCertificates_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierCertificateResponse"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierCertificates_Upload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description PEM certificates, leaf first, each issued by the next. The leaf must be an EC P-256 (ES256) end-entity certificate with a dNSName subjectAltName, valid now. A trailing self-signed root is kept here but not sent in `x5c`.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIBtTCCAVugAwIBAgICEAIwCgYIKoZIzj0EAwIwLjEYMBYGA1UEAxMPQWNtZSBF
+                     *     eGFtcGxlIENBMRIwEAYDVQQKEwlBY21lIEJhbmswIBcNMjUwMTAxMDAwMDAwWhgP
+                     *     MjEyNTAxMDEwMDAwMDBaMDMxHTAbBgNVBAMTFHZlcmlmaWVyLmV4YW1wbGUuY29t
+                     *     MRIwEAYDVQQKEwlBY21lIEJhbmswWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAR4
+                     *     Q3gSrPxiTV8oe74i0iCdWwH9jYQhmrlfCfB4v9D9hKvK96UVS+TU0TfpTnSLujzT
+                     *     3krn1Ms41dMn6LapBVRYo2IwYDAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIH
+                     *     gDAfBgNVHREEGDAWghR2ZXJpZmllci5leGFtcGxlLmNvbTAfBgNVHSMEGDAWgBQw
+                     *     u+N12rIqO1Hi/TYOTQrbVK5xlzAKBggqhkjOPQQDAgNIADBFAiEA5c11VBF+j9J3
+                     *     mlDu/Auk9eDCI+rlXnFIlAuZGvK9b5wCIBiVtly9gAUWQbBuMZPWWnpTzFQHDm9n
+                     *     1Mhbj88U56TI
+                     *     -----END CERTIFICATE-----
+                     *     -----BEGIN CERTIFICATE-----
+                     *     MIIBkTCCATigAwIBAgIBATAKBggqhkjOPQQDAjAuMRgwFgYDVQQDEw9BY21lIEV4
+                     *     YW1wbGUgQ0ExEjAQBgNVBAoTCUFjbWUgQmFuazAgFw0yNTAxMDEwMDAwMDBaGA8y
+                     *     MTI1MDEwMTAwMDAwMFowLjEYMBYGA1UEAxMPQWNtZSBFeGFtcGxlIENBMRIwEAYD
+                     *     VQQKEwlBY21lIEJhbmswWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQZynZXtWyt
+                     *     EfRLCPGjLtvfUE+xbubSJNLNyw7bb+nZM9el84H+y/UgnPJwgzGdJ9qvrAyrUZQ6
+                     *     iQVW3wHtE/5Ao0UwQzASBgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQEAwIB
+                     *     BjAdBgNVHQ4EFgQUMLvjddqyKjtR4v02Dk0K21SucZcwCgYIKoZIzj0EAwIDRwAw
+                     *     RAIgM1jdh0D3Som9za0MVYEX731o0VX07XbqD81GgL7SM7YCIFM4+vf0QmhuQyC4
+                     *     qBGeunOYhA/pwO0LHi9WByLbg7eS
+                     *     -----END CERTIFICATE-----
+                     */
+                    certificateChainPem: string;
+                    /**
+                     * @description The leaf's private key, PEM (PKCS#8 `PRIVATE KEY` or SEC1 `EC PRIVATE KEY`, unencrypted). Stored encrypted; never returned.
+                     * @example -----BEGIN PRIVATE KEY-----
+                     *     MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg0L6dAnx8IrPBwP9w
+                     *     X8E3pfi+ipE6gH6k+Cr1NbnbvWGhRANCAAR4Q3gSrPxiTV8oe74i0iCdWwH9jYQh
+                     *     mrlfCfB4v9D9hKvK96UVS+TU0TfpTnSLujzT3krn1Ms41dMn6LapBVRY
+                     *     -----END PRIVATE KEY-----
+                     */
+                    privateKeyPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierCertificateResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Webhooks_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfWebhookSubscription"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Webhooks_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description https endpoint that receives the events. Hosts that are or resolve to private, loopback, link-local or metadata addresses are refused.
+                     * @example https://example.com/webhooks/credentials
+                     */
+                    url: string;
+                    /**
+                     * @description Event types to deliver, or `["*"]` for every event.
+                     * @example [
+                     *       "verification.session.verified",
+                     *       "verification.session.rejected"
+                     *     ]
+                     */
+                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "*")[];
+                    /**
+                     * @description Free text for the integrator.
+                     * @example Checkout backend
+                     */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription was created; store the secret now. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfWebhookSubscriptionWithSecret"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Webhooks_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The webhook subscription's id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfWebhookSubscription"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Webhooks_Delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The webhook subscription's id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription was deleted; the body shows it as it was. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfWebhookSubscription"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Webhooks_RotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The webhook subscription's id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long deliveries stay signed with the replaced secret too (one more `v1,` signature), so receivers can switch over. 0 ends it, and any secret of an earlier rotation still overlapping, at once. Default one day, at most seven.
+                     * @default 86400
+                     * @example 86400
+                     */
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The secret was rotated; store the new one now. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfWebhookSubscriptionWithSecret"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    WebhookDeliveries_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                subscriptionId?: string;
+                status?: "pending" | "succeeded" | "failed";
+                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated";
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfWebhookDelivery"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    WebhookDeliveries_Redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The webhook delivery's id. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is scheduled; the body shows the delivery. */
+            202: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfWebhookDelivery"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    IssuanceTransactions_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "pending" | "completed" | "cancelled" | "expired";
+                credentialConfiguration?: string;
+                issuerId?: string;
+                createdFrom?: string;
+                createdTo?: string;
+                externalSubjectReference?: string;
+                callbackReference?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiCollectionOfIssuanceTransaction"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    IssuanceTransactions_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifier of the credential configuration to issue.
+                     * @example membership-card
+                     */
+                    credentialConfiguration: string;
+                    /**
+                     * @description Issuer to issue with. Taken from the key when it is bound to an issuer; required otherwise for Credentials_Issue.
+                     * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                     */
+                    issuerId?: string | null;
+                    /**
+                     * @description Claim values, validated against the configuration's declared claims.
+                     * @example {
+                     *       "given_name": "Erika",
+                     *       "family_name": "Mustermann",
+                     *       "birthdate": "1984-01-26"
+                     *     }
+                     */
+                    claims?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
+                     * @description Caller's reference, returned in events.
+                     * @example order-8812
+                     */
+                    callbackReference?: string | null;
+                    /**
+                     * @description Caller's id for the person; returned in events.
+                     * @example crm-4411
+                     */
+                    externalSubjectReference?: string | null;
+                    delivery?: components["schemas"]["IssuanceDelivery"];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuanceTransactionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    IssuanceTransactions_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Issuance transaction id. */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuanceTransactionResponse"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    IssuanceTransactions_Cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Issuance transaction id. */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuanceTransactionResponse"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    IssuanceTransactions_SupplyClaims: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Issuance transaction id. */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The claim values, validated against the version of the configuration the transaction was created with.
+                     * @example {
+                     *       "given_name": "Erika",
+                     *       "family_name": "Mustermann"
+                     *     }
+                     */
+                    claims: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuanceTransactionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Authorizations_Complete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The `interaction` query parameter the authorization endpoint sent the person to the issuer's authorization page with.
+                     * @example Zr4V0m7Q9Qm3cS8nT1xY2a6Lk0pBfW5uE7hJd3gN4sA
+                     */
+                    interaction: string;
+                    /**
+                     * @description `approve`: the person signed in as the transaction's subject and consented; the wallet gets an authorization code. `deny`: the wallet gets `access_denied`, and the offer stays pending.
+                     * @example approve
+                     * @enum {string}
+                     */
+                    decision: "approve" | "deny";
+                    /**
+                     * @description The issuance transaction that answers the request. An offer's request has its own (the `transaction_id` the page was opened with; if sent, it must be that one). A wallet-initiated request (the page was opened with `credential_configuration_id` instead) needs one to be approved: a pending transaction of the same issuer and configuration, created with `delivery.grant: "authorizationCode"` for the person who signed in.
+                     * @example itx_01j9z3k8m2x4v6b8n0p2q4s6t8
+                     */
+                    transactionId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfCompletedAuthorization"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Credentials_Issue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifier of the credential configuration to issue.
+                     * @example membership-card
+                     */
+                    credentialConfiguration: string;
+                    /**
+                     * @description Issuer to issue with. Taken from the key when it is bound to an issuer; required otherwise for Credentials_Issue.
+                     * @example iss_01jd5x6c3v8w9y0z1a2b3c4d5e
+                     */
+                    issuerId?: string | null;
+                    /**
+                     * @description Claim values, validated against the configuration's declared claims.
+                     * @example {
+                     *       "given_name": "Erika",
+                     *       "family_name": "Mustermann",
+                     *       "birthdate": "1984-01-26"
+                     *     }
+                     */
+                    claims?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
+                     * @description Caller's reference, returned in events.
+                     * @example order-8812
+                     */
+                    callbackReference?: string | null;
+                    /**
+                     * @description Caller's id for the person; returned in events.
+                     * @example crm-4411
+                     */
+                    externalSubjectReference?: string | null;
+                    delivery?: components["schemas"]["IssuanceDelivery"];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfIssuanceTransactionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Credentials_Revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Credential id (from the completed issuance transaction). */
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfCredentialStatusResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Credentials_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "active" | "suspended" | "revoked" | "expired";
+                credentialConfiguration?: string;
+                issuerId?: string;
+                transactionId?: string;
+                externalSubjectReference?: string;
+                issuedFrom?: string;
+                issuedTo?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiCollectionOfCredential"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Credentials_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Credential id (from the completed issuance transaction, or Credentials_List). */
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfCredential"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Credentials_Suspend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Credential id (from the completed issuance transaction, or Credentials_List). */
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfCredential"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Credentials_Reinstate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description Credential id (from the completed issuance transaction, or Credentials_List). */
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfCredential"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    AuditEvents_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                actorId?: string;
+                operation?: string;
+                targetId?: string;
+                outcome?: "succeeded" | "refused" | "failed";
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfAuditEvent"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Activity_Get: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                interval?: "day";
+                groupBy?: "issuer" | "policy";
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfActivity"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Webhook_IssuanceTransactionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuanceTransactionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_IssuanceTransactionCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuanceTransactionCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_IssuanceTransactionReissued: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuanceTransactionReissuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_IssuanceTransactionDeferred: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuanceTransactionDeferredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_IssuanceTransactionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuanceTransactionCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_IssuanceTransactionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuanceTransactionExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialSuspended: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialSuspendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialReinstated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialReinstatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialAcceptedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationSessionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationSessionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationSessionVerified: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationSessionVerifiedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationSessionRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationSessionRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationSessionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationSessionCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationSessionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationSessionExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_IssuerActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssuerActivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialConfigurationCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialConfigurationCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_CredentialConfigurationVersionActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialConfigurationVersionActivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationPolicySuspended: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationPolicySuspendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationPolicyReactivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationPolicyReactivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
+
+/** The Management plane's `api-version` this client is generated for (openapi.json's info.version). */
+export const API_VERSION = "2026-08-30";
