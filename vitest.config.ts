@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
@@ -13,6 +13,8 @@ export default defineConfig({
             "apps/*/scripts/**/*.test.mjs",
             // The architecture rules of pnpm lint.
             "scripts/**/*.test.ts",
+            // The SDK's own tests (no database): its client against loopback stand-ins, its tarball.
+            "packages/sdk/test/**/*.test.ts",
           ],
           environment: "node",
         },
@@ -24,6 +26,7 @@ export default defineConfig({
         test: {
           name: "use-case",
           include: ["packages/*/test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "packages/sdk/test/**"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,
