@@ -1,6 +1,7 @@
 import { eventCatalogueOpenApi } from "@cred/contracts/webhook-event-catalogue";
 import { appRouter, ERROR_STATUS } from "@cred/core";
 import { generateOpenApiDocument } from "trpc-to-openapi";
+import { API_INTRODUCTION, PRODUCT_NAME } from "./api-introduction";
 import { SUPPORTED_API_VERSION } from "./mount-rest";
 import { REST_OPERATIONS } from "./operations";
 
@@ -66,11 +67,10 @@ const errorEnvelopeSchema = {
  */
 export function buildOpenApiDocument(baseUrl = "/"): Record<string, any> {
   const doc = generateOpenApiDocument(appRouter, {
-    title: "Credential Platform API",
+    title: `${PRODUCT_NAME} API`,
     version: SUPPORTED_API_VERSION,
     baseUrl,
-    description:
-      "Issue, verify and manage digital credentials (OpenID4VCI, OpenID4VP, SD-JWT VC). Product plane under /v1.0, Management plane under /management (api-version required).",
+    description: API_INTRODUCTION,
     securitySchemes: {
       ApiKey: {
         type: "apiKey",
