@@ -1,24 +1,6 @@
 import { redeemOffer } from "../../apps/api/test/wallet-client";
-import { apiOrigin, bootstrapCredentials, unique } from "./env";
-
-const API_VERSION = "2026-08-30";
-
-/** One REST call with the bootstrap API key (sandbox, every scope); the body of a 2xx, else it throws. */
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const url = new URL(path, apiOrigin());
-  if (path.startsWith("/management/")) url.searchParams.set("api-version", API_VERSION);
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: `ApiKey ${bootstrapCredentials().apiKey}`,
-      ...(body !== undefined && { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+import { cred } from "./client";
+import { unique } from "./env";
 
 export interface ActiveIssuer {
   issuerId: string;
@@ -29,26 +11,29 @@ export interface ActiveIssuer {
 /** Organisation → issuer → credential configuration → activation, through the API (names unique per run). */
 export async function activeIssuer(prefix: string): Promise<ActiveIssuer> {
   const suffix = unique(prefix);
-  const organisation = await api("POST", "/management/organisations", {
-    reference: `org-${suffix}`,
-    displayName: `Organisation ${suffix}`,
+  const { data: organisation } = await cred().post("/management/organisations", {
+    body: { reference: `org-${suffix}`, displayName: `Organisation ${suffix}` },
   });
   const issuerName = `Issuer ${suffix}`;
-  const issuer = await api("POST", "/management/issuers", {
-    organisationReference: organisation.data.reference,
-    displayName: issuerName,
-    display: [{ locale: "en", name: issuerName }],
+  const { data: issuer } = await cred().post("/management/issuers", {
+    body: {
+      organisationReference: organisation.reference,
+      displayName: issuerName,
+      display: [{ locale: "en", name: issuerName }],
+    },
   });
-  const issuerId = issuer.data.id as string;
-  const configuration = await api("POST", "/management/credential-configurations", {
-    identifier: `card-${suffix}`,
-    displayName: "Member card",
-    issuerId,
-    schemaId: "member-card-v1",
-    claims: [{ path: ["given_name"], type: "string", required: true }],
+  const issuerId = issuer.id;
+  const { data: configuration } = await cred().post("/management/credential-configurations", {
+    body: {
+      identifier: `card-${suffix}`,
+      displayName: "Member card",
+      issuerId,
+      schemaId: "member-card-v1",
+      claims: [{ path: ["given_name"], type: "string", required: true }],
+    },
   });
-  await api("POST", `/management/issuers/${issuerId}/activate`);
-  return { issuerId, issuerName, configuration: configuration.data.identifier as string };
+  await cred().post("/management/issuers/{issuerId}/activate", { params: { path: { issuerId } } });
+  return { issuerId, issuerName, configuration: configuration.identifier };
 }
 
 export interface Transaction {
@@ -63,13 +48,15 @@ export async function createOffer(
   issuer: ActiveIssuer,
   references: { externalSubjectReference?: string; callbackReference?: string } = {},
 ): Promise<Transaction> {
-  const created = await api("POST", "/v1.0/issuance-transactions", {
-    credentialConfiguration: issuer.configuration,
-    issuerId: issuer.issuerId,
-    claims: { given_name: "Erika" },
-    ...references,
+  const { data } = await cred().post("/v1.0/issuance-transactions", {
+    body: {
+      credentialConfiguration: issuer.configuration,
+      issuerId: issuer.issuerId,
+      claims: { given_name: "Erika" },
+      ...references,
+    },
   });
-  return created.data as Transaction;
+  return data;
 }
 
 /** An offer redeemed by the test wallet: the completed transaction, naming its credential. */
@@ -81,6 +68,9 @@ export async function issueCredential(
   const flow = await redeemOffer(offer.credentialOffer ?? "");
   if (flow.credentialRes.status !== 200)
     throw new Error(`credential: ${flow.credentialRes.status} ${JSON.stringify(flow.credentialRes.body)}`);
-  const completed = await api("GET", `/v1.0/issuance-transactions/${offer.id}`);
-  return completed.data as Transaction & { credentialId: string };
+  const { data: completed } = await cred().get("/v1.0/issuance-transactions/{transactionId}", {
+    params: { path: { transactionId: offer.id } },
+  });
+  if (!completed.credentialId) throw new Error(`transaction ${offer.id} names no credential`);
+  return { ...completed, credentialId: completed.credentialId };
 }

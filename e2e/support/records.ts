@@ -1,27 +1,13 @@
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { redeemOffer } from "../../apps/api/test/wallet-client";
-import { apiOrigin, bootstrapCredentials, unique } from "./env";
+import { cred } from "./client";
+import { unique } from "./env";
 
 /**
- * Records made through the public API with the bootstrap key (as a relying party would), so a console
- * page can be checked against them: an active issuer with a configuration, policies over it, credentials
- * redeemed by a test wallet and presentations to verification sessions.
+ * Records made through the public API with the bootstrap key (as a relying party would, through the SDK),
+ * so a console page can be checked against them: an active issuer with a configuration, policies over it,
+ * credentials redeemed by a test wallet and presentations to verification sessions.
  */
-async function api(method: string, path: string, body?: unknown) {
-  const url = new URL(path, apiOrigin());
-  if (path.startsWith("/management/")) url.searchParams.set("api-version", "2026-08-30");
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: `ApiKey ${bootstrapCredentials().apiKey}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as { data?: any; error?: unknown };
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
 
 export interface Issuer {
   issuerId: string;
@@ -33,27 +19,26 @@ export interface Issuer {
 /** Organisation → issuer → configuration (given_name, family_name) → activation. */
 export async function activeIssuer(): Promise<Issuer> {
   const suffix = unique("rec");
-  const org = await api("POST", "/management/organisations", {
-    reference: `org-${suffix}`,
-    displayName: `Org ${suffix}`,
+  const { data: org } = await cred().post("/management/organisations", {
+    body: { reference: `org-${suffix}`, displayName: `Org ${suffix}` },
   });
   const name = `Issuer ${suffix}`;
-  const issuer = await api("POST", "/management/issuers", {
-    organisationReference: org.reference,
-    displayName: name,
-    display: [{ locale: "en", name }],
+  const { data: issuer } = await cred().post("/management/issuers", {
+    body: { organisationReference: org.reference, displayName: name, display: [{ locale: "en", name }] },
   });
-  const config = await api("POST", "/management/credential-configurations", {
-    identifier: `badge-${suffix}`,
-    displayName: "Badge",
-    issuerId: issuer.id,
-    schemaId: "badge-v1",
-    claims: [
-      { path: ["given_name"], type: "string", required: true },
-      { path: ["family_name"], type: "string" },
-    ],
+  const { data: config } = await cred().post("/management/credential-configurations", {
+    body: {
+      identifier: `badge-${suffix}`,
+      displayName: "Badge",
+      issuerId: issuer.id,
+      schemaId: "badge-v1",
+      claims: [
+        { path: ["given_name"], type: "string", required: true },
+        { path: ["family_name"], type: "string" },
+      ],
+    },
   });
-  await api("POST", `/management/issuers/${issuer.id}/activate`);
+  await cred().post("/management/issuers/{issuerId}/activate", { params: { path: { issuerId: issuer.id } } });
   return {
     issuerId: issuer.id,
     name,
@@ -71,19 +56,21 @@ export async function policy(
   issuer: Issuer,
   { trusted = issuer.issuerId, sameDevice = false }: { trusted?: string; sameDevice?: boolean } = {},
 ) {
-  await api("POST", "/management/verification-policies", {
-    identifier,
-    ...(sameDevice ? { sameDeviceRedirectUri: "https://rp.example/done", requireResponseCode: true } : {}),
-    displayName: `Policy ${identifier}`,
-    purpose: "Console check",
-    credentials: [
-      {
-        id: "badge",
-        credentialTypes: [issuer.credentialType],
-        trustedIssuers: [{ issuerId: trusted }],
-        requiredClaims: [["given_name"]],
-      },
-    ],
+  await cred().post("/management/verification-policies", {
+    body: {
+      identifier,
+      ...(sameDevice ? { sameDeviceRedirectUri: "https://rp.example/done", requireResponseCode: true } : {}),
+      displayName: `Policy ${identifier}`,
+      purpose: "Console check",
+      credentials: [
+        {
+          id: "badge",
+          credentialTypes: [issuer.credentialType],
+          trustedIssuers: [{ issuerId: trusted }],
+          requiredClaims: [["given_name"]],
+        },
+      ],
+    },
   });
 }
 
@@ -95,15 +82,22 @@ export interface Issued {
 
 /** Issues one credential of `issuer` (pre-authorized code flow) to a test wallet. */
 export async function issue(issuer: Issuer, givenName = "Erika"): Promise<Issued> {
-  const created = await api("POST", "/v1.0/issuance-transactions", {
-    credentialConfiguration: issuer.configuration,
-    issuerId: issuer.issuerId,
-    claims: { given_name: givenName, family_name: "Mustermann" },
+  const { data: created } = await cred().post("/v1.0/issuance-transactions", {
+    body: {
+      credentialConfiguration: issuer.configuration,
+      issuerId: issuer.issuerId,
+      claims: { given_name: givenName, family_name: "Mustermann" },
+    },
   });
-  const flow = await redeemOffer(created.credentialOffer, created.txCode ? { txCode: created.txCode } : {});
+  const flow = await redeemOffer(
+    created.credentialOffer ?? "",
+    created.txCode ? { txCode: created.txCode } : {},
+  );
   if (flow.credentialRes.status !== 200)
     throw new Error(`credential: ${JSON.stringify(flow.credentialRes.body)}`);
-  const done = await api("GET", `/v1.0/issuance-transactions/${created.id}`);
+  const { data: done } = await cred().get("/v1.0/issuance-transactions/{transactionId}", {
+    params: { path: { transactionId: created.id } },
+  });
   return {
     credential: flow.credentialRes.body.credentials[0].credential as string,
     credentialId: done.credentialId as string,
@@ -113,8 +107,8 @@ export async function issue(issuer: Issuer, givenName = "Erika"): Promise<Issued
 
 /** A new verification session of `policyIdentifier`; its id. */
 export async function startVerification(policyIdentifier: string): Promise<{ id: string; link: string }> {
-  const session = await api("POST", "/v1.0/verifications", { policy: policyIdentifier });
-  return { id: session.id, link: session.authorizationRequestUri };
+  const { data: session } = await cred().post("/v1.0/verifications", { body: { policy: policyIdentifier } });
+  return { id: session.id, link: session.authorizationRequestUri ?? "" };
 }
 
 /** Presents `issued` to a new session of `policyIdentifier`; the session as decided. */
@@ -127,14 +121,12 @@ export async function presentTo(policyIdentifier: string, issued: Issued) {
     holderPrivateKey: issued.holderPrivateKey,
   });
   if (answer.status !== 200) throw new Error(`wallet answer: ${answer.status}`);
-  return (await api("GET", `/v1.0/verification-sessions/${id}`)) as {
-    id: string;
-    status: string;
-    result?: { reasons?: { code: string }[] };
-  };
+  const { data } = await cred().get("/v1.0/verification-sessions/{id}", { params: { path: { id } } });
+  return data;
 }
 
-export const revoke = (credentialId: string) => api("POST", `/v1.0/credentials/${credentialId}/revoke`);
+export const revoke = async (credentialId: string) =>
+  (await cred().post("/v1.0/credentials/{credentialId}/revoke", { params: { path: { credentialId } } })).data;
 
 /** Activity_Get of the bootstrap key's environment. */
-export const activity = (query: string) => api("GET", `/v1.0/activity${query}`);
+export const activity = async () => (await cred().get("/v1.0/activity")).data;

@@ -2,6 +2,7 @@ import { presentWithTestWallet } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { expect, type Page, test } from "@playwright/test";
 import { redeemOffer, resolveOffer } from "../../apps/api/test/wallet-client";
+import { cred } from "../support/client";
 import { apiOrigin, bootstrapCredentials, signIn, unique } from "../support/env";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 
@@ -305,13 +306,10 @@ test("verification policy: create, suspend, reactivate", async () => {
   await page.getByLabel(/Tell the wallet when a presentation fails/).check();
   await page.getByRole("button", { name: "Create policy" }).click();
   await expect(page.getByTestId(`policy-${sameDevice}`)).toContainText("active");
-  const stored = await fetch(
-    `${apiOrigin()}/management/verification-policies/${sameDevice}?api-version=2026-08-30`,
-    {
-      headers: { authorization: `ApiKey ${bootstrapCredentials().apiKey}` },
-    },
-  );
-  expect((await stored.json()).data.rules).toMatchObject({
+  const stored = await cred().get("/management/verification-policies/{policyIdentifier}", {
+    params: { path: { policyIdentifier: sameDevice } },
+  });
+  expect(stored.data.rules).toMatchObject({
     sameDeviceRedirectUri: "https://shop.example.com/done",
     requireResponseCode: true,
     reportInvalidPresentationsToWallet: true,
@@ -535,21 +533,15 @@ test("credentials: a pending offer is cancelled in the playground; an issued cre
   await expect(page.getByRole("button", { name: "Revoke credential" })).toHaveCount(0);
 
   // A deferred issuance: staff supply the claims after their review; the server checks them.
-  const deferred = await fetch(`${apiOrigin()}/v1.0/issuance-transactions`, {
-    method: "POST",
-    headers: {
-      authorization: `ApiKey ${bootstrapCredentials().apiKey}`,
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({
+  const { data: deferred } = await cred().post("/v1.0/issuance-transactions", {
+    body: {
       credentialConfiguration: configIdentifier,
-      issuerId: issuerUrl.split("/issuers/")[1],
+      issuerId: issuerUrl.split("/issuers/")[1]!,
       delivery: { deferred: true },
-    }),
+    },
   });
-  expect(deferred.status).toBe(201);
   await go("Transactions");
-  await page.getByLabel("Transaction id").fill((await deferred.json()).data.id);
+  await page.getByLabel("Transaction id").fill(deferred.id);
   await page.getByRole("button", { name: "Open", exact: true }).click();
   await expect(page.getByTestId("deferral-claims")).toHaveText("awaited");
   const claimsField = page.getByLabel("Claims (JSON object)");

@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
+import { cred } from "../support/client";
 import { signIn, unique } from "../support/env";
-import { type ActiveIssuer, activeIssuer, api, issueCredential } from "../support/issuance";
+import { type ActiveIssuer, activeIssuer, issueCredential } from "../support/issuance";
 
 /** A local calendar day as a date input takes it (`YYYY-MM-DD`); the browser runs in this process's zone. */
 const day = (date: Date) =>
@@ -136,7 +137,10 @@ test.describe("Credentials page", () => {
     // A dismissed confirmation changes nothing.
     await confirmClick(page, "Suspend credential", false);
     await expect(status).toHaveText("active");
-    expect((await api("GET", `/v1.0/credentials/${credentialId}`)).data.status).toBe("active");
+    expect(
+      (await cred().get("/v1.0/credentials/{credentialId}", { params: { path: { credentialId } } })).data
+        .status,
+    ).toBe("active");
 
     await confirmClick(page, "Suspend credential");
     await expect(status).toHaveText("suspended");
@@ -145,7 +149,10 @@ test.describe("Credentials page", () => {
     ).toBeVisible();
     await expect(page.getByTestId("credential-suspended")).toHaveText(/\d/);
     await expect.poll(() => actionsOffered(page)).toEqual(["Reinstate credential", "Revoke credential"]);
-    expect((await api("GET", `/v1.0/credentials/${credentialId}`)).data.status).toBe("suspended");
+    expect(
+      (await cred().get("/v1.0/credentials/{credentialId}", { params: { path: { credentialId } } })).data
+        .status,
+    ).toBe("suspended");
     await page.screenshot({ path: testInfo.outputPath("credential-suspended.png"), fullPage: true });
 
     // The list says so too.
@@ -170,7 +177,10 @@ test.describe("Credentials page", () => {
     await expect(page.getByTestId("no-credential-actions")).toHaveText(
       "No change applies to a revoked credential.",
     );
-    expect((await api("GET", `/v1.0/credentials/${credentialId}`)).data.status).toBe("revoked");
+    expect(
+      (await cred().get("/v1.0/credentials/{credentialId}", { params: { path: { credentialId } } })).data
+        .status,
+    ).toBe("revoked");
     await page.screenshot({ path: testInfo.outputPath("credential-revoked.png"), fullPage: true });
 
     // The transaction stays completed and lists its credential as revoked.

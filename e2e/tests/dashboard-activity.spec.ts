@@ -10,7 +10,7 @@ import { activeIssuer, activity, issue, policy, presentTo, revoke } from "../sup
 test("dashboard shows issued, verified, rejected and revoked counts over time", async ({
   page,
 }, testInfo) => {
-  const before = (await activity("")).total as Record<string, number>;
+  const before = (await activity()).total as Record<string, number>;
   const suffix = unique("act");
   const issuer = await activeIssuer();
   const stranger = await activeIssuer();

@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
+import { cred } from "../support/client";
 import { signIn, unique } from "../support/env";
-import { type ActiveIssuer, activeIssuer, api, createOffer, issueCredential } from "../support/issuance";
+import { type ActiveIssuer, activeIssuer, createOffer, issueCredential } from "../support/issuance";
 
 /** A local calendar day as a date input takes it (`YYYY-MM-DD`); the browser runs in this process's zone. */
 const day = (date: Date) =>
@@ -38,7 +39,9 @@ test.describe("Transactions page", () => {
     ).id;
     pendingId = (await createOffer(a, { externalSubjectReference: subject })).id;
     cancelledId = (await createOffer(a)).id;
-    await api("POST", `/v1.0/issuance-transactions/${cancelledId}/cancel`);
+    await cred().post("/v1.0/issuance-transactions/{transactionId}/cancel", {
+      params: { path: { transactionId: cancelledId } },
+    });
     otherIssuerId = (await createOffer(b, { externalSubjectReference: subject })).id;
   });
 

@@ -31,6 +31,19 @@ function segments() {
   });
 }
 
+/** One module of the page's TypeScript, with the holder's steps where the page has them. */
+function sdkModule() {
+  const parts = segments();
+  return parts
+    .map((part, index) =>
+      [
+        ...part.ts,
+        index < parts.length - 1 ? `await (globalThis as any).__quickstartHolder(${index});` : "",
+      ].join("\n"),
+    )
+    .join("\n");
+}
+
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
@@ -94,6 +107,24 @@ describe("docs/quickstart.md", () => {
       expect(part.ts.length).toBeGreaterThan(0);
     }
   });
+
+  it("the SDK steps typecheck against the SDK's generated types", async () => {
+    // Beside apps/api's node_modules, so `@cred/sdk` and `@types/node` resolve as in a project using them.
+    const dir = fs.mkdtempSync(path.join(REPO_ROOT, "apps/api/node_modules/.quickstart-check-"));
+    try {
+      fs.writeFileSync(path.join(dir, "quickstart.ts"), `${sdkModule()}\nexport {};\n`);
+      const tsc = path.join(REPO_ROOT, "node_modules/typescript/bin/tsc");
+      const options = ["--noEmit", "--strict", "--noUncheckedIndexedAccess", "--skipLibCheck"];
+      const target = ["--target", "ES2022", "--module", "ESNext", "--moduleResolution", "Bundler"];
+      await run(process.execPath, [tsc, ...options, ...target, "--types", "node", "quickstart.ts"], {
+        cwd: dir,
+      }).catch((error: { stdout?: string }) => {
+        throw new Error(`docs/quickstart.md's TypeScript does not typecheck:\n${error.stdout}`);
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("the curl steps issue and verify a credential", async () => {
     const tenant = await t.otherTenant();

@@ -1,6 +1,6 @@
 import { CredApiError, createCredClient, newIdempotencyKey, verifyWebhook } from "@cred/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EMPLOYEE_CLAIMS, VALID_CLAIMS } from "./fixtures";
+import { VALID_CLAIMS } from "./fixtures";
 import { type Receiver, receiver, until, webhookHelpers } from "./fixtures/webhooks";
 import { startTestServer, type TestServer } from "./harness";
 import { redeemOffer } from "./wallet-client";
@@ -51,7 +51,14 @@ async function activeIssuer(cred: ReturnType<typeof createCredClient>) {
       displayName: "Employee badge",
       issuerId: issuer.id,
       schemaId: "employee-v1",
-      claims: EMPLOYEE_CLAIMS as any,
+      claims: [
+        { path: ["given_name"], type: "string", required: true },
+        { path: ["family_name"], type: "string", required: true },
+        { path: ["birthdate"], type: "date" },
+        { path: ["employee_number"], type: "integer", selectivelyDisclosable: false },
+        { path: ["address"], type: "object" },
+        { path: ["address", "country"], type: "string" },
+      ],
     },
   });
   await cred.post("/management/issuers/{issuerId}/activate", { params: { path: { issuerId: issuer.id } } });

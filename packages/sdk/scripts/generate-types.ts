@@ -28,7 +28,11 @@ function withoutApiVersionParameter(document: Record<string, any>): OpenAPI3 {
 }
 
 export async function generateTypes(document: Record<string, any>): Promise<string> {
-  const ast = await openapiTS(withoutApiVersionParameter(document), { silent: true });
+  // A member with a default stays optional where the document does not require it (request bodies).
+  const ast = await openapiTS(withoutApiVersionParameter(document), {
+    silent: true,
+    defaultNonNullable: false,
+  });
   const header =
     "// Generated from openapi.json by packages/sdk/scripts/generate-types.ts (`pnpm openapi`): do not edit.\n\n";
   const version = `\n/** The Management plane's \`api-version\` this client is generated for (openapi.json's info.version). */\nexport const API_VERSION = ${JSON.stringify(document.info.version)};\n`;

@@ -35,8 +35,13 @@ function headerRecord(
   headers: Headers | Record<string, string | string[] | undefined>,
 ): Record<string, string> {
   const record: Record<string, string> = {};
-  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-  for (const [name, value] of entries) {
+  if (headers instanceof Headers) {
+    headers.forEach((value, name) => {
+      record[name] = value;
+    });
+    return record;
+  }
+  for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     record[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   }

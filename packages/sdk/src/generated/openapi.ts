@@ -1571,13 +1571,13 @@ export interface components {
              * @default false
              * @example false
              */
-            required: boolean;
+            required?: boolean;
             /**
              * @description When true, the issuer offers a challenge endpoint (`challenge_endpoint` in its authorization server metadata) and an attestation's PoP must carry one of its challenges (`challenge`, or the DPoP proof's `nonce` when the proof is the PoP): 400 `use_attestation_challenge` with a fresh `OAuth-Client-Attestation-Challenge` otherwise. Challenges are valid 5 minutes, at this issuer only.
              * @default false
              * @example false
              */
-            requireChallenge: boolean;
+            requireChallenge?: boolean;
         };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestation: {
@@ -1588,7 +1588,7 @@ export interface components {
              * @default false
              * @example false
              */
-            required: boolean;
+            required?: boolean;
             /**
              * @description Accepted key storage levels (any one): e.g. iso_18045_high, iso_18045_moderate. Omitted: any.
              * @example [
@@ -1652,13 +1652,13 @@ export interface components {
              * @default false
              * @example true
              */
-            required: boolean;
+            required?: boolean;
             /**
              * @description Whether the holder may disclose this claim selectively.
              * @default true
              * @example true
              */
-            selectivelyDisclosable: boolean;
+            selectivelyDisclosable?: boolean;
             /** @description Labels per locale for wallets. */
             display?: components["schemas"]["ClaimDisplay"][];
             constraints?: components["schemas"]["ClaimConstraints"];
@@ -1767,7 +1767,7 @@ export interface components {
              *       ]
              *     ]
              */
-            requiredClaims: (string | number | null)[][];
+            requiredClaims?: (string | number | null)[][];
             /**
              * @description Claims requested when available.
              * @default []
@@ -1777,31 +1777,31 @@ export interface components {
              *       ]
              *     ]
              */
-            optionalClaims: (string | number | null)[][];
+            optionalClaims?: (string | number | null)[][];
             /**
              * @description Require proof of possession of the holder key (key binding JWT).
              * @default true
              * @example true
              */
-            holderBindingRequired: boolean;
+            holderBindingRequired?: boolean;
             /**
              * @description Check the credential's status list (revocation).
              * @default true
              * @example true
              */
-            checkStatus: boolean;
+            checkStatus?: boolean;
             /**
              * @description Refuse credentials issued longer ago than this many days; null for no limit.
              * @default null
              * @example 365
              */
-            maxCredentialAgeDays: number | null;
+            maxCredentialAgeDays?: number | null;
             /**
              * @description Also accept a credential whose vct extends one of credentialTypes, as the SD-JWT VC Type Metadata at each type's https URL says (every link fetched and, where an integrity value is given, matched). The link is asserted by whoever hosts the type's metadata, not signed by the issuer; trust still comes from trustedIssuers alone.
              * @default false
              * @example false
              */
-            acceptExtendedTypes: boolean;
+            acceptExtendedTypes?: boolean;
         };
         /** @description A DCQL credential set. */
         VerificationPolicyCredentialSet: {
@@ -1822,7 +1822,7 @@ export interface components {
              * @default true
              * @example true
              */
-            required: boolean;
+            required?: boolean;
         };
         /** @description An attestation about the verifier (OpenID4VP §5.1 `verifier_info`), e.g. a registration certificate, that wallets may use for authorization decisions or show in the consent dialog. */
         VerificationPolicyVerifierInfo: {
@@ -1880,14 +1880,14 @@ export interface components {
              * @example reference
              * @enum {string}
              */
-            offerBy: "reference" | "value";
+            offerBy?: "reference" | "value";
             /**
              * @description `preAuthorizedCode`: the offer carries a pre-authorized code the wallet redeems directly. `authorizationCode`: the offer carries an `issuer_state`, and the wallet runs the OAuth authorization code flow (pushed authorization request, PKCE S256, optionally DPoP), as HAIP wallets do. A `txCode` applies to `preAuthorizedCode` only.
              * @default preAuthorizedCode
              * @example preAuthorizedCode
              * @enum {string}
              */
-            grant: "preAuthorizedCode" | "authorizationCode";
+            grant?: "preAuthorizedCode" | "authorizationCode";
             /** @description Ask for a transaction code (tx_code) that the person enters in the wallet. */
             txCode?: {
                 /**
@@ -1896,13 +1896,13 @@ export interface components {
                  * @example numeric
                  * @enum {string}
                  */
-                inputMode: "numeric" | "text";
+                inputMode?: "numeric" | "text";
                 /**
                  * @description Number of characters.
                  * @default 6
                  * @example 6
                  */
-                length: number;
+                length?: number;
                 /**
                  * @description Hint the wallet shows, e.g. where the code was sent.
                  * @example Sent to you by SMS
@@ -1915,7 +1915,7 @@ export interface components {
              * @example openid
              * @enum {string}
              */
-            invocation: "openid" | "haip";
+            invocation?: "openid" | "haip";
             /**
              * @description Lifetime of the offer; default 15 minutes.
              * @example 900
@@ -1926,7 +1926,7 @@ export interface components {
              * @default false
              * @example false
              */
-            deferred: boolean;
+            deferred?: boolean;
             /**
              * @description With `deferred`: how long the transaction waits for its claims once the wallet has asked (the offer itself stays redeemable for `expiresInSeconds` only); default 3 days.
              * @example 259200
