@@ -3,7 +3,7 @@ import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { expect, type Page, test } from "@playwright/test";
 import { redeemOffer, resolveOffer } from "../../apps/api/test/wallet-client";
 import { cred } from "../support/client";
-import { apiOrigin, bootstrapCredentials, signIn, unique } from "../support/env";
+import { signIn, unique } from "../support/env";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 
 /**
