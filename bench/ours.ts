@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createCredClient, type Schema } from "@cred/sdk";
 import pg from "pg";
 import { freshPostgresDatabase } from "./postgres";
 import { freePort, type Service, startService } from "./processes";
@@ -25,7 +26,7 @@ export interface OursTarget {
   verificationPolicy: string;
 }
 
-export const CLAIM_DEFINITIONS = [
+export const CLAIM_DEFINITIONS: Schema<"ClaimDefinition">[] = [
   { path: ["given_name"], type: "string", required: true },
   { path: ["family_name"], type: "string", required: true },
   { path: ["birthdate"], type: "date" },
@@ -162,57 +163,62 @@ export async function startOurs(options: {
   };
 }
 
-export async function api(baseUrl: string, key: string, method: string, p: string, body?: unknown) {
-  const url = new URL(p, baseUrl);
-  if (p.startsWith("/management/")) url.searchParams.set("api-version", API_VERSION);
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `ApiKey ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${p} → ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
+/**
+ * The SDK (@cred/sdk) on `key`, for the untimed setup around the workloads. The timed requests go through
+ * the driver's own keep-alive pool (http.ts) instead, so the measurement holds no client layer of ours.
+ */
+export function ourClient(baseUrl: string, key: string) {
+  return createCredClient({ baseUrl, apiKey: key });
 }
 
 /** Organisation → issuer → credential configuration → activation, through the management API. */
 export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTarget> {
+  const cred = ourClient(baseUrl, apiKey);
   const stamp = Date.now().toString(36);
-  const org = await api(baseUrl, apiKey, "POST", "/management/organisations", {
-    reference: `bench-${stamp}`,
-    displayName: "Bench org",
+  const org = await cred.post("/management/organisations", {
+    body: { reference: `bench-${stamp}`, displayName: "Bench org" },
   });
-  const issuer = await api(baseUrl, apiKey, "POST", "/management/issuers", {
-    organisationReference: org.data.reference,
-    displayName: "Bench issuer",
-    display: [{ locale: "en", name: "Bench issuer" }],
+  const issuer = await cred.post("/management/issuers", {
+    body: {
+      organisationReference: org.data.reference,
+      displayName: "Bench issuer",
+      display: [{ locale: "en", name: "Bench issuer" }],
+    },
   });
-  const config = await api(baseUrl, apiKey, "POST", "/management/credential-configurations", {
-    identifier: `employee-${stamp}`,
-    displayName: "Employee badge",
-    issuerId: issuer.data.id,
-    schemaId: "employee-v1",
-    claims: CLAIM_DEFINITIONS,
+  const config = await cred.post("/management/credential-configurations", {
+    body: {
+      identifier: `employee-${stamp}`,
+      displayName: "Employee badge",
+      issuerId: issuer.data.id,
+      schemaId: "employee-v1",
+      claims: CLAIM_DEFINITIONS,
+    },
   });
-  await api(baseUrl, apiKey, "POST", `/management/issuers/${issuer.data.id}/activate`);
+  await cred.post("/management/issuers/{issuerId}/activate", {
+    params: { path: { issuerId: issuer.data.id } },
+  });
   const verificationPolicy = `employee-check-${stamp}`;
-  await api(baseUrl, apiKey, "POST", "/management/verification-policies", {
-    identifier: verificationPolicy,
-    displayName: "Employee check",
-    purpose: "Bench",
-    credentials: [
-      {
-        id: "employee",
-        credentialTypes: [config.data.credentialType],
-        trustedIssuers: [{ issuerId: issuer.data.id }],
-        requiredClaims: [["given_name"]],
-        optionalClaims: [["family_name"]],
+  await cred
+    .post("/management/verification-policies", {
+      body: {
+        identifier: verificationPolicy,
+        displayName: "Employee check",
+        purpose: "Bench",
+        credentials: [
+          {
+            id: "employee",
+            credentialTypes: [config.data.credentialType],
+            trustedIssuers: [{ issuerId: issuer.data.id }],
+            requiredClaims: [["given_name"]],
+            optionalClaims: [["family_name"]],
+          },
+        ],
       },
-    ],
-  }).catch((error) => {
-    // Builds without verification policies still run the issuance workloads.
-    if (!String(error).includes("404")) throw error;
-  });
+    })
+    .catch((error: { status?: number }) => {
+      // Builds without verification policies still run the issuance workloads.
+      if (error.status !== 404) throw error;
+    });
   const credentialIssuer = issuer.data.credentialIssuer as string;
   const wellKnown = (kind: string) => {
     const u = new URL(credentialIssuer);
@@ -236,12 +242,15 @@ export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTa
 
 /** Credential ids of completed issuance transactions (untimed preparation for the revocation workload). */
 export async function credentialIds(target: OursTarget, transactionIds: string[]): Promise<string[]> {
+  const cred = ourClient(target.baseUrl, target.apiKey);
   const ids: string[] = [];
   const queue = [...transactionIds];
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       for (let id = queue.pop(); id; id = queue.pop()) {
-        const tx = await api(target.baseUrl, target.apiKey, "GET", `/v1.0/issuance-transactions/${id}`);
+        const tx = await cred.get("/v1.0/issuance-transactions/{transactionId}", {
+          params: { path: { transactionId: id } },
+        });
         if (tx.data.credentialId) ids.push(tx.data.credentialId);
       }
     }),

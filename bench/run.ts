@@ -8,7 +8,7 @@ import { parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
 import { readStatementTotals, type StatementShare, statementShares } from "./db-statements";
 import type { DriverResult } from "./driver";
-import { api, credentialIds, type OursTarget, setupOurs, startOurs } from "./ours";
+import { credentialIds, type OursTarget, ourClient, setupOurs, startOurs } from "./ours";
 import { startPeer, startPeerVerifier } from "./peer/start";
 import { type Service, sampleProcess } from "./processes";
 import { type PhaseReport, printTable, type Report, writeReports } from "./report";
@@ -217,9 +217,8 @@ try {
     // server's life. Only `lists` follows it (reads; its seeded table would slow the writes before it).
     const receiver = id === "webhooks" ? await startWebhookReceiver() : undefined;
     if (receiver) {
-      await api(target.baseUrl, target.apiKey, "POST", "/management/webhooks", {
-        url: receiver.url,
-        events: ["*"],
+      await ourClient(target.baseUrl, target.apiKey).post("/management/webhooks", {
+        body: { url: receiver.url, events: ["*"] },
       });
     }
     try {
