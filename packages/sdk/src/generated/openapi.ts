@@ -42,7 +42,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an organisation (JSON merge patch)
+         * @description JSON merge patch (RFC 7396) of the fields Organisations_Create accepts, validated the same way: members left out are unchanged, null clears legalName or country, `identifiers` is replaced as a whole (null or [] clears it). The reference is the path key and cannot change: naming it, or another read-only member (environment, timestamps), gives 400 ReadOnlyField. Issuers of the organisation keep pointing at it.
+         *
+         *     Requires the API key scope `organisations.manage`.
+         */
+        patch: operations["Organisations_Update"];
         trace?: never;
     };
     "/management/issuers": {
@@ -398,7 +404,7 @@ export interface paths {
         put?: never;
         /**
          * Create a verification policy
-         * @description Creates an active policy. Every credential type must belong to a credential configuration in this environment unless the credential trusts an external issuer (jwksUri or x5cRoot); platform issuers must exist here. Accepts Idempotency-Key.
+         * @description Creates an active policy (its version 1). Every credential type must belong to a credential configuration in this environment unless the credential trusts an external issuer (jwksUri or x5cRoot); platform issuers must exist here. A policy must ask for at least one claim (requiredClaims or optionalClaims of some credential; 400 otherwise). Change it later with VerificationPolicies_CreateVersion. Accepts Idempotency-Key.
          *
          *     Requires the API key scope `verification-policies.manage`.
          */
@@ -445,6 +451,72 @@ export interface paths {
          *     Requires the API key scope `verification-policies.manage`.
          */
         post: operations["VerificationPolicies_Suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies/{policyIdentifier}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a verification policy, with its content
+         * @description The display name, purpose and rules of any version, active or superseded (sessions started under it were built from it).
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerificationPolicies_GetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies/{policyIdentifier}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a verification policy: create and activate a new version
+         * @description The way to edit a policy. Takes the whole content again (displayName, purpose and rules, as VerificationPolicies_Create without the identifier), checked as on create, adds it as the next version and makes it the active one: verifications started from now on run under it. Sessions started earlier keep the rules and purpose they were created with. The policy's status (active or suspended) does not change. At most 100 versions (409 InvalidState). Emits verification_policy.version_activated. Accepts Idempotency-Key.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerificationPolicies_CreateVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verification-policies/{policyIdentifier}/versions/{version}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an existing version of a verification policy the active one
+         * @description Rolls the policy back (or forward) to one of its versions, for verifications started from now on. Activating the active version changes nothing. Emits verification_policy.version_activated when the active version changes.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerificationPolicies_ActivateVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -682,7 +754,13 @@ export interface paths {
         delete: operations["Webhooks_Delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a webhook subscription (JSON merge patch)
+         * @description JSON merge patch (RFC 7396) of what Webhooks_Create accepts (url, events, description) plus `status`: members left out are unchanged, `description: null` clears it, `events` is replaced as a whole. A new URL is checked exactly as on create (400 WebhookUrlNotAllowed). `status: disabled` stops deliveries; `status: active` resumes a disabled subscription and clears `disabledReason`. The signing secret is not changed here (Webhooks_RotateSecret); naming it or another read-only member gives 400 ReadOnlyField. A deleted subscription is 404.
+         *
+         *     Requires the API key scope `webhooks.manage`.
+         */
+        patch: operations["Webhooks_Update"];
         trace?: never;
     };
     "/management/webhooks/{subscriptionId}/rotate-secret": {
@@ -1011,6 +1089,28 @@ export interface paths {
          *     Requires the API key scope `audit.read`.
          */
         get: operations["AuditEvents_List"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events
+         * @description The events AuditEvents_List would list with the same filters, all of them, oldest first (chain order), as newline-delimited JSON: one event per line, in the List's item shape. The export ends at the newest event when it began; events recorded meanwhile are the next export's. An extension of the contract; docs/api/audit-events.md.
+         *
+         *     Requires the API key scope `audit.read`.
+         */
+        get: operations["AuditEvents_Export"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1521,6 +1621,28 @@ export interface webhooks {
          *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
          */
         post: operations["Webhook_VerificationPolicyReactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification_policy.version_activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verification_policy.version_activated
+         * @description Another version of a verification policy became the active one (a new version, or an earlier one activated again); verifications started from now on run under it, those started earlier keep theirs.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerificationPolicyVersionActivated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2533,6 +2655,13 @@ export interface components {
             status: "active" | "suspended";
             rules: components["schemas"]["VerificationPolicyRules"];
             /**
+             * @description The version in use: displayName, purpose and rules above are this version's.
+             * @example 1
+             */
+            activeVersion: number;
+            /** @description Every version, oldest first. */
+            versions: components["schemas"]["VerificationPolicyVersion"][];
+            /**
              * @description Creation time (ISO 8601).
              * @example 2026-08-30T12:00:00.000Z
              */
@@ -2596,6 +2725,35 @@ export interface components {
              */
             requireResponseCode: boolean;
         };
+        /** @description One version of a verification policy. */
+        VerificationPolicyVersion: {
+            /**
+             * @description Version number, from 1.
+             * @example 1
+             */
+            version: number;
+            /**
+             * @description `active` for the version in use.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "superseded";
+            /**
+             * @description Why the version exists.
+             * @example Also accepts the mobile driving licence
+             */
+            reason: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description When the version last became the active one (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            activatedAt: string | null;
+        };
         ManagementCollectionOfPublicVerificationPolicyResponse: {
             /** @description This page's items, oldest first. */
             data: components["schemas"]["PublicVerificationPolicySummary"][];
@@ -2620,6 +2778,49 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "suspended";
+        };
+        ApiEnvelopeOfVerificationPolicyVersionDetail: {
+            data: components["schemas"]["VerificationPolicyVersionDetail"];
+        };
+        /** @description One version of a verification policy, with its content. */
+        VerificationPolicyVersionDetail: {
+            /**
+             * @description Version number, from 1.
+             * @example 1
+             */
+            version: number;
+            /**
+             * @description `active` for the version in use.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "superseded";
+            /**
+             * @description Why the version exists.
+             * @example Also accepts the mobile driving licence
+             */
+            reason: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description When the version last became the active one (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            activatedAt: string | null;
+            /**
+             * @description The version's name shown to people.
+             * @example Age over 18
+             */
+            displayName: string;
+            /**
+             * @description The version's default purpose shown to the holder.
+             * @example Age check at checkout
+             */
+            purpose: string | null;
+            rules: components["schemas"]["VerificationPolicyRules"];
         };
         ApiEnvelopeOfVerificationSessionResponse: {
             data: components["schemas"]["VerificationSessionResponse"];
@@ -2843,7 +3044,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -2900,7 +3101,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -2959,7 +3160,7 @@ export interface components {
              * @example verification.session.verified
              * @enum {string}
              */
-            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated";
+            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated";
             /**
              * @description `pending` while attempts remain, `succeeded` after a 2xx answer, `failed` once retries are exhausted.
              * @example succeeded
@@ -4414,6 +4615,48 @@ export interface components {
                 status: "active";
             };
         };
+        /** @description Another version of a verification policy became the active one (a new version, or an earlier one activated again); verifications started from now on run under it, those started earlier keep theirs. */
+        VerificationPolicyVersionActivatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verification_policy.version_activated";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The verification policy's identifier.
+                 * @example over-18
+                 */
+                identifier: string;
+                /**
+                 * @description The active version's display name.
+                 * @example Age over 18
+                 */
+                displayName: string;
+                /**
+                 * @description The policy's state (a version change does not change it).
+                 * @example active
+                 * @enum {string}
+                 */
+                status: "active" | "suspended";
+                /**
+                 * @description The version now active.
+                 * @example 2
+                 */
+                version: number;
+                /**
+                 * @description The version active before.
+                 * @example 1
+                 */
+                previousVersion: number;
+            };
+        };
     };
     responses: never;
     parameters: {
@@ -4550,7 +4793,7 @@ export interface operations {
                      */
                     legalName?: string | null;
                     /**
-                     * @description ISO 3166-1 alpha-2 country of registration.
+                     * @description ISO 3166-1 alpha-2 country of registration: an assigned code (or XK, Kosovo); reserved codes such as EU or ZZ are refused.
                      * @example NL
                      */
                     country?: string | null;
@@ -4661,6 +4904,126 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfOrganisation"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Organisations_Update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The organisation's reference. */
+                organisationReference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name shown to people.
+                     * @example Acme Bank
+                     */
+                    displayName?: string;
+                    /**
+                     * @description New registered legal name; null clears it.
+                     * @example Acme Bank N.V.
+                     */
+                    legalName?: string | null;
+                    /**
+                     * @description New ISO 3166-1 alpha-2 country of registration; null clears it.
+                     * @example NL
+                     */
+                    country?: string | null;
+                    /** @description Replaces the whole identifier list; null or [] clears it. */
+                    identifiers?: {
+                        /**
+                         * @description Identifier scheme, e.g. LEI, VAT, EUID.
+                         * @example LEI
+                         */
+                        scheme: string;
+                        /**
+                         * @description The identifier in that scheme.
+                         * @example 5493001KJTIIGC8Y1R12
+                         */
+                        value: string;
+                    }[] | null;
+                };
+            };
+        };
         responses: {
             /** @description Successful response */
             200: {
@@ -7125,6 +7488,355 @@ export interface operations {
             };
         };
     };
+    VerificationPolicies_GetVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The policy's identifier. */
+                policyIdentifier: string;
+                /** @description The version to read. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationPolicyVersionDetail"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_CreateVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The policy's identifier. */
+                policyIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name shown to people.
+                     * @example Age over 18
+                     */
+                    displayName: string;
+                    /**
+                     * @description Default purpose shown to the holder.
+                     * @example Age check at checkout
+                     */
+                    purpose?: string | null;
+                    /** @description Credentials requested from the holder. */
+                    credentials: components["schemas"]["VerificationPolicyCredential"][];
+                    /**
+                     * @description Combinations of credentials that satisfy the request; null means all credentials.
+                     * @default null
+                     */
+                    credentialSets?: components["schemas"]["VerificationPolicyCredentialSet"][] | null;
+                    /**
+                     * @description OpenID4VP response mode; `direct_post.jwt` encrypts the wallet's response.
+                     * @default direct_post.jwt
+                     * @example direct_post.jwt
+                     * @enum {string}
+                     */
+                    responseMode?: "direct_post.jwt" | "direct_post";
+                    /**
+                     * @description How long a verification session stays open, 60–3600 seconds.
+                     * @default 600
+                     * @example 600
+                     */
+                    sessionLifetimeSeconds?: number;
+                    /**
+                     * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).
+                     * @default x509_hash
+                     * @example x509_hash
+                     * @enum {string}
+                     */
+                    clientIdPrefix?: "x509_hash" | "x509_san_dns";
+                    /**
+                     * @description https URL the wallet returns the user to in same-device flows; null for none.
+                     * @default null
+                     * @example https://shop.example.com/checkout/verified
+                     */
+                    sameDeviceRedirectUri?: string | null;
+                    /**
+                     * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
+                     * @default null
+                     */
+                    verifierInfo?: components["schemas"]["VerificationPolicyVerifierInfo"][] | null;
+                    /**
+                     * @description When true, a wallet response whose presentation fails integrity or holder binding (issuer signature, disclosures, key binding JWT signature, `aud`, `nonce`, `iat`, `sd_hash`, transaction data hashes, a malformed `vp_token`) and so leaves the session `rejected` is answered at the response endpoint with HTTP 400 `{ error: "invalid_request" }` (OpenID4VP §8.5) instead of 200 and the redirect, so the wallet tells the holder at once. The session is decided exactly as with false (`rejected`, same reasons, event and webhooks). A presentation that is genuine but not accepted (untrusted issuer, expired, revoked, missing claims) and a wallet's own error response are still answered 200. Default false: every response the endpoint could process is answered 200.
+                     * @default false
+                     * @example false
+                     */
+                    reportInvalidPresentationsToWallet?: boolean;
+                    /**
+                     * @description When true (needs `sameDeviceRedirectUri`), a session a wallet answered shows its `result` only to a Verifications_Get that passes the `response_code` its redirect delivered (OpenID4VP §13.3, §14.2: the result then goes to the browser the holder came back in, not to whoever started the session). For same-device use only: in a cross-device flow the redirect opens on the phone and the code never reaches the relying party's front end.
+                     * @default false
+                     * @example false
+                     */
+                    requireResponseCode?: boolean;
+                    /**
+                     * @description Why this version exists.
+                     * @example Also asks for the family name
+                     */
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The version was created and is now the active one. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationPolicies_ActivateVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The policy's identifier. */
+                policyIdentifier: string;
+                /** @description The version to make the active one. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfPublicVerificationPolicyResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     VerificationPolicies_Reactivate: {
         parameters: {
             query?: never;
@@ -8127,7 +8839,7 @@ export interface operations {
                      *       "verification.session.rejected"
                      *     ]
                      */
-                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "*")[];
+                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
                     /**
                      * @description Free text for the integrator.
                      * @example Checkout backend
@@ -8372,6 +9084,122 @@ export interface operations {
             };
         };
     };
+    Webhooks_Update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The webhook subscription's id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description New https endpoint, checked as on Webhooks_Create. Deliveries still pending go to it from their next attempt.
+                     * @example https://example.com/webhooks/credentials-v2
+                     */
+                    url?: string;
+                    /**
+                     * @description Replaces the event types delivered, or `["*"]` for every event. Events already queued for delivery are still delivered.
+                     * @example [
+                     *       "verification.session.verified"
+                     *     ]
+                     */
+                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
+                    /**
+                     * @description New free text for the integrator; null clears it.
+                     * @example Checkout backend (v2)
+                     */
+                    description?: string | null;
+                    /**
+                     * @description `disabled` stops deliveries (pending ones are closed without an attempt); `active` resumes a subscription disabled by hand or by the delivery worker (after a 410 Gone or days of failures) and clears `disabledReason`.
+                     * @example active
+                     * @enum {string}
+                     */
+                    status?: "active" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfWebhookSubscription"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     Webhooks_RotateSecret: {
         parameters: {
             query?: never;
@@ -8477,7 +9305,7 @@ export interface operations {
                 cursor?: string;
                 subscriptionId?: string;
                 status?: "pending" | "succeeded" | "failed";
-                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated";
+                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated";
             };
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
@@ -10083,6 +10911,86 @@ export interface operations {
             };
         };
     };
+    AuditEvents_Export: {
+        parameters: {
+            query?: {
+                actorId?: string;
+                operation?: string;
+                targetId?: string;
+                outcome?: "succeeded" | "refused" | "failed";
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One audit event per line (`application/x-ndjson`), oldest first. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["AuditEvent"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     Activity_Get: {
         parameters: {
             query?: {
@@ -11142,6 +12050,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerificationPolicyReactivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerificationPolicyVersionActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationPolicyVersionActivatedEvent"];
             };
         };
         responses: {
