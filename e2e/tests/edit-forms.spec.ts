@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
-import { apiOrigin, bootstrapCredentials, signIn, unique } from "../support/env";
+import { cred } from "../support/client";
+import { signIn, unique } from "../support/env";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 
 /**
@@ -16,63 +17,48 @@ const policyIdentifier = `edit-policy-${suffix}`;
 let credentialType = "";
 let configurationLabel = "";
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${apiOrigin()}${path}?api-version=2026-08-30`, {
-    method,
-    headers: {
-      authorization: `ApiKey ${bootstrapCredentials().apiKey}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 let page: Page;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let otherReceiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 test.beforeAll(async ({ browser }) => {
   [receiver, otherReceiver] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()]);
-  await api("POST", "/management/organisations", {
-    reference: orgReference,
-    displayName: "Edit Bank",
-    country: "NL",
+  await cred().post("/management/organisations", {
+    body: { reference: orgReference, displayName: "Edit Bank", country: "NL" },
   });
-  const issuer = await api("POST", "/management/issuers", {
-    organisationReference: orgReference,
-    displayName: `Edit issuer ${suffix}`,
+  const { data: issuer } = await cred().post("/management/issuers", {
+    body: { organisationReference: orgReference, displayName: `Edit issuer ${suffix}` },
   });
-  const configuration = await api("POST", "/management/credential-configurations", {
-    identifier: `edit-card-${suffix}`,
-    displayName: "Edit card",
-    issuerId: issuer.id,
-    schemaId: "edit-card-v1",
-    claims: [
-      { path: ["given_name"], type: "string", required: true },
-      { path: ["family_name"], type: "string" },
-    ],
+  const { data: configuration } = await cred().post("/management/credential-configurations", {
+    body: {
+      identifier: `edit-card-${suffix}`,
+      displayName: "Edit card",
+      issuerId: issuer.id,
+      schemaId: "edit-card-v1",
+      claims: [
+        { path: ["given_name"], type: "string", required: true },
+        { path: ["family_name"], type: "string" },
+      ],
+    },
   });
   credentialType = configuration.credentialType;
   configurationLabel = `Edit card (${configuration.identifier})`;
-  await api("POST", "/management/verification-policies", {
-    identifier: policyIdentifier,
-    displayName: "Edit check",
-    credentials: [
-      {
-        id: "card",
-        credentialTypes: [credentialType],
-        trustedIssuers: [{ issuerId: issuer.id }],
-        requiredClaims: [["given_name"]],
-      },
-    ],
+  await cred().post("/management/verification-policies", {
+    body: {
+      identifier: policyIdentifier,
+      displayName: "Edit check",
+      credentials: [
+        {
+          id: "card",
+          credentialTypes: [credentialType],
+          trustedIssuers: [{ issuerId: issuer.id }],
+          requiredClaims: [["given_name"]],
+        },
+      ],
+    },
   });
-  await api("POST", "/management/webhooks", {
-    url: receiver.url,
-    events: ["verification.session.verified"],
-    description: "Edit backend",
+  await cred().post("/management/webhooks", {
+    body: { url: receiver.url, events: ["verification.session.verified"], description: "Edit backend" },
   });
   page = await browser.newPage();
   await signIn(page);
@@ -105,7 +91,10 @@ test("organisation: a country that is not ISO 3166-1 alpha-2 is refused, then th
   await expect(row).toContainText("Edit Bank Europe");
   await expect(row).toContainText("BE");
   await page.screenshot({ path: testInfo.outputPath("organisation-saved.png"), fullPage: true });
-  expect(await api("GET", `/management/organisations/${orgReference}`)).toMatchObject({
+  const { data: organisation } = await cred().get("/management/organisations/{organisationReference}", {
+    params: { path: { organisationReference: orgReference } },
+  });
+  expect(organisation).toMatchObject({
     displayName: "Edit Bank Europe",
     country: "BE",
   });
@@ -160,9 +149,11 @@ test("policy: a new version with other claims becomes active; one asking for no 
   await expect(page.getByTestId("policy-version-1")).toContainText("superseded");
   await expect(page.getByTestId(`policy-${policyIdentifier}`)).toContainText("Edit check v2");
   await page.screenshot({ path: testInfo.outputPath("policy-version-2.png"), fullPage: true });
-  const stored = await api("GET", `/management/verification-policies/${policyIdentifier}`);
+  const { data: stored } = await cred().get("/management/verification-policies/{policyIdentifier}", {
+    params: { path: { policyIdentifier } },
+  });
   expect(stored).toMatchObject({ activeVersion: 2, displayName: "Edit check v2" });
-  expect(stored.rules.credentials[0].requiredClaims).toEqual([["family_name"]]);
+  expect(stored.rules.credentials[0]?.requiredClaims).toEqual([["family_name"]]);
 
   // Rolling back to version 1.
   await page.getByRole("button", { name: "Activate version 1" }).click();

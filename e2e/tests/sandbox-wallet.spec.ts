@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
+import { cred } from "../support/client";
 import { signIn, unique } from "../support/env";
-import { api } from "../support/issuance";
 
 /**
  * The console's sandbox wallet (/wallet) end to end, in the browser only: an offer made in the issuance
@@ -28,28 +28,31 @@ test.beforeAll(async ({ browser }) => {
   await signIn(console_);
   // The issuer and its configuration (two claims) through the Management API: the wallet's flows are
   // what this spec is about, and console-flows.spec.ts covers making them in the console.
-  const organisation = await api("POST", "/management/organisations", {
-    reference: `org-${suffix}`,
-    displayName: `Organisation ${suffix}`,
+  const organisation = await cred().post("/management/organisations", {
+    body: { reference: `org-${suffix}`, displayName: `Organisation ${suffix}` },
   });
-  const issuer = await api("POST", "/management/issuers", {
-    organisationReference: organisation.data.reference,
-    displayName: `Wallet issuer ${suffix}`,
-    display: [{ locale: "en", name: `Wallet issuer ${suffix}` }],
+  const issuer = await cred().post("/management/issuers", {
+    body: {
+      organisationReference: organisation.data.reference,
+      displayName: `Wallet issuer ${suffix}`,
+      display: [{ locale: "en", name: `Wallet issuer ${suffix}` }],
+    },
   });
   issuerId = issuer.data.id;
-  const configuration = await api("POST", "/management/credential-configurations", {
-    identifier: configIdentifier,
-    displayName: "Library card",
-    issuerId,
-    schemaId: "library-card-v1",
-    claims: [
-      { path: ["given_name"], type: "string", required: true },
-      { path: ["family_name"], type: "string", required: true },
-    ],
+  const configuration = await cred().post("/management/credential-configurations", {
+    body: {
+      identifier: configIdentifier,
+      displayName: "Library card",
+      issuerId,
+      schemaId: "library-card-v1",
+      claims: [
+        { path: ["given_name"], type: "string", required: true },
+        { path: ["family_name"], type: "string", required: true },
+      ],
+    },
   });
   credentialType = configuration.data.credentialType;
-  await api("POST", `/management/issuers/${issuerId}/activate`);
+  await cred().post("/management/issuers/{issuerId}/activate", { params: { path: { issuerId } } });
 });
 
 // biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured fixtures argument
@@ -176,10 +179,9 @@ test("revoked in the console: the wallet shows it revoked and a new verification
 });
 
 test("an issuer requiring DPoP nonces and encryption, through the authorization code flow", async () => {
-  await api("PATCH", `/management/issuers/${issuerId}`, {
-    requireDpop: true,
-    requireDpopNonce: true,
-    credentialEncryption: { required: true },
+  await cred().patch("/management/issuers/{issuerId}", {
+    params: { path: { issuerId } },
+    body: { requireDpop: true, requireDpopNonce: true, credentialEncryption: { required: true } },
   });
   await console_.bringToFront();
   await go(console_, "Issuance playground");
@@ -215,18 +217,20 @@ test("an issuer requiring DPoP nonces and encryption, through the authorization 
 test("a direct_post request (not encrypted) asking for two claims, answered with the newest credential", async () => {
   // The console's policy form always asks for direct_post.jwt; this policy comes from the Management API.
   const identifier = `${policyIdentifier}-plain`;
-  await api("POST", "/management/verification-policies", {
-    identifier,
-    displayName: "Library check (plain)",
-    responseMode: "direct_post",
-    credentials: [
-      {
-        id: "card",
-        credentialTypes: [credentialType],
-        trustedIssuers: [{ issuerId }],
-        requiredClaims: [["given_name"], ["family_name"]],
-      },
-    ],
+  await cred().post("/management/verification-policies", {
+    body: {
+      identifier,
+      displayName: "Library check (plain)",
+      responseMode: "direct_post",
+      credentials: [
+        {
+          id: "card",
+          credentialTypes: [credentialType],
+          trustedIssuers: [{ issuerId }],
+          requiredClaims: [["given_name"], ["family_name"]],
+        },
+      ],
+    },
   });
   await console_.bringToFront();
   await go(console_, "Verification playground");
