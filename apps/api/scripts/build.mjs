@@ -1,4 +1,5 @@
-// Bundles the server (src/main.ts) and the separate webhook worker (src/worker-main.ts), with the workspace
+// Bundles the server (src/main.ts → serve.ts) and the separate webhook worker (src/worker-main.ts →
+// worker-serve.ts), with the workspace
 // packages they import, into dist/, so they run on plain Node with no TypeScript loader: tsx's module hooks
 // run in a thread of their own for the life of the process, and the server's idle RSS was ~80 MB higher
 // with them (docs/adr/0008-server-process-memory.md). Packages from the registry stay external (loaded from node_modules, by
@@ -18,9 +19,30 @@ const app = path.resolve(here, "..");
  */
 const SHIMS = [path.resolve(app, "../../packages/oid4vc/src/x509/reflect-metadata-shim.ts")];
 
+/**
+ * Modules an entry point imports dynamically, once tracing has started (src/main.ts): each is a file of its
+ * own, since a bundled one would have its registry imports hoisted to the top of the entry's file, loading
+ * fastify and pg before the instrumentations could patch them.
+ */
+const LATER = [
+  path.resolve(app, "src/serve.ts"),
+  path.resolve(app, "src/worker-serve.ts"),
+  path.resolve(app, "src/tracing/start-tracing.ts"),
+];
+
 const sourceLocation = {
   name: "source-location",
   setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.pluginData === "resolving") return undefined;
+      const resolved = await b.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        pluginData: "resolving",
+      });
+      if (!LATER.includes(resolved.path)) return undefined;
+      return { path: `./${path.basename(resolved.path, ".ts")}.mjs`, external: true };
+    });
     b.onResolve({ filter: /-shim$/ }, async (args) => {
       if (args.pluginData === "resolving") return undefined;
       const resolved = await b.resolve(args.path, {
@@ -32,15 +54,18 @@ const sourceLocation = {
       return { path: `./${path.basename(resolved.path, ".ts")}.mjs`, external: true };
     });
     // A registry package is loaded from where the importing workspace package would find it (pnpm gives
-    // each package only its own dependencies), so it is resolved here and imported by absolute path.
+    // each package only its own dependencies), so it is resolved here and imported by absolute path;
+    // by its name when apps/api finds that same file under that name (its own dependencies, and the
+    // shared ones at the same version): OpenTelemetry's ESM loader hook (src/tracing/) recognises a
+    // package it instruments, fastify, only when imported by name.
     b.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.path.startsWith("@cred/") || args.pluginData === "resolving") return undefined;
-      const resolved = await b.resolve(args.path, {
-        resolveDir: args.resolveDir,
-        kind: args.kind,
-        pluginData: "resolving",
-      });
+      const resolve = (resolveDir) =>
+        b.resolve(args.path, { resolveDir, kind: args.kind, pluginData: "resolving" });
+      const resolved = await resolve(args.resolveDir);
       if (resolved.errors.length) return { errors: resolved.errors };
+      const fromApp = await resolve(app);
+      if (!fromApp.errors.length && fromApp.path === resolved.path) return { path: args.path, external: true };
       return { path: resolved.path, external: true };
     });
     b.onLoad({ filter: /\.(ts|mts)$/ }, async (args) => {
@@ -56,7 +81,7 @@ const named = (file) => [path.basename(file).replace(/\.ts$/, ""), file];
 const outdir = path.join(app, "dist");
 
 const result = await build({
-  entryPoints: Object.fromEntries([...ENTRIES, ...SHIMS].map(named)),
+  entryPoints: Object.fromEntries([...ENTRIES, ...LATER, ...SHIMS].map(named)),
   outdir,
   outExtension: { ".js": ".mjs" },
   bundle: true,
