@@ -6,6 +6,7 @@ import { retryScheduleFor } from "@cred/core";
 import { parseTrustProxy } from "./http/client-address";
 import type { ServerOptions } from "./server";
 import { EnvError, StartupError } from "./startup-errors";
+import { tracingEnv } from "./tracing/tracing-env";
 
 /** The only place that reads process.env (STYLE.md). */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -116,6 +117,10 @@ export interface Env {
   previousMasterKeys: string[];
   developmentMode: boolean;
   logLevel: string;
+  /** LOG_FORMAT: "json" or "pretty"; unset: pretty on a terminal in development mode (log-format.ts). */
+  logFormat: "json" | "pretty" | undefined;
+  /** OpenTelemetry tracing was asked for by the OTEL_* variables (tracing/tracing-env.ts). */
+  tracing: boolean;
   rateLimitPoints: number;
   rateLimitWindowSeconds: number;
   webhookAllowedHosts: string[];
@@ -160,6 +165,8 @@ export function readEnv(source: Source = process.env): Env {
     previousMasterKeys: read.list("PREVIOUS_MASTER_KEYS"),
     developmentMode: source.DEVELOPMENT_MODE ? source.DEVELOPMENT_MODE === "true" : !production,
     logLevel: source.LOG_LEVEL ?? "info",
+    logFormat: undefined,
+    tracing: tracingEnv(source).enabled,
     rateLimitPoints: read.int("RATE_LIMIT_POINTS", 2000),
     rateLimitWindowSeconds: read.int("RATE_LIMIT_WINDOW_SECONDS", 1),
     webhookAllowedHosts: read.list("WEBHOOK_ALLOWED_HOSTS"),
@@ -211,6 +218,9 @@ export function readEnv(source: Source = process.env): Env {
   if (!LOG_LEVELS.includes(env.logLevel)) {
     read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${env.logLevel}").`);
   }
+  const logFormat = source.LOG_FORMAT?.trim();
+  if (logFormat === "json" || logFormat === "pretty") env.logFormat = logFormat;
+  else if (logFormat) read.problems.push(`LOG_FORMAT must be json or pretty (got "${logFormat}").`);
   if (read.problems.length) throw new EnvError(read.problems);
   return env;
 }

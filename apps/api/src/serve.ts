@@ -2,7 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { bootstrap } from "@cred/core";
 import { exitOnStartupError, loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
+import { chooseLogFormat } from "./http/log-format";
 import { createServer } from "./server";
+import { flushTraces } from "./tracing/flush-traces";
 
 const env = readEnvOrExit();
 const webhook = webhookSettings(env);
@@ -15,6 +17,12 @@ const server = await createServer({
   publicBaseUrl,
   developmentMode: env.developmentMode,
   logLevel: env.logLevel,
+  logFormat: chooseLogFormat({
+    requested: env.logFormat,
+    developmentMode: env.developmentMode,
+    stdoutIsTerminal: process.stdout.isTTY === true,
+  }),
+  tracing: env.tracing,
   rateLimit: { points: env.rateLimitPoints, durationSeconds: env.rateLimitWindowSeconds },
   webhookAllowedHosts: env.webhookAllowedHosts,
   config: webhook.config,
@@ -80,6 +88,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     stopping = true;
     server.app.log.info({ signal }, "shutting down");
     await server.close();
+    await flushTraces();
     process.exit(0);
   });
 }

@@ -24,6 +24,7 @@ import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { mountConsole } from "./console/mount-console";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
+import { type LogFormat, prettyLogStream } from "./http/log-format";
 import { registerOps } from "./http/ops";
 import { answerClientError, answerFrameworkError, registerProtocolGuards } from "./http/protocol-errors";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
@@ -40,6 +41,8 @@ import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
 import { methodsForPath, pathParameterAt } from "./rest/operations";
 import { EnvError, StartupError } from "./startup-errors";
+import { traceIdsOfActiveSpan } from "./tracing/log-trace-ids";
+import { traceWalletSteps } from "./tracing/wallet-steps";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
 import { announceOutboxWrites } from "./worker/outbox-notify";
@@ -55,6 +58,10 @@ export interface ServerOptions {
   publicBaseUrl: string;
   developmentMode: boolean;
   logLevel?: string;
+  /** "pretty": human-readable short lines, no probe lines (http/log-format.ts); default JSON. */
+  logFormat?: LogFormat;
+  /** OpenTelemetry is running (tracing/): wallet step spans, and trace ids on log lines. */
+  tracing?: boolean;
   rateLimit: { points: number; durationSeconds: number };
   /** Failed console sign-ins and the waits they cause (tests shorten the waits); see SIGN_IN_THROTTLE. */
   signInThrottle?: Partial<SignInThrottlePolicy>;
@@ -245,8 +252,14 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     metrics: metrics.domain,
   };
 
+  const logStream = options.logFormat === "pretty" ? await prettyLogStream() : undefined;
   const app = Fastify({
-    logger: { level: options.logLevel ?? "info", redact: { paths: REDACTED_PATHS, censor: "[redacted]" } },
+    logger: {
+      level: options.logLevel ?? "info",
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      ...(options.tracing && { mixin: traceIdsOfActiveSpan }),
+      ...(logStream && { stream: logStream }),
+    },
     genReqId: genRequestId,
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
@@ -259,6 +272,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     http: { requireHostHeader: false },
   });
   logger = app.log;
+  // Before any route is registered: it wraps the wallet steps' handlers as they are added.
+  if (options.tracing) traceWalletSteps(app);
   if (secretBox.previousKeyCount) {
     app.log.warn(
       { previousMasterKeys: secretBox.previousKeyCount },
@@ -271,7 +286,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerProtocolGuards(app);
   registerStorableTargetCheck(app, pathParameterAt);
   registerErrorHandling(app, methodsForPath);
-  registerOps(app, deps);
+  registerOps(app, deps, { quietProbes: options.logFormat === "pretty" });
   registerRequestMetrics(app, metrics);
   const exposure = options.metrics ?? {};
   if (exposure.port === undefined && exposure.token !== undefined)

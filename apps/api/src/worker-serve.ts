@@ -6,11 +6,17 @@ import { openDatabase } from "@cred/db";
 import pino from "pino";
 import { loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { defaultCoreConfig, REDACTED_PATHS } from "./server";
+import { flushTraces } from "./tracing/flush-traces";
+import { traceIdsOfActiveSpan } from "./tracing/log-trace-ids";
 import { createWebhookWorker } from "./worker";
 
 const env = readEnvOrExit();
 const webhook = webhookSettings(env);
-const logger = pino({ level: env.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+const logger = pino({
+  level: env.logLevel,
+  redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+  ...(env.tracing && { mixin: traceIdsOfActiveSpan }),
+});
 if (!env.databaseUrl) {
   logger.error(
     "The separate worker needs PostgreSQL (DATABASE_URL). With the embedded database the API process delivers webhooks itself (RUN_WORKER, on by default).",
@@ -49,6 +55,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     await worker.stop();
     await database.close();
     logger.info("webhook worker stopped");
+    await flushTraces();
     process.exit(0);
   });
 }

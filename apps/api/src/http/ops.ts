@@ -1,10 +1,15 @@
 import type { AppDeps } from "@cred/core";
 import { listMigrations } from "@cred/db";
 import type { FastifyInstance } from "fastify";
+import { QUIET_ROUTES } from "./log-format";
 
-/** Liveness, readiness and the one access-log line per request (ids, status, timing; never secrets). */
-export function registerOps(app: FastifyInstance, deps: AppDeps) {
+/**
+ * Liveness, readiness and the one access-log line per request (ids, status, timing; never secrets). With
+ * `quietProbes` (pretty logs on a terminal) the probes' and scrapes' requests get no line.
+ */
+export function registerOps(app: FastifyInstance, deps: AppDeps, { quietProbes = false } = {}) {
   app.addHook("onResponse", async (request, reply) => {
+    if (quietProbes && QUIET_ROUTES.has(request.routeOptions.url ?? "")) return;
     request.log.info(
       {
         method: request.method,

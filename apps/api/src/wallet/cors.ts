@@ -16,7 +16,7 @@ import type { FastifyInstance } from "fastify";
  */
 export const WALLET_CORS_EXPOSED_HEADERS = "DPoP-Nonce, WWW-Authenticate, OAuth-Client-Attestation-Challenge";
 export const WALLET_CORS_ALLOWED_HEADERS =
-  "Authorization, DPoP, Content-Type, Accept, OAuth-Client-Attestation, OAuth-Client-Attestation-PoP";
+  "Authorization, DPoP, Content-Type, Accept, OAuth-Client-Attestation, OAuth-Client-Attestation-PoP, traceparent, tracestate";
 
 export async function withWalletCors(scoped: FastifyInstance, register: (scoped: FastifyInstance) => void) {
   const methodsByPath = new Map<string, Set<string>>();

@@ -26,8 +26,9 @@ export function registerWalletRoutes(app: FastifyInstance, deps: AppDeps) {
   // The browser navigates to the authorization endpoint (and its return URL), which sets cookies: no CORS.
   registerAuthorize(app, deps);
   // Everything a wallet calls with fetch, with CORS for browser-based wallets (cors.ts).
-  app.register((scoped) =>
-    withWalletCors(scoped, (routes) => {
+  // Named: traces show the plugin's name on its hook spans.
+  app.register(function walletEndpoints(scoped) {
+    return withWalletCors(scoped, (routes) => {
       registerMetadata(routes, deps);
       registerTypeMetadata(routes, deps);
       registerOffer(routes, deps);
@@ -41,6 +42,6 @@ export function registerWalletRoutes(app: FastifyInstance, deps: AppDeps) {
       registerStatusList(routes, deps);
       registerRequestObject(routes, deps);
       registerResponse(routes, deps);
-    }),
-  );
+    });
+  });
 }

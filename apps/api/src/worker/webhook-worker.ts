@@ -11,6 +11,7 @@ import {
   onOutboxWrite,
   sweepExpired,
 } from "@cred/core";
+import { traceAttempt } from "../tracing/webhook-attempt-span";
 import { listenForOutboxWrites } from "./outbox-notify";
 import type { WorkerLogger } from "./worker-logger";
 
@@ -112,7 +113,7 @@ export function createWebhookWorker(
   };
 
   const attempt = (delivery: ClaimedDelivery) => {
-    const job = deliverWebhook(deps, delivery, options.delivery, abort.signal)
+    const job = traceAttempt(delivery, () => deliverWebhook(deps, delivery, options.delivery, abort.signal))
       .then((result) => {
         if (result !== "succeeded" && result !== "abandoned") {
           logger.info({ deliveryId: delivery.id, eventType: delivery.eventType, result }, "webhook attempt");

@@ -1,0 +1,50 @@
+import type { DestinationStream } from "pino";
+import type { PrettyOptions } from "pino-pretty";
+
+export type LogFormat = "json" | "pretty";
+
+/**
+ * How log lines are written: LOG_FORMAT when set; otherwise human-readable ("pretty") when standard output
+ * is a terminal in development mode (someone is watching `pnpm dev` / `pnpm start`), and JSON, one object
+ * a line, everywhere else (what a log store reads; unchanged).
+ */
+export function chooseLogFormat(input: {
+  requested: LogFormat | undefined;
+  developmentMode: boolean;
+  stdoutIsTerminal: boolean;
+}): LogFormat {
+  if (input.requested) return input.requested;
+  return input.developmentMode && input.stdoutIsTerminal ? "pretty" : "json";
+}
+
+/** The access line's fields (http/ops.ts), shown in its message instead; and the ids nobody reads there. */
+const ACCESS_LINE_FIELDS = ["method", "route", "status", "ms"];
+
+/** A log line's message; the access line (http/ops.ts) as `POST /issuers/:issuerId/token 400 12 ms`. */
+export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const message = String(log[messageKey] ?? "");
+  if (message !== "request" || typeof log.method !== "string") return message;
+  const failed = typeof log.status === "number" && log.status >= 400;
+  return `${log.method} ${log.route ?? "(no route)"} ${log.status}${failed ? " !" : ""} ${log.ms} ms`;
+}
+
+/** pino-pretty's options: one short line per entry, without pid, hostname, request id or the access fields. */
+export function prettyOptions(colorize: boolean): PrettyOptions {
+  return {
+    colorize,
+    singleLine: true,
+    sync: true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: ["pid", "hostname", "requestId", ...ACCESS_LINE_FIELDS].join(","),
+    messageFormat: prettyMessage,
+  };
+}
+
+/** pino-pretty as a stream in this thread (no transport worker), loaded only when chosen. */
+export async function prettyLogStream(): Promise<DestinationStream> {
+  const { default: pretty } = await import("pino-pretty");
+  return pretty(prettyOptions(true));
+}
+
+/** Requests polled by probes and scrapers, which pretty logs leave out (JSON logs keep every line). */
+export const QUIET_ROUTES: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
