@@ -65,7 +65,8 @@ const sourceLocation = {
       const resolved = await resolve(args.resolveDir);
       if (resolved.errors.length) return { errors: resolved.errors };
       const fromApp = await resolve(app);
-      if (!fromApp.errors.length && fromApp.path === resolved.path) return { path: args.path, external: true };
+      if (!fromApp.errors.length && fromApp.path === resolved.path)
+        return { path: args.path, external: true };
       return { path: resolved.path, external: true };
     });
     b.onLoad({ filter: /\.(ts|mts)$/ }, async (args) => {

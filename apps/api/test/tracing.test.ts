@@ -175,7 +175,11 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     const tx = await call(s, "POST", "/v1.0/issuance-transactions", {
       key: s.apiKey,
-      body: { issuerId: issuer.issuerId, credentialConfiguration: issuer.configuration, claims: VALID_CLAIMS },
+      body: {
+        issuerId: issuer.issuerId,
+        credentialConfiguration: issuer.configuration,
+        claims: VALID_CLAIMS,
+      },
     });
     expect(tx.status, JSON.stringify(tx.body)).toBe(201);
     const flow = await redeemOffer(tx.body.data.credentialOffer);

@@ -48,14 +48,18 @@ export function traceWalletSteps(app: FastifyInstance) {
     if (!name) return;
     const handler = route.handler as (...args: unknown[]) => unknown;
     route.handler = function (this: FastifyInstance, ...args: unknown[]) {
-      return tracer.startActiveSpan(name, { attributes: { "wallet.endpoint": WALLET_ENDPOINTS[route.url] } }, (span) => {
-        try {
-          return ended(span, handler.apply(this, args));
-        } catch (error) {
-          failed(span, error);
-          throw error;
-        }
-      });
+      return tracer.startActiveSpan(
+        name,
+        { attributes: { "wallet.endpoint": WALLET_ENDPOINTS[route.url] } },
+        (span) => {
+          try {
+            return ended(span, handler.apply(this, args));
+          } catch (error) {
+            failed(span, error);
+            throw error;
+          }
+        },
+      );
     } as RouteHandlerMethod;
   });
 }

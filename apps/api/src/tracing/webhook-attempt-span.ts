@@ -1,5 +1,5 @@
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ClaimedDelivery } from "@cred/core";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 
 const tracer = trace.getTracer("@cred/api");
 
