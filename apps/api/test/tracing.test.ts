@@ -170,7 +170,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const issuer = await activeIssuer(s, s.apiKey);
     const sub = await call(s, "POST", "/management/webhooks", {
       key: s.apiKey,
-      body: { url: hooks.url, events: ["*"] },
+      body: { url: `${hooks.url}?token=hook-s3cret`, events: ["*"] },
     });
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     const tx = await call(s, "POST", "/v1.0/issuance-transactions", {
@@ -193,6 +193,10 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       headers: { traceparent: `00-${walletTraceId}-${walletSpanId}-01` },
     });
     expect(traced.status).toBe(200);
+
+    // A handle in a path (a capability) and query values are not exported.
+    const probe = await fetch(`${s.baseUrl}/issuers/${issuer.issuerId}/offers/handle-s3cret?x=also-s3cret`);
+    expect(probe.status).toBe(404);
 
     const delivered = await until("a webhook delivery", async () => hooks.received[0]);
     const named = (name: string) =>
@@ -257,6 +261,15 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(post.kind).toBe(3); // CLIENT
     expect(post.parentSpanId).toBe(attempt.spanId);
     expect(attribute(attempt, "webhook.event_type")).toBeDefined();
+    expect(attribute(post, "url.full")).toEqual({ stringValue: `${hooks.url}?token=REDACTED` });
+
+    const probeSpan = await until("the probe's span", async () =>
+      otlp.spans.find((span) => attribute(span, "url.query")?.stringValue === "x=REDACTED"),
+    );
+    expect(attribute(probeSpan, "url.path")).toEqual({
+      stringValue: `/issuers/${issuer.issuerId}/offers/:handle`,
+    });
+    expect(JSON.stringify(otlp.spans)).not.toMatch(/s3cret/);
 
     // Log lines carry the ids beside the request id.
     const credentialLine = s

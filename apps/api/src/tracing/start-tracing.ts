@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, RequestOptions } from "node:http";
 import { register } from "node:module";
 import { FastifyInstrumentation } from "@opentelemetry/instrumentation-fastify";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
@@ -6,6 +6,20 @@ import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { createAddHookMessageChannel } from "import-in-the-middle";
+import { incomingUrlAttributes, outgoingUrlFull } from "./span-urls";
+
+/** `url.full` for a node:http request (post-webhook.ts and outbound-fetch.ts both name the protocol). */
+function outgoingRequestUrl(request: RequestOptions): string {
+  const protocol = request.protocol ?? "http:";
+  const name = request.hostname ?? request.host ?? "localhost";
+  const host = name.includes(":") && !name.startsWith("[") ? `[${name}]` : name;
+  const origin = `${protocol}//${host}${request.port ? `:${request.port}` : ""}`;
+  try {
+    return outgoingUrlFull(new URL(request.path ?? "/", origin));
+  } catch {
+    return origin;
+  }
+}
 
 /** Probes and scrapes: no trace for each of them. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -26,11 +40,19 @@ export async function startTracing(serviceName: string): Promise<void> {
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request: IncomingMessage) =>
           UNTRACED_PATHS.has((request.url ?? "").split("?")[0] ?? ""),
+        // No handles, query values or tokens in exported spans (span-urls.ts).
+        startIncomingSpanHook: (request: IncomingMessage) => incomingUrlAttributes(request.url ?? "/"),
+        startOutgoingSpanHook: (request: RequestOptions) => ({ "url.full": outgoingRequestUrl(request) }),
       }),
       new FastifyInstrumentation(),
       // Statements outside a request or a webhook attempt (the worker's polling) would each be a trace.
       new PgInstrumentation({ requireParentSpan: true }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new UndiciInstrumentation({
+        requireParentforSpans: true,
+        startSpanHook: (request: { origin: string; path: string }) => ({
+          "url.full": outgoingUrlFull(new URL(request.path, request.origin)),
+        }),
+      }),
     ],
   });
   sdk.start();
