@@ -47,7 +47,7 @@ test("organisation → issuer → configuration → readiness ready → activate
   await go("Organisations");
   await page.getByLabel("Reference").fill(orgReference);
   await page.getByLabel("Display name").fill("Acme Bank");
-  await page.getByLabel("Country (optional)").fill("NL");
+  await page.getByLabel("Country (optional)").selectOption({ label: "Netherlands" });
   await page.getByRole("button", { name: "Create organisation" }).click();
   await expect(page.getByRole("cell", { name: orgReference })).toBeVisible();
   // A second organisation, for the issuer to move to.

@@ -3,6 +3,7 @@ import { ZUpdateOrganisationRequest, type zOrganisation } from "@cred/contracts/
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { z } from "zod";
+import { CountryField } from "../../../components/country-field";
 import { SubmitButton, TextField } from "../../../components/form-fields";
 import { type FormIssue, FormIssues, formIssuesOf } from "../../../components/form-issues";
 import { ErrorAlert, Success } from "../../../components/status";
@@ -13,7 +14,8 @@ type Organisation = z.infer<typeof zOrganisation>;
 
 /**
  * Organisations_Update: only what changed is sent (JSON merge patch); an emptied legal name or country
- * is cleared (null). The contract's schema checks the patch first (e.g. an ISO 3166-1 alpha-2 country).
+ * is cleared (null). The country is picked by name (its ISO 3166-1 alpha-2 code is sent); the contract's
+ * schema checks the patch first.
  */
 export function OrganisationEditForm({
   organisation,
@@ -58,13 +60,7 @@ export function OrganisationEditForm({
       <div className="grid">
         <TextField label="Display name" required value={displayName} onChange={setDisplayName} />
         <TextField label="Legal name (optional)" value={legalName} onChange={setLegalName} />
-        <TextField
-          label="Country (optional, ISO 3166-1 alpha-2)"
-          value={country}
-          onChange={setCountry}
-          maxLength={2}
-          placeholder="NL"
-        />
+        <CountryField label="Country (optional)" value={country} onChange={setCountry} />
       </div>
       <FormIssues issues={issues} title="Fix the organisation first" />
       <ErrorAlert error={update.error} title="Could not update the organisation" />
