@@ -61,26 +61,26 @@ test.describe("Credentials page", () => {
     await apply();
     await expect(page).toHaveURL(new RegExp(`issuerId=${a.issuerId}`));
     await expect(rows).toHaveCount(2);
-    expect(await shownIds(page)).toEqual([second.credentialId, first.credentialId]);
+    await expect.poll(() => shownIds(page)).toEqual([second.credentialId, first.credentialId]);
 
     await filters.getByLabel("Issuer").selectOption("");
     await filters.getByLabel("Subject reference").fill(subject);
     await apply();
     await expect(rows).toHaveCount(2);
-    expect(await shownIds(page)).toEqual([other.credentialId, first.credentialId]);
+    await expect.poll(() => shownIds(page)).toEqual([other.credentialId, first.credentialId]);
 
     await filters.getByLabel("Subject reference").fill("");
     await filters.getByLabel("Credential configuration").selectOption(b.configuration);
     await apply();
     await expect(rows).toHaveCount(1);
-    expect(await shownIds(page)).toEqual([other.credentialId]);
+    await expect.poll(() => shownIds(page)).toEqual([other.credentialId]);
 
     await filters.getByLabel("Credential configuration").selectOption("");
     await filters.getByLabel("Transaction id").fill(second.id);
     await apply();
     await expect(page).toHaveURL(new RegExp(`transactionId=${second.id}`));
     await expect(rows).toHaveCount(1);
-    expect(await shownIds(page)).toEqual([second.credentialId]);
+    await expect.poll(() => shownIds(page)).toEqual([second.credentialId]);
     // The row links to its transaction.
     await expect(rows.first().getByRole("link", { name: second.id })).toHaveAttribute(
       "href",
@@ -191,7 +191,7 @@ test.describe("Credentials page", () => {
     // The other credentials are untouched.
     await page.goto(`/credentials?status=revoked&issuerId=${a.issuerId}`);
     await expect(rowsOf(page)).toHaveCount(1);
-    expect(await shownIds(page)).toEqual([credentialId]);
+    await expect.poll(() => shownIds(page)).toEqual([credentialId]);
   });
 
   test("an unknown credential id says so", async ({ page }) => {

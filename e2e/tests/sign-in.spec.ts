@@ -44,7 +44,9 @@ test("the bootstrap admin signs in, sees the dashboard, switches environment and
 }) => {
   await signIn(page);
   await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
-  await expect(page.getByRole("img", { name: /Issuances and verifications per day/ })).toBeVisible();
+  await expect(
+    page.getByRole("img", { name: /Issued, verified, rejected and revoked per day/ }),
+  ).toBeVisible();
   const environment = page.getByLabel("Environment");
   await environment.selectOption("production");
   await expect(page.getByText(/· production/)).toBeVisible();

@@ -77,7 +77,7 @@ test.describe("Transactions page", () => {
     await apply();
     await expect(page).toHaveURL(new RegExp(`issuerId=${a.issuerId}`));
     await expect(rows).toHaveCount(3);
-    expect(await shownIds(page)).toEqual([cancelledId, pendingId, completedId]);
+    await expect.poll(() => shownIds(page)).toEqual([cancelledId, pendingId, completedId]);
     await expect(rows.first().getByRole("cell").nth(4)).toContainText(a.issuerName);
 
     // Status within issuer A.
@@ -85,12 +85,12 @@ test.describe("Transactions page", () => {
     await apply();
     await expect(page).toHaveURL(/status=completed/);
     await expect(rows).toHaveCount(1);
-    expect(await shownIds(page)).toEqual([completedId]);
+    await expect.poll(() => shownIds(page)).toEqual([completedId]);
     await expect(rows.first().getByRole("cell").nth(2)).toHaveText("completed");
     await filters.getByLabel("Status").selectOption("cancelled");
     await apply();
     await expect(rows).toHaveCount(1);
-    expect(await shownIds(page)).toEqual([cancelledId]);
+    await expect.poll(() => shownIds(page)).toEqual([cancelledId]);
 
     // Subject reference across issuers (status and issuer cleared): A's two and B's one.
     await filters.getByLabel("Status").selectOption("");
@@ -99,7 +99,7 @@ test.describe("Transactions page", () => {
     await apply();
     await expect(page).toHaveURL(new RegExp(`externalSubjectReference=${subject}`));
     await expect(rows).toHaveCount(3);
-    expect(await shownIds(page)).toEqual([otherIssuerId, pendingId, completedId]);
+    await expect.poll(() => shownIds(page)).toEqual([otherIssuerId, pendingId, completedId]);
 
     // Callback reference: only the completed one carries it.
     await filters.getByLabel("Subject reference").fill("");
@@ -114,7 +114,7 @@ test.describe("Transactions page", () => {
     await apply();
     await expect(page).toHaveURL(new RegExp(`credentialConfiguration=${b.configuration}`));
     await expect(rows).toHaveCount(1);
-    expect(await shownIds(page)).toEqual([otherIssuerId]);
+    await expect.poll(() => shownIds(page)).toEqual([otherIssuerId]);
 
     // Created today holds it; created up to yesterday holds none of today's.
     await filters.getByLabel("Created from (on or after)").fill(day(new Date()));
@@ -149,7 +149,7 @@ test.describe("Transactions page", () => {
     await page.getByRole("button", { name: "Load more" }).click();
     await expect(rows).toHaveCount(3);
     await expect(page.getByTestId("pager-status")).toHaveText("Showing all 3 transactions.");
-    expect(await shownIds(page)).toEqual([cancelledId, pendingId, completedId]);
+    await expect.poll(() => shownIds(page)).toEqual([cancelledId, pendingId, completedId]);
   });
 
   test("a completed transaction shows no offer expiry and links to its credential and back", async ({
