@@ -49,12 +49,12 @@ test("organisation → issuer → configuration → readiness ready → activate
   await page.getByLabel("Display name").fill("Acme Bank");
   await page.getByLabel("Country (optional)").selectOption({ label: "Netherlands" });
   await page.getByRole("button", { name: "Create organisation" }).click();
-  await expect(page.getByRole("cell", { name: orgReference })).toBeVisible();
+  await expect(page.getByRole("cell", { name: orgReference, exact: true })).toBeVisible();
   // A second organisation, for the issuer to move to.
   await page.getByLabel("Reference").fill(`${orgReference}-2`);
   await page.getByLabel("Display name").fill("Acme Holding");
   await page.getByRole("button", { name: "Create organisation" }).click();
-  await expect(page.getByRole("cell", { name: `${orgReference}-2` })).toBeVisible();
+  await expect(page.getByRole("cell", { name: `${orgReference}-2`, exact: true })).toBeVisible();
 
   await go("Issuers");
   await page.getByLabel("Organisation").selectOption(orgReference);
