@@ -31,7 +31,6 @@ export type TTenant = z.infer<typeof zTenant>;
 const zAdminEmail = z
   .email()
   .max(254)
-  .transform((email) => email.toLowerCase())
   .meta({ description: "Sign-in e-mail of the administrator.", example: "admin@acme.example" });
 
 export const zTenantAdmin = z

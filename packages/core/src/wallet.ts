@@ -28,6 +28,7 @@ export {
   issueDeferredCredentials,
   issueNonce,
   jwtVcIssuerMetadata,
+  assertIssuerTenantActive,
   loadWalletIssuer,
   recordNotification,
   signedCredentialIssuerMetadata,
