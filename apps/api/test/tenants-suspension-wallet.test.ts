@@ -1,7 +1,7 @@
 import { PLATFORM_SCOPE } from "@cred/core";
 import { parseCredentialOfferLink } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeIssuer, createTransaction } from "./fixtures";
+import { activeIssuer, createTransaction, policyTrusting } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import { fetchJson, redeemOffer, token, walletEndpoints, wellKnown } from "./wallet-client";
 
@@ -69,5 +69,35 @@ describe("a suspended tenant's issuers", () => {
     expect(reactivate.status).toBe(200);
     const redeemed = await redeemOffer(transaction.credentialOffer, { txCode: transaction.txCode });
     expect(redeemed.credentialRes.status).toBe(200);
+  });
+
+  it("a suspended tenant's verifications refuse the wallet's request object and response with 403 access_denied", async () => {
+    const created = await call(t, "POST", "/management/tenants", {
+      key: platformKey,
+      body: { name: "Verifying" },
+    });
+    const tenantId = created.body.data.id as string;
+    const key = await t.key({ tenantId });
+    const issuer = await activeIssuer(t, key);
+    await policyTrusting(t, key, "badge-check", issuer);
+    const session = await call(t, "POST", "/v1.0/verifications", { key, body: { policy: "badge-check" } });
+    expect(session.status).toBe(201);
+    const requestUri = session.body.data.requestUri as string;
+    const state = new URL(requestUri).pathname.split("/").pop()!;
+
+    await call(t, "POST", `/management/tenants/${tenantId}/suspend`, { key: platformKey, body: {} });
+    const requestObject = await fetchJson(requestUri);
+    expect(requestObject.status).toBe(403);
+    expect(requestObject.body.error).toBe("access_denied");
+    const response = await fetchJson(`${t.baseUrl}/verifier/responses/${state}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ state, vp_token: "{}" }).toString(),
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.error).toBe("access_denied");
+
+    await call(t, "POST", `/management/tenants/${tenantId}/reactivate`, { key: platformKey, body: {} });
+    expect((await fetch(requestUri)).status).toBe(200);
   });
 });
