@@ -19,6 +19,7 @@ export {
   type WalletClientCredentials,
 } from "./authorization-server";
 export {
+  assertIssuerTenantActive,
   authorizationServerMetadata,
   type CredentialAnswer,
   credentialIssuerMetadata,
@@ -28,7 +29,6 @@ export {
   issueDeferredCredentials,
   issueNonce,
   jwtVcIssuerMetadata,
-  assertIssuerTenantActive,
   loadWalletIssuer,
   recordNotification,
   signedCredentialIssuerMetadata,

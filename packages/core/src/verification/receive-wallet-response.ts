@@ -12,8 +12,8 @@ import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { invalidPresentationReasons } from "./invalid-presentation";
 import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
-import { runVerificationEngine, walletErrorResult } from "./verification-engine";
 import { assertVerifierTenantActive } from "./suspended-verifier";
+import { runVerificationEngine, walletErrorResult } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
 import { encryptionKeySealContext } from "./verification-session-dto";
 
