@@ -243,6 +243,13 @@ describe("Tenants_* (platform operations)", () => {
     const staff = await trpc("GET", "organisations.list", {}, session);
     expect(staff.status).toBe(403);
     expect(staff.body.error.data.envelope.error.code).toBe("TenantSuspended");
+    // A new console sign-in is refused with the same code, and leaves no session behind.
+    const signInRefused = await trpc("POST", "staff.signIn", {
+      email: tenant.email,
+      password: tenant.password,
+    });
+    expect(signInRefused.status).toBe(403);
+    expect(signInRefused.body.error.data.envelope.error.code).toBe("TenantSuspended");
     // Other tenants are untouched.
     expect((await call(t, "GET", "/management/organisations", { key: t.adminKey })).status).toBe(200);
 
@@ -258,6 +265,7 @@ describe("Tenants_* (platform operations)", () => {
     expect(back.body.data).toMatchObject({ status: "active", suspendedAt: null });
     expect((await call(t, "GET", "/management/organisations", { key: tenant.key })).status).toBe(200);
     expect((await trpc("GET", "organisations.list", {}, session)).status).toBe(200);
+    await signIn(tenant.email, tenant.password);
 
     const active = await call(t, "POST", `${BASE}/${tenant.tenantId}/reactivate`, {
       key: platformKey,
