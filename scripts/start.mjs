@@ -121,7 +121,7 @@ if (!stopping && apiUp) {
       const where = relative.startsWith("..") ? bootstrapFile : relative;
       if (fs.statSync(bootstrapFile).mtimeMs >= startedAt) {
         // First start: repeat what the API printed above, since the console build output followed it.
-        lines.push(`  Console sign-in:  ${boot.consoleEmail} / ${boot.consolePassword}`);
+        lines.push(`  Console sign-in:  ${boot.consoleEmail} / ${boot.consolePassword} (platform operator)`);
         lines.push(`  Sandbox API key:  ${boot.apiKey}`);
         lines.push(`  (shown once; also in ${where})`);
       } else {

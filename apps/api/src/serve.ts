@@ -56,8 +56,8 @@ if (created && !env.developmentMode) {
 } else if (created) {
   lines.push(
     `  First start: bootstrap credentials (shown once; also written to ${bootstrapFile}):`,
-    `    Sandbox API key (all scopes): ${created.apiKey}`,
-    `    Console admin: ${created.consoleEmail} / ${created.consolePassword}`,
+    `    Sandbox API key (all tenant scopes): ${created.apiKey}`,
+    `    Console admin and platform operator (Tenants page): ${created.consoleEmail} / ${created.consolePassword}`,
     `  Try: curl -H "Authorization: ApiKey ${created.apiKey}" "${publicBaseUrl}/management/organisations?api-version=2026-08-30"`,
   );
 } else {

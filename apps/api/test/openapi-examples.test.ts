@@ -1,4 +1,5 @@
 import vm from "node:vm";
+import { PLATFORM_SCOPE } from "@cred/core";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { API_VERSION, call, startTestServer, type TestServer } from "./harness";
@@ -56,8 +57,16 @@ describe("examples of every operation (from openapi.json)", () => {
   it("sent as they are to a fresh tenant, none is refused as invalid (400), and all but those needing a wallet succeed", async () => {
     const { key } = await t.otherTenant();
     const ca = await createTestCertificateAuthority("CN=Acme Issuing CA");
+    // Platform operations (docs/api/tenants.md) are tried with a platform key, as a platform operator would.
+    const platformKey = await t.key({ scopes: [PLATFORM_SCOPE] });
+    const keyFor = (op: Operation) =>
+      ((op.operation["x-required-scopes"] as string[] | undefined) ?? []).includes(PLATFORM_SCOPE)
+        ? platformKey
+        : undefined;
     // Members no example can hold are made for the caller's own resource (see ownSigningCertificate).
-    const outcomes = await exampleRunner(t, api, key, ownSigningCertificate(t, key, ca)).run(operations);
+    const outcomes = await exampleRunner(t, api, key, ownSigningCertificate(t, key, ca), keyFor).run(
+      operations,
+    );
 
     // The signing certificate example as it stands is a well-formed chain, refused only because it
     // certifies another key than this issuer's.

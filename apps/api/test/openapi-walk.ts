@@ -112,6 +112,8 @@ export function exampleRunner(
   api: OpenApiDocument,
   key: string,
   madeForTheCaller: MadeForTheCaller = {},
+  /** The key an operation is sent with when not `key` (platform operations: a platform key). */
+  keyFor: (op: Operation) => string | undefined = () => undefined,
 ) {
   /** Example ids of values the server made → the values it made. */
   const made = new Map<string, string>();
@@ -153,9 +155,13 @@ export function exampleRunner(
     if (own) body = { ...body, ...(await own(path)) };
     return { target, body };
   };
-  const send = async (op: Operation, as: string = key) => {
+  const send = async (op: Operation, as?: string) => {
     const { target, body } = await request(op);
-    const result = await call(t, op.method, target, { key: as, ...(body === undefined ? {} : { body }) });
+    const withKey = as ?? keyFor(op) ?? key;
+    const result = await call(t, op.method, target, {
+      key: withKey,
+      ...(body === undefined ? {} : { body }),
+    });
     return { target, body, result };
   };
 

@@ -39,6 +39,22 @@ vi.mock("node:dns/promises", async (importOriginal) =>
 const NOT_EXERCISED: Record<string, string> = {};
 
 /**
+ * Platform operations (scope platform.manage, docs/api/tenants.md) are exempt: they are not tenant-bound
+ * by design (a platform operator names any tenant in the path), no tenant key can hold their scope, so
+ * there is no "another tenant" to hide A's tenant from. Here each is checked to refuse every tenant's
+ * key (403 MissingScope); tenants-admin.test.ts tests what they do.
+ */
+const PLATFORM_OPERATIONS: Record<string, string> = {
+  Tenants_Create: "makes a tenant: the platform operator's, not a tenant's, operation",
+  Tenants_List: "lists every tenant: the platform operator's view across tenants",
+  Tenants_Get: "reads any tenant by id: the platform operator's view across tenants",
+  Tenants_Suspend: "suspends any tenant by id: the platform operator acts across tenants",
+  Tenants_Reactivate: "reactivates any tenant by id: the platform operator acts across tenants",
+  Tenants_CreateAdmin: "makes an admin of any tenant by id: the platform operator acts across tenants",
+};
+let platformOperations: Operation[];
+
+/**
  * Operations that name no resource in their path and are not a read (reads are checked as lists or
  * singletons), with what each names instead. `namesInBody`: its example body names tenant A's resources
  * (an issuer id, an organisation reference, a configuration or policy identifier, an interaction);
@@ -208,7 +224,11 @@ async function interactionAt(active: ActiveIssuer, key: string): Promise<string>
 
 beforeAll(async () => {
   t = await startTestServer();
-  api = await loadOpenApi(t);
+  const loaded = await loadOpenApi(t);
+  const isPlatform = (op: Operation) =>
+    ((op.operation["x-required-scopes"] as string[] | undefined) ?? []).includes("platform.manage");
+  platformOperations = loaded.operations.filter(isPlatform);
+  api = { ...loaded, operations: loaded.operations.filter((op) => !isPlatform(op)) };
   keyA = t.adminKey;
   const ca = await createTestCertificateAuthority("CN=Acme Issuing CA");
   runner = exampleRunner(t, api, keyA, ownSigningCertificate(t, keyA, ca));
@@ -253,6 +273,18 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe("tenant and environment isolation of every REST operation (from openapi.json)", () => {
+  it("exempts exactly the platform operations, each with its reason, and refuses them to every tenant key", async () => {
+    expect(platformOperations.map((op) => op.id).sort()).toEqual(Object.keys(PLATFORM_OPERATIONS).sort());
+    for (const reason of Object.values(PLATFORM_OPERATIONS)) expect(reason.length).toBeGreaterThan(20);
+    for (const caller of [{ name: "tenant A sandbox", key: keyA }, ...foreign]) {
+      for (const op of platformOperations) {
+        const { result } = await runner.send(op, caller.key);
+        expect([caller.name, op.id, result.status]).toEqual([caller.name, op.id, 403]);
+        expect(errorCode(result)).toBe("MissingScope");
+      }
+    }
+  });
+
   it("covers every operation: by its path's resource, as a list or singleton read, or as listed here", () => {
     const unclassified = api.operations
       .filter((op) => !hasPathParameter(op) && op.method !== "GET")

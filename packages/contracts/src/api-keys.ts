@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { ENVIRONMENTS, SCOPES } from "./scopes";
+import { ENVIRONMENTS, PLATFORM_SCOPE, SCOPES } from "./scopes";
 
 export const zApiKey = z.object({
   id: z.string().meta({ example: "key_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
   name: z.string(),
   prefix: z.string().meta({ description: "Public part of the key, shown to tell keys apart." }),
   environment: z.enum(ENVIRONMENTS),
-  scopes: z.array(z.enum(SCOPES)),
+  // A platform key (made by the operator CLI) holds platform.manage; no request can grant it.
+  scopes: z.array(z.enum([...SCOPES, PLATFORM_SCOPE])),
   issuerId: z.string().nullable(),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),

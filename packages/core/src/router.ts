@@ -9,6 +9,7 @@ import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
 import { router } from "./rpc/trpc";
 import { staffRouter } from "./staff/router";
+import { tenantsRouter } from "./tenants/router";
 import { verificationsRouter } from "./verification/router";
 import { verificationPoliciesRouter } from "./verification-policies/router";
 import { verifierCertificatesRouter } from "./verifier-certificates/router";
@@ -27,6 +28,7 @@ export const appRouter = router({
   credentials: credentialsRouter,
   auditEvents: auditEventsRouter,
   activity: activityRouter,
+  tenants: tenantsRouter,
   // Console-only (tRPC, no OpenAPI meta):
   staff: staffRouter,
   apiKeys: apiKeysRouter,

@@ -19,6 +19,7 @@ export {
   type WalletClientCredentials,
 } from "./authorization-server";
 export {
+  assertIssuerTenantActive,
   authorizationServerMetadata,
   type CredentialAnswer,
   credentialIssuerMetadata,

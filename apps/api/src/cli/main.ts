@@ -13,6 +13,7 @@ import {
   grantStaffMembership,
   listApiKeysAcrossTenants,
   listTenants,
+  PLATFORM_SCOPE,
   type ResealReport,
   recordOperatorAction,
   resealSecrets,
@@ -29,8 +30,9 @@ import { loadMasterKeys, orExit, readEnvOrExit } from "../env";
 const USAGE = `Usage:
   pnpm cli tenants create <name> [--json]
   pnpm cli tenants list [--json]
-  pnpm cli keys create --tenant <tenantId> --env sandbox|production --scopes <comma list|all>
+  pnpm cli keys create --tenant <tenantId> --env sandbox|production --scopes <comma list|all|platform.manage>
                        [--name <name>] [--issuer <issuerId>] [--expires <ISO date>] [--json]
+                       (platform.manage alone: a platform key for the Tenants_* operations, docs/api/tenants.md)
   pnpm cli keys list [--tenant <tenantId>] [--json]
   pnpm cli keys revoke <keyId> [--json]
   pnpm cli staff create --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
@@ -154,7 +156,11 @@ try {
     if (!ENVIRONMENTS.includes(environment)) fail("--env must be sandbox or production.");
     const raw = values.scopes ?? fail("--scopes is required (a comma list, or all).");
     const scopes = raw === "all" ? [...SCOPES] : raw.split(",").map((s) => s.trim());
-    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    // A platform key holds platform.manage alone: it administers tenants, not a tenant's resources.
+    const platformKey = scopes.includes(PLATFORM_SCOPE);
+    if (platformKey && (scopes.length > 1 || values.issuer))
+      fail(`${PLATFORM_SCOPE} is granted alone, without other scopes or an issuer.`);
+    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s) && s !== PLATFORM_SCOPE);
     if (unknown.length) fail(`Unknown scopes: ${unknown.join(", ")}.`);
     if (!(await findTenant(root, tenantId))) fail(`No tenant ${tenantId}.`);
     let expiresAt: Date | null = null;

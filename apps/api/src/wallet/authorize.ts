@@ -2,7 +2,7 @@ import type { AppDeps } from "@cred/core";
 import { authorize, type BrowserBindingCookie, returnFromAuthorizationPage } from "@cred/core/wallet";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { NO_STORE, setCookieHeader } from "./response-headers";
-import { withIssuer } from "./wallet-issuer";
+import { withIssuingIssuer } from "./wallet-issuer";
 
 /**
  * The authorization endpoint (RFC 6749 §4.1.1 with RFC 9126 §4) and the browser's way back from an
@@ -13,7 +13,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
   app.get(
     "/issuers/:issuerId/authorize",
     { exposeHeadRoute: false },
-    withIssuer(deps, async (issuer, request, reply) => {
+    withIssuingIssuer(deps, async (issuer, request, reply) => {
       const outcome = await authorize(
         deps,
         deps.database.root,
@@ -27,7 +27,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
   app.get(
     "/issuers/:issuerId/authorize/return",
     { exposeHeadRoute: false },
-    withIssuer(deps, async (issuer, request, reply) => {
+    withIssuingIssuer(deps, async (issuer, request, reply) => {
       const outcome = await returnFromAuthorizationPage(
         deps,
         deps.database.root,

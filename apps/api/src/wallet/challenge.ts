@@ -3,14 +3,14 @@ import { attestationChallengesOf } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { notFound, oauthErrors } from "./oauth-reply";
 import { NO_STORE } from "./response-headers";
-import { noSuchIssuer, withIssuer } from "./wallet-issuer";
+import { noSuchIssuer, withIssuingIssuer } from "./wallet-issuer";
 
 /** draft-ietf-oauth-attestation-based-client-auth §8.1: where the issuer requires attestation challenges. */
 export function registerChallenge(app: FastifyInstance, deps: AppDeps) {
   app.post(
     "/issuers/:issuerId/challenge",
     oauthErrors("invalid_request"),
-    withIssuer(
+    withIssuingIssuer(
       deps,
       async (issuer, _request, reply) => {
         const challenges = attestationChallengesOf(deps.secretBox, issuer);

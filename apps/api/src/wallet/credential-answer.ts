@@ -11,7 +11,7 @@ import { assertStorableText } from "../http/storable-text";
 import { oauthErrors } from "./oauth-reply";
 import { presentedCredentials } from "./presented-credentials";
 import { dpopNonceHeader, NO_STORE } from "./response-headers";
-import { withIssuer } from "./wallet-issuer";
+import { withIssuingIssuer } from "./wallet-issuer";
 
 /**
  * Encrypted credential requests (OpenID4VCI §10) are compact JWEs, read as text by the credential and
@@ -72,7 +72,7 @@ export function registerCredentialRoute(
     scoped.post(
       path,
       oauthErrors("invalid_credential_request"),
-      withIssuer(
+      withIssuingIssuer(
         deps,
         async (issuer, request, reply) => {
           const answer = await issue(deps, issuer, presentedCredentials(request), {

@@ -5,14 +5,14 @@ import { formOf } from "./form";
 import { oauthErrors } from "./oauth-reply";
 import { NO_STORE } from "./response-headers";
 import { walletClient } from "./wallet-client";
-import { noSuchIssuer, withIssuer } from "./wallet-issuer";
+import { noSuchIssuer, withIssuingIssuer } from "./wallet-issuer";
 
 /** RFC 9126: the only way into the authorization code flow (require_pushed_authorization_requests); 201. */
 export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: AppDeps) {
   app.post(
     "/issuers/:issuerId/par",
     oauthErrors("invalid_request"),
-    withIssuer(
+    withIssuingIssuer(
       deps,
       async (issuer, request, reply) => {
         const form = formOf(request, "pushed authorization request");

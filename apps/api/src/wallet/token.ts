@@ -5,14 +5,14 @@ import { formOf } from "./form";
 import { oauthErrors } from "./oauth-reply";
 import { NO_STORE } from "./response-headers";
 import { walletClient } from "./wallet-client";
-import { noSuchIssuer, withIssuer } from "./wallet-issuer";
+import { noSuchIssuer, withIssuingIssuer } from "./wallet-issuer";
 
 /** Token endpoint (OpenID4VCI §6, RFC 6749 §3.2): either grant, a form, `no-store` (RFC 6749 §5.1). */
 export function registerToken(app: FastifyInstance, deps: AppDeps) {
   app.post(
     "/issuers/:issuerId/token",
     oauthErrors("invalid_request"),
-    withIssuer(
+    withIssuingIssuer(
       deps,
       async (issuer, request, reply) => {
         const form = formOf(request, "token request");

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { loadWalletIssuer, type WalletIssuer } from "@cred/core/wallet";
+import { assertIssuerTenantActive, loadWalletIssuer, type WalletIssuer } from "@cred/core/wallet";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { notFound, walletHandler } from "./oauth-reply";
@@ -25,6 +25,25 @@ export function withIssuer(
     }
     return handler(issuer, request, reply);
   });
+}
+
+/**
+ * `withIssuer` for the endpoints that move a wallet towards a new credential: while the issuer's tenant
+ * is suspended they answer 403 `access_denied` (docs/api/tenants.md), documents stay served.
+ */
+export function withIssuingIssuer(
+  deps: AppDeps,
+  handler: (issuer: WalletIssuer, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  unknownIssuer?: () => OAuthError,
+) {
+  return withIssuer(
+    deps,
+    async (issuer, request, reply) => {
+      await assertIssuerTenantActive(deps.database.root, deps.caches, issuer);
+      return handler(issuer, request, reply);
+    },
+    unknownIssuer,
+  );
 }
 
 /** The OAuth error of an endpoint under a URL where no active issuer is. */

@@ -3,7 +3,7 @@ export { issueThroughTransaction } from "./create-issuance-transaction";
 export { issuanceRepository } from "./issuance-repository";
 export { type CredentialAnswer, issueCredentials } from "./wallet/credential";
 export { issueDeferredCredentials } from "./wallet/deferred-credential";
-export { loadWalletIssuer, type WalletIssuer } from "./wallet/load-wallet-issuer";
+export { assertIssuerTenantActive, loadWalletIssuer, type WalletIssuer } from "./wallet/load-wallet-issuer";
 export {
   authorizationServerMetadata,
   credentialIssuerMetadata,

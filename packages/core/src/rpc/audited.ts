@@ -16,6 +16,8 @@ export async function audited<R extends MiddlewareResult>(
     ctx: RequestContext;
     principal: Principal;
     operation: string;
+    /** A platform operation: the event goes to the affected tenant's trail once it succeeded. */
+    platform?: boolean;
     getRawInput: () => Promise<unknown>;
   },
   run: () => Promise<R>,
@@ -32,19 +34,34 @@ export async function audited<R extends MiddlewareResult>(
   const status =
     error !== undefined ? toErrorEnvelope(error, ctx.requestId).status : (ctx.response.status ?? 200);
   const input = await call.getRawInput().catch(() => undefined);
+  const output = result?.ok ? result.data : undefined;
+  const tenantId = (call.platform && affectedTenant(input, output)) || principal.tenantId;
   await recordAuditEvent(ctx.deps.database.root, {
-    tenantId: principal.tenantId,
+    tenantId,
     environment: principal.environment,
     actor: actorOf(principal),
     operation: call.operation,
     input,
-    output: result?.ok ? result.data : undefined,
+    output,
     status,
     requestId: ctx.requestId,
     clientRequestId: ctx.clientRequestId,
     sourceAddress: ctx.clientAddress,
   });
-  sealAuditChainSoon(ctx.deps, principal.tenantId);
+  sealAuditChainSoon(ctx.deps, tenantId);
   if (thrown !== undefined) throw thrown;
   return result as R;
+}
+
+/**
+ * The tenant a platform operation acted on, once it succeeded: the path's `tenantId`, or the id of the
+ * tenant Tenants_Create made. A refused or failed call names none (its tenant may not exist), so its
+ * event stays in the caller's own trail (docs/api/tenants.md).
+ */
+function affectedTenant(input: unknown, output: unknown): string | undefined {
+  if (output === undefined) return undefined;
+  const fromInput = (input as { tenantId?: unknown } | undefined)?.tenantId;
+  if (typeof fromInput === "string") return fromInput;
+  const created = (output as { data?: { id?: unknown } } | undefined)?.data?.id;
+  return typeof created === "string" ? created : undefined;
 }

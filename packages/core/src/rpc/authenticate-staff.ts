@@ -1,7 +1,7 @@
 import type { Environment } from "@cred/contracts/scopes";
 import type { UnitOfWork } from "@cred/db";
 import type { Principal } from "../shared/principal";
-import { ROLE_SCOPES } from "./staff-roles";
+import { staffScopes } from "./staff-roles";
 import { findStaffSession } from "./staff-session";
 
 /**
@@ -16,7 +16,7 @@ export async function findStaffPrincipal(db: UnitOfWork, token: string): Promise
     id: found.user.id,
     tenantId: found.tenantId,
     environment: found.session.environment as Environment,
-    scopes: new Set(ROLE_SCOPES[found.role] ?? []),
+    scopes: new Set(staffScopes(found.role, found.user.platformOperator)),
     issuerId: null,
     role: found.role,
     email: found.user.email,

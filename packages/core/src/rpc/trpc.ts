@@ -27,6 +27,11 @@ export interface OperationMeta extends OpenApiMeta {
    * REST adapter writes in this media type (`application/x-ndjson`: one JSON item per line).
    */
   responseMediaType?: "application/x-ndjson";
+  /**
+   * A platform operation (tenants/router.ts): not tenant-bound; its audit event goes to the trail of the
+   * tenant it acted on (rpc/audited.ts).
+   */
+  platform?: boolean;
 }
 
 const t = initTRPC
@@ -77,7 +82,13 @@ export const authenticatedProcedure = t.procedure.use(
     };
     if (type !== "mutation") return checkedCall();
     return audited(
-      { ctx, principal, operation: meta?.openapi?.operationId ?? `console:${path}`, getRawInput },
+      {
+        ctx,
+        principal,
+        operation: meta?.openapi?.operationId ?? `console:${path}`,
+        platform: meta?.platform === true,
+        getRawInput,
+      },
       checkedCall,
     );
   },

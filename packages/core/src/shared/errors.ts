@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   MissingScope: 403,
   CsrfTokenInvalid: 403,
   IssuerBindingMismatch: 403,
+  TenantSuspended: 403,
   NotFound: 404,
   RouteNotFound: 404,
   MethodNotAllowed: 405,

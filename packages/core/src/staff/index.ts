@@ -1,2 +1,2 @@
 export { assertStaffRole } from "./require-role";
-export { createStaffUser } from "./staff-auth";
+export { createStaffUser, staffUserExists } from "./staff-auth";

@@ -40,6 +40,14 @@ export const staffRouter = router({
       await attempt.succeeded();
       const found = await findStaffSession(ctx.db, result.token);
       if (!found) throw new DomainError("InternalError", "The new session could not be read back.");
+      if (found.tenant?.suspendedAt) {
+        // The home tenant is suspended (docs/api/tenants.md): say so here rather than on every page.
+        await signOut(ctx.db, result.token);
+        throw new DomainError(
+          "TenantSuspended",
+          `The tenant ${found.tenant.name} is suspended: its console users are refused until a platform operator reactivates it.`,
+        );
+      }
       ctx.response.headers["Set-Cookie"] = sessionCookie(result.token, secureCookies(ctx.deps.config));
       return { data: toStaffSessionDto(found) };
     }),

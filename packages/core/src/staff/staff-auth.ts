@@ -17,7 +17,7 @@ export function hashPassword(password: string): Promise<string> {
 
 export async function createStaffUser(
   db: UnitOfWork,
-  input: { tenantId: string; email: string; password: string; role: StaffRole },
+  input: { tenantId: string; email: string; password: string; role: StaffRole; platformOperator?: boolean },
 ) {
   return staffRepository.createUser(db, {
     id: newId("usr"),
@@ -25,7 +25,13 @@ export async function createStaffUser(
     email: input.email.toLowerCase(),
     passwordHash: await hashPassword(input.password),
     role: input.role,
+    platformOperator: input.platformOperator ?? false,
   });
+}
+
+/** True when a console user has this e-mail (stored in lower case). */
+export async function staffUserExists(db: UnitOfWork, email: string): Promise<boolean> {
+  return (await staffRepository.userByEmail(db, email.toLowerCase())) !== null;
 }
 
 /** Returns a new session (token shown to the browser once, stored hashed) or null on bad credentials. */

@@ -1,6 +1,6 @@
 import type { Environment } from "@cred/contracts/scopes";
 import type { UnitOfWork } from "@cred/db";
-import { ROLE_SCOPES } from "../rpc/staff-roles";
+import { staffScopes } from "../rpc/staff-roles";
 import type { StaffSessionView } from "../rpc/staff-session";
 import type { StaffRole } from "../shared/principal";
 import { staffRepository } from "./staff-repository";
@@ -31,7 +31,7 @@ export function toStaffSessionDto(found: StaffSessionView) {
     user: { id: found.user.id, email: found.user.email, role },
     tenant: { id: found.tenantId, name: found.tenant?.name ?? found.tenantId },
     environment: found.session.environment as Environment,
-    scopes: [...(ROLE_SCOPES[role] ?? [])],
+    scopes: staffScopes(role, found.user.platformOperator),
     csrfToken: found.session.csrfToken,
     expiresAt: found.session.expiresAt.toISOString(),
   };

@@ -15,8 +15,8 @@ export interface BootstrapCredentials {
 }
 
 /**
- * On a fresh database, creates the default tenant, a sandbox API key with every scope and a console
- * admin. Returns the secrets once; returns null when the database was already bootstrapped.
+ * On a fresh database, creates the default tenant, a sandbox API key with every tenant scope and a
+ * console admin who is also the platform operator. Returns the secrets once; returns null when the database was already bootstrapped.
  */
 export async function bootstrap(
   db: UnitOfWork,
@@ -34,7 +34,14 @@ export async function bootstrap(
       { name: "Bootstrap admin key", scopes: [...SCOPES] },
     );
     const password = randomToken(15);
-    await createStaffUser(tx, { tenantId: tenant.id, email: adminEmail, password, role: "admin" });
+    // The first admin is also the platform operator: they create and suspend tenants (docs/api/tenants.md).
+    await createStaffUser(tx, {
+      tenantId: tenant.id,
+      email: adminEmail,
+      password,
+      role: "admin",
+      platformOperator: true,
+    });
     return {
       tenantId: tenant.id,
       apiKey: key.key,

@@ -12,6 +12,7 @@ import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { invalidPresentationReasons } from "./invalid-presentation";
 import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
+import { assertVerifierTenantActive } from "./suspended-verifier";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
 import { encryptionKeySealContext } from "./verification-session-dto";
@@ -44,6 +45,7 @@ export async function receiveWalletResponse(
   if (!found) throw new VpError("invalid_request", "unknown request");
   const row = await settleExpiry(deps, deps.database.root, found);
   if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);
+  await assertVerifierTenantActive(deps, row.tenantId);
 
   const responseMode = row.responseMode as "direct_post" | "direct_post.jwt";
   const parsed: ParsedAuthorizationResponse = await parseAuthorizationResponse(form, {

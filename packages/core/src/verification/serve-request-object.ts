@@ -12,6 +12,7 @@ import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
+import { assertVerifierTenantActive } from "./suspended-verifier";
 import { verificationRepository } from "./verification-repository";
 import { encryptionKeySealContext, responseUriOf } from "./verification-session-dto";
 import { getVerifierIdentity, identityServesClientId } from "./verifier-identity";
@@ -50,6 +51,7 @@ export async function serveRequestObject(
     throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });
   }
   const scope = scopeOfRow(row);
+  await assertVerifierTenantActive(deps, scope.tenantId);
   const identity = await getVerifierIdentity(deps, scope);
   if (!identityServesClientId(identity, row.clientId, deps.config)) {
     // The certificate was replaced after the session was created and no longer matches its client_id

@@ -1141,6 +1141,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tenants (platform operators)
+         * @description Requires the API key scope `platform.manage`.
+         */
+        get: operations["Tenants_List"];
+        put?: never;
+        /**
+         * Create a tenant (platform operators)
+         * @description A new, active tenant. With `adminEmail`, also its first console administrator, whose password the answer holds once (`admin.temporaryPassword`). An e-mail that is a console user already → 409 AlreadyExists, and no tenant is made.
+         *
+         *     Requires the API key scope `platform.manage`.
+         */
+        post: operations["Tenants_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/tenants/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tenant (platform operators)
+         * @description Requires the API key scope `platform.manage`.
+         */
+        get: operations["Tenants_Get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/tenants/{tenantId}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a tenant (platform operators)
+         * @description active → suspended: from the next request, every operation called with the tenant's API keys or by its console users answers 403 TenantSuspended (other API processes: within 2 seconds), and its issuers' and verifiers' wallet endpoints refuse wallets. Nothing is deleted. Suspending a suspended tenant, or the tenant the caller acts in → 409 InvalidState.
+         *
+         *     Requires the API key scope `platform.manage`.
+         */
+        post: operations["Tenants_Suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/tenants/{tenantId}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a suspended tenant (platform operators)
+         * @description suspended → active: the tenant's API keys and console users are served again. Reactivating an active tenant → 409 InvalidState.
+         *
+         *     Requires the API key scope `platform.manage`.
+         */
+        post: operations["Tenants_Reactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/tenants/{tenantId}/admins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a console administrator of a tenant (platform operators)
+         * @description A console user with the admin role whose home is the tenant, and their password, returned once. An e-mail that is a console user already → 409 AlreadyExists (add a tenant to an existing user with `pnpm cli staff grant`).
+         *
+         *     Requires the API key scope `platform.manage`.
+         */
+        post: operations["Tenants_CreateAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "issuance.transaction.created": {
@@ -3538,6 +3650,49 @@ export interface components {
             /** @description One per interval of the range, oldest first. */
             buckets: components["schemas"]["ActivityBucket"][];
         };
+        /** @description A tenant's console administrator, with the one-time password. */
+        TenantAdmin: {
+            /** @example admin@acme.example */
+            email: string;
+            /** @constant */
+            role: "admin";
+            /** @description The administrator's console password, shown once: hand it over out of band; the holder changes it by `pnpm cli staff reset-password` or keeps it. */
+            temporaryPassword: string;
+        };
+        CollectionOfTenant: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["Tenant"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A tenant of the platform: the partition all its resources live in. */
+        Tenant: {
+            /**
+             * @description The tenant's id.
+             * @example ten_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Name shown to operators.
+             * @example Acme Bank
+             */
+            name: string;
+            /**
+             * @description suspended: its API keys and staff are refused (403 TenantSuspended).
+             * @enum {string}
+             */
+            status: "active" | "suspended";
+            /**
+             * @description When it was suspended (ISO 8601); null while active.
+             * @example null
+             */
+            suspendedAt: string | null;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+        };
         /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
         IssuerWalletAttestationOutput: {
             /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
@@ -3738,7 +3893,7 @@ export interface components {
                  * @example ValidationFailed
                  * @enum {string}
                  */
-                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable";
+                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable";
                 /**
                  * @description Human-readable explanation.
                  * @example The request is not valid.
@@ -11069,6 +11224,612 @@ export interface operations {
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
                     "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Tenants_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionOfTenant"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Tenants_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name shown to operators.
+                     * @example Acme Bank
+                     */
+                    name: string;
+                    /**
+                     * Format: email
+                     * @description When given, also creates the tenant's first console administrator (Tenants_CreateAdmin).
+                     * @example admin@acme.example
+                     */
+                    adminEmail?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tenant was created. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description The tenant's id.
+                             * @example ten_01jd5x6c3v8w9y0z1a2b3c4d5e
+                             */
+                            id: string;
+                            /**
+                             * @description Name shown to operators.
+                             * @example Acme Bank
+                             */
+                            name: string;
+                            /**
+                             * @description suspended: its API keys and staff are refused (403 TenantSuspended).
+                             * @enum {string}
+                             */
+                            status: "active" | "suspended";
+                            /**
+                             * @description When it was suspended (ISO 8601); null while active.
+                             * @example null
+                             */
+                            suspendedAt: string | null;
+                            /**
+                             * @description Creation time (ISO 8601).
+                             * @example 2026-08-30T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            /** @description The first administrator when `adminEmail` was given; null otherwise. */
+                            admin: components["schemas"]["TenantAdmin"] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Tenants_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The tenant's id. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Tenant"];
+                    };
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Tenants_Suspend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The tenant's id. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Tenant"];
+                    };
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Tenants_Reactivate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The tenant's id. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Tenant"];
+                    };
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Tenants_CreateAdmin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The tenant's id. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Sign-in e-mail of the administrator.
+                     * @example admin@acme.example
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The administrator was created. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TenantAdmin"];
+                    };
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

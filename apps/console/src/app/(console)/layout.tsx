@@ -26,6 +26,8 @@ const NAV: { href: string; label: string; scope?: Scope; sandboxOnly?: boolean }
   { href: "/verifications", label: "Verifications", scope: "verification.read" },
   { href: "/api-keys", label: "API keys" },
   { href: "/audit", label: "Audit", scope: "audit.read" },
+  // Platform operators only (docs/api/tenants.md): hidden for everyone else.
+  { href: "/tenants", label: "Tenants", scope: "platform.manage" },
   { href: "/playground/issuance", label: "Issuance playground" },
   { href: "/playground/verification", label: "Verification playground" },
   { href: "/wallet", label: "Sandbox wallet", sandboxOnly: true },

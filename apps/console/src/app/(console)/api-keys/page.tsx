@@ -1,5 +1,5 @@
 "use client";
-import { SCOPES, type Scope } from "@cred/contracts/scopes";
+import { SCOPES, type TenantScopeName } from "@cred/contracts/scopes";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
@@ -30,7 +30,7 @@ function ApiKeys() {
   const session = useSession();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Scope[]>([]);
+  const [scopes, setScopes] = useState<TenantScopeName[]>([]);
   const [issuerId, setIssuerId] = useState("");
   const [expiresOn, setExpiresOn] = useState("");
   const [secret, setSecret] = useState<string | null>(null);
