@@ -7,6 +7,7 @@ import {
   createSignInThrottle,
   idempotentInputParsers,
   issuerKeyMasterKeyCannotOpen,
+  noDomainMetrics,
   SecretBox,
   SIGN_IN_THROTTLE,
   type SignInThrottlePolicy,
@@ -88,8 +89,8 @@ export interface Server {
   database: Database;
   /** The in-process webhook worker, when `runWorker` is set. */
   worker?: WebhookWorker;
-  /** This server's metrics (its own registry). */
-  metrics: ServerMetrics;
+  /** This server's metrics (its own registry), when exposed (METRICS_PORT or METRICS_TOKEN). */
+  metrics?: ServerMetrics;
   /** The separate metrics listener, when `metrics.port` is set. */
   metricsListener?: MetricsListener;
   close(): Promise<void>;
@@ -171,7 +172,7 @@ async function assertReachable(database: Database, databaseUrl: string): Promise
 async function openMigratedDatabase(
   options: ServerOptions,
   onMaintenanceError: (error: unknown) => void,
-  onStatement: StatementObserver,
+  onStatement: StatementObserver | undefined,
 ): Promise<Database> {
   const open = () =>
     openDatabase({
@@ -216,8 +217,11 @@ function trustProxySetting(trust: string[]): false | string[] {
 /** Composition root: database, migrations, dependencies and every route. */
 export async function createServer(options: ServerOptions): Promise<Server> {
   let logger: { error(details: object, message: string): void } | undefined;
-  // One registry per server: tests run several servers in one process.
-  const metrics = createServerMetrics();
+  const exposure = options.metrics ?? {};
+  // Collected only where someone can read them (METRICS_PORT or METRICS_TOKEN): otherwise every request
+  // and statement would pay for counters nobody scrapes. One registry per server: tests run several.
+  const metrics =
+    exposure.port !== undefined || exposure.token !== undefined ? createServerMetrics() : undefined;
   const database = await openMigratedDatabase(
     options,
     (err) =>
@@ -225,9 +229,9 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         { err },
         "embedded database: a periodic CHECKPOINT / VACUUM failed, or its thread stopped",
       ),
-    metrics.observeStatement,
+    metrics?.observeStatement,
   );
-  metrics.watch(database);
+  metrics?.watch(database);
   const secretBox = new SecretBox(options.masterKey, options.previousMasterKeys);
   // A different MASTER_KEY would start "healthy" and fail every issuance later: check it against one
   // sealed issuer key now.
@@ -249,7 +253,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     ),
     caches: new Caches(),
     idempotentInputs: idempotentInputParsers(appRouter),
-    metrics: metrics.domain,
+    metrics: metrics?.domain ?? noDomainMetrics,
   };
 
   const logStream = options.logFormat === "pretty" ? await prettyLogStream() : undefined;
@@ -287,9 +291,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerStorableTargetCheck(app, pathParameterAt);
   registerErrorHandling(app, methodsForPath);
   registerOps(app, deps, { quietProbes: options.logFormat === "pretty" });
-  registerRequestMetrics(app, metrics);
-  const exposure = options.metrics ?? {};
-  if (exposure.port === undefined && exposure.token !== undefined)
+  if (metrics) registerRequestMetrics(app, metrics);
+  if (metrics && exposure.port === undefined && exposure.token !== undefined)
     registerMetricsRoute(app, metrics.registry, exposure.token);
   registerOpenApi(app);
   mountRest(app, deps);
@@ -297,7 +300,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   mountConsole(app, deps);
 
   let metricsListener: MetricsListener | undefined;
-  if (exposure.port !== undefined) {
+  if (metrics && exposure.port !== undefined) {
     try {
       metricsListener = await listenForMetrics(
         metrics.registry,
