@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { bootstrap, SecretBox } from "@cred/core";
+import { SCOPES } from "@cred/contracts/scopes";
+import { createApiKey, SecretBox } from "@cred/core";
 import { applyMigrations, listMigrations, openDatabase } from "@cred/db";
 import {
   createIssuerCertificateRequest,
@@ -75,8 +76,12 @@ describe(`migration ${MIGRATION}`, () => {
     // The database as the version before left it.
     const old = openDatabase(location);
     await applyMigrations(old.adapterFactory, { only: BEFORE });
-    const boot = (await bootstrap(old.root))!;
-    const tenantId = boot.tenantId;
+    // Written as that version's schema had it (today's bootstrap writes columns added later).
+    const tenantId = "ten_migrated";
+    await old.prisma.$executeRawUnsafe(
+      `INSERT INTO "Tenant" ("id","name") VALUES ($1,'Migrated tenant')`,
+      tenantId,
+    );
     const issuerId = "iss_migrated";
     const credentialIssuer = `${PUBLIC_BASE_URL}/issuers/${issuerId}`;
     const ca = await createTestCertificateAuthority();
@@ -158,6 +163,15 @@ describe(`migration ${MIGRATION}`, () => {
     cleanups.push(() => server.close());
     await server.app.listen({ host: "127.0.0.1", port: 0 });
     const t = { baseUrl: `http://127.0.0.1:${(server.app.server.address() as { port: number }).port}` };
+    const boot = {
+      apiKey: (
+        await createApiKey(
+          server.database.root,
+          { tenantId, environment: "sandbox" },
+          { name: "migration test", scopes: [...SCOPES] },
+        )
+      ).key,
+    };
 
     // The rows.
     const keys = await server.database.prisma.issuerKey.findMany({ where: { issuerId } });
