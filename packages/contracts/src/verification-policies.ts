@@ -6,6 +6,9 @@ import { isPemCaCertificate } from "./server-checks";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
+/** The longest a verification session may stay open (a policy's `sessionLifetimeSeconds`). */
+export const SESSION_LIFETIME_MAX_SECONDS = 3600;
+
 export const zPolicyIdentifier = z
   .string()
   .regex(
@@ -229,7 +232,7 @@ const rulesShape = {
     .number()
     .int()
     .min(60)
-    .max(3600)
+    .max(SESSION_LIFETIME_MAX_SECONDS)
     .default(600)
     .meta({ description: "How long a verification session stays open, 60–3600 seconds.", example: 600 }),
   clientIdPrefix: z.enum(["x509_hash", "x509_san_dns"]).default("x509_hash").meta({

@@ -1,5 +1,6 @@
+import { SESSION_LIFETIME_MAX_SECONDS } from "@cred/contracts/verification-policies";
 import type { UnitOfWork } from "@cred/db";
-import { idFloorAt } from "../shared/ids";
+import { ID_CLOCK_SLACK_MS, idFloorAt } from "../shared/ids";
 import { SqlParams } from "../shared/outbox-sql";
 import type { TenantScope } from "../shared/principal";
 
@@ -13,11 +14,6 @@ export interface ActivityCountRow {
   key: string;
   n: number;
 }
-
-/** How far an id's time may be from the row's own time column (clocks of several processes). */
-const ID_CLOCK_SLACK_MS = 60_000;
-/** A session is decided while pending, so at most this long after its id was made (the policy maximum). */
-const SESSION_LIFETIME_MAX_MS = 3_600_000;
 
 /**
  * Activity_Get's counts, grouped by UTC day (`date_trunc` over the time columns) and by issuer or
@@ -41,7 +37,7 @@ export const activityRepository = {
     const perDay = (column: string) => `to_char(date_trunc('day', "${column}"), 'YYYY-MM-DD')`;
     // Issuance and decisions walk the (tenant, environment, id) index's window of the range: ids are
     // time-ordered, a credential's id is made when it is issued and a session is decided within its
-    // lifetime, so no index on the time columns is kept up by every issuance and verification.
+    // lifetime (at most the policy maximum), so no index on the time columns is kept up by every issuance and verification.
     const idWindow = (prefix: string, earlierMs: number) =>
       ` AND "id" >= ${p.add(idFloorAt(prefix, range.start.getTime() - earlierMs - ID_CLOCK_SLACK_MS))}` +
       ` AND "id" < ${p.add(idFloorAt(prefix, range.end.getTime() + ID_CLOCK_SLACK_MS))}`;
@@ -57,7 +53,7 @@ export const activityRepository = {
       credentialsBy("revoked", "revokedAt", ""),
       `SELECT "status" AS "measure", ${perDay("decidedAt")} AS "day", "policyIdentifier" AS "key", count(*)::int AS "n"
            FROM "VerificationSession"
-          WHERE "tenantId" = ${tenantId} AND "environment" = ${environment}${idWindow("vs", SESSION_LIFETIME_MAX_MS)}
+          WHERE "tenantId" = ${tenantId} AND "environment" = ${environment}${idWindow("vs", SESSION_LIFETIME_MAX_SECONDS * 1000)}
             AND "decidedAt" >= ${start} AND "decidedAt" < ${end} AND "status" IN ('verified', 'rejected')
           GROUP BY 1, 2, 3`,
     ].join("\nUNION ALL\n");

@@ -57,6 +57,12 @@ export function randomToken(bytes = 32): string {
 }
 
 /**
+ * How far an id's time may lie from its row's own time column: the id is made by the process that
+ * writes the row (several processes, several clocks), so an id window of a time range is widened by it.
+ */
+export const ID_CLOCK_SLACK_MS = 60_000;
+
+/**
  * The smallest id of `prefix` made at `ms` (every id made then or later sorts at or after it): turns a
  * creation-time bound into an id bound, so a newest-first list walks only its window of the id index.
  */

@@ -1,12 +1,11 @@
-import { idFloorAt } from "./ids";
+import { ID_CLOCK_SLACK_MS, idFloorAt } from "./ids";
 import { decodeCursor } from "./pagination";
 
 /**
  * Records (transactions, sessions) page newest first: keyset on the time-ordered id, descending. A
  * row's id is made by the process that writes it, a moment before its `createdAt`, so the id window of a
- * creation-time range is widened by this slack and the exact range is applied to `createdAt` as well.
+ * creation-time range is widened by ID_CLOCK_SLACK_MS and the exact range is applied to `createdAt` as well.
  */
-const ID_CLOCK_SLACK_MS = 60_000;
 
 export interface IdWindow {
   /** Only ids below this (the cursor, or the end of the creation window). */
