@@ -96,7 +96,7 @@ export const auditRepository = {
         hashes.push(hash);
         previousHash = hash;
       }
-      // The whole batch in one statement: a seal costs the same few statements for 1 or 500 events.
+      // The whole batch in one statement: a seal costs the same few statements for 1 event or a full batch.
       await tx.prisma
         .$executeRaw`UPDATE "AuditEvent" AS e SET "sequence" = s.sequence, "previousHash" = s.previous, "hash" = s.hash
         FROM unnest(${ids}::text[], ${sequences}::int[], ${previous}::text[], ${hashes}::text[]) AS s(id, sequence, previous, hash)
