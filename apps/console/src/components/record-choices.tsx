@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { useAllResourceItems } from "../lib/resource-lists";
 import { FilterField } from "./form-fields";
 
@@ -66,4 +67,47 @@ export function IssuerCell({ id, name }: { id: string; name: string | null }) {
 /** A time as the viewer's locale writes it, in a `<time>` element. */
 export function Time({ at }: { at: string }) {
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}
+
+/** The credential configuration and issuer filters of the issuance record lists (transactions, credentials). */
+export function ConfigurationAndIssuerFilters({
+  choices,
+  configuration,
+  issuerId,
+  onConfiguration,
+  onIssuerId,
+}: {
+  choices: ReturnType<typeof useIssuerAndConfigurationChoices>;
+  configuration: string;
+  issuerId: string;
+  onConfiguration: (value: string) => void;
+  onIssuerId: (value: string) => void;
+}) {
+  return (
+    <>
+      <ChoiceFilter
+        label="Credential configuration"
+        allLabel="All configurations"
+        value={configuration}
+        onChange={onConfiguration}
+        choices={choices.configurations}
+      />
+      <ChoiceFilter
+        label="Issuer"
+        allLabel="All issuers"
+        value={issuerId}
+        onChange={onIssuerId}
+        choices={choices.issuers}
+      />
+    </>
+  );
+}
+
+/** A record's id as a link to its page. */
+export function RecordLink({ href, id }: { href: string; id: string }) {
+  return (
+    <Link href={href}>
+      <code>{id}</code>
+    </Link>
+  );
 }

@@ -1,13 +1,14 @@
 "use client";
 import { AUDIT_OUTCOMES, type TAuditEvent, type TListAuditEventsRequest } from "@cred/contracts/audit-events";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { type FormEvent, Fragment, useState } from "react";
+import { Fragment } from "react";
 import { PagedTable } from "../../../components/data-table";
-import { FilterField, SubmitButton, TextField } from "../../../components/form-fields";
-import { useCan } from "../../../components/session";
-import { Badge, Empty, PageHeader } from "../../../components/status";
+import { FilterField, TextField } from "../../../components/form-fields";
+import { Time } from "../../../components/record-choices";
+import { DayRangeFields, FilterForm, RecordListPage } from "../../../components/record-list";
+import { Badge, PageHeader } from "../../../components/status";
 import { useCursorPages, usePageSize } from "../../../lib/paging";
 import { useTRPC, useTRPCClient } from "../../../lib/trpc";
+import { dayRange, type FilterValues, isDay, oneOf, useUrlFilters } from "../../../lib/url-filters";
 
 type Outcome = (typeof AUDIT_OUTCOMES)[number];
 
@@ -25,104 +26,48 @@ const ACTOR_TYPE_WORDS: Record<TAuditEvent["actor"]["type"], string> = {
 };
 
 /**
- * The filters as the URL holds them (`/audit?operation=Issuers_Create&outcome=refused&from=2026-11-01`),
- * so a filtered view can be reloaded and shared. Dates are calendar days in the viewer's time zone.
+ * The filters as the URL holds them (`/audit?operation=Issuers_Create&outcome=refused&from=2026-11-01`); the
+ * dates are calendar days in the viewer's time zone.
  */
-interface Filters {
-  operation: string;
-  actorId: string;
-  targetId: string;
-  outcome: "" | Outcome;
-  from: string;
-  to: string;
-}
-const FILTER_NAMES = ["operation", "actorId", "targetId", "outcome", "from", "to"] as const;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const FILTERS = ["operation", "actorId", "targetId", "outcome", "from", "to"] as const;
+type Filters = FilterValues<(typeof FILTERS)[number]>;
 
-function readFilters(params: URLSearchParams): Filters {
-  const get = (name: string) => params.get(name)?.trim() ?? "";
-  const outcome = get("outcome");
-  const day = (name: string) => (DAY.test(get(name)) ? get(name) : "");
+/** AuditEvents_List's input for these filters: `to` up to and including its day. */
+function toQuery(f: Filters): Omit<TListAuditEventsRequest, "limit" | "cursor"> {
+  const { from, to } = dayRange(f.from, f.to);
   return {
-    operation: get("operation"),
-    actorId: get("actorId"),
-    targetId: get("targetId"),
-    outcome: (AUDIT_OUTCOMES as readonly string[]).includes(outcome) ? (outcome as Outcome) : "",
-    from: day("from"),
-    to: day("to"),
-  };
-}
-
-/** The start of a local calendar day (`YYYY-MM-DD`), `plusDays` later, as an ISO time. */
-function startOfDay(day: string, plusDays = 0): string {
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  return new Date(y, m - 1, d + plusDays).toISOString();
-}
-
-/** The procedure's input for these filters: `from` the start of its day, `to` up to and including its day. */
-function toQuery(filters: Filters): Omit<TListAuditEventsRequest, "limit" | "cursor"> {
-  return {
-    ...(filters.operation && { operation: filters.operation }),
-    ...(filters.actorId && { actorId: filters.actorId }),
-    ...(filters.targetId && { targetId: filters.targetId }),
-    ...(filters.outcome && { outcome: filters.outcome }),
-    ...(filters.from && { from: startOfDay(filters.from) }),
-    ...(filters.to && { to: startOfDay(filters.to, 1) }),
+    ...(f.operation && { operation: f.operation }),
+    ...(f.actorId && { actorId: f.actorId }),
+    ...(f.targetId && { targetId: f.targetId }),
+    ...(f.outcome && { outcome: f.outcome as Outcome }),
+    ...(from && { from }),
+    ...(to && { to }),
   };
 }
 
 export default function AuditPage() {
-  const canRead = useCan("audit.read");
-  const search = useSearchParams().toString();
-  if (!canRead) {
-    return (
-      <>
-        <PageHeader title="Audit" />
-        <Empty>Only administrators read the audit trail (it names people and addresses).</Empty>
-      </>
-    );
-  }
-  // Keyed by the URL's filters: the form starts from them again after any navigation (e.g. the nav link).
-  return <AuditTrail key={search} />;
+  return (
+    <RecordListPage
+      scope="audit.read"
+      title="Audit"
+      refusal="Only administrators read the audit trail (it names people and addresses)."
+      list={AuditTrail}
+    />
+  );
 }
 
 function AuditTrail() {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const router = useRouter();
-  const pathname = usePathname();
-  const searchParams = useSearchParams();
   const pageSize = usePageSize();
-  const applied = readFilters(searchParams);
-  const [draft, setDraft] = useState<Filters>(applied);
-  const set = (name: keyof Filters) => (value: string) => setDraft((d) => ({ ...d, [name]: value }));
-
-  const query = toQuery(applied);
+  const filters = useUrlFilters(FILTERS, { outcome: oneOf(AUDIT_OUTCOMES), from: isDay, to: isDay });
+  const { draft, set } = filters;
+  const query = toQuery(filters.applied);
   const list = useCursorPages({
     queryKey: trpc.auditEvents.list.infiniteQueryKey({ limit: pageSize, ...query }),
     fetchPage: (cursor, signal) =>
       client.auditEvents.list.query({ limit: pageSize, cursor, ...query }, { signal }),
   });
-
-  /** Puts the filters into the URL (keeping `pageSize`), which re-queries the list. */
-  const apply = (filters: Filters) => {
-    const params = new URLSearchParams();
-    const size = searchParams.get("pageSize");
-    if (size) params.set("pageSize", size);
-    for (const name of FILTER_NAMES) if (filters[name].trim()) params.set(name, filters[name].trim());
-    const search = params.toString();
-    router.replace(search ? `${pathname}?${search}` : pathname);
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    apply(draft);
-  };
-  const clear = () => {
-    const none: Filters = { operation: "", actorId: "", targetId: "", outcome: "", from: "", to: "" };
-    setDraft(none);
-    apply(none);
-  };
-  const filtered = Object.keys(query).length > 0;
 
   return (
     <>
@@ -130,53 +75,43 @@ function AuditTrail() {
         Every state-changing call in this environment, newest first: who made it, on what, and how it ended.
         Each event is sealed into the tenant&apos;s hash chain, so an altered or removed event shows.
       </PageHeader>
-      <form onSubmit={submit} className="card" aria-labelledby="audit-filters" data-testid="audit-filters">
-        <h2 id="audit-filters">Filters</h2>
-        <div className="grid">
-          <TextField
-            label="Operation"
-            value={draft.operation}
-            onChange={set("operation")}
-            placeholder="Organisations_Create"
-            maxLength={100}
-          />
-          <TextField label="Actor id" value={draft.actorId} onChange={set("actorId")} maxLength={64} />
-          <TextField label="Target id" value={draft.targetId} onChange={set("targetId")} maxLength={200} />
-          <FilterField
-            label="Outcome"
-            allLabel="All outcomes"
-            value={draft.outcome}
-            onChange={set("outcome")}
-            options={AUDIT_OUTCOMES}
-          />
-          <TextField label="From (on or after)" type="date" value={draft.from} onChange={set("from")} />
-          <TextField
-            label="To (up to and including)"
-            type="date"
-            value={draft.to}
-            min={draft.from || undefined}
-            onChange={set("to")}
-          />
-        </div>
-        <div className="actions">
-          <SubmitButton pending={false}>Apply filters</SubmitButton>
-          <button type="button" className="secondary" onClick={clear} disabled={!filtered}>
-            Clear filters
-          </button>
-        </div>
-      </form>
+      <FilterForm id="audit-filters" filters={filters}>
+        <TextField
+          label="Operation"
+          value={draft.operation}
+          onChange={set("operation")}
+          placeholder="Organisations_Create"
+          maxLength={100}
+        />
+        <TextField label="Actor id" value={draft.actorId} onChange={set("actorId")} maxLength={64} />
+        <TextField label="Target id" value={draft.targetId} onChange={set("targetId")} maxLength={200} />
+        <FilterField
+          label="Outcome"
+          allLabel="All outcomes"
+          value={draft.outcome as "" | Outcome}
+          onChange={set("outcome")}
+          options={AUDIT_OUTCOMES}
+        />
+        <DayRangeFields
+          labels={["From (on or after)", "To (up to and including)"]}
+          from={draft.from}
+          to={draft.to}
+          onFrom={set("from")}
+          onTo={set("to")}
+        />
+      </FilterForm>
       <PagedTable
         list={list}
         caption="Audit events, newest first"
         noun={{ one: "event", other: "events" }}
-        empty={filtered ? "No events match these filters." : "No events yet."}
+        empty={filters.filtered ? "No events match these filters." : "No events yet."}
         rowKey={(e) => e.id}
         rowTestId={(e) => `audit-event-${e.id}`}
         testId="audit-events"
         columns={[
           {
             header: "Time",
-            cell: (e) => <time dateTime={e.occurredAt}>{new Date(e.occurredAt).toLocaleString()}</time>,
+            cell: (e) => <Time at={e.occurredAt} />,
           },
           {
             header: "Actor",

@@ -1,17 +1,16 @@
 "use client";
 import { CREDENTIAL_STATES, type TListCredentialsRequest } from "@cred/contracts/credentials";
-import Link from "next/link";
-import { useSearchParams } from "next/navigation";
 import { PagedTable } from "../../../components/data-table";
-import { FilterField, SubmitButton, TextField } from "../../../components/form-fields";
+import { FilterField, TextField } from "../../../components/form-fields";
 import {
-  ChoiceFilter,
+  ConfigurationAndIssuerFilters,
   IssuerCell,
+  RecordLink,
   Time,
   useIssuerAndConfigurationChoices,
 } from "../../../components/record-choices";
-import { useCan } from "../../../components/session";
-import { Badge, Empty, PageHeader } from "../../../components/status";
+import { DayRangeFields, FilterForm, RecordListPage } from "../../../components/record-list";
+import { Badge, PageHeader } from "../../../components/status";
 import { useCursorPages, usePageSize } from "../../../lib/paging";
 import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 import { dayRange, type FilterValues, isDay, oneOf, useUrlFilters } from "../../../lib/url-filters";
@@ -46,18 +45,14 @@ function toQuery(f: Filters): Omit<TListCredentialsRequest, "limit" | "cursor"> 
 }
 
 export default function CredentialsPage() {
-  const canRead = useCan("credentials.read");
-  const search = useSearchParams().toString();
-  if (!canRead) {
-    return (
-      <>
-        <PageHeader title="Credentials" />
-        <Empty>Your role cannot read credentials.</Empty>
-      </>
-    );
-  }
-  // Keyed by the URL's filters: the form starts from them again after any navigation (e.g. the nav link).
-  return <CredentialList key={search} />;
+  return (
+    <RecordListPage
+      scope="credentials.read"
+      title="Credentials"
+      refusal="Your role cannot read credentials."
+      list={CredentialList}
+    />
+  );
 }
 
 function CredentialList() {
@@ -84,69 +79,42 @@ function CredentialList() {
         The credentials issued in this environment, newest first, with their state (never their claims, which
         are not kept). Open one to suspend, reinstate or revoke it.
       </PageHeader>
-      <form
-        onSubmit={filters.submit}
-        className="card"
-        aria-labelledby="credential-filters"
-        data-testid="credential-filters"
-      >
-        <h2 id="credential-filters">Filters</h2>
-        <div className="grid">
-          <FilterField
-            label="Status"
-            allLabel="All states"
-            value={draft.status as "" | (typeof CREDENTIAL_STATES)[number]}
-            onChange={set("status")}
-            options={CREDENTIAL_STATES}
-          />
-          <ChoiceFilter
-            label="Credential configuration"
-            allLabel="All configurations"
-            value={draft.credentialConfiguration}
-            onChange={set("credentialConfiguration")}
-            choices={choices.configurations}
-          />
-          <ChoiceFilter
-            label="Issuer"
-            allLabel="All issuers"
-            value={draft.issuerId}
-            onChange={set("issuerId")}
-            choices={choices.issuers}
-          />
-          <TextField
-            label="Transaction id"
-            value={draft.transactionId}
-            onChange={set("transactionId")}
-            placeholder="itx_…"
-            maxLength={64}
-          />
-          <TextField
-            label="Subject reference"
-            value={draft.externalSubjectReference}
-            onChange={set("externalSubjectReference")}
-            maxLength={200}
-          />
-          <TextField
-            label="Issued from (on or after)"
-            type="date"
-            value={draft.issuedFrom}
-            onChange={set("issuedFrom")}
-          />
-          <TextField
-            label="Issued to (up to and including)"
-            type="date"
-            value={draft.issuedTo}
-            min={draft.issuedFrom || undefined}
-            onChange={set("issuedTo")}
-          />
-        </div>
-        <div className="actions">
-          <SubmitButton pending={false}>Apply filters</SubmitButton>
-          <button type="button" className="secondary" onClick={filters.clear} disabled={!filters.filtered}>
-            Clear filters
-          </button>
-        </div>
-      </form>
+      <FilterForm id="credential-filters" filters={filters}>
+        <FilterField
+          label="Status"
+          allLabel="All states"
+          value={draft.status as "" | (typeof CREDENTIAL_STATES)[number]}
+          onChange={set("status")}
+          options={CREDENTIAL_STATES}
+        />
+        <ConfigurationAndIssuerFilters
+          choices={choices}
+          configuration={draft.credentialConfiguration}
+          issuerId={draft.issuerId}
+          onConfiguration={set("credentialConfiguration")}
+          onIssuerId={set("issuerId")}
+        />
+        <TextField
+          label="Transaction id"
+          value={draft.transactionId}
+          onChange={set("transactionId")}
+          placeholder="itx_…"
+          maxLength={64}
+        />
+        <TextField
+          label="Subject reference"
+          value={draft.externalSubjectReference}
+          onChange={set("externalSubjectReference")}
+          maxLength={200}
+        />
+        <DayRangeFields
+          labels={["Issued from (on or after)", "Issued to (up to and including)"]}
+          from={draft.issuedFrom}
+          to={draft.issuedTo}
+          onFrom={set("issuedFrom")}
+          onTo={set("issuedTo")}
+        />
+      </FilterForm>
       <PagedTable
         list={list}
         caption="Credentials, newest first"
@@ -159,11 +127,7 @@ function CredentialList() {
           { header: "Issued", cell: (c) => <Time at={c.issuedAt} /> },
           {
             header: "Credential",
-            cell: (c) => (
-              <Link href={`/credentials/${c.id}`}>
-                <code>{c.id}</code>
-              </Link>
-            ),
+            cell: (c) => <RecordLink href={`/credentials/${c.id}`} id={c.id} />,
           },
           { header: "Status", cell: (c) => <Badge value={c.status} /> },
           { header: "Configuration", cell: (c) => <code>{c.credentialConfiguration}</code> },
@@ -173,11 +137,7 @@ function CredentialList() {
           },
           {
             header: "Transaction",
-            cell: (c) => (
-              <Link href={`/transactions/${c.transactionId}`}>
-                <code>{c.transactionId}</code>
-              </Link>
-            ),
+            cell: (c) => <RecordLink href={`/transactions/${c.transactionId}`} id={c.transactionId} />,
           },
           { header: "Expires", cell: (c) => <Time at={c.expiresAt} /> },
         ]}

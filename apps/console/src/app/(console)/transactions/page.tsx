@@ -1,18 +1,18 @@
 "use client";
 import { ISSUANCE_STATUSES, type TListIssuanceTransactionsRequest } from "@cred/contracts/issuance";
-import Link from "next/link";
-import { useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { FilterField, SubmitButton, TextField } from "../../../components/form-fields";
 import {
-  ChoiceFilter,
+  ConfigurationAndIssuerFilters,
   IssuerCell,
+  RecordLink,
   Time,
   useIssuerAndConfigurationChoices,
 } from "../../../components/record-choices";
-import { useCan } from "../../../components/session";
-import { Badge, Empty, PageHeader } from "../../../components/status";
+import { DayRangeFields, FilterForm, RecordListPage } from "../../../components/record-list";
+import { Badge, PageHeader } from "../../../components/status";
 import { useCursorPages, usePageSize } from "../../../lib/paging";
 import { useTRPC, useTRPCClient } from "../../../lib/trpc";
 import { dayRange, type FilterValues, isDay, oneOf, useUrlFilters } from "../../../lib/url-filters";
@@ -47,18 +47,14 @@ function toQuery(f: Filters): Omit<TListIssuanceTransactionsRequest, "limit" | "
 }
 
 export default function TransactionsPage() {
-  const canRead = useCan("credentials.read");
-  const search = useSearchParams().toString();
-  if (!canRead) {
-    return (
-      <>
-        <PageHeader title="Transactions" />
-        <Empty>Your role cannot read issuance transactions.</Empty>
-      </>
-    );
-  }
-  // Keyed by the URL's filters: the form starts from them again after any navigation (e.g. the nav link).
-  return <TransactionList key={search} />;
+  return (
+    <RecordListPage
+      scope="credentials.read"
+      title="Transactions"
+      refusal="Your role cannot read issuance transactions."
+      list={TransactionList}
+    />
+  );
 }
 
 function TransactionList() {
@@ -86,68 +82,41 @@ function TransactionList() {
         pending, the credentials it issued, and what can still be done with it.
       </PageHeader>
       <FindTransaction />
-      <form
-        onSubmit={filters.submit}
-        className="card"
-        aria-labelledby="transaction-filters"
-        data-testid="transaction-filters"
-      >
-        <h2 id="transaction-filters">Filters</h2>
-        <div className="grid">
-          <FilterField
-            label="Status"
-            allLabel="All statuses"
-            value={draft.status as "" | (typeof ISSUANCE_STATUSES)[number]}
-            onChange={set("status")}
-            options={ISSUANCE_STATUSES}
-          />
-          <ChoiceFilter
-            label="Credential configuration"
-            allLabel="All configurations"
-            value={draft.credentialConfiguration}
-            onChange={set("credentialConfiguration")}
-            choices={choices.configurations}
-          />
-          <ChoiceFilter
-            label="Issuer"
-            allLabel="All issuers"
-            value={draft.issuerId}
-            onChange={set("issuerId")}
-            choices={choices.issuers}
-          />
-          <TextField
-            label="Subject reference"
-            value={draft.externalSubjectReference}
-            onChange={set("externalSubjectReference")}
-            maxLength={200}
-          />
-          <TextField
-            label="Callback reference"
-            value={draft.callbackReference}
-            onChange={set("callbackReference")}
-            maxLength={200}
-          />
-          <TextField
-            label="Created from (on or after)"
-            type="date"
-            value={draft.createdFrom}
-            onChange={set("createdFrom")}
-          />
-          <TextField
-            label="Created to (up to and including)"
-            type="date"
-            value={draft.createdTo}
-            min={draft.createdFrom || undefined}
-            onChange={set("createdTo")}
-          />
-        </div>
-        <div className="actions">
-          <SubmitButton pending={false}>Apply filters</SubmitButton>
-          <button type="button" className="secondary" onClick={filters.clear} disabled={!filters.filtered}>
-            Clear filters
-          </button>
-        </div>
-      </form>
+      <FilterForm id="transaction-filters" filters={filters}>
+        <FilterField
+          label="Status"
+          allLabel="All statuses"
+          value={draft.status as "" | (typeof ISSUANCE_STATUSES)[number]}
+          onChange={set("status")}
+          options={ISSUANCE_STATUSES}
+        />
+        <ConfigurationAndIssuerFilters
+          choices={choices}
+          configuration={draft.credentialConfiguration}
+          issuerId={draft.issuerId}
+          onConfiguration={set("credentialConfiguration")}
+          onIssuerId={set("issuerId")}
+        />
+        <TextField
+          label="Subject reference"
+          value={draft.externalSubjectReference}
+          onChange={set("externalSubjectReference")}
+          maxLength={200}
+        />
+        <TextField
+          label="Callback reference"
+          value={draft.callbackReference}
+          onChange={set("callbackReference")}
+          maxLength={200}
+        />
+        <DayRangeFields
+          labels={["Created from (on or after)", "Created to (up to and including)"]}
+          from={draft.createdFrom}
+          to={draft.createdTo}
+          onFrom={set("createdFrom")}
+          onTo={set("createdTo")}
+        />
+      </FilterForm>
       <PagedTable
         list={list}
         caption="Issuance transactions, newest first"
@@ -160,11 +129,7 @@ function TransactionList() {
           { header: "Created", cell: (t) => <Time at={t.createdAt} /> },
           {
             header: "Transaction",
-            cell: (t) => (
-              <Link href={`/transactions/${t.id}`}>
-                <code>{t.id}</code>
-              </Link>
-            ),
+            cell: (t) => <RecordLink href={`/transactions/${t.id}`} id={t.id} />,
           },
           { header: "Status", cell: (t) => <Badge value={t.status} /> },
           { header: "Configuration", cell: (t) => <code>{t.credentialConfiguration}</code> },
@@ -178,9 +143,7 @@ function TransactionList() {
             header: "Credential",
             cell: (t) =>
               t.credentialId ? (
-                <Link href={`/credentials/${t.credentialId}`}>
-                  <code>{t.credentialId}</code>
-                </Link>
+                <RecordLink href={`/credentials/${t.credentialId}`} id={t.credentialId} />
               ) : (
                 "—"
               ),
