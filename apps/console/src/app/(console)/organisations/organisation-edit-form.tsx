@@ -4,9 +4,9 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { z } from "zod";
 import { CountryField } from "../../../components/country-field";
-import { SubmitButton, TextField } from "../../../components/form-fields";
-import { type FormIssue, FormIssues, formIssuesOf } from "../../../components/form-issues";
-import { ErrorAlert, Success } from "../../../components/status";
+import { EditFormFooter } from "../../../components/edit-form-footer";
+import { TextField } from "../../../components/form-fields";
+import { type FormIssue, formIssuesOf } from "../../../components/form-issues";
 import { useRefresh } from "../../../lib/refresh";
 import { useTRPC } from "../../../lib/trpc";
 
@@ -62,21 +62,14 @@ export function OrganisationEditForm({
         <TextField label="Legal name (optional)" value={legalName} onChange={setLegalName} />
         <CountryField label="Country (optional)" value={country} onChange={setCountry} />
       </div>
-      <FormIssues issues={issues} title="Fix the organisation first" />
-      <ErrorAlert error={update.error} title="Could not update the organisation" />
-      {update.isSuccess && <Success>Organisation {update.data.data.reference} updated.</Success>}
-      <div className="actions">
-        <SubmitButton
-          pending={update.isPending}
-          disabled={Object.keys(changes).length === 0}
-          pendingLabel="Saving…"
-        >
-          Save organisation
-        </SubmitButton>
-        <button type="button" className="secondary" onClick={onDone}>
-          Close
-        </button>
-      </div>
+      <EditFormFooter
+        noun="organisation"
+        issues={issues}
+        update={update}
+        changed={Object.keys(changes).length > 0}
+        saved={update.isSuccess && <>Organisation {update.data.data.reference} updated.</>}
+        onDone={onDone}
+      />
     </form>
   );
 }

@@ -3,9 +3,9 @@ import { WEBHOOK_EVENT_TYPES } from "@cred/contracts/webhook-events";
 import { type TWebhookSubscription, ZUpdateWebhookRequest } from "@cred/contracts/webhooks";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
-import { type FormIssue, FormIssues, formIssuesOf } from "../../../components/form-issues";
-import { ErrorAlert, Success } from "../../../components/status";
+import { EditFormFooter } from "../../../components/edit-form-footer";
+import { CheckboxGrid, ChoiceField, TextField } from "../../../components/form-fields";
+import { type FormIssue, formIssuesOf } from "../../../components/form-issues";
 import { useRefresh } from "../../../lib/refresh";
 import { useTRPC } from "../../../lib/trpc";
 
@@ -85,21 +85,14 @@ export function WebhookEditForm({
         </label>
         {!allEvents && <CheckboxGrid options={WEBHOOK_EVENT_TYPES} checked={events} onChange={setEvents} />}
       </fieldset>
-      <FormIssues issues={issues} title="Fix the webhook first" />
-      <ErrorAlert error={update.error} title="Could not update the webhook" />
-      {update.isSuccess && <Success>Webhook {update.data.data.url} updated.</Success>}
-      <div className="actions">
-        <SubmitButton
-          pending={update.isPending}
-          disabled={Object.keys(changes).length === 0}
-          pendingLabel="Saving…"
-        >
-          Save webhook
-        </SubmitButton>
-        <button type="button" className="secondary" onClick={onDone}>
-          Close
-        </button>
-      </div>
+      <EditFormFooter
+        noun="webhook"
+        issues={issues}
+        update={update}
+        changed={Object.keys(changes).length > 0}
+        saved={update.isSuccess && <>Webhook {update.data.data.url} updated.</>}
+        onDone={onDone}
+      />
     </form>
   );
 }
