@@ -1,5 +1,5 @@
 import vm from "node:vm";
-import { PLATFORM_SCOPE } from "@cred/core";
+import { PLATFORM_SCOPE, STAFF_SCOPE } from "@cred/core";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { API_VERSION, call, startTestServer, type TestServer } from "./harness";
@@ -55,14 +55,18 @@ describe("examples of every operation (from openapi.json)", () => {
   });
 
   it("sent as they are to a fresh tenant, none is refused as invalid (400), and all but those needing a wallet succeed", async () => {
-    const { key } = await t.otherTenant();
+    const { key, tenantId } = await t.otherTenant();
     const ca = await createTestCertificateAuthority("CN=Acme Issuing CA");
     // Platform operations (docs/api/tenants.md) are tried with a platform key, as a platform operator would.
     const platformKey = await t.key({ scopes: [PLATFORM_SCOPE] });
-    const keyFor = (op: Operation) =>
-      ((op.operation["x-required-scopes"] as string[] | undefined) ?? []).includes(PLATFORM_SCOPE)
-        ? platformKey
-        : undefined;
+    // Team operations (docs/api/staff-members.md) with the tenant's production key holding staff.manage,
+    // the only kind of key that can.
+    const teamKey = await t.key({ tenantId, environment: "production", scopes: [STAFF_SCOPE] });
+    const keyFor = (op: Operation) => {
+      const scopes = (op.operation["x-required-scopes"] as string[] | undefined) ?? [];
+      if (scopes.includes(PLATFORM_SCOPE)) return platformKey;
+      return scopes.includes(STAFF_SCOPE) ? teamKey : undefined;
+    };
     // Members no example can hold are made for the caller's own resource (see ownSigningCertificate).
     const outcomes = await exampleRunner(t, api, key, ownSigningCertificate(t, key, ca), keyFor).run(
       operations,

@@ -55,6 +55,23 @@ const PLATFORM_OPERATIONS: Record<string, string> = {
 let platformOperations: Operation[];
 
 /**
+ * Team operations (scope staff.manage, docs/api/staff-members.md) are tenant-wide, not per environment:
+ * a console user works in both, so A's production sees A's team by design. Only production keys may
+ * hold the scope, so A's sandbox (which makes everything here) cannot call them; each is checked to
+ * refuse every key used here (403 MissingScope), and staff-members.test.ts checks that another tenant's
+ * production key with staff.manage gets 404 for A's members and none of them in its list.
+ */
+const TEAM_OPERATIONS: Record<string, string> = {
+  StaffMembers_List: "lists the caller tenant's console users, who work in both environments",
+  StaffMembers_Create: "adds a console user to the caller's tenant, in both environments",
+  StaffMembers_UpdateRole: "changes a tenant-wide role; tested for cross-tenant 404 on its own",
+  StaffMembers_Remove: "removes a tenant-wide member; tested for cross-tenant 404 on its own",
+  StaffMembers_ResetPassword: "resets a console user's password; tested for cross-tenant 404 on its own",
+  StaffMembers_SignOut: "ends a console user's sessions; tested for cross-tenant 404 on its own",
+};
+let teamOperations: Operation[];
+
+/**
  * Operations that name no resource in their path and are not a read (reads are checked as lists or
  * singletons), with what each names instead. `namesInBody`: its example body names tenant A's resources
  * (an issuer id, an organisation reference, a configuration or policy identifier, an interaction);
@@ -227,8 +244,11 @@ beforeAll(async () => {
   const loaded = await loadOpenApi(t);
   const isPlatform = (op: Operation) =>
     ((op.operation["x-required-scopes"] as string[] | undefined) ?? []).includes("platform.manage");
+  const isTeam = (op: Operation) =>
+    ((op.operation["x-required-scopes"] as string[] | undefined) ?? []).includes("staff.manage");
   platformOperations = loaded.operations.filter(isPlatform);
-  api = { ...loaded, operations: loaded.operations.filter((op) => !isPlatform(op)) };
+  teamOperations = loaded.operations.filter(isTeam);
+  api = { ...loaded, operations: loaded.operations.filter((op) => !isPlatform(op) && !isTeam(op)) };
   keyA = t.adminKey;
   const ca = await createTestCertificateAuthority("CN=Acme Issuing CA");
   runner = exampleRunner(t, api, keyA, ownSigningCertificate(t, keyA, ca));
@@ -278,6 +298,18 @@ describe("tenant and environment isolation of every REST operation (from openapi
     for (const reason of Object.values(PLATFORM_OPERATIONS)) expect(reason.length).toBeGreaterThan(20);
     for (const caller of [{ name: "tenant A sandbox", key: keyA }, ...foreign]) {
       for (const op of platformOperations) {
+        const { result } = await runner.send(op, caller.key);
+        expect([caller.name, op.id, result.status]).toEqual([caller.name, op.id, 403]);
+        expect(errorCode(result)).toBe("MissingScope");
+      }
+    }
+  });
+
+  it("exempts exactly the team operations, each with its reason, and refuses them to every key here (none can hold staff.manage)", async () => {
+    expect(teamOperations.map((op) => op.id).sort()).toEqual(Object.keys(TEAM_OPERATIONS).sort());
+    for (const reason of Object.values(TEAM_OPERATIONS)) expect(reason.length).toBeGreaterThan(20);
+    for (const caller of [{ name: "tenant A sandbox", key: keyA }, ...foreign]) {
+      for (const op of teamOperations) {
         const { result } = await runner.send(op, caller.key);
         expect([caller.name, op.id, result.status]).toEqual([caller.name, op.id, 403]);
         expect(errorCode(result)).toBe("MissingScope");

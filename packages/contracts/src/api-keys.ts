@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENVIRONMENTS, PLATFORM_SCOPE, SCOPES } from "./scopes";
+import { ENVIRONMENTS, PLATFORM_SCOPE, SCOPES, STAFF_SCOPE } from "./scopes";
 
 export const zApiKey = z.object({
   id: z.string().meta({ example: "key_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
@@ -7,7 +7,7 @@ export const zApiKey = z.object({
   prefix: z.string().meta({ description: "Public part of the key, shown to tell keys apart." }),
   environment: z.enum(ENVIRONMENTS),
   // A platform key (made by the operator CLI) holds platform.manage; no request can grant it.
-  scopes: z.array(z.enum([...SCOPES, PLATFORM_SCOPE])),
+  scopes: z.array(z.enum([...SCOPES, STAFF_SCOPE, PLATFORM_SCOPE])),
   issuerId: z.string().nullable(),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
@@ -18,7 +18,8 @@ export const zApiKey = z.object({
 
 export const ZCreateApiKeyRequest = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  scopes: z.array(z.enum(SCOPES)).min(1),
+  // staff.manage: production keys without an issuer only (docs/api/staff-members.md).
+  scopes: z.array(z.enum([...SCOPES, STAFF_SCOPE])).min(1),
   issuerId: z.string().max(64).nullish(),
   expiresAt: z.iso.datetime({ offset: true }).nullish(),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENVIRONMENTS, PLATFORM_SCOPE, SCOPES } from "./scopes";
+import { ENVIRONMENTS, PLATFORM_SCOPE, SCOPES, STAFF_SCOPE } from "./scopes";
 
 export const STAFF_ROLES = ["admin", "operator", "viewer"] as const;
 
@@ -12,7 +12,7 @@ export const zStaffSession = z.object({
   user: z.object({ id: z.string(), email: z.string(), role: z.enum(STAFF_ROLES) }),
   tenant: z.object({ id: z.string(), name: z.string() }),
   environment: z.enum(ENVIRONMENTS),
-  scopes: z.array(z.enum([...SCOPES, PLATFORM_SCOPE])),
+  scopes: z.array(z.enum([...SCOPES, STAFF_SCOPE, PLATFORM_SCOPE])),
   /** Send back as `x-csrf-token` on every mutation. */
   csrfToken: z.string(),
   expiresAt: z.string(),

@@ -4,7 +4,15 @@
 // packages/core/package.json exports these three and nothing else (`core-public-entries` in pnpm lint).
 import "./shared/contract-checks";
 
-export { ENVIRONMENTS, type Environment, PLATFORM_SCOPE, SCOPES, type Scope } from "@cred/contracts/scopes";
+export {
+  ENVIRONMENTS,
+  type Environment,
+  isScope,
+  PLATFORM_SCOPE,
+  SCOPES,
+  STAFF_SCOPE,
+  type Scope,
+} from "@cred/contracts/scopes";
 export { createApiKey, listApiKeysAcrossTenants, revokeApiKey } from "./api-keys/api-keys";
 export { type ChainReport, maintainAuditTrail, verifyAuditChain } from "./audit";
 export {

@@ -9,6 +9,7 @@ import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
 import { router } from "./rpc/trpc";
 import { staffRouter } from "./staff/router";
+import { staffMembersRouter } from "./staff-members";
 import { tenantsRouter } from "./tenants/router";
 import { verificationsRouter } from "./verification/router";
 import { verificationPoliciesRouter } from "./verification-policies/router";
@@ -29,6 +30,7 @@ export const appRouter = router({
   auditEvents: auditEventsRouter,
   activity: activityRouter,
   tenants: tenantsRouter,
+  staffMembers: staffMembersRouter,
   // Console-only (tRPC, no OpenAPI meta):
   staff: staffRouter,
   apiKeys: apiKeysRouter,

@@ -10,6 +10,7 @@ import {
   ENVIRONMENTS,
   type Environment,
   findTenant,
+  isScope,
   grantStaffMembership,
   listApiKeysAcrossTenants,
   listTenants,
@@ -160,7 +161,7 @@ try {
     const platformKey = scopes.includes(PLATFORM_SCOPE);
     if (platformKey && (scopes.length > 1 || values.issuer))
       fail(`${PLATFORM_SCOPE} is granted alone, without other scopes or an issuer.`);
-    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s) && s !== PLATFORM_SCOPE);
+    const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length) fail(`Unknown scopes: ${unknown.join(", ")}.`);
     if (!(await findTenant(root, tenantId))) fail(`No tenant ${tenantId}.`);
     let expiresAt: Date | null = null;

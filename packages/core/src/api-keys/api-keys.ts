@@ -1,5 +1,5 @@
 import type { zApiKey } from "@cred/contracts/api-keys";
-import type { Scope } from "@cred/contracts/scopes";
+import { type Scope, STAFF_SCOPE } from "@cred/contracts/scopes";
 import type { UnitOfWork } from "@cred/db";
 import type { z } from "zod";
 import { generateApiKey } from "../rpc/api-key-format";
@@ -38,6 +38,15 @@ export async function createApiKey(
     throw new DomainError("ValidationFailed", "The expiry must be in the future.", [
       { code: "InvalidValue", target: "expiresAt", message: "must be in the future" },
     ]);
+  }
+  if (input.scopes.includes(STAFF_SCOPE) && (scope.environment !== "production" || input.issuerId)) {
+    // Console users work in both environments: a sandbox key that could add an administrator would
+    // reach production (docs/api/staff-members.md).
+    throw new DomainError(
+      "ValidationFailed",
+      `${STAFF_SCOPE} is for production keys without an issuer: team members work in both environments.`,
+      [{ code: "InvalidValue", target: "scopes", message: `${STAFF_SCOPE} needs a production key without an issuer` }],
+    );
   }
   if (input.issuerId) {
     if (!(await apiKeyRepository.issuerExists(db, scope, input.issuerId))) throw notFound("The issuer");

@@ -52,6 +52,7 @@ const TARGET_FIELDS: [field: string, type: string][] = [
   ["configurationIdentifier", "credentialConfiguration"],
   ["issuerId", "issuer"],
   ["apiKeyId", "apiKey"],
+  ["userId", "staffMember"],
   ["tenantId", "tenant"],
   ["id", ""],
 ];

@@ -1,2 +1,2 @@
 export { assertStaffRole } from "./require-role";
-export { createStaffUser, staffUserExists } from "./staff-auth";
+export { createStaffUser, hashPassword, staffUserExists } from "./staff-auth";
