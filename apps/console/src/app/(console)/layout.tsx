@@ -26,6 +26,8 @@ const NAV: { href: string; label: string; scope?: Scope; sandboxOnly?: boolean }
   { href: "/verifications", label: "Verifications", scope: "verification.read" },
   { href: "/api-keys", label: "API keys" },
   { href: "/audit", label: "Audit", scope: "audit.read" },
+  // Administrators only (docs/api/staff-members.md).
+  { href: "/team", label: "Team", scope: "staff.manage" },
   // Platform operators only (docs/api/tenants.md): hidden for everyone else.
   { href: "/tenants", label: "Tenants", scope: "platform.manage" },
   { href: "/playground/issuance", label: "Issuance playground" },

@@ -1,5 +1,5 @@
 "use client";
-import { SCOPES, type TenantScopeName } from "@cred/contracts/scopes";
+import { SCOPES, STAFF_SCOPE, type TenantScopeName } from "@cred/contracts/scopes";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
@@ -30,7 +30,7 @@ function ApiKeys() {
   const session = useSession();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<TenantScopeName[]>([]);
+  const [scopes, setScopes] = useState<(TenantScopeName | typeof STAFF_SCOPE)[]>([]);
   const [issuerId, setIssuerId] = useState("");
   const [expiresOn, setExpiresOn] = useState("");
   const [secret, setSecret] = useState<string | null>(null);
@@ -51,11 +51,15 @@ function ApiKeys() {
   );
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: refresh }));
 
+  // staff.manage (team management) only for production keys without an issuer (docs/api/staff-members.md).
+  const scopeOptions =
+    session.environment === "production" && !issuerId ? [...SCOPES, STAFF_SCOPE] : [...SCOPES];
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({
       name,
-      scopes,
+      scopes: scopes.filter((s) => scopeOptions.includes(s)),
       // An issuer-client key acts for that issuer only; a key with an end date stops working after it.
       ...(issuerId ? { issuerId } : {}),
       ...(expiresOn ? { expiresAt: new Date(`${expiresOn}T23:59:59.999Z`).toISOString() } : {}),
@@ -152,7 +156,7 @@ function ApiKeys() {
               Clear
             </button>
           </div>
-          <CheckboxGrid options={SCOPES} checked={scopes} onChange={setScopes} />
+          <CheckboxGrid options={scopeOptions} checked={scopes} onChange={setScopes} />
         </fieldset>
         <ErrorAlert error={create.error} title="Could not create the key" />
         <SubmitButton pending={create.isPending} disabled={scopes.length === 0 || !name}>
