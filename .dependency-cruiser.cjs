@@ -19,6 +19,7 @@ const coreLayers = [
   [
     "organisations",
     "staff",
+    "staff-members",
     "api-keys",
     "webhooks",
     "verification-policies",

@@ -67,7 +67,8 @@ async function signIn(email: string, password: string): Promise<Session> {
 }
 
 /** A console call that needs a live session: 200, or 401 once the session is gone. */
-const sessionStatus = async (session: Session) => (await trpc("GET", "staff.tenants", undefined, session)).status;
+const sessionStatus = async (session: Session) =>
+  (await trpc("GET", "staff.tenants", undefined, session)).status;
 
 const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}@team.example`;
 
@@ -117,7 +118,10 @@ describe("StaffMembers_* (team management)", () => {
     expect(r.body.data).not.toHaveProperty("passwordHash");
     const session = await signIn(email, r.body.data.temporaryPassword);
     const me = await trpc("GET", "staff.me", undefined, session);
-    expect(me.body.result.data.data).toMatchObject({ user: { role: "operator" }, tenant: { id: t.tenantId } });
+    expect(me.body.result.data.data).toMatchObject({
+      user: { role: "operator" },
+      tenant: { id: t.tenantId },
+    });
 
     // Paged by id; every page holds ≤ limit; the new member and the bootstrap admin are listed once.
     const ids: string[] = [];
@@ -154,10 +158,18 @@ describe("StaffMembers_* (team management)", () => {
     const other = await newTenant();
     const r = await call(t, "POST", BASE, { key: keyA, body: { email: other.admin.email, role: "viewer" } });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ id: other.admin.id, role: "viewer", home: false, temporaryPassword: null });
+    expect(r.body.data).toMatchObject({
+      id: other.admin.id,
+      role: "viewer",
+      home: false,
+      temporaryPassword: null,
+    });
     const session = await signIn(other.admin.email, "a-long-enough-password");
     const tenants = await trpc("GET", "staff.tenants", undefined, session);
-    expect(tenants.body.result.data.data.map((x: { id: string }) => x.id)).toEqual([other.tenantId, t.tenantId]);
+    expect(tenants.body.result.data.data.map((x: { id: string }) => x.id)).toEqual([
+      other.tenantId,
+      t.tenantId,
+    ]);
 
     const reset = await call(t, "POST", `${BASE}/${other.admin.id}/reset-password`, { key: keyA, body: {} });
     expect(reset.status).toBe(409);
@@ -195,7 +207,10 @@ describe("StaffMembers_* (team management)", () => {
       expect(r.body.error.details[0].code).toBe("LastAdministrator");
     }
     // Setting the role it has already is no change, so allowed.
-    const same = await call(t, "PATCH", `${BASE}/${other.admin.id}`, { key: other.key, body: { role: "admin" } });
+    const same = await call(t, "PATCH", `${BASE}/${other.admin.id}`, {
+      key: other.key,
+      body: { role: "admin" },
+    });
     expect(same.status).toBe(200);
     const second = await addMember("admin", other.key);
     const demoted = await call(t, "PATCH", `${BASE}/${other.admin.id}`, {
@@ -230,12 +245,18 @@ describe("StaffMembers_* (team management)", () => {
   it("Remove of a user who is a member elsewhere moves their home there, with that role", async () => {
     const other = await newTenant();
     const member = await addMember("operator");
-    const joined = await call(t, "POST", BASE, { key: other.key, body: { email: member.email, role: "viewer" } });
+    const joined = await call(t, "POST", BASE, {
+      key: other.key,
+      body: { email: member.email, role: "viewer" },
+    });
     expect(joined.body.data).toMatchObject({ home: false, temporaryPassword: null });
     expect((await call(t, "DELETE", `${BASE}/${member.id}`, { key: keyA })).status).toBe(200);
     const session = await signIn(member.email, member.password);
     const me = await trpc("GET", "staff.me", undefined, session);
-    expect(me.body.result.data.data).toMatchObject({ tenant: { id: other.tenantId }, user: { role: "viewer" } });
+    expect(me.body.result.data.data).toMatchObject({
+      tenant: { id: other.tenantId },
+      user: { role: "viewer" },
+    });
     const theirs = await call(t, "GET", `${BASE}?limit=100`, { key: other.key });
     expect(theirs.body.data.find((m: { id: string }) => m.id === member.id)).toMatchObject({ home: true });
   });
@@ -315,13 +336,19 @@ describe("StaffMembers_* (team management)", () => {
     expect(await sessionStatus(session)).toBe(200);
     await signIn(victim.email, victim.password);
     const mine = await call(t, "GET", `${BASE}?limit=100`, { key: keyA });
-    expect(mine.body.data.find((m: { id: string }) => m.id === victim.id)).toMatchObject({ role: "operator" });
+    expect(mine.body.data.find((m: { id: string }) => m.id === victim.id)).toMatchObject({
+      role: "operator",
+    });
   });
 
   it("staff.manage: refused to sandbox keys (none can hold it) and to keys without it (403)", async () => {
     const root = t.server.database.root;
     await expect(
-      createApiKey(root, { tenantId: t.tenantId, environment: "sandbox" }, { name: "x", scopes: [STAFF_SCOPE] }),
+      createApiKey(
+        root,
+        { tenantId: t.tenantId, environment: "sandbox" },
+        { name: "x", scopes: [STAFF_SCOPE] },
+      ),
     ).rejects.toMatchObject({ code: "ValidationFailed" });
     const sandboxEverything = await t.key({ scopes: [...SCOPES] });
     const productionWithout = await t.key({ environment: "production", scopes: [...SCOPES] });
@@ -348,7 +375,12 @@ describe("StaffMembers_* (team management)", () => {
     const session = await signIn(admin.email, admin.password);
     const me = await trpc("GET", "staff.me", undefined, session);
     expect(me.body.result.data.data.scopes).toContain(STAFF_SCOPE);
-    const created = await trpc("POST", "staffMembers.create", { email: unique("console"), role: "viewer" }, session);
+    const created = await trpc(
+      "POST",
+      "staffMembers.create",
+      { email: unique("console"), role: "viewer" },
+      session,
+    );
     expect(created.status).toBe(200);
     expect(created.body.result.data.data.temporaryPassword).toEqual(expect.any(String));
     const listed = await trpc("GET", "staffMembers.list", { limit: 100 }, session);
@@ -356,10 +388,15 @@ describe("StaffMembers_* (team management)", () => {
       created.body.result.data.data.id,
     );
     // A mutation without the CSRF token is refused.
-    const noCsrf = await trpc("POST", "staffMembers.signOut", { userId: created.body.result.data.data.id }, {
-      cookie: session.cookie,
-      csrf: "wrong",
-    });
+    const noCsrf = await trpc(
+      "POST",
+      "staffMembers.signOut",
+      { userId: created.body.result.data.data.id },
+      {
+        cookie: session.cookie,
+        csrf: "wrong",
+      },
+    );
     expect(trpcCode(noCsrf)).toBe("CsrfTokenInvalid");
 
     for (const role of ["operator", "viewer"] as const) {
@@ -414,11 +451,14 @@ describe("StaffMembers_* (team management)", () => {
     const reset = await call(t, "POST", `${BASE}/${member.id}/reset-password`, { key: keyA, body: {} });
     await call(t, "POST", `${BASE}/${member.id}/sign-out`, { key: keyA, body: {} });
     await call(t, "DELETE", `${BASE}/${member.id}`, { key: keyA });
-    const events = await call(t, "GET", `/management/audit-events?targetId=${member.id}&limit=100`, { key: keyA });
+    const events = await call(t, "GET", `/management/audit-events?targetId=${member.id}&limit=100`, {
+      key: keyA,
+    });
     expect(events.status).toBe(200);
-    const byOperation = Object.fromEntries(
-      events.body.data.map((e: any) => [e.operation, e]),
-    ) as Record<string, any>;
+    const byOperation = Object.fromEntries(events.body.data.map((e: any) => [e.operation, e])) as Record<
+      string,
+      any
+    >;
     expect(Object.keys(byOperation).sort()).toEqual([
       "StaffMembers_Create",
       "StaffMembers_Remove",
@@ -442,6 +482,9 @@ describe("StaffMembers_* (team management)", () => {
     const refused = await call(t, "GET", `/management/audit-events?targetId=${operatorId}&outcome=refused`, {
       key: keyA,
     });
-    expect(refused.body.data.map((e: any) => [e.operation, e.status])).toContainEqual(["StaffMembers_Remove", 403]);
+    expect(refused.body.data.map((e: any) => [e.operation, e.status])).toContainEqual([
+      "StaffMembers_Remove",
+      403,
+    ]);
   });
 });

@@ -28,7 +28,9 @@ export const zStaffMember = z
       description:
         "This tenant is the user's home: its administrators reset their password. false: a member whose home is another tenant, which manages their password.",
     }),
-    createdAt: z.string().meta({ description: "When they joined this tenant (ISO 8601).", example: ISO_EXAMPLE }),
+    createdAt: z
+      .string()
+      .meta({ description: "When they joined this tenant (ISO 8601).", example: ISO_EXAMPLE }),
   })
   .meta({ id: "StaffMember", description: "A console user of the tenant, with their role in it." });
 export type TStaffMember = z.infer<typeof zStaffMember>;

@@ -10,8 +10,8 @@ export {
   isScope,
   PLATFORM_SCOPE,
   SCOPES,
-  STAFF_SCOPE,
   type Scope,
+  STAFF_SCOPE,
 } from "@cred/contracts/scopes";
 export { createApiKey, listApiKeysAcrossTenants, revokeApiKey } from "./api-keys/api-keys";
 export { type ChainReport, maintainAuditTrail, verifyAuditChain } from "./audit";

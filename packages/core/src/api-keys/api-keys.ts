@@ -45,7 +45,13 @@ export async function createApiKey(
     throw new DomainError(
       "ValidationFailed",
       `${STAFF_SCOPE} is for production keys without an issuer: team members work in both environments.`,
-      [{ code: "InvalidValue", target: "scopes", message: `${STAFF_SCOPE} needs a production key without an issuer` }],
+      [
+        {
+          code: "InvalidValue",
+          target: "scopes",
+          message: `${STAFF_SCOPE} needs a production key without an issuer`,
+        },
+      ],
     );
   }
   if (input.issuerId) {

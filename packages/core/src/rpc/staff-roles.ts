@@ -1,4 +1,4 @@
-import { PLATFORM_SCOPE, SCOPES, STAFF_SCOPE, type Scope } from "@cred/contracts/scopes";
+import { PLATFORM_SCOPE, SCOPES, type Scope, STAFF_SCOPE } from "@cred/contracts/scopes";
 import type { StaffRole } from "../shared/principal";
 
 /** Console roles mapped onto the API's scopes, so one scope check serves staff and API keys. */

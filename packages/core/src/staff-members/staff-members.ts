@@ -70,15 +70,31 @@ async function assertAnotherAdmin(db: UnitOfWork, tenantId: string, member: Memb
 }
 
 /** StaffMembers_List: a page of the tenant's members by user id; the cursor is the page's last id. */
-export async function listStaffMembers(db: UnitOfWork, tenantId: string, query: { limit: number; cursor?: string }) {
+export async function listStaffMembers(
+  db: UnitOfWork,
+  tenantId: string,
+  query: { limit: number; cursor?: string },
+) {
   const take = query.limit + 1;
   const [homeUsers, memberships] = await Promise.all([
     repo.homeUsers(db, tenantId, take, query.cursor),
     repo.memberships(db, tenantId, take, query.cursor),
   ]);
-  const guests = new Map((await repo.usersByIds(db, memberships.map((m) => m.userId))).map((u) => [u.id, u]));
+  const guests = new Map(
+    (
+      await repo.usersByIds(
+        db,
+        memberships.map((m) => m.userId),
+      )
+    ).map((u) => [u.id, u]),
+  );
   const members: Member[] = [
-    ...homeUsers.map((user) => ({ user, role: user.role as StaffRole, home: true, createdAt: user.createdAt })),
+    ...homeUsers.map((user) => ({
+      user,
+      role: user.role as StaffRole,
+      home: true,
+      createdAt: user.createdAt,
+    })),
     ...memberships.flatMap((m) => {
       const user = guests.get(m.userId);
       // A membership of the home tenant itself is the home user, listed once.
@@ -118,7 +134,12 @@ export async function createStaffMember(
       return { ...toDto(member), temporaryPassword: null };
     }
     const temporaryPassword = randomToken(15);
-    const user = await createStaffUser(tx, { tenantId, email, password: temporaryPassword, role: input.role });
+    const user = await createStaffUser(tx, {
+      tenantId,
+      email,
+      password: temporaryPassword,
+      role: input.role,
+    });
     return { ...toDto({ user, role: input.role, home: true, createdAt: user.createdAt }), temporaryPassword };
   });
 }

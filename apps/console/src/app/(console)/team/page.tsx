@@ -1,7 +1,7 @@
 "use client";
+import { STAFF_SCOPE } from "@cred/contracts/scopes";
 import { STAFF_ROLES } from "@cred/contracts/staff";
 import type { TStaffMember } from "@cred/contracts/staff-members";
-import { STAFF_SCOPE } from "@cred/contracts/scopes";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
@@ -98,8 +98,7 @@ function Team() {
     before();
     create.mutate({ email, role: role as Role });
   };
-  const pending =
-    updateRole.isPending || remove.isPending || resetPassword.isPending || signOut.isPending;
+  const pending = updateRole.isPending || remove.isPending || resetPassword.isPending || signOut.isPending;
 
   const actions = (member: TStaffMember) => {
     const self = member.id === session.user.id;
@@ -131,7 +130,9 @@ function Team() {
           disabled={pending}
           aria-label={`Sign ${member.email} out everywhere`}
           onClick={() => {
-            if (window.confirm(`Sign ${member.email} out of every session${self ? ", yours included" : ""}?`)) {
+            if (
+              window.confirm(`Sign ${member.email} out of every session${self ? ", yours included" : ""}?`)
+            ) {
               before();
               signOut.mutate({ userId: member.id });
             }
@@ -160,9 +161,9 @@ function Team() {
   return (
     <>
       <PageHeader title="Team">
-        The console users of {session.tenant.name}, in both environments. Administrators do everything,
-        the team included; operators all but webhooks, the audit trail and the team; viewers read. Every
-        change here is in the audit trail.
+        The console users of {session.tenant.name}, in both environments. Administrators do everything, the
+        team included; operators all but webhooks, the audit trail and the team; viewers read. Every change
+        here is in the audit trail.
       </PageHeader>
       {secret && (
         <SecretOnce
