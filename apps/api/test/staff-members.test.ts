@@ -226,6 +226,19 @@ describe("StaffMembers_* (team management)", () => {
     expect(await trySignIn(other.admin.email, "a-long-enough-password")).toBeNull();
   });
 
+  it("two concurrent demotions of a tenant's two admins: one succeeds, the other is refused (409)", async () => {
+    const other = await newTenant();
+    const second = await addMember("admin", other.key);
+    const results = await Promise.all(
+      [other.admin.id, second.id].map((id) =>
+        call(t, "PATCH", `${BASE}/${id}`, { key: other.key, body: { role: "viewer" } }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const list = await call(t, "GET", `${BASE}?limit=100`, { key: other.key });
+    expect(list.body.data.filter((m: { role: string }) => m.role === "admin")).toHaveLength(1);
+  });
+
   it("Remove deletes the user and ends their sessions (401); removing again → 404", async () => {
     const member = await addMember("operator");
     const session = await signIn(member.email, member.password);
