@@ -23,6 +23,7 @@ import {
   SCOPES,
   type Scope,
   SecretBox,
+  STAFF_SCOPE,
   verifyAuditChain,
 } from "@cred/core";
 import { applyMigrations, EmbeddedDatabaseInUse, openDatabase } from "@cred/db";
@@ -33,7 +34,8 @@ const USAGE = `Usage:
   pnpm cli tenants list [--json]
   pnpm cli keys create --tenant <tenantId> --env sandbox|production --scopes <comma list|all|platform.manage>
                        [--name <name>] [--issuer <issuerId>] [--expires <ISO date>] [--json]
-                       (platform.manage alone: a platform key for the Tenants_* operations, docs/api/tenants.md)
+                       (platform.manage alone: a platform key for the Tenants_* operations, docs/api/tenants.md;
+                       staff.manage, production keys only: the StaffMembers_* operations, docs/api/staff-members.md)
   pnpm cli keys list [--tenant <tenantId>] [--json]
   pnpm cli keys revoke <keyId> [--json]
   pnpm cli staff create --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
@@ -163,6 +165,11 @@ try {
       fail(`${PLATFORM_SCOPE} is granted alone, without other scopes or an issuer.`);
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length) fail(`Unknown scopes: ${unknown.join(", ")}.`);
+    // Team management reaches both environments (docs/api/staff-members.md): production keys only.
+    if (scopes.includes(STAFF_SCOPE) && (environment !== "production" || values.issuer))
+      fail(
+        `${STAFF_SCOPE} is for production keys without an issuer: team members work in both environments.`,
+      );
     if (!(await findTenant(root, tenantId))) fail(`No tenant ${tenantId}.`);
     let expiresAt: Date | null = null;
     if (values.expires) {
