@@ -15,6 +15,8 @@ export default defineConfig({
             "scripts/**/*.test.ts",
             // The SDK's own tests (no database): its client against loopback stand-ins, its tarball.
             "packages/sdk/test/**/*.test.ts",
+            // pnpm bench's peers (the Credo peer runs as child processes, as in the bench).
+            "bench/**/*.test.ts",
           ],
           environment: "node",
         },

@@ -5,11 +5,16 @@ import { freePort, startService } from "../processes";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 export interface PeerTarget {
-  /** The peer issuer (bench/peer/issuer.ts). */
+  /** The peer's credential issuer identifier: its token, nonce and credential endpoints are under it. */
   baseUrl: string;
-  /** The peer verifier (bench/peer/verifier.ts), when started. */
+  /** Where the harness's own routes (POST /transactions) are, when not at `baseUrl` (the Credo peer). */
+  controlUrl?: string;
+  /** The peer verifier's harness routes (POST /sessions, GET /sessions/:id), when started. */
   verifierUrl?: string;
 }
+
+/** The peers `pnpm bench` can run beside ours: the oid4vc-ts library peer and the Credo 0.6 product. */
+export type PeerName = "library" | "credo";
 
 /** Starts the peer issuer (bench/peer/issuer.ts) as a child process. */
 export async function startPeer() {
@@ -35,6 +40,40 @@ export async function startPeerVerifier(issuer: PeerTarget) {
     port,
     readyPath: "/health",
     env: { PORT: String(port), ISSUER_URL: issuer.baseUrl },
+  });
+  return { service, target: { ...issuer, verifierUrl: service.baseUrl } as PeerTarget };
+}
+
+/** Starts the Credo peer issuer (bench/peer/credo/issuer.ts) as a child process. */
+export async function startCredoPeer() {
+  const port = await freePort();
+  const service = await startService({
+    name: "credo peer",
+    args: ["--import", "tsx", path.join(HERE, "credo", "issuer.ts")],
+    cwd: path.join(HERE, ".."),
+    port,
+    readyPath: "/health",
+    env: { PORT: String(port) },
+  });
+  try {
+    const { issuerUrl } = (await (await fetch(`${service.baseUrl}/certificate`)).json()) as { issuerUrl: string };
+    return { service, target: { baseUrl: issuerUrl, controlUrl: service.baseUrl } as PeerTarget };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
+
+/** Starts the Credo peer verifier (bench/peer/credo/verifier.ts), trusting the running Credo issuer's certificate. */
+export async function startCredoPeerVerifier(issuer: PeerTarget) {
+  const port = await freePort();
+  const service = await startService({
+    name: "credo peer verifier",
+    args: ["--import", "tsx", path.join(HERE, "credo", "verifier.ts")],
+    cwd: path.join(HERE, ".."),
+    port,
+    readyPath: "/health",
+    env: { PORT: String(port), ISSUER_CONTROL_URL: issuer.controlUrl ?? issuer.baseUrl },
   });
   return { service, target: { ...issuer, verifierUrl: service.baseUrl } as PeerTarget };
 }

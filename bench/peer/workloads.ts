@@ -1,5 +1,6 @@
-// The peer's workloads, driven exactly like ours (bench/workloads.ts): the same HTTP client, the same
-// proof signing and, for verification, the same test wallet (presentOverDriver: direct_post.jwt, A128GCM).
+// The peers' workloads (the library peer and the Credo peer alike), driven exactly like ours
+// (bench/workloads.ts): the same HTTP client, the same proof signing and, for verification, the same test
+// wallet (presentOverDriver: direct_post.jwt, A128GCM).
 import { createProofJwt, type Es256KeyPair } from "@cred/oid4vc";
 import type { Client } from "../http";
 import { CLAIMS } from "../ours";
@@ -17,7 +18,10 @@ export async function issueOne(
   step: Step,
 ): Promise<string> {
   const tx = await step("create", () =>
-    client.json("POST", `${target.baseUrl}/transactions`, { body: { claims: CLAIMS }, expect: 201 }),
+    client.json("POST", `${target.controlUrl ?? target.baseUrl}/transactions`, {
+      body: { claims: CLAIMS },
+      expect: 201,
+    }),
   );
   const offerUri = new URL(tx.credentialOffer).searchParams.get("credential_offer_uri")!;
   const offer = await step("offer", () => client.json("GET", offerUri));
