@@ -1,4 +1,8 @@
 /** Command line of `pnpm bench`. */
+
+/** The peers `pnpm bench` can run beside ours: the oid4vc-ts library peer and the Credo 0.6 product. */
+export type PeerName = "library" | "credo";
+
 export interface BenchOptions {
   /** Seconds per timed phase (peak and 70%-of-peak run each get this long). */
   duration: number;
@@ -6,8 +10,10 @@ export interface BenchOptions {
   concurrency: number;
   db: "embedded" | "postgres";
   smoke: boolean;
-  /** Skip the peer implementation. */
+  /** Skip the peer implementations (same as `--peer none`). */
   noPeer: boolean;
+  /** The peers measured beside ours, in this order: the oid4vc-ts library peer and the Credo 0.6 product. */
+  peers: PeerName[];
   /** Skip the open-loop run at 70% of peak. */
   noLatencyRun: boolean;
   /** Run the open loop at this many operations per second instead of 70% of the measured peak (A/B runs). */
@@ -35,6 +41,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     db: "embedded",
     smoke: false,
     noPeer: false,
+    peers: ["library", "credo"],
     noLatencyRun: false,
     rate: undefined,
     cpuProf: false,
@@ -61,6 +68,13 @@ export function parseArgs(argv: string[]): BenchOptions {
       options.db = db;
     } else if (arg === "--smoke") options.smoke = true;
     else if (arg === "--no-peer") options.noPeer = true;
+    else if (arg === "--peer") {
+      const peer = value();
+      if (peer === "all") options.peers = ["library", "credo"];
+      else if (peer === "library" || peer === "credo") options.peers = [peer];
+      else if (peer === "none") options.noPeer = true;
+      else throw new Error("--peer is library, credo, all or none");
+    }
     else if (arg === "--no-latency-run") options.noLatencyRun = true;
     else if (arg === "--cpu-prof") options.cpuProf = true;
     else if (arg === "--rate") options.rate = Number(value());
@@ -72,7 +86,8 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--seed-rows") options.seedRows = Number(value());
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
-        "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke] [--no-peer]\n" +
+        "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke]\n" +
+          "           [--peer library|credo|all|none] [--no-peer]\n" +
           "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads,lists]\n" +
           "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n" +
           "           [--seed-rows <n>]\n",
@@ -86,6 +101,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     options.concurrency = Math.min(options.concurrency, 4);
     options.noLatencyRun = true;
   }
+  if (options.noPeer) options.peers = [];
   if (!(options.duration > 0) || !(options.concurrency >= 1)) throw new Error("bad --duration/--concurrency");
   if (options.dbStatements && options.db !== "embedded") {
     throw new Error("--db-statements times the embedded database's thread; use it with --db embedded");

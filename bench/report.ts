@@ -16,7 +16,8 @@ export interface PhaseReport extends DriverResult {
 }
 
 export interface WorkloadReport {
-  side: "ours" | "peer";
+  /** Ours, the oid4vc-ts library peer ("peer", ids `peer:…`) or the Credo 0.6 peer ("credo", ids `credo:…`). */
+  side: "ours" | "peer" | "credo";
   id: string;
   title: string;
   available: boolean;
@@ -104,19 +105,26 @@ function ratios(report: Report): string[] {
   const peakOf = (id: string) =>
     report.workloads.find((w) => w.id === id)?.phases.find((p) => p.phase === "peak");
   const lines: string[] = [];
+  /** `a / b` at peak: throughput, p50, server CPU per flow and peak RSS. */
+  const compare = (label: string, a: PhaseReport | undefined, b: PhaseReport | undefined) => {
+    if (!a || !b || a.ops === 0 || b.ops === 0 || b.throughput <= 0) return;
+    lines.push(
+      `${label}: throughput ${(a.throughput / b.throughput).toFixed(2)}×, ` +
+        `p50 ${(a.latency.p50 / b.latency.p50).toFixed(2)}×, server CPU per flow ` +
+        `${(a.server.cpuSeconds / a.ops / (b.server.cpuSeconds / b.ops)).toFixed(2)}×, ` +
+        `peak RSS ${(a.server.peakRssMb / b.server.peakRssMb).toFixed(2)}×`,
+    );
+  };
   for (const [label, id] of [
     ["issuance flow", "issuance"],
     ["verification flow", "verification"],
   ] as const) {
     const ours = peakOf(id);
-    const peer = peakOf(`peer:${id}`);
-    if (!ours || !peer || peer.throughput <= 0 || ours.ops === 0) continue;
-    lines.push(
-      `${label}, ours / peer: throughput ${(ours.throughput / peer.throughput).toFixed(2)}×, ` +
-        `p50 ${(ours.latency.p50 / peer.latency.p50).toFixed(2)}×, server CPU per flow ` +
-        `${(ours.server.cpuSeconds / ours.ops / (peer.server.cpuSeconds / peer.ops)).toFixed(2)}×, ` +
-        `peak RSS ${(ours.server.peakRssMb / peer.server.peakRssMb).toFixed(2)}×`,
-    );
+    const library = peakOf(`peer:${id}`);
+    const credo = peakOf(`credo:${id}`);
+    compare(`${label}, ours / peer`, ours, library);
+    compare(`${label}, ours / Credo`, ours, credo);
+    compare(`${label}, Credo / peer`, credo, library);
   }
   const floor = peakOf("floor");
   const issuance = report.workloads.find((w) => w.id === "issuance");

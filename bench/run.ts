@@ -4,14 +4,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "./args";
+import { type PeerName, parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
 import { readStatementTotals, type StatementShare, statementShares } from "./db-statements";
 import type { DriverResult } from "./driver";
 import { credentialIds, type OursTarget, ourClient, setupOurs, startOurs } from "./ours";
-import { startPeer, startPeerVerifier } from "./peer/start";
+import {
+  type PeerTarget,
+  startCredoPeer,
+  startCredoPeerVerifier,
+  startPeer,
+  startPeerVerifier,
+} from "./peer/start";
 import { type Service, sampleProcess } from "./processes";
-import { type PhaseReport, printTable, type Report, writeReports } from "./report";
+import { type PhaseReport, printTable, type Report, type WorkloadReport, writeReports } from "./report";
 import { seedStatements } from "./seed-records";
 import { startWebhookReceiver } from "./webhook-receiver";
 import type { DriverJob } from "./workload";
@@ -81,13 +87,17 @@ function runDriver(job: DriverJob, onMark: (mark: "recording" | "recorded") => v
   });
 }
 
-/** Peak (closed loop), then, unless told not to, an open-loop run at 70% of that peak. */
+/**
+ * Peak (closed loop), then, unless told not to, an open-loop run at 70% of that peak. `side` picks the
+ * driver's workloads (ours, or the peers', which both peers share); `label` names the run in the log.
+ */
 async function measure(
   service: Service,
   side: "ours" | "peer",
   workload: string,
   target: unknown,
   items?: string[],
+  label: string = side,
 ): Promise<{ phases: PhaseReport[]; produced: string[] }> {
   const durationMs = options.duration * 1000;
   // A finite set of items (credentials to revoke) is not spent on the warm-up.
@@ -105,7 +115,7 @@ async function measure(
   });
   phases.push({ phase: "peak", concurrency: options.concurrency, ...peak });
   log(
-    `  ${side} ${workload} peak: ${peak.throughput.toFixed(1)}/s p99 ${peak.latency.p99.toFixed(1)} ms, ${peak.errors} errors`,
+    `  ${label} ${workload} peak: ${peak.throughput.toFixed(1)}/s p99 ${peak.latency.p99.toFixed(1)} ms, ${peak.errors} errors`,
   );
   if (!options.noLatencyRun && peak.throughput > 0) {
     const rate = options.rate ?? 0.7 * peak.throughput;
@@ -126,7 +136,7 @@ async function measure(
       ...at70,
     });
     log(
-      `  ${side} ${workload} at ${rate.toFixed(1)}/s: p99 ${at70.latency.p99.toFixed(1)} ms, ${at70.errors} errors`,
+      `  ${label} ${workload} at ${rate.toFixed(1)}/s: p99 ${at70.latency.p99.toFixed(1)} ms, ${at70.errors} errors`,
     );
   }
   return { phases, produced: [...phases.flatMap((p) => p.produced)] };
@@ -241,34 +251,78 @@ try {
 }
 report.serverPeakRssMb = Math.max(0, ...report.workloads.flatMap((w) => w.phases.map((p) => p.server.hwmMb)));
 
-if (!options.noPeer && (wanted("issuance") || wanted("verification"))) {
-  log("starting the peer (oid4vc-ts issuer)…");
-  const peer = await startPeer();
+/** How each peer is started and labelled; both are driven by bench/peer/workloads.ts. */
+const PEERS = {
+  library: {
+    side: "peer",
+    start: startPeer,
+    startVerifier: startPeerVerifier,
+    issuer: "oid4vc-ts issuer",
+    verifier: "oid4vc-ts openid4vp verifier",
+    issuanceTitle: "Peer (oid4vc-ts + @sd-jwt, in memory): create → offer → token → nonce → credential",
+    verificationTitle:
+      "Peer (oid4vc-ts openid4vp + @sd-jwt, in memory): create session → request object → direct_post.jwt → result",
+  },
+  credo: {
+    side: "credo",
+    start: startCredoPeer,
+    startVerifier: startCredoPeerVerifier,
+    issuer: "Credo 0.6 issuer",
+    verifier: "Credo 0.6 verifier",
+    issuanceTitle:
+      "Credo 0.6 (@credo-ts/openid4vc, in-memory storage, Node KMS): create → offer → token → nonce → credential",
+    verificationTitle:
+      "Credo 0.6 (@credo-ts/openid4vc, in-memory storage, Node KMS): create session → request object → direct_post.jwt → result",
+  },
+} as const satisfies Record<
+  PeerName,
+  {
+    side: WorkloadReport["side"];
+    start: () => Promise<{ service: Service; target: PeerTarget }>;
+    startVerifier: (issuer: PeerTarget) => Promise<{ service: Service; target: PeerTarget }>;
+    issuer: string;
+    verifier: string;
+    issuanceTitle: string;
+    verificationTitle: string;
+  }
+>;
+
+async function runPeer(name: PeerName) {
+  const spec = PEERS[name];
+  const id = (flow: string) => `${spec.side}:${flow}`;
+  log(`starting the ${name} peer (${spec.issuer})…`);
+  const peer = await spec.start();
   try {
     if (wanted("issuance")) {
-      const { phases } = await measure(peer.service, "peer", "issuance", peer.target);
+      const { phases } = await measure(peer.service, "peer", "issuance", peer.target, undefined, spec.side);
       report.workloads.push({
-        side: "peer",
-        id: "peer:issuance",
-        title: "Peer (oid4vc-ts + @sd-jwt, in memory): create → offer → token → nonce → credential",
-        bound: cryptoBound(crypto, "peer:issuance"),
+        side: spec.side,
+        id: id("issuance"),
+        title: spec.issuanceTitle,
+        bound: cryptoBound(crypto, id("issuance")),
         available: true,
         phases,
       });
     }
     if (wanted("verification")) {
-      // The verifier pins the peer issuer's key; the issuer stays up (idle) for the one credential the
+      // The verifier trusts the peer issuer's key; the issuer stays up (idle) for the one credential the
       // workload has it issue before the loop. Only the verifier's process is sampled.
-      log("starting the peer verifier (oid4vc-ts openid4vp)…");
-      const verifier = await startPeerVerifier(peer.target);
+      log(`starting the ${name} peer verifier (${spec.verifier})…`);
+      const verifier = await spec.startVerifier(peer.target);
       try {
-        const { phases } = await measure(verifier.service, "peer", "verification", verifier.target);
+        const { phases } = await measure(
+          verifier.service,
+          "peer",
+          "verification",
+          verifier.target,
+          undefined,
+          spec.side,
+        );
         report.workloads.push({
-          side: "peer",
-          id: "peer:verification",
-          title:
-            "Peer (oid4vc-ts openid4vp + @sd-jwt, in memory): create session → request object → direct_post.jwt → result",
-          bound: cryptoBound(crypto, "peer:verification"),
+          side: spec.side,
+          id: id("verification"),
+          title: spec.verificationTitle,
+          bound: cryptoBound(crypto, id("verification")),
           available: true,
           phases,
         });
@@ -279,6 +333,10 @@ if (!options.noPeer && (wanted("issuance") || wanted("verification"))) {
   } finally {
     await peer.service.stop();
   }
+}
+
+if (wanted("issuance") || wanted("verification")) {
+  for (const name of options.peers) await runPeer(name);
 }
 
 if (cpuProfDir) {

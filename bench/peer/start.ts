@@ -13,9 +13,6 @@ export interface PeerTarget {
   verifierUrl?: string;
 }
 
-/** The peers `pnpm bench` can run beside ours: the oid4vc-ts library peer and the Credo 0.6 product. */
-export type PeerName = "library" | "credo";
-
 /** Starts the peer issuer (bench/peer/issuer.ts) as a child process. */
 export async function startPeer() {
   const port = await freePort();

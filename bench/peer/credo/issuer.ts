@@ -43,6 +43,9 @@ certificate = await selfSignedCertificate(agent, "Credo peer issuer", [{ type: "
 const issuer = agent.openid4vc.issuer!;
 await issuer.createIssuer({
   issuerId: ISSUER_ID,
+  // Credo's default access-token (and c_nonce) key is Ed25519; P-256 keeps every signature of both peers'
+  // flows ES256, so the ES256 bound counts all of them.
+  accessTokenSignerKeyType: { kty: "EC", crv: "P-256" },
   credentialConfigurationsSupported: {
     [CONFIG_ID]: {
       format: "dc+sd-jwt",
