@@ -74,8 +74,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       else if (peer === "library" || peer === "credo") options.peers = [peer];
       else if (peer === "none") options.noPeer = true;
       else throw new Error("--peer is library, credo, all or none");
-    }
-    else if (arg === "--no-latency-run") options.noLatencyRun = true;
+    } else if (arg === "--no-latency-run") options.noLatencyRun = true;
     else if (arg === "--cpu-prof") options.cpuProf = true;
     else if (arg === "--rate") options.rate = Number(value());
     else if (arg === "--driver-cpu-prof") options.driverCpuProf = value();

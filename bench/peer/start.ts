@@ -53,7 +53,9 @@ export async function startCredoPeer() {
     env: { PORT: String(port) },
   });
   try {
-    const { issuerUrl } = (await (await fetch(`${service.baseUrl}/certificate`)).json()) as { issuerUrl: string };
+    const { issuerUrl } = (await (await fetch(`${service.baseUrl}/certificate`)).json()) as {
+      issuerUrl: string;
+    };
     return { service, target: { baseUrl: issuerUrl, controlUrl: service.baseUrl } as PeerTarget };
   } catch (error) {
     await service.stop();

@@ -12,7 +12,11 @@ import {
   X509Module,
   type X509ModuleConfigOptions,
 } from "@credo-ts/core";
-import { agentDependencies, NodeInMemoryKeyManagementStorage, NodeKeyManagementService } from "@credo-ts/node";
+import {
+  agentDependencies,
+  NodeInMemoryKeyManagementStorage,
+  NodeKeyManagementService,
+} from "@credo-ts/node";
 import { OpenId4VcModule, type OpenId4VcModuleConfigOptions } from "@credo-ts/openid4vc";
 import type { Express } from "express";
 import { InMemoryStorageService } from "./storage";

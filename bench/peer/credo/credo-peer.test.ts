@@ -4,8 +4,8 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../http";
-import { holderKeys } from "../../workloads";
 import type { Service } from "../../processes";
+import { holderKeys } from "../../workloads";
 import { type PeerTarget, startCredoPeer, startCredoPeerVerifier } from "../start";
 import { issueOne, peerWorkload } from "../workloads";
 

@@ -46,7 +46,9 @@ describe("InMemoryStorageService", () => {
   it("answers equality, array and boolean queries", async () => {
     const storage = await seeded();
     expect(ids(await storage.findByQuery(context, GenericRecord, { state: "open" }))).toEqual(["a", "b"]);
-    expect(ids(await storage.findByQuery(context, GenericRecord, { state: "open", kind: "x" }))).toEqual(["a"]);
+    expect(ids(await storage.findByQuery(context, GenericRecord, { state: "open", kind: "x" }))).toEqual([
+      "a",
+    ]);
     expect(ids(await storage.findByQuery(context, GenericRecord, { roles: ["r2"] }))).toEqual(["a", "b"]);
     expect(ids(await storage.findByQuery(context, GenericRecord, { roles: ["r1", "r2"] }))).toEqual(["a"]);
     expect(ids(await storage.findByQuery(context, GenericRecord, { active: false }))).toEqual(["b"]);

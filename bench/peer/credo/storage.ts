@@ -17,7 +17,6 @@ import {
 
 type TagValue = string | boolean | number | string[] | null | undefined;
 type Tags = Record<string, TagValue>;
-// biome-ignore lint/suspicious/noExplicitAny: Credo's own StorageService signature is generic over any record.
 type AnyRecord = BaseRecord<any, any, any>;
 
 interface Stored {
@@ -35,9 +34,9 @@ class Table {
     if (previous) this.unindex(id, previous.tags);
     this.rows.set(id, stored);
     for (const key of indexKeys(stored.tags)) {
-      let ids = this.index.get(key);
-      if (!ids) this.index.set(key, (ids = new Set()));
-      ids.add(id);
+      const ids = this.index.get(key);
+      if (ids) ids.add(id);
+      else this.index.set(key, new Set([id]));
     }
   }
 
@@ -113,9 +112,15 @@ export class InMemoryStorageService<T extends AnyRecord = AnyRecord> implements 
 
   private table(agentContext: AgentContext, type: string): Table {
     let tables = this.contexts.get(agentContext.contextCorrelationId);
-    if (!tables) this.contexts.set(agentContext.contextCorrelationId, (tables = new Map()));
+    if (!tables) {
+      tables = new Map();
+      this.contexts.set(agentContext.contextCorrelationId, tables);
+    }
     let table = tables.get(type);
-    if (!table) tables.set(type, (table = new Table()));
+    if (!table) {
+      table = new Table();
+      tables.set(type, table);
+    }
     return table;
   }
 
@@ -132,7 +137,9 @@ export class InMemoryStorageService<T extends AnyRecord = AnyRecord> implements 
   async save(agentContext: AgentContext, record: T): Promise<void> {
     const table = this.table(agentContext, record.type);
     if (table.rows.has(record.id))
-      throw new RecordDuplicateError(`record with id ${record.id} already exists`, { recordType: record.type });
+      throw new RecordDuplicateError(`record with id ${record.id} already exists`, {
+        recordType: record.type,
+      });
     record.updatedAt = new Date();
     table.put(record.id, InMemoryStorageService.serialise(record));
   }
@@ -157,7 +164,8 @@ export class InMemoryStorageService<T extends AnyRecord = AnyRecord> implements 
 
   async getById(agentContext: AgentContext, recordClass: BaseRecordConstructor<T>, id: string): Promise<T> {
     const stored = this.table(agentContext, recordClass.type).rows.get(id);
-    if (!stored) throw new RecordNotFoundError(`record with id ${id} not found`, { recordType: recordClass.type });
+    if (!stored)
+      throw new RecordNotFoundError(`record with id ${id} not found`, { recordType: recordClass.type });
     return InMemoryStorageService.instance(recordClass, stored);
   }
 
