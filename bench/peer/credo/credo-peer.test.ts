@@ -5,7 +5,7 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../http";
 import type { Service } from "../../processes";
-import { holderKeys } from "../../workloads";
+import { holderKeys, presentOverDriver } from "../../workloads";
 import { type PeerTarget, startCredoPeer, startCredoPeerVerifier } from "../start";
 import { issueOne, peerWorkload } from "../workloads";
 
@@ -44,7 +44,7 @@ describe("Credo peer (bench/peer/credo)", { timeout: 120_000 }, () => {
     expect(payload.given_name).toBeUndefined();
   });
 
-  it("verifies a DCQL presentation of it over direct_post.jwt, and only once per session", async () => {
+  it("verifies a DCQL presentation of it over direct_post.jwt", async () => {
     const workload = peerWorkload("verification", target, client);
     await workload.prepare!();
     const steps: string[] = [];
@@ -53,6 +53,30 @@ describe("Credo peer (bench/peer/credo)", { timeout: 120_000 }, () => {
       return fn();
     });
     expect(steps).toEqual(["create session", "wallet: request object + direct_post.jwt", "read result"]);
+  });
+
+  it("takes one answer per session: a second wallet round is refused and the result stands", async () => {
+    const [holder] = await holderKeys(1);
+    const credential = await issueOne(target, client, holder!, (_name, fn) => fn());
+    const session = await client.json("POST", `${target.verifierUrl}/sessions`, { expect: 201 });
+    await presentOverDriver(client, session.authorizationRequestUri, holder!, credential);
+    // Credo no longer serves the request object of an answered session.
+    await expect(
+      presentOverDriver(client, session.authorizationRequestUri, holder!, credential),
+    ).rejects.toThrow(/(request_uri|direct_post) answered 4\d\d/);
+    const read = await client.json("GET", `${target.verifierUrl}/sessions/${session.id}`);
+    expect(read.status).toBe("verified");
+  });
+
+  it("fails a session answered with a key other than the credential's holder key", async () => {
+    const [holder, stranger] = await holderKeys(2);
+    const credential = await issueOne(target, client, holder!, (_name, fn) => fn());
+    const session = await client.json("POST", `${target.verifierUrl}/sessions`, { expect: 201 });
+    await expect(
+      presentOverDriver(client, session.authorizationRequestUri, stranger!, credential),
+    ).rejects.toThrow(/direct_post answered 4\d\d/);
+    const read = await client.json("GET", `${target.verifierUrl}/sessions/${session.id}`);
+    expect(read.status).toBe("failed");
   });
 
   it("reports a session nobody answered as pending, not verified", async () => {
