@@ -45,7 +45,7 @@ export async function createCredoAgent(options: {
         backends: [new NodeKeyManagementService(new NodeInMemoryKeyManagementStorage())],
       }),
       x509: new X509Module(options.x509),
-      openid4vc: new OpenId4VcModule({ app: options.app, ...options.openid4vc } as never),
+      openid4vc: new OpenId4VcModule({ app: options.app, ...options.openid4vc }),
     },
   });
   await agent.initialize();

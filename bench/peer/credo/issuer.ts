@@ -55,7 +55,7 @@ await issuer.createIssuer({
       credential_signing_alg_values_supported: ["ES256"],
       proof_types_supported: { jwt: { proof_signing_alg_values_supported: ["ES256"] } },
     },
-  } as never,
+  },
 });
 
 app.get("/health", (_req, res) => {

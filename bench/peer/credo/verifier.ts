@@ -53,7 +53,7 @@ app.post("/sessions", async (_req, res) => {
               claims: [{ path: [REQUIRED_CLAIM] }],
             },
           ],
-        } as never,
+        },
       },
     });
     res.status(201).json({ id: verificationSession.id, authorizationRequestUri: authorizationRequest });
