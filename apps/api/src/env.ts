@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@cred/core";
 import { retryScheduleFor } from "@cred/core";
+import { poolerMode } from "@cred/db";
 import { parseTrustProxy } from "./http/client-address";
 import type { ServerOptions } from "./server";
 import { EnvError, StartupError } from "./startup-errors";
@@ -111,6 +112,11 @@ export interface Env {
   port: number;
   publicBaseUrl: string | undefined;
   databaseUrl: string | undefined;
+  /**
+   * DIRECT_DATABASE_URL: PostgreSQL itself, when DATABASE_URL goes through a pooler in transaction mode
+   * (`?pgbouncer=true`): migrations and the webhook worker's LISTEN need a session of their own.
+   */
+  directDatabaseUrl: string | undefined;
   dataDir: string;
   masterKey: string | undefined;
   /** PREVIOUS_MASTER_KEYS: master keys replaced by MASTER_KEY that still open values until they are sealed again. */
@@ -160,6 +166,7 @@ export function readEnv(source: Source = process.env): Env {
     port: read.int("PORT", 3000),
     publicBaseUrl: read.origin("PUBLIC_BASE_URL"),
     databaseUrl: source.DATABASE_URL || undefined,
+    directDatabaseUrl: source.DIRECT_DATABASE_URL || undefined,
     dataDir: path.resolve(REPO_ROOT, source.DATA_DIR || ".data"),
     masterKey: source.MASTER_KEY || undefined,
     previousMasterKeys: read.list("PREVIOUS_MASTER_KEYS"),
@@ -213,6 +220,17 @@ export function readEnv(source: Source = process.env): Env {
   if (env.databaseUrl && !/^postgres(ql)?:\/\/[^/]/.test(env.databaseUrl)) {
     read.problems.push(
       "DATABASE_URL must be a postgres:// (or postgresql://) connection URL, e.g. postgres://user:pw@db:5432/credentials.",
+    );
+  }
+  if (env.directDatabaseUrl && !/^postgres(ql)?:\/\/[^/]/.test(env.directDatabaseUrl)) {
+    read.problems.push(
+      "DIRECT_DATABASE_URL must be a postgres:// (or postgresql://) connection URL to the database server itself, e.g. postgres://user:pw@db:5432/credentials.",
+    );
+  } else if (env.databaseUrl && poolerMode(env.databaseUrl).transactionPooler && !env.directDatabaseUrl) {
+    // Through the pooler, the migration engine's session advisory lock would stay held on a pooled
+    // server connection, and LISTEN would hear nothing.
+    read.problems.push(
+      "DIRECT_DATABASE_URL must be set when DATABASE_URL goes through a transaction pooler (pgbouncer=true): migrations and the webhook worker's LISTEN need a connection to PostgreSQL itself.",
     );
   }
   if (!LOG_LEVELS.includes(env.logLevel)) {

@@ -11,6 +11,7 @@ const webhook = webhookSettings(env);
 const publicBaseUrl = env.publicBaseUrl ?? `http://localhost:${env.port}`;
 const server = await createServer({
   databaseUrl: env.databaseUrl,
+  directDatabaseUrl: env.directDatabaseUrl,
   dataDir: env.dataDir,
   embeddedSharedBuffersMb: env.embeddedSharedBuffersMb,
   ...orExit(() => loadMasterKeys(env)),

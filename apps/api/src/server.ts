@@ -50,6 +50,8 @@ import { announceOutboxWrites } from "./worker/outbox-notify";
 
 export interface ServerOptions {
   databaseUrl?: string;
+  /** PostgreSQL itself, when `databaseUrl` goes through a transaction pooler: migrations and LISTEN. */
+  directDatabaseUrl?: string;
   dataDir: string;
   /** Embedded database only: its buffer pool in MB (default 16; see packages/db/src/client.ts). */
   embeddedSharedBuffersMb?: number;
@@ -177,6 +179,7 @@ async function openMigratedDatabase(
   const open = () =>
     openDatabase({
       databaseUrl: options.databaseUrl,
+      directDatabaseUrl: options.directDatabaseUrl,
       dataDir: options.dataDir,
       sharedBuffersMb: options.embeddedSharedBuffersMb,
       onMaintenanceError,
@@ -188,11 +191,13 @@ async function openMigratedDatabase(
     return database;
   }
   const inChild = () =>
-    migrateInChildProcess({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }).catch(
-      (error: Error) => {
-        throw new StartupError(error.message);
-      },
-    );
+    // The migration engine holds a session advisory lock: never through a transaction pooler.
+    migrateInChildProcess({
+      databaseUrl: options.directDatabaseUrl ?? options.databaseUrl,
+      dataDir: options.dataDir,
+    }).catch((error: Error) => {
+      throw new StartupError(error.message);
+    });
   // A new embedded database is created (initdb, also a memory peak) and migrated by the child alone.
   if (!options.databaseUrl && !embeddedDatabaseExists(options.dataDir)) {
     await inChild();

@@ -25,7 +25,12 @@ if (!env.databaseUrl) {
 }
 
 const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
-const database = openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, poolSize: 4 });
+const database = openDatabase({
+  databaseUrl: env.databaseUrl,
+  directDatabaseUrl: env.directDatabaseUrl,
+  dataDir: env.dataDir,
+  poolSize: 4,
+});
 const config = defaultCoreConfig({
   dataDir: env.dataDir,
   masterKey,

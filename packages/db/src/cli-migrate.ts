@@ -17,8 +17,9 @@ import {
 const [command, name] = process.argv.slice(2);
 // A relative DATA_DIR means the same folder as for the API (apps/api/src/env.ts): under the repository root.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+// Migrations need a session (the engine's advisory lock): PostgreSQL itself, not a transaction pooler.
 const db = openDatabase({
-  databaseUrl: process.env.DATABASE_URL || undefined,
+  databaseUrl: process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL || undefined,
   dataDir: path.resolve(repoRoot, process.env.DATA_DIR || ".data"),
 });
 try {

@@ -10,13 +10,23 @@ import { startEmbeddedThread } from "./embedded-thread/embedded-thread";
 import { pgFastSql } from "./fast-sql";
 import { PrismaClient } from "./generated/prisma/client";
 import { type StatementObserver, timedClientClass } from "./timed-client";
+import { poolerMode, unnamedStatementsClientClass } from "./transaction-pooler";
 import { rootUnitOfWork, type UnitOfWork } from "./unit-of-work";
 
 export type DatabaseKind = "embedded" | "postgres";
 
 export interface DatabaseOptions {
-  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  /**
+   * PostgreSQL connection string; when absent the embedded PGlite database is used. `?pgbouncer=true`
+   * says it goes through a pooler in transaction mode (transaction-pooler.ts): statements are then sent
+   * unnamed, and LISTEN needs `directDatabaseUrl`.
+   */
   databaseUrl?: string;
+  /**
+   * A connection straight to PostgreSQL, for what needs a session of its own (LISTEN): used when
+   * `databaseUrl` goes through a transaction pooler. Unset there, `sessionPool` is absent.
+   */
+  directDatabaseUrl?: string;
   /** Folder for the embedded database; `":memory:"` keeps it in memory (tests). */
   dataDir: string;
   /** Pool size for PostgreSQL. */
@@ -47,6 +57,11 @@ export interface Database {
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** Raw pg pool when on a PostgreSQL server (the rate limiter's shared store). */
   pool?: pg.Pool;
+  /**
+   * Connections that are sessions of their own (LISTEN): `pool` itself on a direct connection; a small
+   * pool on `directDatabaseUrl` behind a transaction pooler; absent behind one without it.
+   */
+  sessionPool?: pg.Pool;
   /** The root unit of work: what use-cases and repositories get (unit-of-work.ts). */
   root: UnitOfWork;
   /** Embedded only: the periodic CHECKPOINT and VACUUM PGlite does not do itself (embedded-maintenance.ts). */
@@ -106,23 +121,37 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
     // A server that does not answer fails a request (and /readyz) within 10 s instead of holding it.
     const max = options.poolSize ?? 10;
+    const { transactionPooler, connectionString } = poolerMode(options.databaseUrl);
+    const Base = transactionPooler ? unnamedStatementsClientClass() : pg.Client;
     const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
+      connectionString,
       max,
       connectionTimeoutMillis: 10_000,
-      ...(options.onStatement && { Client: timedClientClass(options.onStatement) }),
+      Client: options.onStatement ? timedClientClass(options.onStatement, Base) : Base,
     });
+    // LISTEN holds a connection for good: one of its own beside the pooler (two, so a reconnect never waits).
+    const directPool =
+      transactionPooler && options.directDatabaseUrl
+        ? new pg.Pool({
+            connectionString: poolerMode(options.directDatabaseUrl).connectionString,
+            max: 2,
+            connectionTimeoutMillis: 10_000,
+          })
+        : undefined;
+    directPool?.on("error", () => {});
     const { prisma, adapterFactory, root } = overPool(pool);
     return {
       kind: "postgres",
       prisma,
       adapterFactory,
       pool,
+      sessionPool: transactionPooler ? directPool : pool,
       root,
       poolStats: poolStatsOf(pool, max),
       async close() {
         await prisma.$disconnect();
         await pool.end();
+        await directPool?.end();
       },
     };
   }

@@ -23,4 +23,5 @@ export {
 } from "./migrate";
 export { migrateInChildProcess } from "./migrate-child";
 export type { StatementObserver } from "./timed-client";
+export { POOLER_PARAMETER, poolerMode } from "./transaction-pooler";
 export { type Db, isUniqueViolation, rootUnitOfWork, type UnitOfWork } from "./unit-of-work";

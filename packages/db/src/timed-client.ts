@@ -10,9 +10,12 @@ export type StatementObserver = (seconds: number) => void;
  * callback forms are timed; a submittable (a cursor or stream) is passed through untimed, as nothing
  * here uses one. The cost is one `process.hrtime.bigint()` pair and a callback per statement.
  */
-export function timedClientClass(observe: StatementObserver): typeof pg.Client {
-  class TimedClient extends pg.Client {}
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+export function timedClientClass(
+  observe: StatementObserver,
+  Base: typeof pg.Client = pg.Client,
+): typeof pg.Client {
+  class TimedClient extends Base {}
+  const query = Base.prototype.query as (...args: unknown[]) => unknown;
   (TimedClient.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
     this: pg.Client,
     ...args: unknown[]

@@ -216,7 +216,8 @@ export function createWebhookWorker(
       running = true;
       abort = stopSignal();
       stopListening = onOutboxWrite(nudge);
-      const pool = deps.database.pool;
+      // LISTEN needs a session: behind a transaction pooler without a direct connection, polling only.
+      const pool = deps.database.sessionPool;
       if (pool) stopListeningToOthers = listenForOutboxWrites(pool, nudge, logger);
       loop = run();
     },
