@@ -43,7 +43,7 @@ export const CLAIMS = {
   address: { country: "DE" },
 };
 
-const API_DIR = path.join(ROOT, "apps/api");
+export const API_DIR = path.join(ROOT, "apps/api");
 
 /**
  * The server exactly as `pnpm start` runs it: apps/api's start script is `node scripts/build.mjs &&
@@ -51,7 +51,7 @@ const API_DIR = path.join(ROOT, "apps/api");
  * the baseline tier; docs/adr/0008-server-process-memory.md). The bundle is built here; the environment assignments
  * (`NAME=value` or `NAME=${NAME:-value}`) and the node arguments are taken from that script.
  */
-function startCommand(): { args: string[]; env: Record<string, string> } {
+export function startCommand(): { args: string[]; env: Record<string, string> } {
   const pkg = JSON.parse(fs.readFileSync(path.join(API_DIR, "package.json"), "utf8")) as {
     scripts: { start: string };
   };
