@@ -32,6 +32,11 @@ export interface BenchOptions {
   dbStatements: boolean;
   /** Rows of each table the `lists` workload seeds (default 1,000,000; 10,000 with --smoke). */
   seedRows: number | undefined;
+  /**
+   * `--api-processes 1,2`: the scale-out topology (HAProxy, PgBouncer, a webhook worker) with each of
+   * these numbers of API processes in turn, through the balancer and the pooler (topology-bench.ts).
+   */
+  apiProcesses: number[] | undefined;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -51,6 +56,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     serverLog: undefined,
     dbStatements: false,
     seedRows: undefined,
+    apiProcesses: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -83,13 +89,15 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--server-log") options.serverLog = value();
     else if (arg === "--db-statements") options.dbStatements = true;
     else if (arg === "--seed-rows") options.seedRows = Number(value());
+    else if (arg === "--api-processes") options.apiProcesses = value().split(",").map(Number);
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke]\n" +
           "           [--peer library|credo|all|none] [--no-peer]\n" +
           "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads,lists]\n" +
           "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n" +
-          "           [--seed-rows <n>]\n",
+          "           [--seed-rows <n>]\n" +
+          "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -106,6 +114,12 @@ export function parseArgs(argv: string[]): BenchOptions {
     throw new Error("--db-statements times the embedded database's thread; use it with --db embedded");
   }
   if (options.rate !== undefined && !(options.rate > 0)) throw new Error("bad --rate");
+  if (options.apiProcesses) {
+    if (!options.apiProcesses.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
+      throw new Error("bad --api-processes (a comma-separated list of 1 to 8, e.g. 1,2)");
+    if (options.db !== "postgres")
+      throw new Error("--api-processes runs the topology on PostgreSQL behind PgBouncer: add --db postgres");
+  }
   if (options.seedRows !== undefined && !(Number.isInteger(options.seedRows) && options.seedRows >= 100))
     throw new Error("bad --seed-rows (an integer, at least 100)");
   return options;

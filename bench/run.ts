@@ -1,5 +1,4 @@
 // pnpm bench: our service and a peer, driven from a separate process, against this machine's ES256 bound.
-import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +7,7 @@ import { type PeerName, parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
 import { readStatementTotals, type StatementShare, statementShares } from "./db-statements";
 import type { DriverResult } from "./driver";
+import { runDriver } from "./run-driver";
 import { credentialIds, type OursTarget, ourClient, setupOurs, startOurs } from "./ours";
 import {
   type PeerTarget,
@@ -26,6 +26,11 @@ import { OUR_WORKLOADS, VERIFICATION_DRIVEN } from "./workloads";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const options = parseArgs(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`${line}\n`);
+if (options.apiProcesses) {
+  // The scale-out topology (HAProxy, PgBouncer, N API processes): a run of its own (topology-bench.ts).
+  const { runTopologyBench } = await import("./topology-bench");
+  process.exit(await runTopologyBench(options, options.apiProcesses));
+}
 
 type ServerSample = ReturnType<ReturnType<typeof sampleProcess>["stop"]>;
 
@@ -45,7 +50,7 @@ async function runSampledDriver(
   const totals = () => (statsFile ? readStatementTotals(statsFile) : new Map());
   let statementsBefore = totals();
   let statementsAfter: ReturnType<typeof totals> | undefined;
-  const result = await runDriver(job, (mark) => {
+  const result = await runDriver(job, options.driverCpuProf, (mark) => {
     if (mark === "recording") {
       sampler.stop();
       sampler = sampleProcess(pid);
@@ -59,32 +64,6 @@ async function runSampledDriver(
     ? { dbStatements: statementShares(statementsBefore, statementsAfter ?? totals(), result.ops) }
     : {};
   return { ...result, server: server ?? sampler.stop(), ...dbStatements };
-}
-
-function runDriver(job: DriverJob, onMark: (mark: "recording" | "recorded") => void): Promise<DriverResult> {
-  return new Promise((resolve, reject) => {
-    const profile = options.driverCpuProf
-      ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.driverCpuProf)}`]
-      : [];
-    const child = fork(path.join(HERE, "driver.ts"), [], {
-      cwd: HERE,
-      execArgv: ["--import", "tsx", ...profile],
-    });
-    let done = false;
-    child.on(
-      "message",
-      (m: { mark?: "recording" | "recorded"; ok?: boolean; result?: DriverResult; error?: string }) => {
-        if (m.mark) return onMark(m.mark);
-        done = true;
-        if (m.ok) resolve(m.result!);
-        else reject(new Error(m.error));
-      },
-    );
-    child.once("exit", (code) => {
-      if (!done) reject(new Error(`load driver exited with ${code}`));
-    });
-    child.send(job);
-  });
 }
 
 /**
