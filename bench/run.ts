@@ -7,7 +7,6 @@ import { type PeerName, parseArgs } from "./args";
 import { cryptoBound, measureCryptoRates } from "./crypto-bound";
 import { readStatementTotals, type StatementShare, statementShares } from "./db-statements";
 import type { DriverResult } from "./driver";
-import { runDriver } from "./run-driver";
 import { credentialIds, type OursTarget, ourClient, setupOurs, startOurs } from "./ours";
 import {
   type PeerTarget,
@@ -18,6 +17,7 @@ import {
 } from "./peer/start";
 import { type Service, sampleProcess } from "./processes";
 import { type PhaseReport, printTable, type Report, type WorkloadReport, writeReports } from "./report";
+import { runDriver } from "./run-driver";
 import { seedStatements } from "./seed-records";
 import { startWebhookReceiver } from "./webhook-receiver";
 import type { DriverJob } from "./workload";
