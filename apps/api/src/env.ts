@@ -140,6 +140,12 @@ export interface Env {
   /** AUDIT_RETENTION_DAYS: how long audit events are kept (unset: 400). */
   auditRetentionDays: number | undefined;
   /**
+   * SHUTDOWN_DRAIN_SECONDS: on SIGTERM, how long /readyz answers 503 while requests are still served,
+   * before the listener closes (unset: 0, close at once). Behind a load balancer: at least the time its
+   * health check takes to mark a server down.
+   */
+  shutdownDrainSeconds: number;
+  /**
    * Where `/metrics` is served: METRICS_PORT (a listener of its own on METRICS_HOST, default 127.0.0.1)
    * and/or METRICS_TOKEN (a bearer token; on the API's port when no METRICS_PORT). Neither: not served.
    */
@@ -191,6 +197,7 @@ export function readEnv(source: Source = process.env): Env {
     runWorker: source.RUN_WORKER !== "false",
     trustProxy: "trust" in trustProxy ? trustProxy.trust : [],
     auditRetentionDays: read.positive("AUDIT_RETENTION_DAYS", 36_500),
+    shutdownDrainSeconds: read.positive("SHUTDOWN_DRAIN_SECONDS", 300, 0) ?? 0,
     metrics: {
       ...optional("port", read.positive("METRICS_PORT", 65_535)),
       ...optional("host", source.METRICS_HOST?.trim() || undefined),

@@ -87,6 +87,13 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
+    if (env.shutdownDrainSeconds > 0) {
+      // Readiness-gated: the balancer sees /readyz fail and stops sending requests; those it still
+      // sends meanwhile are served. Only then does the listener close.
+      server.beginDraining();
+      server.app.log.info({ signal, seconds: env.shutdownDrainSeconds }, "draining: /readyz answers 503");
+      await new Promise((r) => setTimeout(r, env.shutdownDrainSeconds * 1000));
+    }
     server.app.log.info({ signal }, "shutting down");
     await server.close();
     await flushTraces();

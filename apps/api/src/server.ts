@@ -95,6 +95,11 @@ export interface Server {
   metrics?: ServerMetrics;
   /** The separate metrics listener, when `metrics.port` is set. */
   metricsListener?: MetricsListener;
+  /**
+   * The first step of a draining shutdown: /readyz answers 503 `draining` while everything else is
+   * served as before, so a load balancer's health check takes the process out before `close()`.
+   */
+  beginDraining(): void;
   close(): Promise<void>;
 }
 
@@ -295,7 +300,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   registerProtocolGuards(app);
   registerStorableTargetCheck(app, pathParameterAt);
   registerErrorHandling(app, methodsForPath);
-  registerOps(app, deps, { quietProbes: options.logFormat === "pretty" });
+  const lifecycle = { draining: false };
+  registerOps(app, deps, { quietProbes: options.logFormat === "pretty", lifecycle });
   if (metrics) registerRequestMetrics(app, metrics);
   if (metrics && exposure.port === undefined && exposure.token !== undefined)
     registerMetricsRoute(app, metrics.registry, exposure.token);
@@ -333,6 +339,9 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     worker,
     metrics,
     metricsListener,
+    beginDraining() {
+      lifecycle.draining = true;
+    },
     async close() {
       // A keep-alive connection whose request was in flight when closing began would otherwise stay
       // open until its idle timeout (72 s) once answered: close connections as they fall idle, and all

@@ -115,7 +115,8 @@ describe.skipIf(skipReason)(
       topology = await startTopology({
         apiProcesses: 2,
         workers: 1,
-        env: { WEBHOOK_POLL_INTERVAL_MS: "60000" },
+        // SIGTERM drains for 2 s: the balancer (checks every 300 ms, down after 2 failures) stops first.
+        env: { WEBHOOK_POLL_INTERVAL_MS: "60000", SHUTDOWN_DRAIN_SECONDS: "2" },
       });
       db = new pg.Client({ connectionString: topology.directUrl });
       await db.connect();
@@ -397,5 +398,45 @@ describe.skipIf(skipReason)(
         expect(has("verification.session.verified", "verificationSessionId", f.verifiedSession)).toBe(true);
       expect(deliveries).toBeGreaterThanOrEqual(received.size);
     }, 150_000);
+
+    it("a rolling restart (SIGTERM, then a new process once ready) under load fails no request", async () => {
+      let stop = false;
+      let answered = 0;
+      const failed: string[] = [];
+      const loops = Array.from({ length: 6 }, async () => {
+        while (!stop) {
+          const created = await send("POST", `${topology.baseUrl}/v1.0/issuance-transactions`, {
+            headers: auth(),
+            json: {
+              credentialConfiguration: target.configuration,
+              issuerId: target.issuerId,
+              claims: CLAIMS,
+            },
+          });
+          const read =
+            created.status === 201
+              ? await send("GET", `${topology.baseUrl}/v1.0/issuance-transactions/${created.body.data.id}`, {
+                  headers: auth(),
+                })
+              : created;
+          answered += created === read ? 1 : 2;
+          for (const a of created === read ? [created] : [created, read])
+            if (a.status >= 300) failed.push(`${a.status} ${JSON.stringify(a.body).slice(0, 120)}`);
+        }
+      });
+      try {
+        await new Promise((r) => setTimeout(r, 1_000));
+        for (const i of [0, 1]) {
+          await topology.stopApi(i, "SIGTERM");
+          await topology.startApi(i);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      } finally {
+        stop = true;
+        await Promise.all(loops);
+      }
+      expect(answered).toBeGreaterThan(100);
+      expect(failed).toEqual([]);
+    }, 90_000);
   },
 );

@@ -3,11 +3,20 @@ import { listMigrations } from "@cred/db";
 import type { FastifyInstance } from "fastify";
 import { QUIET_ROUTES } from "./log-format";
 
+/** Whether the process is draining (shutdown begun, still serving): /readyz then answers 503. */
+export interface Lifecycle {
+  draining: boolean;
+}
+
 /**
  * Liveness, readiness and the one access-log line per request (ids, status, timing; never secrets). With
  * `quietProbes` (pretty logs on a terminal) the probes' and scrapes' requests get no line.
  */
-export function registerOps(app: FastifyInstance, deps: AppDeps, { quietProbes = false } = {}) {
+export function registerOps(
+  app: FastifyInstance,
+  deps: AppDeps,
+  { quietProbes = false, lifecycle }: { quietProbes?: boolean; lifecycle?: Lifecycle } = {},
+) {
   app.addHook("onResponse", async (request, reply) => {
     if (quietProbes && QUIET_ROUTES.has(request.routeOptions.url ?? "")) return;
     request.log.info(
@@ -23,6 +32,8 @@ export function registerOps(app: FastifyInstance, deps: AppDeps, { quietProbes =
   });
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
+    // A load balancer stops sending requests here while every other route still answers them.
+    if (lifecycle?.draining) return reply.code(503).send({ status: "draining" });
     try {
       const rows = await deps.database.root.prisma.$queryRaw<{ migration_name: string }[]>`
         SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
