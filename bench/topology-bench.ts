@@ -59,17 +59,33 @@ function table(results: TopologyResult[]): string {
   return [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
+/**
+ * Per flow, the most API processes against the fewest: throughput, p99 and server CPU per flow, each N's
+ * runs pooled (`--api-processes 1,2,1,2` alternates them, so a change in the machine's load meanwhile
+ * shows as a difference between runs of one N instead of between the Ns).
+ */
 function ratios(results: TopologyResult[], counts: number[]): string[] {
-  if (counts.length < 2) return [];
-  const [first, last] = [counts[0]!, counts[counts.length - 1]!];
+  const [fewest, most] = [Math.min(...counts), Math.max(...counts)];
+  if (fewest === most) return [];
+  const pooled = (flow: string, n: number) => {
+    const runs = results.filter((r) => r.flow === flow && r.apiProcesses === n && r.result.ops > 0);
+    if (runs.length === 0) return undefined;
+    const ops = runs.reduce((a, r) => a + r.result.ops, 0);
+    return {
+      throughput: runs.reduce((a, r) => a + r.result.throughput, 0) / runs.length,
+      p99: runs.reduce((a, r) => a + r.result.latency.p99, 0) / runs.length,
+      cpuPerFlow: runs.reduce((a, r) => a + totalCpu(r.cpu), 0) / ops,
+      throughputs: runs.map((r) => f(r.result.throughput)).join(", "),
+    };
+  };
   return FLOWS.flatMap((flow) => {
-    const a = results.find((r) => r.flow === flow && r.apiProcesses === first);
-    const b = results.find((r) => r.flow === flow && r.apiProcesses === last);
-    if (!a || !b || !a.result.ops || !b.result.ops) return [];
-    const perFlow = (x: TopologyResult) => totalCpu(x.cpu) / x.result.ops;
+    const a = pooled(flow, fewest);
+    const b = pooled(flow, most);
+    if (!a || !b) return [];
     return [
-      `${flow}: ${last} / ${first} API processes: throughput ${f(b.result.throughput / a.result.throughput, 2)}×, ` +
-        `p99 ${f(b.result.latency.p99 / a.result.latency.p99, 2)}×, server CPU per flow ${f(perFlow(b) / perFlow(a), 2)}×`,
+      `${flow}: ${most} / ${fewest} API processes: throughput ${f(b.throughput / a.throughput, 2)}× ` +
+        `(${fewest}: ${a.throughputs}; ${most}: ${b.throughputs} flows/s), p99 ${f(b.p99 / a.p99, 2)}×, ` +
+        `server CPU per flow ${f(b.cpuPerFlow / a.cpuPerFlow, 2)}×`,
     ];
   });
 }
@@ -124,10 +140,11 @@ export async function runTopologyBench(options: BenchOptions, counts: number[]):
     }
   }
   const cores = os.cpus().length;
+  const load = os.loadavg().map((l) => l.toFixed(1));
   const text = `# Topology benchmark ${started.toISOString()}
 
 ${cores} cores (${os.cpus()[0]?.model ?? ""}), Node ${process.version}; the load driver, HAProxy, PgBouncer,
-PostgreSQL and the API processes share them. ${options.duration}s per flow, concurrency ${options.concurrency}, closed loop.
+PostgreSQL and the API processes share them (load average at the end: ${load.join(", ")}). ${options.duration}s per flow, concurrency ${options.concurrency}, closed loop.
 CPU per flow: user + system time of each process over the recorded window (PostgreSQL: the backends of
 the run's database), divided by the flows completed.
 
