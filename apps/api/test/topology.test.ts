@@ -23,6 +23,7 @@ const skipReason = !process.env.TEST_POSTGRES_URL
   : missing.length
     ? `${missing.join(" and ")} not installed (apt-get install haproxy pgbouncer)`
     : undefined;
+if (skipReason && process.env.TEST_POSTGRES_URL) console.warn(`topology.test.ts skipped: ${skipReason}`);
 
 interface Answer {
   status: number;
