@@ -117,6 +117,8 @@ defaults
   timeout client 60s
   timeout server 60s
   timeout http-keep-alive 10s
+  # A check's answer may take this long (without it, the interval: a busy process would be marked down).
+  timeout check 2s
   # A connection refused (a process stopped or restarting) is tried again on another server; a request
   # already sent is never repeated by the balancer (retry-on stays conn-failure): clients retry with an
   # Idempotency-Key.
