@@ -37,6 +37,13 @@ export interface BenchOptions {
    * these numbers of API processes in turn, through the balancer and the pooler (topology-bench.ts).
    */
   apiProcesses: number[] | undefined;
+  /**
+   * `--observability`: our issuance and verification flows with metrics and tracing off and on, alternated
+   * in one run (observability-bench.ts).
+   */
+  observability: boolean;
+  /** With `--observability`: the share of traces sampled when on (1 = every span, the default). */
+  traceRatio: number;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -57,6 +64,8 @@ export function parseArgs(argv: string[]): BenchOptions {
     dbStatements: false,
     seedRows: undefined,
     apiProcesses: undefined,
+    observability: false,
+    traceRatio: 1,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -89,6 +98,8 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--server-log") options.serverLog = value();
     else if (arg === "--db-statements") options.dbStatements = true;
     else if (arg === "--seed-rows") options.seedRows = Number(value());
+    else if (arg === "--observability") options.observability = true;
+    else if (arg === "--trace-ratio") options.traceRatio = Number(value());
     else if (arg === "--api-processes") options.apiProcesses = value().split(",").map(Number);
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
@@ -97,7 +108,8 @@ export function parseArgs(argv: string[]): BenchOptions {
           "           [--no-latency-run] [--rate <ops/s>] [--cpu-prof] [--only create,issuance,verification,revoke,reads,lists]\n" +
           "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n" +
           "           [--seed-rows <n>]\n" +
-          "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n",
+          "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n" +
+          "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -120,6 +132,10 @@ export function parseArgs(argv: string[]): BenchOptions {
     if (options.db !== "postgres")
       throw new Error("--api-processes runs the topology on PostgreSQL behind PgBouncer: add --db postgres");
   }
+  if (options.observability && options.apiProcesses)
+    throw new Error("--observability and --api-processes are runs of their own: pick one");
+  if (!(options.traceRatio > 0 && options.traceRatio <= 1))
+    throw new Error("bad --trace-ratio (above 0, at most 1)");
   if (options.seedRows !== undefined && !(Number.isInteger(options.seedRows) && options.seedRows >= 100))
     throw new Error("bad --seed-rows (an integer, at least 100)");
   return options;

@@ -81,6 +81,8 @@ export async function startOurs(options: {
   logFile?: string;
   /** Where the embedded database thread keeps its per-statement totals (`--db-statements`). */
   statementStatsFile?: string;
+  /** More environment for the server (e.g. `--observability`'s METRICS_TOKEN and OTEL_* variables). */
+  env?: Record<string, string>;
 }) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-bench-"));
   const database = options.db === "postgres" ? await freshPostgresDatabase() : undefined;
@@ -112,6 +114,7 @@ export async function startOurs(options: {
         WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
         NODE_ENV: "development",
         ...(options.statementStatsFile ? { EMBEDDED_STATEMENT_STATS: options.statementStatsFile } : {}),
+        ...options.env,
       },
     });
   try {

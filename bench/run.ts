@@ -32,6 +32,12 @@ if (options.apiProcesses) {
   process.exit(await runTopologyBench(options, options.apiProcesses));
 }
 
+if (options.observability) {
+  // Metrics and tracing off and on, alternated: a run of its own (observability-bench.ts).
+  const { runObservabilityBench } = await import("./observability-bench");
+  process.exit(await runObservabilityBench(options));
+}
+
 type ServerSample = ReturnType<ReturnType<typeof sampleProcess>["stop"]>;
 
 /**
