@@ -3,10 +3,11 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { operatorSocketPath } from "../src/cli/operator-socket";
 import { createServer, type Server } from "../src/server";
 import { call } from "./harness";
+import { describeOnEmbedded } from "./skip-reasons";
 
 /** `pnpm cli` while the API runs on the embedded database: the API runs the commands (issue #26). */
 
@@ -36,8 +37,8 @@ const json = async (...args: string[]) => {
 };
 
 // The operator socket exists on the embedded database alone; on PostgreSQL the CLI connects directly.
-describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
-  "pnpm cli beside the running API (skipped with TEST_POSTGRES_URL: the operator socket is embedded-only)",
+describeOnEmbedded(
+  "pnpm cli beside the running API (the operator socket serves the embedded database)",
   () => {
     let server: Server | undefined;
     let baseUrl = "";
