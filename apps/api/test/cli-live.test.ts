@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -43,6 +44,8 @@ describeOnEmbedded(
     let server: Server | undefined;
     let baseUrl = "";
     beforeAll(async () => {
+      // Left by an API that was killed: the next one replaces it.
+      fs.writeFileSync(operatorSocketPath(dataDir), "stale");
       server = await createServer({
         dataDir,
         masterKey: randomBytes(32),
@@ -66,6 +69,23 @@ describeOnEmbedded(
       const stat = fs.statSync(socket);
       expect(stat.isSocket()).toBe(true);
       expect(stat.mode & 0o777).toBe(0o600);
+    });
+
+    it("answers a request it cannot read with exit code 2, and stays up", async () => {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const connection = net.createConnection(operatorSocketPath(dataDir));
+        let received = "";
+        connection.on("connect", () =>
+          connection.write('{"command":{"positionals":["tenants"],"options":{"x":1}}}\n'),
+        );
+        connection.on("data", (chunk) => {
+          received += chunk;
+        });
+        connection.on("end", () => resolve(received));
+        connection.on("error", reject);
+      });
+      expect(JSON.parse(answer)).toMatchObject({ exitCode: 2, stdout: "" });
+      expect((await call({ baseUrl }, "GET", "/healthz")).status).toBe(200);
     });
 
     it(
