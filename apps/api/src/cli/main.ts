@@ -7,7 +7,12 @@ import { Caches, SecretBox } from "@cred/core";
 import { applyMigrations, EmbeddedDatabaseInUse, openDatabase } from "@cred/db";
 import { type Env, loadMasterKeys, orExit, readEnvOrExit } from "../env";
 import { type CliCommand, type CommandResult, parseCommandLine, runCommand, USAGE } from "./command";
-import { OperatorSocketUnavailable, operatorSocketPath, runThroughApi } from "./operator-socket";
+import {
+  OperatorSocketRefused,
+  OperatorSocketUnavailable,
+  operatorSocketPath,
+  runThroughApi,
+} from "./operator-socket";
 
 /** How long the CLI waits for the API's operator socket while the API holds the database (it may be starting). */
 const SOCKET_WAIT_MS = 15_000;
@@ -86,5 +91,8 @@ try {
     stderr: `${here.inUse?.message} Its operator socket (${socketPath}) did not answer.\n`,
   });
 } catch (error) {
+  if (error instanceof OperatorSocketRefused)
+    finish({ exitCode: 1, stdout: "", stderr: `${error.message}\n` });
+  // An unexpected error: its stack, as Node prints an uncaught one.
   finish({ exitCode: 1, stdout: "", stderr: `${(error as Error).stack ?? String(error)}\n` });
 }

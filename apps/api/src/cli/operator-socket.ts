@@ -154,6 +154,11 @@ export class OperatorSocketUnavailable extends Error {
   override readonly name = "OperatorSocketUnavailable";
 }
 
+/** The socket is there but not open to this user (it is the API's user's alone, mode 0600). */
+export class OperatorSocketRefused extends Error {
+  override readonly name = "OperatorSocketRefused";
+}
+
 /** Sends a command to the API listening on `socketPath` and returns what it printed and its exit code. */
 export function runThroughApi(
   socketPath: string,
@@ -173,8 +178,17 @@ export function runThroughApi(
       received += chunk;
     });
     connection.on("error", (error: NodeJS.ErrnoException) => {
-      if (!connected && ["ENOENT", "ECONNREFUSED", "ENOTSOCK"].includes(error.code ?? ""))
+      if (
+        !connected &&
+        ["ENOENT", "ECONNREFUSED", "ENOTSOCK", "ENAMETOOLONG", "EINVAL"].includes(error.code ?? "")
+      )
         reject(new OperatorSocketUnavailable(`${socketPath}: ${error.code}`));
+      else if (!connected && (error.code === "EACCES" || error.code === "EPERM"))
+        reject(
+          new OperatorSocketRefused(
+            `The API's operator socket ${socketPath} is open to the operating-system user the API runs as only: run the CLI as that user.`,
+          ),
+        );
       else reject(error);
     });
     connection.on("end", () => {
