@@ -18,6 +18,18 @@ function argumentsAt(source, open) {
   return { text: source.slice(open + 1), end: source.length };
 }
 
+/**
+ * Whether the title that `text` starts with ends in `[reason]`. A template literal with substitutions
+ * (its reason computed, e.g. `… ${reason ? ` [${reason}]` : ""}`) is checked for a bracket on its line.
+ */
+function titleIsTagged(text) {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("`") && trimmed.split("\n")[0].includes("${"))
+    return /\[.*\]/.test(trimmed.split("\n")[0]);
+  const title = stringAtStart(trimmed);
+  return title === null ? null : TAGGED.test(title);
+}
+
 const stringAtStart = (text) => {
   const match = STRING.exec(text);
   return match ? (match[1] ?? match[2] ?? match[3] ?? "") : null;
@@ -35,12 +47,11 @@ export function skipsWithoutReason(source, { playwright = false } = {}) {
       ok = /["'`]/.test(args.text);
     } else if (match[2] === "skipIf" || match[2] === "runIf") {
       // describe.skipIf(condition)("title [reason]", …)
-      const rest = source.slice(args.end + 1);
-      const title = rest.trimStart().startsWith("(") ? stringAtStart(rest.trimStart().slice(1)) : null;
-      ok = title !== null && TAGGED.test(title);
+      const rest = source.slice(args.end + 1).trimStart();
+      ok = rest.startsWith("(") && titleIsTagged(rest.slice(1)) === true;
     } else {
-      const title = stringAtStart(args.text);
-      if (title !== null) ok = TAGGED.test(title);
+      const tagged = titleIsTagged(args.text);
+      if (tagged !== null) ok = tagged;
       else
         ok =
           playwright && // test.skip(condition, "reason")

@@ -18,8 +18,12 @@ describe("skip reasons", () => {
       "it('dynamic', (ctx) => ctx.skip());", // 8
       'it("dynamic", (ctx) => { if (a) return ctx.skip("promtool missing"); });',
       "it.todo(`later`);", // 10
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a test, as text
+      'describe.skipIf(why)(`topology${why ? ` [${why}]` : ""}`, () => {});',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a test, as text
+      'describe.skipIf(why)(`topology${why ? ` (${why})` : ""}`, () => {});', // 12
     ].join("\n");
-    expect(skipsWithoutReason(source)).toEqual([1, 3, 8, 10]);
+    expect(skipsWithoutReason(source)).toEqual([1, 3, 8, 10, 12]);
     expect(
       skipsWithoutReason('test.skip(isMobile, "no touch support");\ntest.skip(isMobile);', {
         playwright: true,
