@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { nextEnv } from "../apps/console/scripts/next-env.mjs";
+import { startBanner } from "./start-banner.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dev = process.argv.includes("--dev");
@@ -105,32 +106,22 @@ const [apiUp, consoleUp] = await Promise.all([
   waitFor("Console", `http://127.0.0.1:${consolePort}/`, 300_000),
 ]);
 if (!stopping && apiUp) {
-  const lines = [
-    "",
-    consoleUp ? "Ready." : "Ready, without the console.",
-    consoleUp
-      ? `  Console:  ${consoleUrl}`
-      : `  Console:  not running (${exited.get("Console") ?? "no answer"}; see its output above)`,
-    `  API:      ${apiUrl}   (reference: ${apiUrl}/docs)`,
-  ];
   const bootstrapFile = path.join(dataDir, "bootstrap.json");
-  if (fs.existsSync(bootstrapFile)) {
-    try {
-      const boot = JSON.parse(fs.readFileSync(bootstrapFile, "utf8"));
-      const relative = path.relative(root, bootstrapFile);
-      const where = relative.startsWith("..") ? bootstrapFile : relative;
-      if (fs.statSync(bootstrapFile).mtimeMs >= startedAt) {
-        // First start: repeat what the API printed above, since the console build output followed it.
-        lines.push(`  Console sign-in:  ${boot.consoleEmail} / ${boot.consolePassword} (platform operator)`);
-        lines.push(`  Sandbox API key:  ${boot.apiKey}`);
-        lines.push(`  (shown once; also in ${where})`);
-      } else {
-        lines.push(`  Console sign-in:  ${boot.consoleEmail} (password in ${where})`);
-      }
-    } catch {}
-  } else {
-    lines.push("  Bootstrap credentials were printed by the API on its first start.");
-  }
-  lines.push("  Press Ctrl-C to stop.", "");
+  let bootstrap = null;
+  let firstStart = false;
+  try {
+    bootstrap = JSON.parse(fs.readFileSync(bootstrapFile, "utf8"));
+    firstStart = fs.statSync(bootstrapFile).mtimeMs >= startedAt;
+  } catch {}
+  const relative = path.relative(root, bootstrapFile);
+  const lines = startBanner({
+    consoleUp,
+    consoleExit: exited.get("Console"),
+    consoleUrl,
+    apiUrl,
+    bootstrap,
+    firstStart,
+    where: relative.startsWith("..") ? bootstrapFile : relative,
+  });
   process.stdout.write(`${lines.join("\n")}\n`);
 }

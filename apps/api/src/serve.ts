@@ -28,6 +28,7 @@ const server = await createServer({
   webhookAllowedHosts: env.webhookAllowedHosts,
   config: webhook.config,
   runWorker: env.runWorker,
+  operatorSocket: true,
   trustProxy: env.trustProxy,
   workerOptions: webhook.workerOptions,
   metrics: env.metrics,

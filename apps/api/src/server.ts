@@ -22,6 +22,7 @@ import {
   type StatementObserver,
 } from "@cred/db";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { listenForOperators, type OperatorSocket, operatorSocketPath } from "./cli/operator-socket";
 import { mountConsole } from "./console/mount-console";
 import { registerErrorHandling } from "./http/errors";
 import { registerJsonParser } from "./http/json-body";
@@ -79,6 +80,11 @@ export interface ServerOptions {
   runWorker?: boolean;
   /** Where `/metrics` is served: its own port, or behind a token; not at all when unset (metrics-endpoint.ts). */
   metrics?: MetricsExposure;
+  /**
+   * Embedded database in a data folder only: listen on the operator socket in it (DATA_DIR/operator.sock,
+   * mode 0600), where `pnpm cli` has this process run its commands (cli/operator-socket.ts).
+   */
+  operatorSocket?: boolean;
   /** Worker pacing (tests shorten the retry schedule and poll interval). */
   workerOptions?: Partial<Omit<WebhookWorkerOptions, "delivery">> & {
     delivery?: Partial<WebhookWorkerOptions["delivery"]>;
@@ -100,6 +106,8 @@ export interface Server {
    * served as before, so a load balancer's health check takes the process out before `close()`.
    */
   beginDraining(): void;
+  /** The operator socket, when `operatorSocket` is set and the database is embedded in a data folder. */
+  operatorSocket?: OperatorSocket;
   close(): Promise<void>;
 }
 
@@ -326,6 +334,18 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       );
     }
   }
+  let operatorSocket: OperatorSocket | undefined;
+  if (options.operatorSocket && database.kind === "embedded" && options.dataDir !== ":memory:") {
+    try {
+      operatorSocket = await listenForOperators(operatorSocketPath(options.dataDir), deps, app.log);
+    } catch (error) {
+      // The API serves without it: the CLI then says the database is in use, as before.
+      app.log.warn(
+        { err: error },
+        "operator socket: cannot listen in DATA_DIR; pnpm cli cannot reach this process (stop it to use the CLI)",
+      );
+    }
+  }
   const worker = options.runWorker ? createWebhookWorker(deps, app.log, options.workerOptions) : undefined;
   worker?.start();
 
@@ -342,6 +362,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     beginDraining() {
       lifecycle.draining = true;
     },
+    operatorSocket,
     async close() {
       // A keep-alive connection whose request was in flight when closing began would otherwise stay
       // open until its idle timeout (72 s) once answered: close connections as they fall idle, and all
@@ -356,6 +377,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         clearTimeout(deadline);
       }
       stopAnnouncing?.();
+      await operatorSocket?.close();
       await metricsListener?.close();
       await database.close();
     },

@@ -5,9 +5,10 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { createApiKey, SecretBox } from "@cred/core";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { call } from "./harness";
+import { describeOnEmbedded } from "./skip-reasons";
 
 /** The audit events of operator CLI commands that change credentials or secrets (docs/api/audit-events.md). */
 
@@ -74,7 +75,7 @@ async function productionEventsOf(tenantIds: string[]): Promise<Map<string, Audi
   }
 }
 
-describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("audit events of the operator CLI", () => {
+describeOnEmbedded("audit events of the operator CLI", () => {
   it("staff reset-password is recorded in each tenant the user works in, without the password", async () => {
     const home = await cli("tenants", "create", "Home tenant");
     const other = await cli("tenants", "create", "Other tenant");

@@ -4,9 +4,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { call } from "./harness";
+import { describeOnEmbedded } from "./skip-reasons";
 
 /** `pnpm cli keys create --scopes platform.manage`: the only way to a platform key (docs/api/tenants.md). */
 
@@ -23,38 +24,35 @@ async function cli(...args: string[]) {
   return JSON.parse(stdout);
 }
 
-describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
-  "pnpm cli keys create --scopes platform.manage",
-  () => {
-    it("makes a platform key that reaches Tenants_* and nothing of a tenant's; the scope goes alone", async () => {
-      const tenant = await cli("tenants", "create", "Operator tenant");
-      const create = (scopes: string, ...extra: string[]) =>
-        cli("keys", "create", "--tenant", tenant.id, "--env", "production", "--scopes", scopes, ...extra);
-      await expect(create("platform.manage,organisations.read")).rejects.toMatchObject({ code: 2 });
-      await expect(create("platform.manage", "--issuer", "iss_x")).rejects.toMatchObject({ code: 2 });
-      const key = await create("platform.manage", "--name", "Platform automation");
-      expect(key).toMatchObject({ scopes: ["platform.manage"], status: "active" });
+describeOnEmbedded("pnpm cli keys create --scopes platform.manage", () => {
+  it("makes a platform key that reaches Tenants_* and nothing of a tenant's; the scope goes alone", async () => {
+    const tenant = await cli("tenants", "create", "Operator tenant");
+    const create = (scopes: string, ...extra: string[]) =>
+      cli("keys", "create", "--tenant", tenant.id, "--env", "production", "--scopes", scopes, ...extra);
+    await expect(create("platform.manage,organisations.read")).rejects.toMatchObject({ code: 2 });
+    await expect(create("platform.manage", "--issuer", "iss_x")).rejects.toMatchObject({ code: 2 });
+    const key = await create("platform.manage", "--name", "Platform automation");
+    expect(key).toMatchObject({ scopes: ["platform.manage"], status: "active" });
 
-      const server = await createServer({
-        dataDir,
-        masterKey: randomBytes(32),
-        publicBaseUrl: "http://localhost",
-        developmentMode: true,
-        logLevel: "silent",
-        rateLimit: { points: 1000, durationSeconds: 1 },
-      });
-      await server.app.listen({ host: "127.0.0.1", port: 0 });
-      const { port } = server.app.server.address() as { port: number };
-      const baseUrl = `http://127.0.0.1:${port}`;
-      try {
-        const listed = await call({ baseUrl }, "GET", "/management/tenants", { key: key.key });
-        expect(listed.status).toBe(200);
-        expect(listed.body.data.map((x: { id: string }) => x.id)).toContain(tenant.id);
-        const orgs = await call({ baseUrl }, "GET", "/management/organisations", { key: key.key });
-        expect(orgs.status).toBe(403);
-      } finally {
-        await server.close();
-      }
+    const server = await createServer({
+      dataDir,
+      masterKey: randomBytes(32),
+      publicBaseUrl: "http://localhost",
+      developmentMode: true,
+      logLevel: "silent",
+      rateLimit: { points: 1000, durationSeconds: 1 },
     });
-  },
-);
+    await server.app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = server.app.server.address() as { port: number };
+    const baseUrl = `http://127.0.0.1:${port}`;
+    try {
+      const listed = await call({ baseUrl }, "GET", "/management/tenants", { key: key.key });
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.map((x: { id: string }) => x.id)).toContain(tenant.id);
+      const orgs = await call({ baseUrl }, "GET", "/management/organisations", { key: key.key });
+      expect(orgs.status).toBe(403);
+    } finally {
+      await server.close();
+    }
+  });
+});

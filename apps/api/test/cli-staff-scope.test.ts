@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
+import { describeOnEmbedded } from "./skip-reasons";
 
 /**
  * `pnpm cli keys create --scopes staff.manage` (docs/api/staff-members.md): production keys only, without
@@ -22,7 +23,7 @@ async function cli(...args: string[]) {
   });
 }
 
-describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli keys create --scopes staff.manage", () => {
+describeOnEmbedded("pnpm cli keys create --scopes staff.manage", () => {
   it("makes a production key with staff.manage and refuses a sandbox one", async () => {
     const tenant = JSON.parse((await cli("tenants", "create", "Team tenant")).stdout);
     const refused = await cli(

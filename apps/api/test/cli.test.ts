@@ -4,10 +4,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { activeIssuer } from "./fixtures";
 import { call } from "./harness";
+import { describeOnEmbedded } from "./skip-reasons";
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, "../src/cli/main.ts");
@@ -48,7 +49,7 @@ async function withServer(
   }
 }
 
-describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("pnpm cli", () => {
+describeOnEmbedded("pnpm cli", () => {
   it("creates a tenant and a scoped key that works, lists it, and revokes it", async () => {
     const tenant = await cli("tenants", "create", "CLI tenant");
     expect(tenant.id).toMatch(/^ten_/);

@@ -3,13 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { type EmbeddedThread, openDatabase, startEmbeddedThread } from "@cred/db";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeOnEmbedded } from "./skip-reasons";
 
 // The embedded database runs in a thread of its own and serves pg connections over MessagePorts, all on
 // its ONE PostgreSQL session (packages/db/src/embedded-thread). These are the rules that make that safe.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("embedded database thread", () => {
+describeOnEmbedded("embedded database thread", () => {
   let thread: EmbeddedThread;
   const clients: pg.Client[] = [];
   const client = async () => {

@@ -11,6 +11,7 @@ import { readEnv, webhookSettings } from "../src/env";
 import { activeIssuer } from "./fixtures";
 import { FAST, receiver, until, verify, webhookHelpers } from "./fixtures/webhooks";
 import { call, startTestServer, type TestServer } from "./harness";
+import { itOnPostgres } from "./skip-reasons";
 import { holderKey, nonce, proof, redeemOffer, requestCredential } from "./wallet-client";
 
 /** The webhook event catalogue, and the worker in-process and as its own process. */
@@ -304,7 +305,7 @@ describe("pnpm worker (a separate process, PostgreSQL only)", () => {
   const databaseUrlOf = (s: TestServer) =>
     (s.server.database.pool as unknown as { options: { connectionString: string } }).options.connectionString;
 
-  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+  itOnPostgres(
     "hears of an event written by an API process at once (LISTEN/NOTIFY), not at its next poll",
     async () => {
       const masterKey = randomBytes(32);
@@ -334,7 +335,7 @@ describe("pnpm worker (a separate process, PostgreSQL only)", () => {
       else child.once("exit", (code) => resolve(code));
     });
 
-  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+  itOnPostgres(
     "killed mid-delivery (SIGKILL): after a restart the delivery is made; SIGTERM stops gracefully",
     async () => {
       const masterKey = randomBytes(32);

@@ -2,6 +2,7 @@ import { applyMigrations, openDatabase, startEmbeddedMaintenance } from "@cred/d
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPostgresDatabase } from "./harness";
+import { itOnEmbedded, itOnPostgres } from "./skip-reasons";
 
 // The driver fast path and Prisma must agree on every value, timestamps included, in any time zone.
 let db: ReturnType<typeof openDatabase>;
@@ -101,61 +102,55 @@ describe("fast SQL path", () => {
     expect(rows[0]!.n).toBe(11);
   });
 
-  it.skipIf(!process.env.TEST_POSTGRES_URL)(
-    "survives the server ending its idle connections (PostgreSQL)",
-    async () => {
-      const { rows: names } = await db.root.sql.query<{ name: string }>("SELECT current_database() AS name");
-      const url = new URL(process.env.TEST_POSTGRES_URL!);
-      url.pathname = `/${names[0]!.name}`;
-      // A database object used only through the fast path: no Prisma adapter has touched its pool.
-      const own = openDatabase({ databaseUrl: url.toString(), dataDir: ":memory:" });
-      const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
-      try {
-        await own.root.sql.query("SELECT 1");
-        await admin.connect();
-        await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+  itOnPostgres("survives the server ending its idle connections", async () => {
+    const { rows: names } = await db.root.sql.query<{ name: string }>("SELECT current_database() AS name");
+    const url = new URL(process.env.TEST_POSTGRES_URL!);
+    url.pathname = `/${names[0]!.name}`;
+    // A database object used only through the fast path: no Prisma adapter has touched its pool.
+    const own = openDatabase({ databaseUrl: url.toString(), dataDir: ":memory:" });
+    const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+    try {
+      await own.root.sql.query("SELECT 1");
+      await admin.connect();
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
-          [names[0]!.name],
-        );
-        await new Promise((r) => setTimeout(r, 200));
-        const { rows } = await own.root.sql.query<{ one: number }>("SELECT 1 AS one");
-        expect(rows[0]!.one).toBe(1);
-        expect((await db.root.sql.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
-      } finally {
-        await admin.end();
-        await own.close();
-      }
-    },
-  );
-
-  it.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
-    "embedded maintenance checkpoints and vacuums (PGlite does neither by itself)",
-    async () => {
-      expect(db.maintenance).toBeDefined();
-      const at = new Date();
-      for (let i = 0; i < 50; i++) {
-        await db.root.sql.query(
-          `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
-           VALUES ($1,'t','sandbox','m','{}'::jsonb,$2::timestamp(3))`,
-          [`evt_m${i}`, at],
-        );
-      }
-      await db.root.sql.query(`DELETE FROM "OutboxEvent" WHERE "type" = 'm'`);
-      const redo = async () =>
-        (await db.root.sql.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
-          .rows[0]!.redo_lsn;
-      const before = await redo();
-      expect(await db.maintenance!.run({ vacuum: true })).toEqual({ checkpoint: true, vacuum: true });
-      expect(await redo()).not.toBe(before);
-      const { rows } = await db.root.sql.query<{ last_vacuum: Date | null }>(
-        `SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'OutboxEvent'`,
+        [names[0]!.name],
       );
-      expect(rows[0]!.last_vacuum).not.toBeNull();
-    },
-  );
+      await new Promise((r) => setTimeout(r, 200));
+      const { rows } = await own.root.sql.query<{ one: number }>("SELECT 1 AS one");
+      expect(rows[0]!.one).toBe(1);
+      expect((await db.root.sql.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
+    } finally {
+      await admin.end();
+      await own.close();
+    }
+  });
 
-  it.skipIf(Boolean(process.env.TEST_POSTGRES_URL))(
+  itOnEmbedded("embedded maintenance checkpoints and vacuums (PGlite does neither by itself)", async () => {
+    expect(db.maintenance).toBeDefined();
+    const at = new Date();
+    for (let i = 0; i < 50; i++) {
+      await db.root.sql.query(
+        `INSERT INTO "OutboxEvent" ("id","tenantId","environment","type","payload","occurredAt")
+           VALUES ($1,'t','sandbox','m','{}'::jsonb,$2::timestamp(3))`,
+        [`evt_m${i}`, at],
+      );
+    }
+    await db.root.sql.query(`DELETE FROM "OutboxEvent" WHERE "type" = 'm'`);
+    const redo = async () =>
+      (await db.root.sql.query<{ redo_lsn: string }>("SELECT redo_lsn::text FROM pg_control_checkpoint()"))
+        .rows[0]!.redo_lsn;
+    const before = await redo();
+    expect(await db.maintenance!.run({ vacuum: true })).toEqual({ checkpoint: true, vacuum: true });
+    expect(await redo()).not.toBe(before);
+    const { rows } = await db.root.sql.query<{ last_vacuum: Date | null }>(
+      `SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'OutboxEvent'`,
+    );
+    expect(rows[0]!.last_vacuum).not.toBeNull();
+  });
+
+  itOnEmbedded(
     "embedded maintenance checkpoints once the WAL since the last checkpoint reaches its limit",
     async () => {
       const exec = (sql: string) => db.root.sql.query(sql);

@@ -12,6 +12,7 @@ import {
   VALID_CLAIMS,
 } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { itOnPostgres } from "./skip-reasons";
 import { redeemOffer, requestCredential, resolveOffer, token } from "./wallet-client";
 
 /** Credentials_Revoke and the status list it publishes. */
@@ -132,7 +133,7 @@ describe("Credentials_Revoke and the status list", () => {
     expect(again.body.data.revokedAt).toBe(r.body.data.revokedAt);
   });
 
-  it.skipIf(!process.env.TEST_POSTGRES_URL)(
+  itOnPostgres(
     "a batch revocation waits for another transaction holding its copies instead of deadlocking with it",
     async () => {
       const tx = await create();

@@ -16,6 +16,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/server";
 import { call, freshPostgresDatabase } from "./harness";
+import { describeOnEmbedded } from "./skip-reasons";
 
 const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
 const cleanups: (() => Promise<void>)[] = [];
@@ -230,7 +231,7 @@ SELECT 1 / 0;
     ]);
   });
 
-  describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL))("at server start (embedded data folder)", () => {
+  describeOnEmbedded("at server start (embedded data folder)", () => {
     const startOn = (dataDir: string, masterKey = randomBytes(32)) =>
       createServer({
         dataDir,

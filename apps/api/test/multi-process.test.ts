@@ -6,9 +6,10 @@ import os from "node:os";
 import path from "node:path";
 import { presentWithTestWallet } from "@cred/oid4vc";
 import { decodeProtectedHeader } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, policyTrusting, VALID_CLAIMS } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
+import { describeOnPostgres } from "./skip-reasons";
 import {
   fetchJson,
   holderKey,
@@ -37,7 +38,7 @@ const freePort = () =>
  * child running main.ts with the same public base URL and master key. A wallet request is sent to b by
  * swapping a's origin for b's in the URLs the metadata names.
  */
-describe.skipIf(!process.env.TEST_POSTGRES_URL)("two API processes on one database", () => {
+describeOnPostgres("two API processes on one database", () => {
   const masterKey = randomBytes(32);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "multi-process-"));
   let a: TestServer;

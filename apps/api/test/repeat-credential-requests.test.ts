@@ -8,6 +8,7 @@ import { decodeJwtUnverified, getStatus, importEs256PublicKey, verifyStatusListT
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
+import { describeOnPostgres } from "./skip-reasons";
 import {
   fetchJson,
   holderKey,
@@ -236,7 +237,7 @@ describe("repeated credential requests with one access token (OpenID4VCI §14.3)
 
 // PostgreSQL runs statements side by side: another session holding the transaction row makes the
 // interleavings that are otherwise a matter of timing happen every time.
-describe.skipIf(!process.env.TEST_POSTGRES_URL)("repeated credential requests under contention", () => {
+describeOnPostgres("repeated credential requests under contention", () => {
   /**
    * Runs `during` while another session holds the transaction row locked, waits until `waiters`
    * statements wait for that lock, runs `more` in that session and commits it.

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { itOnPostgres } from "./skip-reasons";
 
 const run = promisify(execFile);
 const TSX = path.resolve(__dirname, "../node_modules/.bin/tsx");
@@ -80,17 +81,14 @@ describe("a database the start cannot use", () => {
     expect(r.stdout).toBe("");
   });
 
-  it.skipIf(!process.env.TEST_POSTGRES_URL)(
-    "a wrong password: the server's own reason, in one line",
-    async () => {
-      const url = new URL(process.env.TEST_POSTGRES_URL as string);
-      url.password = "not-the-password";
-      const r = await start("main.ts", { DATABASE_URL: url.toString() });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^Cannot use the database at .*: password authentication failed.*\n$/);
-      expect(r.stderr).not.toContain("not-the-password");
-    },
-  );
+  itOnPostgres("a wrong password: the server's own reason, in one line", async () => {
+    const url = new URL(process.env.TEST_POSTGRES_URL as string);
+    url.password = "not-the-password";
+    const r = await start("main.ts", { DATABASE_URL: url.toString() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Cannot use the database at .*: password authentication failed.*\n$/);
+    expect(r.stderr).not.toContain("not-the-password");
+  });
 });
 
 /** Starts main.ts with `env` and returns what it printed once it says it is running. */

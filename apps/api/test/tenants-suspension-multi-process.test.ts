@@ -5,8 +5,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { PLATFORM_SCOPE } from "@cred/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { describeOnPostgres } from "./skip-reasons";
 
 /**
  * A suspension made through one API process reaches another on the same PostgreSQL database within the
@@ -23,7 +24,7 @@ const freePort = () =>
     });
   });
 
-describe.skipIf(!process.env.TEST_POSTGRES_URL)("tenant suspension across API processes", () => {
+describeOnPostgres("tenant suspension across API processes", () => {
   const masterKey = randomBytes(32);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "suspension-multi-"));
   let a: TestServer;

@@ -89,7 +89,7 @@ interface FlowRecord {
 }
 
 describe.skipIf(skipReason)(
-  `scale-out topology: 2 API processes and a worker behind HAProxy, PostgreSQL behind PgBouncer${skipReason ? ` (skipped: ${skipReason})` : ""}`,
+  `scale-out topology: 2 API processes and a worker behind HAProxy, PostgreSQL behind PgBouncer${skipReason ? ` [${skipReason}]` : ""}`,
   () => {
     let topology: Topology;
     let target: OursTarget;

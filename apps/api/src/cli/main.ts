@@ -1,306 +1,98 @@
-// Operator CLI: tenants, API keys and staff memberships (see README).
+// Operator CLI: tenants, API keys and staff memberships (see README). On PostgreSQL, or on an embedded
+// database no process holds, it opens the database itself; while the API holds the embedded database,
+// the API runs the command (its operator socket, operator-socket.ts). Same output and exit codes either way.
 import { userInfo } from "node:os";
-import { parseArgs } from "node:util";
-import {
-  addStaffUser,
-  Caches,
-  createApiKey,
-  createTenant,
-  DomainError,
-  ENVIRONMENTS,
-  type Environment,
-  findTenant,
-  grantStaffMembership,
-  isScope,
-  listApiKeysAcrossTenants,
-  listTenants,
-  PLATFORM_SCOPE,
-  type ResealReport,
-  recordOperatorAction,
-  resealSecrets,
-  resetStaffPassword,
-  revokeApiKey,
-  SCOPES,
-  type Scope,
-  SecretBox,
-  STAFF_SCOPE,
-  verifyAuditChain,
-} from "@cred/core";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Caches, SecretBox } from "@cred/core";
 import { applyMigrations, EmbeddedDatabaseInUse, openDatabase } from "@cred/db";
-import { loadMasterKeys, orExit, readEnvOrExit } from "../env";
+import { type Env, loadMasterKeys, orExit, readEnvOrExit } from "../env";
+import { type CliCommand, type CommandResult, parseCommandLine, runCommand, USAGE } from "./command";
+import {
+  OperatorSocketRefused,
+  OperatorSocketUnavailable,
+  operatorSocketPath,
+  runThroughApi,
+} from "./operator-socket";
 
-const USAGE = `Usage:
-  pnpm cli tenants create <name> [--json]
-  pnpm cli tenants list [--json]
-  pnpm cli keys create --tenant <tenantId> --env sandbox|production --scopes <comma list|all|platform.manage>
-                       [--name <name>] [--issuer <issuerId>] [--expires <ISO date>] [--json]
-                       (platform.manage alone: a platform key for the Tenants_* operations, docs/api/tenants.md;
-                       staff.manage, production keys only: the StaffMembers_* operations, docs/api/staff-members.md)
-  pnpm cli keys list [--tenant <tenantId>] [--json]
-  pnpm cli keys revoke <keyId> [--json]
-  pnpm cli staff create --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
-  pnpm cli staff grant --email <email> --tenant <tenantId> --role admin|operator|viewer [--json]
-  pnpm cli staff reset-password --email <email> [--json]
-  pnpm cli master-key check [--json]     (counts what each master key sealed; writes nothing)
-  pnpm cli master-key reseal [--json]    (seals everything again under MASTER_KEY; see docs/operations.md)
-  pnpm cli audit verify [--tenant <tenantId>] [--json]   (checks each tenant's audit hash chain; exit 1 when broken)`;
+/** How long the CLI waits for the API's operator socket while the API holds the database (it may be starting). */
+const SOCKET_WAIT_MS = 15_000;
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${USAGE}\n`);
-  process.exit(2);
+function finish(result: CommandResult): never {
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  // The migration engine leaves timers behind; a CLI run is over once its work is.
+  process.exit(result.exitCode);
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    tenant: { type: "string" },
-    email: { type: "string" },
-    role: { type: "string" },
-    env: { type: "string" },
-    scopes: { type: "string" },
-    name: { type: "string" },
-    issuer: { type: "string" },
-    expires: { type: "string" },
-    json: { type: "boolean", default: false },
-    help: { type: "boolean", default: false },
-  },
-});
-const [group, action, arg] = positionals;
-if (values.help || !group) {
+/** The command on the database this process opens; undefined when the API holds the embedded database. */
+async function runHere(env: Env, command: CliCommand, operatingSystemUser: string) {
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseInUse) return { inUse: error };
+    throw error;
+  }
+  try {
+    await applyMigrations(db.adapterFactory);
+    return {
+      result: await runCommand(
+        {
+          root: db.root,
+          caches: new Caches(),
+          secretBox: () => {
+            const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
+            return new SecretBox(masterKey, previousMasterKeys);
+          },
+          operatingSystemUser,
+        },
+        command,
+      ),
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+/** The command through the API's operator socket; undefined when nothing listens there. */
+async function runThere(socketPath: string, command: CliCommand, operatingSystemUser: string) {
+  try {
+    return await runThroughApi(socketPath, command, operatingSystemUser);
+  } catch (error) {
+    if (error instanceof OperatorSocketUnavailable) return undefined;
+    throw error;
+  }
+}
+
+const parsed = parseCommandLine(process.argv.slice(2));
+if (parsed === "help") {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
+if ("exitCode" in parsed) finish(parsed);
 
 const env = readEnvOrExit();
-const db = (() => {
-  try {
-    return openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
-  } catch (error) {
-    // The API holds the embedded database: writes from here would be lost without a word.
-    if (error instanceof EmbeddedDatabaseInUse) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-})();
-/** `staff create` and `staff grant`: who, where, and which role, all required. */
-const staffArgs = () => ({
-  email: values.email ?? fail("--email is required."),
-  tenantId: values.tenant ?? fail("--tenant is required."),
-  role: values.role ?? fail("--role is required."),
-});
-/** The audit event of a state-changing command (docs/api/audit-events.md). */
-const audit = (
-  root: Parameters<typeof recordOperatorAction>[0],
-  action: Omit<Parameters<typeof recordOperatorAction>[1], "operatingSystemUser">,
-) => recordOperatorAction(root, { ...action, operatingSystemUser: userInfo().username });
-const print = (value: unknown, text: string) =>
-  process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
-
-function resealSummary(report: ResealReport, previousKeys: number): string {
-  const total = (k: "current" | "resealed" | "unreadable" | "changedMeanwhile") =>
-    report.columns.reduce((sum, c) => sum + c[k], 0);
-  const lines = report.columns
-    .filter((c) => c.current + c.resealed + c.unreadable + c.changedMeanwhile > 0)
-    .map(
-      (c) =>
-        `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.resealed} ${report.dryRun ? "to reseal" : "resealed"}, ${c.unreadable} unreadable${c.changedMeanwhile ? `, ${c.changedMeanwhile} changed meanwhile` : ""}`,
-    );
-  const keyedLines = report.keyedHashes
-    .filter((c) => c.current + c.previous + c.unkeyed + c.unknownKey > 0)
-    .map(
-      (c) =>
-        `  ${`${c.table}.${c.column}`.padEnd(38)} ${c.current} current, ${c.previous} under a previous key${c.previousUsableUntil ? ` (in use until ${c.previousUsableUntil})` : ""}, ${c.unkeyed} unkeyed${c.unknownKey ? `, ${c.unknownKey} under no configured key` : ""} (keyed hashes of open offers: counted, not resealed)`,
-    );
-  const previousHashes = report.keyedHashes.reduce((sum, c) => sum + c.previous, 0);
-  const keepUntil = report.keyedHashes
-    .map((c) => c.previousUsableUntil)
-    .filter((until): until is string => until !== null)
-    .sort()
-    .at(-1);
-  // A keyed hash cannot be made again without its secret: it verifies while its key stays configured.
-  const keyedCaveat = previousHashes
-    ? ` But ${previousHashes} tx codes of open offers were hashed under a previous key, and only it verifies them (the codes are not stored, so they cannot be hashed again): keep PREVIOUS_MASTER_KEYS until ${keepUntil}, when the last of those offers ends, or those tx codes stop working.`
-    : "";
-  const outcome = total("unreadable")
-    ? `${total("unreadable")} sealed values open with no configured key (MASTER_KEY and ${previousKeys} in PREVIOUS_MASTER_KEYS): ${report.unreadable.join(", ")}. Add the key that sealed them to PREVIOUS_MASTER_KEYS and run this again.`
-    : report.dryRun
-      ? total("resealed")
-        ? `${total("resealed")} values are still sealed under a previous key: run pnpm cli master-key reseal.`
-        : previousHashes
-          ? `Every sealed value opens with MASTER_KEY.${keyedCaveat}`
-          : "Every sealed value opens with MASTER_KEY: PREVIOUS_MASTER_KEYS can be removed."
-      : total("changedMeanwhile")
-        ? `${total("resealed")} values sealed again; ${total("changedMeanwhile")} were rewritten by the service meanwhile: run pnpm cli master-key check, and reseal again if it finds any.`
-        : `Done: every sealed value is now under MASTER_KEY (${total("resealed")} sealed again). Once every process runs with this MASTER_KEY (check confirms it), remove PREVIOUS_MASTER_KEYS and restart them.${keyedCaveat}`;
-  return [...lines, ...keyedLines, outcome].join("\n");
-}
-
+const operatingSystemUser = userInfo().username;
 try {
-  await applyMigrations(db.adapterFactory);
-  const root = db.root;
-  if (group === "tenants" && action === "create") {
-    if (!arg) fail("tenants create needs a name.");
-    const tenant = await createTenant(root, arg);
-    await audit(root, {
-      tenantId: tenant.id,
-      command: "tenants create",
-      target: { type: "tenant", id: tenant.id },
-      input: { name: arg },
-    });
-    print({ id: tenant.id, name: tenant.name }, `Created tenant ${tenant.id} (${tenant.name}).`);
-  } else if (group === "tenants" && action === "list") {
-    const tenants = await listTenants(root);
-    print(tenants, tenants.map((t) => `${t.id}  ${t.name}`).join("\n") || "No tenants.");
-  } else if (group === "keys" && action === "create") {
-    const tenantId = values.tenant ?? fail("--tenant is required.");
-    const environment = values.env as Environment;
-    if (!ENVIRONMENTS.includes(environment)) fail("--env must be sandbox or production.");
-    const raw = values.scopes ?? fail("--scopes is required (a comma list, or all).");
-    const scopes = raw === "all" ? [...SCOPES] : raw.split(",").map((s) => s.trim());
-    // A platform key holds platform.manage alone: it administers tenants, not a tenant's resources.
-    const platformKey = scopes.includes(PLATFORM_SCOPE);
-    if (platformKey && (scopes.length > 1 || values.issuer))
-      fail(`${PLATFORM_SCOPE} is granted alone, without other scopes or an issuer.`);
-    const unknown = scopes.filter((s) => !isScope(s));
-    if (unknown.length) fail(`Unknown scopes: ${unknown.join(", ")}.`);
-    // Team management reaches both environments (docs/api/staff-members.md): production keys only.
-    if (scopes.includes(STAFF_SCOPE) && (environment !== "production" || values.issuer))
-      fail(
-        `${STAFF_SCOPE} is for production keys without an issuer: team members work in both environments.`,
-      );
-    if (!(await findTenant(root, tenantId))) fail(`No tenant ${tenantId}.`);
-    let expiresAt: Date | null = null;
-    if (values.expires) {
-      expiresAt = new Date(values.expires);
-      if (Number.isNaN(expiresAt.getTime())) fail("--expires must be an ISO 8601 date.");
-      if (expiresAt.getTime() <= Date.now()) fail("--expires must be in the future.");
-    }
-    const key = await createApiKey(
-      root,
-      { tenantId, environment },
-      {
-        name: values.name ?? "CLI key",
-        scopes: scopes as Scope[],
-        issuerId: values.issuer ?? null,
-        expiresAt,
-      },
-    );
-    await audit(root, {
-      tenantId,
-      environment,
-      command: "keys create",
-      target: { type: "apiKey", id: key.id },
-      input: { name: key.name, scopes, issuerId: values.issuer, expiresAt: values.expires },
-    });
-    print(key, `Created key ${key.id} for ${tenantId}/${environment}. The key is shown once:\n${key.key}`);
-  } else if (group === "keys" && action === "list") {
-    // The same DTO (with its status: active, expired or revoked) with or without --tenant.
-    const dtos = await listApiKeysAcrossTenants(root, values.tenant);
-    print(
-      dtos,
-      dtos
-        .map((k) => `${k.id}  ${k.tenantId}  ${k.environment}  ak_${k.prefix}_…  ${k.status}  ${k.name}`)
-        .join("\n") || "No keys.",
-    );
-  } else if (group === "keys" && action === "revoke") {
-    if (!arg) fail("keys revoke needs a key id.");
-    // Any tenant's key by its id. This process caches no key rows: the API's drop theirs within 2 s.
-    const key = await revokeApiKey(root, new Caches(), {}, arg).catch((error: unknown) =>
-      error instanceof DomainError && error.code === "NotFound"
-        ? fail(`No key ${arg}.`)
-        : Promise.reject(error),
-    );
-    const owner = (await listApiKeysAcrossTenants(root, undefined)).find((k) => k.id === key.id);
-    if (owner) {
-      await audit(root, {
-        tenantId: owner.tenantId,
-        environment: key.environment,
-        command: "keys revoke",
-        target: { type: "apiKey", id: key.id },
-        input: {},
-      });
-    }
-    print(key, `Revoked key ${key.id}.`);
-  } else if (group === "staff" && action === "create") {
-    const user = await addStaffUser(root, staffArgs()).catch((error: Error) => fail(error.message));
-    await audit(root, {
-      tenantId: user.tenantId,
-      command: "staff create",
-      target: { type: "staffUser", id: user.email },
-      input: { email: user.email, role: user.role },
-    });
-    print(
-      user,
-      `Created console user ${user.email} (${user.role} in ${user.tenantId}). The password is shown once:\n${user.password}`,
-    );
-  } else if (group === "staff" && action === "reset-password") {
-    const { tenantIds, ...reset } = await resetStaffPassword(
-      root,
-      values.email ?? fail("--email is required."),
-    ).catch((error: Error) => fail(error.message));
-    // In every tenant the user works in; the summary names the user, never the password.
-    for (const tenantId of tenantIds) {
-      await audit(root, {
-        tenantId,
-        command: "staff reset-password",
-        target: { type: "staffUser", id: reset.email },
-        input: { email: reset.email },
-      });
-    }
-    print(
-      reset,
-      `New password for ${reset.email} (their sessions are signed out). It is shown once:\n${reset.password}`,
-    );
-  } else if (group === "staff" && action === "grant") {
-    const membership = await grantStaffMembership(root, staffArgs()).catch((error: Error) =>
-      fail(error.message),
-    );
-    await audit(root, {
-      tenantId: membership.tenantId,
-      command: "staff grant",
-      target: { type: "staffUser", id: values.email as string },
-      input: { email: values.email, role: membership.role },
-    });
-    print(membership, `${values.email} now has the role ${membership.role} in ${membership.tenantId}.`);
-  } else if (group === "master-key" && (action === "check" || action === "reseal")) {
-    const { masterKey, previousMasterKeys } = orExit(() => loadMasterKeys(env));
-    const secretBox = new SecretBox(masterKey, previousMasterKeys);
-    const report = await resealSecrets(root, secretBox, { dryRun: action === "check" });
-    // A reseal rewrites every tenant's secrets: each tenant's trail records it (a check writes nothing).
-    if (action === "reseal") {
-      for (const tenant of await listTenants(root)) {
-        await audit(root, {
-          tenantId: tenant.id,
-          command: "master-key reseal",
-          target: { type: "masterKey", id: secretBox.currentKeyTag },
-          input: {},
-        });
-      }
-    }
-    print(report, resealSummary(report, secretBox.previousKeyCount));
-    if (report.unreadable.length) process.exit(1);
-  } else if (group === "audit" && action === "verify") {
-    const tenantIds = values.tenant ? [values.tenant] : (await listTenants(root)).map((t) => t.id);
-    const reports = [];
-    for (const tenantId of tenantIds) reports.push(await verifyAuditChain(root, tenantId));
-    print(
-      reports,
-      reports
-        .map((r) =>
-          r.intact
-            ? `${r.tenantId}  intact (${r.events} events)`
-            : `${r.tenantId}  BROKEN at event ${r.brokenAt?.sequence}: ${r.brokenAt?.reason}`,
-        )
-        .join("\n") || "No tenants.",
-    );
-    if (reports.some((r) => !r.intact)) process.exit(1);
-  } else {
-    fail(`Unknown command: ${positionals.join(" ")}`);
+  if (env.databaseUrl) finish((await runHere(env, parsed, operatingSystemUser)).result as CommandResult);
+  const socketPath = operatorSocketPath(env.dataDir);
+  const there = await runThere(socketPath, parsed, operatingSystemUser);
+  if (there) finish(there);
+  const here = await runHere(env, parsed, operatingSystemUser);
+  if (here.result) finish(here.result);
+  // The API holds the database but its socket did not answer yet: it may be starting (migrations).
+  for (const deadline = Date.now() + SOCKET_WAIT_MS; Date.now() < deadline; await sleep(250)) {
+    const later = await runThere(socketPath, parsed, operatingSystemUser);
+    if (later) finish(later);
   }
-} finally {
-  await db.close();
+  finish({
+    exitCode: 1,
+    stdout: "",
+    stderr: `${here.inUse?.message} Its operator socket (${socketPath}) did not answer.\n`,
+  });
+} catch (error) {
+  if (error instanceof OperatorSocketRefused)
+    finish({ exitCode: 1, stdout: "", stderr: `${error.message}\n` });
+  // An unexpected error: its stack, as Node prints an uncaught one.
+  finish({ exitCode: 1, stdout: "", stderr: `${(error as Error).stack ?? String(error)}\n` });
 }
-// The migration engine leaves timers behind; a CLI run is over once its work is.
-process.exit(0);

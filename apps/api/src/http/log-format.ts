@@ -48,3 +48,21 @@ export async function prettyLogStream(): Promise<DestinationStream> {
 
 /** Requests polled by probes and scrapers, which pretty logs leave out (JSON logs keep every line). */
 export const QUIET_ROUTES: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/** The console's tRPC calls (apps/api/src/console/mount-console.ts): GET for reads, POST for changes. */
+const CONSOLE_TRPC_ROUTE = "/trpc/*";
+
+/**
+ * Whether pretty logs leave a request's line out: probes and scrapes, and the console's successful reads.
+ * An open console page re-reads its list every few seconds; a line for each would scroll the start banner
+ * (console URL, login, API key) out of sight within a minute of doing nothing. The console's changes and
+ * failures, and every REST and wallet call, keep their line; JSON logs keep every line.
+ */
+export function quietInPrettyLog(request: {
+  method: string;
+  route: string | undefined;
+  status: number;
+}): boolean {
+  if (QUIET_ROUTES.has(request.route ?? "")) return true;
+  return request.route === CONSOLE_TRPC_ROUTE && request.method === "GET" && request.status < 400;
+}

@@ -1,7 +1,7 @@
 import type { AppDeps } from "@cred/core";
 import { listMigrations } from "@cred/db";
 import type { FastifyInstance } from "fastify";
-import { QUIET_ROUTES } from "./log-format";
+import { quietInPrettyLog } from "./log-format";
 
 /** Whether the process is draining (shutdown begun, still serving): /readyz then answers 503. */
 export interface Lifecycle {
@@ -10,7 +10,8 @@ export interface Lifecycle {
 
 /**
  * Liveness, readiness and the one access-log line per request (ids, status, timing; never secrets). With
- * `quietProbes` (pretty logs on a terminal) the probes' and scrapes' requests get no line.
+ * `quietProbes` (pretty logs on a terminal) the probes' and scrapes' requests, and the console's successful
+ * reads (its polling), get no line (quietInPrettyLog).
  */
 export function registerOps(
   app: FastifyInstance,
@@ -18,11 +19,12 @@ export function registerOps(
   { quietProbes = false, lifecycle }: { quietProbes?: boolean; lifecycle?: Lifecycle } = {},
 ) {
   app.addHook("onResponse", async (request, reply) => {
-    if (quietProbes && QUIET_ROUTES.has(request.routeOptions.url ?? "")) return;
+    const route = request.routeOptions.url;
+    if (quietProbes && quietInPrettyLog({ method: request.method, route, status: reply.statusCode })) return;
     request.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url,
+        route,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         clientRequestId: request.clientRequestId,
