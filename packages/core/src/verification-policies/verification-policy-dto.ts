@@ -11,7 +11,7 @@ import {
 } from "./verification-policy-repository";
 
 /** The rules column, parsed (defaults applied, invariants checked). */
-export function rulesOf(row: Pick<VerificationPolicyRow, "rules">): TPolicyRules {
+export function rulesOf(row: Pick<VerificationPolicyRow, "rules">): ReturnType<typeof zPolicyRules.parse> {
   return zPolicyRules.parse(row.rules);
 }
 
