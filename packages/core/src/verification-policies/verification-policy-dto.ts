@@ -1,8 +1,4 @@
-import {
-  type TPolicyRules,
-  type TVerificationPolicy,
-  zPolicyRules,
-} from "@cred/contracts/verification-policies";
+import { type TVerificationPolicy, zPolicyRules } from "@cred/contracts/verification-policies";
 import type { UnitOfWork } from "@cred/db";
 import {
   type VerificationPolicyRow,
