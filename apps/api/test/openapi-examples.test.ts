@@ -109,6 +109,8 @@ describe("examples of every operation (from openapi.json)", () => {
         "IssuanceTransactions_SupplyClaims 409",
         // Needs a pending session and a wallet's presentation for it; the example session was cancelled.
         "VerificationSessions_Submit 409",
+        // Needs a session created for the Digital Credentials API and the browser's answer to it.
+        "VerificationSessions_SubmitDcApiResponse 409",
         // Needs a delivery of an event to a subscription.
         "WebhookDeliveries_Redeliver 404",
       ].sort(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { zPolicyDcApi } from "./dc-api";
 import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "./examples";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
@@ -228,6 +229,7 @@ const rulesShape = {
     description: "OpenID4VP response mode; `direct_post.jwt` encrypts the wallet's response.",
     example: "direct_post.jwt",
   }),
+  dcApi: zPolicyDcApi,
   sessionLifetimeSeconds: z
     .number()
     .int()
@@ -379,7 +381,9 @@ export const zPolicyRules = z.object(rulesShape).superRefine(checkRuleConsistenc
   id: "VerificationPolicyRules",
   description: "What a verification under this policy asks for and accepts.",
 });
-export type TPolicyRules = z.infer<typeof zPolicyRules>;
+/** Rules as stored: those stored before `dcApi` existed lack it (read as its default). */
+export type TPolicyRules = Omit<z.infer<typeof zPolicyRules>, "dcApi"> &
+  Partial<Pick<z.infer<typeof zPolicyRules>, "dcApi">>;
 export type TPolicyCredential = z.infer<typeof zPolicyCredential>;
 
 export const ZCreateVerificationPolicyRequest = z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { zCreateDcApiOptions, zDcApiRequest } from "./dc-api";
 import { zInvocation } from "./invocation";
 import { newestFirstCollectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
@@ -69,6 +70,7 @@ export const ZCreateVerificationRequest = z
       description:
         "What the holder is asked to authorise with the presentation (OpenID4VP §5.1 `transaction_data`, e.g. a payment): each item is sent to the wallet as given, and the wallet must return its SHA-256 hash in the key binding JWT of a credential it names (Appendix B.3.3), or the session is rejected (`transaction_data_not_authorized`). Only wallets that support transaction data can answer such a request.",
     }),
+    dcApi: zCreateDcApiOptions.optional(),
   })
   .meta({ id: "CreateVerificationSessionRequest" });
 registerRequestExample(ZCreateVerificationRequest, [], {
@@ -197,6 +199,7 @@ export const zVerificationSession = z
     transactionData: z.array(zTransactionData).optional().meta({
       description: "The transaction data the request asks the holder to authorise, as created.",
     }),
+    dcApiRequest: zDcApiRequest.optional(),
     resultWithheld: z.literal(true).optional().meta({
       description:
         "Present (true) when the session is decided but its policy shows the result only to a Verifications_Get that passes the `responseCode` its same-device redirect delivered (`requireResponseCode`). Do not act on `status` alone then.",

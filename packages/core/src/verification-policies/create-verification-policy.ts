@@ -87,6 +87,7 @@ export async function createVerificationPolicy(
     credentials: input.credentials,
     credentialSets: input.credentialSets,
     responseMode: input.responseMode,
+    dcApi: input.dcApi,
     sessionLifetimeSeconds: input.sessionLifetimeSeconds,
     clientIdPrefix: input.clientIdPrefix,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,

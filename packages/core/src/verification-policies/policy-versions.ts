@@ -73,6 +73,7 @@ export async function createVerificationPolicyVersion(
     credentials: input.credentials,
     credentialSets: input.credentialSets,
     responseMode: input.responseMode,
+    dcApi: input.dcApi,
     sessionLifetimeSeconds: input.sessionLifetimeSeconds,
     clientIdPrefix: input.clientIdPrefix,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,

@@ -1,8 +1,4 @@
-import {
-  type TPolicyRules,
-  type TVerificationPolicy,
-  zPolicyRules,
-} from "@cred/contracts/verification-policies";
+import { type TVerificationPolicy, zPolicyRules } from "@cred/contracts/verification-policies";
 import type { UnitOfWork } from "@cred/db";
 import {
   type VerificationPolicyRow,
@@ -11,7 +7,7 @@ import {
 } from "./verification-policy-repository";
 
 /** The rules column, parsed (defaults applied, invariants checked). */
-export function rulesOf(row: Pick<VerificationPolicyRow, "rules">): TPolicyRules {
+export function rulesOf(row: Pick<VerificationPolicyRow, "rules">): ReturnType<typeof zPolicyRules.parse> {
   return zPolicyRules.parse(row.rules);
 }
 

@@ -1,10 +1,11 @@
 import type { TCreateVerificationRequest, TVerificationSession } from "@cred/contracts/verification-sessions";
 import type { UnitOfWork } from "@cred/db";
-import { generateNonce, generateResponseEncryptionKey, generateState } from "@cred/oid4vc";
+import { generateNonce, generateResponseEncryptionKey, generateState, publicJwk } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
+import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
 import { dcqlQueryFor } from "./policy-query";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
@@ -23,6 +24,9 @@ import { clientIdFor, type VerifierIdentity } from "./verifier-identity";
  * when the wallet fetches `requestUri`. `identity` is read by the caller before any Idempotency-Key
  * transaction opens: on the embedded database that transaction holds the one session, so a read of
  * the identity through the global connection inside it would wait for the transaction's own timeout.
+ * With `dcApi`, the session is for the Digital Credentials API (OpenID4VP Appendix A): response mode
+ * `dc_api(.jwt)`, client_id `origin:<first origin>` when unsigned, and the `{ protocol, data }` request
+ * built (and signed) now, kept with the session and shown as `dcApiRequest`.
  */
 export async function createVerification(
   deps: AppDeps,
@@ -32,14 +36,33 @@ export async function createVerification(
   identity: VerifierIdentity,
 ): Promise<TVerificationSession> {
   const { row: policy, rules } = await getActivePolicyForVerification(deps, db, scope, input.policy);
-  dcqlQueryFor(deps, rules); // refuse a policy that cannot become a query now, not when the wallet asks
+  const dcqlQuery = dcqlQueryFor(deps, rules); // refuse a policy that cannot become a query now
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
+  const dcApi = input.dcApi ? dcApiChannel(rules, input.dcApi) : null;
   // Policies stored before `clientIdPrefix` existed use the default.
-  const clientId = clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
+  const verifierClientId = () => clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
+  const clientId = dcApi ? dcApiClientId(dcApi, verifierClientId) : verifierClientId();
+  const responseMode = dcApi ? dcApiResponseMode(rules) : rules.responseMode;
   const id = newId("vs");
   const now = Date.now();
-  const encryptionKey =
-    rules.responseMode === "direct_post.jwt" ? generateResponseEncryptionKey().privateJwk : null;
+  const encryptionKey = responseMode.endsWith(".jwt") ? generateResponseEncryptionKey().privateJwk : null;
+  const expiresAt = new Date(now + rules.sessionLifetimeSeconds * 1000);
+  const nonce = generateNonce();
+  const dcApiRequest = dcApi
+    ? await buildDcApiRequestFor({
+        channel: dcApi,
+        identity,
+        clientId,
+        responseMode: dcApiResponseMode(rules),
+        nonce,
+        dcqlQuery,
+        encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
+        transactionData,
+        verifierInfo: rules.verifierInfo,
+        iat: Math.floor(now / 1000),
+        exp: Math.floor(expiresAt.getTime() / 1000),
+      })
+    : null;
   const createdAt = new Date(now);
   const row: VerificationSessionRow = {
     id,
@@ -50,11 +73,12 @@ export async function createVerification(
     status: "pending",
     rules: rules as object,
     state: generateState(),
-    nonce: generateNonce(),
+    nonce,
     clientId,
-    responseMode: rules.responseMode,
+    responseMode,
     invocation: input.invocation ?? "openid",
     transactionData,
+    dcApi: dcApi && dcApiRequest ? ({ origins: dcApi.origins, request: dcApiRequest } as object) : null,
     encryptionKeyCipher: encryptionKey
       ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
       : null,
@@ -62,7 +86,7 @@ export async function createVerification(
     resultCipher: null,
     reasonCodes: [],
     decidedAt: null,
-    expiresAt: new Date(now + rules.sessionLifetimeSeconds * 1000),
+    expiresAt,
     createdAt,
     updatedAt: createdAt,
   };

@@ -26,6 +26,7 @@ function session(state: string, overrides: Partial<VerificationSessionRow> = {})
     responseMode: "direct_post",
     invocation: "openid",
     transactionData: null,
+    dcApi: null,
     encryptionKeyCipher: null,
     responseCodeHash: null,
     resultCipher: null,

@@ -45,6 +45,8 @@ export async function receiveWalletResponse(
   if (!found) throw new VpError("invalid_request", "unknown request");
   const row = await settleExpiry(deps, deps.database.root, found);
   if (row.status !== "pending") throw new VpError("invalid_request", `the request is ${row.status}`);
+  if (row.dcApi)
+    throw new VpError("invalid_request", "this request is answered through the Digital Credentials API");
   await assertVerifierTenantActive(deps, row.tenantId);
 
   const responseMode = row.responseMode as "direct_post" | "direct_post.jwt";

@@ -1,3 +1,4 @@
+import { ZSubmitDcApiResponseRequest } from "@cred/contracts/dc-api";
 import {
   ZCreateVerificationRequest,
   ZGetVerificationRequest,
@@ -13,6 +14,7 @@ import { cancelVerificationSession } from "./cancel-verification-session";
 import { createVerification } from "./create-verification";
 import { getVerificationSession } from "./get-verification-session";
 import { listVerificationSessions } from "./list-verification-sessions";
+import { submitDcApiResponse } from "./submit-dc-api-response";
 import { submitVerificationSession } from "./submit-verification-session";
 import { getVerifierIdentity } from "./verifier-identity";
 
@@ -33,7 +35,7 @@ export const verificationsRouter = router({
         operationId: "Verifications_Create",
         summary: "Start a verification under a verification policy",
         description:
-          "Creates a pending verification session; show `authorizationRequestUri` to the holder (QR code or same-device link). Honours `Idempotency-Key`.",
+          "Creates a pending verification session; show `authorizationRequestUri` to the holder (QR code or same-device link), or, with `dcApi`, pass `dcApiRequest` to the browser's `navigator.credentials.get` (Digital Credentials API) and hand its answer to VerificationSessions_SubmitDcApiResponse. Honours `Idempotency-Key`.",
         tags: TAGS,
         successDescription: "The verification session was created.",
       },
@@ -146,5 +148,25 @@ export const verificationsRouter = router({
     .output(ZVerificationSessionResponse)
     .mutation(async ({ ctx, input }) => ({
       data: await submitVerificationSession(ctx.deps, ctx.db, scopeOf(ctx), input),
+    })),
+
+  submitDcApiResponse: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1.0/verification-sessions/{id}/dc-api-responses",
+        operationId: "VerificationSessions_SubmitDcApiResponse",
+        summary: "Hand back a Digital Credentials API response",
+        description:
+          "The `{ protocol, data }` that `navigator.credentials.get` returned for the session's `dcApiRequest` (OpenID4VP Appendix A): the same engine as the wallet callback decides the session (verified or rejected, with reasons: e.g. a presentation for another origin or nonce is rejected). A response that cannot be read (other protocol, malformed, not encrypted to this session's key) → 400 and the session stays pending; a session no longer pending (a replay) or not created for the DC API → 409.",
+        tags: TAGS,
+      },
+      scopes: ["verification.execute"],
+      errorStatuses: [400, 401, 403, 404, 409, 429],
+    })
+    .input(ZSubmitDcApiResponseRequest)
+    .output(ZVerificationSessionResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await submitDcApiResponse(ctx.deps, ctx.db, scopeOf(ctx), input),
     })),
 });

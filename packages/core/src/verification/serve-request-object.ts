@@ -50,6 +50,12 @@ export async function serveRequestObject(
   if (row?.status !== "pending") {
     throw new VpError("invalid_request", "unknown, expired or completed request", { status: 404 });
   }
+  if (row.dcApi) {
+    // Its request went to the page for navigator.credentials.get; it has no request_uri flow.
+    throw new VpError("invalid_request", "this request is answered through the Digital Credentials API", {
+      status: 404,
+    });
+  }
   const scope = scopeOfRow(row);
   await assertVerifierTenantActive(deps, scope.tenantId);
   const identity = await getVerifierIdentity(deps, scope);

@@ -55,6 +55,8 @@ export function toVerificationSessionDto(
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
   };
+  if (row.dcApi && row.status === "pending")
+    dto.dcApiRequest = (row.dcApi as { request: NonNullable<TVerificationSession["dcApiRequest"]> }).request;
   if (row.transactionData) dto.transactionData = decodeTransactionData(row.transactionData as string[]);
   if (row.resultCipher && options.withholdResult) dto.resultWithheld = true;
   else if (row.resultCipher) {

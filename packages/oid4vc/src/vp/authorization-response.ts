@@ -46,7 +46,11 @@ function describe(issues: readonly { path: PropertyKey[]; message: string }[]): 
   return issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
 }
 
-function fromParameters(params: Record<string, unknown>, encrypted: boolean): ParsedAuthorizationResponse {
+/** The parameters of an authorization response (decrypted or not) as a parsed response; malformed → `VpError`. */
+export function authorizationResponseFromParameters(
+  params: Record<string, unknown>,
+  encrypted: boolean,
+): ParsedAuthorizationResponse {
   if (params.error !== undefined) {
     const parsed = zWalletErrorResponse.safeParse(params);
     if (!parsed.success) {
@@ -98,7 +102,10 @@ export async function parseAuthorizationResponse(
     // Some wallets JSON-encode vp_token inside the JWE as they would in a form; accept both.
     if (typeof vpToken === "string") vpToken = parseJsonParam("vp_token", vpToken);
     const outerState = field(form, "state");
-    const parsed = fromParameters(vpToken === undefined ? payload : { ...payload, vp_token: vpToken }, true);
+    const parsed = authorizationResponseFromParameters(
+      vpToken === undefined ? payload : { ...payload, vp_token: vpToken },
+      true,
+    );
     if (parsed.state === undefined && outerState !== undefined) parsed.state = outerState;
     else if (outerState !== undefined && outerState !== parsed.state) {
       throw new VpError("invalid_request", "state outside the JWE differs from the encrypted state");
@@ -108,7 +115,7 @@ export async function parseAuthorizationResponse(
 
   const error = field(form, "error");
   if (error !== undefined) {
-    return fromParameters(
+    return authorizationResponseFromParameters(
       { error, error_description: field(form, "error_description"), state: field(form, "state") },
       false,
     );
@@ -118,7 +125,7 @@ export async function parseAuthorizationResponse(
   if (options.responseMode === "direct_post.jwt") {
     throw new VpError("invalid_request", "the response must be encrypted (direct_post.jwt)");
   }
-  return fromParameters(
+  return authorizationResponseFromParameters(
     { vp_token: parseJsonParam("vp_token", vpTokenField), state: field(form, "state") },
     false,
   );

@@ -3,6 +3,8 @@ export { publicJwk } from "../jose/key-input";
 export * from "./authorization-response";
 export * from "./claims-path";
 export * from "./client-id";
+export * from "./dc-api";
+export * from "./dc-api-test-wallet";
 export * from "./dcql";
 export * from "./errors";
 export * from "./match-presentations";
@@ -13,6 +15,7 @@ export {
   authorizationRequestLink,
   type BuildAuthorizationRequestInput,
   buildAuthorizationRequest,
+  encryptionJwks,
   InvalidAuthorizationRequestError,
   parseRequestUriPostBody,
   REQUEST_OBJECT_CONTENT_TYPE,
@@ -25,6 +28,7 @@ export {
   signRequestObject,
   type VerifierClientMetadata,
   type VerifierInfo,
+  verifierCapabilities,
 } from "./request-object";
 export * from "./response-encryption";
 export * from "./sd-jwt-vc-credential-verifier";

@@ -108,11 +108,9 @@ export function buildAuthorizationRequest(
   }
   const client_metadata: VerifierClientMetadata = verifierCapabilities(input.responseMode);
   if (input.responseMode === "direct_post.jwt") {
-    const jwk = input.encryptionJwk ?? fail("direct_post.jwt requires an encryption key");
-    if ("d" in jwk) fail("encryptionJwk must be the public key");
-    if (!jwk.kid) fail("encryptionJwk needs a kid");
-    if (jwk.alg !== "ECDH-ES") fail("encryptionJwk.alg must be ECDH-ES");
-    client_metadata.jwks = { keys: [{ ...jwk, use: "enc" }] };
+    client_metadata.jwks = encryptionJwks(
+      input.encryptionJwk ?? fail("direct_post.jwt requires an encryption key"),
+    );
   }
 
   const payload: AuthorizationRequestPayload = {
@@ -150,16 +148,30 @@ export async function signRequestObject(
   );
 }
 
-/** What the verifier takes, as `client_metadata` states it: the formats and, for `direct_post.jwt`, the `enc` values. */
-function verifierCapabilities(responseMode: ResponseMode): VerifierClientMetadata {
+/**
+ * What the verifier takes, as `client_metadata` states it: the formats and, for an encrypted response mode
+ * (`direct_post.jwt`, `dc_api.jwt`), the `enc` values.
+ */
+export function verifierCapabilities(responseMode: string): VerifierClientMetadata {
   return {
     vp_formats_supported: {
       "dc+sd-jwt": { "sd-jwt_alg_values": ["ES256"], "kb-jwt_alg_values": ["ES256"] },
     },
-    ...(responseMode === "direct_post.jwt"
+    ...(responseMode.endsWith(".jwt")
       ? { encrypted_response_enc_values_supported: [...SUPPORTED_RESPONSE_ENC_VALUES] }
       : {}),
   };
+}
+
+/** `client_metadata.jwks` for an encrypted response: the per-request public ECDH-ES key, `use: enc`. */
+export function encryptionJwks(jwk: Jwk): { keys: Jwk[] } {
+  const fail = (message: string): never => {
+    throw new InvalidAuthorizationRequestError(message);
+  };
+  if ("d" in jwk) fail("encryptionJwk must be the public key");
+  if (!jwk.kid) fail("encryptionJwk needs a kid");
+  if (jwk.alg !== "ECDH-ES") fail("encryptionJwk.alg must be ECDH-ES");
+  return { keys: [{ ...jwk, use: "enc" }] };
 }
 
 /**

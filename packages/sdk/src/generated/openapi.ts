@@ -556,7 +556,7 @@ export interface paths {
         put?: never;
         /**
          * Start a verification under a verification policy
-         * @description Creates a pending verification session; show `authorizationRequestUri` to the holder (QR code or same-device link). Honours `Idempotency-Key`.
+         * @description Creates a pending verification session; show `authorizationRequestUri` to the holder (QR code or same-device link), or, with `dcApi`, pass `dcApiRequest` to the browser's `navigator.credentials.get` (Digital Credentials API) and hand its answer to VerificationSessions_SubmitDcApiResponse. Honours `Idempotency-Key`.
          *
          *     Requires the API key scope `verification.execute`.
          */
@@ -671,6 +671,28 @@ export interface paths {
          *     Requires the API key scope `verification.execute`.
          */
         post: operations["VerificationSessions_Submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.0/verification-sessions/{id}/dc-api-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand back a Digital Credentials API response
+         * @description The `{ protocol, data }` that `navigator.credentials.get` returned for the session's `dcApiRequest` (OpenID4VP Appendix A): the same engine as the wallet callback decides the session (verified or rejected, with reasons: e.g. a presentation for another origin or nonce is rejected). A response that cannot be read (other protocol, malformed, not encrypted to this session's key) → 400 and the session stays pending; a session no longer pending (a replay) or not created for the DC API → 409.
+         *
+         *     Requires the API key scope `verification.execute`.
+         */
+        post: operations["VerificationSessions_SubmitDcApiResponse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2206,6 +2228,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Start the verification for the browser's Digital Credentials API (OpenID4VP 1.0 Appendix A) instead of a wallet link: the response carries `dcApiRequest`, and the page's result is handed back with VerificationSessions_SubmitDcApiResponse. */
+        CreateVerificationDcApiOptions: {
+            /**
+             * @description The origins of the pages that call `navigator.credentials.get` with this request: `expected_origins` of a signed request; for an unsigned one, the origins whose `origin:<origin>` client identifier the presentation's audience may name.
+             * @example [
+             *       "https://shop.example.com"
+             *     ]
+             */
+            origins: string[];
+            /**
+             * @description Sign the request (`openid4vp-v1-signed`, with the verifier certificate, as for request_uri); false sends `openid4vp-v1-unsigned` (the policy must allow it).
+             * @default true
+             * @example true
+             */
+            signed?: boolean;
+        };
         /** @description How the credential offer reaches the wallet. */
         IssuanceDelivery: {
             /**
@@ -2901,6 +2939,13 @@ export interface components {
              */
             responseMode: "direct_post.jwt" | "direct_post";
             /**
+             * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
+             * @default signed_or_unsigned
+             * @example signed
+             * @enum {string}
+             */
+            dcApi: "off" | "signed" | "signed_or_unsigned";
+            /**
              * @description How long a verification session stays open, 60–3600 seconds.
              * @default 600
              * @example 600
@@ -3078,6 +3123,7 @@ export interface components {
             result?: components["schemas"]["VerificationResult"];
             /** @description The transaction data the request asks the holder to authorise, as created. */
             transactionData?: components["schemas"]["TransactionData"][];
+            dcApiRequest?: components["schemas"]["DcApiRequest"];
             /**
              * @description Present (true) when the session is decided but its policy shows the result only to a Verifications_Get that passes the `responseCode` its same-device redirect delivered (`requireResponseCode`). Do not act on `status` alone then.
              * @example true
@@ -3144,6 +3190,18 @@ export interface components {
              */
             checks: {
                 [key: string]: "passed" | "skipped";
+            };
+        };
+        /** @description For a Digital Credentials API session: pass it as is, `navigator.credentials.get({ digital: { requests: [dcApiRequest] } })`. */
+        DcApiRequest: {
+            /**
+             * @example openid4vp-v1-signed
+             * @enum {string}
+             */
+            protocol: "openid4vp-v1-unsigned" | "openid4vp-v1-signed";
+            /** @description The request: `{ request: <signed request object> }` for `openid4vp-v1-signed`, the request parameters themselves for `openid4vp-v1-unsigned`. */
+            data: {
+                [key: string]: unknown;
             };
         };
         ApiCollectionOfVerificationSession: {
@@ -7478,6 +7536,13 @@ export interface operations {
                      */
                     responseMode?: "direct_post.jwt" | "direct_post";
                     /**
+                     * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
+                     * @default signed_or_unsigned
+                     * @example signed
+                     * @enum {string}
+                     */
+                    dcApi?: "off" | "signed" | "signed_or_unsigned";
+                    /**
                      * @description How long a verification session stays open, 60–3600 seconds.
                      * @default 600
                      * @example 600
@@ -7907,6 +7972,13 @@ export interface operations {
                      */
                     responseMode?: "direct_post.jwt" | "direct_post";
                     /**
+                     * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
+                     * @default signed_or_unsigned
+                     * @example signed
+                     * @enum {string}
+                     */
+                    dcApi?: "off" | "signed" | "signed_or_unsigned";
+                    /**
                      * @description How long a verification session stays open, 60–3600 seconds.
                      * @default 600
                      * @example 600
@@ -8256,6 +8328,7 @@ export interface operations {
                     invocation?: "openid" | "haip";
                     /** @description What the holder is asked to authorise with the presentation (OpenID4VP §5.1 `transaction_data`, e.g. a payment): each item is sent to the wallet as given, and the wallet must return its SHA-256 hash in the key binding JWT of a credential it names (Appendix B.3.3), or the session is rejected (`transaction_data_not_authorized`). Only wallets that support transaction data can answer such a request. */
                     transactionData?: components["schemas"]["TransactionData"][];
+                    dcApi?: components["schemas"]["CreateVerificationDcApiOptions"];
                 };
             };
         };
@@ -8747,6 +8820,132 @@ export interface operations {
                     sdJwtVc: string;
                     /** @description The audience the presentation was made for; must equal the session's client_id. */
                     audience?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEnvelopeOfVerificationSessionResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerificationSessions_SubmitDcApiResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The verification session's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The `protocol` of the DigitalCredential the page received; must be the request's.
+                     * @example openid4vp-v1-signed
+                     */
+                    protocol: string;
+                    /** @description The `data` of the DigitalCredential: `{ response: <JWE> }` for `dc_api.jwt`, `{ vp_token: {…} }` for `dc_api`, or a wallet error `{ error, error_description }`. */
+                    data: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
