@@ -2,7 +2,7 @@
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from "jose";
-import * as pkcs11js from "pkcs11js";
+import pkcs11js from "pkcs11js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
 import { type ActiveIssuer, createTransaction, EMPLOYEE_CLAIMS, issueCredential } from "./fixtures";

@@ -9,7 +9,7 @@ import {
 } from "@cred/core";
 import { type Es256Signer, jwkThumbprintKid } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import * as pkcs11js from "pkcs11js";
+import pkcs11js from "pkcs11js";
 import { KeyNotInTokenError, type Pkcs11Settings, Pkcs11Token, reasonOf } from "./pkcs11-token";
 import { formatPkcs11Uri, parsePkcs11Uri } from "./pkcs11-uri";
 

@@ -1,4 +1,4 @@
-import * as pkcs11js from "pkcs11js";
+import pkcs11js from "pkcs11js";
 
 /** How to reach the token (env.ts reads them: PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN(_FILE), PKCS11_SESSIONS). */
 export interface Pkcs11Settings {
