@@ -28,6 +28,7 @@ export {
   retryScheduleFor,
   sweepExpired,
 } from "./events";
+export { type ListedIssuerKey, listIssuerKeysAcrossTenants } from "./issuers";
 export { issuerKeyMasterKeyCannotOpen, type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";

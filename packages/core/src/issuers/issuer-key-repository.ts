@@ -174,6 +174,36 @@ export const issuerKeyRepository = {
   },
 
   /**
+   * Every issuer key across tenants (the operator's CLI, `issuer-keys list`), optionally of one tenant
+   * or one provider: where each key is held, never its private part.
+   */
+  listAcrossTenants(db: UnitOfWork, filter: { tenantId?: string; provider?: string }) {
+    return db.prisma.issuerKey.findMany({
+      where: {
+        ...(filter.tenantId ? { tenantId: filter.tenantId } : {}),
+        ...(filter.provider === "software"
+          ? { OR: [{ provider: "software" }, { provider: null }] }
+          : filter.provider
+            ? { provider: filter.provider }
+            : {}),
+      },
+      select: {
+        issuerId: true,
+        tenantId: true,
+        environment: true,
+        purpose: true,
+        state: true,
+        kid: true,
+        provider: true,
+        providerKeyRef: true,
+        privateKeyCipher: true,
+        createdAt: true,
+      },
+      orderBy: [{ tenantId: "asc" }, { issuerId: "asc" }, { createdAt: "asc" }],
+    });
+  },
+
+  /**
    * One sealed signing key, any issuer's (the composition root checks the master key opens it). By no
    * tenant: it runs before any request.
    */
