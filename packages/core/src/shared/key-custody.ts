@@ -3,7 +3,7 @@ import type { JWK } from "jose";
 import { DomainError } from "./errors";
 
 /**
- * Key custody (docs/key-custody.md, docs/adr/0023-key-custody.md): who holds a private key. Every key
+ * Key custody (docs/key-custody.md, docs/adr/0025-key-custody.md): who holds a private key. Every key
  * row (`IssuerKey`) names its provider and the provider's reference to the key; the use-cases generate,
  * use and destroy keys only through the provider the row names, so a new provider (a cloud KMS) is one
  * more implementation of `KeyProvider`, registered in the composition root.
