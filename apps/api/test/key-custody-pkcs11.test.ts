@@ -265,6 +265,22 @@ describe.skipIf(softHsmMissing !== null)(
       await expect.poll(() => privateKeyObjects(first!.providerKeyRef!).length).toBe(0);
     });
 
+    it("a discarded next key is destroyed in the token", async () => {
+      const active = await issuerIn("pkcs11");
+      const prepared = await call(t, "POST", `${ISSUERS}/${active.issuerId}/next-signing-key`, {
+        key: t.adminKey,
+      });
+      expect(prepared.status).toBe(200);
+      const next = (await keyRows(active.issuerId)).find((k) => k.state === "next")!;
+      expect(privateKeyObjects(next.providerKeyRef!)).toHaveLength(1);
+      const discarded = await call(t, "DELETE", `${ISSUERS}/${active.issuerId}/next-signing-key`, {
+        key: t.adminKey,
+      });
+      expect(discarded.status).toBe(200);
+      expect(discarded.body.data.nextSigningKey).toBeNull();
+      await expect.poll(() => privateKeyObjects(next.providerKeyRef!).length).toBe(0);
+    });
+
     it("moves a software issuer's next key into the token through the normal rotation", async () => {
       const active = await issuerIn("software");
       const [sealed] = await keyRows(active.issuerId);
