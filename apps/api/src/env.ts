@@ -5,6 +5,7 @@ import type { CoreConfig } from "@cred/core";
 import { retryScheduleFor } from "@cred/core";
 import { poolerMode } from "@cred/db";
 import { parseTrustProxy } from "./http/client-address";
+import type { Pkcs11Settings } from "./key-custody/pkcs11-token";
 import type { ServerOptions } from "./server";
 import { EnvError, StartupError } from "./startup-errors";
 import { tracingEnv } from "./tracing/tracing-env";
@@ -150,6 +151,12 @@ export interface Env {
    * and/or METRICS_TOKEN (a bearer token; on the API's port when no METRICS_PORT). Neither: not served.
    */
   metrics: { port?: number; host?: string; token?: string };
+  /**
+   * The PKCS#11 token for issuer keys (docs/key-custody.md): PKCS11_MODULE (the vendor library),
+   * PKCS11_TOKEN_LABEL, the user PIN from PKCS11_PIN or from the file PKCS11_PIN_FILE names (never
+   * logged), PKCS11_SESSIONS (the session pool, 1–64, default 4). Unset: no `pkcs11` custody.
+   */
+  pkcs11: Pkcs11Settings | undefined;
 }
 
 /** A metrics token shorter than this is refused: it would be guessable. */
@@ -203,7 +210,9 @@ export function readEnv(source: Source = process.env): Env {
       ...optional("host", source.METRICS_HOST?.trim() || undefined),
       ...optional("token", source.METRICS_TOKEN?.trim() || undefined),
     },
+    pkcs11: undefined,
   };
+  env.pkcs11 = readPkcs11(source, read);
   const token = env.metrics.token;
   if (token !== undefined && (token.length < METRICS_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(token))) {
     read.problems.push(
@@ -248,6 +257,32 @@ export function readEnv(source: Source = process.env): Env {
   else if (logFormat) read.problems.push(`LOG_FORMAT must be json or pretty (got "${logFormat}").`);
   if (read.problems.length) throw new EnvError(read.problems);
   return env;
+}
+
+/**
+ * The PKCS#11 settings, when PKCS11_MODULE is set: the module file must exist, the token label and one
+ * PIN source must be given. The PIN's value never appears in a problem.
+ */
+function readPkcs11(source: Source, read: ReturnType<typeof reader>): Pkcs11Settings | undefined {
+  const modulePath = source.PKCS11_MODULE?.trim();
+  if (!modulePath) return undefined;
+  const problems = read.problems;
+  if (!fs.existsSync(modulePath)) problems.push(`PKCS11_MODULE names no file (got "${modulePath}").`);
+  const tokenLabel = source.PKCS11_TOKEN_LABEL?.trim();
+  if (!tokenLabel) problems.push("PKCS11_TOKEN_LABEL must name the token when PKCS11_MODULE is set.");
+  const pinFile = source.PKCS11_PIN_FILE?.trim();
+  let pin = source.PKCS11_PIN;
+  if (pin && pinFile) problems.push("Set PKCS11_PIN or PKCS11_PIN_FILE, not both.");
+  else if (pinFile) {
+    try {
+      pin = fs.readFileSync(pinFile, "utf8").replace(/\r?\n$/, "");
+    } catch {
+      problems.push(`PKCS11_PIN_FILE cannot be read (got "${pinFile}").`);
+    }
+  } else if (!pin) problems.push("PKCS11_PIN or PKCS11_PIN_FILE must give the token's user PIN.");
+  const sessions = read.positive("PKCS11_SESSIONS", 64);
+  if (!tokenLabel || !pin) return undefined;
+  return { modulePath, tokenLabel, pin, ...(sessions !== undefined ? { sessions } : {}) };
 }
 
 /** For an entry point: a StartupError (an EnvError's problems) is printed and the process exits 1; anything else is rethrown. */

@@ -32,6 +32,7 @@ const server = await createServer({
   trustProxy: env.trustProxy,
   workerOptions: webhook.workerOptions,
   metrics: env.metrics,
+  ...(env.pkcs11 ? { pkcs11: env.pkcs11 } : {}),
 }).catch(exitOnStartupError); // e.g. a master key that does not fit the database, or no database: one line, exit 1
 
 const created = await bootstrap(server.database.root, env.bootstrapAdminEmail);

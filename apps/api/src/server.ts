@@ -7,10 +7,12 @@ import {
   createSignInThrottle,
   idempotentInputParsers,
   issuerKeyMasterKeyCannotOpen,
+  KeyCustody,
   noDomainMetrics,
   SecretBox,
   SIGN_IN_THROTTLE,
   type SignInThrottlePolicy,
+  SoftwareKeyProvider,
 } from "@cred/core";
 import {
   applyMigrations,
@@ -31,6 +33,7 @@ import { registerOps } from "./http/ops";
 import { answerClientError, answerFrameworkError, registerProtocolGuards } from "./http/protocol-errors";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { registerStorableTargetCheck } from "./http/storable-text";
+import type { Pkcs11Settings } from "./key-custody/pkcs11-token";
 import {
   listenForMetrics,
   type MetricsExposure,
@@ -85,6 +88,11 @@ export interface ServerOptions {
    * mode 0600), where `pnpm cli` has this process run its commands (cli/operator-socket.ts).
    */
   operatorSocket?: boolean;
+  /**
+   * A PKCS#11 token for issuer keys (docs/key-custody.md): issuers whose custody is `pkcs11` generate
+   * and use their keys there. Unset: only `software` custody is offered.
+   */
+  pkcs11?: Pkcs11Settings;
   /** Worker pacing (tests shorten the retry schedule and poll interval). */
   workerOptions?: Partial<Omit<WebhookWorkerOptions, "delivery">> & {
     delivery?: Partial<WebhookWorkerOptions["delivery"]>;
@@ -260,10 +268,17 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       `MASTER_KEY does not open the keys sealed in this database (issuer ${unopened}): start with the master key it was created with (while rotating it, that key goes in PREVIOUS_MASTER_KEYS).`,
     ]);
   }
+  // The PKCS#11 binding (a native addon) is imported only when a token is configured, and the vendor's
+  // module is loaded on first use: a token that is down at start delays nothing; its issuers' requests
+  // are refused (503) until it answers, and their readiness says so.
+  const pkcs11 = options.pkcs11
+    ? new (await import("./key-custody/pkcs11-key-provider")).Pkcs11KeyProvider(options.pkcs11)
+    : undefined;
   const deps: AppDeps = {
     database,
     config: defaultCoreConfig(options),
     secretBox,
+    keyCustody: new KeyCustody([new SoftwareKeyProvider(secretBox), ...(pkcs11 ? [pkcs11] : [])]),
     rateLimiter: await createRateLimiter(options.rateLimit, database.pool),
     signInThrottle: await createSignInThrottle(
       { ...SIGN_IN_THROTTLE, ...options.signInThrottle },
@@ -379,6 +394,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       stopAnnouncing?.();
       await operatorSocket?.close();
       await metricsListener?.close();
+      await pkcs11?.close();
       await database.close();
     },
   };

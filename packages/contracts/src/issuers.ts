@@ -323,6 +323,25 @@ export const zSigningKeyChoice = z.enum(["current", "next"]).default("current").
 
 export type TSigningKeyChoice = z.infer<typeof zSigningKeyChoice>;
 
+/** Who holds private keys (docs/key-custody.md): sealed in the database, or in the platform's PKCS#11 token. */
+export const KEY_PROVIDERS = ["software", "pkcs11"] as const;
+export type TKeyProvider = (typeof KEY_PROVIDERS)[number];
+
+export const zKeyCustody = z
+  .strictObject({
+    provider: z.enum(KEY_PROVIDERS).meta({
+      description:
+        "`software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.",
+      example: "pkcs11",
+    }),
+  })
+  .meta({
+    id: "KeyCustody",
+    description:
+      "Who holds the private keys made for this issuer from now on (its first signing key, prepared and rotated keys). Keys made before keep their custody: an issuer moves into an HSM by changing this, then rotating (Issuers_PrepareSigningKey, Issuers_SetSigningCertificate with key next, Issuers_RotateSigningKey).",
+  });
+export type TKeyCustody = z.infer<typeof zKeyCustody>;
+
 /** More would make the issuer's JWKS long for every relying party; withdraw old keys instead. */
 export const MAX_PREVIOUS_SIGNING_KEYS = 20;
 
@@ -375,6 +394,7 @@ export const zIssuer = z
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
+    keyCustody: zKeyCustody,
     ...zResourceFields,
     activatedAt: z.string().nullable().meta({
       description: "Activation time (ISO 8601); null while draft.",
@@ -415,6 +435,9 @@ export const ZCreateIssuerRequest = z.strictObject({
     .meta({ description: "Take only these redirect URIs in the authorization code flow." }),
   credentialEncryption: zCredentialEncryptionSettings.optional().meta({
     description: "Offer (or require) encrypted credential requests and responses; default: not offered.",
+  }),
+  keyCustody: zKeyCustody.optional().meta({
+    description: "Who holds the issuer's private keys; default `software`.",
   }),
 });
 // Enough to activate the issuer once it has a credential configuration (no optional certificates).
@@ -504,6 +527,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
   credentialEncryption: zCredentialEncryptionSettings.nullable().optional().meta({
     description:
       "Turns encrypted credential requests and responses on (a key is made) or changes `required` (the key stays); null turns them off and discards the key.",
+  }),
+  keyCustody: zKeyCustody.optional().meta({
+    description:
+      "Where keys made from now on are held; the current keys stay where they are until the next rotation.",
   }),
 });
 registerRequestExample(ZUpdateIssuerRequest, ["issuerId"], {

@@ -28,6 +28,7 @@ export {
   retryScheduleFor,
   sweepExpired,
 } from "./events";
+export { type ListedIssuerKey, listIssuerKeysAcrossTenants } from "./issuers";
 export { issuerKeyMasterKeyCannotOpen, type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
@@ -39,6 +40,18 @@ export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
 export {
+  type GeneratedKey,
+  type GenerateKeyRequest,
+  isKeyCustodyUnavailable,
+  KEY_CUSTODY_RETRY_AFTER_SECONDS,
+  KeyCustody,
+  type KeyProvider,
+  type KeyProviderName,
+  type KeyProviderStatus,
+  keyCustodyUnavailable,
+  type StoredKeyReference,
+} from "./shared/key-custody";
+export {
   type CredentialStatusAction,
   type DomainMetrics,
   noDomainMetrics,
@@ -48,6 +61,7 @@ export {
 export { createRateLimiter } from "./shared/rate-limit";
 export { SecretBox } from "./shared/secret-box";
 export { createSignInThrottle, SIGN_IN_THROTTLE, type SignInThrottlePolicy } from "./shared/sign-in-throttle";
+export { SoftwareKeyProvider } from "./shared/software-key-provider";
 export { isUnstorableTextViolation } from "./shared/sql-errors";
 export { readSessionCookie } from "./staff/session-cookie";
 export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";

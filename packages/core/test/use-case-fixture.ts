@@ -15,11 +15,13 @@ import { idempotentInputParsers } from "../src/rpc/idempotency";
 import { Caches } from "../src/shared/caches";
 import type { AppDeps, CoreConfig } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
+import { KeyCustody } from "../src/shared/key-custody";
 import { noDomainMetrics } from "../src/shared/metrics";
 import type { Principal, TenantScope } from "../src/shared/principal";
 import { createRateLimiter } from "../src/shared/rate-limit";
 import { SecretBox } from "../src/shared/secret-box";
 import { createSignInThrottle, SIGN_IN_THROTTLE } from "../src/shared/sign-in-throttle";
+import { SoftwareKeyProvider } from "../src/shared/software-key-provider";
 import { createTenant } from "../src/tenants/tenants";
 
 /**
@@ -86,10 +88,12 @@ export async function openUseCaseWorld(config: Partial<CoreConfig> = {}): Promis
   const pgdb = adminUrl ? await freshPostgresDatabase(adminUrl) : undefined;
   const database = openDatabase({ databaseUrl: pgdb?.url, dataDir: ":memory:" });
   await applyMigrations(database.adapterFactory);
+  const secretBox = new SecretBox(randomBytes(32));
   const deps: AppDeps = {
     database,
     config: { ...USE_CASE_CONFIG, ...config },
-    secretBox: new SecretBox(randomBytes(32)),
+    secretBox,
+    keyCustody: new KeyCustody([new SoftwareKeyProvider(secretBox)]),
     rateLimiter: await createRateLimiter({ points: 100_000, durationSeconds: 1 }, database.pool),
     signInThrottle: await createSignInThrottle(SIGN_IN_THROTTLE, database.pool),
     caches: new Caches(),

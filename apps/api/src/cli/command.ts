@@ -14,6 +14,7 @@ import {
   grantStaffMembership,
   isScope,
   listApiKeysAcrossTenants,
+  listIssuerKeysAcrossTenants,
   listTenants,
   PLATFORM_SCOPE,
   type ResealReport,
@@ -45,6 +46,9 @@ export const USAGE = `Usage:
   pnpm cli master-key check [--json]     (counts what each master key sealed; writes nothing)
   pnpm cli master-key reseal [--json]    (seals everything again under MASTER_KEY; see docs/operations.md)
   pnpm cli audit verify [--tenant <tenantId>] [--json]   (checks each tenant's audit hash chain; exit 1 when broken)
+  pnpm cli issuer-keys list [--tenant <tenantId>] [--provider software|pkcs11] [--json]
+                                          (issuer keys and where each is held; with PKCS11_MODULE set, also
+                                           keys in the token that no issuer key names; docs/key-custody.md)
 
 While the API runs on the embedded database, the CLI has the API run the command (its operator socket in
 DATA_DIR); see docs/operations.md.`;
@@ -62,6 +66,7 @@ export const ZCliCommand = z.object({
       name: z.string().max(1000),
       issuer: z.string().max(1000),
       expires: z.string().max(1000),
+      provider: z.string().max(1000),
       json: z.boolean(),
     })
     .partial()
@@ -85,6 +90,8 @@ export interface CommandContext {
   secretBox: () => SecretBox;
   /** The operating-system user recorded as the operator in the audit trail. */
   operatingSystemUser: string;
+  /** With a PKCS#11 token configured: the key pairs in it (`issuer-keys list`); may throw while it is unreachable. */
+  tokenKeys?: () => Promise<{ providerKeyRef: string; label: string }[]>;
 }
 
 /** A wrong command line: printed with the usage, exit code 2. */
@@ -109,6 +116,7 @@ export function parseCommandLine(argv: string[]): CliCommand | "help" | CommandR
         name: { type: "string" },
         issuer: { type: "string" },
         expires: { type: "string" },
+        provider: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -357,6 +365,34 @@ async function dispatch(context: CommandContext, command: CliCommand, out: strin
         .join("\n") || "No tenants.",
     );
     if (reports.some((r) => !r.intact)) return 1;
+  } else if (group === "issuer-keys" && action === "list") {
+    const provider = values.provider;
+    if (provider !== undefined && provider !== "software" && provider !== "pkcs11")
+      fail("--provider must be software or pkcs11.");
+    const keys = await listIssuerKeysAcrossTenants(root, {
+      ...(values.tenant ? { tenantId: values.tenant } : {}),
+      ...(provider ? { provider } : {}),
+    });
+    // Key pairs in the token that no issuer key names: left by a destroy that failed while the token
+    // was unreachable, for the operator to remove.
+    let unreferenced: { providerKeyRef: string; label: string }[] | null = null;
+    if (context.tokenKeys && provider !== "software" && !values.tenant) {
+      const named = new Set(keys.map((k) => k.providerKeyRef).filter((ref): ref is string => ref !== null));
+      unreferenced = (await context.tokenKeys()).filter((k) => !named.has(k.providerKeyRef));
+    }
+    const lines = keys.map(
+      (k) =>
+        `${k.tenantId}  ${k.environment.padEnd(10)} ${k.issuerId}  ${k.purpose.padEnd(29)} ${k.state.padEnd(7)} ${k.kid}  ${k.provider}${k.providerKeyRef ? ` ${k.providerKeyRef}` : ""}${k.holdsPrivateKey ? "" : " (private part discarded)"}`,
+    );
+    if (unreferenced?.length)
+      lines.push(
+        "Keys in the PKCS#11 token that no issuer key names (left by a failed destroy; remove with the token's tools):",
+        ...unreferenced.map((k) => `  ${k.providerKeyRef}  ${k.label}`),
+      );
+    print(
+      { keys, ...(unreferenced ? { unreferencedTokenKeys: unreferenced } : {}) },
+      lines.join("\n") || "No issuer keys.",
+    );
   } else {
     fail(`Unknown command: ${command.positionals.join(" ")}`);
   }

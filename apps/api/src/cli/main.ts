@@ -45,12 +45,24 @@ async function runHere(env: Env, command: CliCommand, operatingSystemUser: strin
             return new SecretBox(masterKey, previousMasterKeys);
           },
           operatingSystemUser,
+          ...(env.pkcs11 ? { tokenKeys: () => tokenKeys(env.pkcs11!) } : {}),
         },
         command,
       ),
     };
   } finally {
     await db.close();
+  }
+}
+
+/** The key pairs in the PKCS#11 token PKCS11_* name (`issuer-keys list`), through a provider of this process's own. */
+async function tokenKeys(settings: NonNullable<Env["pkcs11"]>) {
+  const { Pkcs11KeyProvider } = await import("../key-custody/pkcs11-key-provider");
+  const provider = new Pkcs11KeyProvider(settings);
+  try {
+    return await provider.listKeys();
+  } finally {
+    await provider.close();
   }
 }
 

@@ -41,7 +41,7 @@ interface Log {
  */
 export async function listenForOperators(
   socketPath: string,
-  deps: Pick<AppDeps, "database" | "caches" | "secretBox">,
+  deps: Pick<AppDeps, "database" | "caches" | "secretBox" | "keyCustody">,
   log: Log,
 ): Promise<OperatorSocket> {
   const server = net.createServer((connection) => serve(connection, deps, log));
@@ -81,7 +81,7 @@ export async function listenForOperators(
 
 function serve(
   connection: net.Socket,
-  deps: Pick<AppDeps, "database" | "caches" | "secretBox">,
+  deps: Pick<AppDeps, "database" | "caches" | "secretBox" | "keyCustody">,
   log: Log,
 ): void {
   let received = "";
@@ -123,7 +123,7 @@ function serve(
 }
 
 async function runForOperator(
-  deps: Pick<AppDeps, "database" | "caches" | "secretBox">,
+  deps: Pick<AppDeps, "database" | "caches" | "secretBox" | "keyCustody">,
   request: OperatorRequest,
   log: Log,
 ): Promise<CommandResult> {
@@ -140,6 +140,7 @@ async function runForOperator(
         caches: deps.caches,
         secretBox: () => deps.secretBox,
         operatingSystemUser: request.operatingSystemUser,
+        ...tokenKeysOf(deps),
       },
       request.command,
     );
@@ -147,6 +148,15 @@ async function runForOperator(
     log.error({ err }, "operator command failed");
     return { exitCode: 1, stdout: "", stderr: `${(err as Error).message || String(err)}\n` };
   }
+}
+
+/** The API's PKCS#11 token's key pairs, for `issuer-keys list`, when it has one. */
+function tokenKeysOf(deps: Pick<AppDeps, "keyCustody">) {
+  if (!deps.keyCustody.has("pkcs11")) return {};
+  const provider = deps.keyCustody.provider("pkcs11") as Partial<{
+    listKeys(): Promise<{ providerKeyRef: string; label: string }[]>;
+  }>;
+  return provider.listKeys ? { tokenKeys: () => provider.listKeys!() } : {};
 }
 
 /** The API does not listen on the socket (none there, or left by a process that is gone). */

@@ -2,6 +2,7 @@ import {
   ERROR_STATUS,
   type ErrorCode,
   type ErrorEnvelope,
+  isKeyCustodyUnavailable,
   isUnstorableTextViolation,
   UNSTORABLE_TEXT_MESSAGE,
 } from "@cred/core";
@@ -81,6 +82,19 @@ export function registerErrorHandling(app: FastifyInstance, restMethodsOf: (path
     if (isUnstorableTextViolation(error)) {
       if (oauthCode) return oauthError(400, oauthCode, UNSTORABLE_TEXT_MESSAGE);
       return sendError(reply, "ValidationFailed", UNSTORABLE_TEXT_MESSAGE);
+    }
+    // A key store (an HSM) unreachable: nothing was written, and the same request can be sent again
+    // after Retry-After. Wallets get the OAuth `server_error` (with status 503), others the envelope.
+    if (isKeyCustodyUnavailable(error)) {
+      request.log.warn({ reason: error.message }, "key store unreachable");
+      reply.headers(error.headers ?? {});
+      if (oauthCode)
+        return oauthError(
+          503,
+          "server_error",
+          "The issuer's signing key is temporarily unavailable; retry after the time in Retry-After.",
+        );
+      return sendError(reply, "KeyCustodyUnavailable", error.message);
     }
     const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (oauthCode && (known || error.validation)) {

@@ -1,16 +1,21 @@
 import type { TCreateIssuerRequest, TIssuer } from "@cred/contracts/issuers";
 import type { UnitOfWork } from "@cred/db";
-import { generateEs256KeyPair } from "@cred/oid4vc";
 import { organisationRepository } from "../organisations";
 import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
+import type { KeyCustody } from "../shared/key-custody";
 import type { SecretBox } from "../shared/secret-box";
 import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
-import { issuerKeyRepository } from "./issuer-key-repository";
+import {
+  assertKeyProviderConfigured,
+  discardIfNotStored,
+  generateIssuerSigningKey,
+} from "./issuer-key-custody";
+import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
 import { issuerRepository } from "./issuer-repository";
 import { provisionStatusList } from "./provision-status-list";
 
@@ -18,6 +23,7 @@ export interface IssuerDeps {
   db: UnitOfWork;
   config: CoreConfig;
   secretBox: SecretBox;
+  keyCustody: KeyCustody;
   caches: Caches;
 }
 
@@ -27,8 +33,10 @@ export const organisationNotFound = (reference: string) =>
   ]);
 
 /**
- * Creates a draft issuer with a fresh ES256 signing key (private JWK sealed at rest, bound to the
- * issuer id) and its first status list, in one transaction.
+ * Creates a draft issuer with a fresh ES256 signing key, made by the key provider its custody names
+ * (`software`: the private JWK sealed at rest, bound to the issuer id; `pkcs11`: generated inside the
+ * token), and its first status list, in one transaction. A key the transaction does not store is
+ * destroyed again.
  */
 export async function createIssuer(
   deps: IssuerDeps,
@@ -42,12 +50,27 @@ export async function createIssuer(
     );
   }
   const scope = scopeOfCaller(caller);
-  const { privateJwk, publicJwk } = await generateEs256KeyPair();
-  const kid = publicJwk.kid!;
+  const keyProvider = input.keyCustody?.provider ?? "software";
+  assertKeyProviderConfigured(deps, keyProvider);
+  const id = newId("iss");
+  const signingKey = await generateIssuerSigningKey(deps, { id, keyProvider });
+  return discardIfNotStored(deps, id, signingKey, async () => ({
+    used: true,
+    result: await createWithKey(deps, scope, id, keyProvider, signingKey, input),
+  }));
+}
+
+function createWithKey(
+  deps: IssuerDeps,
+  scope: ReturnType<typeof scopeOfCaller>,
+  id: string,
+  keyProvider: string,
+  signingKey: NewIssuerKey,
+  input: TCreateIssuerRequest,
+): Promise<TIssuer> {
   return deps.db.transaction(async (tx) => {
     const organisation = await organisationRepository.findByReference(tx, scope, input.organisationReference);
     if (!organisation) throw organisationNotFound(input.organisationReference);
-    const id = newId("iss");
     const createdAt = new Date();
     await issuerRepository.create(tx, {
       id,
@@ -66,15 +89,11 @@ export async function createIssuer(
       ...(input.credentialEncryption
         ? { credentialEncryption: { required: input.credentialEncryption.required } }
         : {}),
+      keyProvider,
       status: "draft",
       createdAt,
     });
     const issuer = { issuerId: id, ...scope };
-    const signingKey = {
-      kid,
-      publicJwk: publicJwk as Record<string, unknown>,
-      privateKeyCipher: deps.secretBox.seal(JSON.stringify(privateJwk), id),
-    };
     await issuerKeyRepository.create(
       tx,
       deps.caches,

@@ -10,7 +10,7 @@ import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { credentialEncryptionKeysCache } from "./issuer-caches";
-import { issuerKeyRepository, type NewSoftwareKey } from "./issuer-key-repository";
+import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
 import {
   acceptedRetiredEncryptionKeyOf,
   currentEncryptionKeyOf,
@@ -44,7 +44,7 @@ export function credentialEncryptionOf(row: EncryptionRow): CredentialEncryption
 /** The sealing context of the keys: bound to the issuer and to this use, apart from its signing key. */
 export const credentialEncryptionSealContext = (issuerId: string) => `${issuerId}/credential-encryption`;
 
-function freshKey(secretBox: SecretBox, issuerId: string): NewSoftwareKey {
+function freshKey(secretBox: SecretBox, issuerId: string): NewIssuerKey {
   const { publicJwk, privateJwk } = generateResponseEncryptionKey();
   return {
     kid: (publicJwk as { kid: string }).kid,

@@ -1,15 +1,18 @@
 import type { TIssuerReadiness, TReadinessItem } from "@cred/contracts/issuers";
 import type { UnitOfWork } from "@cred/db";
 import type { CoreConfig } from "../shared/context";
+import { isKeyCustodyUnavailable, type KeyCustody } from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
-import { currentSigningKeyOf } from "./issuer-keys";
+import { storedKeyOf } from "./issuer-key-custody";
+import { currentSigningKeyOf, type IssuerKeyRow, nextSigningKeyRowOf } from "./issuer-keys";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
 
 export interface ReadinessDeps {
   config: Pick<CoreConfig, "publicBaseUrl" | "developmentMode">;
   secretBox: SecretBox;
+  keyCustody: KeyCustody;
 }
 
 type Check = Omit<TReadinessItem, "status" | "detail" | "action"> & {
@@ -28,15 +31,95 @@ function item(check: Check): TReadinessItem {
 }
 
 /** True when the sealed private key opens with the current master key and matches the public key. */
-function signingKeyUsable(secretBox: SecretBox, issuer: IssuerRow): boolean {
+function sealedKeyUsable(secretBox: SecretBox, issuer: IssuerRow, key: IssuerKeyRow): boolean {
   try {
-    const key = currentSigningKeyOf(issuer);
     const jwk = JSON.parse(secretBox.open(key.privateKeyCipher!, issuer.id)) as Record<string, unknown>;
     const publicJwk = key.publicJwk as Record<string, unknown>;
     return typeof jwk.d === "string" && jwk.kid === key.kid && jwk.x === publicJwk.x && jwk.y === publicJwk.y;
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether the key is usable now and where it lives: a sealed key opens with the master key; a key a
+ * provider holds (an HSM) is present in a reachable store, whose public key matches the published one.
+ */
+async function keyCheck(
+  deps: ReadinessDeps,
+  issuer: IssuerRow,
+  key: IssuerKeyRow,
+): Promise<{ usable: boolean; location: string; problem?: string }> {
+  if ((key.provider ?? "software") === "software") {
+    const usable = sealedKeyUsable(deps.secretBox, issuer, key);
+    return {
+      usable,
+      location: "the database, sealed under the master key",
+      ...(usable
+        ? {}
+        : {
+            problem:
+              "it cannot be opened with the current master key; restore the master key the issuer was created with",
+          }),
+    };
+  }
+  if (!deps.keyCustody.has(key.provider!))
+    return {
+      usable: false,
+      location: `the '${key.provider}' key provider`,
+      problem: "that provider is not configured in this process",
+    };
+  const provider = deps.keyCustody.provider(key.provider);
+  const status = await provider.status();
+  if (!status.reachable)
+    return {
+      usable: false,
+      location: status.location,
+      problem: `the key store is unreachable (${status.reason ?? "no answer"})`,
+    };
+  try {
+    const stored = storedKeyOf(key);
+    const publicJwk = await provider.publicJwk(stored);
+    const published = key.publicJwk as Record<string, unknown>;
+    if (publicJwk.x !== published.x || publicJwk.y !== published.y)
+      return {
+        usable: false,
+        location: status.location,
+        problem: "the key in the store is not the published one",
+      };
+    return { usable: true, location: status.location };
+  } catch (error) {
+    return {
+      usable: false,
+      location: status.location,
+      problem: isKeyCustodyUnavailable(error)
+        ? "the key store is unreachable"
+        : "the key is not in the store",
+    };
+  }
+}
+
+/** The `signing-key` item: the current key (and a prepared next key), each usable, and where each lives. */
+async function signingKeyItem(deps: ReadinessDeps, issuer: IssuerRow) {
+  const current = currentSigningKeyOf(issuer);
+  const nextRow = nextSigningKeyRowOf(issuer);
+  const currentCheck = await keyCheck(deps, issuer, current);
+  const nextCheck = nextRow ? await keyCheck(deps, issuer, nextRow) : null;
+  const describe = (
+    label: string,
+    key: IssuerKeyRow,
+    check: { usable: boolean; location: string; problem?: string },
+  ) =>
+    check.usable
+      ? `${label} ES256 key ${key.kid} is held in ${check.location} and usable.`
+      : `${label} ES256 key ${key.kid} (held in ${check.location}) cannot be used: ${check.problem}.`;
+  return {
+    satisfied: currentCheck.usable && (nextCheck?.usable ?? true),
+    detail: [
+      describe("The current", current, currentCheck),
+      ...(nextRow && nextCheck ? [describe("The prepared next", nextRow, nextCheck)] : []),
+    ].join(" "),
+  };
 }
 
 /**
@@ -56,6 +139,7 @@ export async function assessIssuerReadiness(
     issuerRepository.countActiveConfigurations(db, scope, issuer.id),
     issuerRepository.hasOpenStatusList(db, scope, issuer.id),
   ]);
+  const signingKey = await signingKeyItem(deps, issuer);
   const display = (issuer.display as { locale?: string; name?: string }[]) ?? [];
   const displayComplete =
     issuer.displayName.trim() !== "" && display.some((entry) => !!entry.locale && !!entry.name);
@@ -92,14 +176,7 @@ export async function assessIssuerReadiness(
         hint: 'Send {"display":[{"locale":"en","name":"<name shown in wallets>"}]}.',
       },
     }),
-    item({
-      id: "signing-key",
-      title: "Signing key present",
-      satisfied: signingKeyUsable(deps.secretBox, issuer),
-      detail: signingKeyUsable(deps.secretBox, issuer)
-        ? `ES256 key ${currentSigningKeyOf(issuer).kid} is present and usable.`
-        : "The signing key cannot be opened with the current master key; restore the master key the issuer was created with.",
-    }),
+    item({ id: "signing-key", title: "Signing key present", ...signingKey }),
     item({
       id: "active-credential-configuration",
       title: "At least one active credential configuration",

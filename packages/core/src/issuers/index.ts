@@ -21,6 +21,7 @@ export { currentSigningKeyOf, signingCertificateOf } from "./issuer-keys";
 export { issuerRepository } from "./issuer-repository";
 export { issuerSigningKey } from "./issuer-signing-keys";
 export { issuerUrls } from "./issuer-urls";
+export { type ListedIssuerKey, listIssuerKeysAcrossTenants } from "./list-issuer-keys";
 export { platformIssuerKeyCacheKey, platformIssuerKeysCache } from "./platform-issuer-keys";
 export { provisionStatusList, STATUS_LIST_BITS } from "./provision-status-list";
 export { STATUS_CHUNK_BYTES, statusEntryLocation } from "./status-list-chunks";

@@ -1,4 +1,4 @@
-import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "@cred/contracts/issuers";
+import type { IssuerStatus, TIssuer, TKeyProvider, TPreviousSigningKey } from "@cred/contracts/issuers";
 import type { CoreConfig } from "../shared/context";
 import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
@@ -42,6 +42,7 @@ export function toIssuerDto(
     allowedRedirectUris: (row.allowedRedirectUris as TIssuer["allowedRedirectUris"]) ?? null,
     credentialEncryption: credentialEncryptionDto(row),
     signingCertificate: signingCertificateDto(certificateOfKey(signingKey)),
+    keyCustody: { provider: row.keyProvider as TKeyProvider },
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

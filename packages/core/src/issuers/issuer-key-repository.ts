@@ -6,11 +6,14 @@ import { forgetIssuerAfterCommit } from "./issuer-caches";
 import type { IssuerKeyPurpose, IssuerKeyRow } from "./issuer-keys";
 import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
-/** A key as generated here: public JWK and the private JWK sealed (software custody). */
-export interface NewSoftwareKey {
+/** A key as its provider generated it: public JWK, and the sealed private JWK (software) or the provider's reference. */
+export interface NewIssuerKey {
   kid: string;
   publicJwk: Record<string, unknown>;
-  privateKeyCipher: string;
+  privateKeyCipher: string | null;
+  /** `software` when absent. */
+  provider?: string;
+  providerKeyRef?: string | null;
 }
 
 const SIGNING = "credential_signing" satisfies IssuerKeyPurpose;
@@ -40,7 +43,7 @@ export const issuerKeyRepository = {
     issuer: TenantScope & { issuerId: string },
     purpose: IssuerKeyPurpose,
     state: "next" | "current",
-    key: NewSoftwareKey,
+    key: NewIssuerKey,
     at: Date,
   ) {
     forgetIssuerAfterCommit(db, caches, issuer.issuerId);
@@ -55,7 +58,8 @@ export const issuerKeyRepository = {
         kid: key.kid,
         publicJwk: key.publicJwk as Prisma.InputJsonObject,
         privateKeyCipher: key.privateKeyCipher,
-        provider: "software",
+        provider: key.provider ?? "software",
+        providerKeyRef: key.providerKeyRef ?? null,
         ...(state === "next" ? { preparedAt: at } : { activatedAt: at }),
         createdAt: at,
       },
@@ -103,7 +107,7 @@ export const issuerKeyRepository = {
     caches: Caches,
     issuer: TenantScope & { issuerId: string },
     replaced: { keyId: string; keep: boolean },
-    incoming: { nextKeyId: string } | { fresh: NewSoftwareKey },
+    incoming: { nextKeyId: string } | { fresh: NewIssuerKey },
     at: Date,
   ) {
     const scope = { tenantId: issuer.tenantId, environment: issuer.environment };
@@ -111,7 +115,8 @@ export const issuerKeyRepository = {
     if (replaced.keep) {
       await db.prisma.issuerKey.updateMany({
         where: { id: replaced.keyId, ...scope },
-        data: { state: "retired", retiredAt: at, privateKeyCipher: null },
+        // The private part is discarded: the sealed value here, an HSM key by its provider after the commit.
+        data: { state: "retired", retiredAt: at, privateKeyCipher: null, providerKeyRef: null },
       });
     } else {
       await db.prisma.issuerKey.deleteMany({ where: { id: replaced.keyId, ...scope } });
@@ -135,7 +140,7 @@ export const issuerKeyRepository = {
     caches: Caches,
     issuer: TenantScope & { issuerId: string },
     replaced: { keyId: string; acceptedUntil: Date | null } | null,
-    fresh: NewSoftwareKey,
+    fresh: NewIssuerKey,
     at: Date,
   ) {
     const scope = { tenantId: issuer.tenantId, environment: issuer.environment };
@@ -166,6 +171,36 @@ export const issuerKeyRepository = {
       [now],
     );
     return rows.length;
+  },
+
+  /**
+   * Every issuer key across tenants (the operator's CLI, `issuer-keys list`), optionally of one tenant
+   * or one provider: where each key is held, never its private part.
+   */
+  listAcrossTenants(db: UnitOfWork, filter: { tenantId?: string; provider?: string }) {
+    return db.prisma.issuerKey.findMany({
+      where: {
+        ...(filter.tenantId ? { tenantId: filter.tenantId } : {}),
+        ...(filter.provider === "software"
+          ? { OR: [{ provider: "software" }, { provider: null }] }
+          : filter.provider
+            ? { provider: filter.provider }
+            : {}),
+      },
+      select: {
+        issuerId: true,
+        tenantId: true,
+        environment: true,
+        purpose: true,
+        state: true,
+        kid: true,
+        provider: true,
+        providerKeyRef: true,
+        privateKeyCipher: true,
+        createdAt: true,
+      },
+      orderBy: [{ tenantId: "asc" }, { issuerId: "asc" }, { createdAt: "asc" }],
+    });
   },
 
   /**

@@ -1,5 +1,5 @@
 import type { Issuer, IssuerKey } from "@cred/db";
-import type { CryptoKey } from "jose";
+import type { Es256SigningKey } from "@cred/oid4vc";
 import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
 /** What a key is for (prisma/schema.prisma `IssuerKey.purpose`); status_list_signing and metadata_signing may follow. */
@@ -17,10 +17,10 @@ export interface WithIssuerKeys {
 /** An issuer's row with its keys (IssuerKey rows), read in one statement (a join). */
 export type IssuerRow = Issuer & WithIssuerKeys;
 
-/** A signing key opened and imported for signing. */
+/** A signing key made ready by its provider: a private key in the process, or a signer in an HSM. */
 export interface IssuerSigningKey {
   kid: string;
-  privateKey: CryptoKey;
+  privateKey: Es256SigningKey;
 }
 
 const newestRetiredFirst = (a: IssuerKeyRow, b: IssuerKeyRow) =>

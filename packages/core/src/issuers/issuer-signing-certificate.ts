@@ -11,6 +11,7 @@ import type { IssuerDeps } from "./create-issuer";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
+import { storedKeyOf } from "./issuer-key-custody";
 import { issuerKeyRepository } from "./issuer-key-repository";
 import { certificateOfKey, currentSigningKeyOf } from "./issuer-keys";
 import { issuerRepository } from "./issuer-repository";
@@ -32,15 +33,17 @@ export async function getIssuerCertificateSigningRequest(
   const next = nextSigningKeyOf(issuer);
   if (key === "next" && !next) throw noNextSigningKey();
   const current = currentSigningKeyOf(issuer);
-  const cipher = key === "next" ? next!.privateKeyCipher : current.privateKeyCipher!;
+  const row = key === "next" ? issuer.keys.find((k) => k.id === next!.id)! : current;
   const organisation = await organisationRepository.findById(
     deps.db,
     scopeOfCaller(caller),
     issuer.organisationId,
   );
-  const privateJwk = JSON.parse(deps.secretBox.open(cipher, issuer.id)) as JWK;
+  // Signed by the key's provider: inside the HSM for a `pkcs11` key, proving possession without it leaving.
+  const stored = storedKeyOf(row);
   const certificateSigningRequestPem = await createIssuerCertificateRequest({
-    privateJwk,
+    signingKey: await deps.keyCustody.of(stored).signingKey(stored),
+    publicJwk: row.publicJwk as JWK,
     commonName: issuer.displayName,
     organisationName: organisation?.displayName,
     credentialIssuer: credentialIssuerIdentifier(deps.config, issuer.id),

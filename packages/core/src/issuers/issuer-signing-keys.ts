@@ -1,28 +1,39 @@
-import { importEs256PrivateKey } from "@cred/oid4vc";
-import type { JWK } from "jose";
 import type { Caches } from "../shared/caches";
-import type { SecretBox } from "../shared/secret-box";
+import type { KeyCustody } from "../shared/key-custody";
 import { signingKeysCache } from "./issuer-caches";
 import { currentSigningKeyOf, type IssuerSigningKey, type WithIssuerKeys } from "./issuer-keys";
 
 export type { IssuerSigningKey } from "./issuer-keys";
 
+/** What signing with an issuer's key needs: the key providers and the process caches. */
+export interface SigningKeyDeps {
+  keyCustody: KeyCustody;
+  caches: Caches;
+}
+
 /**
- * The issuer's current signing key, decrypted and imported once per process (`signingKeysCache`): kept
- * while the issuer's current key has this kid, replaced after a rotation.
+ * The issuer's current signing key, made ready once per process (`signingKeysCache`) by the provider its
+ * row names (a sealed key opened and imported; an HSM key found in its token): kept while the issuer's
+ * current key has this kid, replaced after a rotation.
  */
 export function issuerSigningKey(
-  deps: { secretBox: SecretBox; caches: Caches },
+  deps: SigningKeyDeps,
   issuer: WithIssuerKeys & { id: string },
 ): Promise<IssuerSigningKey> {
-  const { kid, privateKeyCipher } = currentSigningKeyOf(issuer);
-  return signingKeyOf(deps, { id: issuer.id, kid, privateKeyCipher });
+  const { kid, privateKeyCipher, provider, providerKeyRef } = currentSigningKeyOf(issuer);
+  return signingKeyOf(deps, { id: issuer.id, kid, privateKeyCipher, provider, providerKeyRef });
 }
 
 /** Like `issuerSigningKey`, for a current key read on its own (a status list token's statement). */
 export function signingKeyOf(
-  deps: { secretBox: SecretBox; caches: Caches },
-  issuer: { id: string; kid: string; privateKeyCipher: string | null },
+  deps: SigningKeyDeps,
+  issuer: {
+    id: string;
+    kid: string;
+    privateKeyCipher: string | null;
+    provider: string | null;
+    providerKeyRef: string | null;
+  },
 ): Promise<IssuerSigningKey> {
   const cache = deps.caches.of(signingKeysCache);
   let entry = cache.peek(issuer.id);
@@ -30,10 +41,10 @@ export function signingKeyOf(
     const created = {
       kid: issuer.kid,
       key: (async () => {
-        if (issuer.privateKeyCipher === null)
+        const stored = { ...issuer, sealedFor: issuer.id };
+        if (issuer.privateKeyCipher === null && issuer.providerKeyRef === null)
           throw new Error(`Issuer ${issuer.id} holds no private signing key.`);
-        const jwk = JSON.parse(deps.secretBox.open(issuer.privateKeyCipher, issuer.id)) as JWK;
-        return { kid: issuer.kid, privateKey: await importEs256PrivateKey(jwk) };
+        return { kid: issuer.kid, privateKey: await deps.keyCustody.of(stored).signingKey(stored) };
       })(),
     };
     created.key.catch(() => {

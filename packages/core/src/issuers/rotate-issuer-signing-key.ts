@@ -3,12 +3,12 @@ import {
   type TIssuer,
   type TRotateIssuerSigningKeyRequest,
 } from "@cred/contracts/issuers";
-import { generateEs256KeyPair } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
-import { issuerKeyRepository } from "./issuer-key-repository";
+import { destroyAfterCommit, discardIfNotStored, generateIssuerSigningKey } from "./issuer-key-custody";
+import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
 import { currentSigningKeyOf, retiredSigningKeysOf } from "./issuer-keys";
 import { issuerRepository } from "./issuer-repository";
 import { forgetPlatformIssuerKeys } from "./platform-issuer-keys";
@@ -28,8 +28,20 @@ export async function rotateIssuerSigningKey(
   caller: IssuerCaller,
   input: TRotateIssuerSigningKeyRequest,
 ): Promise<TIssuer> {
+  // Without a prepared next key, a fresh one is made first (by the provider the issuer's custody names),
+  // outside the row lock; a key not stored after all (a next key was prepared meanwhile) is destroyed.
+  const seen = await deps.db.transaction((tx) => findVisibleIssuer(tx, caller, input.issuerId));
+  const generated = nextSigningKeyOf(seen) ? null : await generateIssuerSigningKey(deps, seen);
+  return discardIfNotStored(deps, seen.id, generated, () => rotate(deps, caller, input, generated));
+}
+
+async function rotate(
+  deps: IssuerDeps,
+  caller: IssuerCaller,
+  input: TRotateIssuerSigningKeyRequest,
+  generated: NewIssuerKey | null,
+): Promise<{ result: TIssuer; used: boolean }> {
   const scope = scopeOfCaller(caller);
-  const generated = await generateEs256KeyPair();
   return deps.db.transaction(async (tx) => {
     const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
     const current = currentSigningKeyOf(issuer);
@@ -50,27 +62,26 @@ export async function rotateIssuerSigningKey(
     // A prepared next key takes over, with its certificate chain; otherwise a fresh key, without one.
     // The old chain stays with the replaced key, which no longer signs.
     const next = nextSigningKeyOf(issuer);
-    const incomingKid = next ? next.kid : (generated.publicJwk.kid as string);
+    // A next key prepared between the first read and the lock: rotate again to make a fresh key.
+    if (!next && !generated) throw new DomainError("InvalidState", "The issuer's keys changed; try again.");
+    const incomingKid = next ? next.kid : generated!.kid;
     const now = new Date();
     await issuerKeyRepository.switchSigningKey(
       tx,
       deps.caches,
       { issuerId: issuer.id, ...scope },
       { keyId: current.id, keep: input.replacedKey === "keep" },
-      next
-        ? { nextKeyId: next.id }
-        : {
-            fresh: {
-              kid: incomingKid,
-              publicJwk: generated.publicJwk as Record<string, unknown>,
-              privateKeyCipher: deps.secretBox.seal(JSON.stringify(generated.privateJwk), issuer.id),
-            },
-          },
+      next ? { nextKeyId: next.id } : { fresh: generated! },
       now,
     );
+    // The replaced key's private part is discarded: an HSM key is destroyed in its token once committed.
+    destroyAfterCommit(tx, deps, [current]);
     await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
     await issuerRepository.bumpStatusListVersions(tx, issuer.id);
     tx.afterCommit(() => forgetPlatformIssuerKeys(deps.caches, scope, [current.kid, incomingKid]));
-    return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
+    return {
+      used: !next,
+      result: await loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id)),
+    };
   });
 }

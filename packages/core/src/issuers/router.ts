@@ -58,7 +58,7 @@ export const issuersRouter = router({
       },
       scopes: ["issuers.manage"],
       successStatus: 201,
-      errorStatuses: [400, 401, 403, 404, 409, 429],
+      errorStatuses: [400, 401, 403, 404, 409, 429, 503],
       idempotent: true,
     })
     .input(ZCreateIssuerRequest)
@@ -160,7 +160,7 @@ export const issuersRouter = router({
         successDescription: "The issuer with its new signing key.",
       },
       scopes: ["issuers.manage"],
-      errorStatuses: [400, 401, 403, 404, 409, 429],
+      errorStatuses: [400, 401, 403, 404, 409, 429, 503],
       idempotent: true,
     })
     .input(ZRotateIssuerSigningKeyRequest)
@@ -210,7 +210,7 @@ export const issuersRouter = router({
         successDescription: "The issuer with its prepared next key.",
       },
       scopes: ["issuers.manage"],
-      errorStatuses: [400, 401, 403, 404, 429],
+      errorStatuses: [400, 401, 403, 404, 429, 503],
     })
     .input(ZPrepareIssuerSigningKeyRequest)
     .output(ZPrepareIssuerSigningKeyResponse)
@@ -261,7 +261,7 @@ export const issuersRouter = router({
         tags: TAGS,
       },
       scopes: ["issuers.read"],
-      errorStatuses: [400, 401, 403, 404, 409, 429],
+      errorStatuses: [400, 401, 403, 404, 409, 429, 503],
     })
     .input(ZGetIssuerCertificateSigningRequestRequest)
     .output(ZGetIssuerCertificateSigningRequestResponse)

@@ -27,6 +27,8 @@ export const statusListTokenRepository = {
       size: number;
       kid: string;
       privateKeyCipher: string | null;
+      provider: string | null;
+      providerKeyRef: string | null;
       chainPem: string | null;
       x5c: unknown;
       notBefore: Date | string | null;
@@ -34,7 +36,8 @@ export const statusListTokenRepository = {
       chunk: number | null;
       data: Uint8Array | null;
     }>(
-      `SELECT l."version", l."bits", l."size", k."kid", k."privateKeyCipher", k."chainPem", k."x5c",
+      `SELECT l."version", l."bits", l."size", k."kid", k."privateKeyCipher", k."provider", k."providerKeyRef",
+              k."chainPem", k."x5c",
               k."notBefore", k."notAfter", c."chunk", c."data"
          FROM "StatusList" l JOIN "IssuerKey" k ON k."issuerId" = l."issuerId"
               AND k."purpose" = 'credential_signing' AND k."state" = 'current'

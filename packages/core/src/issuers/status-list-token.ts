@@ -87,7 +87,7 @@ function buildFor(caches: Caches, listId: string, version: number, build: () => 
  * Only the list's version is read when a cached token is still fresh.
  */
 export async function statusListToken(
-  deps: Pick<AppDeps, "config" | "secretBox" | "database" | "caches">,
+  deps: Pick<AppDeps, "config" | "secretBox" | "keyCustody" | "database" | "caches">,
   issuerId: string,
   listId: string,
 ): Promise<{ token: string; etag: string; ttl: number } | null> {
@@ -105,7 +105,7 @@ export async function statusListToken(
 
 /** Reads the list as it is now (its version at least the one asked for), signs it, and caches it. */
 async function buildToken(
-  deps: Pick<AppDeps, "config" | "secretBox" | "database" | "caches">,
+  deps: Pick<AppDeps, "config" | "secretBox" | "keyCustody" | "database" | "caches">,
   issuerId: string,
   listId: string,
 ): Promise<CachedToken | null> {
@@ -117,6 +117,8 @@ async function buildToken(
     id: issuerId,
     kid: list.kid,
     privateKeyCipher: list.privateKeyCipher,
+    provider: list.provider,
+    providerKeyRef: list.providerKeyRef,
   });
   const now = Date.now();
   const cache = deps.caches.of(statusListTokensCache);

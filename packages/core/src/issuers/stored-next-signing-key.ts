@@ -10,13 +10,12 @@ export interface NextSigningKey {
   publicJwk: Record<string, unknown>;
   preparedAt: string;
   signingCertificate?: StoredSigningCertificate;
-  privateKeyCipher: string;
 }
 
-/** The prepared next key of an issuer, with its sealed private part; null when none is prepared. */
+/** The prepared next key of an issuer (its private part sealed or in its provider); null when none is prepared. */
 export function nextSigningKeyOf(row: WithIssuerKeys): NextSigningKey | null {
   const key = nextSigningKeyRowOf(row);
-  if (!key?.privateKeyCipher) return null;
+  if (!key) return null;
   const certificate = certificateOfKey(key);
   return {
     id: key.id,
@@ -24,7 +23,6 @@ export function nextSigningKeyOf(row: WithIssuerKeys): NextSigningKey | null {
     publicJwk: key.publicJwk as Record<string, unknown>,
     preparedAt: (key.preparedAt ?? key.createdAt).toISOString(),
     ...(certificate ? { signingCertificate: certificate } : {}),
-    privateKeyCipher: key.privateKeyCipher,
   };
 }
 

@@ -4,11 +4,13 @@ import { organisationRepository } from "../organisations";
 import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
+import type { KeyCustody } from "../shared/key-custody";
 import type { SecretBox } from "../shared/secret-box";
 import { organisationNotFound } from "./create-issuer";
 import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
+import { assertKeyProviderConfigured } from "./issuer-key-custody";
 import { type IssuerChanges, issuerRepository } from "./issuer-repository";
 
 /**
@@ -31,7 +33,7 @@ export function assertNoReadOnlyIssuerFields(raw: unknown): void {
  * member, and `display` is replaced as a whole.
  */
 export async function updateIssuer(
-  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox; caches: Caches },
+  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox; keyCustody: KeyCustody; caches: Caches },
   caller: IssuerCaller,
   input: TUpdateIssuerRequest,
 ): Promise<TIssuer> {
@@ -77,6 +79,10 @@ export async function updateIssuer(
         input.credentialEncryption,
       );
       data.credentialEncryption = settings ? { required: settings.required } : null;
+    }
+    if (input.keyCustody !== undefined) {
+      assertKeyProviderConfigured(deps, input.keyCustody.provider);
+      data.keyProvider = input.keyCustody.provider;
     }
     if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
     await issuerRepository.update(tx, deps.caches, scope, current.id, data);

@@ -1,5 +1,6 @@
 import type { Database, UnitOfWork } from "@cred/db";
 import type { Caches } from "./caches";
+import type { KeyCustody } from "./key-custody";
 import type { DomainMetrics } from "./metrics";
 import type { Principal } from "./principal";
 import type { RateLimiter } from "./rate-limit";
@@ -38,6 +39,8 @@ export interface AppDeps {
   database: Database;
   config: CoreConfig;
   secretBox: SecretBox;
+  /** The key providers (shared/key-custody.ts): who holds each private key, by the name its row stores. */
+  keyCustody: KeyCustody;
   rateLimiter: RateLimiter;
   /** Failed console sign-ins per account and client address, with growing waits. */
   signInThrottle: SignInThrottle;

@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   InternalError: 500,
   NotImplemented: 501,
   ServiceUnavailable: 503,
+  KeyCustodyUnavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -37,13 +37,47 @@ function keyObjectOf(key: CryptoKey | KeyObject): KeyObject {
   return object;
 }
 
+/**
+ * A P-256 key held elsewhere (a hardware security module, a cloud KMS): it signs the JWS signing input
+ * with ES256 and returns the raw `r || s` signature (64 bytes). No private key material crosses it.
+ */
+export interface Es256Signer {
+  signEs256(signingInput: Uint8Array): Promise<Uint8Array>;
+}
+
+/** What signs an ES256 JWS: a private key in this process, or a signer that holds its key elsewhere. */
+export type Es256SigningKey = CryptoKey | KeyObject | Es256Signer;
+
+export function isEs256Signer(key: unknown): key is Es256Signer {
+  return typeof (key as Partial<Es256Signer> | null)?.signEs256 === "function";
+}
+
+/** Any ES256 signing key as an `Es256Signer` (a key in the process signs through node:crypto). */
+export function es256SignerOf(key: Es256SigningKey): Es256Signer {
+  if (isEs256Signer(key)) return key;
+  const object = keyObjectOf(key);
+  if (object.type !== "private" || !isP256(object)) {
+    throw new TypeError("expected an ECDSA P-256 private key for ES256");
+  }
+  return {
+    signEs256: async (signingInput) =>
+      signBytes("sha256", signingInput, { key: object, dsaEncoding: "ieee-p1363" }),
+  };
+}
+
 /** Signs a compact JWS with ES256 (the raw `r || s` signature JWS needs) with a P-256 private key. */
 export async function signEs256Jwt(
   header: JwsHeader,
   payload: object,
-  privateKey: CryptoKey | KeyObject,
+  privateKey: Es256SigningKey,
 ): Promise<string> {
   if (header.alg !== "ES256") throw new TypeError("only ES256 is supported");
+  if (isEs256Signer(privateKey)) {
+    const signingInput = `${base64urlEncodeJson(header)}.${base64urlEncodeJson(payload)}`;
+    const signature = await privateKey.signEs256(Buffer.from(signingInput, "ascii"));
+    if (signature.length !== 64) throw new TypeError("an ES256 signature is 64 bytes (r || s)");
+    return `${signingInput}.${Buffer.from(signature).toString("base64url")}`;
+  }
   const key = keyObjectOf(privateKey);
   if (key.type !== "private" || !isP256(key)) {
     throw new TypeError("expected an ECDSA P-256 private key for ES256");

@@ -1,6 +1,6 @@
-import type { CryptoKey, JWK } from "jose";
+import type { JWK } from "jose";
 import { hasPrivateKeyMaterial, toPublicJwk } from "../jose/jwk";
-import { type JwsHeader, signEs256Jwt } from "../jose/jws";
+import { type Es256SigningKey, type JwsHeader, signEs256Jwt } from "../jose/jws";
 import type { ClaimPath } from "./claim-path";
 import { SD_ALG } from "./disclosure";
 import { defineOwn, packClaims } from "./pack-claims";
@@ -11,7 +11,7 @@ export const SD_JWT_VC_TYP = "dc+sd-jwt";
 export const LEGACY_SD_JWT_VC_TYP = "vc+sd-jwt";
 
 export interface IssueSdJwtVcInput {
-  privateKey: CryptoKey;
+  privateKey: Es256SigningKey;
   /** Header `kid`; optional when `x5c` identifies the key. */
   kid?: string;
   /** Header `x5c` (base64 DER, leaf first), for x509-based issuer key resolution. */

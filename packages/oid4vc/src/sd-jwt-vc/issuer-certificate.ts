@@ -1,5 +1,6 @@
-import { X509Certificate } from "node:crypto";
+import { type webcrypto, X509Certificate } from "node:crypto";
 import type { JWK } from "jose";
+import { type Es256SigningKey, es256SignerOf } from "../jose/jws";
 import { x509 } from "../x509/peculiar-x509";
 import { splitPemCertificates } from "../x509/pem";
 
@@ -11,14 +12,22 @@ export const MAX_ISSUER_CHAIN_LENGTH = 5;
 /** RFC 5280 upper bound of a CN or O attribute. */
 const MAX_NAME_LENGTH = 64;
 
-export interface IssuerCertificateRequestInput {
-  /** The issuer's signing key (P-256); the request is signed with it, proving possession. */
-  privateJwk: JWK;
+export type IssuerCertificateRequestInput = (
+  | {
+      /** The issuer's signing key (P-256); the request is signed with it, proving possession. */
+      privateJwk: JWK;
+    }
+  | {
+      /** A signer for a key held elsewhere (an HSM), with its public key: the request is signed there. */
+      signingKey: Es256SigningKey;
+      publicJwk: JWK;
+    }
+) & {
   commonName: string;
   organisationName?: string;
   /** The credential issuer identifier, the credentials' `iss`. */
   credentialIssuer: string;
-}
+};
 
 /**
  * A PKCS#10 certificate signing request (PEM) for an issuer's signing key, for a CA to certify. Its
@@ -27,25 +36,51 @@ export interface IssuerCertificateRequestInput {
  * DNS name, which many issuers on one platform share.
  */
 export async function createIssuerCertificateRequest(input: IssuerCertificateRequestInput): Promise<string> {
-  const { kty, crv, x, y, d } = input.privateJwk;
   const subtle = globalThis.crypto.subtle;
-  const [privateKey, publicKey] = await Promise.all([
-    subtle.importKey("jwk", { kty, crv, x, y, d }, ES256, false, ["sign"]),
-    subtle.importKey("jwk", { kty, crv, x, y }, ES256, true, ["verify"]),
-  ]);
+  const { kty, crv, x, y } = "privateJwk" in input ? input.privateJwk : input.publicJwk;
+  const publicKey = await subtle.importKey("jwk", { kty, crv, x, y }, ES256, true, ["verify"]);
+  const privateKey =
+    "privateJwk" in input
+      ? await subtle.importKey("jwk", { kty, crv, x, y, d: input.privateJwk.d }, ES256, false, ["sign"])
+      : null;
+  // A key held elsewhere signs through a stand-in WebCrypto whose `sign` asks its signer (ES256: the raw
+  // r || s signature WebCrypto returns too, which @peculiar/x509 encodes as DER itself).
+  const signer = "signingKey" in input ? es256SignerOf(input.signingKey) : null;
+  const keys = signer
+    ? { privateKey: { algorithm: ES256, type: "private" } as unknown as webcrypto.CryptoKey, publicKey }
+    : { privateKey: privateKey!, publicKey };
+  const provider = signer
+    ? ({
+        subtle: new Proxy(subtle, {
+          get: (target, property) =>
+            property === "sign"
+              ? async (_algorithm: unknown, _key: unknown, data: ArrayBuffer | ArrayBufferView) =>
+                  (await signer.signEs256(bytesOf(data))).slice().buffer
+              : Reflect.get(target, property).bind(target),
+        }),
+      } as unknown as Parameters<typeof x509.Pkcs10CertificateRequestGenerator.create>[1])
+    : undefined;
   const name: Record<string, string[]>[] = [{ CN: [input.commonName.slice(0, MAX_NAME_LENGTH)] }];
   if (input.organisationName) name.push({ O: [input.organisationName.slice(0, MAX_NAME_LENGTH)] });
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name,
-    keys: { privateKey, publicKey },
-    signingAlgorithm: ES256,
-    extensions: [
-      new x509.SubjectAlternativeNameExtension([{ type: "url", value: input.credentialIssuer }]),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    ],
-  });
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create(
+    {
+      name,
+      keys,
+      signingAlgorithm: ES256,
+      extensions: [
+        new x509.SubjectAlternativeNameExtension([{ type: "url", value: input.credentialIssuer }]),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      ],
+    },
+    provider,
+  );
   return csr.toString("pem");
 }
+
+const bytesOf = (data: ArrayBuffer | ArrayBufferView) =>
+  ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : new Uint8Array(data);
 
 /**
  * Whether a leaf certificate names the issuer `iss`: as a uniformResourceIdentifier SAN, or the host of

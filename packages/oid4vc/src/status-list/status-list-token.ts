@@ -1,7 +1,7 @@
-import type { CryptoKey } from "jose";
 import { z } from "zod";
 import {
   decodeJwtUnverified,
+  type Es256SigningKey,
   signEs256Jwt,
   toEs256VerificationKey,
   typIs,
@@ -16,7 +16,7 @@ export const STATUS_LIST_JWT_TYP = "statuslist+jwt";
 export const STATUS_LIST_MEDIA_TYPE = "application/statuslist+jwt";
 
 export interface SignStatusListTokenInput {
-  privateKey: CryptoKey;
+  privateKey: Es256SigningKey;
   kid?: string;
   /** Certificate chain for the header (HAIP requires `x5c` on the Status List Token). */
   x5c?: string[];

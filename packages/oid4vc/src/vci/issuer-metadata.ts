@@ -1,5 +1,4 @@
-import type { CryptoKey } from "jose";
-import { type JwsHeader, signEs256Jwt } from "../jose/jws";
+import { type Es256SigningKey, type JwsHeader, signEs256Jwt } from "../jose/jws";
 import type { Jwk } from "../jose/key-input";
 import type { ClaimPath } from "../sd-jwt-vc/claim-path";
 import { type CredentialEncryptionMetadata, credentialEncryptionMetadata } from "./credential-encryption";
@@ -165,7 +164,7 @@ export const SIGNED_ISSUER_METADATA_TYP = "openidvci-issuer-metadata+jwt";
  */
 export function signIssuerMetadata(input: {
   metadata: CredentialIssuerMetadata;
-  privateKey: CryptoKey;
+  privateKey: Es256SigningKey;
   kid: string;
   x5c: readonly string[];
   /** Epoch seconds. */

@@ -1987,6 +1987,15 @@ export interface components {
              */
             required: boolean;
         };
+        /** @description Who holds the private keys made for this issuer from now on (its first signing key, prepared and rotated keys). Keys made before keep their custody: an issuer moves into an HSM by changing this, then rotating (Issuers_PrepareSigningKey, Issuers_SetSigningCertificate with key next, Issuers_RotateSigningKey). */
+        KeyCustody: {
+            /**
+             * @description `software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.
+             * @example pkcs11
+             * @enum {string}
+             */
+            provider: "software" | "pkcs11";
+        };
         /** @description One claim of the credential's schema. */
         ClaimDefinition: {
             /**
@@ -2430,6 +2439,7 @@ export interface components {
             credentialEncryption: components["schemas"]["IssuerCredentialEncryption"] | null;
             /** @description The certificate chain of `signingKey`, sent as `x5c`; null when none is set. */
             signingCertificate: components["schemas"]["IssuerSigningCertificate"] | null;
+            keyCustody: components["schemas"]["KeyCustody"];
             /**
              * @description Environment the resource lives in.
              * @example sandbox
@@ -4083,7 +4093,7 @@ export interface components {
                  * @example ValidationFailed
                  * @enum {string}
                  */
-                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable";
+                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable" | "KeyCustodyUnavailable";
                 /**
                  * @description Human-readable explanation.
                  * @example The request is not valid.
@@ -5578,6 +5588,8 @@ export interface operations {
                     allowedRedirectUris?: components["schemas"]["AllowedRedirectUris"];
                     /** @description Offer (or require) encrypted credential requests and responses; default: not offered. */
                     credentialEncryption?: components["schemas"]["IssuerCredentialEncryptionSettings"];
+                    /** @description Who holds the issuer's private keys; default `software`. */
+                    keyCustody?: components["schemas"]["KeyCustody"];
                 };
             };
         };
@@ -5653,6 +5665,19 @@ export interface operations {
             };
             /** @description Throttled. Retry after the number of seconds in Retry-After. */
             429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
@@ -5805,6 +5830,8 @@ export interface operations {
                     allowedRedirectUris?: components["schemas"]["AllowedRedirectUris"] | null;
                     /** @description Turns encrypted credential requests and responses on (a key is made) or changes `required` (the key stays); null turns them off and discards the key. */
                     credentialEncryption?: components["schemas"]["IssuerCredentialEncryptionSettings"] | null;
+                    /** @description Where keys made from now on are held; the current keys stay where they are until the next rotation. */
+                    keyCustody?: components["schemas"]["KeyCustody"];
                 };
             };
         };
@@ -6090,6 +6117,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            503: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     Issuers_RotateCredentialEncryptionKey: {
@@ -6289,6 +6329,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            503: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     Issuers_DiscardNextSigningKey: {
@@ -6465,6 +6518,19 @@ export interface operations {
             };
             /** @description Throttled. Retry after the number of seconds in Retry-After. */
             429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];

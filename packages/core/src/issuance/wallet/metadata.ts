@@ -23,7 +23,7 @@ import {
 } from "../../issuers";
 import type { Caches } from "../../shared/caches";
 import type { CoreConfig } from "../../shared/context";
-import type { SecretBox } from "../../shared/secret-box";
+import type { KeyCustody } from "../../shared/key-custody";
 import { issuerMetadataRepository } from "../issuer-metadata-repository";
 import { keyAttestationOf, keyAttestationsRequired } from "./key-attestation";
 import type { WalletIssuer } from "./load-wallet-issuer";
@@ -86,7 +86,7 @@ const SIGNED_METADATA_LIFETIME_SECONDS = 86_400;
  * caller answers JSON instead (§12.2.2).
  */
 export async function signedCredentialIssuerMetadata(
-  deps: { db: UnitOfWork; config: CoreConfig; secretBox: SecretBox; caches: Caches },
+  deps: { db: UnitOfWork; config: CoreConfig; keyCustody: KeyCustody; caches: Caches },
   issuer: WalletIssuer,
 ): Promise<string | null> {
   const now = Date.now();

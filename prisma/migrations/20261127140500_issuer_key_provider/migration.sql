@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "keyProvider" TEXT NOT NULL DEFAULT 'software';
