@@ -28,6 +28,8 @@ const LATER = [
   path.resolve(app, "src/serve.ts"),
   path.resolve(app, "src/worker-serve.ts"),
   path.resolve(app, "src/tracing/start-tracing.ts"),
+  // The PKCS#11 binding is an optional native addon: loaded only when PKCS11_MODULE names a token.
+  path.resolve(app, "src/key-custody/pkcs11-key-provider.ts"),
 ];
 
 const sourceLocation = {

@@ -272,7 +272,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   // module is loaded on first use: a token that is down at start delays nothing; its issuers' requests
   // are refused (503) until it answers, and their readiness says so.
   const pkcs11 = options.pkcs11
-    ? new (await import("./key-custody/pkcs11-key-provider")).Pkcs11KeyProvider(options.pkcs11)
+    ? new (await importPkcs11Provider(database)).Pkcs11KeyProvider(options.pkcs11)
     : undefined;
   const deps: AppDeps = {
     database,
@@ -398,4 +398,16 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       await database.close();
     },
   };
+}
+
+/** The PKCS#11 provider; its binding is an optional native addon that a machine without compilers lacks. */
+async function importPkcs11Provider(database: { close(): Promise<void> }) {
+  try {
+    return await import("./key-custody/pkcs11-key-provider");
+  } catch (error) {
+    await database.close();
+    throw new EnvError([
+      `PKCS11_MODULE is set, but the PKCS#11 binding (pkcs11js) does not load: ${(error as Error).message}. It is built by pnpm install when g++, make and python3 are installed; install them and run pnpm install again (docs/key-custody.md).`,
+    ]);
+  }
 }

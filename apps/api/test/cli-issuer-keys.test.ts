@@ -6,7 +6,6 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { Pkcs11KeyProvider } from "../src/key-custody/pkcs11-key-provider";
 import { createServer } from "../src/server";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing } from "./fixtures/softhsm";
 import { call } from "./harness";
@@ -60,6 +59,7 @@ describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL) || softHsmMissing !== nul
         await server.close();
       }
       // A key left in the token by a destroy that failed: no issuer key names it.
+      const { Pkcs11KeyProvider } = await import("../src/key-custody/pkcs11-key-provider");
       const provider = new Pkcs11KeyProvider(token.settings);
       const orphan = await provider.generate({
         usage: "sign",

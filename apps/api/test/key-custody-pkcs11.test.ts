@@ -1,8 +1,10 @@
 // Key custody in a PKCS#11 token (docs/key-custody.md), with a real SoftHSM2 token of this file's own.
+
+import { createRequire } from "node:module";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from "jose";
-import pkcs11js from "pkcs11js";
+import type pkcs11js from "pkcs11js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
 import { type ActiveIssuer, createTransaction, EMPLOYEE_CLAIMS, issueCredential } from "./fixtures";
@@ -110,9 +112,12 @@ async function readiness(issuerId: string) {
   return r.body.data.items.find((i: { id: string }) => i.id === "signing-key");
 }
 
+/** The PKCS#11 binding, loaded when a test needs it (an optional addon: the file skips without it). */
+const binding = () => createRequire(import.meta.url)("pkcs11js") as typeof pkcs11js;
+
 /** A session on the test's token through a module instance of the test's own (the server's stays initialised). */
 function withTokenSession<T>(use: (module: pkcs11js.PKCS11, session: pkcs11js.Handle) => T): T {
-  const module = new pkcs11js.PKCS11();
+  const module = new (binding().PKCS11)();
   module.load(hsm.settings.modulePath);
   try {
     module.C_Initialize();
@@ -122,7 +127,7 @@ function withTokenSession<T>(use: (module: pkcs11js.PKCS11, session: pkcs11js.Ha
   const slot = module
     .C_GetSlotList(true)
     .find((s) => module.C_GetTokenInfo(s).label.trim() === hsm.settings.tokenLabel)!;
-  const session = module.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION);
+  const session = module.C_OpenSession(slot, binding().CKF_SERIAL_SESSION);
   try {
     return use(module, session);
   } finally {
@@ -132,8 +137,8 @@ function withTokenSession<T>(use: (module: pkcs11js.PKCS11, session: pkcs11js.Ha
 
 function findObjects(module: pkcs11js.PKCS11, session: pkcs11js.Handle, id: Buffer, objectClass: number) {
   module.C_FindObjectsInit(session, [
-    { type: pkcs11js.CKA_CLASS, value: objectClass },
-    { type: pkcs11js.CKA_ID, value: id },
+    { type: binding().CKA_CLASS, value: objectClass },
+    { type: binding().CKA_ID, value: id },
   ]);
   const found = module.C_FindObjects(session, 10);
   module.C_FindObjectsFinal(session);
@@ -145,21 +150,21 @@ function privateKeyObjects(providerKeyRef: string) {
   const location = parsePkcs11Uri(providerKeyRef)!;
   return withTokenSession((module, session) => {
     try {
-      module.C_Login(session, pkcs11js.CKU_USER, hsm.settings.pin);
+      module.C_Login(session, binding().CKU_USER, hsm.settings.pin);
     } catch (error) {
       if (!String((error as Error).message).startsWith("CKR_USER_ALREADY_LOGGED_IN")) throw error;
     }
-    return findObjects(module, session, location.id, pkcs11js.CKO_PRIVATE_KEY).map((handle) => ({
+    return findObjects(module, session, location.id, binding().CKO_PRIVATE_KEY).map((handle) => ({
       attributes: module.C_GetAttributeValue(session, handle, [
-        { type: pkcs11js.CKA_SENSITIVE },
-        { type: pkcs11js.CKA_EXTRACTABLE },
-        { type: pkcs11js.CKA_ALWAYS_SENSITIVE },
-        { type: pkcs11js.CKA_NEVER_EXTRACTABLE },
+        { type: binding().CKA_SENSITIVE },
+        { type: binding().CKA_EXTRACTABLE },
+        { type: binding().CKA_ALWAYS_SENSITIVE },
+        { type: binding().CKA_NEVER_EXTRACTABLE },
       ]),
       /** What reading the private value (CKA_VALUE) gives: the token's refusal, or the value. */
       valueRead: (() => {
         try {
-          return { value: module.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_VALUE }]) };
+          return { value: module.C_GetAttributeValue(session, handle, [{ type: binding().CKA_VALUE }]) };
         } catch (error) {
           return { refused: (error as Error).message };
         }

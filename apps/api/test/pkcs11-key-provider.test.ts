@@ -4,15 +4,18 @@ import { isKeyCustodyUnavailable } from "@cred/core";
 import { signEs256Jwt } from "@cred/oid4vc";
 import { compactVerify, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Pkcs11KeyProvider } from "../src/key-custody/pkcs11-key-provider";
+import type { Pkcs11KeyProvider } from "../src/key-custody/pkcs11-key-provider";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing } from "./fixtures/softhsm";
 
 let hsm: SoftHsmToken;
 let provider: Pkcs11KeyProvider;
-beforeAll(() => {
+let Provider: typeof Pkcs11KeyProvider;
+beforeAll(async () => {
   if (softHsmMissing) return;
+  // Imported here: the provider loads the optional native binding, which a machine may lack (then the file skips).
+  Provider = (await import("../src/key-custody/pkcs11-key-provider")).Pkcs11KeyProvider;
   hsm = freshSoftHsmToken("provider-test");
-  provider = new Pkcs11KeyProvider({ ...hsm.settings, sessions: 2 });
+  provider = new Provider({ ...hsm.settings, sessions: 2 });
 });
 afterAll(async () => {
   await provider?.close();
@@ -100,7 +103,7 @@ describe.skipIf(softHsmMissing !== null)(`Pkcs11KeyProvider (${softHsmMissing ??
   it("a wrong PIN is refused as unreachable, without the PIN in the reason", async () => {
     // The module's login is one per process: the provider above logs out when it closes.
     await provider.close();
-    const wrong = new Pkcs11KeyProvider({ ...hsm.settings, pin: "not-the-pin-1234" });
+    const wrong = new Provider({ ...hsm.settings, pin: "not-the-pin-1234" });
     try {
       const status = await wrong.status();
       expect(status.reachable).toBe(false);

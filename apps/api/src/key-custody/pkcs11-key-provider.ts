@@ -7,36 +7,15 @@ import {
   keyCustodyUnavailable,
   type StoredKeyReference,
 } from "@cred/core";
-import { type Es256Signer, jwkThumbprintKid } from "@cred/oid4vc";
+import type { Es256Signer } from "@cred/oid4vc";
 import type { JWK } from "jose";
 import pkcs11js from "pkcs11js";
+import { ecPointOf, publicJwkOfPoint } from "./ec-point";
 import { KeyNotInTokenError, type Pkcs11Settings, Pkcs11Token, reasonOf } from "./pkcs11-token";
 import { formatPkcs11Uri, parsePkcs11Uri } from "./pkcs11-uri";
 
 /** DER of the OID of P-256 (prime256v1, 1.2.840.10045.3.1.7): CKA_EC_PARAMS of every key made here. */
 const P256_PARAMS = Buffer.from("06082a8648ce3d030107", "hex");
-
-/** An uncompressed P-256 point from CKA_EC_POINT: a DER OCTET STRING around it (v2.40), or the bare point. */
-export function ecPointOf(value: Buffer): Buffer {
-  const bare = value.length === 67 && value[0] === 0x04 && value[1] === 0x41 ? value.subarray(2) : value;
-  if (bare.length !== 65 || bare[0] !== 0x04)
-    throw new Error("the token's CKA_EC_POINT is not a P-256 point");
-  return bare;
-}
-
-/** The public JWK of an uncompressed P-256 point, with its RFC 7638 thumbprint as `kid`. */
-export function publicJwkOfPoint(point: Buffer, usage: "sign" | "derive"): JWK & { kid: string } {
-  const jwk: JWK = {
-    kty: "EC",
-    crv: "P-256",
-    x: point.subarray(1, 33).toString("base64url"),
-    y: point.subarray(33, 65).toString("base64url"),
-  };
-  const kid = jwkThumbprintKid(jwk);
-  return usage === "sign"
-    ? { ...jwk, kid, alg: "ES256", use: "sig" }
-    : { ...jwk, kid, alg: "ECDH-ES", use: "enc" };
-}
 
 /**
  * The `pkcs11` key provider: EC P-256 keys generated inside a PKCS#11 v2.40 token (CKA_SENSITIVE,

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { calculateJwkThumbprint } from "jose";
 import { describe, expect, it } from "vitest";
-import { ecPointOf, publicJwkOfPoint } from "./pkcs11-key-provider";
+import { ecPointOf, publicJwkOfPoint } from "./ec-point";
 import { formatPkcs11Uri, parsePkcs11Uri } from "./pkcs11-uri";
 
 describe("PKCS#11 URIs of key rows (RFC 7512)", () => {
