@@ -74,6 +74,8 @@ describe("external issuers over the network (engine, loopback servers allowed in
           checkStatus: true,
           maxCredentialAgeDays: null,
           acceptExtendedTypes: false,
+          claimValues: [],
+          multiple: false,
         },
       ],
       credentialSets: null,

@@ -104,6 +104,30 @@ export const zCredentialId = z
     example: "pid",
   });
 
+/** DCQL claim `values` (OpenID4VP §6.3) of one requested claim. */
+export const zClaimValues = z
+  .strictObject({
+    path: zClaimPath,
+    values: z
+      .array(
+        z.union([
+          z.string().max(512),
+          z
+            .int()
+            .min(-(2 ** 53) + 1)
+            .max(2 ** 53 - 1),
+          z.boolean(),
+        ]),
+      )
+      .min(1)
+      .max(50)
+      .meta({
+        description: "Accepted values: strings, integers or booleans, matched exactly.",
+        example: [true],
+      }),
+  })
+  .meta({ id: "VerificationPolicyClaimValues", description: "The values a requested claim must have." });
+
 export const zPolicyCredential = z
   .strictObject({
     id: zCredentialId,
@@ -137,8 +161,23 @@ export const zPolicyCredential = z
       .max(100)
       .default([])
       .meta({ description: "Claims requested when available.", example: [["family_name"]] }),
+    claimValues: z
+      .array(zClaimValues)
+      .max(100)
+      .default([])
+      .meta({
+        description:
+          "Values some requested claims must have (DCQL `values`): each path is one of requiredClaims or optionalClaims. A presentation disclosing such a claim with none of its values is rejected (`claim_value_mismatch`).",
+        example: [{ path: ["age_over_18"], values: [true] }],
+      }),
+    multiple: z.boolean().default(false).meta({
+      description:
+        "Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).",
+      example: false,
+    }),
     holderBindingRequired: z.boolean().default(true).meta({
-      description: "Require proof of possession of the holder key (key binding JWT).",
+      description:
+        "Require proof of possession of the holder key (key binding JWT); false is sent as DCQL `require_cryptographic_holder_binding: false` and accepts credentials without a holder key (`cnf`) presented without a key binding JWT.",
       example: true,
     }),
     checkStatus: z
@@ -277,6 +316,7 @@ type RulesInput = {
     id: string;
     requiredClaims: (string | number | null)[][];
     optionalClaims: (string | number | null)[][];
+    claimValues?: { path: (string | number | null)[] }[];
   }[];
   credentialSets: { options: string[][] }[] | null;
   verifierInfo?: { credentialIds?: string[] | undefined }[] | null;
@@ -331,6 +371,25 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
         if (kind === "requiredClaims") required.add(key);
       });
     }
+    const requested = new Set(
+      [...credential.requiredClaims, ...credential.optionalClaims].map((p) => JSON.stringify(p)),
+    );
+    const valued = new Set<string>();
+    credential.claimValues?.forEach(({ path }, j) => {
+      const key = JSON.stringify(path);
+      const problem = !requested.has(key)
+        ? `The claim path ${key} has values but is in neither requiredClaims nor optionalClaims.`
+        : valued.has(key)
+          ? `The claim path ${key} has values listed more than once.`
+          : null;
+      if (problem)
+        ctx.addIssue({
+          code: "custom",
+          path: ["credentials", i, "claimValues", j, "path"],
+          message: problem,
+        });
+      valued.add(key);
+    });
   });
   rules.verifierInfo?.forEach((info, i) => {
     info.credentialIds?.forEach((id, k) => {
