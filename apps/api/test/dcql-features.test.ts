@@ -11,16 +11,18 @@ import { call, errorCode, type TestServer } from "./harness";
 /**
  * DCQL features a policy expresses and the verifier enforces on the presentation, not only in the
  * request (OpenID4VP §6): claim `values`, `multiple`, `require_cryptographic_holder_binding: false`,
- * `trusted_authorities` of type `aki`. One positive and one negative each, end to end with the test wallet.
+ * `trusted_authorities` of type `aki`, `credential_sets`. One positive and one negative each, end to end
+ * with the test wallet.
  */
 
 let t: TestServer;
 let issuerA: TestIssuer;
+let issuerB: TestIssuer;
 
 const { setUp, issue, policyBody, createPolicy, verifyWith, reasonCodes } = verifierFixture();
 
 beforeAll(async () => {
-  ({ t, issuerA } = await setUp());
+  ({ t, issuerA, issuerB } = await setUp());
 });
 afterAll(() => t?.close());
 
@@ -228,5 +230,51 @@ describe("trusted_authorities (aki of the policy's X.509 roots)", () => {
     });
     expect(session.status).toBe("rejected");
     expect(reasonCodes(session)).toContain("untrusted_authority");
+  });
+});
+
+describe("credential_sets", () => {
+  const twoCredentials = (identifier: string, options: string[][]) => ({
+    identifier,
+    displayName: identifier,
+    responseMode: "direct_post",
+    credentials: [
+      {
+        id: "pid",
+        credentialTypes: [issuerA.vct],
+        trustedIssuers: [{ issuerId: issuerA.issuerId }],
+        requiredClaims: [["given_name"]],
+      },
+      {
+        id: "alt",
+        credentialTypes: [issuerB.vct],
+        trustedIssuers: [{ issuerId: issuerB.issuerId }],
+        requiredClaims: [["family_name"]],
+      },
+    ],
+    credentialSets: [{ options }],
+  });
+
+  beforeAll(async () => {
+    await createPolicy(twoCredentials("sets-either", [["pid"], ["alt"]]));
+    await createPolicy(twoCredentials("sets-both", [["pid", "alt"]]));
+  });
+
+  it("one option of the set is enough: the second alternative alone is verified", async () => {
+    const { credential } = await issue({ issuer: issuerB });
+    const { session, wallet } = await verifyWith("sets-either", { credential });
+    expect((wallet.request.dcql_query as { credential_sets: unknown }).credential_sets).toEqual([
+      { options: [["pid"], ["alt"]] },
+    ]);
+    expect(Object.keys(wallet.vpToken)).toEqual(["alt"]);
+    expect(session.status, JSON.stringify(session.result)).toBe("verified");
+    expect(session.result.credentials[0].credentialQueryId).toBe("alt");
+  });
+
+  it("an option only partly presented is rejected (credential_sets_unsatisfied)", async () => {
+    const { credential } = await issue();
+    const { session } = await verifyWith("sets-both", { credential });
+    expect(session.status).toBe("rejected");
+    expect(reasonCodes(session)).toContain("credential_sets_unsatisfied");
   });
 });
