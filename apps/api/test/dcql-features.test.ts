@@ -278,3 +278,48 @@ describe("credential_sets", () => {
     expect(reasonCodes(session)).toContain("credential_sets_unsatisfied");
   });
 });
+
+describe("claim sets (policy claimSets → DCQL claim_sets)", () => {
+  beforeAll(async () => {
+    await createPolicy(
+      policyBody(
+        "claim-sets",
+        { responseMode: "direct_post" },
+        {
+          requiredClaims: [["given_name"]],
+          optionalClaims: [["birthdate"], ["age_over_18"]],
+          claimSets: [[["birthdate"]], [["age_over_18"]]],
+        },
+      ),
+    );
+  });
+
+  it("verifies a credential that discloses the required claims and one alternative", async () => {
+    const { credential } = await issue({ claims: { given_name: "Erika", age_over_18: true } });
+    const { session, wallet } = await verifyWith("claim-sets", { credential });
+    expect(
+      (wallet.request.dcql_query as { credentials: { claim_sets: unknown }[] }).credentials[0]!.claim_sets,
+    ).toEqual([
+      ["r0", "o0"],
+      ["r0", "o1"],
+    ]);
+    expect(session.status, JSON.stringify(session.result)).toBe("verified");
+    expect(session.result.credentials[0].claims).toEqual({ given_name: "Erika", age_over_18: true });
+  });
+
+  it("rejects one that discloses none of the alternatives (missing_required_claims)", async () => {
+    const { credential } = await issue({ claims: { given_name: "Erika", family_name: "Mustermann" } });
+    const { session } = await verifyWith("claim-sets", { credential });
+    expect(session.status).toBe("rejected");
+    expect(reasonCodes(session)).toContain("missing_required_claims");
+  });
+
+  it("400 when a combination names a claim that is not optional", async () => {
+    const r = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: policyBody("claim-sets-bad", {}, { claimSets: [[["given_name"]]] }),
+    });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain("credentials.0.claimSets.0.0");
+  });
+});

@@ -76,6 +76,7 @@ describe("external issuers over the network (engine, loopback servers allowed in
           acceptExtendedTypes: false,
           claimValues: [],
           multiple: false,
+          claimSets: null,
         },
       ],
       credentialSets: null,

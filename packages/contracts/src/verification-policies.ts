@@ -170,6 +170,17 @@ export const zPolicyCredential = z
           "Values some requested claims must have (DCQL `values`): each path is one of requiredClaims or optionalClaims. A presentation disclosing such a claim with none of its values is rejected (`claim_value_mismatch`).",
         example: [{ path: ["age_over_18"], values: [true] }],
       }),
+    claimSets: z
+      .array(z.array(zClaimPath).min(1).max(100))
+      .min(1)
+      .max(20)
+      .nullable()
+      .default(null)
+      .meta({
+        description:
+          "Alternative combinations of optionalClaims, most preferred first (DCQL `claim_sets`): the holder discloses every requiredClaims entry and all claims of one combination, else the presentation is rejected (`missing_required_claims`). Null: optional claims are simply optional.",
+        example: [[["birthdate"]], [["age_over_18"]]],
+      }),
     multiple: z.boolean().default(false).meta({
       description:
         "Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).",
@@ -317,6 +328,7 @@ type RulesInput = {
     requiredClaims: (string | number | null)[][];
     optionalClaims: (string | number | null)[][];
     claimValues?: { path: (string | number | null)[] }[];
+    claimSets?: (string | number | null)[][][] | null;
   }[];
   credentialSets: { options: string[][] }[] | null;
   verifierInfo?: { credentialIds?: string[] | undefined }[] | null;
@@ -374,6 +386,14 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
     const requested = new Set(
       [...credential.requiredClaims, ...credential.optionalClaims].map((p) => JSON.stringify(p)),
     );
+    const optional = new Set(credential.optionalClaims.map((p) => JSON.stringify(p)));
+    credential.claimSets?.forEach((set, j) => {
+      set.forEach((path, k) => {
+        if (optional.has(JSON.stringify(path))) return;
+        const message = `The claim path ${JSON.stringify(path)} of a claim set is not one of optionalClaims.`;
+        ctx.addIssue({ code: "custom", path: ["credentials", i, "claimSets", j, k], message });
+      });
+    });
     const valued = new Set<string>();
     credential.claimValues?.forEach(({ path }, j) => {
       const key = JSON.stringify(path);

@@ -76,6 +76,7 @@ export function dcqlQueryFor(deps: Pick<AppDeps, "caches">, rules: TPolicyRules)
             values: c.values,
           })),
           multiple: credential.multiple ?? false,
+          claimSets: credential.claimSets?.map((set) => set.map((p) => p.map(encodeSegment))) ?? null,
           ...(pinnedByCertificate ? { trustedAuthorities: { aki: akis } } : {}),
         };
       }),

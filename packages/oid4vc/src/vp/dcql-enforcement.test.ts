@@ -249,3 +249,50 @@ describe("trusted_authorities (aki)", () => {
     expect(good.credentials[0]!.checks).toMatchObject({ trustedAuthorities: "passed" });
   });
 });
+
+describe("claim sets (alternatives among optional claims)", () => {
+  const query = policyToDcqlQuery({
+    credentials: [
+      rule({
+        requiredClaims: [["given_name"]],
+        optionalClaims: [["birthdate"], ["age_over_18"]],
+        claimSets: [[["birthdate"]], [["age_over_18"]]],
+      }),
+    ],
+    credentialSets: null,
+  });
+
+  it("are the required claims plus one combination each, most preferred first", () => {
+    expect(query.credentials[0]!.claim_sets).toEqual([
+      ["r0", "o0"],
+      ["r0", "o1"],
+    ]);
+  });
+
+  it("a presentation meeting one of them is verified, one meeting none is rejected", async () => {
+    const ok = await verifyVpToken({
+      query,
+      vpToken: { pid: [SD_JWT] },
+      verifyCredential: verified({ given_name: "Erika", age_over_18: true }),
+    });
+    expect(ok.outcome).toBe("verified");
+    const bad = await verifyVpToken({
+      query,
+      vpToken: { pid: [SD_JWT] },
+      verifyCredential: verified({ given_name: "Erika" }),
+    });
+    expect(bad.outcome).toBe("rejected");
+    expect(bad.reasons[0]!.code).toBe("missing_required_claims");
+  });
+
+  it("refuses a combination naming a claim that is not optional", () => {
+    expect(() =>
+      policyToDcqlQuery({
+        credentials: [
+          rule({ requiredClaims: [["given_name"]], optionalClaims: [["x"]], claimSets: [[["given_name"]]] }),
+        ],
+        credentialSets: null,
+      }),
+    ).toThrow(InvalidDcqlQueryError);
+  });
+});

@@ -21,6 +21,11 @@ export interface PolicyCredentialRule {
   trustedAuthorities?: { aki: readonly string[] };
   /** Allow several presentations for this query (DCQL `multiple`). Default false. */
   multiple?: boolean;
+  /**
+   * Alternative combinations of optional claims, most preferred first: DCQL `claim_sets` of the required
+   * claims plus one combination each. Without them: every claim first, then the required ones only.
+   */
+  claimSets?: readonly (readonly (readonly string[])[])[] | null;
   /** DCQL claim `values`: the values a requested claim (required or optional) must have. */
   claimValues?: readonly PolicyClaimValues[];
 }
@@ -86,7 +91,10 @@ function claimsFor(
     return values ? { ...claim, values } : claim;
   };
   if (required.length === 0 && optional.length === 0) return {};
-  if (optional.length === 0) return { claims: required.map((path) => withValues({ path })) };
+  if (optional.length === 0) {
+    if (rule.claimSets) issues.push(`credential "${rule.id}": claimSets need optional claims`);
+    return { claims: required.map((path) => withValues({ path })) };
+  }
 
   // Optional claims: DCQL has no per-claim "optional" flag, so express it with claim_sets, most
   // preferred first: every claim, then the required ones only (§6.4.1).
@@ -104,6 +112,21 @@ function claimsFor(
     claims.push(withValues({ id, path }));
     allIds.push(id);
   });
+  if (rule.claimSets) {
+    const idOf = new Map(claims.map((c) => [pathKey(c.path), c.id!]));
+    const claimSets = rule.claimSets.map((set) => {
+      const ids = set.map((path) => {
+        const id = idOf.get(pathKey(path));
+        if (!id || id.startsWith("r")) {
+          issues.push(`credential "${rule.id}": claim set names ${pathKey(path)}, not an optional claim`);
+        }
+        return id ?? "";
+      });
+      return [...requiredIds, ...ids];
+    });
+    if (claimSets.length === 0) issues.push(`credential "${rule.id}": claimSets must not be empty`);
+    return { claims, claim_sets: claimSets };
+  }
   if (requiredIds.length === 0) {
     // A claim set must name at least one claim; `vct` is always present, so it stands for "nothing more".
     const vctKey = pathKey(VCT_PATH);

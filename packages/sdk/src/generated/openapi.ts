@@ -2159,6 +2159,23 @@ export interface components {
              */
             claimValues?: components["schemas"]["VerificationPolicyClaimValues"][];
             /**
+             * @description Alternative combinations of optionalClaims, most preferred first (DCQL `claim_sets`): the holder discloses every requiredClaims entry and all claims of one combination, else the presentation is rejected (`missing_required_claims`). Null: optional claims are simply optional.
+             * @default null
+             * @example [
+             *       [
+             *         [
+             *           "birthdate"
+             *         ]
+             *       ],
+             *       [
+             *         [
+             *           "age_over_18"
+             *         ]
+             *       ]
+             *     ]
+             */
+            claimSets?: (string | number | null)[][][] | null;
+            /**
              * @description Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).
              * @default false
              * @example false
@@ -4093,6 +4110,23 @@ export interface components {
              *     ]
              */
             claimValues: components["schemas"]["VerificationPolicyClaimValues"][];
+            /**
+             * @description Alternative combinations of optionalClaims, most preferred first (DCQL `claim_sets`): the holder discloses every requiredClaims entry and all claims of one combination, else the presentation is rejected (`missing_required_claims`). Null: optional claims are simply optional.
+             * @default null
+             * @example [
+             *       [
+             *         [
+             *           "birthdate"
+             *         ]
+             *       ],
+             *       [
+             *         [
+             *           "age_over_18"
+             *         ]
+             *       ]
+             *     ]
+             */
+            claimSets: (string | number | null)[][][] | null;
             /**
              * @description Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).
              * @default false
