@@ -109,16 +109,7 @@ export const zClaimValues = z
   .strictObject({
     path: zClaimPath,
     values: z
-      .array(
-        z.union([
-          z.string().max(512),
-          z
-            .int()
-            .min(-(2 ** 53) + 1)
-            .max(2 ** 53 - 1),
-          z.boolean(),
-        ]),
-      )
+      .array(z.union([z.string().max(512), z.int(), z.boolean()]))
       .min(1)
       .max(50)
       .meta({
