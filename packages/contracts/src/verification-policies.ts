@@ -104,6 +104,21 @@ export const zCredentialId = z
     example: "pid",
   });
 
+/** DCQL claim `values` (OpenID4VP §6.3) of one requested claim. */
+export const zClaimValues = z
+  .strictObject({
+    path: zClaimPath,
+    values: z
+      .array(z.union([z.string().max(512), z.int(), z.boolean()]))
+      .min(1)
+      .max(50)
+      .meta({
+        description: "Accepted values: strings, integers or booleans, matched exactly.",
+        example: [true],
+      }),
+  })
+  .meta({ id: "VerificationPolicyClaimValues", description: "The values a requested claim must have." });
+
 export const zPolicyCredential = z
   .strictObject({
     id: zCredentialId,
@@ -137,8 +152,34 @@ export const zPolicyCredential = z
       .max(100)
       .default([])
       .meta({ description: "Claims requested when available.", example: [["family_name"]] }),
+    claimValues: z
+      .array(zClaimValues)
+      .max(100)
+      .default([])
+      .meta({
+        description:
+          "Values some requested claims must have (DCQL `values`): each path is one of requiredClaims or optionalClaims. A presentation disclosing such a claim with none of its values is rejected (`claim_value_mismatch`).",
+        example: [{ path: ["age_over_18"], values: [true] }],
+      }),
+    claimSets: z
+      .array(z.array(zClaimPath).min(1).max(100))
+      .min(1)
+      .max(20)
+      .nullable()
+      .default(null)
+      .meta({
+        description:
+          "Alternative combinations of optionalClaims, most preferred first (DCQL `claim_sets`): the holder discloses every requiredClaims entry and all claims of one combination, else the presentation is rejected (`missing_required_claims`). Null: optional claims are simply optional.",
+        example: [[["birthdate"]], [["age_over_18"]]],
+      }),
+    multiple: z.boolean().default(false).meta({
+      description:
+        "Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).",
+      example: false,
+    }),
     holderBindingRequired: z.boolean().default(true).meta({
-      description: "Require proof of possession of the holder key (key binding JWT).",
+      description:
+        "Require proof of possession of the holder key (key binding JWT); false is sent as DCQL `require_cryptographic_holder_binding: false` and accepts credentials without a holder key (`cnf`) presented without a key binding JWT.",
       example: true,
     }),
     checkStatus: z
@@ -277,6 +318,8 @@ type RulesInput = {
     id: string;
     requiredClaims: (string | number | null)[][];
     optionalClaims: (string | number | null)[][];
+    claimValues?: { path: (string | number | null)[] }[];
+    claimSets?: (string | number | null)[][][] | null;
   }[];
   credentialSets: { options: string[][] }[] | null;
   verifierInfo?: { credentialIds?: string[] | undefined }[] | null;
@@ -331,6 +374,33 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
         if (kind === "requiredClaims") required.add(key);
       });
     }
+    const requested = new Set(
+      [...credential.requiredClaims, ...credential.optionalClaims].map((p) => JSON.stringify(p)),
+    );
+    const optional = new Set(credential.optionalClaims.map((p) => JSON.stringify(p)));
+    credential.claimSets?.forEach((set, j) => {
+      set.forEach((path, k) => {
+        if (optional.has(JSON.stringify(path))) return;
+        const message = `The claim path ${JSON.stringify(path)} of a claim set is not one of optionalClaims.`;
+        ctx.addIssue({ code: "custom", path: ["credentials", i, "claimSets", j, k], message });
+      });
+    });
+    const valued = new Set<string>();
+    credential.claimValues?.forEach(({ path }, j) => {
+      const key = JSON.stringify(path);
+      const problem = !requested.has(key)
+        ? `The claim path ${key} has values but is in neither requiredClaims nor optionalClaims.`
+        : valued.has(key)
+          ? `The claim path ${key} has values listed more than once.`
+          : null;
+      if (problem)
+        ctx.addIssue({
+          code: "custom",
+          path: ["credentials", i, "claimValues", j, "path"],
+          message: problem,
+        });
+      valued.add(key);
+    });
   });
   rules.verifierInfo?.forEach((info, i) => {
     info.credentialIds?.forEach((id, k) => {

@@ -77,6 +77,7 @@ const REASONS: Record<string, string> = {
   credential_verification_failed: "A presented credential could not be verified.",
   credential_type_mismatch: "A presented credential is not of a type the policy accepts.",
   missing_required_claims: "A presented credential lacks claims the policy requires.",
+  claim_value_mismatch: "A presented claim has a value other than the ones the policy accepts.",
   holder_binding_missing:
     "The policy requires proof that the holder owns the credential, and none was given.",
   missing_credential: "No credential the policy requires was presented and verified.",

@@ -51,8 +51,9 @@ function readSubjectKeyIdentifier(der: Buffer): string | null {
 
 /**
  * The DCQL query a session sends (OpenID4VP §6): one credential query per policy credential
- * (`meta.vct_values`, claim paths, optional claims as `claim_sets`), `credential_sets` for alternatives,
- * and `trusted_authorities` of type `aki` when a credential trusts X.509 roots only.
+ * (`meta.vct_values`, claim paths with their `values`, optional claims as `claim_sets`, `multiple`,
+ * `require_cryptographic_holder_binding`), `credential_sets` for alternatives, and `trusted_authorities`
+ * of type `aki` when a credential trusts X.509 roots only.
  */
 export function dcqlQueryFor(deps: Pick<AppDeps, "caches">, rules: TPolicyRules): DcqlQuery {
   try {
@@ -69,6 +70,13 @@ export function dcqlQueryFor(deps: Pick<AppDeps, "caches">, rules: TPolicyRules)
           requiredClaims: credential.requiredClaims.map((p) => p.map(encodeSegment)),
           optionalClaims: credential.optionalClaims.map((p) => p.map(encodeSegment)),
           holderBindingRequired: credential.holderBindingRequired,
+          // Rules stored before these fields existed lack them (they are read without parsing).
+          claimValues: (credential.claimValues ?? []).map((c) => ({
+            path: c.path.map(encodeSegment),
+            values: c.values,
+          })),
+          multiple: credential.multiple ?? false,
+          claimSets: credential.claimSets?.map((set) => set.map((p) => p.map(encodeSegment))) ?? null,
           ...(pinnedByCertificate ? { trustedAuthorities: { aki: akis } } : {}),
         };
       }),

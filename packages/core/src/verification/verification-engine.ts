@@ -70,6 +70,8 @@ export async function runVerificationEngine(
       nonce: session.nonce,
       now: () => now,
       iatWindowSeconds: KB_IAT_WINDOW_SECONDS,
+      // The query's `trusted_authorities` (aki of the policy's X.509 roots) hold for what is presented.
+      enforceTrustedAuthorities: true,
       ...(credential.acceptExtendedTypes
         ? { resolveTypeAncestors: (vct: string, integrity?: string) => typeAncestors(deps, vct, integrity) }
         : {}),

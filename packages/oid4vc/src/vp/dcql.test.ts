@@ -308,7 +308,7 @@ describe("checkClaimRequirements", () => {
     expect(checkClaimRequirements(q, { email: "a@x" }).ok).toBe(false);
   });
 
-  it("ignores `values` (never a security check)", () => {
+  it("leaves `values` to claimValueMismatches", () => {
     const q = parseDcqlQuery({
       credentials: [
         {

@@ -1,5 +1,5 @@
 import type { ClaimsPath } from "./claims-path";
-import { hasClaim } from "./claims-path";
+import { hasClaim, selectClaims } from "./claims-path";
 import {
   DCQL_ID_PATTERN,
   type DcqlClaimsQuery,
@@ -21,6 +21,20 @@ export interface PolicyCredentialRule {
   trustedAuthorities?: { aki: readonly string[] };
   /** Allow several presentations for this query (DCQL `multiple`). Default false. */
   multiple?: boolean;
+  /**
+   * Alternative combinations of optional claims, most preferred first: DCQL `claim_sets` of the required
+   * claims plus one combination each. Without them: every claim first, then the required ones only.
+   */
+  claimSets?: readonly (readonly (readonly string[])[])[] | null;
+  /** DCQL claim `values`: the values a requested claim (required or optional) must have. */
+  claimValues?: readonly PolicyClaimValues[];
+}
+
+export type DcqlClaimValue = string | number | boolean;
+
+export interface PolicyClaimValues {
+  path: readonly string[];
+  values: readonly DcqlClaimValue[];
 }
 
 export interface PolicyCredentialSet {
@@ -64,8 +78,23 @@ function claimsFor(
     if (seen.has(key)) issues.push(`credential "${rule.id}": claim ${key} requested more than once`);
     seen.add(key);
   }
+  const valuesByPath = new Map<string, DcqlClaimValue[]>();
+  for (const entry of rule.claimValues ?? []) {
+    const key = pathKey(entry.path);
+    if (!seen.has(key))
+      issues.push(`credential "${rule.id}": values given for claim ${key} it does not request`);
+    if (entry.values.length === 0) issues.push(`credential "${rule.id}": values for claim ${key} are empty`);
+    valuesByPath.set(key, [...entry.values]);
+  }
+  const withValues = <T extends DcqlClaimsQuery>(claim: T): T => {
+    const values = valuesByPath.get(pathKey(claim.path));
+    return values ? { ...claim, values } : claim;
+  };
   if (required.length === 0 && optional.length === 0) return {};
-  if (optional.length === 0) return { claims: required.map((path) => ({ path })) };
+  if (optional.length === 0) {
+    if (rule.claimSets) issues.push(`credential "${rule.id}": claimSets need optional claims`);
+    return { claims: required.map((path) => withValues({ path })) };
+  }
 
   // Optional claims: DCQL has no per-claim "optional" flag, so express it with claim_sets, most
   // preferred first: every claim, then the required ones only (§6.4.1).
@@ -74,15 +103,30 @@ function claimsFor(
   const allIds: string[] = [];
   required.forEach((path, i) => {
     const id = `r${i}`;
-    claims.push({ id, path });
+    claims.push(withValues({ id, path }));
     requiredIds.push(id);
     allIds.push(id);
   });
   optional.forEach((path, i) => {
     const id = `o${i}`;
-    claims.push({ id, path });
+    claims.push(withValues({ id, path }));
     allIds.push(id);
   });
+  if (rule.claimSets) {
+    const idOf = new Map(claims.map((c) => [pathKey(c.path), c.id!]));
+    const claimSets = rule.claimSets.map((set) => {
+      const ids = set.map((path) => {
+        const id = idOf.get(pathKey(path));
+        if (!id || id.startsWith("r")) {
+          issues.push(`credential "${rule.id}": claim set names ${pathKey(path)}, not an optional claim`);
+        }
+        return id ?? "";
+      });
+      return [...requiredIds, ...ids];
+    });
+    if (claimSets.length === 0) issues.push(`credential "${rule.id}": claimSets must not be empty`);
+    return { claims, claim_sets: claimSets };
+  }
   if (requiredIds.length === 0) {
     // A claim set must name at least one claim; `vct` is always present, so it stands for "nothing more".
     const vctKey = pathKey(VCT_PATH);
@@ -203,8 +247,8 @@ export type ClaimRequirementCheck =
 
 /**
  * Verifier-side check that disclosed claims meet the credential query (§6.4.1): with `claim_sets`, at least
- * one set is fully present; otherwise every listed claim is present. `values` are never checked (§6.4.1:
- * best-effort only, never a security check).
+ * one set is fully present; otherwise every listed claim is present. Claim `values` are checked apart, by
+ * `claimValueMismatches`.
  */
 export function checkClaimRequirements(
   credentialQuery: DcqlCredentialQuery,
@@ -228,4 +272,27 @@ export function checkClaimRequirements(
     firstMissing ??= missing;
   }
   return { ok: false, missing: firstMissing ?? [] };
+}
+
+/**
+ * The requested claims with `values` (§6.3) whose disclosed value is none of them: a claim is a mismatch
+ * when it is disclosed and no element the path selects equals (same JSON type and value) one of `values`.
+ * A claim not disclosed is left to `checkClaimRequirements`. The wallet is only asked to honour `values`
+ * (§6.4.1), so a verifier that relies on them checks them here.
+ */
+export function claimValueMismatches(
+  credentialQuery: DcqlCredentialQuery,
+  claims: Record<string, unknown>,
+): { path: ClaimsPath; values: DcqlClaimValue[] }[] {
+  const mismatches: { path: ClaimsPath; values: DcqlClaimValue[] }[] = [];
+  for (const claim of credentialQuery.claims ?? []) {
+    if (!claim.values) continue;
+    const selection = selectClaims(claims, claim.path);
+    if (!selection.ok || selection.values.every((v) => v === undefined)) continue;
+    const allowed = claim.values;
+    if (!selection.values.some((v) => allowed.some((a) => a === v))) {
+      mismatches.push({ path: claim.path, values: [...allowed] });
+    }
+  }
+  return mismatches;
 }

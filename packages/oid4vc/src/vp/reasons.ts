@@ -9,6 +9,10 @@ export type VpReasonCode =
   | "credential_verification_failed"
   | "credential_type_mismatch"
   | "missing_required_claims"
+  /** A disclosed claim's value is none of the claim query's `values`. */
+  | "claim_value_mismatch"
+  /** The issuer's x5c chain matches none of the credential query's `trusted_authorities`. */
+  | "untrusted_authority"
   | "holder_binding_missing"
   /** §8.6 step 3. */
   | "missing_credential"

@@ -1,5 +1,6 @@
 import type { CryptoKey, JWK } from "jose";
-import type { JwsHeader } from "../jose/jws";
+import { decodeB64urlJson } from "../jose/encoding";
+import { isPlainObject, type JwsHeader } from "../jose/jws";
 import type { Instant } from "../jose/time";
 import { type VerifiedSdJwtVc, verifySdJwtVc } from "../sd-jwt-vc/verify-sd-jwt-vc";
 import { matchesTrustedAuthorities } from "./trusted-authorities";
@@ -34,6 +35,17 @@ export interface SdJwtVcCredentialVerifierOptions {
   ) => Promise<PolicyCheckResult>;
 }
 
+/** The `x5c` header of the presentation's issuer-signed JWT, undefined when absent or unreadable. */
+function issuerX5c(presentation: string): string[] | undefined {
+  try {
+    const header = decodeB64urlJson(presentation.split(".")[0] ?? "");
+    const x5c = isPlainObject(header) ? header.x5c : undefined;
+    return Array.isArray(x5c) && x5c.every((c) => typeof c === "string") ? x5c : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Adapts `verifySdJwtVc` (../sd-jwt-vc) to the `verifyCredential` function `verifyVpToken` expects:
  * `vct` against `meta.vct_values`, KB-JWT required unless the query waives holder binding, `aud` =
@@ -47,6 +59,20 @@ export function createSdJwtVcCredentialVerifier(
     credentialQuery,
   ): Promise<CredentialVerification<Record<string, CredentialCheckOutcome>>> => {
     const bindingRequired = credentialQuery.require_cryptographic_holder_binding !== false;
+    // Before any key is fetched: a chain under an authority the query does not name is refused as such
+    // (the header is unverified here, so this can only ever refuse; acceptance needs the checks below).
+    if (
+      options.enforceTrustedAuthorities &&
+      credentialQuery.trusted_authorities &&
+      !matchesTrustedAuthorities(issuerX5c(presentation), credentialQuery.trusted_authorities)
+    ) {
+      return {
+        ok: false,
+        reasons: [
+          { code: "untrusted_authority", message: "issuer chain matches none of trusted_authorities" },
+        ],
+      };
+    }
     const result = await verifySdJwtVc(presentation, {
       resolveIssuerKey: options.resolveIssuerKey,
       now: options.now?.() ?? new Date(),
@@ -72,15 +98,6 @@ export function createSdJwtVcCredentialVerifier(
       holderBinding: result.keyBindingVerified ? "passed" : "skipped",
     };
     if (options.enforceTrustedAuthorities && credentialQuery.trusted_authorities) {
-      const x5c = Array.isArray(result.header.x5c) ? (result.header.x5c as string[]) : undefined;
-      if (!matchesTrustedAuthorities(x5c, credentialQuery.trusted_authorities)) {
-        return {
-          ok: false,
-          reasons: [
-            { code: "untrusted_authority", message: "issuer chain matches none of trusted_authorities" },
-          ],
-        };
-      }
       checks.trustedAuthorities = "passed";
     }
     if (options.policyChecks) {

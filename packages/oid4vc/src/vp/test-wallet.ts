@@ -37,6 +37,8 @@ export interface TestWalletOptions {
    * Type Metadata (`extends`); by default only a credential whose `vct` is in `vct_values` is presented.
    */
   matchAnyType?: boolean;
+  /** Present every matching credential for a query (several presentations, as DCQL `multiple` allows). */
+  presentEveryMatch?: boolean;
   /** Omit the KB-JWT. */
   withoutKeyBinding?: boolean;
   /** Override KB-JWT members (e.g. a wrong nonce) for negative tests. */
@@ -138,12 +140,12 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
     : [];
   const vpToken: Record<string, string[]> = {};
   for (const credentialQuery of query.credentials) {
-    const match = credentials.find((c) => {
+    const matches = credentials.filter((c) => {
       const vct = issuerPayload(c).vct;
       if (options.matchAnyType) return true;
       return typeof vct === "string" && (credentialQuery.meta.vct_values ?? []).includes(vct);
     });
-    if (!match) continue;
+    if (matches.length === 0) continue;
     const names = requestedTopLevelNames(credentialQuery);
     const authorised = pendingTransactionData.filter((t) => t.credentialIds.includes(credentialQuery.id));
     for (const t of authorised) pendingTransactionData.splice(pendingTransactionData.indexOf(t), 1);
@@ -155,17 +157,19 @@ export async function presentWithTestWallet(options: TestWalletOptions): Promise
       ...options.keyBindingOverrides,
       ...options.keyBindingOverridesFor?.[credentialQuery.id],
     };
-    vpToken[credentialQuery.id] = [
-      await createTestPresentation({
-        credential: match,
-        disclose: (name) => options.discloseAll === true || names.has(name),
-        ...(options.withoutKeyBinding ? {} : { holderPrivateKey: options.holderPrivateKey }),
-        aud: clientId,
-        nonce,
-        iat,
-        overrides,
-      }),
-    ];
+    vpToken[credentialQuery.id] = await Promise.all(
+      (options.presentEveryMatch ? matches : matches.slice(0, 1)).map((match) =>
+        createTestPresentation({
+          credential: match,
+          disclose: (name) => options.discloseAll === true || names.has(name),
+          ...(options.withoutKeyBinding ? {} : { holderPrivateKey: options.holderPrivateKey }),
+          aud: clientId,
+          nonce,
+          iat,
+          overrides,
+        }),
+      ),
+    );
   }
 
   const params: Record<string, unknown> = options.error

@@ -1,5 +1,5 @@
 import { minimiseClaims } from "./claims-path";
-import { checkClaimRequirements, requestedClaimPaths } from "./dcql";
+import { checkClaimRequirements, claimValueMismatches, requestedClaimPaths } from "./dcql";
 import { credentialSetReasons, matchPresentationsToQuery } from "./match-presentations";
 import type { VpReason } from "./reasons";
 import { zVpToken } from "./z-authorization-response";
@@ -111,6 +111,14 @@ async function verifyOne<TChecks>(
       ),
     );
   }
+  for (const mismatch of claimValueMismatches(credentialQuery, verification.claims)) {
+    reasons.push(
+      at(
+        "claim_value_mismatch",
+        `claim ${JSON.stringify(mismatch.path)} has none of the requested values ${JSON.stringify(mismatch.values)}`,
+      ),
+    );
+  }
   // §8.6 2.3: holder binding present unless waived.
   if (
     credentialQuery.require_cryptographic_holder_binding !== false &&
@@ -135,7 +143,7 @@ async function verifyOne<TChecks>(
  * The verification engine's pure core, in OpenID4VP §8.6 order:
  * 1. the VP Token's format and structural match to the query (unknown ids, `multiple`) → reject;
  * 2. each presentation: format, then `verifyCredential` (integrity, holder binding, policy), then the match
- *    to its credential query (`vct_values`, required claims / `claim_sets`);
+ *    to its credential query (`vct_values`, required claims / `claim_sets`, claim `values`);
  * 3. the valid presentations satisfy the required credential queries / `credential_sets`.
  * Presentations are verified concurrently. Claims in the result are minimised to the requested paths.
  */

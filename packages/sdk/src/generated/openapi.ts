@@ -2144,7 +2144,45 @@ export interface components {
              */
             optionalClaims?: (string | number | null)[][];
             /**
-             * @description Require proof of possession of the holder key (key binding JWT).
+             * @description Values some requested claims must have (DCQL `values`): each path is one of requiredClaims or optionalClaims. A presentation disclosing such a claim with none of its values is rejected (`claim_value_mismatch`).
+             * @default []
+             * @example [
+             *       {
+             *         "path": [
+             *           "age_over_18"
+             *         ],
+             *         "values": [
+             *           true
+             *         ]
+             *       }
+             *     ]
+             */
+            claimValues?: components["schemas"]["VerificationPolicyClaimValues"][];
+            /**
+             * @description Alternative combinations of optionalClaims, most preferred first (DCQL `claim_sets`): the holder discloses every requiredClaims entry and all claims of one combination, else the presentation is rejected (`missing_required_claims`). Null: optional claims are simply optional.
+             * @default null
+             * @example [
+             *       [
+             *         [
+             *           "birthdate"
+             *         ]
+             *       ],
+             *       [
+             *         [
+             *           "age_over_18"
+             *         ]
+             *       ]
+             *     ]
+             */
+            claimSets?: (string | number | null)[][][] | null;
+            /**
+             * @description Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).
+             * @default false
+             * @example false
+             */
+            multiple?: boolean;
+            /**
+             * @description Require proof of possession of the holder key (key binding JWT); false is sent as DCQL `require_cryptographic_holder_binding: false` and accepts credentials without a holder key (`cnf`) presented without a key binding JWT.
              * @default true
              * @example true
              */
@@ -2167,6 +2205,24 @@ export interface components {
              * @example false
              */
             acceptExtendedTypes?: boolean;
+        };
+        /** @description The values a requested claim must have. */
+        VerificationPolicyClaimValues: {
+            /**
+             * @description Claims path pointer (OpenID4VP DCQL): claim names, with non-negative integers or null to select array elements.
+             * @example [
+             *       "address",
+             *       "country"
+             *     ]
+             */
+            path: (string | number | null)[];
+            /**
+             * @description Accepted values: strings, integers or booleans, matched exactly.
+             * @example [
+             *       true
+             *     ]
+             */
+            values: (string | number | boolean)[];
         };
         /** @description A DCQL credential set. */
         VerificationPolicyCredentialSet: {
@@ -4040,7 +4096,45 @@ export interface components {
              */
             optionalClaims: (string | number | null)[][];
             /**
-             * @description Require proof of possession of the holder key (key binding JWT).
+             * @description Values some requested claims must have (DCQL `values`): each path is one of requiredClaims or optionalClaims. A presentation disclosing such a claim with none of its values is rejected (`claim_value_mismatch`).
+             * @default []
+             * @example [
+             *       {
+             *         "path": [
+             *           "age_over_18"
+             *         ],
+             *         "values": [
+             *           true
+             *         ]
+             *       }
+             *     ]
+             */
+            claimValues: components["schemas"]["VerificationPolicyClaimValues"][];
+            /**
+             * @description Alternative combinations of optionalClaims, most preferred first (DCQL `claim_sets`): the holder discloses every requiredClaims entry and all claims of one combination, else the presentation is rejected (`missing_required_claims`). Null: optional claims are simply optional.
+             * @default null
+             * @example [
+             *       [
+             *         [
+             *           "birthdate"
+             *         ]
+             *       ],
+             *       [
+             *         [
+             *           "age_over_18"
+             *         ]
+             *       ]
+             *     ]
+             */
+            claimSets: (string | number | null)[][][] | null;
+            /**
+             * @description Accept several credentials for this entry (DCQL `multiple`); otherwise an answer with more than one is rejected (`too_many_presentations`).
+             * @default false
+             * @example false
+             */
+            multiple: boolean;
+            /**
+             * @description Require proof of possession of the holder key (key binding JWT); false is sent as DCQL `require_cryptographic_holder_binding: false` and accepts credentials without a holder key (`cnf`) presented without a key binding JWT.
              * @default true
              * @example true
              */

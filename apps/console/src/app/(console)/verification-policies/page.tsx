@@ -5,6 +5,7 @@ import { PagedTable } from "../../../components/data-table";
 import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
+import { parseClaimValues } from "../../../lib/claim-values";
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
@@ -49,6 +50,9 @@ export default function VerificationPoliciesPage() {
         setTrust("platform");
         setTrustValue("");
         setCheckStatus(true);
+        setHolderBinding(true);
+        setMultiple(false);
+        setClaimValues("");
         await refresh();
       },
     }),
@@ -65,6 +69,9 @@ export default function VerificationPoliciesPage() {
   const [trustValue, setTrustValue] = useState("");
   const [checkStatus, setCheckStatus] = useState(true);
   const [acceptExtendedTypes, setAcceptExtendedTypes] = useState(false);
+  const [holderBinding, setHolderBinding] = useState(true);
+  const [multiple, setMultiple] = useState(false);
+  const [claimValues, setClaimValues] = useState("");
   const [requireResponseCode, setRequireResponseCode] = useState(false);
   const [reportInvalid, setReportInvalid] = useState(false);
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
@@ -84,7 +91,9 @@ export default function VerificationPoliciesPage() {
           trustedIssuers: [trustedIssuer(trust, trustValue, configuration.issuerId)],
           requiredClaims: claims.map((name) => [name]),
           optionalClaims: [],
-          holderBindingRequired: true,
+          claimValues: parseClaimValues(claimValues),
+          multiple,
+          holderBindingRequired: holderBinding,
           checkStatus,
           maxCredentialAgeDays: null,
           acceptExtendedTypes,
@@ -234,6 +243,19 @@ export default function VerificationPoliciesPage() {
               />
               Also accept types that extend this one (SD-JWT VC Type Metadata)
             </label>
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={holderBinding}
+                onChange={(e) => setHolderBinding(e.target.checked)}
+              />
+              Require holder binding (the holder proves possession of its key); unchecked also accepts unbound
+              ones
+            </label>
+            <label className="inline">
+              <input type="checkbox" checked={multiple} onChange={(e) => setMultiple(e.target.checked)} />
+              Accept several presentations of this kind in one answer (DCQL multiple)
+            </label>
           </fieldset>
           <label className="inline">
             <input
@@ -261,6 +283,17 @@ export default function VerificationPoliciesPage() {
               ) : (
                 <CheckboxGrid options={claimNames} checked={claims} onChange={setClaims} />
               )}
+              <TextField
+                label="Claim values (optional)"
+                value={claimValues}
+                placeholder="age_over_18=true; nationality=DE|AT"
+                onChange={setClaimValues}
+              >
+                <span className="hint">
+                  A checked claim must have one of these values, or the presentation is rejected; true, false
+                  and whole numbers are matched as such.
+                </span>
+              </TextField>
             </fieldset>
           )}
           <ErrorAlert error={create.error} title="Could not create the policy" />
