@@ -1,7 +1,7 @@
 // Architecture rules, checked by `pnpm lint` (docs/architecture.md explains them).
 const oid4vcLayer = (name, allowed) => ({
   name: `oid4vc-${name}-layer`,
-  comment: `packages/oid4vc/src/${name} may import only ${allowed.join(", ") || "nothing else in the package"} (JOSE → X.509 → status list → SD-JWT VC → VCI, VP)`,
+  comment: `packages/oid4vc/src/${name} may import only ${allowed.join(", ") || "nothing else in the package"} (JOSE → X.509 → status list, trusted lists → SD-JWT VC → VCI, VP)`,
   severity: "error",
   // Tests may check one layer against another (e.g. VCI's encryption against VP's).
   from: { path: `^packages/oid4vc/src/${name}/`, pathNot: "\\.test\\.ts$" },
@@ -192,6 +192,8 @@ module.exports = {
     oid4vcLayer("jose", []),
     oid4vcLayer("x509", ["jose"]),
     oid4vcLayer("status-list", ["jose", "x509"]),
+    // ETSI trusted lists (TS 119 612 XML, TS 119 602 LoTE): signatures and certificates only, no protocol above.
+    oid4vcLayer("trust-lists", ["jose", "x509"]),
     oid4vcLayer("sd-jwt-vc", ["jose", "x509", "status-list"]),
     oid4vcLayer("vci", ["jose", "x509", "sd-jwt-vc", "status-list"]),
     oid4vcLayer("vp", ["jose", "x509", "sd-jwt-vc", "status-list"]),

@@ -31,8 +31,8 @@ const validate = (chain: Uint8Array[], trustAnchor: Uint8Array, at = NOW) =>
 /** What pkijs's engine says on its own, without the checks added around it. */
 async function engineAlone(chain: Uint8Array[], trustAnchor: Uint8Array) {
   const engine = new pkijs.CertificateChainValidationEngine({
-    trustedCerts: [pkijs.Certificate.fromBER(trustAnchor)],
-    certs: chain.map((der) => pkijs.Certificate.fromBER(der)).reverse(),
+    trustedCerts: [pkijs.Certificate.fromBER(trustAnchor as Uint8Array<ArrayBuffer>)],
+    certs: chain.map((der) => pkijs.Certificate.fromBER(der as Uint8Array<ArrayBuffer>)).reverse(),
     checkDate: new Date(NOW),
   });
   return (await engine.verify({}, new pkijs.CryptoEngine({ crypto: globalThis.crypto }))).result;
