@@ -5,6 +5,7 @@
 import { SignJWT } from "jose";
 import { SignedXml } from "xml-crypto";
 import { x509 } from "../x509/peculiar-x509";
+import { withEcdsaSignatureMethods } from "./ecdsa-xml-signature";
 
 const RSA = {
   name: "RSASSA-PKCS1-v1_5",
@@ -16,6 +17,7 @@ const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const DAY = 86_400_000;
 
 export interface TestSigner {
+  kind: "rsa" | "ec";
   certificatePem: string;
   /** DER base64, as a list carries certificates. */
   certificateBase64: string;
@@ -51,6 +53,7 @@ export async function createTestSigner(
     extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
   });
   return {
+    kind: options.kind ?? "rsa",
     certificatePem: certificate.toString("pem"),
     certificateBase64: certificate.toString("base64"),
     privateKeyPem: pem("PRIVATE KEY", await globalThis.crypto.subtle.exportKey("pkcs8", keys.privateKey)),
@@ -124,19 +127,24 @@ export function buildTrustedListXml(input: TestTrustedListInput): string {
 
 /**
  * Signs a list as TS 119 612 asks: an enveloped signature, last child of the root, one reference over the
- * whole document (URI="" by default, or "#Id" of the root), exclusive c14n, RSA-SHA256, signer in KeyInfo.
+ * whole document (URI="" by default, or "#Id" of the root), exclusive c14n, RSA-SHA256 or ECDSA-SHA256 by the signer's key, signer in KeyInfo.
  */
 export function signTrustedListXml(
   xml: string,
   signer: TestSigner,
   options: { referenceByRootId?: boolean } = {},
 ): string {
-  const signature = new SignedXml({
-    privateKey: signer.privateKeyPem,
-    publicCert: signer.certificatePem,
-    signatureAlgorithm: "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
-    canonicalizationAlgorithm: "http://www.w3.org/2001/10/xml-exc-c14n#",
-  });
+  const signature = withEcdsaSignatureMethods(
+    new SignedXml({
+      privateKey: signer.privateKeyPem,
+      publicCert: signer.certificatePem,
+      signatureAlgorithm:
+        signer.kind === "ec"
+          ? "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256"
+          : "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
+      canonicalizationAlgorithm: "http://www.w3.org/2001/10/xml-exc-c14n#",
+    }),
+  );
   signature.addReference({
     xpath: "/*",
     transforms: [

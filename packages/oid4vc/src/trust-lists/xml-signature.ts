@@ -6,6 +6,7 @@
 import type { X509Certificate } from "node:crypto";
 import { SignedXml } from "xml-crypto";
 import { type CertificateInput, requireAnchoredSigner, toX509 } from "./anchors";
+import { ECDSA_SIGNATURE_METHODS, withEcdsaSignatureMethods } from "./ecdsa-xml-signature";
 import { TrustListError } from "./errors";
 import { DSIG_NS, descendants, parseXmlStrict, text } from "./xml-dom";
 
@@ -13,10 +14,11 @@ const ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature";
 const EXC_C14N = "http://www.w3.org/2001/10/xml-exc-c14n#";
 const EXC_C14N_COMMENTS = "http://www.w3.org/2001/10/xml-exc-c14n#WithComments";
 const SIGNED_PROPERTIES_TYPE = "http://uri.etsi.org/01903#SignedProperties";
-/** RSA only for now: xml-crypto has no ECDSA algorithm built in (see docs/api/trust-sources.md). */
+/** RSA from xml-crypto, ECDSA from ./ecdsa-xml-signature (xml-crypto has none built in). */
 const SIGNATURE_ALGORITHMS = new Set([
   "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
   "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512",
+  ...Object.keys(ECDSA_SIGNATURE_METHODS),
 ]);
 const DIGEST_ALGORITHMS = new Set([
   "http://www.w3.org/2001/04/xmlenc#sha256",
@@ -72,7 +74,9 @@ export function verifyEnvelopedXmlSignature(
   requireAnchoredSigner(signer, options.anchors, options.at);
 
   // The key comes from the anchored certificate, never from whatever KeyInfo xml-crypto would pick.
-  const verifier = new SignedXml({ publicCert: signer.toString(), getCertFromKeyInfo: () => null });
+  const verifier = withEcdsaSignatureMethods(
+    new SignedXml({ publicCert: signer.toString(), getCertFromKeyInfo: () => null }),
+  );
   verifier.loadSignature(signature as unknown as Node);
   let valid: boolean;
   try {
