@@ -214,6 +214,16 @@ describe("TS 119 612 trusted list: signed by our test signer, verified by us and
     expect(refusal(() => verifyTrustedListXml(wrapped, { anchors: [nationalSigner.certificatePem] }))).toBe(
       "WrongReference",
     );
+    // The attacker's root taking the signed original's Id: two elements carry it, which is refused.
+    const sameId = attacker
+      .replace('Id="evil"', 'Id="tsl-de"')
+      .replace(
+        "</TrustServiceStatusList>",
+        `${signatureXml}<SchemeExtensions>${original.replace(signatureXml, "")}</SchemeExtensions></TrustServiceStatusList>`,
+      );
+    expect(refusal(() => verifyTrustedListXml(sameId, { anchors: [nationalSigner.certificatePem] }))).toBe(
+      "WrongReference",
+    );
     // Moving the signature into the hidden original is refused too: it is no longer a child of the root.
     const moved = attacker.replace(
       "</TrustServiceStatusList>",

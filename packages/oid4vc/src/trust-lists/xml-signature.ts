@@ -48,6 +48,17 @@ export function verifyEnvelopedXmlSignature(
     throw new TrustListError("WrongReference", "the ds:Signature is not a child of the list's root element");
   }
 
+  // An Id the root shares with another element lets a reference by Id point at either: refuse it.
+  const rootId = root.getAttribute("Id");
+  if (rootId) {
+    const all = root.getElementsByTagName("*");
+    for (let i = 0; i < all.length; i++) {
+      if (all.item(i)?.getAttribute("Id") === rootId) {
+        throw new TrustListError("WrongReference", `another element carries the root's Id "${rootId}"`);
+      }
+    }
+  }
+
   const signedInfo = descendants(signature, "SignedInfo", DSIG_NS)[0];
   const c14n =
     signedInfo && descendants(signedInfo, "CanonicalizationMethod", DSIG_NS)[0]?.getAttribute("Algorithm");
@@ -88,7 +99,6 @@ export function verifyEnvelopedXmlSignature(
     throw new TrustListError("BadSignature", "a reference digest or the signature value does not verify");
 
   const references = verifier.getReferences();
-  const rootId = root.getAttribute("Id");
   const whole = references.filter(
     (reference) => reference.uri === "" || (rootId && reference.uri === `#${rootId}`),
   );
