@@ -144,7 +144,11 @@ export async function runObservabilityBench(options: BenchOptions): Promise<numb
               }
             : {};
         log(`observability ${setting}, round ${round}: starting our service (${options.db})…`);
-        const ours = await startOurs({ db: options.db, env });
+        const cpuProfDir = options.cpuProf
+          ? path.join(HERE, "results", `cpu-observability-${setting}-${round}-${Date.now()}`)
+          : undefined;
+        const ours = await startOurs({ db: options.db, env, cpuProfDir, nodeArgs: options.serverNodeArgs });
+        if (cpuProfDir) notes.push(`${setting}, round ${round}: server CPU profile in ${cpuProfDir}`);
         const before = sink.counts();
         const scrapes = setting === "on" ? scraper(ours.service.baseUrl, token) : undefined;
         try {
