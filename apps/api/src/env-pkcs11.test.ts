@@ -3,17 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readEnv } from "./env";
-import { EnvError } from "./startup-errors";
-
-function problems(source: Record<string, string>): string[] {
-  try {
-    readEnv(source);
-  } catch (error) {
-    if (error instanceof EnvError) return error.problems;
-    throw error;
-  }
-  throw new Error("readEnv accepted the environment");
-}
+import { envProblems as problems } from "./env-problems";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "env-pkcs11-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readEnv } from "./env";
-import { EnvError } from "./startup-errors";
-
-/** The problems readEnv reports for `source`. */
-function problems(source: Record<string, string>): string[] {
-  try {
-    readEnv(source);
-  } catch (error) {
-    if (error instanceof EnvError) return error.problems;
-    throw error;
-  }
-  throw new Error("readEnv accepted the environment");
-}
+import { envProblems as problems } from "./env-problems";
 
 const POOLED = "postgres://u:p@pooler:6432/credentials?pgbouncer=true";
 const DIRECT = "postgres://u:p@db:5432/credentials";

@@ -1,18 +1,8 @@
 import { DEFAULT_DELIVERY_OPTIONS } from "@cred/core";
 import { describe, expect, it } from "vitest";
 import { loadMasterKeys, readEnv, webhookSettings } from "./env";
+import { envProblems as problems } from "./env-problems";
 import { EnvError } from "./startup-errors";
-
-/** The EnvError readEnv throws for `source`. */
-function problems(source: Record<string, string>): string[] {
-  try {
-    readEnv(source);
-  } catch (error) {
-    if (error instanceof EnvError) return error.problems;
-    throw error;
-  }
-  throw new Error("readEnv accepted the environment");
-}
 
 describe("webhook worker settings from the environment", () => {
   it("unset or empty: nothing is overridden, so the built-in defaults apply", () => {
