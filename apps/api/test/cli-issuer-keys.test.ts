@@ -21,7 +21,7 @@ afterAll(() => {
 });
 
 describe.skipIf(Boolean(process.env.TEST_POSTGRES_URL) || softHsmMissing !== null)(
-  `pnpm cli issuer-keys list (${softHsmMissing ?? "embedded database, SoftHSM2"})`,
+  `pnpm cli issuer-keys list${process.env.TEST_POSTGRES_URL ? " [embedded database only: the CLI test opens the data directory]" : softHsmMissing ? ` [${softHsmMissing}]` : ""}`,
   () => {
     it("lists issuer keys with where each is held, by provider, and the token's keys no issuer key names", async () => {
       const token = freshSoftHsmToken("cli-keys");

@@ -174,7 +174,7 @@ function privateKeyObjects(providerKeyRef: string) {
 }
 
 describe.skipIf(softHsmMissing !== null)(
-  `issuer keys in a PKCS#11 token (${softHsmMissing ?? "SoftHSM2"})`,
+  `issuer keys in a PKCS#11 token (SoftHSM2)${softHsmMissing ? ` [${softHsmMissing}]` : ""}`,
   () => {
     it("issues with a key generated in the token: the credential and the status list token verify with the published JWKS", async () => {
       const active = await issuerIn("pkcs11");

@@ -27,15 +27,18 @@ describe("operator socket", () => {
     const socket = operatorSocketPath(dir);
     fs.writeFileSync(socket, "left behind");
     // A wrong command is refused before any database access: no database needed here.
-    const deps = { database: {}, caches: new Caches(), secretBox: {} } as unknown as Parameters<
-      typeof listenForOperators
-    >[1];
+    const deps = {
+      database: {},
+      caches: new Caches(),
+      secretBox: {},
+      keyCustody: { has: () => false },
+    } as unknown as Parameters<typeof listenForOperators>[1];
     const listening = await listenForOperators(socket, deps, log);
     try {
       expect(fs.statSync(socket).isSocket()).toBe(true);
       expect(fs.statSync(socket).mode & 0o777).toBe(0o600);
       const answer = await runThroughApi(socket, { positionals: ["tenants", "rename"], options: {} }, "op");
-      expect(answer.exitCode).toBe(2);
+      expect(answer.exitCode, answer.stderr).toBe(2);
       expect(answer.stderr).toMatch(/^Unknown command: tenants rename\n\nUsage:/);
     } finally {
       await listening.close();
