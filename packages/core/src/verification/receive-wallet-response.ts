@@ -1,6 +1,7 @@
 import {
   decryptDirectPostJwt,
   generateResponseCode,
+  type Jwk,
   type ParsedAuthorizationResponse,
   parseAuthorizationResponse,
   VpError,
@@ -14,7 +15,7 @@ import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
-import { openEncryptionKey } from "./verification-session-dto";
+import { encryptionKeySealContext } from "./verification-session-dto";
 
 /** What the wallet is told once its response is taken: where to send the person (same-device flow). */
 export interface WalletResponseReceived {
@@ -54,10 +55,10 @@ export async function receiveWalletResponse(
     decrypt: async (jwe) => {
       if (!row.encryptionKeyCipher)
         throw new VpError("invalid_request", "encrypted responses are not accepted");
-      return decryptDirectPostJwt(
-        jwe,
-        openEncryptionKey(deps.secretBox, { id: row.id, encryptionKeyCipher: row.encryptionKeyCipher }),
-      );
+      const privateJwk = JSON.parse(
+        deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
+      ) as Jwk;
+      return decryptDirectPostJwt(jwe, privateJwk);
     },
   });
   if (parsed.state !== row.state) throw new VpError("invalid_request", "state does not match the request");

@@ -5,6 +5,7 @@ import {
   type DcApiResponseMode,
   decodeJwtUnverified,
   decryptDirectPostJwt,
+  type Jwk,
   type ParsedAuthorizationResponse,
   parseDcApiResponse,
   VpError,
@@ -18,7 +19,7 @@ import type { DcApiSession } from "./dc-api";
 import { alreadyDecided, decideSession, loadSession } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
-import { openEncryptionKey, toVerificationSessionDto } from "./verification-session-dto";
+import { encryptionKeySealContext, toVerificationSessionDto } from "./verification-session-dto";
 
 const invalid = (code: string, target: string, message: string) =>
   new DomainError("ValidationFailed", message, [{ code, target, message }]);
@@ -87,10 +88,9 @@ export async function submitDcApiResponse(
       responseMode: row.responseMode as DcApiResponseMode,
       decrypt: async (jwe) => {
         if (!row.encryptionKeyCipher) throw new VpError("invalid_request", "no encryption key");
-        const privateJwk = openEncryptionKey(deps.secretBox, {
-          id: row.id,
-          encryptionKeyCipher: row.encryptionKeyCipher,
-        });
+        const privateJwk = JSON.parse(
+          deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
+        ) as Jwk;
         try {
           return await decryptDirectPostJwt(jwe, privateJwk);
         } catch (error) {
