@@ -151,7 +151,9 @@ export class Pkcs11Token {
     try {
       module.load(this.settings.modulePath);
       try {
-        module.C_Initialize();
+        // Signing and derivation run on libuv's worker threads (the *Async calls) beside calls on the main
+        // thread: the module must lock (without this flag SoftHSM takes no locks, and crashes or spins).
+        module.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
       } catch (error) {
         if (codeOf(error) !== "CKR_CRYPTOKI_ALREADY_INITIALIZED") throw error;
       }
