@@ -7,6 +7,7 @@ import {
   STAFF_SCOPE,
 } from "@cred/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConsoleSession, consoleCall, trySignIn as trySignInAs } from "./fixtures/console-session";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
 /**
@@ -21,44 +22,13 @@ let t: TestServer;
 /** Tenant A's production key with every tenant scope and staff.manage. */
 let keyA: string;
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
-async function trpc(method: "GET" | "POST", path: string, input: unknown, session?: Session) {
-  const url = new URL(`/trpc/${path}`, t.baseUrl);
-  const headers: Record<string, string> = {};
-  if (session) {
-    headers.cookie = session.cookie;
-    headers["x-csrf-token"] = session.csrf;
-  }
-  let body: string | undefined;
-  if (method === "GET") {
-    if (input !== undefined) url.searchParams.set("input", JSON.stringify(input));
-  } else {
-    headers["content-type"] = "application/json";
-    body = JSON.stringify(input ?? {});
-  }
-  const res = await fetch(url, { method, headers, body });
-  return { status: res.status, body: (await res.json()) as any };
-}
+type Session = ConsoleSession;
+const trpc = (method: "GET" | "POST", path: string, input: unknown, session?: Session) =>
+  consoleCall(t, method, path, input, session);
 
 const trpcCode = (r: { body: any }) => r.body.error?.data?.envelope?.error?.code;
 
-async function trySignIn(email: string, password: string) {
-  const res = await fetch(new URL("/trpc/staff.signIn", t.baseUrl), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password }),
-  });
-  const body = (await res.json()) as any;
-  if (res.status !== 200) return null;
-  return {
-    cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!,
-    csrf: body.result.data.data.csrfToken as string,
-  };
-}
+const trySignIn = (email: string, password: string) => trySignInAs(t, email, password);
 
 async function signIn(email: string, password: string): Promise<Session> {
   const session = await trySignIn(email, password);

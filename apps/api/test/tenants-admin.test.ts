@@ -1,5 +1,6 @@
 import { PLATFORM_SCOPE, resetStaffPassword, SCOPES } from "@cred/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConsoleSession, consoleCall, trySignIn } from "./fixtures/console-session";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
 /**
@@ -12,41 +13,14 @@ const BASE = "/management/tenants";
 let t: TestServer;
 let platformKey: string;
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
-async function trpc(method: "GET" | "POST", path: string, input: unknown, session?: Session) {
-  const url = new URL(`/trpc/${path}`, t.baseUrl);
-  const headers: Record<string, string> = {};
-  if (session) {
-    headers.cookie = session.cookie;
-    headers["x-csrf-token"] = session.csrf;
-  }
-  let body: string | undefined;
-  if (method === "GET") {
-    if (input !== undefined) url.searchParams.set("input", JSON.stringify(input));
-  } else {
-    headers["content-type"] = "application/json";
-    body = JSON.stringify(input ?? {});
-  }
-  const res = await fetch(url, { method, headers, body });
-  return { status: res.status, body: (await res.json()) as any };
-}
+type Session = ConsoleSession;
+const trpc = (method: "GET" | "POST", path: string, input: unknown, session?: Session) =>
+  consoleCall(t, method, path, input, session);
 
 async function signIn(email: string, password: string): Promise<Session> {
-  const res = await fetch(new URL("/trpc/staff.signIn", t.baseUrl), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password }),
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as any;
-  return {
-    cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!,
-    csrf: body.result.data.data.csrfToken,
-  };
+  const session = await trySignIn(t, email, password);
+  expect(session, `sign-in of ${email}`).not.toBeNull();
+  return session!;
 }
 
 /** A new tenant with its first admin and an all-scope sandbox key of its own. */
