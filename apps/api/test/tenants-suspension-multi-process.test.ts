@@ -1,11 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { PLATFORM_SCOPE } from "@cred/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { startSecondProcess } from "./fixtures/second-process";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import { describeOnPostgres } from "./skip-reasons";
 
@@ -16,57 +12,21 @@ import { describeOnPostgres } from "./skip-reasons";
  */
 const PROPAGATION_MS = 2_000;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 describeOnPostgres("tenant suspension across API processes", () => {
   const masterKey = randomBytes(32);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "suspension-multi-"));
   let a: TestServer;
-  let b: ChildProcess;
+  let b: Awaited<ReturnType<typeof startSecondProcess>> | undefined;
   let bOrigin: string;
 
   beforeAll(async () => {
     a = await startTestServer({ masterKey });
-    const databaseUrl = (a.server.database.pool as unknown as { options: { connectionString: string } })
-      .options.connectionString;
-    const port = await freePort();
-    bOrigin = `http://127.0.0.1:${port}`;
-    b = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: path.resolve(__dirname, ".."),
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        MASTER_KEY: masterKey.toString("base64"),
-        PUBLIC_BASE_URL: a.baseUrl,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        RUN_WORKER: "false",
-        LOG_LEVEL: "silent",
-      },
-      stdio: "ignore",
-    });
-    const until = Date.now() + 60_000;
-    for (;;) {
-      const up = await fetch(`${bOrigin}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      if (Date.now() > until) throw new Error("the second API process did not start");
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    b = await startSecondProcess(a, masterKey);
+    bOrigin = b.origin;
   }, 90_000);
 
   afterAll(async () => {
-    b?.kill("SIGKILL");
+    b?.stop();
     await a?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** Calls b until `expected` answers; the time it took. */
