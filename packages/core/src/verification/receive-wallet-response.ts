@@ -1,7 +1,6 @@
 import {
   decryptDirectPostJwt,
   generateResponseCode,
-  type Jwk,
   type ParsedAuthorizationResponse,
   parseAuthorizationResponse,
   VpError,
@@ -15,7 +14,7 @@ import { decideSession, scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
 import { verificationRepository } from "./verification-repository";
-import { encryptionKeySealContext } from "./verification-session-dto";
+import { openEncryptionKey } from "./verification-session-dto";
 
 /** What the wallet is told once its response is taken: where to send the person (same-device flow). */
 export interface WalletResponseReceived {
@@ -55,10 +54,10 @@ export async function receiveWalletResponse(
     decrypt: async (jwe) => {
       if (!row.encryptionKeyCipher)
         throw new VpError("invalid_request", "encrypted responses are not accepted");
-      const privateJwk = JSON.parse(
-        deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
-      ) as Jwk;
-      return decryptDirectPostJwt(jwe, privateJwk);
+      return decryptDirectPostJwt(
+        jwe,
+        openEncryptionKey(deps.secretBox, { id: row.id, encryptionKeyCipher: row.encryptionKeyCipher }),
+      );
     },
   });
   if (parsed.state !== row.state) throw new VpError("invalid_request", "state does not match the request");

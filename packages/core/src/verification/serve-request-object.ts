@@ -14,7 +14,7 @@ import { dcqlQueryFor } from "./policy-query";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { verificationRepository } from "./verification-repository";
-import { encryptionKeySealContext, responseUriOf } from "./verification-session-dto";
+import { openEncryptionKey, responseUriOf } from "./verification-session-dto";
 import { getVerifierIdentity, identityServesClientId } from "./verifier-identity";
 
 /**
@@ -69,10 +69,9 @@ export async function serveRequestObject(
   }
   let encryptionJwk: Jwk | undefined;
   if (row.responseMode === "direct_post.jwt" && row.encryptionKeyCipher) {
-    const privateJwk = JSON.parse(
-      deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
+    encryptionJwk = publicJwk(
+      openEncryptionKey(deps.secretBox, { id: row.id, encryptionKeyCipher: row.encryptionKeyCipher }),
     );
-    encryptionJwk = publicJwk(privateJwk);
   }
   const iat = Math.floor(Date.now() / 1000);
   const payload = buildAuthorizationRequest({

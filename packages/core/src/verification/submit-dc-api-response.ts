@@ -5,7 +5,6 @@ import {
   type DcApiResponseMode,
   decodeJwtUnverified,
   decryptDirectPostJwt,
-  type Jwk,
   type ParsedAuthorizationResponse,
   parseDcApiResponse,
   VpError,
@@ -19,7 +18,7 @@ import type { DcApiSession } from "./dc-api";
 import { alreadyDecided, decideSession, loadSession } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { runVerificationEngine, walletErrorResult } from "./verification-engine";
-import { encryptionKeySealContext, toVerificationSessionDto } from "./verification-session-dto";
+import { openEncryptionKey, toVerificationSessionDto } from "./verification-session-dto";
 
 const invalid = (code: string, target: string, message: string) =>
   new DomainError("ValidationFailed", message, [{ code, target, message }]);
@@ -88,9 +87,10 @@ export async function submitDcApiResponse(
       responseMode: row.responseMode as DcApiResponseMode,
       decrypt: async (jwe) => {
         if (!row.encryptionKeyCipher) throw new VpError("invalid_request", "no encryption key");
-        const privateJwk = JSON.parse(
-          deps.secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id)),
-        ) as Jwk;
+        const privateJwk = openEncryptionKey(deps.secretBox, {
+          id: row.id,
+          encryptionKeyCipher: row.encryptionKeyCipher,
+        });
         try {
           return await decryptDirectPostJwt(jwe, privateJwk);
         } catch (error) {

@@ -4,7 +4,7 @@ import type {
   TVerificationSession,
   VerificationSessionStatus,
 } from "@cred/contracts/verification-sessions";
-import { authorizationRequestLink, type ResponseMode } from "@cred/oid4vc";
+import { authorizationRequestLink, type Jwk, type ResponseMode } from "@cred/oid4vc";
 import type { CoreConfig } from "../shared/context";
 import type { SecretBox } from "../shared/secret-box";
 import { decodeTransactionData } from "./transaction-data";
@@ -26,6 +26,14 @@ export function responseUriOf(config: Pick<CoreConfig, "publicBaseUrl">, state: 
 
 export const resultSealContext = (sessionId: string) => `verification-result:${sessionId}`;
 export const encryptionKeySealContext = (sessionId: string) => `verification-encryption-key:${sessionId}`;
+
+/** The session's response-encryption private key (direct_post.jwt, dc_api.jwt), opened from its seal. */
+export function openEncryptionKey(
+  secretBox: SecretBox,
+  row: { id: string; encryptionKeyCipher: string },
+): Jwk {
+  return JSON.parse(secretBox.open(row.encryptionKeyCipher, encryptionKeySealContext(row.id))) as Jwk;
+}
 
 export function sealResult(secretBox: SecretBox, sessionId: string, result: TVerificationResult): string {
   return secretBox.seal(JSON.stringify(result), resultSealContext(sessionId));
