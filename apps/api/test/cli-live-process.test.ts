@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { operatorSocketPath } from "../src/cli/operator-socket";
+import { freePort } from "./fixtures/free-port";
 import { call } from "./harness";
 import { describeOnEmbedded } from "./skip-reasons";
 
@@ -20,14 +20,6 @@ const env: NodeJS.ProcessEnv = {
   LOG_LEVEL: "silent",
   NODE_ENV: "development",
 };
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

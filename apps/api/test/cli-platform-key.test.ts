@@ -54,5 +54,7 @@ describeOnEmbedded("pnpm cli keys create --scopes platform.manage", () => {
     } finally {
       await server.close();
     }
-  });
+    // Four CLI processes (each loads tsx and opens the embedded database) and a server: on a loaded
+    // 2-core machine this took over the 30 s default.
+  }, 120_000);
 });

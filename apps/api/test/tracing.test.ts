@@ -1,11 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { freePort } from "./fixtures/free-port";
 import { receiver, until } from "./fixtures/webhooks";
 import { call, freshPostgresDatabase } from "./harness";
 import { fetchJson, redeemOffer } from "./wallet-client";
@@ -60,14 +61,6 @@ async function otlpReceiver(port = 0, host = "127.0.0.1") {
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** The environment without any OTEL_* variable the caller's shell may have set. */
 function withoutOtel(): Record<string, string | undefined> {
