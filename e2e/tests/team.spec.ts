@@ -28,6 +28,9 @@ test("admin adds a member, changes their role, signs them out everywhere, resets
   await expect(page.getByRole("heading", { level: 1, name: "Team" })).toBeVisible();
   const table = page.getByRole("table", { name: "Team members" });
   await expect(table.getByRole("cell", { name: /\(you\)/ })).toBeVisible();
+  // The bootstrap administrator is the platform operator, and the page says so.
+  const you = table.getByRole("row").filter({ has: page.getByRole("cell", { name: /\(you\)/ }) });
+  await expect(you.getByRole("cell", { name: "Platform operator", exact: true })).toBeVisible();
 
   const email = `${unique("member")}@team.example`;
   await page.getByLabel("E-mail").fill(email);
@@ -38,6 +41,7 @@ test("admin adds a member, changes their role, signs them out everywhere, resets
   expect(password.length).toBeGreaterThan(10);
   const row = page.getByTestId(`member-${email}`);
   await expect(row.getByLabel(`Role of ${email}`)).toHaveValue("operator");
+  await expect(row.getByRole("cell", { name: "Platform operator", exact: true })).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath("team-member-added.png"), fullPage: true });
   await page.getByRole("button", { name: "I have stored it" }).click();
 

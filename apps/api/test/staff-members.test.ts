@@ -115,6 +115,7 @@ describe("StaffMembers_* (team management)", () => {
       email: email.toLowerCase(),
       role: "operator",
       home: true,
+      platformOperator: false,
       createdAt: expect.any(String),
     });
     expect(all.body.data.map((m: { email: string }) => m.email)).toContain("admin@localhost");
@@ -408,7 +409,13 @@ describe("StaffMembers_* (team management)", () => {
 
   it("a platform operator can be changed only by a caller holding platform.manage (403 otherwise)", async () => {
     const list = await call(t, "GET", `${BASE}?limit=100`, { key: keyA });
-    const operatorId = list.body.data.find((m: { email: string }) => m.email === "admin@localhost").id;
+    const operator0 = list.body.data.find((m: { email: string }) => m.email === "admin@localhost");
+    // The list says who is one (the Team page marks them); a member added here is not.
+    expect(operator0.platformOperator).toBe(true);
+    const added = await addMember("viewer");
+    const again = await call(t, "GET", `${BASE}?limit=100`, { key: keyA });
+    expect(again.body.data.find((m: { id: string }) => m.id === added.id).platformOperator).toBe(false);
+    const operatorId = operator0.id as string;
     for (const [method, suffix, body] of [
       ["PATCH", "", { role: "viewer" }],
       ["DELETE", "", undefined],
@@ -460,7 +467,13 @@ describe("StaffMembers_* (team management)", () => {
     expect(text).not.toContain(reset.body.data.temporaryPassword);
     // A refused change is recorded too (here: demoting the platform operator with a tenant key).
     const list = await call(t, "GET", `${BASE}?limit=100`, { key: keyA });
-    const operatorId = list.body.data.find((m: { email: string }) => m.email === "admin@localhost").id;
+    const operator0 = list.body.data.find((m: { email: string }) => m.email === "admin@localhost");
+    // The list says who is one (the Team page marks them); a member added here is not.
+    expect(operator0.platformOperator).toBe(true);
+    const added = await addMember("viewer");
+    const again = await call(t, "GET", `${BASE}?limit=100`, { key: keyA });
+    expect(again.body.data.find((m: { id: string }) => m.id === added.id).platformOperator).toBe(false);
+    const operatorId = operator0.id as string;
     expect((await call(t, "DELETE", `${BASE}/${operatorId}`, { key: keyA })).status).toBe(403);
     const refused = await call(t, "GET", `/management/audit-events?targetId=${operatorId}&outcome=refused`, {
       key: keyA,

@@ -28,6 +28,10 @@ export const zStaffMember = z
       description:
         "This tenant is the user's home: its administrators reset their password. false: a member whose home is another tenant, which manages their password.",
     }),
+    platformOperator: z.boolean().meta({
+      description:
+        "The user is a platform operator (docs/api/tenants.md): they hold platform.manage besides the role, and only a caller holding it too may change them.",
+    }),
     createdAt: z
       .string()
       .meta({ description: "When they joined this tenant (ISO 8601).", example: ISO_EXAMPLE }),

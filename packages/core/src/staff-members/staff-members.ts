@@ -25,6 +25,7 @@ const toDto = (m: Member): TStaffMember => ({
   email: m.user.email,
   role: m.role,
   home: m.home,
+  platformOperator: m.user.platformOperator,
   createdAt: m.createdAt.toISOString(),
 });
 

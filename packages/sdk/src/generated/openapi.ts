@@ -3943,6 +3943,8 @@ export interface components {
             role: "admin" | "operator" | "viewer";
             /** @description This tenant is the user's home: its administrators reset their password. false: a member whose home is another tenant, which manages their password. */
             home: boolean;
+            /** @description The user is a platform operator (docs/api/tenants.md): they hold platform.manage besides the role, and only a caller holding it too may change them. */
+            platformOperator: boolean;
             /**
              * @description When they joined this tenant (ISO 8601).
              * @example 2026-08-30T12:00:00.000Z
@@ -12466,6 +12468,8 @@ export interface operations {
                             role: "admin" | "operator" | "viewer";
                             /** @description This tenant is the user's home: its administrators reset their password. false: a member whose home is another tenant, which manages their password. */
                             home: boolean;
+                            /** @description The user is a platform operator (docs/api/tenants.md): they hold platform.manage besides the role, and only a caller holding it too may change them. */
+                            platformOperator: boolean;
                             /**
                              * @description When they joined this tenant (ISO 8601).
                              * @example 2026-08-30T12:00:00.000Z
@@ -12792,6 +12796,8 @@ export interface operations {
                             role: "admin" | "operator" | "viewer";
                             /** @description This tenant is the user's home: its administrators reset their password. false: a member whose home is another tenant, which manages their password. */
                             home: boolean;
+                            /** @description The user is a platform operator (docs/api/tenants.md): they hold platform.manage besides the role, and only a caller holding it too may change them. */
+                            platformOperator: boolean;
                             /**
                              * @description When they joined this tenant (ISO 8601).
                              * @example 2026-08-30T12:00:00.000Z

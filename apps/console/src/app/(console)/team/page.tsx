@@ -218,6 +218,10 @@ function Team() {
             header: "Home",
             cell: (member) => (member.home ? "This tenant" : "Another tenant"),
           },
+          {
+            header: "Platform",
+            cell: (member) => (member.platformOperator ? "Platform operator" : ""),
+          },
           { header: "Joined", cell: (member) => new Date(member.createdAt).toLocaleString() },
           { header: "Actions", hideHeader: true, cell: actions },
         ]}
