@@ -7,6 +7,8 @@ import {
   certificateDnsNames,
   InvalidVerifierCertificateError,
   isDnsName,
+  type Jwk,
+  organisationIdentifiersOf,
   parseVerifierCertificate,
   splitPemCertificates,
   x509HashClientId,
@@ -32,7 +34,7 @@ function oneLine(name: string): string {
   return name.split("\n").join(", ");
 }
 
-function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): TVerifierCertificate {
+export function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): TVerifierCertificate {
   const leaf = new X509Certificate(splitPemCertificates(row.chainPem)[0]!);
   const dnsNames = certificateDnsNames(leaf);
   const host = verifierDnsName(config.publicBaseUrl);
@@ -59,6 +61,8 @@ function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): 
     notAfter: new Date(leaf.validTo).toISOString(),
     clientIds: { x509Hash: x509HashClientId(leaf.raw), x509SanDns: `x509_san_dns:${row.dnsName}` },
     x509SanDnsUsable: usable,
+    organisationIdentifiers: organisationIdentifiersOf(leaf.raw),
+    pendingSigningRequest: row.pendingCsrPem !== null,
     uploaded: row.uploaded,
     createdAt: row.createdAt.toISOString(),
     warnings,
@@ -81,6 +85,19 @@ export async function uploadVerifierCertificate(
   scope: TenantScope,
   input: TUploadVerifierCertificateRequest,
 ) {
+  return installVerifierCertificate(deps, scope, input.certificateChainPem, input.privateKeyPem);
+}
+
+/**
+ * Checks a chain and its key (`parseVerifierCertificate`) and installs them as the certificate of the
+ * caller's environment: 400 `InvalidCertificate` with one detail per problem.
+ */
+export async function installVerifierCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  certificateChainPem: string,
+  privateKey: string | Jwk,
+) {
   const invalid = (issues: string[]) =>
     new DomainError(
       "InvalidCertificate",
@@ -91,15 +108,12 @@ export async function uploadVerifierCertificate(
         message,
       })),
     );
-  const pems = splitPemCertificates(input.certificateChainPem);
+  const pems = splitPemCertificates(certificateChainPem);
   if (pems.length > MAX_CHAIN_LENGTH)
     throw invalid([`the chain has ${pems.length} certificates; at most ${MAX_CHAIN_LENGTH} are accepted`]);
   let parsed: ReturnType<typeof parseVerifierCertificate>;
   try {
-    parsed = parseVerifierCertificate({
-      certificateChainPem: input.certificateChainPem,
-      privateKey: input.privateKeyPem,
-    });
+    parsed = parseVerifierCertificate({ certificateChainPem, privateKey });
   } catch (error) {
     if (error instanceof InvalidVerifierCertificateError) throw invalid(error.issues);
     throw error;

@@ -101,3 +101,8 @@ export function organisationIdentifiersOf(certificate: string | Uint8Array): str
   const cert = new x509.X509Certificate(certificate as never);
   return cert.subjectName.getField(SUBJECT_ATTRIBUTE_OIDS.organisationIdentifier);
 }
+
+/** The subject of a PKCS#10 request (PEM), one line. */
+export function signingRequestSubject(csrPem: string): string {
+  return new x509.Pkcs10CertificateRequest(csrPem).subject;
+}
