@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "./examples";
 import { resourceOf } from "./pagination";
+
+/** The shape of a registration certificate (header `typ: rc-wrp+jwt`); its signature verifies nowhere. */
+const EXAMPLE_REGISTRATION_CERTIFICATE =
+  "eyJ0eXAiOiJyYy13cnArand0IiwiYWxnIjoiRVMyNTYiLCJ4NWMiOltdfQ.eyJzdWIiOiJWQVRGSS0xMjM0NTY3OCIsIm5hbWUiOiJXZWJzaG9wIiwiY3JlZGVudGlhbHMiOltdfQ.c2lnbmF0dXJl";
+
 import { registerRequestExample } from "./request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
@@ -29,6 +34,21 @@ registerRequestExample(ZUploadVerifierCertificateRequest, [], {
   privateKeyPem: EXAMPLE_VERIFIER_PRIVATE_KEY_PEM,
 });
 export type TUploadVerifierCertificateRequest = z.infer<typeof ZUploadVerifierCertificateRequest>;
+
+export const zVerifierCertificateSigningRequest = z
+  .object({
+    csrPem: z.string().meta({
+      description: "The PKCS#10 request (PEM) to send to the access CA; its key stays here, sealed.",
+      example: "-----BEGIN CERTIFICATE REQUEST-----\nMIIB…\n-----END CERTIFICATE REQUEST-----",
+    }),
+    subject: z.string().meta({
+      description: "The requested subject (RFC 4514; 2.5.4.97 is organizationIdentifier).",
+      example: "C=FI, O=Webshop Oy, 2.5.4.97=VATFI-12345678, CN=Webshop Oy",
+    }),
+    createdAt: z.string().meta({ description: "When the request was made.", example: ISO_EXAMPLE }),
+  })
+  .meta({ id: "VerifierCertificateSigningRequest" });
+export type TVerifierCertificateSigningRequest = z.infer<typeof zVerifierCertificateSigningRequest>;
 
 export const zVerifierCertificate = z
   .object({
@@ -69,10 +89,9 @@ export const zVerifierCertificate = z
         "The leaf subject's organizationIdentifier (2.5.4.97) values: set for an access certificate (ETSI TS 119 411-8); a registration certificate must name one of them.",
       example: ["VATFI-12345678"],
     }),
-    pendingSigningRequest: z.boolean().meta({
+    signingRequest: zVerifierCertificateSigningRequest.nullable().meta({
       description:
-        "Whether an access-certificate signing request awaits its certificate (VerifierCertificates_ImportAccessCertificate).",
-      example: false,
+        "The access-certificate signing request awaiting its certificate (VerifierCertificates_ImportAccessCertificate), null when none is pending.",
     }),
     uploaded: z.boolean().meta({
       description: "true for an uploaded chain, false for the one the platform generated.",
@@ -145,32 +164,17 @@ registerRequestExample(ZCreateVerifierCertificateSigningRequestRequest, [], {
   organisationName: "Webshop Oy",
   organisationIdentifier: "VATFI-12345678",
   country: "FI",
+  dnsNames: ["verifier.example.com"],
 });
 export type TCreateVerifierCertificateSigningRequestRequest = z.infer<
   typeof ZCreateVerifierCertificateSigningRequestRequest
 >;
 
-export const zVerifierCertificateSigningRequest = z
-  .object({
-    csrPem: z.string().meta({
-      description: "The PKCS#10 request (PEM) to send to the access CA; its key stays here, sealed.",
-      example: "-----BEGIN CERTIFICATE REQUEST-----\nMIIB…\n-----END CERTIFICATE REQUEST-----",
-    }),
-    subject: z.string().meta({
-      description: "The requested subject (RFC 4514; 2.5.4.97 is organizationIdentifier).",
-      example: "C=FI, O=Webshop Oy, 2.5.4.97=VATFI-12345678, CN=Webshop Oy",
-    }),
-    createdAt: z.string().meta({ description: "When the request was made.", example: ISO_EXAMPLE }),
-  })
-  .meta({ id: "VerifierCertificateSigningRequest" });
-export type TVerifierCertificateSigningRequest = z.infer<typeof zVerifierCertificateSigningRequest>;
 export const ZVerifierCertificateSigningRequestResponse = resourceOf(zVerifierCertificateSigningRequest).meta(
   {
     id: "ManagementResourceOfVerifierCertificateSigningRequest",
   },
 );
-
-export const ZGetVerifierCertificateSigningRequestRequest = z.object({});
 
 export const ZImportVerifierAccessCertificateRequest = z
   .strictObject({
@@ -186,6 +190,11 @@ export const ZImportVerifierAccessCertificateRequest = z
     }),
   })
   .meta({ id: "ImportVerifierAccessCertificateRequest" });
+// Well-formed, but no access CA issued it for your pending request: use the chain your CA returns.
+registerRequestExample(ZImportVerifierAccessCertificateRequest, [], {
+  certificateChainPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+  trustAnchorPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+});
 export type TImportVerifierAccessCertificateRequest = z.infer<typeof ZImportVerifierAccessCertificateRequest>;
 
 // ── Relying-party registration certificate (WRPRC, ETSI TS 119 475) ───────────────────────────────
@@ -211,6 +220,10 @@ export const ZUploadVerifierRegistrationCertificateRequest = z
     }),
   })
   .meta({ id: "UploadVerifierRegistrationCertificateRequest" });
+registerRequestExample(ZUploadVerifierRegistrationCertificateRequest, [], {
+  registrationCertificate: EXAMPLE_REGISTRATION_CERTIFICATE,
+  trustAnchorPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+});
 export type TUploadVerifierRegistrationCertificateRequest = z.infer<
   typeof ZUploadVerifierRegistrationCertificateRequest
 >;

@@ -8,7 +8,6 @@ import {
   createAccessCertificateRequest,
   type Jwk,
   organisationIdentifiersOf,
-  signingRequestSubject,
   splitPemCertificates,
   validateCertificatePath,
 } from "@cred/oid4vc";
@@ -64,21 +63,6 @@ export async function createVerifierCertificateSigningRequest(
   return { csrPem: request.csrPem, subject: request.subject, createdAt: createdAt.toISOString() };
 }
 
-/** The pending access-certificate request of the caller's environment; 404 when there is none. */
-export async function getVerifierCertificateSigningRequest(
-  deps: AppDeps,
-  scope: TenantScope,
-): Promise<TVerifierCertificateSigningRequest> {
-  const row = await ensureVerifierCertificate(deps, scope);
-  if (!row.pendingCsrPem || !row.pendingCreatedAt)
-    throw new DomainError("NotFound", "No access-certificate signing request is pending.");
-  return {
-    csrPem: row.pendingCsrPem,
-    subject: signingRequestSubject(row.pendingCsrPem),
-    createdAt: row.pendingCreatedAt.toISOString(),
-  };
-}
-
 /**
  * Installs the certificate the access CA issued for the pending request: the chain (leaf first) must
  * validate to `trustAnchorPem` (RFC 5280 path validation with pkijs: signatures, validity, CA
@@ -128,5 +112,7 @@ export async function importVerifierAccessCertificate(
   const pendingKey = JSON.parse(
     deps.secretBox.open(row.pendingPrivateKeyCipher, verifierKeySealContext(scope)),
   ) as Jwk;
-  return installVerifierCertificate(deps, scope, input.certificateChainPem, pendingKey);
+  return installVerifierCertificate(deps, scope, input.certificateChainPem, pendingKey, {
+    endPendingRequest: true,
+  });
 }

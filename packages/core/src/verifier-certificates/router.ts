@@ -2,7 +2,6 @@ import {
   ZCreateVerifierCertificateSigningRequestRequest,
   ZDeleteVerifierRegistrationCertificateRequest,
   ZGetVerifierCertificateRequest,
-  ZGetVerifierCertificateSigningRequestRequest,
   ZGetVerifierRegistrationCertificateRequest,
   ZImportVerifierAccessCertificateRequest,
   ZUploadVerifierCertificateRequest,
@@ -15,7 +14,6 @@ import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
 import {
   createVerifierCertificateSigningRequest,
-  getVerifierCertificateSigningRequest,
   importVerifierAccessCertificate,
 } from "./access-certificate";
 import {
@@ -91,23 +89,6 @@ export const verifierCertificatesRouter = router({
     .mutation(async ({ ctx, input }) => ({
       data: await createVerifierCertificateSigningRequest(ctx.deps, scopeOf(ctx), input),
     })),
-
-  getSigningRequest: protectedProcedure
-    .meta({
-      openapi: {
-        method: "GET",
-        path: `${PATH}/signing-request`,
-        operationId: "VerifierCertificates_GetSigningRequest",
-        summary: "Get the pending access-certificate request",
-        description: "Extension. The CSR awaiting its certificate; 404 when none is pending.",
-        tags: TAGS,
-      },
-      scopes: ["verification-policies.read"],
-      errorStatuses: [401, 403, 404, 429],
-    })
-    .input(ZGetVerifierCertificateSigningRequestRequest)
-    .output(ZVerifierCertificateSigningRequestResponse)
-    .query(async ({ ctx }) => ({ data: await getVerifierCertificateSigningRequest(ctx.deps, scopeOf(ctx)) })),
 
   importAccessCertificate: protectedProcedure
     .meta({

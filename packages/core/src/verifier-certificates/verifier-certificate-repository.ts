@@ -15,9 +15,12 @@ export const verifierCertificateRepository = {
     caches: Caches,
     scope: TenantScope,
     data: { id: string; chainPem: string; privateKeyCipher: string; dnsName: string; uploaded: boolean },
+    options: { endPendingRequest?: boolean } = {},
   ) {
-    // A new certificate ends any access-certificate request still waiting (its key would sign nothing).
-    const pending = { pendingPrivateKeyCipher: null, pendingCsrPem: null, pendingCreatedAt: null };
+    // Installing the access certificate ends its request; another upload leaves a pending one waiting.
+    const pending = options.endPendingRequest
+      ? { pendingPrivateKeyCipher: null, pendingCsrPem: null, pendingCreatedAt: null }
+      : {};
     const row = await db.prisma.verifierCertificate.upsert({
       where: { tenantId_environment: scope },
       create: { ...scope, ...data },

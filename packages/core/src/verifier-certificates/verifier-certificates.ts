@@ -10,6 +10,7 @@ import {
   type Jwk,
   organisationIdentifiersOf,
   parseVerifierCertificate,
+  signingRequestSubject,
   splitPemCertificates,
   x509HashClientId,
 } from "@cred/oid4vc";
@@ -62,7 +63,14 @@ export function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseU
     clientIds: { x509Hash: x509HashClientId(leaf.raw), x509SanDns: `x509_san_dns:${row.dnsName}` },
     x509SanDnsUsable: usable,
     organisationIdentifiers: organisationIdentifiersOf(leaf.raw),
-    pendingSigningRequest: row.pendingCsrPem !== null,
+    signingRequest:
+      row.pendingCsrPem && row.pendingCreatedAt
+        ? {
+            csrPem: row.pendingCsrPem,
+            subject: signingRequestSubject(row.pendingCsrPem),
+            createdAt: row.pendingCreatedAt.toISOString(),
+          }
+        : null,
     uploaded: row.uploaded,
     createdAt: row.createdAt.toISOString(),
     warnings,
@@ -97,6 +105,7 @@ export async function installVerifierCertificate(
   scope: TenantScope,
   certificateChainPem: string,
   privateKey: string | Jwk,
+  options: { endPendingRequest?: boolean } = {},
 ) {
   const invalid = (issues: string[]) =>
     new DomainError(
@@ -119,19 +128,25 @@ export async function installVerifierCertificate(
     throw error;
   }
   const host = verifierDnsName(deps.config.publicBaseUrl);
-  const row = await repo.replace(deps.database.root, deps.caches, scope, {
-    id: newId("vcert"),
-    chainPem: `${pems.join("\n")}\n`,
-    privateKeyCipher: deps.secretBox.seal(
-      JSON.stringify(parsed.privateKeyJwk),
-      verifierKeySealContext(scope),
-    ),
-    // The public host when the leaf names it, else its first name that is a DNS name (not an IP).
-    dnsName:
-      host !== null && parsed.dnsNames.includes(host)
-        ? host
-        : (parsed.dnsNames.find(isDnsName) ?? parsed.dnsNames[0]!),
-    uploaded: true,
-  });
+  const row = await repo.replace(
+    deps.database.root,
+    deps.caches,
+    scope,
+    {
+      id: newId("vcert"),
+      chainPem: `${pems.join("\n")}\n`,
+      privateKeyCipher: deps.secretBox.seal(
+        JSON.stringify(parsed.privateKeyJwk),
+        verifierKeySealContext(scope),
+      ),
+      // The public host when the leaf names it, else its first name that is a DNS name (not an IP).
+      dnsName:
+        host !== null && parsed.dnsNames.includes(host)
+          ? host
+          : (parsed.dnsNames.find(isDnsName) ?? parsed.dnsNames[0]!),
+      uploaded: true,
+    },
+    options,
+  );
   return toDto(row, deps.config);
 }
