@@ -355,6 +355,28 @@ describe("registration certificate (WRPRC): verifier_info and limits", () => {
     expect(await sessionStatus(session.id)).toBe("verified");
   });
 
+  it("Digital Credentials API requests carry it too (signed: under the access certificate's x5c)", async () => {
+    const registration = (await call(t, "GET", REGISTRATION, { key: t.adminKey })).body.data
+      .registrationCertificate;
+    for (const signed of [true, false]) {
+      const r = await call(t, "POST", "/v1.0/verifications", {
+        key: t.adminKey,
+        body: { policy: "rp-names", dcApi: { origins: ["https://shop.example"], signed } },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      const data = r.body.data.dcApiRequest.data as Record<string, any>;
+      const request = signed ? (decodeJwt(data.request) as Record<string, any>) : data;
+      expect(request.verifier_info).toEqual([{ format: "registration_cert", data: registration }]);
+      if (signed) expect((decodeProtectedHeader(data.request) as { x5c: string[] }).x5c).toHaveLength(2);
+    }
+    const refused = await call(t, "POST", "/v1.0/verifications", {
+      key: t.adminKey,
+      body: { policy: "rp-birthdate", dcApi: { origins: ["https://shop.example"] } },
+    });
+    expect(refused.status).toBe(409);
+    expect(errorCode(refused)).toBe("NotRegistered");
+  });
+
   it("a verification asking for an unregistered claim → 409 NotRegistered, naming the claim", async () => {
     const r = await start("rp-birthdate");
     expect(r.status).toBe(409);
