@@ -21,13 +21,6 @@ export const SUBJECT_ATTRIBUTE_OIDS = {
   organisationIdentifier: "2.5.4.97",
 } as const;
 
-/**
- * ETSI EN 319 412-1 §5.1.4: `organizationIdentifier` is a 3-letter type (VAT, NTR, PSD, LEI, or a
- * national 2-letter scheme plus ':'), a 2-letter country code, '-', then the identifier; LEI has the
- * form `LEIXG-<LEI>`.
- */
-export const ORGANISATION_IDENTIFIER = /^(?:(?:VAT|NTR|PSD|LEI)[A-Z]{2}|[A-Z]{2}:[A-Z]{2})-[^\s]{1,100}$/;
-
 export interface AccessCertificateSubject {
   /** `O`: the legal name of the relying party (or of the intermediary acting for it). */
   organisationName: string;
