@@ -1,3 +1,4 @@
+import { createTestAccessCa, createTestRegistrar, type TestAccessCa, type TestRegistrar } from "@cred/oid4vc";
 import type { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { API_VERSION, type CallResult, call, type TestServer } from "./harness";
 
@@ -83,7 +84,47 @@ export function ownSigningCertificate(
   key: string,
   ca: Awaited<ReturnType<typeof createTestCertificateAuthority>>,
 ): MadeForTheCaller {
+  // The caller's access CA and registrar, made on first use.
+  let authorities: Promise<[TestAccessCa, TestRegistrar]> | undefined;
+  const ownAuthorities = () => {
+    authorities ??= Promise.all([createTestAccessCa(), createTestRegistrar()]);
+    return authorities;
+  };
+  const verifierCertificate = async () =>
+    (await call(t, "GET", `/management/verifier-certificate?api-version=${API_VERSION}`, { key })).body.data;
   return {
+    // The chain the caller's access CA issues for the request VerifierCertificates_CreateSigningRequest made.
+    VerifierCertificates_ImportAccessCertificate: async () => {
+      const pending = (await verifierCertificate())?.signingRequest;
+      if (!pending) return {}; // no request yet: the call answers 409 and is tried again
+      const [ca] = await ownAuthorities();
+      return { certificateChainPem: await ca.issue(pending.csrPem), trustAnchorPem: ca.rootPem };
+    },
+    // A registration naming the caller's access certificate and registering what its policies ask.
+    VerifierRegistrationCertificates_Upload: async () => {
+      const [organisationId] = (await verifierCertificate())?.organisationIdentifiers ?? [];
+      if (!organisationId) return {}; // no access certificate yet: 409, tried again
+      const policies = await call(t, "GET", `/management/verification-policies?api-version=${API_VERSION}`, {
+        key,
+      });
+      const credentials = ((policies.body?.data ?? []) as Json[]).flatMap((policy) =>
+        ((policy.rules?.credentials ?? []) as Json[]).flatMap((c) =>
+          (c.credentialTypes as string[]).map((type) => ({
+            format: "dc+sd-jwt",
+            meta: type,
+            // The top-level claim registers everything under it.
+            claim: [...(c.requiredClaims ?? []), ...(c.optionalClaims ?? [])].map((path: unknown[]) => ({
+              path: [String(path[0])],
+            })),
+          })),
+        ),
+      );
+      const [, registrar] = await ownAuthorities();
+      return {
+        registrationCertificate: await registrar.sign({ sub: organisationId, name: "Example", credentials }),
+        trustAnchorPem: registrar.rootPem,
+      };
+    },
     Issuers_SetSigningCertificate: async (path) => {
       const csrPath = path.replace(/signing-certificate$/, "certificate-signing-request");
       const csr = await call(t, "GET", `${csrPath}?api-version=${API_VERSION}`, { key });

@@ -36,7 +36,14 @@ vi.mock("node:dns/promises", async (importOriginal) =>
  * path is exercised without being named here; one that does not must be named in COLLECTION_OPERATIONS
  * or here, so nothing escapes unnoticed.
  */
-const NOT_EXERCISED: Record<string, string> = {};
+const NOT_EXERCISED: Record<string, string> = {
+  VerifierCertificates_ImportAccessCertificate:
+    "installs the certificate for the caller's own pending request (none from another tenant: 409); isolation in relying-party-certificates.test.ts",
+  VerifierRegistrationCertificates_Upload:
+    "must name the caller's own access certificate (another tenant has none: 409); isolation in relying-party-certificates.test.ts",
+  VerifierRegistrationCertificates_Delete:
+    "removes the caller's own registration certificate (another tenant has none: 404); isolation in relying-party-certificates.test.ts",
+};
 
 /**
  * Platform operations (scope platform.manage, docs/api/tenants.md) are exempt: they are not tenant-bound
@@ -93,6 +100,9 @@ const COLLECTION_OPERATIONS: Record<string, "namesInBody" | { namesNothing: stri
   Organisations_Create: { namesNothing: "makes the caller's organisation under a reference of its own" },
   Webhooks_Create: { namesNothing: "makes the caller's subscription" },
   VerifierCertificates_Upload: { namesNothing: "sets the caller's own verifier certificate" },
+  VerifierCertificates_CreateSigningRequest: {
+    namesNothing: "makes the caller's own access-certificate request (key and CSR)",
+  },
 };
 
 const collectionOperations = (kind: "namesInBody" | "namesNothing") =>

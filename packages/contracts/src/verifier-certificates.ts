@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "./examples";
 import { resourceOf } from "./pagination";
+
+/** The shape of a registration certificate (header `typ: rc-wrp+jwt`); its signature verifies nowhere. */
+const EXAMPLE_REGISTRATION_CERTIFICATE =
+  "eyJ0eXAiOiJyYy13cnArand0IiwiYWxnIjoiRVMyNTYiLCJ4NWMiOltdfQ.eyJzdWIiOiJWQVRGSS0xMjM0NTY3OCIsIm5hbWUiOiJXZWJzaG9wIiwiY3JlZGVudGlhbHMiOltdfQ.c2lnbmF0dXJl";
+
 import { registerRequestExample } from "./request-example";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
@@ -29,6 +34,21 @@ registerRequestExample(ZUploadVerifierCertificateRequest, [], {
   privateKeyPem: EXAMPLE_VERIFIER_PRIVATE_KEY_PEM,
 });
 export type TUploadVerifierCertificateRequest = z.infer<typeof ZUploadVerifierCertificateRequest>;
+
+export const zVerifierCertificateSigningRequest = z
+  .object({
+    csrPem: z.string().meta({
+      description: "The PKCS#10 request (PEM) to send to the access CA; its key stays here, sealed.",
+      example: "-----BEGIN CERTIFICATE REQUEST-----\nMIIB…\n-----END CERTIFICATE REQUEST-----",
+    }),
+    subject: z.string().meta({
+      description: "The requested subject (RFC 4514; 2.5.4.97 is organizationIdentifier).",
+      example: "C=FI, O=Webshop Oy, 2.5.4.97=VATFI-12345678, CN=Webshop Oy",
+    }),
+    createdAt: z.string().meta({ description: "When the request was made.", example: ISO_EXAMPLE }),
+  })
+  .meta({ id: "VerifierCertificateSigningRequest" });
+export type TVerifierCertificateSigningRequest = z.infer<typeof zVerifierCertificateSigningRequest>;
 
 export const zVerifierCertificate = z
   .object({
@@ -64,6 +84,15 @@ export const zVerifierCertificate = z
         "Whether the public host (the response_uri host) is a DNS name, not an IP address, and the leaf names it in a dNSName SAN, which policies with `clientIdPrefix: x509_san_dns` need.",
       example: true,
     }),
+    organisationIdentifiers: z.array(z.string()).meta({
+      description:
+        "The leaf subject's organizationIdentifier (2.5.4.97) values: set for an access certificate (ETSI TS 119 411-8); a registration certificate must name one of them.",
+      example: ["VATFI-12345678"],
+    }),
+    signingRequest: zVerifierCertificateSigningRequest.nullable().meta({
+      description:
+        "The access-certificate signing request awaiting its certificate (VerifierCertificates_ImportAccessCertificate), null when none is pending.",
+    }),
     uploaded: z.boolean().meta({
       description: "true for an uploaded chain, false for the one the platform generated.",
       example: false,
@@ -81,4 +110,171 @@ export type TVerifierCertificate = z.infer<typeof zVerifierCertificate>;
 
 export const ZVerifierCertificateResponse = resourceOf(zVerifierCertificate).meta({
   id: "ManagementResourceOfVerifierCertificateResponse",
+});
+
+// ── Relying-party access certificate (WRPAC, ETSI TS 119 411-8) ─────────────────────────────────────
+
+const OID = /^[0-2](\.(0|[1-9][0-9]{0,9})){1,30}$/;
+/** ETSI EN 319 412-1 §5.1.4 organizationIdentifier: VAT/NTR/PSD/LEI + country, or a national scheme. */
+const ORGANISATION_IDENTIFIER = /^(?:(?:VAT|NTR|PSD|LEI)[A-Z]{2}|[A-Z]{2}:[A-Z]{2})-[^\s]{1,100}$/;
+const DNS_NAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+
+export const ZCreateVerifierCertificateSigningRequestRequest = z
+  .strictObject({
+    organisationName: z.string().trim().min(1).max(200).meta({
+      description: "Subject `O`: the legal name of the relying party, or of the intermediary acting for it.",
+      example: "Webshop Oy",
+    }),
+    organisationIdentifier: z.string().regex(ORGANISATION_IDENTIFIER).meta({
+      description:
+        "Subject `organizationIdentifier` (2.5.4.97), built as ETSI EN 319 412-1 §5.1.4 says: `VAT`, `NTR`, `PSD` or `LEI` plus the country code, `-`, the identifier (e.g. `VATFI-12345678`, `LEIXG-…`), or a national scheme `XX:CC-…`. A registration certificate must name the same identifier as its subject (or its intermediary).",
+      example: "VATFI-12345678",
+    }),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .meta({ description: "Subject `C`: ISO 3166-1 alpha-2 country of registration.", example: "FI" }),
+    commonName: z.string().trim().min(1).max(64).optional().meta({
+      description: "Subject `CN`; the organisation name when omitted.",
+      example: "Webshop Oy verifier",
+    }),
+    dnsNames: z
+      .array(z.string().toLowerCase().regex(DNS_NAME))
+      .min(1)
+      .max(10)
+      .optional()
+      .meta({
+        description:
+          "dNSName subjectAltNames to request; the public host when omitted (so `x509_san_dns` works). An imported certificate must keep at least one.",
+        example: ["verifier.example.com"],
+      }),
+    certificatePolicies: z
+      .array(z.string().regex(OID))
+      .min(1)
+      .max(10)
+      .optional()
+      .meta({
+        description:
+          "Certificate policy OIDs to request in a certificatePolicies extension, as the access CA's certificate policy names them; omitted: none requested (the CA sets the policies it issues under).",
+        example: ["0.4.0.2042.1.2"],
+      }),
+  })
+  .meta({ id: "CreateVerifierCertificateSigningRequestRequest" });
+registerRequestExample(ZCreateVerifierCertificateSigningRequestRequest, [], {
+  organisationName: "Webshop Oy",
+  organisationIdentifier: "VATFI-12345678",
+  country: "FI",
+  dnsNames: ["verifier.example.com"],
+});
+export type TCreateVerifierCertificateSigningRequestRequest = z.infer<
+  typeof ZCreateVerifierCertificateSigningRequestRequest
+>;
+
+export const ZVerifierCertificateSigningRequestResponse = resourceOf(zVerifierCertificateSigningRequest).meta(
+  {
+    id: "ManagementResourceOfVerifierCertificateSigningRequest",
+  },
+);
+
+export const ZImportVerifierAccessCertificateRequest = z
+  .strictObject({
+    certificateChainPem: z.string().min(1).max(65_536).meta({
+      description:
+        "The certificate the access CA issued for the pending signing request, PEM, leaf first, then its issuing CAs (a trailing root is kept but not sent in `x5c`).",
+      example: PEM_EXAMPLE,
+    }),
+    trustAnchorPem: z.string().min(1).max(16_384).meta({
+      description:
+        "The access CA's root (PEM) the chain must validate to (RFC 5280 path validation); wallets trust access CAs through their trusted lists.",
+      example: PEM_EXAMPLE,
+    }),
+  })
+  .meta({ id: "ImportVerifierAccessCertificateRequest" });
+// Well-formed, but no access CA issued it for your pending request: use the chain your CA returns.
+registerRequestExample(ZImportVerifierAccessCertificateRequest, [], {
+  certificateChainPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+  trustAnchorPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+});
+export type TImportVerifierAccessCertificateRequest = z.infer<typeof ZImportVerifierAccessCertificateRequest>;
+
+// ── Relying-party registration certificate (WRPRC, ETSI TS 119 475) ───────────────────────────────
+
+export const ZGetVerifierRegistrationCertificateRequest = z.object({});
+export const ZDeleteVerifierRegistrationCertificateRequest = z.object({});
+
+export const ZUploadVerifierRegistrationCertificateRequest = z
+  .strictObject({
+    registrationCertificate: z
+      .string()
+      .min(1)
+      .max(32_768)
+      .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, "must be a compact JWS (JWT)")
+      .meta({
+        description:
+          "The registration certificate, a JWT (`typ: rc-wrp+jwt`, ETSI TS 119 475) signed by the registrar with `x5c`.",
+        example: "eyJ0eXAiOiJyYy13cnArand0Ii…",
+      }),
+    trustAnchorPem: z.string().min(1).max(16_384).meta({
+      description: "The registrar's root (PEM) the `x5c` chain must validate to.",
+      example: PEM_EXAMPLE,
+    }),
+  })
+  .meta({ id: "UploadVerifierRegistrationCertificateRequest" });
+registerRequestExample(ZUploadVerifierRegistrationCertificateRequest, [], {
+  registrationCertificate: EXAMPLE_REGISTRATION_CERTIFICATE,
+  trustAnchorPem: EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM,
+});
+export type TUploadVerifierRegistrationCertificateRequest = z.infer<
+  typeof ZUploadVerifierRegistrationCertificateRequest
+>;
+
+export const zVerifierRegistrationCertificate = z
+  .object({
+    registrationCertificate: z.string().meta({ description: "The JWT as uploaded.", example: "eyJ…" }),
+    name: z
+      .string()
+      .nullable()
+      .meta({ description: "The relying party's name (`name`).", example: "Webshop" }),
+    subjectIds: z.array(z.string()).meta({
+      description: "The relying party's identifiers (`sub`).",
+      example: ["VATFI-12345678"],
+    }),
+    intermediary: z
+      .object({
+        ids: z.array(z.string()).meta({ description: "`act.sub` identifiers.", example: ["VATFI-87654321"] }),
+        name: z.string().nullable().meta({ description: "`act.sub.name`.", example: "Intermediary Oy" }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The intermediary the relying party registered as acting for it (`act`); the access certificate is then the intermediary's. null: the relying party acts itself.",
+      }),
+    credentials: z
+      .array(
+        z.object({
+          format: z.string().meta({ example: "dc+sd-jwt" }),
+          types: z.array(z.string()).meta({ example: ["urn:eudi:pid:1"] }),
+          claims: z.array(z.array(z.string())).meta({ example: [["given_name"], ["address"]] }),
+        }),
+      )
+      .meta({
+        description: "What the relying party is registered to request: formats, types and claim paths.",
+      }),
+    registrar: z
+      .string()
+      .meta({ description: "Subject of the registrar's signing certificate.", example: "CN=…" }),
+    issuedAt: z.string().nullable().meta({ description: "`iat` (ISO 8601).", example: ISO_EXAMPLE }),
+    expiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: "`exp` (ISO 8601), null when absent.", example: null }),
+    createdAt: z.string().meta({ description: "When it was uploaded.", example: ISO_EXAMPLE }),
+  })
+  .meta({
+    id: "VerifierRegistrationCertificate",
+    description: "The registration certificate carried in every request object's verifier_info.",
+  });
+export type TVerifierRegistrationCertificate = z.infer<typeof zVerifierRegistrationCertificate>;
+export const ZVerifierRegistrationCertificateResponse = resourceOf(zVerifierRegistrationCertificate).meta({
+  id: "ManagementResourceOfVerifierRegistrationCertificate",
 });

@@ -55,6 +55,17 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
       ),
   },
   {
+    // The key of an access-certificate request awaiting its certificate (same context as the key in use).
+    table: "VerifierCertificate",
+    column: "pendingPrivateKeyCipher",
+    reads: ["tenantId", "environment"],
+    reseal: (value, row, reseal) =>
+      reseal(
+        value as string,
+        verifierKeySealContext({ tenantId: row.tenantId as string, environment: row.environment as never }),
+      ),
+  },
+  {
     table: "VerificationSession",
     column: "encryptionKeyCipher",
     reseal: (value, row, reseal) => reseal(value as string, encryptionKeySealContext(row.id as string)),

@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   IssuerNotAuthorised: 409,
   PolicySuspended: 409,
   VerifierCertificateMismatch: 409,
+  NotRegistered: 409,
   IdempotencyKeyReused: 409,
   IdempotencyKeyInUse: 409,
   PayloadTooLarge: 413,

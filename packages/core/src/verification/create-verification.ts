@@ -7,6 +7,7 @@ import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
 import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
 import { dcqlQueryFor } from "./policy-query";
+import { assertWithinRegistration, rulesWithRegistration } from "./registration-limits";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import {
@@ -35,8 +36,16 @@ export async function createVerification(
   input: TCreateVerificationRequest,
   identity: VerifierIdentity,
 ): Promise<TVerificationSession> {
-  const { row: policy, rules } = await getActivePolicyForVerification(deps, db, scope, input.policy);
-  const dcqlQuery = dcqlQueryFor(deps, rules); // refuse a policy that cannot become a query now
+  const { row: policy, rules: policyRules } = await getActivePolicyForVerification(
+    deps,
+    db,
+    scope,
+    input.policy,
+  );
+  const dcqlQuery = dcqlQueryFor(deps, policyRules); // refuse a policy that cannot become a query now
+  assertWithinRegistration(identity, dcqlQuery);
+  // The registration certificate travels in verifier_info with the policy's own entries.
+  const rules = rulesWithRegistration(policyRules, identity);
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
   const dcApi = input.dcApi ? dcApiChannel(rules, input.dcApi) : null;
   // Policies stored before `clientIdPrefix` existed use the default.

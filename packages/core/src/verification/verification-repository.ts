@@ -146,6 +146,9 @@ export const verificationRepository = {
   createVerifierCertificate(db: UnitOfWork, data: Prisma.VerifierCertificateUncheckedCreateInput) {
     return db.prisma.verifierCertificate.create({ data });
   },
+  findVerifierRegistrationCertificate(db: UnitOfWork, scope: TenantScope) {
+    return db.prisma.verifierRegistrationCertificate.findUnique({ where: { tenantId_environment: scope } });
+  },
 
   /**
    * A platform issuer of this partition by the `kid` of its signing key or of a replaced key it still

@@ -1,7 +1,13 @@
 import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { isUniqueViolation } from "@cred/db";
-import { generateVerifierCertificate, isDnsName, parseVerifierCertificate } from "@cred/oid4vc";
+import {
+  generateVerifierCertificate,
+  isDnsName,
+  organisationIdentifiersOf,
+  parseVerifierCertificate,
+  type RegisteredCredential,
+} from "@cred/oid4vc";
 import { cacheSpec } from "../shared/caches";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -21,6 +27,19 @@ export interface VerifierIdentity {
   dnsNames: string[];
   /** `x509_san_dns` is the leaf's first dNSName; use `clientIdFor` to pick the one wallets accept. */
   clientIds: { x509_hash: string; x509_san_dns: string };
+  /** The leaf subject's organizationIdentifier values (an access certificate, ETSI TS 119 411-8). */
+  organisationIdentifiers: string[];
+  /** The registration certificate (WRPRC) of this tenant + environment, if one was uploaded. */
+  registration: VerifierRegistration | null;
+}
+
+/** A registration certificate as sessions use it: sent in `verifier_info`, its limits enforced. */
+export interface VerifierRegistration {
+  jwt: string;
+  subjectIds: string[];
+  intermediaryIds: string[];
+  credentials: RegisteredCredential[];
+  expiresAt: Date | null;
 }
 
 /**
@@ -91,6 +110,10 @@ export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScop
 
 async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity> {
   const row = await ensureVerifierCertificate(deps, scope);
+  const registration = await verificationRepository.findVerifierRegistrationCertificate(
+    deps.database.root,
+    scope,
+  );
   const privateJwk = JSON.parse(deps.secretBox.open(row.privateKeyCipher, verifierKeySealContext(scope)));
   const parsed = parseVerifierCertificate({ certificateChainPem: row.chainPem, privateKey: privateJwk });
   return {
@@ -99,6 +122,17 @@ async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity
     privateKey: createPrivateKey({ key: privateJwk, format: "jwk" }),
     dnsNames: parsed.dnsNames,
     clientIds: { x509_hash: parsed.clientIds.x509Hash, x509_san_dns: parsed.clientIds.x509SanDns },
+    organisationIdentifiers: organisationIdentifiersOf(Buffer.from(parsed.x5c[0]!, "base64")),
+    registration: registration
+      ? {
+          jwt: registration.jwt,
+          ...(registration.registration as unknown as Pick<
+            VerifierRegistration,
+            "subjectIds" | "intermediaryIds" | "credentials"
+          >),
+          expiresAt: registration.expiresAt,
+        }
+      : null,
   };
 }
 

@@ -15,13 +15,61 @@ export const verifierCertificateRepository = {
     caches: Caches,
     scope: TenantScope,
     data: { id: string; chainPem: string; privateKeyCipher: string; dnsName: string; uploaded: boolean },
+    options: { endPendingRequest?: boolean } = {},
   ) {
+    // Installing the access certificate ends its request; another upload leaves a pending one waiting.
+    const pending = options.endPendingRequest
+      ? { pendingPrivateKeyCipher: null, pendingCsrPem: null, pendingCreatedAt: null }
+      : {};
     const row = await db.prisma.verifierCertificate.upsert({
+      where: { tenantId_environment: scope },
+      create: { ...scope, ...data },
+      update: { ...data, ...pending, createdAt: new Date() },
+    });
+    db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
+    return row;
+  },
+
+  /** Keeps an access-certificate request (sealed key + CSR) beside the certificate in use. */
+  setPendingRequest(
+    db: UnitOfWork,
+    scope: TenantScope,
+    data: { pendingPrivateKeyCipher: string; pendingCsrPem: string; pendingCreatedAt: Date },
+  ) {
+    return db.prisma.verifierCertificate.update({ where: { tenantId_environment: scope }, data });
+  },
+
+  findRegistration(db: UnitOfWork, scope: TenantScope) {
+    return db.prisma.verifierRegistrationCertificate.findUnique({ where: { tenantId_environment: scope } });
+  },
+
+  /** Installs the registration certificate, replacing any; drops this process's cached identity. */
+  async replaceRegistration(
+    db: UnitOfWork,
+    caches: Caches,
+    scope: TenantScope,
+    data: {
+      id: string;
+      jwt: string;
+      trustAnchorPem: string;
+      registration: object;
+      issuedAt: Date | null;
+      expiresAt: Date | null;
+    },
+  ) {
+    const row = await db.prisma.verifierRegistrationCertificate.upsert({
       where: { tenantId_environment: scope },
       create: { ...scope, ...data },
       update: { ...data, createdAt: new Date() },
     });
     db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
     return row;
+  },
+
+  /** Removes the registration certificate; false when there was none. */
+  async deleteRegistration(db: UnitOfWork, caches: Caches, scope: TenantScope) {
+    const { count } = await db.prisma.verifierRegistrationCertificate.deleteMany({ where: scope });
+    db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
+    return count > 0;
   },
 };

@@ -7,7 +7,10 @@ import {
   certificateDnsNames,
   InvalidVerifierCertificateError,
   isDnsName,
+  type Jwk,
+  organisationIdentifiersOf,
   parseVerifierCertificate,
+  signingRequestSubject,
   splitPemCertificates,
   x509HashClientId,
 } from "@cred/oid4vc";
@@ -32,7 +35,7 @@ function oneLine(name: string): string {
   return name.split("\n").join(", ");
 }
 
-function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): TVerifierCertificate {
+export function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): TVerifierCertificate {
   const leaf = new X509Certificate(splitPemCertificates(row.chainPem)[0]!);
   const dnsNames = certificateDnsNames(leaf);
   const host = verifierDnsName(config.publicBaseUrl);
@@ -59,6 +62,15 @@ function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseUrl">): 
     notAfter: new Date(leaf.validTo).toISOString(),
     clientIds: { x509Hash: x509HashClientId(leaf.raw), x509SanDns: `x509_san_dns:${row.dnsName}` },
     x509SanDnsUsable: usable,
+    organisationIdentifiers: organisationIdentifiersOf(leaf.raw),
+    signingRequest:
+      row.pendingCsrPem && row.pendingCreatedAt
+        ? {
+            csrPem: row.pendingCsrPem,
+            subject: signingRequestSubject(row.pendingCsrPem),
+            createdAt: row.pendingCreatedAt.toISOString(),
+          }
+        : null,
     uploaded: row.uploaded,
     createdAt: row.createdAt.toISOString(),
     warnings,
@@ -81,6 +93,20 @@ export async function uploadVerifierCertificate(
   scope: TenantScope,
   input: TUploadVerifierCertificateRequest,
 ) {
+  return installVerifierCertificate(deps, scope, input.certificateChainPem, input.privateKeyPem);
+}
+
+/**
+ * Checks a chain and its key (`parseVerifierCertificate`) and installs them as the certificate of the
+ * caller's environment: 400 `InvalidCertificate` with one detail per problem.
+ */
+export async function installVerifierCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  certificateChainPem: string,
+  privateKey: string | Jwk,
+  options: { endPendingRequest?: boolean } = {},
+) {
   const invalid = (issues: string[]) =>
     new DomainError(
       "InvalidCertificate",
@@ -91,33 +117,36 @@ export async function uploadVerifierCertificate(
         message,
       })),
     );
-  const pems = splitPemCertificates(input.certificateChainPem);
+  const pems = splitPemCertificates(certificateChainPem);
   if (pems.length > MAX_CHAIN_LENGTH)
     throw invalid([`the chain has ${pems.length} certificates; at most ${MAX_CHAIN_LENGTH} are accepted`]);
   let parsed: ReturnType<typeof parseVerifierCertificate>;
   try {
-    parsed = parseVerifierCertificate({
-      certificateChainPem: input.certificateChainPem,
-      privateKey: input.privateKeyPem,
-    });
+    parsed = parseVerifierCertificate({ certificateChainPem, privateKey });
   } catch (error) {
     if (error instanceof InvalidVerifierCertificateError) throw invalid(error.issues);
     throw error;
   }
   const host = verifierDnsName(deps.config.publicBaseUrl);
-  const row = await repo.replace(deps.database.root, deps.caches, scope, {
-    id: newId("vcert"),
-    chainPem: `${pems.join("\n")}\n`,
-    privateKeyCipher: deps.secretBox.seal(
-      JSON.stringify(parsed.privateKeyJwk),
-      verifierKeySealContext(scope),
-    ),
-    // The public host when the leaf names it, else its first name that is a DNS name (not an IP).
-    dnsName:
-      host !== null && parsed.dnsNames.includes(host)
-        ? host
-        : (parsed.dnsNames.find(isDnsName) ?? parsed.dnsNames[0]!),
-    uploaded: true,
-  });
+  const row = await repo.replace(
+    deps.database.root,
+    deps.caches,
+    scope,
+    {
+      id: newId("vcert"),
+      chainPem: `${pems.join("\n")}\n`,
+      privateKeyCipher: deps.secretBox.seal(
+        JSON.stringify(parsed.privateKeyJwk),
+        verifierKeySealContext(scope),
+      ),
+      // The public host when the leaf names it, else its first name that is a DNS name (not an IP).
+      dnsName:
+        host !== null && parsed.dnsNames.includes(host)
+          ? host
+          : (parsed.dnsNames.find(isDnsName) ?? parsed.dnsNames[0]!),
+      uploaded: true,
+    },
+    options,
+  );
   return toDto(row, deps.config);
 }

@@ -1,5 +1,6 @@
 export type { Jwk, KeyInput } from "../jose/key-input";
 export { publicJwk } from "../jose/key-input";
+export * from "./access-certificate";
 export * from "./authorization-response";
 export * from "./claims-path";
 export * from "./client-id";
@@ -10,6 +11,8 @@ export * from "./errors";
 export * from "./match-presentations";
 export * from "./random";
 export * from "./reasons";
+export * from "./registration-certificate";
+export * from "./relying-party-test-authorities";
 export {
   type AuthorizationRequestPayload,
   authorizationRequestLink,

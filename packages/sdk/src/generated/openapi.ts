@@ -727,6 +727,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/verifier-certificate/signing-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an access certificate (WRPAC): key and CSR
+         * @description Extension. Generates a P-256 key (kept sealed, never returned) and a PKCS#10 request whose subject carries C, O, organizationIdentifier and CN as ETSI TS 119 411-8 asks of a relying-party access certificate, with dNSName SANs (the public host by default) and the requested certificate policies. Send the CSR to the access CA, then import its certificate with VerifierCertificates_ImportAccessCertificate. The certificate in use keeps signing until then; a new request replaces a pending one.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerifierCertificates_CreateSigningRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verifier-certificate/access-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Install the access certificate the CA issued
+         * @description Extension. Installs the chain the access CA issued for the pending signing request: validated to `trustAnchorPem` (RFC 5280), leaf with the pending key and an organizationIdentifier. Request objects are then signed with it (x5c). No pending request → 409 InvalidState; a chain that does not validate or fit → 400 InvalidCertificate. Pending sessions whose client_id the new certificate does not carry (every x509_hash session) can no longer be fetched by wallets.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        put: operations["VerifierCertificates_ImportAccessCertificate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verifier-registration-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the registration certificate
+         * @description Extension. The relying party's registration certificate (WRPRC, ETSI TS 119 475) of this environment, with what it registers; 404 when none was uploaded.
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerifierRegistrationCertificates_Get"];
+        /**
+         * Install the registration certificate
+         * @description Extension. Installs a registration certificate (JWT, `typ: rc-wrp+jwt`): signature by its x5c, chain validated to `trustAnchorPem`, validity, and `sub` (or, for an intermediary, `act.sub`) equal to the access certificate's organizationIdentifier; otherwise 400 InvalidCertificate. 409 InvalidState while the verifier certificate has no organizationIdentifier. Every new verification then carries it in verifier_info and may ask only for what it registers (409 NotRegistered).
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        put: operations["VerifierRegistrationCertificates_Upload"];
+        post?: never;
+        /**
+         * Remove the registration certificate
+         * @description Extension. Answers 200 with the certificate as it was. New verifications are no longer limited by it nor carry it; 404 when none was uploaded.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        delete: operations["VerifierRegistrationCertificates_Delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/webhooks": {
         parameters: {
             query?: never;
@@ -3344,6 +3422,15 @@ export interface components {
              */
             x509SanDnsUsable: boolean;
             /**
+             * @description The leaf subject's organizationIdentifier (2.5.4.97) values: set for an access certificate (ETSI TS 119 411-8); a registration certificate must name one of them.
+             * @example [
+             *       "VATFI-12345678"
+             *     ]
+             */
+            organisationIdentifiers: string[];
+            /** @description The access-certificate signing request awaiting its certificate (VerifierCertificates_ImportAccessCertificate), null when none is pending. */
+            signingRequest: components["schemas"]["VerifierCertificateSigningRequest"] | null;
+            /**
              * @description true for an uploaded chain, false for the one the platform generated.
              * @example false
              */
@@ -3358,6 +3445,108 @@ export interface components {
              * @example []
              */
             warnings: string[];
+        };
+        VerifierCertificateSigningRequest: {
+            /**
+             * @description The PKCS#10 request (PEM) to send to the access CA; its key stays here, sealed.
+             * @example -----BEGIN CERTIFICATE REQUEST-----
+             *     MIIB…
+             *     -----END CERTIFICATE REQUEST-----
+             */
+            csrPem: string;
+            /**
+             * @description The requested subject (RFC 4514; 2.5.4.97 is organizationIdentifier).
+             * @example C=FI, O=Webshop Oy, 2.5.4.97=VATFI-12345678, CN=Webshop Oy
+             */
+            subject: string;
+            /**
+             * @description When the request was made.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ManagementResourceOfVerifierCertificateSigningRequest: {
+            data: components["schemas"]["VerifierCertificateSigningRequest"];
+        };
+        ManagementResourceOfVerifierRegistrationCertificate: {
+            data: components["schemas"]["VerifierRegistrationCertificate"];
+        };
+        /** @description The registration certificate carried in every request object's verifier_info. */
+        VerifierRegistrationCertificate: {
+            /**
+             * @description The JWT as uploaded.
+             * @example eyJ…
+             */
+            registrationCertificate: string;
+            /**
+             * @description The relying party's name (`name`).
+             * @example Webshop
+             */
+            name: string | null;
+            /**
+             * @description The relying party's identifiers (`sub`).
+             * @example [
+             *       "VATFI-12345678"
+             *     ]
+             */
+            subjectIds: string[];
+            /** @description The intermediary the relying party registered as acting for it (`act`); the access certificate is then the intermediary's. null: the relying party acts itself. */
+            intermediary: {
+                /**
+                 * @description `act.sub` identifiers.
+                 * @example [
+                 *       "VATFI-87654321"
+                 *     ]
+                 */
+                ids: string[];
+                /**
+                 * @description `act.sub.name`.
+                 * @example Intermediary Oy
+                 */
+                name: string | null;
+            } | null;
+            /** @description What the relying party is registered to request: formats, types and claim paths. */
+            credentials: {
+                /** @example dc+sd-jwt */
+                format: string;
+                /**
+                 * @example [
+                 *       "urn:eudi:pid:1"
+                 *     ]
+                 */
+                types: string[];
+                /**
+                 * @example [
+                 *       [
+                 *         "given_name"
+                 *       ],
+                 *       [
+                 *         "address"
+                 *       ]
+                 *     ]
+                 */
+                claims: string[][];
+            }[];
+            /**
+             * @description Subject of the registrar's signing certificate.
+             * @example CN=…
+             */
+            registrar: string;
+            /**
+             * @description `iat` (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            issuedAt: string | null;
+            /**
+             * @description `exp` (ISO 8601), null when absent.
+             * @example null
+             */
+            expiresAt: string | null;
+            /**
+             * @description When it was uploaded.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
         };
         ManagementResourceOfWebhookSubscriptionWithSecret: {
             data: components["schemas"]["WebhookSubscriptionWithSecret"];
@@ -4189,7 +4378,7 @@ export interface components {
                  * @example ValidationFailed
                  * @enum {string}
                  */
-                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable" | "KeyCustodyUnavailable";
+                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "NotRegistered" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable" | "KeyCustodyUnavailable";
                 /**
                  * @description Human-readable explanation.
                  * @example The request is not valid.
@@ -9361,6 +9550,468 @@ export interface operations {
             };
             /** @description Authenticated, but the key does not carry the required scope. */
             403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierCertificates_CreateSigningRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Subject `O`: the legal name of the relying party, or of the intermediary acting for it.
+                     * @example Webshop Oy
+                     */
+                    organisationName: string;
+                    /**
+                     * @description Subject `organizationIdentifier` (2.5.4.97), built as ETSI EN 319 412-1 §5.1.4 says: `VAT`, `NTR`, `PSD` or `LEI` plus the country code, `-`, the identifier (e.g. `VATFI-12345678`, `LEIXG-…`), or a national scheme `XX:CC-…`. A registration certificate must name the same identifier as its subject (or its intermediary).
+                     * @example VATFI-12345678
+                     */
+                    organisationIdentifier: string;
+                    /**
+                     * @description Subject `C`: ISO 3166-1 alpha-2 country of registration.
+                     * @example FI
+                     */
+                    country: string;
+                    /**
+                     * @description Subject `CN`; the organisation name when omitted.
+                     * @example Webshop Oy verifier
+                     */
+                    commonName?: string;
+                    /**
+                     * @description dNSName subjectAltNames to request; the public host when omitted (so `x509_san_dns` works). An imported certificate must keep at least one.
+                     * @example [
+                     *       "verifier.example.com"
+                     *     ]
+                     */
+                    dnsNames?: string[];
+                    /**
+                     * @description Certificate policy OIDs to request in a certificatePolicies extension, as the access CA's certificate policy names them; omitted: none requested (the CA sets the policies it issues under).
+                     * @example [
+                     *       "0.4.0.2042.1.2"
+                     *     ]
+                     */
+                    certificatePolicies?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The request was made; its key waits for the certificate. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierCertificateSigningRequest"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierCertificates_ImportAccessCertificate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The certificate the access CA issued for the pending signing request, PEM, leaf first, then its issuing CAs (a trailing root is kept but not sent in `x5c`).
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB…
+                     *     -----END CERTIFICATE-----
+                     */
+                    certificateChainPem: string;
+                    /**
+                     * @description The access CA's root (PEM) the chain must validate to (RFC 5280 path validation); wallets trust access CAs through their trusted lists.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB…
+                     *     -----END CERTIFICATE-----
+                     */
+                    trustAnchorPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierCertificateResponse"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Upload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The registration certificate, a JWT (`typ: rc-wrp+jwt`, ETSI TS 119 475) signed by the registrar with `x5c`.
+                     * @example eyJ0eXAiOiJyYy13cnArand0Ii…
+                     */
+                    registrationCertificate: string;
+                    /**
+                     * @description The registrar's root (PEM) the `x5c` chain must validate to.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB…
+                     *     -----END CERTIFICATE-----
+                     */
+                    trustAnchorPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration certificate was removed; the body shows it as it was. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];

@@ -1,0 +1,118 @@
+import { X509Certificate } from "node:crypto";
+import type {
+  TCreateVerifierCertificateSigningRequestRequest,
+  TImportVerifierAccessCertificateRequest,
+  TVerifierCertificateSigningRequest,
+} from "@cred/contracts/verifier-certificates";
+import {
+  createAccessCertificateRequest,
+  type Jwk,
+  organisationIdentifiersOf,
+  splitPemCertificates,
+  validateCertificatePath,
+} from "@cred/oid4vc";
+import type { AppDeps } from "../shared/context";
+import { DomainError } from "../shared/errors";
+import type { TenantScope } from "../shared/principal";
+import { ensureVerifierCertificate, verifierDnsName, verifierKeySealContext } from "../verification";
+import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
+import { installVerifierCertificate } from "./verifier-certificates";
+
+/**
+ * Starts an access certificate (WRPAC, ETSI TS 119 411-8): a fresh P-256 key, sealed and kept beside
+ * the certificate in use until the CA's certificate is imported, and a PKCS#10 request with the
+ * legal-person subject (C, O, organizationIdentifier, CN), the dNSName SANs (the public host by default)
+ * and, when given, the requested certificate policies. A new request replaces a pending one.
+ */
+export async function createVerifierCertificateSigningRequest(
+  deps: AppDeps,
+  scope: TenantScope,
+  input: TCreateVerifierCertificateSigningRequestRequest,
+): Promise<TVerifierCertificateSigningRequest> {
+  const dnsNames = input.dnsNames ?? [verifierDnsName(deps.config.publicBaseUrl)].filter((n) => n !== null);
+  if (dnsNames.length === 0)
+    throw new DomainError(
+      "ValidationFailed",
+      "Name the DNS names to request: the public host is an IP address.",
+      [
+        {
+          code: "PublicHostNotDnsName",
+          target: "dnsNames",
+          message: "the public host is an IP address; give dnsNames",
+        },
+      ],
+    );
+  const request = await createAccessCertificateRequest({
+    organisationName: input.organisationName,
+    organisationIdentifier: input.organisationIdentifier,
+    country: input.country,
+    ...(input.commonName ? { commonName: input.commonName } : {}),
+    dnsNames,
+    ...(input.certificatePolicies ? { policyOids: input.certificatePolicies } : {}),
+  });
+  await ensureVerifierCertificate(deps, scope);
+  const createdAt = new Date();
+  await repo.setPendingRequest(deps.database.root, scope, {
+    pendingPrivateKeyCipher: deps.secretBox.seal(
+      JSON.stringify(request.privateKeyJwk),
+      verifierKeySealContext(scope),
+    ),
+    pendingCsrPem: request.csrPem,
+    pendingCreatedAt: createdAt,
+  });
+  return { csrPem: request.csrPem, subject: request.subject, createdAt: createdAt.toISOString() };
+}
+
+/**
+ * Installs the certificate the access CA issued for the pending request: the chain (leaf first) must
+ * validate to `trustAnchorPem` (RFC 5280 path validation with pkijs: signatures, validity, CA
+ * constraints, critical extensions), the leaf must carry the pending key and an organizationIdentifier,
+ * and pass the checks of an uploaded certificate (P-256, dNSName, not a CA). Then request objects are
+ * signed with it (x5c = the chain without the root). No pending request → 409 `InvalidState`; a chain
+ * that does not validate or fit → 400 `InvalidCertificate` with one detail per problem.
+ */
+export async function importVerifierAccessCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  input: TImportVerifierAccessCertificateRequest,
+) {
+  const row = await ensureVerifierCertificate(deps, scope);
+  if (!row.pendingPrivateKeyCipher)
+    throw new DomainError(
+      "InvalidState",
+      "No access-certificate signing request is pending: create one (VerifierCertificates_CreateSigningRequest) and have the access CA issue it first.",
+    );
+  const invalid = (target: string, message: string) =>
+    new DomainError("InvalidCertificate", "The access certificate cannot be used; see details.", [
+      { code: "InvalidCertificate", target, message },
+    ]);
+  let chain: Uint8Array[];
+  let anchor: Uint8Array;
+  try {
+    chain = splitPemCertificates(input.certificateChainPem).map(
+      (pem) => new Uint8Array(new X509Certificate(pem).raw),
+    );
+  } catch (error) {
+    throw invalid("certificateChainPem", `unparsable certificate: ${(error as Error).message}`);
+  }
+  if (chain.length === 0) throw invalid("certificateChainPem", "no PEM certificate found");
+  try {
+    anchor = new Uint8Array(new X509Certificate(input.trustAnchorPem).raw);
+  } catch {
+    throw invalid("trustAnchorPem", "not a PEM certificate");
+  }
+  const path = await validateCertificatePath({ chain, trustAnchor: anchor, at: new Date() });
+  if (!path.valid)
+    throw invalid("certificateChainPem", `the chain does not validate to the trust anchor: ${path.message}`);
+  if (organisationIdentifiersOf(chain[0]!).length === 0)
+    throw invalid(
+      "certificateChainPem",
+      "the leaf has no organizationIdentifier (ETSI TS 119 411-8 access certificate)",
+    );
+  const pendingKey = JSON.parse(
+    deps.secretBox.open(row.pendingPrivateKeyCipher, verifierKeySealContext(scope)),
+  ) as Jwk;
+  return installVerifierCertificate(deps, scope, input.certificateChainPem, pendingKey, {
+    endPendingRequest: true,
+  });
+}

@@ -1,0 +1,124 @@
+import type {
+  TUploadVerifierRegistrationCertificateRequest,
+  TVerifierRegistrationCertificate,
+} from "@cred/contracts/verifier-certificates";
+import {
+  InvalidRegistrationCertificateError,
+  organisationIdentifiersOf,
+  type ParsedRegistrationCertificate,
+  parseRegistrationCertificate,
+  splitPemCertificates,
+} from "@cred/oid4vc";
+import type { AppDeps } from "../shared/context";
+import { DomainError } from "../shared/errors";
+import { newId } from "../shared/ids";
+import type { TenantScope } from "../shared/principal";
+import { ensureVerifierCertificate } from "../verification";
+import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
+
+type Registration = Pick<
+  ParsedRegistrationCertificate,
+  "name" | "subjectIds" | "intermediaryIds" | "intermediaryName" | "credentials" | "registrar"
+>;
+type RegistrationRow = NonNullable<Awaited<ReturnType<typeof repo.findRegistration>>>;
+
+function toDto(row: RegistrationRow): TVerifierRegistrationCertificate {
+  const r = row.registration as unknown as Registration;
+  return {
+    registrationCertificate: row.jwt,
+    name: r.name,
+    subjectIds: r.subjectIds,
+    intermediary: r.intermediaryIds.length ? { ids: r.intermediaryIds, name: r.intermediaryName } : null,
+    credentials: r.credentials,
+    registrar: r.registrar,
+    issuedAt: row.issuedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Installs the relying party's registration certificate (WRPRC, ETSI TS 119 475, JWT): verified
+ * (`typ`, signature by its `x5c` leaf, that chain validated to `trustAnchorPem`, `iat`/`nbf`/`exp`) and
+ * tied to this verifier: its `sub` must be the access certificate's organizationIdentifier (the relying
+ * party acting itself) or its `act.sub` must (an intermediary acting on the relying party's behalf).
+ * 400 `InvalidCertificate` with one detail per problem; 409 `InvalidState` while the verifier
+ * certificate has no organizationIdentifier (import an access certificate first). From then on every
+ * new verification is checked against it and carries it in `verifier_info`.
+ */
+export async function uploadVerifierRegistrationCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  input: TUploadVerifierRegistrationCertificateRequest,
+): Promise<TVerifierRegistrationCertificate> {
+  const certificate = await ensureVerifierCertificate(deps, scope);
+  const leafPem = splitPemCertificates(certificate.chainPem)[0]!;
+  const organisationIds = organisationIdentifiersOf(leafPem);
+  if (organisationIds.length === 0)
+    throw new DomainError(
+      "InvalidState",
+      "The verifier certificate has no organizationIdentifier, so no registration certificate can name it: import an access certificate first (VerifierCertificates_CreateSigningRequest, VerifierCertificates_ImportAccessCertificate).",
+    );
+  let parsed: ParsedRegistrationCertificate;
+  try {
+    parsed = await parseRegistrationCertificate({
+      jwt: input.registrationCertificate,
+      trustAnchorPem: input.trustAnchorPem,
+    });
+  } catch (error) {
+    if (!(error instanceof InvalidRegistrationCertificateError)) throw error;
+    throw new DomainError(
+      "InvalidCertificate",
+      "The registration certificate cannot be used; see details.",
+      error.issues.map((message) => ({
+        code: "InvalidCertificate",
+        target: /trustAnchorPem|trust anchor/.test(message) ? "trustAnchorPem" : "registrationCertificate",
+        message,
+      })),
+    );
+  }
+  const own = new Set(organisationIds);
+  const asRelyingParty = parsed.subjectIds.some((id) => own.has(id));
+  const asIntermediary = parsed.intermediaryIds.some((id) => own.has(id));
+  if (!asRelyingParty && !asIntermediary)
+    throw new DomainError("InvalidCertificate", "The registration certificate is not this verifier's.", [
+      {
+        code: "SubjectMismatch",
+        target: "registrationCertificate",
+        message: `neither sub (${parsed.subjectIds.join(", ")}) nor act.sub (${parsed.intermediaryIds.join(", ") || "absent"}) is the access certificate's organizationIdentifier (${organisationIds.join(", ")})`,
+      },
+    ]);
+  const registration: Registration = {
+    name: parsed.name,
+    subjectIds: parsed.subjectIds,
+    intermediaryIds: parsed.intermediaryIds,
+    intermediaryName: parsed.intermediaryName,
+    credentials: parsed.credentials,
+    registrar: parsed.registrar,
+  };
+  const row = await repo.replaceRegistration(deps.database.root, deps.caches, scope, {
+    id: newId("vreg"),
+    jwt: parsed.jwt,
+    trustAnchorPem: input.trustAnchorPem,
+    registration,
+    issuedAt: parsed.issuedAt,
+    expiresAt: parsed.expiresAt,
+  });
+  return toDto(row);
+}
+
+/** The registration certificate of the caller's environment; 404 when none was uploaded. */
+export async function getVerifierRegistrationCertificate(deps: AppDeps, scope: TenantScope) {
+  const row = await repo.findRegistration(deps.database.root, scope);
+  if (!row)
+    throw new DomainError("NotFound", "No registration certificate was uploaded for this environment.");
+  return toDto(row);
+}
+
+/** Removes the registration certificate (404 when none): verifications are no longer limited by it. */
+export async function deleteVerifierRegistrationCertificate(deps: AppDeps, scope: TenantScope) {
+  const row = await repo.findRegistration(deps.database.root, scope);
+  if (!row || !(await repo.deleteRegistration(deps.database.root, deps.caches, scope)))
+    throw new DomainError("NotFound", "No registration certificate was uploaded for this environment.");
+  return toDto(row);
+}

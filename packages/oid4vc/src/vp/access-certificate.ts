@@ -1,0 +1,101 @@
+import type { webcrypto } from "node:crypto";
+import type { Jwk } from "../jose/key-input";
+import { x509 } from "../x509/peculiar-x509";
+
+/**
+ * Relying-party access certificates (WRPAC, ETSI TS 119 411-8, as ARF 2.x/3.0 and HAIP ask for on every
+ * presentation request): the key pair and PKCS#10 request a verifier sends to its access CA.
+ */
+
+const ES256_KEY: webcrypto.EcKeyGenParams & webcrypto.EcdsaParams = {
+  name: "ECDSA",
+  namedCurve: "P-256",
+  hash: "SHA-256",
+};
+
+/** X.520 attribute types of the subject (RFC 5280 / ETSI EN 319 412-1 §5.1.4 for organizationIdentifier). */
+export const SUBJECT_ATTRIBUTE_OIDS = {
+  commonName: "2.5.4.3",
+  country: "2.5.4.6",
+  organisationName: "2.5.4.10",
+  organisationIdentifier: "2.5.4.97",
+} as const;
+
+export interface AccessCertificateSubject {
+  /** `O`: the legal name of the relying party (or of the intermediary acting for it). */
+  organisationName: string;
+  /** `organizationIdentifier` (2.5.4.97), e.g. `VATFI-12345678` or `LEIXG-…`. */
+  organisationIdentifier: string;
+  /** `C`: ISO 3166-1 alpha-2 country of registration. */
+  country: string;
+  /** `CN`: a name for the certificate; the organisation name when omitted. */
+  commonName?: string;
+}
+
+export interface AccessCertificateRequestInput extends AccessCertificateSubject {
+  /** dNSName subjectAltNames requested (the verifier's public host, so `x509_san_dns` works too). */
+  dnsNames: string[];
+  /** Certificate policy OIDs requested (certificatePolicies extension); the access CA decides. */
+  policyOids?: string[];
+}
+
+export interface AccessCertificateRequest {
+  csrPem: string;
+  /** The subject as a one-line RFC 4514 string. */
+  subject: string;
+  /** The new private key (ES256 / P-256). Secret: seal it, never return it. */
+  privateKeyJwk: Jwk;
+}
+
+function subjectName(subject: AccessCertificateSubject): x509.JsonName {
+  return [
+    { [SUBJECT_ATTRIBUTE_OIDS.country]: [{ printableString: subject.country }] },
+    { [SUBJECT_ATTRIBUTE_OIDS.organisationName]: [{ utf8String: subject.organisationName }] },
+    { [SUBJECT_ATTRIBUTE_OIDS.organisationIdentifier]: [{ utf8String: subject.organisationIdentifier }] },
+    {
+      [SUBJECT_ATTRIBUTE_OIDS.commonName]: [{ utf8String: subject.commonName ?? subject.organisationName }],
+    },
+  ] as unknown as x509.JsonName;
+}
+
+/**
+ * A fresh P-256 key and a PKCS#10 request signed with it whose subject carries C, O,
+ * organizationIdentifier and CN (the legal-person identification TS 119 411-8 takes from EN 319 412-1
+ * and EN 319 412-3), with requested extensions: dNSName SANs, key usage digitalSignature (the key signs
+ * request objects) and, when given, the certificate policies.
+ */
+export async function createAccessCertificateRequest(
+  input: AccessCertificateRequestInput,
+): Promise<AccessCertificateRequest> {
+  const keys = await globalThis.crypto.subtle.generateKey(ES256_KEY, true, ["sign", "verify"]);
+  const extensions: x509.Extension[] = [
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.SubjectAlternativeNameExtension(
+      input.dnsNames.map((value) => ({ type: "dns" as const, value })),
+    ),
+  ];
+  if (input.policyOids?.length) extensions.push(new x509.CertificatePolicyExtension(input.policyOids));
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: new x509.Name(subjectName(input)),
+    keys,
+    signingAlgorithm: ES256_KEY,
+    extensions,
+  });
+  const jwk = (await globalThis.crypto.subtle.exportKey("jwk", keys.privateKey)) as Jwk;
+  return {
+    csrPem: csr.toString("pem"),
+    subject: csr.subject,
+    privateKeyJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d },
+  };
+}
+
+/** The `organizationIdentifier` (2.5.4.97) values of a certificate's subject, DER or PEM. */
+export function organisationIdentifiersOf(certificate: string | Uint8Array): string[] {
+  const cert = new x509.X509Certificate(certificate as never);
+  return cert.subjectName.getField(SUBJECT_ATTRIBUTE_OIDS.organisationIdentifier);
+}
+
+/** The subject of a PKCS#10 request (PEM), one line. */
+export function signingRequestSubject(csrPem: string): string {
+  return new x509.Pkcs10CertificateRequest(csrPem).subject;
+}
