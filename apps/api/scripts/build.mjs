@@ -59,7 +59,7 @@ const sourceLocation = {
     // each package only its own dependencies), so it is resolved here and imported by absolute path;
     // by its name when apps/api finds that same file under that name (its own dependencies, and the
     // shared ones at the same version): OpenTelemetry's ESM loader hook (src/tracing/) recognises a
-    // package it instruments, fastify, only when imported by name.
+    // package it instruments only when imported by name.
     b.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.path.startsWith("@cred/") || args.pluginData === "resolving") return undefined;
       const resolve = (resolveDir) =>

@@ -47,6 +47,7 @@ import { registerOpenApi } from "./rest/openapi-routes";
 import { methodsForPath, pathParameterAt } from "./rest/operations";
 import { EnvError, StartupError } from "./startup-errors";
 import { traceIdsOfActiveSpan } from "./tracing/log-trace-ids";
+import { nameRequestSpansByRoute } from "./tracing/route-spans";
 import { traceWalletSteps } from "./tracing/wallet-steps";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
@@ -310,7 +311,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   });
   logger = app.log;
   // Before any route is registered: it wraps the wallet steps' handlers as they are added.
-  if (options.tracing) traceWalletSteps(app);
+  if (options.tracing) {
+    nameRequestSpansByRoute(app);
+    traceWalletSteps(app);
+  }
   if (secretBox.previousKeyCount) {
     app.log.warn(
       { previousMasterKeys: secretBox.previousKeyCount },

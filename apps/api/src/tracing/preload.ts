@@ -12,5 +12,5 @@ export async function startTracingIfAsked(defaultServiceName: string): Promise<v
   const settings = tracingEnv(process.env);
   if (!settings.enabled) return;
   const { startTracing } = await import("./start-tracing");
-  await startTracing(settings.serviceName ?? defaultServiceName);
+  await startTracing(settings.serviceName ?? defaultServiceName, settings);
 }

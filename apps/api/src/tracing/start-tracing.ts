@@ -1,12 +1,12 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
 import { register } from "node:module";
-import { FastifyInstrumentation } from "@opentelemetry/instrumentation-fastify";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { createAddHookMessageChannel } from "import-in-the-middle";
 import { incomingUrlAttributes, outgoingUrlFull } from "./span-urls";
+import type { TracingEnv } from "./tracing-env";
 
 /** `url.full` for a node:http request (post-webhook.ts and outbound-fetch.ts both name the protocol). */
 function outgoingRequestUrl(request: RequestOptions): string {
@@ -31,11 +31,14 @@ const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
  * patch: import-in-the-middle's, told through a message channel to wrap just the modules an
  * instrumentation asks for, rather than every module the process loads.
  */
-export async function startTracing(serviceName: string): Promise<void> {
+export async function startTracing(serviceName: string, settings: TracingEnv): Promise<void> {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register("import-in-the-middle/hook.mjs", import.meta.url, registerOptions);
   const sdk = new NodeSDK({
     serviceName,
+    // The SDK would otherwise also record and export OpenTelemetry metrics (a histogram per request and
+    // per statement) beside /metrics' own; only when OTEL_METRICS_EXPORTER asks for them.
+    ...(!settings.otelMetrics && { metricReaders: [] }),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request: IncomingMessage) =>
@@ -44,9 +47,11 @@ export async function startTracing(serviceName: string): Promise<void> {
         startIncomingSpanHook: (request: IncomingMessage) => incomingUrlAttributes(request.url ?? "/"),
         startOutgoingSpanHook: (request: RequestOptions) => ({ "url.full": outgoingRequestUrl(request) }),
       }),
-      new FastifyInstrumentation(),
-      // Statements outside a request or a webhook attempt (the worker's polling) would each be a trace.
-      new PgInstrumentation({ requireParentSpan: true }),
+      // No fastify instrumentation: its span around every hook and handler was most of a request's spans;
+      // route-spans.ts names the request's span by its route instead, and wallet-steps.ts adds the step.
+      // Statements outside a request or a webhook attempt (the worker's polling) would each be a trace;
+      // a statement's span is enough without one more for each checkout from the pool.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new UndiciInstrumentation({
         requireParentforSpans: true,
         startSpanHook: (request: { origin: string; path: string }) => ({

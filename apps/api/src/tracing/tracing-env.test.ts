@@ -4,8 +4,12 @@ import { walletStepSpanName } from "./wallet-steps";
 
 describe("whether tracing starts (OTEL_* variables)", () => {
   it("off when nothing names an exporter or endpoint (no SDK is loaded)", () => {
-    expect(tracingEnv({})).toEqual({ enabled: false, serviceName: undefined });
-    expect(tracingEnv({ OTEL_SERVICE_NAME: "api" })).toEqual({ enabled: false, serviceName: "api" });
+    expect(tracingEnv({})).toEqual({ enabled: false, serviceName: undefined, otelMetrics: false });
+    expect(tracingEnv({ OTEL_SERVICE_NAME: "api" })).toEqual({
+      enabled: false,
+      serviceName: "api",
+      otelMetrics: false,
+    });
     expect(tracingEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: " ", OTEL_TRACES_EXPORTER: "" }).enabled).toBe(false);
   });
 

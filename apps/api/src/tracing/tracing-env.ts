@@ -8,6 +8,11 @@ export interface TracingEnv {
   enabled: boolean;
   /** OTEL_SERVICE_NAME when set (the SDK reads it too); otherwise the entry point's own name is used. */
   serviceName: string | undefined;
+  /**
+   * OTEL_METRICS_EXPORTER names an exporter: only then does the SDK record OpenTelemetry metrics too (by
+   * default it would, a histogram per request and statement, beside the Prometheus /metrics of its own).
+   */
+  otelMetrics: boolean;
 }
 
 type Source = Record<string, string | undefined>;
@@ -15,12 +20,15 @@ type Source = Record<string, string | undefined>;
 export function tracingEnv(source: Source): TracingEnv {
   const value = (name: string) => source[name]?.trim() || undefined;
   const serviceName = value("OTEL_SERVICE_NAME");
-  if (value("OTEL_SDK_DISABLED")?.toLowerCase() === "true") return { enabled: false, serviceName };
+  const metricExporters = (value("OTEL_METRICS_EXPORTER") ?? "").toLowerCase();
+  const otelMetrics = metricExporters !== "" && metricExporters !== "none";
+  if (value("OTEL_SDK_DISABLED")?.toLowerCase() === "true")
+    return { enabled: false, serviceName, otelMetrics };
   const exporters = (value("OTEL_TRACES_EXPORTER") ?? "")
     .split(",")
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
-  if (exporters.includes("none")) return { enabled: false, serviceName };
+  if (exporters.includes("none")) return { enabled: false, serviceName, otelMetrics };
   const endpoint = value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? value("OTEL_EXPORTER_OTLP_ENDPOINT");
-  return { enabled: exporters.length > 0 || endpoint !== undefined, serviceName };
+  return { enabled: exporters.length > 0 || endpoint !== undefined, serviceName, otelMetrics };
 }
