@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { context, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { type RPCMetadata, RPCType, setRPCMetadata } from "@opentelemetry/core";
 import Fastify from "fastify";
@@ -36,7 +36,7 @@ afterAll(async () => {
 async function routeSeen(path: string) {
   const metadata: RPCMetadata = {
     type: RPCType.HTTP,
-    span: trace.wrapSpanContext(trace.INVALID_SPAN_CONTEXT),
+    span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT),
   };
   next = metadata;
   try {
