@@ -26,8 +26,8 @@ const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
  * Starts the OpenTelemetry SDK (configured by the OTEL_* variables: exporter, endpoint, protocol,
- * sampler, batch delays) with the http, fastify, pg and undici instrumentations. The server's registry
- * packages are ES module imports (the bundle loads them by path), which only an ESM loader hook can
+ * sampler, batch delays) with the http, pg and undici instrumentations (route-spans.ts in place of the
+ * fastify one). The server's registry packages are ES module imports (the bundle loads them by path), which only an ESM loader hook can
  * patch: import-in-the-middle's, told through a message channel to wrap just the modules an
  * instrumentation asks for, rather than every module the process loads.
  */
