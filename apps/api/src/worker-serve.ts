@@ -1,7 +1,7 @@
 // `pnpm worker`: the webhook delivery worker (and sweeper) as a process of its own, for scale. Run as
 // many as needed against one PostgreSQL database; set RUN_WORKER=false on the API processes to keep
 // delivery out of them. The embedded database belongs to the API process, which runs the worker itself.
-import { Caches, SecretBox } from "@cred/core";
+import { Caches, KeyCustody, SecretBox, SoftwareKeyProvider } from "@cred/core";
 import { openDatabase } from "@cred/db";
 import pino from "pino";
 import { loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
@@ -40,8 +40,14 @@ const config = defaultCoreConfig({
   webhookAllowedHosts: env.webhookAllowedHosts,
   config: webhook.config,
 });
+const secretBox = new SecretBox(masterKey, previousMasterKeys);
+// The sweeper destroys request encryption keys in a PKCS#11 token once their overlap ends.
+const pkcs11 = env.pkcs11
+  ? new (await import("./key-custody/pkcs11-key-provider")).Pkcs11KeyProvider(env.pkcs11)
+  : undefined;
+const keyCustody = new KeyCustody([new SoftwareKeyProvider(secretBox), ...(pkcs11 ? [pkcs11] : [])]);
 const worker = createWebhookWorker(
-  { database, config, secretBox: new SecretBox(masterKey, previousMasterKeys), caches: new Caches() },
+  { database, config, secretBox, keyCustody, caches: new Caches() },
   logger,
   webhook.workerOptions,
 );

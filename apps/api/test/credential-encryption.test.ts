@@ -371,7 +371,11 @@ describe("credential request and response encryption", () => {
     const prisma = t.server.database.prisma;
     const row = await prisma.issuer.findUniqueOrThrow({ where: { id: issuer.issuerId } });
     // Its own caches: this process's are not told.
-    const otherProcess = { secretBox: t.server.deps.secretBox, caches: new Caches() };
+    const otherProcess = {
+      secretBox: t.server.deps.secretBox,
+      keyCustody: t.server.deps.keyCustody,
+      caches: new Caches(),
+    };
     await t.server.deps.database.root.transaction(async (tx) => {
       const settings = { required: false };
       const scope = { issuerId: row.id, tenantId: row.tenantId, environment: row.environment as "sandbox" };

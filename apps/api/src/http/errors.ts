@@ -92,7 +92,7 @@ export function registerErrorHandling(app: FastifyInstance, restMethodsOf: (path
         return oauthError(
           503,
           "server_error",
-          "The issuer's signing key is temporarily unavailable; retry after the time in Retry-After.",
+          "The issuer's key is temporarily unavailable; retry after the time in Retry-After.",
         );
       return sendError(reply, "KeyCustodyUnavailable", error.message);
     }

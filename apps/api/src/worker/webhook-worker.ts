@@ -54,7 +54,8 @@ const NUDGED_PERIOD_MS = 1_000;
 const FRUITLESS_NUDGED_ROUNDS = 40;
 const NUDGES_MUTED_MS = 10_000;
 
-export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches">;
+/** `keyCustody`: the sweeper destroys HSM request encryption keys whose overlap ended. */
+export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches" | "keyCustody">;
 
 export interface WebhookWorker {
   /** Starts the loop (idempotent). */

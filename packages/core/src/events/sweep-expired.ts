@@ -35,7 +35,7 @@ export interface SweepReport {
  * issuer keys once their overlap is over.
  */
 export async function sweepExpired(
-  deps: Pick<AppDeps, "caches"> & {
+  deps: Pick<AppDeps, "caches" | "keyCustody"> & {
     database: Database;
     config: Pick<CoreConfig, "webhookDeliveryRetentionDays">;
   },
@@ -96,7 +96,7 @@ export async function sweepExpired(
     ago(options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     options.purgeChunk,
   );
-  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(db, now);
+  const credentialEncryptionKeysRetired = await retireExpiredCredentialEncryptionKeys(deps, db, now);
   return {
     issuanceTransactionsExpired,
     verificationSessionsExpired,

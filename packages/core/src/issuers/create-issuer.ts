@@ -7,12 +7,16 @@ import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { KeyCustody } from "../shared/key-custody";
 import type { SecretBox } from "../shared/secret-box";
-import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
+import {
+  applyCredentialEncryptionSettings,
+  generateCredentialEncryptionKey,
+} from "./credential-encryption-key";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
 import {
   assertKeyProviderConfigured,
   discardIfNotStored,
+  discardMintedOnFailure,
   generateIssuerSigningKey,
 } from "./issuer-key-custody";
 import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
@@ -68,46 +72,60 @@ function createWithKey(
   signingKey: NewIssuerKey,
   input: TCreateIssuerRequest,
 ): Promise<TIssuer> {
-  return deps.db.transaction(async (tx) => {
-    const organisation = await organisationRepository.findByReference(tx, scope, input.organisationReference);
-    if (!organisation) throw organisationNotFound(input.organisationReference);
-    const createdAt = new Date();
-    await issuerRepository.create(tx, {
-      id,
-      ...scope,
-      organisationId: organisation.id,
-      displayName: input.displayName,
-      description: input.description ?? null,
-      logoUri: input.logoUri ?? null,
-      display: input.display ?? [],
-      requireDpop: input.requireDpop ?? false,
-      requireDpopNonce: input.requireDpopNonce ?? false,
-      ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
-      ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
-      ...(input.authorizationPage ? { authorizationPage: input.authorizationPage } : {}),
-      ...(input.allowedRedirectUris ? { allowedRedirectUris: input.allowedRedirectUris } : {}),
-      ...(input.credentialEncryption
-        ? { credentialEncryption: { required: input.credentialEncryption.required } }
-        : {}),
-      keyProvider,
-      status: "draft",
-      createdAt,
-    });
-    const issuer = { issuerId: id, ...scope };
-    await issuerKeyRepository.create(
-      tx,
-      deps.caches,
-      issuer,
-      "credential_signing",
-      "current",
-      signingKey,
-      createdAt,
-    );
-    // The settings are in the row already; this makes the key they publish.
-    if (input.credentialEncryption)
-      await applyCredentialEncryptionSettings(tx, deps, issuer, null, input.credentialEncryption, createdAt);
-    await provisionStatusList(tx, scope, id, deps.config);
-    const row = await issuerRepository.findById(tx, scope, id);
-    return toIssuerDto(deps.config, row!, organisation.reference);
-  });
+  return discardMintedOnFailure(deps, id, (mint) =>
+    deps.db.transaction(async (tx) => {
+      const organisation = await organisationRepository.findByReference(
+        tx,
+        scope,
+        input.organisationReference,
+      );
+      if (!organisation) throw organisationNotFound(input.organisationReference);
+      const createdAt = new Date();
+      await issuerRepository.create(tx, {
+        id,
+        ...scope,
+        organisationId: organisation.id,
+        displayName: input.displayName,
+        description: input.description ?? null,
+        logoUri: input.logoUri ?? null,
+        display: input.display ?? [],
+        requireDpop: input.requireDpop ?? false,
+        requireDpopNonce: input.requireDpopNonce ?? false,
+        ...(input.walletAttestation ? { walletAttestation: input.walletAttestation } : {}),
+        ...(input.keyAttestation ? { keyAttestation: input.keyAttestation } : {}),
+        ...(input.authorizationPage ? { authorizationPage: input.authorizationPage } : {}),
+        ...(input.allowedRedirectUris ? { allowedRedirectUris: input.allowedRedirectUris } : {}),
+        ...(input.credentialEncryption
+          ? { credentialEncryption: { required: input.credentialEncryption.required } }
+          : {}),
+        keyProvider,
+        status: "draft",
+        createdAt,
+      });
+      const issuer = { issuerId: id, ...scope };
+      await issuerKeyRepository.create(
+        tx,
+        deps.caches,
+        issuer,
+        "credential_signing",
+        "current",
+        signingKey,
+        createdAt,
+      );
+      // The settings are in the row already; this makes the key they publish (in the issuer's custody).
+      if (input.credentialEncryption)
+        await applyCredentialEncryptionSettings(
+          tx,
+          deps,
+          issuer,
+          null,
+          input.credentialEncryption,
+          createdAt,
+          () => mint(() => generateCredentialEncryptionKey(deps, { issuerId: id, keyProvider })),
+        );
+      await provisionStatusList(tx, scope, id, deps.config);
+      const row = await issuerRepository.findById(tx, scope, id);
+      return toIssuerDto(deps.config, row!, organisation.reference);
+    }),
+  );
 }

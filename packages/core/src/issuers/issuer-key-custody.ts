@@ -81,6 +81,29 @@ export async function discardIfNotStored<T>(
   }
 }
 
+/**
+ * Runs `work` with `mint`, through which it makes keys inside the work (its transaction); when the work
+ * fails, every key it made is destroyed again, so that no key an aborted transaction never stored stays
+ * unreferenced in an HSM.
+ */
+export async function discardMintedOnFailure<T>(
+  deps: KeyCustodyDeps,
+  issuerId: string,
+  work: (mint: (make: () => Promise<NewIssuerKey>) => Promise<NewIssuerKey>) => Promise<T>,
+): Promise<T> {
+  const minted: NewIssuerKey[] = [];
+  try {
+    return await work(async (make) => {
+      const key = await make();
+      minted.push(key);
+      return key;
+    });
+  } catch (error) {
+    for (const key of minted) await destroyQuietly(deps, issuerId, key);
+    throw error;
+  }
+}
+
 /** Destroys keys' private parts in their providers once the transaction that dropped them commits. */
 export function destroyAfterCommit(
   tx: UnitOfWork,

@@ -158,19 +158,25 @@ export const issuerKeyRepository = {
 
   /**
    * Removes replaced request encryption keys whose overlap ended by `now`, sealed private halves with
-   * them; returns how many. Requests stopped taking them at `acceptedUntil` already (this only clears
+   * them; returns what each referred to (the caller destroys HSM keys). Requests stopped taking them at
+   * `acceptedUntil` already (this only clears
    * what stays at rest), so nothing an issuer shows changes and no cache needs dropping. Across all
    * issuers (the sweeper's job).
    */
-  async deleteExpiredEncryptionKeys(db: UnitOfWork, now: Date): Promise<number> {
-    const { rows } = await db.sql.query(
+  async deleteExpiredEncryptionKeys(
+    db: UnitOfWork,
+    now: Date,
+  ): Promise<Pick<IssuerKeyRow, "issuerId" | "provider" | "providerKeyRef" | "privateKeyCipher">[]> {
+    const { rows } = await db.sql.query<
+      Pick<IssuerKeyRow, "issuerId" | "provider" | "providerKeyRef" | "privateKeyCipher">
+    >(
       `DELETE FROM "IssuerKey"
         WHERE "purpose" = 'credential_request_encryption' AND "state" = 'retired'
           AND "acceptedUntil" <= $1::timestamp(3)
-      RETURNING 1`,
+      RETURNING "issuerId", "provider", "providerKeyRef", NULL AS "privateKeyCipher"`,
       [now],
     );
-    return rows.length;
+    return rows;
   },
 
   /**

@@ -1,9 +1,10 @@
 import type { TIssuer, TRotateCredentialEncryptionKeyRequest } from "@cred/contracts/issuers";
 import { DomainError } from "../shared/errors";
 import type { IssuerDeps } from "./create-issuer";
-import { rotateCredentialEncryptionKeys } from "./credential-encryption-key";
+import { generateCredentialEncryptionKey, rotateCredentialEncryptionKeys } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
+import { discardMintedOnFailure } from "./issuer-key-custody";
 import { issuerRepository } from "./issuer-repository";
 
 /**
@@ -17,24 +18,31 @@ export async function rotateCredentialEncryptionKey(
   input: TRotateCredentialEncryptionKeyRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return deps.db.transaction(async (tx) => {
-    const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
-    const now = new Date();
-    const rotated = await rotateCredentialEncryptionKeys(
-      tx,
-      deps,
-      { issuerId: issuer.id, ...scope },
-      issuer,
-      input.overlapSeconds,
-      now,
-    );
-    if (!rotated) {
-      throw new DomainError(
-        "InvalidState",
-        "This issuer offers no credential encryption; turn it on with credentialEncryption first.",
+  return discardMintedOnFailure(deps, input.issuerId, (mint) =>
+    deps.db.transaction(async (tx) => {
+      const issuer = await lockVisibleIssuer(tx, caller, input.issuerId);
+      const now = new Date();
+      // The fresh key is made in the custody the issuer names now (so it can move into an HSM this way).
+      const rotated = await rotateCredentialEncryptionKeys(
+        tx,
+        deps,
+        { issuerId: issuer.id, ...scope },
+        issuer,
+        input.overlapSeconds,
+        now,
+        () =>
+          mint(() =>
+            generateCredentialEncryptionKey(deps, { issuerId: issuer.id, keyProvider: issuer.keyProvider }),
+          ),
       );
-    }
-    await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
-    return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
-  });
+      if (!rotated) {
+        throw new DomainError(
+          "InvalidState",
+          "This issuer offers no credential encryption; turn it on with credentialEncryption first.",
+        );
+      }
+      await issuerRepository.update(tx, deps.caches, scope, issuer.id, { updatedAt: now });
+      return loadIssuerDto(tx, deps.config, scope, await findVisibleIssuer(tx, caller, issuer.id));
+    }),
+  );
 }

@@ -7,10 +7,13 @@ import { DomainError } from "../shared/errors";
 import type { KeyCustody } from "../shared/key-custody";
 import type { SecretBox } from "../shared/secret-box";
 import { organisationNotFound } from "./create-issuer";
-import { applyCredentialEncryptionSettings } from "./credential-encryption-key";
+import {
+  applyCredentialEncryptionSettings,
+  generateCredentialEncryptionKey,
+} from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
-import { assertKeyProviderConfigured } from "./issuer-key-custody";
+import { assertKeyProviderConfigured, discardMintedOnFailure } from "./issuer-key-custody";
 import { type IssuerChanges, issuerRepository } from "./issuer-repository";
 
 /**
@@ -38,55 +41,59 @@ export async function updateIssuer(
   input: TUpdateIssuerRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  return deps.db.transaction(async (tx) => {
-    // A key change reads the current key under the row lock, so that concurrent changes queue.
-    const current =
-      input.credentialEncryption !== undefined
-        ? await lockVisibleIssuer(tx, caller, input.issuerId)
-        : await findVisibleIssuer(tx, caller, input.issuerId);
-    const data: IssuerChanges = {};
-    if (input.organisationReference !== undefined) {
-      const organisation = await organisationRepository.findByReference(
-        tx,
-        scope,
-        input.organisationReference,
-      );
-      if (!organisation) throw organisationNotFound(input.organisationReference);
-      data.organisationId = organisation.id;
-    }
-    if (input.displayName !== undefined) data.displayName = input.displayName;
-    if (input.description !== undefined) data.description = input.description;
-    if (input.logoUri !== undefined) data.logoUri = input.logoUri;
-    if (input.display !== undefined) data.display = input.display ?? [];
-    if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
-    if (input.requireDpopNonce !== undefined) data.requireDpopNonce = input.requireDpopNonce;
-    if (input.walletAttestation !== undefined) {
-      data.walletAttestation = input.walletAttestation ?? null;
-    }
-    if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? null;
-    if (input.authorizationPage !== undefined) {
-      data.authorizationPage = input.authorizationPage ?? null;
-    }
-    if (input.allowedRedirectUris !== undefined) {
-      data.allowedRedirectUris = input.allowedRedirectUris ?? null;
-    }
-    if (input.credentialEncryption !== undefined) {
-      const settings = await applyCredentialEncryptionSettings(
-        tx,
-        deps,
-        { issuerId: current.id, ...scope },
-        current,
-        input.credentialEncryption,
-      );
-      data.credentialEncryption = settings ? { required: settings.required } : null;
-    }
-    if (input.keyCustody !== undefined) {
-      assertKeyProviderConfigured(deps, input.keyCustody.provider);
-      data.keyProvider = input.keyCustody.provider;
-    }
-    if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
-    await issuerRepository.update(tx, deps.caches, scope, current.id, data);
-    const updated = await findVisibleIssuer(tx, caller, current.id);
-    return loadIssuerDto(tx, deps.config, scope, updated);
-  });
+  if (input.keyCustody !== undefined) assertKeyProviderConfigured(deps, input.keyCustody.provider);
+  return discardMintedOnFailure(deps, input.issuerId, (mint) =>
+    deps.db.transaction(async (tx) => {
+      // A key change reads the current key under the row lock, so that concurrent changes queue.
+      const current =
+        input.credentialEncryption !== undefined
+          ? await lockVisibleIssuer(tx, caller, input.issuerId)
+          : await findVisibleIssuer(tx, caller, input.issuerId);
+      const data: IssuerChanges = {};
+      if (input.organisationReference !== undefined) {
+        const organisation = await organisationRepository.findByReference(
+          tx,
+          scope,
+          input.organisationReference,
+        );
+        if (!organisation) throw organisationNotFound(input.organisationReference);
+        data.organisationId = organisation.id;
+      }
+      if (input.displayName !== undefined) data.displayName = input.displayName;
+      if (input.description !== undefined) data.description = input.description;
+      if (input.logoUri !== undefined) data.logoUri = input.logoUri;
+      if (input.display !== undefined) data.display = input.display ?? [];
+      if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
+      if (input.requireDpopNonce !== undefined) data.requireDpopNonce = input.requireDpopNonce;
+      if (input.walletAttestation !== undefined) {
+        data.walletAttestation = input.walletAttestation ?? null;
+      }
+      if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? null;
+      if (input.authorizationPage !== undefined) {
+        data.authorizationPage = input.authorizationPage ?? null;
+      }
+      if (input.allowedRedirectUris !== undefined) {
+        data.allowedRedirectUris = input.allowedRedirectUris ?? null;
+      }
+      if (input.credentialEncryption !== undefined) {
+        // A key made now is made in the custody the issuer has after this patch.
+        const keyProvider = input.keyCustody?.provider ?? current.keyProvider;
+        const settings = await applyCredentialEncryptionSettings(
+          tx,
+          deps,
+          { issuerId: current.id, ...scope },
+          current,
+          input.credentialEncryption,
+          new Date(),
+          () => mint(() => generateCredentialEncryptionKey(deps, { issuerId: current.id, keyProvider })),
+        );
+        data.credentialEncryption = settings ? { required: settings.required } : null;
+      }
+      if (input.keyCustody !== undefined) data.keyProvider = input.keyCustody.provider;
+      if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
+      await issuerRepository.update(tx, deps.caches, scope, current.id, data);
+      const updated = await findVisibleIssuer(tx, caller, current.id);
+      return loadIssuerDto(tx, deps.config, scope, updated);
+    }),
+  );
 }

@@ -3,6 +3,7 @@ import {
   createDecipheriv,
   createECDH,
   createHash,
+  createPublicKey,
   KeyObject,
   randomBytes,
 } from "node:crypto";
@@ -94,26 +95,39 @@ export function jwkCoordinates(point: Buffer): { x: string; y: string } {
 const aesGcm = (keyBits: number) => (keyBits === 128 ? "aes-128-gcm" : "aes-256-gcm");
 
 /** ECDH on P-256: the shared secret Z (x coordinate) of our private scalar and the sender's point. */
-function sharedSecret(privateKey: KeyObject | P256PrivateScalar, epk: { x: string; y: string }): Buffer {
+function sharedSecret(privateKey: KeyObject | P256PrivateScalar, senderPoint: Buffer): Buffer {
   const ecdh = createECDH("prime256v1");
   ecdh.setPrivateKey(privateScalar(privateKey));
-  return ecdh.computeSecret(uncompressedPoint(epk));
+  return ecdh.computeSecret(senderPoint);
 }
 
-export function decryptEcdhEsCompactJwe(
-  jwe: string,
-  privateKey: KeyObject | P256PrivateScalar,
-  allowedEnc: readonly string[],
-): { header: EcdhEsJweHeader; plaintext: Buffer } {
+/** A compact ECDH-ES JWE whose header was checked, ready for the key agreement and the content decryption. */
+export interface ParsedEcdhEsJwe {
+  header: EcdhEsJweHeader;
+  /** The sender's ephemeral key (`epk`) as a SEC 1 uncompressed point, checked to be on P-256. */
+  senderPoint: Buffer;
+  keyBits: number;
+  parts: readonly [string, string, string, string, string];
+}
+
+/**
+ * Reads a compact JWE with `alg: ECDH-ES` and an allowed `enc`: no compression, no `crit`, no encrypted
+ * key, and an `epk` on P-256 (checked here, so a key agreement elsewhere, in an HSM, is never handed an
+ * invalid point). Throws `Error` on any problem.
+ */
+export function parseEcdhEsCompactJwe(jwe: string, allowedEnc: readonly string[]): ParsedEcdhEsJwe {
+  const parsed = parseUnchecked(jwe, allowedEnc);
+  const { x, y } = parsed.header.epk;
+  // Throws for a point off the curve (invalid-curve attacks).
+  createPublicKey({ key: { kty: "EC", crv: "P-256", x, y }, format: "jwk" });
+  return parsed;
+}
+
+function parseUnchecked(jwe: string, allowedEnc: readonly string[]): ParsedEcdhEsJwe {
   const parts = jwe.split(".");
   if (parts.length !== 5) throw new Error("not a compact JWE");
-  const [protectedB64, encryptedKey, ivB64, ciphertextB64, tagB64] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  const five = parts as unknown as ParsedEcdhEsJwe["parts"];
+  const [protectedB64, encryptedKey] = five;
   const header = JSON.parse(Buffer.from(protectedB64, "base64url").toString("utf8")) as EcdhEsJweHeader;
   if (typeof header !== "object" || header === null) throw new Error("invalid protected header");
   if (header.alg !== "ECDH-ES") throw new Error("alg must be ECDH-ES");
@@ -126,9 +140,21 @@ export function decryptEcdhEsCompactJwe(
   if (epk?.kty !== "EC" || epk.crv !== "P-256" || typeof epk.x !== "string" || typeof epk.y !== "string") {
     throw new Error("epk must be a P-256 EC public key");
   }
-  const z = sharedSecret(privateKey, epk);
+  return { header, senderPoint: uncompressedPoint(epk), keyBits, parts: five };
+}
+
+/**
+ * The content of a parsed JWE, given the shared secret Z of the recipient's key and the sender's point
+ * (computed in the process, or by an HSM's CKM_ECDH1_DERIVE). Throws when the AES-GCM tag does not match.
+ */
+export function openEcdhEsCompactJwe(
+  parsed: ParsedEcdhEsJwe,
+  z: Uint8Array,
+): { header: EcdhEsJweHeader; plaintext: Buffer } {
+  const { header, keyBits } = parsed;
+  const [protectedB64, , ivB64, ciphertextB64, tagB64] = parsed.parts;
   const cek = concatKdf(
-    z,
+    Buffer.from(z),
     header.enc,
     keyBits,
     header.apu ? Buffer.from(header.apu, "base64url") : Buffer.alloc(0),
@@ -145,6 +171,16 @@ export function decryptEcdhEsCompactJwe(
     decipher.final(),
   ]);
   return { header, plaintext };
+}
+
+export function decryptEcdhEsCompactJwe(
+  jwe: string,
+  privateKey: KeyObject | P256PrivateScalar,
+  allowedEnc: readonly string[],
+): { header: EcdhEsJweHeader; plaintext: Buffer } {
+  // Node's computeSecret refuses a point off the curve, so the hot path skips the separate check.
+  const parsed = parseUnchecked(jwe, allowedEnc);
+  return openEcdhEsCompactJwe(parsed, sharedSecret(privateKey, parsed.senderPoint));
 }
 
 /** The recipient's public key as its JWK gives it. */

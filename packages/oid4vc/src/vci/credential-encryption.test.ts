@@ -34,9 +34,9 @@ async function encryptWithJose(
     .encrypt(recipient);
 }
 
-function errorOf(fn: () => unknown): { error: string; description?: string } {
+async function errorOf(fn: () => unknown): Promise<{ error: string; description?: string }> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     if (e instanceof OAuthError) return { error: e.error, description: e.error_description };
     throw e;
@@ -77,9 +77,9 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
   it("decrypts a request jose encrypted, with A128GCM and A256GCM", async () => {
     const key = issuerKey();
     const body = { credential_configuration_id: "pid", proofs: { jwt: ["a.b.c"] } };
-    expect(decryptCredentialRequest(await encryptWithJose(body, key), [key])).toEqual(body);
+    expect(await decryptCredentialRequest(await encryptWithJose(body, key), [key])).toEqual(body);
     const a256 = await encryptWithJose(body, key, { enc: "A256GCM" });
-    expect(decryptCredentialRequest(a256, [key])).toEqual(body);
+    expect(await decryptCredentialRequest(a256, [key])).toEqual(body);
   });
 
   it.each([
@@ -95,7 +95,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
             ...header,
           })
         : await encryptWithJose({ credential_configuration_id: "pid" }, key, header);
-    expect(errorOf(() => decryptCredentialRequest(jwe, [key])).error).toBe(code);
+    expect((await errorOf(() => decryptCredentialRequest(jwe, [key]))).error).toBe(code);
   });
 
   it("refuses a request for another key, a tampered one, and one that holds no JSON object", async () => {
@@ -104,23 +104,29 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     const forOther = await encryptWithJose({ credential_configuration_id: "pid" }, other, {
       kid: key.publicJwk.kid,
     });
-    expect(errorOf(() => decryptCredentialRequest(forOther, [key])).error).toBe("invalid_credential_request");
+    expect((await errorOf(() => decryptCredentialRequest(forOther, [key]))).error).toBe(
+      "invalid_credential_request",
+    );
     const good = await encryptWithJose({ credential_configuration_id: "pid" }, key);
     const parts = good.split(".");
     parts[3] = `${parts[3]!.slice(0, -2)}AA`;
-    expect(errorOf(() => decryptCredentialRequest(parts.join("."), [key])).error).toBe(
+    expect((await errorOf(() => decryptCredentialRequest(parts.join("."), [key]))).error).toBe(
       "invalid_credential_request",
     );
     const array = await encryptWithJose(["not", "an", "object"], key);
-    expect(errorOf(() => decryptCredentialRequest(array, [key])).error).toBe("invalid_credential_request");
-    expect(errorOf(() => decryptCredentialRequest("a.b.c", [key])).error).toBe("invalid_credential_request");
+    expect((await errorOf(() => decryptCredentialRequest(array, [key]))).error).toBe(
+      "invalid_credential_request",
+    );
+    expect((await errorOf(() => decryptCredentialRequest("a.b.c", [key]))).error).toBe(
+      "invalid_credential_request",
+    );
   });
 
   it("reads the body by media type: encrypted, plain, and what the issuer's setting allows", async () => {
     const key = issuerKey();
     const jwe = await encryptWithJose({ credential_configuration_id: "pid" }, key);
     expect(
-      readCredentialRequestBody({
+      await readCredentialRequestBody({
         contentType: "application/jwt; charset=utf-8",
         body: jwe,
         keys: [key],
@@ -129,14 +135,14 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     ).toEqual({ body: { credential_configuration_id: "pid" }, encrypted: true });
     const plain = { credential_configuration_id: "pid" };
     expect(
-      readCredentialRequestBody({
+      await readCredentialRequestBody({
         contentType: "application/json",
         body: plain,
         keys: [key],
         required: false,
       }),
     ).toEqual({ body: plain, encrypted: false });
-    const required = errorOf(() =>
+    const required = await errorOf(() =>
       readCredentialRequestBody({
         contentType: "application/json",
         body: plain,
@@ -145,7 +151,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
       }),
     );
     expect(required.error).toBe("invalid_encryption_parameters");
-    const notOffered = errorOf(() =>
+    const notOffered = await errorOf(() =>
       readCredentialRequestBody({
         contentType: "application/jwt",
         body: jwe,
@@ -189,7 +195,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
               : variant === "no-alg"
                 ? { jwk: { ...wallet.jwk, alg: undefined }, enc: "A128GCM" }
                 : variant;
-    expect(errorOf(() => parseResponseEncryption(value)).error).toBe("invalid_encryption_parameters");
+    expect((await errorOf(() => parseResponseEncryption(value))).error).toBe("invalid_encryption_parameters");
   });
 
   it("takes coordinates as wallets spell them (padding, a leading zero dropped) and encrypts to the same key", async () => {
@@ -240,7 +246,7 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ a: 1 })))
       .setProtectedHeader({ alg: "ECDH-ES", enc: "A128GCM" })
       .encrypt(recipient);
-    expect(decryptCredentialRequest(` ${jwe}\n`, [key])).toEqual({ a: 1 });
+    expect(await decryptCredentialRequest(` ${jwe}\n`, [key])).toEqual({ a: 1 });
   });
 
   it("takes credential_response_encryption only in an encrypted request, and requires it where set", async () => {
@@ -254,10 +260,10 @@ describe("credential request and response encryption (OpenID4VCI §10)", () => {
     });
     expect(accepted.responseEncryption?.enc).toBe("A128GCM");
     for (const encryption of [undefined, { requestEncrypted: false, required: false }]) {
-      const refused = errorOf(() => parseCredentialRequest(body, encryption ? { encryption } : {}));
+      const refused = await errorOf(() => parseCredentialRequest(body, encryption ? { encryption } : {}));
       expect(refused.error).toBe("invalid_encryption_parameters");
     }
-    const missing = errorOf(() =>
+    const missing = await errorOf(() =>
       parseCredentialRequest(
         { credential_configuration_id: "pid" },
         { encryption: { requestEncrypted: true, required: true } },

@@ -2,7 +2,10 @@ import { createPublicKey } from "node:crypto";
 import {
   decryptEcdhEsCompactJwe,
   encryptEcdhEsCompactJwe,
+  openEcdhEsCompactJwe,
   type P256PrivateScalar,
+  type ParsedEcdhEsJwe,
+  parseEcdhEsCompactJwe,
 } from "../jose/ecdh-es-jwe";
 import { isPlainObject } from "../jose/jws";
 import type { Jwk } from "../jose/key-input";
@@ -21,10 +24,41 @@ import { credentialError } from "./errors";
 export const CREDENTIAL_ENCRYPTION_ALG = "ECDH-ES";
 export const CREDENTIAL_ENCRYPTION_ENC_VALUES = ["A128GCM", "A256GCM"] as const;
 
-/** The issuer's request encryption key, as published in `credential_request_encryption.jwks`. */
+/**
+ * The issuer's request encryption key, as published in `credential_request_encryption.jwks`, with what
+ * decrypts to it: the private scalar (a key in the process), or the ECDH key agreement of a key held
+ * elsewhere (an HSM: only the shared secret Z comes back, the private key stays there).
+ */
 export interface CredentialEncryptionKey {
   publicJwk: Jwk & { kid: string };
-  privateJwk: P256PrivateScalar;
+  privateJwk?: P256PrivateScalar;
+  /**
+   * ECDH on P-256 with the sender's uncompressed point (checked to be on the curve): Z. An error it
+   * throws (the key store unreachable) is the request's error, not a failed decryption.
+   */
+  deriveSharedSecret?: (senderPoint: Uint8Array) => Promise<Uint8Array>;
+}
+
+/** The request decrypted with one key, or undefined when it was not encrypted to it (the tag says so). */
+async function decryptWith(
+  jwe: string,
+  parsed: ParsedEcdhEsJwe,
+  key: CredentialEncryptionKey,
+): Promise<Buffer | undefined> {
+  if (key.privateJwk) {
+    try {
+      return decryptEcdhEsCompactJwe(jwe, key.privateJwk, CREDENTIAL_ENCRYPTION_ENC_VALUES).plaintext;
+    } catch {
+      return undefined;
+    }
+  }
+  if (!key.deriveSharedSecret) throw new Error(`the encryption key ${key.publicJwk.kid} has no private part`);
+  const z = await key.deriveSharedSecret(parsed.senderPoint);
+  try {
+    return openEcdhEsCompactJwe(parsed, z).plaintext;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface CredentialEncryptionMetadata {
@@ -71,10 +105,10 @@ const encryptionError = (description: string) =>
  * A header the key cannot answer (another `kid`, `alg`, `enc` or a `zip`) is `invalid_encryption_parameters`;
  * a JWE that does not decrypt, or whose plaintext is not a JSON object, is `invalid_credential_request`.
  */
-export function decryptCredentialRequest(
+export async function decryptCredentialRequest(
   sent: string,
   candidates: readonly CredentialEncryptionKey[],
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const jwe = sent.trim();
   const header = protectedHeaderOf(jwe);
   if (header.alg !== CREDENTIAL_ENCRYPTION_ALG)
@@ -88,12 +122,14 @@ export function decryptCredentialRequest(
   if (tried.length === 0)
     throw encryptionError("kid does not name this issuer's credential_request_encryption key");
   if (header.zip !== undefined) throw encryptionError("compression (zip) is not supported");
+  let parsed: ParsedEcdhEsJwe | undefined;
+  try {
+    parsed = parseEcdhEsCompactJwe(jwe, CREDENTIAL_ENCRYPTION_ENC_VALUES);
+  } catch {}
   let plaintext: Buffer | undefined;
-  for (const key of tried) {
-    try {
-      plaintext = decryptEcdhEsCompactJwe(jwe, key.privateJwk, CREDENTIAL_ENCRYPTION_ENC_VALUES).plaintext;
-      break;
-    } catch {}
+  for (const key of parsed ? tried : []) {
+    plaintext = await decryptWith(jwe, parsed!, key);
+    if (plaintext) break;
   }
   if (!plaintext) {
     throw credentialError(
@@ -197,13 +233,13 @@ export function encryptCredentialResponse(body: unknown, encryption: ResponseEnc
  * any other as sent. An issuer that requires encryption refuses a plain request; one that offers none
  * refuses an encrypted one (`invalid_encryption_parameters` both).
  */
-export function readCredentialRequestBody(input: {
+export async function readCredentialRequestBody(input: {
   contentType: string | undefined;
   body: unknown;
   /** The issuer's keys, current first (a replaced one may still decrypt); empty when it offers none. */
   keys: readonly CredentialEncryptionKey[];
   required: boolean;
-}): { body: unknown; encrypted: boolean } {
+}): Promise<{ body: unknown; encrypted: boolean }> {
   if (!isJwtMediaType(input.contentType)) {
     if (input.keys.length > 0 && input.required)
       throw encryptionError(
@@ -218,7 +254,7 @@ export function readCredentialRequestBody(input: {
       "invalid_credential_request",
       "an application/jwt credential request must be a compact JWE",
     );
-  return { body: decryptCredentialRequest(input.body, input.keys), encrypted: true };
+  return { body: await decryptCredentialRequest(input.body, input.keys), encrypted: true };
 }
 
 /**

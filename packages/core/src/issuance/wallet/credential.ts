@@ -102,7 +102,7 @@ export async function receiveWalletRequest(
   });
   const settings = await encryptionSettingsFor(deps, issuer, sent);
   const encryption = credentialEncryptionOf(settings);
-  const { body, encrypted } = readCredentialRequestBody({
+  const { body, encrypted } = await readCredentialRequestBody({
     ...sent,
     keys: credentialEncryptionKeys(deps, settings),
     required: encryption?.required ?? false,
