@@ -42,6 +42,7 @@ export { newId } from "./shared/ids";
 export {
   type GeneratedKey,
   type GenerateKeyRequest,
+  type HeldKey,
   isKeyCustodyUnavailable,
   KEY_CUSTODY_RETRY_AFTER_SECONDS,
   KeyCustody,

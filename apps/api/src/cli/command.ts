@@ -12,6 +12,7 @@ import {
   type Environment,
   findTenant,
   grantStaffMembership,
+  type HeldKey,
   isScope,
   listApiKeysAcrossTenants,
   listIssuerKeysAcrossTenants,
@@ -91,7 +92,7 @@ export interface CommandContext {
   /** The operating-system user recorded as the operator in the audit trail. */
   operatingSystemUser: string;
   /** With a PKCS#11 token configured: the key pairs in it (`issuer-keys list`); may throw while it is unreachable. */
-  tokenKeys?: () => Promise<{ providerKeyRef: string; label: string }[]>;
+  tokenKeys?: () => Promise<HeldKey[]>;
 }
 
 /** A wrong command line: printed with the usage, exit code 2. */

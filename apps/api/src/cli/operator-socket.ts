@@ -150,12 +150,10 @@ async function runForOperator(
   }
 }
 
-/** The API's PKCS#11 token's key pairs, for `issuer-keys list`, when it has one. */
+/** The API's PKCS#11 token's key pairs, for `issuer-keys list`, when it has one (a provider that lists keys). */
 function tokenKeysOf(deps: Pick<AppDeps, "keyCustody">) {
   if (!deps.keyCustody.has("pkcs11")) return {};
-  const provider = deps.keyCustody.provider("pkcs11") as Partial<{
-    listKeys(): Promise<{ providerKeyRef: string; label: string }[]>;
-  }>;
+  const provider = deps.keyCustody.provider("pkcs11");
   return provider.listKeys ? { tokenKeys: () => provider.listKeys!() } : {};
 }
 

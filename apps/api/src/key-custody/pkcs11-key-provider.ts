@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import {
   type GeneratedKey,
   type GenerateKeyRequest,
+  type HeldKey,
   type KeyProvider,
   type KeyProviderStatus,
   keyCustodyUnavailable,
@@ -181,7 +182,7 @@ export class Pkcs11KeyProvider implements KeyProvider {
   }
 
   /** Every key pair in the token, by CKA_ID, with its label (the CLI's `keys list`). */
-  async listKeys(): Promise<{ providerKeyRef: string; label: string }[]> {
+  async listKeys(): Promise<HeldKey[]> {
     return this.use((module, session) =>
       findAll(module, session, null, pkcs11js.CKO_PRIVATE_KEY).map((handle) => {
         const [id, label] = module.C_GetAttributeValue(session, handle, [

@@ -52,6 +52,12 @@ export interface KeyProviderStatus {
   reason?: string;
 }
 
+/** A key pair a provider holds, as it lists them: its reference (as a key row stores it) and its label. */
+export interface HeldKey {
+  providerKeyRef: string;
+  label: string;
+}
+
 /**
  * One custodian of private keys. Only public keys and signatures (or derived secrets) cross this
  * interface for keys a provider holds outside the process (HSM, KMS); `software` opens sealed keys in
@@ -73,6 +79,12 @@ export interface KeyProvider {
   status(): Promise<KeyProviderStatus>;
   /** Whether the key is present in the provider (the readiness checklist); software: the sealed value is there. */
   holds(key: StoredKeyReference): Promise<boolean>;
+  /**
+   * Optional capability of providers that keep keys outside the database (an HSM, a KMS): every key
+   * pair they hold, so that an operator can find keys no key row names (`issuer-keys list`). Software
+   * keys live in their rows, so that provider has none to list.
+   */
+  listKeys?(): Promise<HeldKey[]>;
 }
 
 /** Seconds a wallet or integrator is asked to wait (Retry-After) while a key store is unreachable. */
