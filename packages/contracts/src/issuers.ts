@@ -327,6 +327,33 @@ export type TSigningKeyChoice = z.infer<typeof zSigningKeyChoice>;
 export const KEY_PROVIDERS = ["software", "pkcs11"] as const;
 export type TKeyProvider = (typeof KEY_PROVIDERS)[number];
 
+export const zStatusListSigningSettings = z
+  .strictObject({
+    separateKey: z.boolean().meta({
+      description:
+        "true: status list tokens are signed with a key of their own (made in the issuer's key custody, published in the issuer's JWKS beside the credential signing keys, without a certificate chain); false: with the credential signing key (the default).",
+      example: true,
+    }),
+  })
+  .meta({
+    id: "StatusListSigningSettings",
+    description: "Which key signs the issuer's status list tokens.",
+  });
+
+export type TStatusListSigningSettings = z.infer<typeof zStatusListSigningSettings>;
+
+export const zStatusListSigning = zStatusListSigningSettings
+  .extend({
+    publicJwk: z.record(z.string(), z.unknown()).nullable().meta({
+      description:
+        "The separate status list signing key (public JWK with `kid`); null when the credential signing key signs.",
+    }),
+  })
+  .meta({
+    id: "StatusListSigning",
+    description: "Which key signs the issuer's status list tokens.",
+  });
+
 export const zKeyCustody = z
   .strictObject({
     provider: z.enum(KEY_PROVIDERS).meta({
@@ -395,6 +422,7 @@ export const zIssuer = z
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
     keyCustody: zKeyCustody,
+    statusListSigning: zStatusListSigning,
     ...zResourceFields,
     activatedAt: z.string().nullable().meta({
       description: "Activation time (ISO 8601); null while draft.",
@@ -438,6 +466,9 @@ export const ZCreateIssuerRequest = z.strictObject({
   }),
   keyCustody: zKeyCustody.optional().meta({
     description: "Who holds the issuer's private keys; default `software`.",
+  }),
+  statusListSigning: zStatusListSigningSettings.optional().meta({
+    description: "Sign status list tokens with a key of their own; default: the credential signing key.",
   }),
 });
 // Enough to activate the issuer once it has a credential configuration (no optional certificates).
@@ -531,6 +562,10 @@ export const ZUpdateIssuerRequest = z.strictObject({
   keyCustody: zKeyCustody.optional().meta({
     description:
       "Where keys made from now on are held; the current keys stay where they are until the next rotation.",
+  }),
+  statusListSigning: zStatusListSigningSettings.optional().meta({
+    description:
+      "separateKey true makes a status list signing key (in the issuer's key custody) when there is none; false discards it, and the credential signing key signs status lists again.",
   }),
 });
 registerRequestExample(ZUpdateIssuerRequest, ["issuerId"], {

@@ -22,6 +22,7 @@ import {
 import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
 import { issuerRepository } from "./issuer-repository";
 import { provisionStatusList } from "./provision-status-list";
+import { applyStatusListSigningSettings } from "./status-list-signing-key";
 
 export interface IssuerDeps {
   db: UnitOfWork;
@@ -122,6 +123,16 @@ function createWithKey(
           input.credentialEncryption,
           createdAt,
           () => mint(() => generateCredentialEncryptionKey(deps, { issuerId: id, keyProvider })),
+        );
+      if (input.statusListSigning)
+        await applyStatusListSigningSettings(
+          tx,
+          deps,
+          { ...issuer, keyProvider },
+          null,
+          input.statusListSigning,
+          mint,
+          createdAt,
         );
       await provisionStatusList(tx, scope, id, deps.config);
       const row = await issuerRepository.findById(tx, scope, id);

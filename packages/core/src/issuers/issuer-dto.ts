@@ -6,6 +6,7 @@ import {
   certificateOfKey,
   currentSigningKeyOf,
   retiredSigningKeysOf,
+  statusListSigningKeyOf,
   type WithIssuerKeys,
 } from "./issuer-keys";
 import type { IssuerRow } from "./issuer-repository";
@@ -43,11 +44,18 @@ export function toIssuerDto(
     credentialEncryption: credentialEncryptionDto(row),
     signingCertificate: signingCertificateDto(certificateOfKey(signingKey)),
     keyCustody: { provider: row.keyProvider as TKeyProvider },
+    statusListSigning: statusListSigningDto(row),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     activatedAt: row.activatedAt?.toISOString() ?? null,
   };
+}
+
+/** Which key signs the issuer's status list tokens: its own (public JWK shown), or the credential signing key. */
+function statusListSigningDto(row: WithIssuerKeys): TIssuer["statusListSigning"] {
+  const key = statusListSigningKeyOf(row);
+  return { separateKey: key !== null, publicJwk: (key?.publicJwk as Record<string, unknown>) ?? null };
 }
 
 /** The replaced keys an issuer still publishes (newest first); their private parts are gone. */

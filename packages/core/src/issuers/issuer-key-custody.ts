@@ -47,11 +47,12 @@ export function storedKeyOf(
 export async function generateIssuerSigningKey(
   deps: KeyCustodyDeps,
   issuer: { id: string; keyProvider: string },
+  purpose: "credential_signing" | "status_list_signing" = "credential_signing",
 ): Promise<NewIssuerKey> {
   const generated = await deps.keyCustody.provider(issuer.keyProvider).generate({
     usage: "sign",
     sealedFor: issuer.id,
-    label: `${issuer.id} credential_signing`,
+    label: `${issuer.id} ${purpose}`,
   });
   return {
     kid: generated.publicJwk.kid,

@@ -2,8 +2,8 @@ import type { Issuer, IssuerKey } from "@cred/db";
 import type { Es256SigningKey } from "@cred/oid4vc";
 import type { StoredSigningCertificate } from "./stored-signing-certificate";
 
-/** What a key is for (prisma/schema.prisma `IssuerKey.purpose`); status_list_signing and metadata_signing may follow. */
-export type IssuerKeyPurpose = "credential_signing" | "credential_request_encryption";
+/** What a key is for (prisma/schema.prisma `IssuerKey.purpose`); metadata_signing may follow. */
+export type IssuerKeyPurpose = "credential_signing" | "credential_request_encryption" | "status_list_signing";
 /** Where a key is in its life: prepared, in use, or replaced (still published or still decrypting). */
 export type IssuerKeyState = "next" | "current" | "retired";
 
@@ -48,6 +48,11 @@ export function nextSigningKeyRowOf(row: WithIssuerKeys): IssuerKeyRow | null {
 /** Replaced signing keys the issuer still publishes, newest first; their private parts are gone. */
 export function retiredSigningKeysOf(row: WithIssuerKeys): IssuerKeyRow[] {
   return keysOf(row, "credential_signing", "retired").sort(newestRetiredFirst);
+}
+
+/** The issuer's separate status list signing key, or null when its credential signing key signs status lists. */
+export function statusListSigningKeyOf(row: WithIssuerKeys): IssuerKeyRow | null {
+  return keysOf(row, "status_list_signing", "current")[0] ?? null;
 }
 
 /** The request encryption key wallets encrypt to now, or null. */

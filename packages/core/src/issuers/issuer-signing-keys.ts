@@ -24,7 +24,10 @@ export function issuerSigningKey(
   return signingKeyOf(deps, { id: issuer.id, kid, privateKeyCipher, provider, providerKeyRef });
 }
 
-/** Like `issuerSigningKey`, for a current key read on its own (a status list token's statement). */
+/**
+ * Like `issuerSigningKey`, for a current key read on its own (a status list token's statement); kept
+ * under `cacheKey` (the issuer id for its credential signing key).
+ */
 export function signingKeyOf(
   deps: SigningKeyDeps,
   issuer: {
@@ -34,9 +37,10 @@ export function signingKeyOf(
     provider: string | null;
     providerKeyRef: string | null;
   },
+  cacheKey = issuer.id,
 ): Promise<IssuerSigningKey> {
   const cache = deps.caches.of(signingKeysCache);
-  let entry = cache.peek(issuer.id);
+  let entry = cache.peek(cacheKey);
   if (entry?.kid !== issuer.kid) {
     const created = {
       kid: issuer.kid,
@@ -48,9 +52,9 @@ export function signingKeyOf(
       })(),
     };
     created.key.catch(() => {
-      if (cache.peek(issuer.id) === created) cache.delete(issuer.id);
+      if (cache.peek(cacheKey) === created) cache.delete(cacheKey);
     });
-    cache.set(issuer.id, created);
+    cache.set(cacheKey, created);
     entry = created;
   }
   return entry.key;

@@ -26,6 +26,7 @@ export const statusListTokenRepository = {
       bits: number;
       size: number;
       kid: string;
+      purpose: string;
       privateKeyCipher: string | null;
       provider: string | null;
       providerKeyRef: string | null;
@@ -36,11 +37,18 @@ export const statusListTokenRepository = {
       chunk: number | null;
       data: Uint8Array | null;
     }>(
-      `SELECT l."version", l."bits", l."size", k."kid", k."privateKeyCipher", k."provider", k."providerKeyRef",
-              k."chainPem", k."x5c",
+      // The issuer's separate status list signing key when it has one, else its credential signing key.
+      `SELECT l."version", l."bits", l."size", k."kid", k."purpose", k."privateKeyCipher", k."provider",
+              k."providerKeyRef", k."chainPem", k."x5c",
               k."notBefore", k."notAfter", c."chunk", c."data"
-         FROM "StatusList" l JOIN "IssuerKey" k ON k."issuerId" = l."issuerId"
-              AND k."purpose" = 'credential_signing' AND k."state" = 'current'
+         FROM "StatusList" l
+         JOIN LATERAL (
+           SELECT * FROM "IssuerKey" ik
+            WHERE ik."issuerId" = l."issuerId" AND ik."state" = 'current'
+              AND ik."purpose" IN ('credential_signing', 'status_list_signing')
+            ORDER BY ik."purpose" = 'status_list_signing' DESC
+            LIMIT 1
+         ) k ON TRUE
          LEFT JOIN "StatusListChunk" c ON c."listId" = l."id"
         WHERE l."id" = $1`,
       [listId],

@@ -83,7 +83,8 @@ function buildFor(caches: Caches, listId: string, version: number, build: () => 
 }
 
 /**
- * The status list token (`statuslist+jwt`) of an issuer's list, signed with the issuer's key.
+ * The status list token (`statuslist+jwt`) of an issuer's list, signed with the issuer's status list
+ * signing key when it has a separate one, else its credential signing key.
  * Only the list's version is read when a cached token is still fresh.
  */
 export async function statusListToken(
@@ -113,13 +114,18 @@ async function buildToken(
   const rows = await statusListTokenRepository.listWithSigningKey(deps.database.root, listId);
   const list = rows[0];
   if (!list) return null;
-  const key = await signingKeyOf(deps, {
-    id: issuerId,
-    kid: list.kid,
-    privateKeyCipher: list.privateKeyCipher,
-    provider: list.provider,
-    providerKeyRef: list.providerKeyRef,
-  });
+  const key = await signingKeyOf(
+    deps,
+    {
+      id: issuerId,
+      kid: list.kid,
+      privateKeyCipher: list.privateKeyCipher,
+      provider: list.provider,
+      providerKeyRef: list.providerKeyRef,
+    },
+    // A separate status list key is kept beside the credential signing key, not in its place.
+    list.purpose === "status_list_signing" ? `${issuerId}/status_list_signing` : issuerId,
+  );
   const now = Date.now();
   const cache = deps.caches.of(statusListTokensCache);
   const previous = cache.peek(listId);

@@ -15,6 +15,7 @@ import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { assertKeyProviderConfigured, discardMintedOnFailure } from "./issuer-key-custody";
 import { type IssuerChanges, issuerRepository } from "./issuer-repository";
+import { applyStatusListSigningSettings } from "./status-list-signing-key";
 
 /**
  * Refuses a patch that names a read-only field of the issuer resource (400 ReadOnlyField). Runs on
@@ -46,7 +47,7 @@ export async function updateIssuer(
     deps.db.transaction(async (tx) => {
       // A key change reads the current key under the row lock, so that concurrent changes queue.
       const current =
-        input.credentialEncryption !== undefined
+        input.credentialEncryption !== undefined || input.statusListSigning !== undefined
           ? await lockVisibleIssuer(tx, caller, input.issuerId)
           : await findVisibleIssuer(tx, caller, input.issuerId);
       const data: IssuerChanges = {};
@@ -88,6 +89,18 @@ export async function updateIssuer(
           () => mint(() => generateCredentialEncryptionKey(deps, { issuerId: current.id, keyProvider })),
         );
         data.credentialEncryption = settings ? { required: settings.required } : null;
+      }
+      if (input.statusListSigning !== undefined) {
+        const keyProvider = input.keyCustody?.provider ?? current.keyProvider;
+        const changed = await applyStatusListSigningSettings(
+          tx,
+          deps,
+          { issuerId: current.id, ...scope, keyProvider },
+          current,
+          input.statusListSigning,
+          mint,
+        );
+        if (changed) data.updatedAt = new Date();
       }
       if (input.keyCustody !== undefined) data.keyProvider = input.keyCustody.provider;
       if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);

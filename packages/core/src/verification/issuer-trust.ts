@@ -245,5 +245,15 @@ export async function resolveStatusListKey(
   if (source.kind === "jwt-vc-issuer" && typeof header.kid === "string") {
     return issuerMetadataKey(ctx.deps, source.credentialIssuer, header.kid);
   }
+  // A platform issuer may sign its status lists with a separate key (docs/key-custody.md).
+  if (source.kind === "platform" && typeof header.kid === "string") {
+    const jwk = await verificationRepository.findStatusListKey(
+      ctx.deps.database.root,
+      ctx.scope,
+      source.issuerId,
+      header.kid,
+    );
+    if (jwk) return importEs256PublicKey(publicOnly(jwk as JWK));
+  }
   return issuerKey;
 }

@@ -166,6 +166,21 @@ export const verificationRepository = {
     const publicJwk = typeof row.publicJwk === "string" ? JSON.parse(row.publicJwk) : row.publicJwk;
     return { id: row.id, publicJwk: publicJwk as Record<string, unknown> };
   },
+  /** A platform issuer's separate status list signing key of this `kid`, its public JWK; null when none. */
+  async findStatusListKey(db: UnitOfWork, scope: TenantScope, issuerId: string, kid: string) {
+    const rows = await db.prisma.$queryRaw<{ publicJwk: unknown }[]>`
+      SELECT "publicJwk" FROM "IssuerKey"
+       WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment}
+         AND "issuerId" = ${issuerId} AND "kid" = ${kid}
+         AND "purpose" = 'status_list_signing' AND "state" = 'current'
+       LIMIT 1`;
+    const row = rows[0];
+    if (!row) return null;
+    return (typeof row.publicJwk === "string" ? JSON.parse(row.publicJwk) : row.publicJwk) as Record<
+      string,
+      unknown
+    >;
+  },
   /**
    * One entry of a platform status list, read in SQL (one byte, not the whole list): `value` is null when
    * `idx` is out of range; null overall when the list is not this issuer's in this partition.

@@ -2074,6 +2074,14 @@ export interface components {
              */
             provider: "software" | "pkcs11";
         };
+        /** @description Which key signs the issuer's status list tokens. */
+        StatusListSigningSettings: {
+            /**
+             * @description true: status list tokens are signed with a key of their own (made in the issuer's key custody, published in the issuer's JWKS beside the credential signing keys, without a certificate chain); false: with the credential signing key (the default).
+             * @example true
+             */
+            separateKey: boolean;
+        };
         /** @description One claim of the credential's schema. */
         ClaimDefinition: {
             /**
@@ -2574,6 +2582,7 @@ export interface components {
             /** @description The certificate chain of `signingKey`, sent as `x5c`; null when none is set. */
             signingCertificate: components["schemas"]["IssuerSigningCertificate"] | null;
             keyCustody: components["schemas"]["KeyCustody"];
+            statusListSigning: components["schemas"]["StatusListSigning"];
             /**
              * @description Environment the resource lives in.
              * @example sandbox
@@ -2772,6 +2781,18 @@ export interface components {
                  * @example 2026-11-24T12:00:00.000Z
                  */
                 acceptedUntil: string;
+            } | null;
+        };
+        /** @description Which key signs the issuer's status list tokens. */
+        StatusListSigning: {
+            /**
+             * @description true: status list tokens are signed with a key of their own (made in the issuer's key custody, published in the issuer's JWKS beside the credential signing keys, without a certificate chain); false: with the credential signing key (the default).
+             * @example true
+             */
+            separateKey: boolean;
+            /** @description The separate status list signing key (public JWK with `kid`); null when the credential signing key signs. */
+            publicJwk: {
+                [key: string]: unknown;
             } | null;
         };
         ManagementCollectionOfIssuer: {
@@ -5875,6 +5896,8 @@ export interface operations {
                     credentialEncryption?: components["schemas"]["IssuerCredentialEncryptionSettings"];
                     /** @description Who holds the issuer's private keys; default `software`. */
                     keyCustody?: components["schemas"]["KeyCustody"];
+                    /** @description Sign status list tokens with a key of their own; default: the credential signing key. */
+                    statusListSigning?: components["schemas"]["StatusListSigningSettings"];
                 };
             };
         };
@@ -6117,6 +6140,8 @@ export interface operations {
                     credentialEncryption?: components["schemas"]["IssuerCredentialEncryptionSettings"] | null;
                     /** @description Where keys made from now on are held; the current keys stay where they are until the next rotation. */
                     keyCustody?: components["schemas"]["KeyCustody"];
+                    /** @description separateKey true makes a status list signing key (in the issuer's key custody) when there is none; false discards it, and the credential signing key signs status lists again. */
+                    statusListSigning?: components["schemas"]["StatusListSigningSettings"];
                 };
             };
         };

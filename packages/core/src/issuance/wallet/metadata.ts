@@ -19,6 +19,7 @@ import {
   previousSigningKeysOf,
   signingCertificateInUse,
   signingCertificateOf,
+  statusListSigningKeyOf,
   x5cForSigning,
 } from "../../issuers";
 import type { Caches } from "../../shared/caches";
@@ -137,6 +138,7 @@ export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
   const x5c = x5cForSigning(signingCertificateOf(issuer));
   const currentKey = withChain(currentSigningKeyOf(issuer).publicJwk as Record<string, unknown>, x5c);
   const nextKey = nextSigningKeyOf(issuer);
+  const statusListKey = statusListSigningKeyOf(issuer);
   return {
     issuer: issuerUrls(config, issuer.id).credentialIssuer,
     // Replaced keys that were kept stay here, so that credentials they signed keep verifying.
@@ -146,6 +148,8 @@ export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
         currentKey,
         ...(nextKey ? [withChain(nextKey.publicJwk, x5cForSigning(nextKey.signingCertificate ?? null))] : []),
         ...previousSigningKeysOf(issuer).map((key) => key.publicJwk),
+        // A separate status list signing key: status list tokens name it by kid.
+        ...(statusListKey ? [statusListKey.publicJwk as Record<string, unknown>] : []),
       ],
     },
   };
