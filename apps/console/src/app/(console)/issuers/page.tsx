@@ -1,4 +1,5 @@
 "use client";
+import type { TKeyProvider } from "@cred/contracts/issuers";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -10,6 +11,7 @@ import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
+import { KeyCustodyField } from "./key-custody-field";
 
 export default function IssuersPage() {
   const trpc = useTRPC();
@@ -21,6 +23,8 @@ export default function IssuersPage() {
   const [organisationReference, setOrganisation] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [walletName, setWalletName] = useState("");
+  const [keyProvider, setKeyProvider] = useState<TKeyProvider>("software");
+  const [separateStatusListKey, setSeparateStatusListKey] = useState(false);
   const create = useMutation(
     trpc.issuers.create.mutationOptions({
       onSuccess: async (result) => {
@@ -35,6 +39,8 @@ export default function IssuersPage() {
       organisationReference,
       displayName,
       ...(walletName ? { display: [{ locale: "en", name: walletName }] } : {}),
+      keyCustody: { provider: keyProvider },
+      ...(separateStatusListKey ? { statusListSigning: { separateKey: true } } : {}),
     });
   };
   const orgs = organisations.data?.items ?? [];
@@ -85,7 +91,16 @@ export default function IssuersPage() {
                   value={walletName}
                   onChange={setWalletName}
                 />
+                <KeyCustodyField value={keyProvider} onChange={setKeyProvider} />
               </div>
+              <label className="inline">
+                <input
+                  type="checkbox"
+                  checked={separateStatusListKey}
+                  onChange={(e) => setSeparateStatusListKey(e.target.checked)}
+                />
+                Sign status lists with a key of their own (in the same key custody)
+              </label>
               <ErrorAlert error={create.error} title="Could not create the issuer" />
               <SubmitButton pending={create.isPending}>Create issuer</SubmitButton>
             </>

@@ -7,6 +7,7 @@ import { ErrorAlert, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
 import { useAllResourceItems } from "../../../../lib/resource-lists";
 import { useTRPC } from "../../../../lib/trpc";
+import { KeyCustodyField } from "../key-custody-field";
 
 type EncryptionChoice = "off" | "optional" | "required";
 
@@ -36,6 +37,8 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [pageUrl, setPageUrl] = useState(issuer.authorizationPage?.url ?? "");
   const savedEncryption = encryptionChoiceOf(issuer);
   const [encryption, setEncryption] = useState(savedEncryption);
+  const [keyProvider, setKeyProvider] = useState(issuer.keyCustody.provider);
+  const [separateStatusListKey, setSeparateStatusListKey] = useState(issuer.statusListSigning.separateKey);
   const listedRedirectUris = (issuer.allowedRedirectUris ?? []).join("\n");
   const [redirectUris, setRedirectUris] = useState(listedRedirectUris);
   const redirectUriList = redirectUris
@@ -55,6 +58,10 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     }),
     ...(encryption !== savedEncryption && {
       credentialEncryption: encryption === "off" ? null : { required: encryption === "required" },
+    }),
+    ...(keyProvider !== issuer.keyCustody.provider && { keyCustody: { provider: keyProvider } }),
+    ...(separateStatusListKey !== issuer.statusListSigning.separateKey && {
+      statusListSigning: { separateKey: separateStatusListKey },
     }),
     ...(redirectUriList.join("\n") !== listedRedirectUris && {
       allowedRedirectUris: redirectUriList.length > 0 ? redirectUriList : null,
@@ -107,7 +114,20 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
             { value: "required", label: "Required: every request and response encrypted" },
           ]}
         />
+        <KeyCustodyField value={keyProvider} onChange={setKeyProvider} />
       </div>
+      <p className="hint" data-testid="key-custody-hint">
+        Key custody applies to keys made from now on: the current signing key moves with the next rotation,
+        the encryption key with the next encryption key rotation.
+      </p>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={separateStatusListKey}
+          onChange={(e) => setSeparateStatusListKey(e.target.checked)}
+        />
+        Sign status lists with a key of their own (made in the key custody above; published in the JWKS)
+      </label>
       {issuer.credentialEncryption && (
         <div className="hint" data-testid="encryption-key">
           <p>
