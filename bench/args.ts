@@ -44,6 +44,11 @@ export interface BenchOptions {
   observability: boolean;
   /** With `--observability`: the share of traces sampled when on (1 = every span, the default). */
   traceRatio: number;
+  /**
+   * `--keys pkcs11`: our issuance and verification flows with the issuer's keys in software and in a
+   * SoftHSM2 token, alternated in one run (key-custody-bench.ts).
+   */
+  keys: "pkcs11" | undefined;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -66,6 +71,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     apiProcesses: undefined,
     observability: false,
     traceRatio: 1,
+    keys: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -100,7 +106,10 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--seed-rows") options.seedRows = Number(value());
     else if (arg === "--observability") options.observability = true;
     else if (arg === "--trace-ratio") options.traceRatio = Number(value());
-    else if (arg === "--api-processes") options.apiProcesses = value().split(",").map(Number);
+    else if (arg === "--keys") {
+      if (value() !== "pkcs11") throw new Error("--keys is pkcs11 (software keys are the default)");
+      options.keys = "pkcs11";
+    } else if (arg === "--api-processes") options.apiProcesses = value().split(",").map(Number);
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
         "pnpm bench [--duration 10] [--concurrency 16] [--db embedded|postgres] [--smoke]\n" +
@@ -109,7 +118,8 @@ export function parseArgs(argv: string[]): BenchOptions {
           "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n" +
           "           [--seed-rows <n>]\n" +
           "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n" +
-          "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1]\n",
+          "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1]\n" +
+          "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -132,8 +142,8 @@ export function parseArgs(argv: string[]): BenchOptions {
     if (options.db !== "postgres")
       throw new Error("--api-processes runs the topology on PostgreSQL behind PgBouncer: add --db postgres");
   }
-  if (options.observability && options.apiProcesses)
-    throw new Error("--observability and --api-processes are runs of their own: pick one");
+  if ([options.observability, options.apiProcesses, options.keys].filter(Boolean).length > 1)
+    throw new Error("--observability, --api-processes and --keys are runs of their own: pick one");
   if (!(options.traceRatio > 0 && options.traceRatio <= 1))
     throw new Error("bad --trace-ratio (above 0, at most 1)");
   if (options.seedRows !== undefined && !(Number.isInteger(options.seedRows) && options.seedRows >= 100))

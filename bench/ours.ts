@@ -175,7 +175,12 @@ export function ourClient(baseUrl: string, key: string) {
 }
 
 /** Organisation → issuer → credential configuration → activation, through the management API. */
-export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTarget> {
+export async function setupOurs(
+  baseUrl: string,
+  apiKey: string,
+  /** More of the Issuers_Create body (e.g. `keyCustody` for `pnpm bench --keys pkcs11`). */
+  issuerExtra: Record<string, unknown> = {},
+): Promise<OursTarget> {
   const cred = ourClient(baseUrl, apiKey);
   const stamp = Date.now().toString(36);
   const org = await cred.post("/management/organisations", {
@@ -186,6 +191,7 @@ export async function setupOurs(baseUrl: string, apiKey: string): Promise<OursTa
       organisationReference: org.data.reference,
       displayName: "Bench issuer",
       display: [{ locale: "en", name: "Bench issuer" }],
+      ...issuerExtra,
     },
   });
   const config = await cred.post("/management/credential-configurations", {

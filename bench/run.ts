@@ -32,6 +32,11 @@ if (options.apiProcesses) {
   process.exit(await runTopologyBench(options, options.apiProcesses));
 }
 
+if (options.keys) {
+  // Issuer keys in software and in a PKCS#11 token, alternated: a run of its own (key-custody-bench.ts).
+  const { runKeyCustodyBench } = await import("./key-custody-bench");
+  process.exit(await runKeyCustodyBench(options));
+}
 if (options.observability) {
   // Metrics and tracing off and on, alternated: a run of its own (observability-bench.ts).
   const { runObservabilityBench } = await import("./observability-bench");
