@@ -1,7 +1,14 @@
 import type { TCreateVerificationRequest, TVerificationSession } from "@cred/contracts/verification-sessions";
 import type { UnitOfWork } from "@cred/db";
-import { generateNonce, generateResponseEncryptionKey, generateState, publicJwk } from "@cred/oid4vc";
+import {
+  generateNonce,
+  generateResponseEncryptionKey,
+  generateState,
+  publicJwk,
+  redirectUriClientId,
+} from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
+import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
@@ -12,6 +19,7 @@ import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import {
   encryptionKeySealContext,
+  responseUriOf,
   sessionEventData,
   toVerificationSessionDto,
 } from "./verification-session-dto";
@@ -49,7 +57,26 @@ export async function createVerification(
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
   const dcApi = input.dcApi ? dcApiChannel(rules, input.dcApi) : null;
   // Policies stored before `clientIdPrefix` existed use the default.
-  const verifierClientId = () => clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
+  const prefix = rules.clientIdPrefix ?? "x509_hash";
+  const state = generateState();
+  const verifierClientId = () => {
+    if (prefix !== "redirect_uri") return clientIdFor(identity, prefix, deps.config);
+    // OpenID4VP §5.9.3: requests of this prefix cannot be signed, so the DC API's signed protocol is out.
+    if (dcApi) {
+      throw new DomainError(
+        "ValidationFailed",
+        "The policy's redirect_uri client identifier cannot sign a Digital Credentials API request; ask for an unsigned one (dcApi.signed: false).",
+        [
+          {
+            code: "SignedRequestNeedsCertificate",
+            target: "dcApi.signed",
+            message: "redirect_uri requests are unsigned (OpenID4VP §5.9.3).",
+          },
+        ],
+      );
+    }
+    return redirectUriClientId(responseUriOf(deps.config, state));
+  };
   const clientId = dcApi ? dcApiClientId(dcApi, verifierClientId) : verifierClientId();
   const responseMode = dcApi ? dcApiResponseMode(rules) : rules.responseMode;
   const id = newId("vs");
@@ -81,7 +108,7 @@ export async function createVerification(
     purpose: input.purpose ?? policy.purpose,
     status: "pending",
     rules: rules as object,
-    state: generateState(),
+    state,
     nonce,
     clientId,
     responseMode,

@@ -13,6 +13,7 @@ export * from "./random";
 export * from "./reasons";
 export * from "./registration-certificate";
 export * from "./relying-party-test-authorities";
+export * from "./request-by-value";
 export {
   type AuthorizationRequestPayload,
   authorizationRequestLink,
