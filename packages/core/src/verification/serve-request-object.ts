@@ -16,7 +16,7 @@ import { scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { verificationRepository } from "./verification-repository";
 import { openEncryptionKey, responseUriOf } from "./verification-session-dto";
-import { getVerifierIdentity, identityServesClientId } from "./verifier-identity";
+import { getVerifierIdentity, identityServesClientId, requestObjectSigner } from "./verifier-identity";
 import { verifierInfoOf } from "./verifier-info";
 
 /**
@@ -97,5 +97,5 @@ export async function serveRequestObject(
     iat,
     exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });
-  return signRequestObject(payload, { privateKey: identity.privateKey, x5c: identity.x5c });
+  return signRequestObject(payload, requestObjectSigner(identity, row.clientId));
 }
