@@ -15,6 +15,7 @@ import { getActivePolicyForVerification } from "../verification-policies";
 import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
 import { dcqlQueryFor } from "./policy-query";
 import { assertWithinRegistration, rulesWithRegistration } from "./registration-limits";
+import { signedRequestByValue } from "./request-by-value";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import {
@@ -99,6 +100,36 @@ export async function createVerification(
         exp: Math.floor(expiresAt.getTime() / 1000),
       })
     : null;
+  if (input.requestByValue && (dcApi || prefix === "redirect_uri")) {
+    throw new DomainError(
+      "ValidationFailed",
+      dcApi
+        ? "requestByValue is for request links: a Digital Credentials API request is passed to the page already."
+        : "The policy's redirect_uri requests are always passed by value, unsigned: leave requestByValue out.",
+      [
+        {
+          code: "RequestByValueNotApplicable",
+          target: "requestByValue",
+          message: "requestByValue applies to signed request links only.",
+        },
+      ],
+    );
+  }
+  const requestObject = input.requestByValue
+    ? await signedRequestByValue(deps, {
+        identity,
+        clientId,
+        responseUri: responseUriOf(deps.config, state),
+        responseMode: rules.responseMode,
+        nonce,
+        state,
+        rules,
+        encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
+        transactionData,
+        iat: Math.floor(now / 1000),
+        exp: Math.floor(expiresAt.getTime() / 1000),
+      })
+    : null;
   const createdAt = new Date(now);
   const row: VerificationSessionRow = {
     id,
@@ -115,6 +146,7 @@ export async function createVerification(
     invocation: input.invocation ?? "openid",
     transactionData,
     dcApi: dcApi && dcApiRequest ? ({ origins: dcApi.origins, request: dcApiRequest } as object) : null,
+    requestObject,
     encryptionKeyCipher: encryptionKey
       ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
       : null,

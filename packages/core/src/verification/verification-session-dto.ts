@@ -7,7 +7,7 @@ import type {
 import { authorizationRequestLink, type Jwk, type ResponseMode } from "@cred/oid4vc";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import type { SecretBox } from "../shared/secret-box";
-import { byValueRequestLink, requestIsByValue } from "./request-by-value";
+import { byValueRequestLink, requestIsByValue, signedRequestLink } from "./request-by-value";
 import { decodeTransactionData } from "./transaction-data";
 import type { VerificationSessionRow } from "./verification-repository";
 
@@ -55,13 +55,14 @@ export function toVerificationSessionDto(
     purpose: row.purpose,
     authorizationRequestUri: requestIsByValue(row)
       ? byValueRequestLink(deps, row, responseUriOf(deps.config, row.state), scheme)
-      : authorizationRequestLink({
+      : (signedRequestLink(row, scheme) ??
+        authorizationRequestLink({
           clientId: row.clientId,
           requestUri,
           requestUriMethod: "post",
           responseMode: row.responseMode as ResponseMode,
           scheme,
-        }),
+        })),
     requestUri,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),

@@ -31,3 +31,20 @@ export function authorizationRequestLinkByValue(
   for (const [k, v] of params) url.searchParams.set(k, v);
   return url.toString();
 }
+
+/**
+ * An authorization request link carrying the signed request object by value (RFC 9101 §5.1 `request`,
+ * OpenID4VP §5): `client_id` and `request`, no `request_uri`.
+ */
+export function authorizationRequestLinkWithRequest(input: {
+  clientId: string;
+  request: string;
+  scheme?: string;
+}): string {
+  const params = new URLSearchParams({ client_id: input.clientId, request: input.request });
+  const scheme = input.scheme ?? "openid4vp://";
+  if (scheme.endsWith("://")) return `${scheme}?${params.toString()}`;
+  const url = new URL(scheme);
+  for (const [k, v] of params) url.searchParams.set(k, v);
+  return url.toString();
+}
