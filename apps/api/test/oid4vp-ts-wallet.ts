@@ -1,6 +1,6 @@
 // An independent OpenID4VP wallet for interop tests: oid4vc-ts's Openid4vpClient with node:crypto and
 // jose callbacks (x5c request-object verification, ECDH-ES response encryption, SAN lookup for
-// x509_san_dns).
+// x509_san_dns, did:jwk for decentralized_identifier).
 import { createHash, X509Certificate } from "node:crypto";
 import { Openid4vpClient } from "@openid4vc/openid4vp";
 import { CompactEncrypt, compactVerify, importJWK, importX509 } from "jose";
@@ -13,7 +13,22 @@ export function oid4vpTsWallet() {
     callbacks: {
       fetch,
       hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
-      verifyJwt: async (signer: { method: string; x5c: string[] }, jwt: { compact: string }) => {
+      verifyJwt: async (
+        signer: { method: string; x5c: string[]; didUrl?: string },
+        jwt: { compact: string },
+      ) => {
+        // did:jwk (decentralized_identifier): the DID itself holds the key; its one method is #0.
+        if (signer.method === "did") {
+          const [did, fragment] = (signer.didUrl ?? "").split("#");
+          if (!did?.startsWith("did:jwk:") || fragment !== "0") return { verified: false };
+          const jwk = JSON.parse(Buffer.from(did.slice("did:jwk:".length), "base64url").toString("utf8"));
+          try {
+            await compactVerify(jwt.compact, await importJWK(jwk, "ES256"));
+            return { verified: true, signerJwk: jwk };
+          } catch {
+            return { verified: false };
+          }
+        }
         if (signer.method !== "x5c") return { verified: false };
         const leaf = await importX509(b64ToPem(signer.x5c[0]!), "ES256");
         try {

@@ -64,6 +64,7 @@ describe("full flows with the test wallet over HTTP", () => {
       validityPeriod: "passed",
       holderBinding: "passed",
       issuerTrusted: "passed",
+      typeMetadata: "passed",
       credentialAge: "skipped",
       status: "passed",
     });

@@ -278,11 +278,14 @@ const rulesShape = {
     .max(SESSION_LIFETIME_MAX_SECONDS)
     .default(600)
     .meta({ description: "How long a verification session stays open, 60–3600 seconds.", example: 600 }),
-  clientIdPrefix: z.enum(["x509_hash", "x509_san_dns"]).default("x509_hash").meta({
-    description:
-      "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).",
-    example: "x509_hash",
-  }),
+  clientIdPrefix: z
+    .enum(["x509_hash", "x509_san_dns", "redirect_uri", "decentralized_identifier"])
+    .default("x509_hash")
+    .meta({
+      description:
+        "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch), both with a signed request object; or `redirect_uri` (OpenID4VP §5.9.3, the low-assurance option for a verifier without a certificate: the client_id is the session's response URI and the unsigned request travels by value in `authorizationRequestUri`; `responseMode: direct_post` only, and no signed Digital Credentials API requests); or `decentralized_identifier` (§5.9.3: the client_id is the `did:jwk` of the verifier certificate's key, and request objects carry `kid` = its verification method instead of `x5c`).",
+      example: "x509_hash",
+    }),
   sameDeviceRedirectUri: zHttpsUrl.nullable().default(null).meta({
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
@@ -325,6 +328,8 @@ type RulesInput = {
   verifierInfo?: { credentialIds?: string[] | undefined }[] | null;
   sameDeviceRedirectUri: string | null;
   requireResponseCode: boolean;
+  responseMode?: string;
+  clientIdPrefix?: string;
 };
 
 /**
@@ -337,6 +342,14 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
       code: "custom",
       path: ["requireResponseCode"],
       message: "A response code is only delivered by a same-device redirect: set sameDeviceRedirectUri too.",
+    });
+  }
+  if (rules.clientIdPrefix === "redirect_uri" && rules.responseMode !== "direct_post") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["clientIdPrefix"],
+      message:
+        "The redirect_uri client identifier prefix sends an unsigned request by value: it needs responseMode direct_post (OpenID4VP §5.9.3).",
     });
   }
   const ids = new Set<string>();

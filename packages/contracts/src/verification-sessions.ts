@@ -71,6 +71,11 @@ export const ZCreateVerificationRequest = z
         "What the holder is asked to authorise with the presentation (OpenID4VP §5.1 `transaction_data`, e.g. a payment): each item is sent to the wallet as given, and the wallet must return its SHA-256 hash in the key binding JWT of a credential it names (Appendix B.3.3), or the session is rejected (`transaction_data_not_authorized`). Only wallets that support transaction data can answer such a request.",
     }),
     dcApi: zCreateDcApiOptions.optional(),
+    requestByValue: z.boolean().optional().meta({
+      description:
+        "Put the signed request object itself in `authorizationRequestUri` (`request=`, OpenID4VP §5 / RFC 9101) instead of a `request_uri` the wallet fetches: for short-lived same-device links, where the wallet needs no second round trip. The link is longer (several kB: too long for most QR codes), carries no `wallet_nonce` and names no wallet audience. Not with `dcApi` (400), nor for policies whose `clientIdPrefix` is `redirect_uri` (their requests are always by value, unsigned).",
+      example: false,
+    }),
   })
   .meta({ id: "CreateVerificationSessionRequest" });
 registerRequestExample(ZCreateVerificationRequest, [], {

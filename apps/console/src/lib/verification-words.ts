@@ -32,6 +32,10 @@ const CHECKS: Record<string, { passed: string; skipped: string }> = {
     passed: "The issuer's certificate chain leads to an authority the request named.",
     skipped: "No trusted authority was named, so none was checked.",
   },
+  typeMetadata: {
+    passed: "The credential keeps its type's rules on which claims are selectively disclosable or mandatory.",
+    skipped: "The credential type's rules were not available, so they were not checked.",
+  },
   credentialAge: {
     passed: "The credential was issued recently enough for the policy.",
     skipped: "The policy sets no maximum age for the credential.",
@@ -58,6 +62,10 @@ const REASONS: Record<string, string> = {
     "The credential uses a selective-disclosure hash algorithm the platform does not accept.",
   invalid_disclosure: "A disclosed claim does not belong to the signed credential.",
   vct_mismatch: "The credential is not of the type it claims to be.",
+  type_metadata_violation:
+    "The credential breaks its type's rules: a claim is selectively disclosable where it must not be, or the other way round, or a mandatory claim is missing.",
+  type_metadata_integrity_mismatch:
+    "The description of the credential's type does not match the one the issuer committed to (vct#integrity).",
   expired: "The credential has expired.",
   not_yet_valid: "The credential is not valid yet.",
   invalid_cnf: "The credential names its holder's key in a form that cannot be used.",

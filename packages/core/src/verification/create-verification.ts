@@ -1,17 +1,26 @@
 import type { TCreateVerificationRequest, TVerificationSession } from "@cred/contracts/verification-sessions";
 import type { UnitOfWork } from "@cred/db";
-import { generateNonce, generateResponseEncryptionKey, generateState, publicJwk } from "@cred/oid4vc";
+import {
+  generateNonce,
+  generateResponseEncryptionKey,
+  generateState,
+  publicJwk,
+  redirectUriClientId,
+} from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
+import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
 import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
 import { dcqlQueryFor } from "./policy-query";
 import { assertWithinRegistration, rulesWithRegistration } from "./registration-limits";
+import { signedRequestByValue } from "./request-by-value";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
 import {
   encryptionKeySealContext,
+  responseUriOf,
   sessionEventData,
   toVerificationSessionDto,
 } from "./verification-session-dto";
@@ -49,7 +58,26 @@ export async function createVerification(
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
   const dcApi = input.dcApi ? dcApiChannel(rules, input.dcApi) : null;
   // Policies stored before `clientIdPrefix` existed use the default.
-  const verifierClientId = () => clientIdFor(identity, rules.clientIdPrefix ?? "x509_hash", deps.config);
+  const prefix = rules.clientIdPrefix ?? "x509_hash";
+  const state = generateState();
+  const verifierClientId = () => {
+    if (prefix !== "redirect_uri") return clientIdFor(identity, prefix, deps.config);
+    // OpenID4VP §5.9.3: requests of this prefix cannot be signed, so the DC API's signed protocol is out.
+    if (dcApi) {
+      throw new DomainError(
+        "ValidationFailed",
+        "The policy's redirect_uri client identifier cannot sign a Digital Credentials API request; ask for an unsigned one (dcApi.signed: false).",
+        [
+          {
+            code: "SignedRequestNeedsCertificate",
+            target: "dcApi.signed",
+            message: "redirect_uri requests are unsigned (OpenID4VP §5.9.3).",
+          },
+        ],
+      );
+    }
+    return redirectUriClientId(responseUriOf(deps.config, state));
+  };
   const clientId = dcApi ? dcApiClientId(dcApi, verifierClientId) : verifierClientId();
   const responseMode = dcApi ? dcApiResponseMode(rules) : rules.responseMode;
   const id = newId("vs");
@@ -72,6 +100,36 @@ export async function createVerification(
         exp: Math.floor(expiresAt.getTime() / 1000),
       })
     : null;
+  if (input.requestByValue && (dcApi || prefix === "redirect_uri")) {
+    throw new DomainError(
+      "ValidationFailed",
+      dcApi
+        ? "requestByValue is for request links: a Digital Credentials API request is passed to the page already."
+        : "The policy's redirect_uri requests are always passed by value, unsigned: leave requestByValue out.",
+      [
+        {
+          code: "RequestByValueNotApplicable",
+          target: "requestByValue",
+          message: "requestByValue applies to signed request links only.",
+        },
+      ],
+    );
+  }
+  const requestObject = input.requestByValue
+    ? await signedRequestByValue(deps, {
+        identity,
+        clientId,
+        responseUri: responseUriOf(deps.config, state),
+        responseMode: rules.responseMode,
+        nonce,
+        state,
+        rules,
+        encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
+        transactionData,
+        iat: Math.floor(now / 1000),
+        exp: Math.floor(expiresAt.getTime() / 1000),
+      })
+    : null;
   const createdAt = new Date(now);
   const row: VerificationSessionRow = {
     id,
@@ -81,13 +139,14 @@ export async function createVerification(
     purpose: input.purpose ?? policy.purpose,
     status: "pending",
     rules: rules as object,
-    state: generateState(),
+    state,
     nonce,
     clientId,
     responseMode,
     invocation: input.invocation ?? "openid",
     transactionData,
     dcApi: dcApi && dcApiRequest ? ({ origins: dcApi.origins, request: dcApiRequest } as object) : null,
+    requestObject,
     encryptionKeyCipher: encryptionKey
       ? deps.secretBox.seal(JSON.stringify(encryptionKey), encryptionKeySealContext(id))
       : null,

@@ -27,6 +27,7 @@ function session(state: string, overrides: Partial<VerificationSessionRow> = {})
     invocation: "openid",
     transactionData: null,
     dcApi: null,
+    requestObject: null,
     encryptionKeyCipher: null,
     responseCodeHash: null,
     resultCipher: null,

@@ -10,7 +10,7 @@ import {
 } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { TPolicyRules } from "../verification-policies";
-import type { VerifierIdentity } from "./verifier-identity";
+import { requestObjectSigner, type VerifierIdentity } from "./verifier-identity";
 
 /** What a Digital Credentials API session keeps (`VerificationSession.dcApi`). */
 export interface DcApiSession {
@@ -106,6 +106,6 @@ export function buildDcApiRequestFor(input: {
           }
         : {}),
     },
-    { privateKey: input.identity.privateKey, x5c: input.identity.x5c },
+    requestObjectSigner(input.identity, input.clientId),
   );
 }

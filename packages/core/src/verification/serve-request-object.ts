@@ -11,11 +11,13 @@ import type { AppDeps } from "../shared/context";
 import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
 import { dcqlQueryFor } from "./policy-query";
+import { requestIsByValue } from "./request-by-value";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { verificationRepository } from "./verification-repository";
 import { openEncryptionKey, responseUriOf } from "./verification-session-dto";
-import { getVerifierIdentity, identityServesClientId } from "./verifier-identity";
+import { getVerifierIdentity, identityServesClientId, requestObjectSigner } from "./verifier-identity";
+import { verifierInfoOf } from "./verifier-info";
 
 /**
  * The request_uri endpoint (OpenID4VP §5.10): the signed request object of a pending session, built
@@ -56,6 +58,12 @@ export async function serveRequestObject(
       status: 404,
     });
   }
+  if (requestIsByValue(row)) {
+    // redirect_uri (OpenID4VP §5.9.3): the unsigned request is all in the authorization request link.
+    throw new VpError("invalid_request", "this request is passed by value in the authorization request", {
+      status: 404,
+    });
+  }
   const scope = scopeOfRow(row);
   await assertVerifierTenantActive(deps, scope.tenantId);
   const identity = await getVerifierIdentity(deps, scope);
@@ -89,17 +97,5 @@ export async function serveRequestObject(
     iat,
     exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });
-  return signRequestObject(payload, { privateKey: identity.privateKey, x5c: identity.x5c });
-}
-
-/** The policy's `verifierInfo`, as the request object's `verifier_info` (rules stored before it: none). */
-function verifierInfoOf(rules: TPolicyRules) {
-  if (!rules.verifierInfo?.length) return {};
-  return {
-    verifierInfo: rules.verifierInfo.map(({ format, data, credentialIds }) => ({
-      format,
-      data,
-      ...(credentialIds ? { credential_ids: credentialIds } : {}),
-    })),
-  };
+  return signRequestObject(payload, requestObjectSigner(identity, row.clientId));
 }

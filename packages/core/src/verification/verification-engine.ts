@@ -3,6 +3,8 @@ import {
   type CredentialVerification,
   createSdJwtVcCredentialVerifier,
   type DcqlQuery,
+  typeMetadataViolations,
+  type VerifiedSdJwtVc,
   type VerifyCredentialFn,
   verifyVpToken,
 } from "@cred/oid4vc";
@@ -18,6 +20,7 @@ import {
   transactionDataProblem,
 } from "./transaction-data";
 import { typeAncestors } from "./type-ancestors";
+import { typeClaimRules } from "./type-claim-rules";
 
 /** The session facts a presentation is judged against. */
 export interface EngineSession {
@@ -82,6 +85,9 @@ export async function runVerificationEngine(
       policyChecks: async (verified) => {
         const resolved = issuer!;
         const checks: Record<string, Outcome> = { issuerTrusted: "passed" };
+        const typeRules = await typeRulesCheck(deps, resolved, verified, credential.acceptExtendedTypes);
+        if (!typeRules.ok) return { ok: false, reasons: [typeRules.reason] };
+        checks.typeMetadata = typeRules.outcome;
         const transaction = authorisedByPresentation(
           transactionData,
           credential.id,
@@ -190,4 +196,49 @@ export function walletErrorResult(
     reasons: [{ code: error, message: description ?? `the wallet answered ${error}` }],
     credentials: [],
   };
+}
+
+/**
+ * The presented credential against its type's claim rules (SD-JWT VC §7.8.2 `sd`, `mandatory`), where
+ * the verifier has them (`typeClaimRules`): a claim presented in the clear that must be selectively
+ * disclosable, one disclosed that must never be, or a mandatory non-disclosable claim missing →
+ * `type_metadata_violation`; a fetched document not matching `vct#integrity` →
+ * `type_metadata_integrity_mismatch`. Skipped where there are no rules.
+ */
+async function typeRulesCheck(
+  deps: AppDeps,
+  issuer: ResolvedIssuerKey,
+  verified: VerifiedSdJwtVc,
+  readTypeMetadata: boolean,
+): Promise<{ ok: true; outcome: Outcome } | { ok: false; reason: { code: string; message: string } }> {
+  const { vct, "vct#integrity": integrity } = verified.payload;
+  if (typeof vct !== "string") return { ok: true, outcome: "skipped" };
+  const found = await typeClaimRules(
+    deps,
+    issuer.source,
+    vct,
+    typeof integrity === "string" ? integrity : undefined,
+    readTypeMetadata,
+  );
+  if (found.kind === "integrity_mismatch") {
+    return {
+      ok: false,
+      reason: {
+        code: "type_metadata_integrity_mismatch",
+        message: `the Type Metadata at ${vct} does not match the credential's vct#integrity`,
+      },
+    };
+  }
+  if (found.kind === "none") return { ok: true, outcome: "skipped" };
+  const violations = typeMetadataViolations(found.rules, verified);
+  if (violations.length > 0) {
+    return {
+      ok: false,
+      reason: {
+        code: "type_metadata_violation",
+        message: `the credential breaks its Type Metadata: ${violations.join("; ")}`,
+      },
+    };
+  }
+  return { ok: true, outcome: "passed" };
 }

@@ -59,14 +59,15 @@ export const verificationRepository = {
       `WITH created AS (
          INSERT INTO "VerificationSession" ("id", "tenantId", "environment", "policyId", "policyIdentifier",
            "purpose", "status", "rules", "state", "nonce", "clientId", "responseMode", "encryptionKeyCipher",
-           "expiresAt", "createdAt", "updatedAt", "invocation", "transactionData", "dcApi")
+           "expiresAt", "createdAt", "updatedAt", "invocation", "transactionData", "dcApi",
+           "requestObject")
          VALUES (${p.add(row.id)}, ${p.add(row.tenantId)}, ${p.add(row.environment)}, ${p.add(row.policyId)},
            ${p.add(row.policyIdentifier)}, ${p.add(row.purpose)}, ${p.add(row.status)}, ${p.add(JSON.stringify(row.rules))}::jsonb,
            ${p.add(row.state)}, ${p.add(row.nonce)}, ${p.add(row.clientId)}, ${p.add(row.responseMode)},
            ${p.add(row.encryptionKeyCipher)}, ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3),
            ${p.add(row.updatedAt)}::timestamp(3), ${p.add(row.invocation)},
            ${p.add(row.transactionData === null ? null : JSON.stringify(row.transactionData))}::jsonb,
-           ${p.add(row.dcApi === null ? null : JSON.stringify(row.dcApi))}::jsonb)
+           ${p.add(row.dcApi === null ? null : JSON.stringify(row.dcApi))}::jsonb, ${p.add(row.requestObject)})
          RETURNING "id")
        INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
        SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM created

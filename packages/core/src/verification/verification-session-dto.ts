@@ -5,8 +5,9 @@ import type {
   VerificationSessionStatus,
 } from "@cred/contracts/verification-sessions";
 import { authorizationRequestLink, type Jwk, type ResponseMode } from "@cred/oid4vc";
-import type { CoreConfig } from "../shared/context";
+import type { AppDeps, CoreConfig } from "../shared/context";
 import type { SecretBox } from "../shared/secret-box";
+import { byValueRequestLink, requestIsByValue, signedRequestLink } from "./request-by-value";
 import { decodeTransactionData } from "./transaction-data";
 import type { VerificationSessionRow } from "./verification-repository";
 
@@ -40,25 +41,28 @@ export function sealResult(secretBox: SecretBox, sessionId: string, result: TVer
 }
 
 export function toVerificationSessionDto(
-  deps: { config: Pick<CoreConfig, "publicBaseUrl">; secretBox: SecretBox },
+  deps: { config: Pick<CoreConfig, "publicBaseUrl">; secretBox: SecretBox } & Pick<AppDeps, "caches">,
   row: VerificationSessionRow,
   options: { withholdResult?: boolean } = {},
 ): TVerificationSession {
   const requestUri = requestUriOf(deps.config, row.state);
+  const scheme =
+    INVOCATION_SCHEMES.presentation[row.invocation as Invocation] ?? INVOCATION_SCHEMES.presentation.openid;
   const dto: TVerificationSession = {
     id: row.id,
     status: row.status as VerificationSessionStatus,
     policy: row.policyIdentifier,
     purpose: row.purpose,
-    authorizationRequestUri: authorizationRequestLink({
-      clientId: row.clientId,
-      requestUri,
-      requestUriMethod: "post",
-      responseMode: row.responseMode as ResponseMode,
-      scheme:
-        INVOCATION_SCHEMES.presentation[row.invocation as Invocation] ??
-        INVOCATION_SCHEMES.presentation.openid,
-    }),
+    authorizationRequestUri: requestIsByValue(row)
+      ? byValueRequestLink(deps, row, responseUriOf(deps.config, row.state), scheme)
+      : (signedRequestLink(row, scheme) ??
+        authorizationRequestLink({
+          clientId: row.clientId,
+          requestUri,
+          requestUriMethod: "post",
+          responseMode: row.responseMode as ResponseMode,
+          scheme,
+        })),
     requestUri,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),

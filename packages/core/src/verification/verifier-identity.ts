@@ -2,11 +2,15 @@ import type { KeyObject } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 import { isUniqueViolation } from "@cred/db";
 import {
+  DECENTRALIZED_IDENTIFIER_PREFIX,
+  didJwkOf,
+  didJwkVerificationMethod,
   generateVerifierCertificate,
   isDnsName,
   organisationIdentifiersOf,
   parseVerifierCertificate,
   type RegisteredCredential,
+  type RequestObjectSigner,
 } from "@cred/oid4vc";
 import { cacheSpec } from "../shared/caches";
 import type { AppDeps, CoreConfig } from "../shared/context";
@@ -15,7 +19,7 @@ import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { verificationRepository } from "./verification-repository";
 
-export type ClientIdPrefix = "x509_hash" | "x509_san_dns";
+export type ClientIdPrefix = "x509_hash" | "x509_san_dns" | "decentralized_identifier";
 
 /** The verifier as wallets see it: signing key, `x5c` chain and the client ids it can use. */
 export interface VerifierIdentity {
@@ -25,8 +29,10 @@ export interface VerifierIdentity {
   privateKey: KeyObject;
   /** Every dNSName SAN of the leaf (lower case). */
   dnsNames: string[];
+  /** The `did:jwk` of the same key: the verifier's DID for `decentralized_identifier` (§5.9.3). */
+  did: string;
   /** `x509_san_dns` is the leaf's first dNSName; use `clientIdFor` to pick the one wallets accept. */
-  clientIds: { x509_hash: string; x509_san_dns: string };
+  clientIds: { x509_hash: string; x509_san_dns: string; decentralized_identifier: string };
   /** The leaf subject's organizationIdentifier values (an access certificate, ETSI TS 119 411-8). */
   organisationIdentifiers: string[];
   /** The registration certificate (WRPRC) of this tenant + environment, if one was uploaded. */
@@ -116,12 +122,19 @@ async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity
   );
   const privateJwk = JSON.parse(deps.secretBox.open(row.privateKeyCipher, verifierKeySealContext(scope)));
   const parsed = parseVerifierCertificate({ certificateChainPem: row.chainPem, privateKey: privateJwk });
+  const { d: _private, ...publicKey } = privateJwk;
+  const did = didJwkOf(publicKey);
   return {
     certificateId: row.id,
     x5c: parsed.x5c,
     privateKey: createPrivateKey({ key: privateJwk, format: "jwk" }),
     dnsNames: parsed.dnsNames,
-    clientIds: { x509_hash: parsed.clientIds.x509Hash, x509_san_dns: parsed.clientIds.x509SanDns },
+    did,
+    clientIds: {
+      x509_hash: parsed.clientIds.x509Hash,
+      x509_san_dns: parsed.clientIds.x509SanDns,
+      decentralized_identifier: `${DECENTRALIZED_IDENTIFIER_PREFIX}${did}`,
+    },
     organisationIdentifiers: organisationIdentifiersOf(Buffer.from(parsed.x5c[0]!, "base64")),
     registration: registration
       ? {
@@ -164,6 +177,7 @@ export function clientIdFor(
   config: Pick<CoreConfig, "publicBaseUrl">,
 ): string {
   if (prefix === "x509_hash") return identity.clientIds.x509_hash;
+  if (prefix === "decentralized_identifier") return identity.clientIds.decentralized_identifier;
   const host = verifierDnsName(config.publicBaseUrl);
   if (host === null) {
     const ip = publicHost(config.publicBaseUrl);
@@ -205,10 +219,25 @@ export function identityServesClientId(
   config: Pick<CoreConfig, "publicBaseUrl">,
 ): boolean {
   if (clientId.startsWith("x509_hash:")) return clientId === identity.clientIds.x509_hash;
+  if (clientId.startsWith(DECENTRALIZED_IDENTIFIER_PREFIX)) {
+    return clientId === identity.clientIds.decentralized_identifier;
+  }
   if (clientId.startsWith("x509_san_dns:")) {
     const dns = clientId.slice("x509_san_dns:".length);
     const host = verifierDnsName(config.publicBaseUrl);
     return host !== null && dns === host && identity.dnsNames.includes(dns);
   }
   return false;
+}
+
+/**
+ * How a session's request object is signed: with `kid` = the DID's verification method for a
+ * `decentralized_identifier` client_id (OpenID4VP §5.9.3: "the kid header … MUST reference the
+ * verification method"), with the `x5c` chain otherwise.
+ */
+export function requestObjectSigner(identity: VerifierIdentity, clientId: string): RequestObjectSigner {
+  if (clientId.startsWith(DECENTRALIZED_IDENTIFIER_PREFIX)) {
+    return { privateKey: identity.privateKey, kid: didJwkVerificationMethod(identity.did) };
+  }
+  return { privateKey: identity.privateKey, x5c: identity.x5c };
 }

@@ -7,6 +7,7 @@ export * from "./issuer-certificate";
 export * from "./key-binding";
 export * from "./pack-claims";
 export * from "./type-metadata";
+export * from "./type-metadata-rules";
 export * from "./unpack-claims";
 export * from "./verification-reasons";
 export * from "./verify-sd-jwt-vc";

@@ -8,6 +8,7 @@ import { URL_SAFE_VALUE } from "./random";
 import {
   encryptionJwks,
   InvalidAuthorizationRequestError,
+  type RequestObjectSigner,
   SELF_ISSUED_AUDIENCE,
   signRequestObject,
   type VerifierClientMetadata,
@@ -139,7 +140,7 @@ export type DcApiRequest =
  */
 export async function createDcApiRequest(
   input: BuildDcApiRequestInput,
-  signer?: { privateKey: KeyInput; x5c: readonly string[] },
+  signer?: RequestObjectSigner,
 ): Promise<DcApiRequest> {
   const payload = buildDcApiRequest(input);
   if (!input.signed) return { protocol: DC_API_PROTOCOL_UNSIGNED, data: payload };

@@ -7,12 +7,14 @@ export * from "./client-id";
 export * from "./dc-api";
 export * from "./dc-api-test-wallet";
 export * from "./dcql";
+export * from "./did-jwk";
 export * from "./errors";
 export * from "./match-presentations";
 export * from "./random";
 export * from "./reasons";
 export * from "./registration-certificate";
 export * from "./relying-party-test-authorities";
+export * from "./request-by-value";
 export {
   type AuthorizationRequestPayload,
   authorizationRequestLink,
@@ -23,6 +25,7 @@ export {
   parseRequestUriPostBody,
   REQUEST_OBJECT_CONTENT_TYPE,
   REQUEST_OBJECT_TYP,
+  type RequestObjectSigner,
   type ResponseEncValue,
   type ResponseMode,
   SD_JWT_VC_VP_FORMATS,

@@ -133,13 +133,30 @@ export function buildAuthorizationRequest(
 }
 
 /**
- * Signs a Request Object: JWS compact, header `{ alg: "ES256", typ: "oauth-authz-req+jwt", x5c }`.
- * `x5c` is the verifier chain without the trust anchor, leaf first. The private key import is cached.
+ * Who signs a request object and how wallets find the key: an `x5c` chain (the x509 prefixes), or a
+ * `kid` naming a verification method of the verifier's DID (`decentralized_identifier`, §5.9.3).
+ */
+export type RequestObjectSigner =
+  | { privateKey: KeyInput; x5c: readonly string[] }
+  | { privateKey: KeyInput; kid: string };
+
+/**
+ * Signs a Request Object: JWS compact, header `{ alg: "ES256", typ: "oauth-authz-req+jwt", x5c }`
+ * (`x5c` the verifier chain without the trust anchor, leaf first) or `{ …, kid }` (a DID URL). The
+ * private key import is cached.
  */
 export async function signRequestObject(
   payload: AuthorizationRequestPayload | Record<string, unknown>,
-  options: { privateKey: KeyInput; x5c: readonly string[] },
+  options: RequestObjectSigner,
 ): Promise<string> {
+  if ("kid" in options) {
+    if (!options.kid) throw new InvalidAuthorizationRequestError("kid must name the signing key");
+    return signEs256Jwt(
+      { alg: "ES256", typ: REQUEST_OBJECT_TYP, kid: options.kid },
+      payload,
+      toPrivateKey(options.privateKey),
+    );
+  }
   if (options.x5c.length === 0) throw new InvalidAuthorizationRequestError("x5c must hold at least the leaf");
   return signEs256Jwt(
     { alg: "ES256", typ: REQUEST_OBJECT_TYP, x5c: [...options.x5c] },

@@ -3117,12 +3117,12 @@ export interface components {
              */
             sessionLifetimeSeconds: number;
             /**
-             * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).
+             * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch), both with a signed request object; or `redirect_uri` (OpenID4VP §5.9.3, the low-assurance option for a verifier without a certificate: the client_id is the session's response URI and the unsigned request travels by value in `authorizationRequestUri`; `responseMode: direct_post` only, and no signed Digital Credentials API requests); or `decentralized_identifier` (§5.9.3: the client_id is the `did:jwk` of the verifier certificate's key, and request objects carry `kid` = its verification method instead of `x5c`).
              * @default x509_hash
              * @example x509_hash
              * @enum {string}
              */
-            clientIdPrefix: "x509_hash" | "x509_san_dns";
+            clientIdPrefix: "x509_hash" | "x509_san_dns" | "redirect_uri" | "decentralized_identifier";
             /**
              * @description https URL the wallet returns the user to in same-device flows; null for none.
              * @default null
@@ -7925,12 +7925,12 @@ export interface operations {
                      */
                     sessionLifetimeSeconds?: number;
                     /**
-                     * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).
+                     * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch), both with a signed request object; or `redirect_uri` (OpenID4VP §5.9.3, the low-assurance option for a verifier without a certificate: the client_id is the session's response URI and the unsigned request travels by value in `authorizationRequestUri`; `responseMode: direct_post` only, and no signed Digital Credentials API requests); or `decentralized_identifier` (§5.9.3: the client_id is the `did:jwk` of the verifier certificate's key, and request objects carry `kid` = its verification method instead of `x5c`).
                      * @default x509_hash
                      * @example x509_hash
                      * @enum {string}
                      */
-                    clientIdPrefix?: "x509_hash" | "x509_san_dns";
+                    clientIdPrefix?: "x509_hash" | "x509_san_dns" | "redirect_uri" | "decentralized_identifier";
                     /**
                      * @description https URL the wallet returns the user to in same-device flows; null for none.
                      * @default null
@@ -8361,12 +8361,12 @@ export interface operations {
                      */
                     sessionLifetimeSeconds?: number;
                     /**
-                     * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch).
+                     * @description Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch), both with a signed request object; or `redirect_uri` (OpenID4VP §5.9.3, the low-assurance option for a verifier without a certificate: the client_id is the session's response URI and the unsigned request travels by value in `authorizationRequestUri`; `responseMode: direct_post` only, and no signed Digital Credentials API requests); or `decentralized_identifier` (§5.9.3: the client_id is the `did:jwk` of the verifier certificate's key, and request objects carry `kid` = its verification method instead of `x5c`).
                      * @default x509_hash
                      * @example x509_hash
                      * @enum {string}
                      */
-                    clientIdPrefix?: "x509_hash" | "x509_san_dns";
+                    clientIdPrefix?: "x509_hash" | "x509_san_dns" | "redirect_uri" | "decentralized_identifier";
                     /**
                      * @description https URL the wallet returns the user to in same-device flows; null for none.
                      * @default null
@@ -8705,6 +8705,11 @@ export interface operations {
                     /** @description What the holder is asked to authorise with the presentation (OpenID4VP §5.1 `transaction_data`, e.g. a payment): each item is sent to the wallet as given, and the wallet must return its SHA-256 hash in the key binding JWT of a credential it names (Appendix B.3.3), or the session is rejected (`transaction_data_not_authorized`). Only wallets that support transaction data can answer such a request. */
                     transactionData?: components["schemas"]["TransactionData"][];
                     dcApi?: components["schemas"]["CreateVerificationDcApiOptions"];
+                    /**
+                     * @description Put the signed request object itself in `authorizationRequestUri` (`request=`, OpenID4VP §5 / RFC 9101) instead of a `request_uri` the wallet fetches: for short-lived same-device links, where the wallet needs no second round trip. The link is longer (several kB: too long for most QR codes), carries no `wallet_nonce` and names no wallet audience. Not with `dcApi` (400), nor for policies whose `clientIdPrefix` is `redirect_uri` (their requests are always by value, unsigned).
+                     * @example false
+                     */
+                    requestByValue?: boolean;
                 };
             };
         };

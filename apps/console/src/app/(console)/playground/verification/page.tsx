@@ -1,6 +1,5 @@
 "use client";
 import type { Invocation } from "@cred/contracts/invocation";
-import { ZCreateVerificationRequest } from "@cred/contracts/verification-sessions";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ChoiceField, SubmitButton } from "../../../../components/form-fields";
@@ -12,6 +11,14 @@ import { pollWhilePending } from "../../../../lib/polling";
 import { useRefresh } from "../../../../lib/refresh";
 import { useAllResourceItems } from "../../../../lib/resource-lists";
 import { useTRPC } from "../../../../lib/trpc";
+import { type PlaygroundDelivery, playgroundRequest } from "../../../../lib/verification-playground-request";
+
+const DELIVERIES: { value: PlaygroundDelivery; label: string }[] = [
+  { value: "link", label: "Wallet link / QR code (request_uri)" },
+  { value: "link-by-value", label: "Same-device wallet link, request by value (request=)" },
+  { value: "dc-api-signed", label: "Digital Credentials API, signed request (openid4vp-v1-signed)" },
+  { value: "dc-api-unsigned", label: "Digital Credentials API, unsigned request (openid4vp-v1-unsigned)" },
+];
 
 function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
@@ -27,6 +34,9 @@ export default function VerificationPlaygroundPage() {
   const [invocation, setInvocation] = useState<Invocation>("openid");
   const [transactionData, setTransactionData] = useState("");
   const [transactionDataIssue, setTransactionDataIssue] = useState<string | null>(null);
+  const [delivery, setDelivery] = useState<PlaygroundDelivery>("link");
+  const [origins, setOrigins] = useState("");
+  const dcApi = delivery === "dc-api-signed" || delivery === "dc-api-unsigned";
   const create = useMutation(trpc.verifications.create.mutationOptions({ onSuccess: refreshDashboard }));
   const created = create.data?.data;
   const session = useQuery({
@@ -45,23 +55,14 @@ export default function VerificationPlaygroundPage() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    let items: unknown;
-    try {
-      items = transactionData.trim() ? JSON.parse(transactionData) : undefined;
-    } catch (error) {
-      setTransactionDataIssue(`Transaction data is not JSON: ${(error as Error).message}`);
-      return;
-    }
     // The API's own schema, so the form refuses exactly what the API would (the policy's ids it checks itself).
-    const parsed = ZCreateVerificationRequest.safeParse({ policy, invocation, transactionData: items });
-    if (!parsed.success) {
-      setTransactionDataIssue(
-        parsed.error.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; "),
-      );
+    const built = playgroundRequest({ policy, invocation, transactionData, delivery, origins });
+    if (built.issue !== undefined) {
+      setTransactionDataIssue(built.issue);
       return;
     }
     setTransactionDataIssue(null);
-    create.mutate(parsed.data);
+    create.mutate(built.request);
   };
 
   return (
@@ -90,7 +91,26 @@ export default function VerificationPlaygroundPage() {
                 label: `${p.displayName} (${p.identifier})`,
               }))}
             />
-            <InvocationField protocol="presentation" value={invocation} onChange={setInvocation} />
+            <ChoiceField
+              label="Delivery"
+              value={delivery}
+              onChange={(value) => setDelivery(value as PlaygroundDelivery)}
+              choices={DELIVERIES}
+            />
+            {dcApi ? (
+              <label>
+                Expected origins: the pages that call navigator.credentials.get, one per line (response mode
+                dc_api.jwt, or dc_api for a policy answered by direct_post)
+                <textarea
+                  rows={2}
+                  value={origins}
+                  placeholder="https://shop.example.com"
+                  onChange={(e) => setOrigins(e.target.value)}
+                />
+              </label>
+            ) : (
+              <InvocationField protocol="presentation" value={invocation} onChange={setInvocation} />
+            )}
             <label>
               Transaction data (optional): a JSON array of{" "}
               <code>{'{ "type", "credentialIds", "fields" }'}</code> items the holder authorises with the
@@ -122,8 +142,14 @@ export default function VerificationPlaygroundPage() {
             <p aria-live="polite">
               Status <Badge value={current.status} testId="verification-status" />
             </p>
-            {current.status === "pending" && (
+            {current.status === "pending" && !created.dcApiRequest && (
               <QrCode value={created.authorizationRequestUri} label="QR code of the presentation request" />
+            )}
+            {current.status === "pending" && created.dcApiRequest && (
+              <details open>
+                <summary>Digital Credentials API request (pass it to navigator.credentials.get)</summary>
+                <pre data-testid="dc-api-request">{JSON.stringify(created.dcApiRequest, null, 2)}</pre>
+              </details>
             )}
             <dl className="facts">
               <dt>Session id</dt>

@@ -1,0 +1,128 @@
+// The `decentralized_identifier` client identifier prefix (OpenID4VP 1.0 §5.9.3) with did:jwk: the
+// client_id is the DID of the verifier key, the request object is signed with `kid` = its verification
+// method (no `x5c`). A third-party wallet (oid4vc-ts) resolves the DID, accepts the request and its
+// answer verifies the session.
+import { presentSdJwtVc } from "@cred/oid4vc";
+import { setGlobalConfig } from "@openid4vc/oauth2";
+import { type CryptoKey, decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, startTestServer, type TestServer } from "./harness";
+import { oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { redeemOffer } from "./wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let credential: string;
+let holderKey: CryptoKey;
+const wallet = oid4vpTsWallet();
+
+const policyBody = (identifier: string, rules: Record<string, unknown>) => ({
+  identifier,
+  displayName: "DID verifier",
+  credentials: [
+    {
+      id: "employee",
+      credentialTypes: [issuer.credentialType],
+      trustedIssuers: [{ issuerId: issuer.issuerId }],
+      requiredClaims: [["given_name"], ["family_name"]],
+      optionalClaims: [],
+    },
+  ],
+  ...rules,
+});
+
+beforeAll(async () => {
+  setGlobalConfig({ allowInsecureUrls: true });
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  const tx = await call(t, "POST", "/v1.0/issuance-transactions", {
+    key: t.adminKey,
+    body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims: VALID_CLAIMS },
+  });
+  const flow = await redeemOffer(tx.body.data.credentialOffer);
+  credential = flow.credentialRes.body.credentials[0].credential;
+  holderKey = flow.keys[0]!.privateKey;
+  const created = await call(t, "POST", "/management/verification-policies", {
+    key: t.adminKey,
+    body: policyBody("did-jwk", { clientIdPrefix: "decentralized_identifier", dcApi: "signed_or_unsigned" }),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+});
+afterAll(() => t?.close());
+
+const start = (body: Record<string, unknown> = {}) =>
+  call(t, "POST", "/v1.0/verifications", { key: t.adminKey, body: { policy: "did-jwk", ...body } });
+
+describe("clientIdPrefix decentralized_identifier (did:jwk)", () => {
+  it("oid4vc-ts resolves the DID-signed request (direct_post.jwt) and its answer verifies the session", async () => {
+    const created = await start();
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const session = created.body.data;
+    const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+    expect(clientId).toMatch(/^decentralized_identifier:did:jwk:[A-Za-z0-9_-]+$/);
+
+    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
+      authorizationRequest: session.authorizationRequestUri,
+    });
+    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: parsed.params as never,
+    });
+    expect(resolved.client.prefix).toBe("decentralized_identifier");
+    expect((resolved.client as { didUrl?: string }).didUrl).toBe(
+      `${clientId.split(":").slice(1).join(":")}#0`,
+    );
+    const request = resolved.authorizationRequestPayload as Record<string, any>;
+    expect(request.client_id).toBe(clientId);
+
+    const presentation = await presentSdJwtVc(credential, {
+      disclose: [["given_name"], ["family_name"]],
+      kb: { privateKey: holderKey, aud: clientId, nonce: request.nonce, iat: Math.floor(Date.now() / 1000) },
+    });
+    const response = await wallet.createOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: request as never,
+      authorizationResponsePayload: { vp_token: { employee: [presentation] } } as never,
+      jarm: {
+        encryption: { nonce: request.nonce },
+        serverMetadata: {
+          authorization_encryption_alg_values_supported: ["ECDH-ES"],
+          authorization_encryption_enc_values_supported: ["A128GCM", "A256GCM"],
+        } as never,
+      },
+    });
+    const submitted = await wallet.submitOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: request as never,
+      authorizationResponsePayload: response.authorizationResponsePayload,
+      jarm: { responseJwt: response.jarm!.responseJwt },
+    } as never);
+    expect(submitted.response.status).toBe(200);
+    const read = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key: t.adminKey });
+    expect(read.body.data.status).toBe("verified");
+  });
+
+  it("the request object names the DID's verification method in kid and carries no x5c", async () => {
+    const session = (await start()).body.data;
+    const jws = await (await fetch(session.requestUri)).text();
+    const header = decodeProtectedHeader(jws);
+    const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
+    expect(header.kid).toBe(`${clientId.slice("decentralized_identifier:".length)}#0`);
+    expect(header.x5c).toBeUndefined();
+  });
+
+  it("a signed Digital Credentials API request is signed by the DID too", async () => {
+    const created = await start({ dcApi: { origins: ["https://shop.example.com"], signed: true } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const header = decodeProtectedHeader(created.body.data.dcApiRequest.data.request);
+    expect(header.kid).toMatch(/^did:jwk:[A-Za-z0-9_-]+#0$/);
+    expect(header.x5c).toBeUndefined();
+  });
+
+  it("400 for a client identifier prefix the platform does not offer (did:web)", async () => {
+    const refused = await call(t, "POST", "/management/verification-policies", {
+      key: t.adminKey,
+      body: policyBody("did-web", { clientIdPrefix: "did_web" }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("ValidationFailed");
+  });
+});

@@ -1,0 +1,147 @@
+// Verifications_Create `requestByValue`: the signed request object travels in the link (`request=`,
+// RFC 9101 §5.1) instead of a request_uri, for short-lived same-device links. A third-party wallet
+// (oid4vc-ts) verifies it and its answer verifies the session.
+import { presentSdJwtVc } from "@cred/oid4vc";
+import { setGlobalConfig } from "@openid4vc/oauth2";
+import { type CryptoKey, decodeJwt, decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { call, startTestServer, type TestServer } from "./harness";
+import { oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { redeemOffer } from "./wallet-client";
+
+let t: TestServer;
+let issuer: ActiveIssuer;
+let credential: string;
+let holderKey: CryptoKey;
+const wallet = oid4vpTsWallet();
+
+async function createPolicy(identifier: string, rules: Record<string, unknown>) {
+  const created = await call(t, "POST", "/management/verification-policies", {
+    key: t.adminKey,
+    body: {
+      identifier,
+      displayName: "By value",
+      credentials: [
+        {
+          id: "employee",
+          credentialTypes: [issuer.credentialType],
+          trustedIssuers: [{ issuerId: issuer.issuerId }],
+          requiredClaims: [["given_name"], ["family_name"]],
+          optionalClaims: [],
+        },
+      ],
+      ...rules,
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+}
+
+beforeAll(async () => {
+  setGlobalConfig({ allowInsecureUrls: true });
+  t = await startTestServer();
+  issuer = await activeIssuer(t, t.adminKey);
+  const tx = await call(t, "POST", "/v1.0/issuance-transactions", {
+    key: t.adminKey,
+    body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims: VALID_CLAIMS },
+  });
+  const flow = await redeemOffer(tx.body.data.credentialOffer);
+  credential = flow.credentialRes.body.credentials[0].credential;
+  holderKey = flow.keys[0]!.privateKey;
+  await createPolicy("by-value", { dcApi: "signed_or_unsigned" });
+  await createPolicy("by-value-did", { clientIdPrefix: "decentralized_identifier" });
+  await createPolicy("by-value-redirect", { clientIdPrefix: "redirect_uri", responseMode: "direct_post" });
+});
+afterAll(() => t?.close());
+
+const start = (policy: string, body: Record<string, unknown> = {}) =>
+  call(t, "POST", "/v1.0/verifications", { key: t.adminKey, body: { policy, ...body } });
+
+describe("Verifications_Create requestByValue", () => {
+  it("oid4vc-ts verifies the request object in the link (direct_post.jwt) and its answer verifies the session", async () => {
+    const created = await start("by-value", { requestByValue: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const session = created.body.data;
+    const link = new URL(session.authorizationRequestUri);
+    expect(link.searchParams.has("request_uri")).toBe(false);
+    const jws = link.searchParams.get("request")!;
+    expect(decodeProtectedHeader(jws).x5c).toBeDefined();
+    expect(decodeJwt(jws)).not.toHaveProperty("wallet_nonce");
+
+    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
+      authorizationRequest: session.authorizationRequestUri,
+    });
+    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: parsed.params as never,
+    });
+    expect(resolved.client.prefix).toBe("x509_hash");
+    const request = resolved.authorizationRequestPayload as Record<string, any>;
+    const presentation = await presentSdJwtVc(credential, {
+      disclose: [["given_name"], ["family_name"]],
+      kb: {
+        privateKey: holderKey,
+        aud: request.client_id,
+        nonce: request.nonce,
+        iat: Math.floor(Date.now() / 1000),
+      },
+    });
+    const response = await wallet.createOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: request as never,
+      authorizationResponsePayload: { vp_token: { employee: [presentation] } } as never,
+      jarm: {
+        encryption: { nonce: request.nonce },
+        serverMetadata: {
+          authorization_encryption_alg_values_supported: ["ECDH-ES"],
+          authorization_encryption_enc_values_supported: ["A128GCM", "A256GCM"],
+        } as never,
+      },
+    });
+    const submitted = await wallet.submitOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: request as never,
+      authorizationResponsePayload: response.authorizationResponsePayload,
+      jarm: { responseJwt: response.jarm!.responseJwt },
+    } as never);
+    expect(submitted.response.status).toBe(200);
+    const read = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key: t.adminKey });
+    expect(read.body.data.status).toBe("verified");
+    // Decided: the link falls back to the request_uri form (whose endpoint answers 404 now).
+    expect(new URL(read.body.data.authorizationRequestUri).searchParams.has("request")).toBe(false);
+  });
+
+  it("the link read back while pending is the same; without the option the link has a request_uri", async () => {
+    const created = (await start("by-value", { requestByValue: true })).body.data;
+    const read = await call(t, "GET", `/v1.0/verification-sessions/${created.id}`, { key: t.adminKey });
+    expect(read.body.data.authorizationRequestUri).toBe(created.authorizationRequestUri);
+    const plain = (await start("by-value")).body.data;
+    const link = new URL(plain.authorizationRequestUri);
+    expect(link.searchParams.has("request")).toBe(false);
+    expect(link.searchParams.get("request_uri")).toBe(plain.requestUri);
+  });
+
+  it("a decentralized_identifier policy's request by value is signed by its DID", async () => {
+    const created = await start("by-value-did", { requestByValue: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
+      authorizationRequest: created.body.data.authorizationRequestUri,
+    });
+    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: parsed.params as never,
+    });
+    expect(resolved.client.prefix).toBe("decentralized_identifier");
+  });
+
+  it("400 with dcApi, for a redirect_uri policy, and for a value that is not a boolean", async () => {
+    const dc = await start("by-value", {
+      requestByValue: true,
+      dcApi: { origins: ["https://shop.example.com"], signed: true },
+    });
+    expect(dc.status).toBe(400);
+    expect(dc.body.error.details[0].code).toBe("RequestByValueNotApplicable");
+    const redirect = await start("by-value-redirect", { requestByValue: true });
+    expect(redirect.status).toBe(400);
+    expect(redirect.body.error.details[0].code).toBe("RequestByValueNotApplicable");
+    const malformed = await start("by-value", { requestByValue: "yes" });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe("ValidationFailed");
+  });
+});

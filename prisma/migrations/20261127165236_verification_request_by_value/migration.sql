@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "VerificationSession" ADD COLUMN     "requestObject" TEXT;
