@@ -72,6 +72,12 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const trustSourceRefreshes = new Counter({
+    name: "cred_trust_source_refreshes_total",
+    help: "Trust source (trusted list) refreshes by outcome, and for failures the reason code (BadSignature, UnknownSigner, ListExpired, FetchFailed, ...).",
+    labelNames: ["outcome", "reason"] as const,
+    registers,
+  });
   const credentialStatusChanges = new Counter({
     name: "cred_credential_status_changes_total",
     help: "Credentials (each copy of a batch) revoked, suspended or reinstated.",
@@ -182,6 +188,8 @@ export function createServerMetrics(): ServerMetrics {
       issuanceCompleted: () => issuanceCompleted.inc(),
       verificationCompleted: (outcome) => verificationsCompleted.inc({ outcome }),
       credentialStatusChanged: (action) => credentialStatusChanges.inc({ action }),
+      trustSourceRefreshed: (outcome, code) =>
+        trustSourceRefreshes.inc({ outcome, reason: outcome === "failed" ? (code ?? "other") : "none" }),
       webhookAttempt(seconds, result) {
         webhookAttemptDuration.observe({ result }, seconds);
         if (result !== "success") webhookFailures.inc({ reason: result });

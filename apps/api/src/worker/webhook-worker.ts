@@ -8,7 +8,9 @@ import {
   deliverWebhook,
   dispatchOutboxEvents,
   maintainAuditTrail,
+  noDomainMetrics,
   onOutboxWrite,
+  refreshDueTrustSources,
   sweepExpired,
 } from "@cred/core";
 import { traceAttempt } from "../tracing/webhook-attempt-span";
@@ -55,7 +57,8 @@ const FRUITLESS_NUDGED_ROUNDS = 40;
 const NUDGES_MUTED_MS = 10_000;
 
 /** `keyCustody`: the sweeper destroys HSM request encryption keys whose overlap ended. */
-export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches" | "keyCustody">;
+export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches" | "keyCustody"> &
+  Partial<Pick<AppDeps, "metrics">>;
 
 export interface WebhookWorker {
   /** Starts the loop (idempotent). */
@@ -140,6 +143,9 @@ export function createWebhookWorker(
       if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
         logger.info({ ...report }, "sweeper expired pending sessions");
       }
+      const trust = await refreshDueTrustSources({ ...deps, metrics: deps.metrics ?? noDomainMetrics });
+      if (trust.failed)
+        logger.warn({ ...trust }, "sweeper: trust source refreshes failed (last good copies kept)");
     }
     const capacity = Math.min(options.concurrency - inFlight.size, options.delivery.batchSize);
     if (capacity <= 0) return { claimed: 0, jobs: [] };

@@ -1,0 +1,2 @@
+export { refreshDueTrustSources } from "./refresh-trust-source";
+export { trustSourceAnchors } from "./trust-source-anchors";

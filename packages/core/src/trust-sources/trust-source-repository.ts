@@ -1,0 +1,79 @@
+import type { Prisma, UnitOfWork } from "@cred/db";
+import type { TenantScope } from "../shared/principal";
+
+/** Trust sources are soft-deleted (policies may still name them); a deleted one reads as absent. */
+const live = { deletedAt: null };
+
+export const trustSourceRepository = {
+  create(db: UnitOfWork, data: Prisma.TrustSourceUncheckedCreateInput) {
+    return db.prisma.trustSource.create({ data });
+  },
+  findById(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.trustSource.findFirst({ where: { id, ...scope, ...live } });
+  },
+  /** The live trust sources of this tenant + environment among `ids`. */
+  async existingIds(db: UnitOfWork, scope: TenantScope, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db.prisma.trustSource.findMany({
+      where: { id: { in: ids }, ...scope, ...live },
+      select: { id: true },
+    });
+    return new Set(rows.map((row) => row.id));
+  },
+  list(db: UnitOfWork, scope: TenantScope, page: { afterId?: string; take: number }) {
+    return db.prisma.trustSource.findMany({
+      where: { ...scope, ...live, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
+      orderBy: { id: "asc" },
+      take: page.take,
+    });
+  },
+  async softDelete(db: UnitOfWork, scope: TenantScope, id: string, at: Date) {
+    const { count } = await db.prisma.trustSource.updateMany({
+      where: { id, ...scope, ...live },
+      data: { deletedAt: at },
+    });
+    return count === 1;
+  },
+  /** Changes a live trust source; null when there is none (unknown, foreign or deleted). */
+  async update(
+    db: UnitOfWork,
+    scope: TenantScope,
+    id: string,
+    changes: Pick<
+      Prisma.TrustSourceUncheckedUpdateManyInput,
+      | "signerCertificates"
+      | "refreshIntervalSeconds"
+      | "description"
+      | "lists"
+      | "listsFetchedAt"
+      | "listsNextUpdate"
+      | "lastRefreshAt"
+      | "lastError"
+      | "nextRefreshAt"
+    >,
+  ) {
+    const { count } = await db.prisma.trustSource.updateMany({
+      where: { id, ...scope, ...live },
+      data: changes,
+    });
+    return count === 1 ? this.findById(db, scope, id) : null;
+  },
+  /** Live sources whose scheduled refresh is due, oldest first, across tenants (the worker's sweep). */
+  due(db: UnitOfWork, at: Date, take: number) {
+    return db.prisma.trustSource.findMany({
+      where: { ...live, nextRefreshAt: { lte: at } },
+      orderBy: { nextRefreshAt: "asc" },
+      take,
+    });
+  },
+  /** Moves a due source's next refresh on, only if no other worker did first: true when this one claimed it. */
+  async claimDue(db: UnitOfWork, id: string, dueAt: Date, until: Date) {
+    const { count } = await db.prisma.trustSource.updateMany({
+      where: { id, ...live, nextRefreshAt: dueAt },
+      data: { nextRefreshAt: until },
+    });
+    return count === 1;
+  },
+};
+
+export type TrustSourceRow = NonNullable<Awaited<ReturnType<typeof trustSourceRepository.findById>>>;
