@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EXAMPLE_CA_CERTIFICATE_PEM } from "./examples";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
 import { hasOnePemCertificateBlock } from "./server-checks";
@@ -144,6 +145,14 @@ export const ZCreateTrustSourceRequest = z.strictObject({
   signerCertificates: zSignerCertificates,
   refreshIntervalSeconds: zRefreshIntervalSeconds.optional(),
   description: z.string().trim().max(500).nullish().meta({ description: "Free text.", example: "EU LoTL" }),
+});
+// A list at example.com cannot be fetched: tried as it stands, the example answers 422 TrustListRefused.
+registerRequestExample(ZCreateTrustSourceRequest, [], {
+  kind: "lotl",
+  url: "https://example.com/trusted-lists/eu-lotl.xml",
+  signerCertificates: [EXAMPLE_CA_CERTIFICATE_PEM],
+  refreshIntervalSeconds: DEFAULT_REFRESH_INTERVAL_SECONDS,
+  description: "EU list of trusted lists",
 });
 export type TCreateTrustSourceRequest = z.infer<typeof ZCreateTrustSourceRequest>;
 
