@@ -1,2 +1,3 @@
 export { refreshDueTrustSources } from "./refresh-trust-source";
-export { trustSourceAnchors } from "./trust-source-anchors";
+export { trustSourceAnchors, trustSourceListOf } from "./trust-source-anchors";
+export { trustSourceRepository } from "./trust-source-repository";

@@ -19,3 +19,13 @@ export async function trustSourceAnchors(
   const row = await repo.findById(deps.database.root, scope, trustSourceId);
   return row ? anchorCertificatesOf(storedListsOf(row), serviceType, new Date(now)) : [];
 }
+
+/** A live trust source's kind and URL (for DCQL `etsi_tl`); null for an unknown, foreign or deleted one. */
+export async function trustSourceListOf(
+  deps: Pick<AppDeps, "database">,
+  scope: TenantScope,
+  trustSourceId: string,
+): Promise<{ kind: string; url: string } | null> {
+  const row = await repo.findById(deps.database.root, scope, trustSourceId);
+  return row ? { kind: row.kind, url: row.url } : null;
+}

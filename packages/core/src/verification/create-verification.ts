@@ -6,7 +6,7 @@ import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
 import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
-import { dcqlQueryFor } from "./policy-query";
+import { dcqlQueryFor, walletDcqlQueryFor } from "./policy-query";
 import { assertWithinRegistration, rulesWithRegistration } from "./registration-limits";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
@@ -64,7 +64,7 @@ export async function createVerification(
         clientId,
         responseMode: dcApiResponseMode(rules),
         nonce,
-        dcqlQuery,
+        dcqlQuery: await walletDcqlQueryFor(deps, scope, rules),
         encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
         transactionData,
         verifierInfo: rules.verifierInfo,

@@ -2269,7 +2269,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).
+             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri, credentialIssuer, x5cRoot or trustSourceId).
              * @example [
              *       "https://credentials.example.com/pid"
              *     ]
@@ -2306,6 +2306,17 @@ export interface components {
             } | {
                 /** @description PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted. */
                 x5cRoot: string;
+            } | {
+                /**
+                 * @description A trust source (TrustSources_Create) of this tenant and environment: an ETSI trusted list whose last good copy names the issuers' CAs.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description The ETSI service type (ServiceTypeIdentifier URI) whose services' certificates are trusted, with status granted (or, in a TS 119 602 list, no status) at verification time: e.g. `http://uri.etsi.org/TrstSvc/Svctype/CA/QC` or `http://uri.etsi.org/19602/SvcType/PID/Issuance`. Credentials whose x5c chain ends at one of them (RFC 5280 path validation) are trusted.
+                 * @example http://uri.etsi.org/19602/SvcType/PID/Issuance
+                 */
+                serviceType: string;
             })[];
             /**
              * @description Claims the holder must disclose.
@@ -4474,7 +4485,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).
+             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri, credentialIssuer, x5cRoot or trustSourceId).
              * @example [
              *       "https://credentials.example.com/pid"
              *     ]
@@ -4511,6 +4522,17 @@ export interface components {
             } | {
                 /** @description PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted. */
                 x5cRoot: string;
+            } | {
+                /**
+                 * @description A trust source (TrustSources_Create) of this tenant and environment: an ETSI trusted list whose last good copy names the issuers' CAs.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description The ETSI service type (ServiceTypeIdentifier URI) whose services' certificates are trusted, with status granted (or, in a TS 119 602 list, no status) at verification time: e.g. `http://uri.etsi.org/TrstSvc/Svctype/CA/QC` or `http://uri.etsi.org/19602/SvcType/PID/Issuance`. Credentials whose x5c chain ends at one of them (RFC 5280 path validation) are trusted.
+                 * @example http://uri.etsi.org/19602/SvcType/PID/Issuance
+                 */
+                serviceType: string;
             })[];
             /**
              * @description Claims the holder must disclose.
