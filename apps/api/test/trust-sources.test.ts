@@ -15,7 +15,7 @@ import {
   type TestSigner,
 } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, errorCode, startTestServer, type TestServer } from "./harness";
+import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
 
 /**
  * Trust sources (docs/api/trust-sources.md) over HTTP: the test serves its own lists from a loopback
@@ -145,7 +145,7 @@ const create = (body: unknown, server: TestServer = t, key = server.adminKey) =>
   call(server, "POST", BASE, { key, body });
 
 /** The detail code of a 422 TrustListRefused. */
-function refusalCode(r: Awaited<ReturnType<typeof call>>): string {
+function refusalCode(r: CallResult): string {
   expect(r.status).toBe(422);
   expect(errorCode(r)).toBe("TrustListRefused");
   return r.body.error.details[0].code;

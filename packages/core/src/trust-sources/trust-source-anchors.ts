@@ -1,3 +1,4 @@
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import { anchorCertificatesOf } from "./stored-lists";
@@ -9,14 +10,25 @@ import { trustSourceRepository as repo } from "./trust-source-repository";
  * tenant + environment (its last good copy, while its NextUpdate has not passed); none for an unknown,
  * foreign or deleted source. Read from the database each time, so a refresh or delete counts at once.
  */
-export async function trustSourceAnchors(
+export function trustSourceAnchors(
   deps: Pick<AppDeps, "database">,
   scope: TenantScope,
   trustSourceId: string,
   serviceType: string,
   now: number,
 ): Promise<string[]> {
-  const row = await repo.findById(deps.database.root, scope, trustSourceId);
+  return trustSourceAnchorsIn(deps.database.root, scope, trustSourceId, serviceType, now);
+}
+
+/** `trustSourceAnchors` read through a given unit of work. */
+export async function trustSourceAnchorsIn(
+  db: UnitOfWork,
+  scope: TenantScope,
+  trustSourceId: string,
+  serviceType: string,
+  now: number,
+): Promise<string[]> {
+  const row = await repo.findById(db, scope, trustSourceId);
   return row ? anchorCertificatesOf(storedListsOf(row), serviceType, new Date(now)) : [];
 }
 

@@ -2100,8 +2100,13 @@ export interface components {
         };
         /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
         IssuerWalletAttestation: {
-            /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
-            trustedRoots: string[];
+            /**
+             * @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
+            trustedRoots?: string[];
+            /** @description Trust sources whose wallet providers are trusted: an attestation whose x5c chain ends at a CA a source grants under the service type now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSource"][];
             /**
              * @description When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.
              * @default false
@@ -2114,6 +2119,19 @@ export interface components {
              * @example false
              */
             requireChallenge?: boolean;
+        };
+        AttesterTrustSource: {
+            /**
+             * @description A trust source of this tenant and environment (TrustSources_Create), typically a LoTE of wallet providers.
+             * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            trustSourceId: string;
+            /**
+             * @description The ETSI service type whose services' certificates are trusted (status granted, or none in a TS 119 602 list, at the time of the request); default the TS 119 602 wallet provider issuance service.
+             * @default http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             * @example http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             */
+            serviceType?: string;
         };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestation: {
@@ -4403,8 +4421,13 @@ export interface components {
         };
         /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
         IssuerWalletAttestationOutput: {
-            /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
+            /**
+             * @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
             trustedRoots: string[];
+            /** @description Trust sources whose wallet providers are trusted: an attestation whose x5c chain ends at a CA a source grants under the service type now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSourceOutput"][];
             /**
              * @description When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.
              * @default false
@@ -4417,6 +4440,19 @@ export interface components {
              * @example false
              */
             requireChallenge: boolean;
+        };
+        AttesterTrustSourceOutput: {
+            /**
+             * @description A trust source of this tenant and environment (TrustSources_Create), typically a LoTE of wallet providers.
+             * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            trustSourceId: string;
+            /**
+             * @description The ETSI service type whose services' certificates are trusted (status granted, or none in a TS 119 602 list, at the time of the request); default the TS 119 602 wallet provider issuance service.
+             * @default http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             * @example http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             */
+            serviceType: string;
         };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestationOutput: {
