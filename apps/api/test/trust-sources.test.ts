@@ -15,6 +15,7 @@ import {
   type TestSigner,
 } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until, webhookHelpers } from "./fixtures/webhooks";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
 
 /**
@@ -473,5 +474,26 @@ describe("TrustSources_Refresh: stale-while-valid", () => {
     expect(Date.parse(after.lastRefreshAt)).toBe(later.getTime());
     // Read now, the kept copy is still before its NextUpdate: stale, not expired.
     expect(after.status).toBe("stale");
+  });
+
+  it("the webhook worker's sweeper runs the due refreshes beside its rounds, and stop waits for them", async () => {
+    serveXml("/worker.xml", nationalList(deSigner));
+    const created = await create(source("tsl", "/worker.xml", deSigner));
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    // Due now, and the list is gone: the sweep records a failed refresh.
+    await t.server.database.prisma.trustSource.update({ where: { id }, data: { nextRefreshAt: new Date() } });
+    routes.delete("/worker.xml");
+    const worker = webhookHelpers(() => t).worker({ sweepIntervalMs: 1 });
+    worker.start();
+    try {
+      const after = await until("the worker's refresh", async () => {
+        const got = (await call(t, "GET", `${BASE}/${id}`, { key: t.adminKey })).body.data;
+        return got.lastError ? got : null;
+      });
+      expect(after).toMatchObject({ status: "stale", lastError: { code: "FetchFailed" } });
+    } finally {
+      await worker.stop();
+    }
   });
 });

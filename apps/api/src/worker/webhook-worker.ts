@@ -102,6 +102,8 @@ export function createWebhookWorker(
   let wake: (() => void) | undefined;
   let sleepingLong = false;
   let lastSweep = 0;
+  /** The trust source refresh pass under way, if any. */
+  let trustRefresh: Promise<void> | undefined;
   let lastDelivery = Number.NEGATIVE_INFINITY;
   let lastNudge = Number.NEGATIVE_INFINITY;
   let fruitlessNudgedRounds = 0;
@@ -143,9 +145,17 @@ export function createWebhookWorker(
       if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
         logger.info({ ...report }, "sweeper expired pending sessions");
       }
-      const trust = await refreshDueTrustSources({ ...deps, metrics: deps.metrics ?? noDomainMetrics });
-      if (trust.failed)
-        logger.warn({ ...trust }, "sweeper: trust source refreshes failed (last good copies kept)");
+      // Trusted lists are fetched beside the rounds (a slow list must not hold up deliveries), one
+      // refresh pass at a time.
+      trustRefresh ??= refreshDueTrustSources({ ...deps, metrics: deps.metrics ?? noDomainMetrics })
+        .then((trust) => {
+          if (trust.failed)
+            logger.warn({ ...trust }, "sweeper: trust source refreshes failed (last good copies kept)");
+        })
+        .catch((error) => logger.error({ err: error }, "sweeper: trust source refresh pass failed"))
+        .finally(() => {
+          trustRefresh = undefined;
+        });
     }
     const capacity = Math.min(options.concurrency - inFlight.size, options.delivery.batchSize);
     if (capacity <= 0) return { claimed: 0, jobs: [] };
@@ -236,7 +246,7 @@ export function createWebhookWorker(
       await loop;
       loop = undefined;
       if (!graceful) abort.abort();
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight, trustRefresh]);
     },
     async runOnce() {
       const { jobs } = await round();
