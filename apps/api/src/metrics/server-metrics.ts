@@ -170,6 +170,19 @@ export function createServerMetrics(): ServerMetrics {
     },
   });
   new Gauge({
+    name: "cred_trust_sources",
+    help: "Trust sources (trusted lists) across tenants (read on scrape): all (total), those whose last refresh failed and which run on their last good copy (refresh_failing), and those with a list past its NextUpdate, which trusts nothing (past_next_update).",
+    labelNames: ["state"] as const,
+    registers,
+    async collect() {
+      const read = await gauges();
+      if (!read) return;
+      this.set({ state: "total" }, read.trustSources.total);
+      this.set({ state: "refresh_failing" }, read.trustSources.failing);
+      this.set({ state: "past_next_update" }, read.trustSources.pastNextUpdate);
+    },
+  });
+  new Gauge({
     name: "cred_status_list_fill_ratio",
     help: "Entries taken over size of the open status lists (new credentials go to them): the fullest (max) and the mean (mean).",
     labelNames: ["aggregate"] as const,

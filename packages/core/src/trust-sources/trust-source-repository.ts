@@ -1,4 +1,4 @@
-import type { Prisma, UnitOfWork } from "@cred/db";
+import { Prisma, type UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
 /** Trust sources are soft-deleted (policies may still name them); a deleted one reads as absent. */
@@ -65,6 +65,20 @@ export const trustSourceRepository = {
       orderBy: { nextRefreshAt: "asc" },
       take,
     });
+  },
+  /**
+   * Live trust sources across tenants (the metrics' gauge): all, those whose last refresh failed, and
+   * those whose last good copy has a list past its NextUpdate (or no copy).
+   */
+  async health(db: UnitOfWork, at: Date) {
+    const [total, failing, pastNextUpdate] = await Promise.all([
+      db.prisma.trustSource.count({ where: live }),
+      db.prisma.trustSource.count({ where: { ...live, lastError: { not: Prisma.DbNull } } }),
+      db.prisma.trustSource.count({
+        where: { ...live, OR: [{ listsNextUpdate: null }, { listsNextUpdate: { lte: at } }] },
+      }),
+    ]);
+    return { total, failing, pastNextUpdate };
   },
   /** Moves a due source's next refresh on, only if no other worker did first: true when this one claimed it. */
   async claimDue(db: UnitOfWork, id: string, dueAt: Date, until: Date) {
