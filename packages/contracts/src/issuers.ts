@@ -246,9 +246,18 @@ const zResistanceLevels = (what: string) =>
 
 export const zKeyAttestation = z
   .strictObject({
-    trustedRoots: zTrustedRoots(
-      "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them.",
-    ),
+    trustedRoots: z
+      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
+      .max(10)
+      .default([])
+      .meta({
+        description:
+          "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
+      }),
+    trustSources: z.array(zAttesterTrustSource).min(1).max(5).optional().meta({
+      description:
+        "Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`.",
+    }),
     required: z.boolean().default(false).meta({
       description:
         "When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.",
@@ -256,6 +265,10 @@ export const zKeyAttestation = z
     }),
     keyStorage: zResistanceLevels("key storage"),
     userAuthentication: zResistanceLevels("user authentication"),
+  })
+  .refine((settings) => settings.trustedRoots.length + (settings.trustSources?.length ?? 0) > 0, {
+    message: "Name at least one trusted root or trust source.",
+    path: ["trustedRoots"],
   })
   .meta({
     id: "IssuerKeyAttestation",

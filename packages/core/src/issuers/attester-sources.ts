@@ -1,9 +1,10 @@
-import type { TWalletAttestation } from "@cred/contracts/issuers";
-
-/** The trust sources wallet attestation settings name, with where each is in the request. */
-export function attesterSourcesOf(settings: TWalletAttestation | null | undefined) {
+/** The trust sources attestation settings name, with where each is in the request. */
+export function attesterSourcesOf(
+  settings: { trustSources?: { trustSourceId: string }[] } | null | undefined,
+  member: "walletAttestation" | "keyAttestation",
+) {
   return (settings?.trustSources ?? []).map((source, i) => ({
     trustSourceId: source.trustSourceId,
-    target: `walletAttestation.trustSources.${i}.trustSourceId`,
+    target: `${member}.trustSources.${i}.trustSourceId`,
   }));
 }

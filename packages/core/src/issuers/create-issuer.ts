@@ -83,7 +83,10 @@ function createWithKey(
         input.organisationReference,
       );
       if (!organisation) throw organisationNotFound(input.organisationReference);
-      await assertTrustSourcesExist(tx, scope, attesterSourcesOf(input.walletAttestation));
+      await assertTrustSourcesExist(tx, scope, [
+        ...attesterSourcesOf(input.walletAttestation, "walletAttestation"),
+        ...attesterSourcesOf(input.keyAttestation, "keyAttestation"),
+      ]);
       const createdAt = new Date();
       await issuerRepository.create(tx, {
         id,

@@ -4,7 +4,7 @@ import {
   type TCreateTrustSourceRequest,
   type TTrustSource,
 } from "@cred/contracts/trust-sources";
-import { Prisma, type UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
@@ -88,11 +88,11 @@ export async function createTrustSource(
     description: input.description ?? null,
     signerCertificates,
     refreshIntervalSeconds,
-    lists: lists as unknown as Prisma.InputJsonValue,
+    lists,
     listsFetchedAt: now,
     listsNextUpdate: nextUpdate,
     lastRefreshAt: now,
-    lastError: Prisma.DbNull,
+    lastError: null,
     nextRefreshAt: new Date(
       Math.max(now.getTime() + 60_000, Math.min(byInterval, nextUpdate?.getTime() ?? byInterval)),
     ),

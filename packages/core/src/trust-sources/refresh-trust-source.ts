@@ -1,4 +1,4 @@
-import { Prisma, type UnitOfWork } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
@@ -55,7 +55,7 @@ export async function refreshTrustSourceRow(
     const updated = await db.transaction(async (tx) => {
       const changed = await repo.update(tx, scope, row.id, {
         lastRefreshAt: now,
-        lastError: error as unknown as Prisma.InputJsonValue,
+        lastError: error,
         nextRefreshAt: nextAfterFailure(row.refreshIntervalSeconds, now),
       });
       if (!changed) return null;
@@ -74,11 +74,11 @@ export async function refreshTrustSourceRow(
   }
   const nextUpdate = earliestNextUpdate(lists);
   const updated = await repo.update(db, scope, row.id, {
-    lists: lists as unknown as Prisma.InputJsonValue,
+    lists,
     listsFetchedAt: now,
     listsNextUpdate: nextUpdate,
     lastRefreshAt: now,
-    lastError: Prisma.DbNull,
+    lastError: null,
     nextRefreshAt: nextAfterSuccess(row.refreshIntervalSeconds, nextUpdate, now),
   });
   deps.metrics.trustSourceRefreshed("succeeded");

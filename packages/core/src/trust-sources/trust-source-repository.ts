@@ -1,12 +1,29 @@
 import { Prisma, type UnitOfWork } from "@cred/db";
 import type { TenantScope } from "../shared/principal";
 
+/** The JSON columns as Prisma writes them: a value, or SQL NULL for null; absent stays absent. */
+function jsonColumns(data: { lists?: unknown; lastError?: unknown }) {
+  const json = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+  return {
+    ...(data.lists !== undefined ? { lists: json(data.lists) } : {}),
+    ...(data.lastError !== undefined ? { lastError: json(data.lastError) } : {}),
+  };
+}
+
 /** Trust sources are soft-deleted (policies may still name them); a deleted one reads as absent. */
 const live = { deletedAt: null };
 
 export const trustSourceRepository = {
-  create(db: UnitOfWork, data: Prisma.TrustSourceUncheckedCreateInput) {
-    return db.prisma.trustSource.create({ data });
+  /** `lists` and `lastError` are stored as JSON; a null `lastError` is SQL NULL. */
+  create(
+    db: UnitOfWork,
+    data: Omit<Prisma.TrustSourceUncheckedCreateInput, "lists" | "lastError"> & {
+      lists: unknown;
+      lastError: unknown;
+    },
+  ) {
+    const { lists, lastError, ...columns } = data;
+    return db.prisma.trustSource.create({ data: { ...columns, ...jsonColumns({ lists, lastError }) } });
   },
   findById(db: UnitOfWork, scope: TenantScope, id: string) {
     return db.prisma.trustSource.findFirst({ where: { id, ...scope, ...live } });
@@ -44,17 +61,16 @@ export const trustSourceRepository = {
       | "signerCertificates"
       | "refreshIntervalSeconds"
       | "description"
-      | "lists"
       | "listsFetchedAt"
       | "listsNextUpdate"
       | "lastRefreshAt"
-      | "lastError"
       | "nextRefreshAt"
-    >,
+    > & { lists?: unknown; lastError?: unknown },
   ) {
+    const { lists, lastError, ...columns } = changes;
     const { count } = await db.prisma.trustSource.updateMany({
       where: { id, ...scope, ...live },
-      data: changes,
+      data: { ...columns, ...jsonColumns({ lists, lastError }) },
     });
     return count === 1 ? this.findById(db, scope, id) : null;
   },

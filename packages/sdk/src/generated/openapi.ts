@@ -2135,8 +2135,13 @@ export interface components {
         };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestation: {
-            /** @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them. */
-            trustedRoots: string[];
+            /**
+             * @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
+            trustedRoots?: string[];
+            /** @description Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSource"][];
             /**
              * @description When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.
              * @default false
@@ -4456,8 +4461,13 @@ export interface components {
         };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestationOutput: {
-            /** @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them. */
+            /**
+             * @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
             trustedRoots: string[];
+            /** @description Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSourceOutput"][];
             /**
              * @description When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.
              * @default false
