@@ -16,6 +16,8 @@ const oid4vcLayer = (name, allowed) => ({
 const coreLayers = [
   ["shared"],
   ["rpc"],
+  // Trusted lists (docs/api/trust-sources.md): verification policies and issuers trust through them.
+  ["trust-sources"],
   [
     "organisations",
     "staff",

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { webhookBodySchema } from "@cred/contracts/webhook-event-catalogue";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/contracts/webhook-events";
 import { SCOPES, sweepExpired } from "@cred/core";
 import { presentWithTestWallet } from "@cred/oid4vc";
+import { buildTrustedListXml, createTestSigner, signTrustedListXml } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv, webhookSettings } from "../src/env";
 import { activeIssuer } from "./fixtures";
@@ -153,6 +156,23 @@ describe("the catalogue", () => {
     const expiring = await issue(key, issuer);
     const unanswered = await start();
     await sweepExpired(t.server.deps, { now: new Date(Date.now() + 2 * 86_400_000) });
+    // trust_source.refresh_failed: a trust source whose list is gone when it is refreshed
+    const signer = await createTestSigner("CN=Catalogue TSL signer", { kind: "ec" });
+    let listBody: string | null = signTrustedListXml(buildTrustedListXml({ territory: "DE" }), signer);
+    const listServer = http.createServer((_req, res) =>
+      listBody ? res.writeHead(200).end(listBody) : res.writeHead(404).end(),
+    );
+    await new Promise<void>((resolve) => listServer.listen(0, "127.0.0.1", resolve));
+    const listUrl = `http://127.0.0.1:${(listServer.address() as AddressInfo).port}/tsl.xml`;
+    const trustSource = await call(t, "POST", "/management/trust-sources", {
+      key,
+      body: { kind: "tsl", url: listUrl, signerCertificates: [signer.certificatePem] },
+    });
+    expect(trustSource.status, JSON.stringify(trustSource.body)).toBe(201);
+    listBody = null;
+    const refresh = `/management/trust-sources/${trustSource.body.data.id}/refresh`;
+    expect((await call(t, "POST", refresh, { key })).status).toBe(422);
+    await new Promise<void>((resolve) => listServer.close(() => resolve()));
     expect(
       (await call(t, "GET", `/v1.0/verification-sessions/${unanswered.id}`, { key })).body.data.status,
     ).toBe("expired");

@@ -142,7 +142,7 @@ describe("OpenID4VCI flow", () => {
         exchangeToken(
           t.server.deps,
           t.server.deps.database.root,
-          { id: issuer.issuerId, walletAttestation: null },
+          { id: issuer.issuerId, tenantId: t.tenantId, environment: "sandbox", walletAttestation: null },
           {
             grant_type: PRE_AUTH,
             "pre-authorized_code": code,

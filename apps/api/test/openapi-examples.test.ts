@@ -2,6 +2,7 @@ import vm from "node:vm";
 import { PLATFORM_SCOPE, STAFF_SCOPE } from "@cred/core";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { servedTrustedList } from "./fixtures/trusted-list-server";
 import { API_VERSION, call, startTestServer, type TestServer } from "./harness";
 import {
   exampleRunner,
@@ -68,9 +69,17 @@ describe("examples of every operation (from openapi.json)", () => {
       return scopes.includes(STAFF_SCOPE) ? teamKey : undefined;
     };
     // Members no example can hold are made for the caller's own resource (see ownSigningCertificate).
-    const outcomes = await exampleRunner(t, api, key, ownSigningCertificate(t, key, ca), keyFor).run(
-      operations,
-    );
+    // TrustSources_Create's list is one served here (the example's at example.com cannot be fetched).
+    const list = await servedTrustedList();
+    const outcomes = await exampleRunner(
+      t,
+      api,
+      key,
+      { ...ownSigningCertificate(t, key, ca), ...list.madeForTheCaller },
+      keyFor,
+    )
+      .run(operations)
+      .finally(list.close);
 
     // The signing certificate example as it stands is a well-formed chain, refused only because it
     // certifies another key than this issuer's.

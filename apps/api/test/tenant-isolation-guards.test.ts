@@ -4,6 +4,7 @@ import { pkceChallengeOf } from "@cred/oid4vc";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction, issueCredential } from "./fixtures";
+import { servedTrustedList } from "./fixtures/trusted-list-server";
 import { type CallResult, call, errorCode, startTestServer, type TestServer } from "./harness";
 import {
   exampleRunner,
@@ -103,6 +104,7 @@ const COLLECTION_OPERATIONS: Record<string, "namesInBody" | { namesNothing: stri
   VerifierCertificates_CreateSigningRequest: {
     namesNothing: "makes the caller's own access-certificate request (key and CSR)",
   },
+  TrustSources_Create: { namesNothing: "makes the caller's trust source for a list it names by URL" },
 };
 
 const collectionOperations = (kind: "namesInBody" | "namesNothing") =>
@@ -120,6 +122,7 @@ let api: OpenApiDocument;
 let keyA: string;
 let runner: ReturnType<typeof exampleRunner>;
 let foreign: Caller[];
+let trustedList: Awaited<ReturnType<typeof servedTrustedList>> | undefined;
 let setup: Awaited<ReturnType<ReturnType<typeof exampleRunner>["run"]>>;
 
 const hasPathParameter = (op: Operation) => op.path.includes("{");
@@ -261,7 +264,12 @@ beforeAll(async () => {
   api = { ...loaded, operations: loaded.operations.filter((op) => !isPlatform(op) && !isTeam(op)) };
   keyA = t.adminKey;
   const ca = await createTestCertificateAuthority("CN=Acme Issuing CA");
-  runner = exampleRunner(t, api, keyA, ownSigningCertificate(t, keyA, ca));
+  // TrustSources_Create's list is one served here (the example's at example.com cannot be fetched).
+  trustedList = await servedTrustedList();
+  runner = exampleRunner(t, api, keyA, {
+    ...ownSigningCertificate(t, keyA, ca),
+    ...trustedList.madeForTheCaller,
+  });
   // One of everything in A's sandbox, from the examples; nothing deleted (deletes undo what was made).
   setup = await runner.run(api.operations.filter((op) => op.method !== "DELETE"));
 
@@ -300,7 +308,9 @@ beforeAll(async () => {
     { name: "tenant A production", key: await t.key({ environment: "production" }) },
   ];
 }, 60_000);
-afterAll(() => t?.close());
+afterAll(async () => {
+  await Promise.all([t?.close(), trustedList?.close()]);
+});
 
 describe("tenant and environment isolation of every REST operation (from openapi.json)", () => {
   it("exempts exactly the platform operations, each with its reason, and refuses them to every tenant key", async () => {

@@ -31,7 +31,7 @@ export const EXAMPLE_CLAIM_VALUES = {
  */
 
 /** The example CA ("Acme Example CA"; its key was discarded) that certifies both example leaves. */
-const EXAMPLE_CA_CERTIFICATE_PEM = `-----BEGIN CERTIFICATE-----
+export const EXAMPLE_CA_CERTIFICATE_PEM = `-----BEGIN CERTIFICATE-----
 MIIBkTCCATigAwIBAgIBATAKBggqhkjOPQQDAjAuMRgwFgYDVQQDEw9BY21lIEV4
 YW1wbGUgQ0ExEjAQBgNVBAoTCUFjbWUgQmFuazAgFw0yNTAxMDEwMDAwMDBaGA8y
 MTI1MDEwMTAwMDAwMFowLjEYMBYGA1UEAxMPQWNtZSBFeGFtcGxlIENBMRIwEAYD

@@ -175,11 +175,41 @@ const zTrustedRoots = (description: string) =>
     .max(10)
     .meta({ description });
 
+/** A trust source (docs/api/trust-sources.md) whose services of a type are trusted as attesters. */
+const zAttesterTrustSource = z
+  .strictObject({
+    trustSourceId: z.string().min(1).max(64).meta({
+      description:
+        "A trust source of this tenant and environment (TrustSources_Create), typically a LoTE of wallet providers.",
+      example: "ts_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
+    serviceType: z
+      .string()
+      .min(1)
+      .max(512)
+      .default("http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance")
+      .meta({
+        description:
+          "The ETSI service type whose services' certificates are trusted (status granted, or none in a TS 119 602 list, at the time of the request); default the TS 119 602 wallet provider issuance service.",
+        example: "http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance",
+      }),
+  })
+  .meta({ id: "AttesterTrustSource" });
+
 export const zWalletAttestation = z
   .strictObject({
-    trustedRoots: zTrustedRoots(
-      "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them.",
-    ),
+    trustedRoots: z
+      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
+      .max(10)
+      .default([])
+      .meta({
+        description:
+          "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
+      }),
+    trustSources: z.array(zAttesterTrustSource).min(1).max(5).optional().meta({
+      description:
+        "Trust sources whose wallet providers are trusted: an attestation whose x5c chain ends at a CA a source grants under the service type now is accepted, as for `trustedRoots`.",
+    }),
     required: z.boolean().default(false).meta({
       description:
         "When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.",
@@ -190,6 +220,10 @@ export const zWalletAttestation = z
         "When true, the issuer offers a challenge endpoint (`challenge_endpoint` in its authorization server metadata) and an attestation's PoP must carry one of its challenges (`challenge`, or the DPoP proof's `nonce` when the proof is the PoP): 400 `use_attestation_challenge` with a fresh `OAuth-Client-Attestation-Challenge` otherwise. Challenges are valid 5 minutes, at this issuer only.",
       example: false,
     }),
+  })
+  .refine((settings) => settings.trustedRoots.length + (settings.trustSources?.length ?? 0) > 0, {
+    message: "Name at least one trusted root or trust source.",
+    path: ["trustedRoots"],
   })
   .meta({
     id: "IssuerWalletAttestation",
@@ -212,9 +246,18 @@ const zResistanceLevels = (what: string) =>
 
 export const zKeyAttestation = z
   .strictObject({
-    trustedRoots: zTrustedRoots(
-      "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them.",
-    ),
+    trustedRoots: z
+      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
+      .max(10)
+      .default([])
+      .meta({
+        description:
+          "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
+      }),
+    trustSources: z.array(zAttesterTrustSource).min(1).max(5).optional().meta({
+      description:
+        "Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`.",
+    }),
     required: z.boolean().default(false).meta({
       description:
         "When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.",
@@ -222,6 +265,10 @@ export const zKeyAttestation = z
     }),
     keyStorage: zResistanceLevels("key storage"),
     userAuthentication: zResistanceLevels("user authentication"),
+  })
+  .refine((settings) => settings.trustedRoots.length + (settings.trustSources?.length ?? 0) > 0, {
+    message: "Name at least one trusted root or trust source.",
+    path: ["trustedRoots"],
   })
   .meta({
     id: "IssuerKeyAttestation",

@@ -13,6 +13,8 @@ export const SCOPES = [
   "verification-policies.read",
   "webhooks.manage",
   "webhooks.read",
+  "trust-sources.manage",
+  "trust-sources.read",
   "audit.read",
 ] as const;
 

@@ -89,10 +89,27 @@ export const zTrustedIssuer = z
           }),
       })
       .meta({ title: "TrustedX5cRoot", description: "External issuers certified under an X.509 root." }),
+    z
+      .strictObject({
+        trustSourceId: z.string().min(1).max(64).meta({
+          description:
+            "A trust source (TrustSources_Create) of this tenant and environment: an ETSI trusted list whose last good copy names the issuers' CAs.",
+          example: "ts_01jd5x6c3v8w9y0z1a2b3c4d5e",
+        }),
+        serviceType: z.string().min(1).max(512).meta({
+          description:
+            "The ETSI service type (ServiceTypeIdentifier URI) whose services' certificates are trusted, with status granted (or, in a TS 119 602 list, no status) at verification time: e.g. `http://uri.etsi.org/TrstSvc/Svctype/CA/QC` or `http://uri.etsi.org/19602/SvcType/PID/Issuance`. Credentials whose x5c chain ends at one of them (RFC 5280 path validation) are trusted.",
+          example: "http://uri.etsi.org/19602/SvcType/PID/Issuance",
+        }),
+      })
+      .meta({
+        title: "TrustedListIssuer",
+        description: "External issuers whose CA a trusted list names under a service type.",
+      }),
   ])
   .meta({
     description:
-      "One trust source: a platform issuer, an external JWKS, an external issuer by its metadata, or an X.509 root.",
+      "One trust source: a platform issuer, an external JWKS, an external issuer by its metadata, an X.509 root, or the services of a type in a trusted list.",
   });
 
 export const zCredentialId = z
@@ -128,7 +145,7 @@ export const zPolicyCredential = z
       .max(20)
       .meta({
         description:
-          "Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).",
+          "Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri, credentialIssuer, x5cRoot or trustSourceId).",
         example: ["https://credentials.example.com/pid"],
       }),
     trustedIssuers: z

@@ -231,6 +231,24 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
     description: "A suspended verification policy was reactivated.",
     data: zVerificationPolicyData("active"),
   },
+  "trust_source.refresh_failed": {
+    name: "TrustSourceRefreshFailed",
+    description:
+      "A trust source's list could not be fetched or did not verify; the last good copy is kept (stale while its NextUpdate has not passed).",
+    data: z.object({
+      trustSourceId: id("The trust source's id.", "ts_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      url: id("Where the list is fetched from.", "https://tl.example/lotl.xml"),
+      status: z.enum(["pending", "current", "stale", "expired"]).meta({
+        description: "The trust source's status after the failure.",
+        example: "stale",
+      }),
+      code: id(
+        "Why: BadSignature, UnknownSigner, ListExpired, WrongReference, UnsupportedAlgorithm, MalformedList, SequenceNumberDecreased or FetchFailed.",
+        "BadSignature",
+      ),
+      message: id("What failed, in words.", "the signature does not verify"),
+    }),
+  },
   "verification_policy.version_activated": {
     name: "VerificationPolicyVersionActivated",
     description:

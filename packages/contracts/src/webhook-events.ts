@@ -23,6 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "verification_policy.suspended",
   "verification_policy.reactivated",
   "verification_policy.version_activated",
+  "trust_source.refresh_failed",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

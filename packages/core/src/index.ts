@@ -68,3 +68,4 @@ export { readSessionCookie } from "./staff/session-cookie";
 export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant, findTenant, listTenants } from "./tenants/tenants";
+export { refreshDueTrustSources } from "./trust-sources";

@@ -11,6 +11,7 @@ import { router } from "./rpc/trpc";
 import { staffRouter } from "./staff/router";
 import { staffMembersRouter } from "./staff-members";
 import { tenantsRouter } from "./tenants/router";
+import { trustSourcesRouter } from "./trust-sources/router";
 import { verificationsRouter } from "./verification/router";
 import { verificationPoliciesRouter } from "./verification-policies/router";
 import { verifierCertificatesRouter } from "./verifier-certificates/router";
@@ -23,6 +24,7 @@ export const appRouter = router({
   verificationPolicies: verificationPoliciesRouter,
   verifications: verificationsRouter,
   verifierCertificates: verifierCertificatesRouter,
+  trustSources: trustSourcesRouter,
   webhooks: webhooksRouter,
   webhookDeliveries: webhookDeliveriesRouter,
   issuanceTransactions: issuanceTransactionsRouter,

@@ -72,6 +72,12 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const trustSourceRefreshes = new Counter({
+    name: "cred_trust_source_refreshes_total",
+    help: "Trust source (trusted list) refreshes by outcome, and for failures the reason code (BadSignature, UnknownSigner, ListExpired, FetchFailed, ...).",
+    labelNames: ["outcome", "reason"] as const,
+    registers,
+  });
   const credentialStatusChanges = new Counter({
     name: "cred_credential_status_changes_total",
     help: "Credentials (each copy of a batch) revoked, suspended or reinstated.",
@@ -164,6 +170,19 @@ export function createServerMetrics(): ServerMetrics {
     },
   });
   new Gauge({
+    name: "cred_trust_sources",
+    help: "Trust sources (trusted lists) across tenants (read on scrape): all (total), those whose last refresh failed and which run on their last good copy (refresh_failing), and those with a list past its NextUpdate, which trusts nothing (past_next_update).",
+    labelNames: ["state"] as const,
+    registers,
+    async collect() {
+      const read = await gauges();
+      if (!read) return;
+      this.set({ state: "total" }, read.trustSources.total);
+      this.set({ state: "refresh_failing" }, read.trustSources.failing);
+      this.set({ state: "past_next_update" }, read.trustSources.pastNextUpdate);
+    },
+  });
+  new Gauge({
     name: "cred_status_list_fill_ratio",
     help: "Entries taken over size of the open status lists (new credentials go to them): the fullest (max) and the mean (mean).",
     labelNames: ["aggregate"] as const,
@@ -182,6 +201,8 @@ export function createServerMetrics(): ServerMetrics {
       issuanceCompleted: () => issuanceCompleted.inc(),
       verificationCompleted: (outcome) => verificationsCompleted.inc({ outcome }),
       credentialStatusChanged: (action) => credentialStatusChanges.inc({ action }),
+      trustSourceRefreshed: (outcome, code) =>
+        trustSourceRefreshes.inc({ outcome, reason: outcome === "failed" ? (code ?? "other") : "none" }),
       webhookAttempt(seconds, result) {
         webhookAttemptDuration.observe({ result }, seconds);
         if (result !== "success") webhookFailures.inc({ reason: result });

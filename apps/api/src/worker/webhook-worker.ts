@@ -8,7 +8,9 @@ import {
   deliverWebhook,
   dispatchOutboxEvents,
   maintainAuditTrail,
+  noDomainMetrics,
   onOutboxWrite,
+  refreshDueTrustSources,
   sweepExpired,
 } from "@cred/core";
 import { traceAttempt } from "../tracing/webhook-attempt-span";
@@ -55,7 +57,8 @@ const FRUITLESS_NUDGED_ROUNDS = 40;
 const NUDGES_MUTED_MS = 10_000;
 
 /** `keyCustody`: the sweeper destroys HSM request encryption keys whose overlap ended. */
-export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches" | "keyCustody">;
+export type WorkerDeps = Pick<AppDeps, "database" | "config" | "secretBox" | "caches" | "keyCustody"> &
+  Partial<Pick<AppDeps, "metrics">>;
 
 export interface WebhookWorker {
   /** Starts the loop (idempotent). */
@@ -99,6 +102,8 @@ export function createWebhookWorker(
   let wake: (() => void) | undefined;
   let sleepingLong = false;
   let lastSweep = 0;
+  /** The trust source refresh pass under way, if any. */
+  let trustRefresh: Promise<void> | undefined;
   let lastDelivery = Number.NEGATIVE_INFINITY;
   let lastNudge = Number.NEGATIVE_INFINITY;
   let fruitlessNudgedRounds = 0;
@@ -140,6 +145,17 @@ export function createWebhookWorker(
       if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
         logger.info({ ...report }, "sweeper expired pending sessions");
       }
+      // Trusted lists are fetched beside the rounds (a slow list must not hold up deliveries), one
+      // refresh pass at a time.
+      trustRefresh ??= refreshDueTrustSources({ ...deps, metrics: deps.metrics ?? noDomainMetrics })
+        .then((trust) => {
+          if (trust.failed)
+            logger.warn({ ...trust }, "sweeper: trust source refreshes failed (last good copies kept)");
+        })
+        .catch((error) => logger.error({ err: error }, "sweeper: trust source refresh pass failed"))
+        .finally(() => {
+          trustRefresh = undefined;
+        });
     }
     const capacity = Math.min(options.concurrency - inFlight.size, options.delivery.batchSize);
     if (capacity <= 0) return { claimed: 0, jobs: [] };
@@ -230,7 +246,7 @@ export function createWebhookWorker(
       await loop;
       loop = undefined;
       if (!graceful) abort.abort();
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight, trustRefresh]);
     },
     async runOnce() {
       const { jobs } = await round();

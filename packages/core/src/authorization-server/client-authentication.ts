@@ -4,9 +4,11 @@ import type { TWalletAttestation } from "../issuers";
 import { trustedAttester } from "../shared/attestation-status";
 import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
+import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { hashSecret } from "../shared/secret-box";
 import { trustSettingsOf } from "../shared/x5c-chain";
+import { trustSourceAnchorsIn } from "../trust-sources";
 import { type IssuerNonces, issuerNonces, useNonceError } from "./issuer-nonces";
 import { proofUseRepository } from "./proof-use-repository";
 
@@ -29,7 +31,18 @@ export interface WalletClientCredentials {
 
 /** The issuer's wallet attestation settings (`walletAttestation`), or null when it takes none. */
 export function walletAttestationOf(issuer: { walletAttestation: unknown }): TWalletAttestation | null {
-  return trustSettingsOf<TWalletAttestation>(issuer.walletAttestation);
+  const settings = issuer.walletAttestation as Partial<TWalletAttestation> | null;
+  // Settings stored before trust sources existed have roots only.
+  const sources = Array.isArray(settings?.trustSources) ? settings.trustSources : [];
+  if (settings && sources.length > 0) {
+    return {
+      ...settings,
+      trustedRoots: settings.trustedRoots ?? [],
+      trustSources: sources,
+    } as TWalletAttestation;
+  }
+  const withRoots = trustSettingsOf<TWalletAttestation>(issuer.walletAttestation);
+  return withRoots;
 }
 
 const refused = (message: string) => new ClientAttestationError(message).toOAuthError();
@@ -68,11 +81,27 @@ export interface AuthenticatedWallet {
  * `status` is refused when its status list says it is not valid, or cannot be checked. Throws 401
  * `invalid_client` (`invalid_client_attestation` for an expired attestation).
  */
+/** The issuer's pinned wallet provider roots and the CAs its trust sources grant now (PEM). */
+async function attesterRoots(
+  db: UnitOfWork,
+  issuer: { tenantId: string; environment: string },
+  settings: TWalletAttestation,
+  now: number,
+): Promise<string[]> {
+  const scope = { tenantId: issuer.tenantId, environment: issuer.environment } as TenantScope;
+  const fromSources = await Promise.all(
+    (settings.trustSources ?? []).map((source) =>
+      trustSourceAnchorsIn(db, scope, source.trustSourceId, source.serviceType, now),
+    ),
+  );
+  return [...new Set([...settings.trustedRoots, ...fromSources.flat()])];
+}
+
 export async function authenticateWallet(
   db: UnitOfWork,
   config: CoreConfig,
   caches: Caches,
-  issuer: { walletAttestation: unknown },
+  issuer: { tenantId: string; environment: string; walletAttestation: unknown },
   credentials: WalletClientCredentials,
   request: { audience: string; clientId?: string },
 ): Promise<AuthenticatedWallet | null> {
@@ -95,7 +124,7 @@ export async function authenticateWallet(
     return null;
   }
   const now = Date.now();
-  const attester = trustedAttester({ config, caches }, settings.trustedRoots, now);
+  const attester = trustedAttester({ config, caches }, await attesterRoots(db, issuer, settings, now), now);
   try {
     const verified = await verifyClientAttestation({
       attestation,

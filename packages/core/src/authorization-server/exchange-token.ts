@@ -28,7 +28,7 @@ export type TokenEndpointDeps = Pick<AppDeps, "config" | "secretBox" | "caches">
 export async function exchangeToken(
   deps: TokenEndpointDeps,
   db: UnitOfWork,
-  issuer: { id: string; walletAttestation: unknown },
+  issuer: { id: string; tenantId: string; environment: string; walletAttestation: unknown },
   form: FormParams,
   client: WalletClientCredentials = { dpopJkt: null },
 ) {

@@ -7,6 +7,8 @@ import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
 import type { KeyCustody } from "../shared/key-custody";
 import type { SecretBox } from "../shared/secret-box";
+import { assertTrustSourcesExist } from "../trust-sources";
+import { attesterSourcesOf } from "./attester-sources";
 import {
   applyCredentialEncryptionSettings,
   generateCredentialEncryptionKey,
@@ -81,6 +83,10 @@ function createWithKey(
         input.organisationReference,
       );
       if (!organisation) throw organisationNotFound(input.organisationReference);
+      await assertTrustSourcesExist(tx, scope, [
+        ...attesterSourcesOf(input.walletAttestation, "walletAttestation"),
+        ...attesterSourcesOf(input.keyAttestation, "keyAttestation"),
+      ]);
       const createdAt = new Date();
       await issuerRepository.create(tx, {
         id,

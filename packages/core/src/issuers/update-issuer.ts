@@ -6,6 +6,8 @@ import type { CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { KeyCustody } from "../shared/key-custody";
 import type { SecretBox } from "../shared/secret-box";
+import { assertTrustSourcesExist } from "../trust-sources";
+import { attesterSourcesOf } from "./attester-sources";
 import { organisationNotFound } from "./create-issuer";
 import {
   applyCredentialEncryptionSettings,
@@ -67,9 +69,17 @@ export async function updateIssuer(
       if (input.requireDpop !== undefined) data.requireDpop = input.requireDpop;
       if (input.requireDpopNonce !== undefined) data.requireDpopNonce = input.requireDpopNonce;
       if (input.walletAttestation !== undefined) {
+        await assertTrustSourcesExist(
+          tx,
+          scope,
+          attesterSourcesOf(input.walletAttestation, "walletAttestation"),
+        );
         data.walletAttestation = input.walletAttestation ?? null;
       }
-      if (input.keyAttestation !== undefined) data.keyAttestation = input.keyAttestation ?? null;
+      if (input.keyAttestation !== undefined) {
+        await assertTrustSourcesExist(tx, scope, attesterSourcesOf(input.keyAttestation, "keyAttestation"));
+        data.keyAttestation = input.keyAttestation ?? null;
+      }
       if (input.authorizationPage !== undefined) {
         data.authorizationPage = input.authorizationPage ?? null;
       }

@@ -33,6 +33,8 @@ export interface DomainMetrics {
   credentialStatusChanged(action: CredentialStatusAction): void;
   /** A webhook attempt finished (recorded or not) after `seconds`. */
   webhookAttempt(seconds: number, result: WebhookAttemptClass): void;
+  /** A trust source refresh ended: the list verified, or it failed (with the refusal's code). */
+  trustSourceRefreshed(outcome: "succeeded" | "failed", code?: string): void;
 }
 
 export const noDomainMetrics: DomainMetrics = {
@@ -40,6 +42,7 @@ export const noDomainMetrics: DomainMetrics = {
   verificationCompleted() {},
   credentialStatusChanged() {},
   webhookAttempt() {},
+  trustSourceRefreshed() {},
 };
 
 /** The result class of a webhook attempt from its HTTP status or failure. */

@@ -5,6 +5,7 @@ import { DomainError, type ErrorDetail } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
 import type { TenantScope } from "../shared/principal";
+import { trustSourceRepository } from "../trust-sources";
 import { loadVerificationPolicyDto } from "./verification-policy-dto";
 import { verificationPolicyRepository as repo } from "./verification-policy-repository";
 
@@ -19,12 +20,19 @@ export async function checkReferences(
   rules: TPolicyRules,
 ): Promise<ErrorDetail[]> {
   const details: ErrorDetail[] = [];
-  const [knownTypes, knownIssuers] = await Promise.all([
+  const [knownTypes, knownIssuers, knownTrustSources] = await Promise.all([
     repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
     repo.existingIssuerIds(db, scope, [
       ...new Set(
         rules.credentials.flatMap((c) =>
           c.trustedIssuers.flatMap((t) => ("issuerId" in t ? [t.issuerId] : [])),
+        ),
+      ),
+    ]),
+    trustSourceRepository.existingIds(db, scope, [
+      ...new Set(
+        rules.credentials.flatMap((c) =>
+          c.trustedIssuers.flatMap((t) => ("trustSourceId" in t ? [t.trustSourceId] : [])),
         ),
       ),
     ]),
@@ -38,7 +46,7 @@ export async function checkReferences(
         details.push({
           code: "UnknownCredentialType",
           target: `credentials.${i}.credentialTypes.${j}`,
-          message: `No credential configuration in this environment has the credential type '${type}'; create one, or trust an external issuer (jwksUri, credentialIssuer or x5cRoot) for this credential.`,
+          message: `No credential configuration in this environment has the credential type '${type}'; create one, or trust an external issuer (jwksUri, credentialIssuer, x5cRoot or trustSourceId) for this credential.`,
         });
       }
     }
@@ -48,6 +56,13 @@ export async function checkReferences(
           code: "UnknownIssuer",
           target: `credentials.${i}.trustedIssuers.${j}.issuerId`,
           message: `No issuer '${trusted.issuerId}' exists in this environment.`,
+        });
+      }
+      if ("trustSourceId" in trusted && !knownTrustSources.has(trusted.trustSourceId)) {
+        details.push({
+          code: "UnknownTrustSource",
+          target: `credentials.${i}.trustedIssuers.${j}.trustSourceId`,
+          message: `No trust source '${trusted.trustSourceId}' exists in this environment.`,
         });
       }
       const url =

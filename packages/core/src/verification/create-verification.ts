@@ -13,7 +13,7 @@ import { newId } from "../shared/ids";
 import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
 import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
-import { dcqlQueryFor } from "./policy-query";
+import { dcqlQueryFor, walletDcqlQueryFor } from "./policy-query";
 import { assertWithinRegistration, rulesWithRegistration } from "./registration-limits";
 import { signedRequestByValue } from "./request-by-value";
 import { encodeTransactionData } from "./transaction-data";
@@ -92,7 +92,7 @@ export async function createVerification(
         clientId,
         responseMode: dcApiResponseMode(rules),
         nonce,
-        dcqlQuery,
+        dcqlQuery: await walletDcqlQueryFor(deps, scope, rules),
         encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
         transactionData,
         verifierInfo: rules.verifierInfo,
@@ -116,7 +116,7 @@ export async function createVerification(
     );
   }
   const requestObject = input.requestByValue
-    ? await signedRequestByValue(deps, {
+    ? await signedRequestByValue(deps, scope, {
         identity,
         clientId,
         responseUri: responseUriOf(deps.config, state),

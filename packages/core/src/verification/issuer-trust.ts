@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import { certificateNamesIssuer, importEs256PublicKey, type JwsHeader } from "@cred/oid4vc";
 import type { CryptoKey, JWK } from "jose";
 import { credentialIssuerIdentifier, platformIssuerKeyCacheKey, platformIssuerKeysCache } from "../issuers";
@@ -6,6 +7,7 @@ import type { AppDeps } from "../shared/context";
 import { outboundGet } from "../shared/outbound-fetch";
 import type { TenantScope } from "../shared/principal";
 import { x5cChainKey } from "../shared/x5c-chain";
+import { trustSourceAnchors } from "../trust-sources";
 import type { TPolicyCredential } from "../verification-policies";
 import { verificationRepository } from "./verification-repository";
 
@@ -168,6 +170,30 @@ function jwksKey(deps: AppDeps, jwksUri: string, kid: string | undefined): Promi
 
 // ---------------------------------------------------------------------------------------------------
 
+/**
+ * The anchors a chain can end at: those whose subject is the issuer of one of its certificates (or that
+ * are one of them), so that a list of many CAs costs one path validation, not one per CA.
+ */
+function anchorsNamedByChain(anchors: string[], x5c: unknown[]): string[] {
+  const issuers = new Set<string>();
+  for (const der of x5c) {
+    if (typeof der !== "string") continue;
+    try {
+      const certificate = new X509Certificate(Buffer.from(der, "base64"));
+      issuers.add(certificate.issuer).add(certificate.subject);
+    } catch {
+      // not a certificate: path validation refuses the chain anyway
+    }
+  }
+  return anchors.filter((pem) => {
+    try {
+      return issuers.has(new X509Certificate(pem).subject);
+    } catch {
+      return false;
+    }
+  });
+}
+
 export interface TrustContext {
   deps: AppDeps;
   scope: TenantScope;
@@ -180,7 +206,8 @@ export interface TrustContext {
  * credential trusts: a platform issuer of this tenant + environment (by `kid`, and `iss` must be that
  * issuer's identifier), an external issuer's pinned JWKS (by `kid`), an external issuer named by its
  * identifier (`iss` must equal it; keys from its `/.well-known/jwt-vc-issuer` metadata, by `kid`), or an
- * `x5c` chain ending at a pinned root (the leaf must name `iss`). Receives the unverified header and payload.
+ * `x5c` chain ending at a pinned root or at a CA a trust source lists under the service type (the leaf
+ * must name `iss`). Receives the unverified header and payload.
  */
 export async function resolveIssuerKey(
   ctx: TrustContext,
@@ -196,6 +223,20 @@ export async function resolveIssuerKey(
       if (chain && (payload.iss === undefined || certificateNamesIssuer(chain.leaf, payload.iss))) {
         const subject = chain.leaf.subject.split("\n").join(", ");
         return { key: chain.key, source: { kind: "x5c", rootPem: t.x5cRoot, subject } };
+      }
+    }
+  }
+  if (Array.isArray(header.x5c)) {
+    for (const t of trusted) {
+      if (!("trustSourceId" in t)) continue;
+      // The CAs a trusted list grants under the service type now (its last good copy, while current).
+      const anchors = await trustSourceAnchors(ctx.deps, ctx.scope, t.trustSourceId, t.serviceType, ctx.now);
+      for (const rootPem of anchorsNamedByChain(anchors, header.x5c)) {
+        const chain = await x5cChainKey(ctx.deps.caches, header.x5c as string[], rootPem, ctx.now);
+        if (chain && (payload.iss === undefined || certificateNamesIssuer(chain.leaf, payload.iss))) {
+          const subject = chain.leaf.subject.split("\n").join(", ");
+          return { key: chain.key, source: { kind: "x5c", rootPem, subject } };
+        }
       }
     }
   }

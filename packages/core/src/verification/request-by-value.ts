@@ -7,8 +7,9 @@ import {
   signRequestObject,
 } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
+import type { TenantScope } from "../shared/principal";
 import type { TPolicyRules } from "../verification-policies";
-import { dcqlQueryFor } from "./policy-query";
+import { dcqlQueryFor, walletDcqlQueryFor } from "./policy-query";
 import type { VerificationSessionRow } from "./verification-repository";
 import { requestObjectSigner, type VerifierIdentity } from "./verifier-identity";
 import { verifierInfoOf } from "./verifier-info";
@@ -21,7 +22,9 @@ export function requestIsByValue(row: Pick<VerificationSessionRow, "clientId" | 
 /**
  * The authorization request link of a `redirect_uri` session (OpenID4VP §5.9.3): every parameter by
  * value, unsigned, `direct_post` to the session's response URI (its client_id). Built from the session
- * and its policy snapshot, like the request object of the other prefixes.
+ * and its policy snapshot, like the request object of the other prefixes. Built while the session is
+ * read (synchronously), so its query carries no `trusted_authorities` of trust sources (an optional hint
+ * to the wallet; the engine still decides trust by the sources).
  */
 export function byValueRequestLink(
   deps: Pick<AppDeps, "caches">,
@@ -50,8 +53,9 @@ export function byValueRequestLink(
  * at creation like the request_uri one, except that no wallet asked for it yet, so it carries no
  * `wallet_nonce` and the static `aud`.
  */
-export function signedRequestByValue(
-  deps: Pick<AppDeps, "caches">,
+export async function signedRequestByValue(
+  deps: Pick<AppDeps, "caches" | "database">,
+  scope: TenantScope,
   input: {
     identity: VerifierIdentity;
     clientId: string;
@@ -72,7 +76,7 @@ export function signedRequestByValue(
     responseMode: input.responseMode,
     nonce: input.nonce,
     state: input.state,
-    dcqlQuery: dcqlQueryFor(deps, input.rules),
+    dcqlQuery: await walletDcqlQueryFor(deps, scope, input.rules),
     ...(input.encryptionJwk ? { encryptionJwk: input.encryptionJwk } : {}),
     ...(input.transactionData ? { transactionData: input.transactionData } : {}),
     ...verifierInfoOf(input.rules),

@@ -10,7 +10,7 @@ import {
 import type { AppDeps } from "../shared/context";
 import type { TPolicyRules } from "../verification-policies";
 import { createdSessions } from "./created-sessions";
-import { dcqlQueryFor } from "./policy-query";
+import { walletDcqlQueryFor } from "./policy-query";
 import { requestIsByValue } from "./request-by-value";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
 import { assertVerifierTenantActive } from "./suspended-verifier";
@@ -88,7 +88,7 @@ export async function serveRequestObject(
     responseMode: row.responseMode as "direct_post" | "direct_post.jwt",
     nonce: row.nonce,
     state: row.state,
-    dcqlQuery: dcqlQueryFor(deps, row.rules as TPolicyRules),
+    dcqlQuery: await walletDcqlQueryFor(deps, scope, row.rules as TPolicyRules),
     ...(encryptionJwk ? { encryptionJwk } : {}),
     ...(walletNonce !== undefined ? { walletNonce } : {}),
     ...(walletIssuer !== undefined ? { walletIssuer } : {}),

@@ -1,6 +1,7 @@
 /**
  * Test-only: builds and signs ETSI TS 119 612 lists and TS 119 602 LoTEs with a test key, so tests make
- * their own trusted lists. Not exported by the trust-lists entry point; the service never signs lists.
+ * their own trusted lists. Not exported by the trust-lists entry point (tests import
+ * `@cred/oid4vc/trust-lists/testing`); the service never signs lists.
  */
 import { SignJWT } from "jose";
 import { SignedXml } from "xml-crypto";

@@ -17,8 +17,11 @@ export interface PolicyCredentialRule {
   requiredClaims: readonly (readonly string[])[];
   optionalClaims: readonly (readonly string[])[];
   holderBindingRequired: boolean;
-  /** DCQL `trusted_authorities` of type `aki`: base64url AuthorityKeyIdentifier values. */
-  trustedAuthorities?: { aki: readonly string[] };
+  /**
+   * DCQL `trusted_authorities` (OpenID4VP §6.1.1): `aki`, base64url AuthorityKeyIdentifier values;
+   * `etsiTl`, identifiers (URLs) of ETSI TS 119 612 trusted lists or lists of trusted lists.
+   */
+  trustedAuthorities?: { aki?: readonly string[]; etsiTl?: readonly string[] };
   /** Allow several presentations for this query (DCQL `multiple`). Default false. */
   multiple?: boolean;
   /**
@@ -162,10 +165,14 @@ export function policyToDcqlQuery(policy: PolicyQueryInput): DcqlQuery {
     };
     if (rule.multiple) query.multiple = true;
     if (rule.trustedAuthorities) {
-      if (rule.trustedAuthorities.aki.length === 0) {
-        issues.push(`credential "${rule.id}": trustedAuthorities.aki must not be empty`);
+      const { aki, etsiTl } = rule.trustedAuthorities;
+      if ((aki?.length ?? 0) + (etsiTl?.length ?? 0) === 0) {
+        issues.push(`credential "${rule.id}": trustedAuthorities must name at least one authority`);
       }
-      query.trusted_authorities = [{ type: "aki", values: [...rule.trustedAuthorities.aki] }];
+      query.trusted_authorities = [
+        ...(aki?.length ? [{ type: "aki", values: [...aki] }] : []),
+        ...(etsiTl?.length ? [{ type: "etsi_tl", values: [...etsiTl] }] : []),
+      ];
     }
     return query;
   });

@@ -805,6 +805,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/trust-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trust sources
+         * @description Requires the API key scope `trust-sources.read`.
+         */
+        get: operations["TrustSources_List"];
+        put?: never;
+        /**
+         * Create a trust source (a trusted list)
+         * @description Fetches the list once (https; the URL must not be, or resolve to, a private, loopback, link-local or metadata address: 400 TrustSourceUrlNotAllowed) and verifies it: XMLDSig for ETSI TS 119 612 lists (`lotl`, `tsl`), JWS for TS 119 602 LoTEs (`lote`), signed by one of `signerCertificates`; a LoTL's pointed-to lists are fetched and verified with the certificates the LoTL gives for them. A list that cannot be fetched or does not verify is refused with 422 TrustListRefused, whose detail code says why (BadSignature, UnknownSigner, ListExpired, WrongReference, UnsupportedAlgorithm, MalformedList, FetchFailed); nothing is stored then. Accepts Idempotency-Key.
+         *
+         *     Requires the API key scope `trust-sources.manage`.
+         */
+        post: operations["TrustSources_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/trust-sources/{trustSourceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a trust source, with the state of its lists
+         * @description Requires the API key scope `trust-sources.read`.
+         */
+        get: operations["TrustSources_Get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trust source
+         * @description Answers 200 with the trust source as it was. From now on it reads as 404 and policies naming it trust no issuer through it.
+         *
+         *     Requires the API key scope `trust-sources.manage`.
+         */
+        delete: operations["TrustSources_Delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a trust source (JSON merge patch)
+         * @description JSON merge patch (RFC 7396) of signerCertificates, refreshIntervalSeconds and description (null clears it). New signer certificates apply from the next refresh on. kind and url are fixed (400 ReadOnlyField): another list is another trust source.
+         *
+         *     Requires the API key scope `trust-sources.manage`.
+         */
+        patch: operations["TrustSources_Update"];
+        trace?: never;
+    };
+    "/management/trust-sources/{trustSourceId}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch and verify a trust source's lists now
+         * @description Runs the refresh the worker otherwise runs on schedule (the refresh interval, or sooner at a list's NextUpdate). When the list cannot be fetched or does not verify, the last good copy is kept (status `stale` while its NextUpdate has not passed, `expired` after), the failure is recorded in `lastError`, a `trust_source.refresh_failed` event is emitted and the call answers 422 TrustListRefused with the reason as detail code.
+         *
+         *     Requires the API key scope `trust-sources.manage`.
+         */
+        post: operations["TrustSources_Refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/webhooks": {
         parameters: {
             query?: never;
@@ -1961,6 +2041,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "trust_source.refresh_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * trust_source.refresh_failed
+         * @description A trust source's list could not be fetched or did not verify; the last good copy is kept (stale while its NextUpdate has not passed).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_TrustSourceRefreshFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1998,8 +2100,13 @@ export interface components {
         };
         /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
         IssuerWalletAttestation: {
-            /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
-            trustedRoots: string[];
+            /**
+             * @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
+            trustedRoots?: string[];
+            /** @description Trust sources whose wallet providers are trusted: an attestation whose x5c chain ends at a CA a source grants under the service type now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSource"][];
             /**
              * @description When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.
              * @default false
@@ -2013,10 +2120,28 @@ export interface components {
              */
             requireChallenge?: boolean;
         };
+        AttesterTrustSource: {
+            /**
+             * @description A trust source of this tenant and environment (TrustSources_Create), typically a LoTE of wallet providers.
+             * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            trustSourceId: string;
+            /**
+             * @description The ETSI service type whose services' certificates are trusted (status granted, or none in a TS 119 602 list, at the time of the request); default the TS 119 602 wallet provider issuance service.
+             * @default http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             * @example http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             */
+            serviceType?: string;
+        };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestation: {
-            /** @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them. */
-            trustedRoots: string[];
+            /**
+             * @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
+            trustedRoots?: string[];
+            /** @description Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSource"][];
             /**
              * @description When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.
              * @default false
@@ -2167,7 +2292,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).
+             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri, credentialIssuer, x5cRoot or trustSourceId).
              * @example [
              *       "https://credentials.example.com/pid"
              *     ]
@@ -2204,6 +2329,17 @@ export interface components {
             } | {
                 /** @description PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted. */
                 x5cRoot: string;
+            } | {
+                /**
+                 * @description A trust source (TrustSources_Create) of this tenant and environment: an ETSI trusted list whose last good copy names the issuers' CAs.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description The ETSI service type (ServiceTypeIdentifier URI) whose services' certificates are trusted, with status granted (or, in a TS 119 602 list, no status) at verification time: e.g. `http://uri.etsi.org/TrstSvc/Svctype/CA/QC` or `http://uri.etsi.org/19602/SvcType/PID/Issuance`. Credentials whose x5c chain ends at one of them (RFC 5280 path validation) are trusted.
+                 * @example http://uri.etsi.org/19602/SvcType/PID/Issuance
+                 */
+                serviceType: string;
             })[];
             /**
              * @description Claims the holder must disclose.
@@ -3569,6 +3705,133 @@ export interface components {
              */
             createdAt: string;
         };
+        ManagementResourceOfTrustSource: {
+            data: components["schemas"]["TrustSource"];
+        };
+        /** @description A trusted list (ETSI TS 119 612 / TS 119 602) that issuers or wallet providers are trusted through. */
+        TrustSource: {
+            /**
+             * @description The trust source's id.
+             * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description `lotl`: an ETSI TS 119 612 list of trusted lists (XML), whose pointed-to lists are followed and verified with the signer certificates the LoTL gives for them; `tsl`: one TS 119 612 trusted list (XML); `lote`: a TS 119 602 list of trusted entities (compact JWS with the signer in `x5c`).
+             * @example lotl
+             * @enum {string}
+             */
+            kind: "lotl" | "tsl" | "lote";
+            /**
+             * @description Where the list is fetched from.
+             * @example https://ec.europa.eu/tools/lotl/eu-lotl.xml
+             */
+            url: string;
+            /**
+             * @description Free text.
+             * @example EU LoTL
+             */
+            description: string | null;
+            /** @description PEM certificates that anchor the list. */
+            signerCertificates: string[];
+            /**
+             * @description Refresh interval (seconds).
+             * @example 21600
+             */
+            refreshIntervalSeconds: number;
+            /**
+             * @description `current`: the last refresh verified the list; `stale`: the last refresh failed and the last good copy, still before its NextUpdate, is used (stale-while-valid); `expired`: the last good copy has passed its NextUpdate and trusts nothing until a refresh succeeds; `pending`: no copy has verified yet.
+             * @example current
+             * @enum {string}
+             */
+            status: "pending" | "current" | "stale" | "expired";
+            /** @description The lists of the last good copy (a LoTL first, then the lists it points to). */
+            lists: components["schemas"]["TrustSourceList"][];
+            /**
+             * @description When the last good copy was fetched.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            listsFetchedAt: string | null;
+            /**
+             * @description The earliest NextUpdate of the last good copy.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            nextUpdate: string | null;
+            /**
+             * @description When a refresh last ran.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            lastRefreshAt: string | null;
+            /** @description Why the last refresh failed; null when it succeeded. */
+            lastError: components["schemas"]["TrustSourceRefreshError"] | null;
+            /**
+             * @description When the next scheduled refresh is due.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            nextRefreshAt: string;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description One list of the last good copy. */
+        TrustSourceList: {
+            /**
+             * @description Where the list was fetched from.
+             * @example https://tl.example/de.xml
+             */
+            location: string;
+            /**
+             * @description SchemeTerritory of the list.
+             * @example DE
+             */
+            territory: string | null;
+            /**
+             * @description TSLSequenceNumber / LoTE sequence number.
+             * @example 42
+             */
+            sequenceNumber: number | null;
+            /**
+             * @description ListIssueDateTime (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            issuedAt: string | null;
+            /**
+             * @description NextUpdate (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            nextUpdate: string | null;
+            /**
+             * @description How many services (with their history) the list holds.
+             * @example 12
+             */
+            services: number;
+            /** @description For a list a LoTL points to: why its last fetch was refused (its last good copy, if any and still current, is kept). */
+            error: components["schemas"]["TrustSourceRefreshError"] | null;
+        };
+        TrustSourceRefreshError: {
+            /**
+             * @description Why the last refresh failed: BadSignature, UnknownSigner, ListExpired, WrongReference, UnsupportedAlgorithm, MalformedList, SequenceNumberDecreased or FetchFailed.
+             * @example BadSignature
+             */
+            code: string;
+            /**
+             * @description What failed, in words.
+             * @example the signature does not verify
+             */
+            message: string;
+        };
+        ManagementCollectionOfTrustSource: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["TrustSource"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         ManagementResourceOfWebhookSubscriptionWithSecret: {
             data: components["schemas"]["WebhookSubscriptionWithSecret"];
         };
@@ -3590,7 +3853,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -3647,7 +3910,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -3706,7 +3969,7 @@ export interface components {
              * @example verification.session.verified
              * @enum {string}
              */
-            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated";
+            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed";
             /**
              * @description `pending` while attempts remain, `succeeded` after a 2xx answer, `failed` once retries are exhausted.
              * @example succeeded
@@ -4163,8 +4426,13 @@ export interface components {
         };
         /** @description Wallet attestation as OAuth client authentication (OpenID4VCI Appendix E, attest_jwt_client_auth) at this issuer's PAR and token endpoints. */
         IssuerWalletAttestationOutput: {
-            /** @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them. */
+            /**
+             * @description PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
             trustedRoots: string[];
+            /** @description Trust sources whose wallet providers are trusted: an attestation whose x5c chain ends at a CA a source grants under the service type now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSourceOutput"][];
             /**
              * @description When true, the pushed authorization request and token endpoints refuse a wallet without a valid attestation (401 invalid_client), as HAIP has issuers require client authentication. When false, an attestation is checked when sent and otherwise not asked for.
              * @default false
@@ -4178,10 +4446,28 @@ export interface components {
              */
             requireChallenge: boolean;
         };
+        AttesterTrustSourceOutput: {
+            /**
+             * @description A trust source of this tenant and environment (TrustSources_Create), typically a LoTE of wallet providers.
+             * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            trustSourceId: string;
+            /**
+             * @description The ETSI service type whose services' certificates are trusted (status granted, or none in a TS 119 602 list, at the time of the request); default the TS 119 602 wallet provider issuance service.
+             * @default http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             * @example http://uri.etsi.org/19602/SvcType/WalletSolution/Issuance
+             */
+            serviceType: string;
+        };
         /** @description Key attestations (OpenID4VCI Appendix D) this issuer accepts for the keys it binds credentials to. */
         IssuerKeyAttestationOutput: {
-            /** @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them. */
+            /**
+             * @description PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.
+             * @default []
+             */
             trustedRoots: string[];
+            /** @description Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`. */
+            trustSources?: components["schemas"]["AttesterTrustSourceOutput"][];
             /**
              * @description When true, every key proof must carry a key attestation (jwt proofs with key_attestation, or attestation proofs), announced as key_attestations_required; otherwise one is checked when sent.
              * @default false
@@ -4245,7 +4531,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri or x5cRoot).
+             * @description Accepted SD-JWT VC types (`vct`). Each must be the credentialType of a credential configuration in this environment, unless the credential trusts an external issuer (jwksUri, credentialIssuer, x5cRoot or trustSourceId).
              * @example [
              *       "https://credentials.example.com/pid"
              *     ]
@@ -4282,6 +4568,17 @@ export interface components {
             } | {
                 /** @description PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted. */
                 x5cRoot: string;
+            } | {
+                /**
+                 * @description A trust source (TrustSources_Create) of this tenant and environment: an ETSI trusted list whose last good copy names the issuers' CAs.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description The ETSI service type (ServiceTypeIdentifier URI) whose services' certificates are trusted, with status granted (or, in a TS 119 602 list, no status) at verification time: e.g. `http://uri.etsi.org/TrstSvc/Svctype/CA/QC` or `http://uri.etsi.org/19602/SvcType/PID/Issuance`. Credentials whose x5c chain ends at one of them (RFC 5280 path validation) are trusted.
+                 * @example http://uri.etsi.org/19602/SvcType/PID/Issuance
+                 */
+                serviceType: string;
             })[];
             /**
              * @description Claims the holder must disclose.
@@ -4399,7 +4696,7 @@ export interface components {
                  * @example ValidationFailed
                  * @enum {string}
                  */
-                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "NotRegistered" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable" | "KeyCustodyUnavailable";
+                code: "ValidationFailed" | "MalformedJson" | "MalformedUrl" | "MalformedRequest" | "UnknownClaim" | "PlatformLimit" | "MissingApiVersion" | "UnsupportedApiVersion" | "InvalidIdempotencyKey" | "ReadOnlyField" | "UnknownPolicy" | "IssuerRequired" | "RevocationNotSupported" | "WebhookUrlNotAllowed" | "InvalidCertificate" | "TrustSourceUrlNotAllowed" | "UnknownTrustSource" | "Unauthenticated" | "MissingScope" | "CsrfTokenInvalid" | "IssuerBindingMismatch" | "TenantSuspended" | "NotFound" | "RouteNotFound" | "MethodNotAllowed" | "RequestTimeout" | "AlreadyExists" | "InvalidState" | "IssuerNotReady" | "IssuerNotActive" | "IssuerNotAuthorised" | "PolicySuspended" | "VerifierCertificateMismatch" | "NotRegistered" | "IdempotencyKeyReused" | "IdempotencyKeyInUse" | "TrustListRefused" | "PayloadTooLarge" | "UriTooLong" | "UnsupportedMediaType" | "ExpectationFailed" | "Throttled" | "HeadersTooLarge" | "InternalError" | "NotImplemented" | "ServiceUnavailable" | "KeyCustodyUnavailable";
                 /**
                  * @description Human-readable explanation.
                  * @example The request is not valid.
@@ -5316,6 +5613,48 @@ export interface components {
                  * @example 1
                  */
                 previousVersion: number;
+            };
+        };
+        /** @description A trust source's list could not be fetched or did not verify; the last good copy is kept (stale while its NextUpdate has not passed). */
+        TrustSourceRefreshFailedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "trust_source.refresh_failed";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The trust source's id.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description Where the list is fetched from.
+                 * @example https://tl.example/lotl.xml
+                 */
+                url: string;
+                /**
+                 * @description The trust source's status after the failure.
+                 * @example stale
+                 * @enum {string}
+                 */
+                status: "pending" | "current" | "stale" | "expired";
+                /**
+                 * @description Why: BadSignature, UnknownSigner, ListExpired, WrongReference, UnsupportedAlgorithm, MalformedList, SequenceNumberDecreased or FetchFailed.
+                 * @example BadSignature
+                 */
+                code: string;
+                /**
+                 * @description What failed, in words.
+                 * @example the signature does not verify
+                 */
+                message: string;
             };
         };
     };
@@ -10066,6 +10405,582 @@ export interface operations {
             };
         };
     };
+    TrustSources_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `lotl`: an ETSI TS 119 612 list of trusted lists (XML), whose pointed-to lists are followed and verified with the signer certificates the LoTL gives for them; `tsl`: one TS 119 612 trusted list (XML); `lote`: a TS 119 602 list of trusted entities (compact JWS with the signer in `x5c`).
+                     * @example lotl
+                     * @enum {string}
+                     */
+                    kind: "lotl" | "tsl" | "lote";
+                    /**
+                     * Format: uri
+                     * @description https URL of the list. Hosts that are or resolve to private, loopback, link-local or metadata addresses are refused.
+                     * @example https://ec.europa.eu/tools/lotl/eu-lotl.xml
+                     */
+                    url: string;
+                    /** @description The certificates that anchor the list: its signature must verify with one of them (for a LoTL, the LoTL's own signer; the national lists are checked against the certificates the LoTL points with). */
+                    signerCertificates: string[];
+                    /**
+                     * @description How often the list is fetched again (seconds); the refresh comes earlier when a list's NextUpdate is sooner. A failed refresh is retried after a tenth of it (at least a minute).
+                     * @example 21600
+                     */
+                    refreshIntervalSeconds?: number;
+                    /**
+                     * @description Free text.
+                     * @example EU LoTL
+                     */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The trust source was created with its first verified copy. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error. */
+            422: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_Delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trust source was deleted; the body shows it as it was. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_Update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The certificates that anchor the list: its signature must verify with one of them (for a LoTL, the LoTL's own signer; the national lists are checked against the certificates the LoTL points with). */
+                    signerCertificates?: string[];
+                    /**
+                     * @description How often the list is fetched again (seconds); the refresh comes earlier when a list's NextUpdate is sooner. A failed refresh is retried after a tenth of it (at least a minute).
+                     * @example 21600
+                     */
+                    refreshIntervalSeconds?: number;
+                    /** @description Free text; null clears it. */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_Refresh: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lists verified; the body shows the new copy. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error. */
+            422: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     Webhooks_List: {
         parameters: {
             query?: {
@@ -10168,7 +11083,7 @@ export interface operations {
                      *       "verification.session.rejected"
                      *     ]
                      */
-                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
+                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
                     /**
                      * @description Free text for the integrator.
                      * @example Checkout backend
@@ -10441,7 +11356,7 @@ export interface operations {
                      *       "verification.session.verified"
                      *     ]
                      */
-                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "*")[];
+                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
                     /**
                      * @description New free text for the integrator; null clears it.
                      * @example Checkout backend (v2)
@@ -10634,7 +11549,7 @@ export interface operations {
                 cursor?: string;
                 subscriptionId?: string;
                 status?: "pending" | "succeeded" | "failed";
-                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated";
+                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed";
             };
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
@@ -14676,6 +15591,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerificationPolicyVersionActivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_TrustSourceRefreshFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustSourceRefreshFailedEvent"];
             };
         };
         responses: {

@@ -1,10 +1,18 @@
 import { credentialError, type KeyAttestationCheck, verifyKeyAttestation } from "@cred/oid4vc";
 import type { TKeyAttestation } from "../../issuers";
 import { type AttestationStatusDeps, trustedAttester } from "../../shared/attestation-status";
+import type { AppDeps } from "../../shared/context";
+import type { TenantScope } from "../../shared/principal";
 import { trustSettingsOf } from "../../shared/x5c-chain";
+import { trustSourceAnchors } from "../../trust-sources";
 
 /** The issuer's key attestation settings (`keyAttestation`), or null when it reads none. */
 export function keyAttestationOf(issuer: { keyAttestation: unknown }): TKeyAttestation | null {
+  const settings = issuer.keyAttestation as Partial<TKeyAttestation> | null;
+  // Settings stored before trust sources existed have roots only.
+  if (settings && Array.isArray(settings.trustSources) && settings.trustSources.length > 0) {
+    return { ...settings, trustedRoots: settings.trustedRoots ?? [] } as TKeyAttestation;
+  }
   return trustSettingsOf<TKeyAttestation>(issuer.keyAttestation);
 }
 
@@ -26,8 +34,8 @@ export function keyAttestationsRequired(issuer: { keyAttestation: unknown }) {
  * Undefined when the issuer reads none.
  */
 export function keyAttestationCheck(
-  deps: AttestationStatusDeps,
-  issuer: { keyAttestation: unknown },
+  deps: AttestationStatusDeps & Pick<AppDeps, "database">,
+  issuer: { tenantId: string; environment: string; keyAttestation: unknown },
   now: number,
 ): KeyAttestationCheck | undefined {
   const settings = keyAttestationOf(issuer);
@@ -39,7 +47,19 @@ export function keyAttestationCheck(
   return {
     required: settings.required,
     verify: async (jwt, { requireExp }) => {
-      const attester = trustedAttester(deps, settings.trustedRoots, now);
+      const fromSources = await Promise.all(
+        (settings.trustSources ?? []).map((source) =>
+          trustSourceAnchors(
+            deps,
+            { tenantId: issuer.tenantId, environment: issuer.environment } as TenantScope,
+            source.trustSourceId,
+            source.serviceType,
+            now,
+          ),
+        ),
+      );
+      const roots = [...new Set([...settings.trustedRoots, ...fromSources.flat()])];
+      const attester = trustedAttester(deps, roots, now);
       const verified = await verifyKeyAttestation(jwt, {
         attesterKey: attester.key,
         requirement,

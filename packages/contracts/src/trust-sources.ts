@@ -1,0 +1,198 @@
+import { z } from "zod";
+import { EXAMPLE_CA_CERTIFICATE_PEM } from "./examples";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { registerRequestExample } from "./request-example";
+import { hasOnePemCertificateBlock } from "./server-checks";
+
+const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
+const TRUST_SOURCE_ID_EXAMPLE = "ts_01jd5x6c3v8w9y0z1a2b3c4d5e";
+
+export const TRUST_SOURCE_KINDS = ["lotl", "tsl", "lote"] as const;
+export type TTrustSourceKind = (typeof TRUST_SOURCE_KINDS)[number];
+
+/** Between a minute and a week; NextUpdate of the lists makes a refresh come earlier. */
+export const MIN_REFRESH_INTERVAL_SECONDS = 60;
+export const MAX_REFRESH_INTERVAL_SECONDS = 7 * 86_400;
+export const DEFAULT_REFRESH_INTERVAL_SECONDS = 6 * 3600;
+
+const zTrustSourceId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "The trust source's id.", example: TRUST_SOURCE_ID_EXAMPLE });
+
+const zKind = z.enum(TRUST_SOURCE_KINDS).meta({
+  description:
+    "`lotl`: an ETSI TS 119 612 list of trusted lists (XML), whose pointed-to lists are followed and verified with the signer certificates the LoTL gives for them; `tsl`: one TS 119 612 trusted list (XML); `lote`: a TS 119 602 list of trusted entities (compact JWS with the signer in `x5c`).",
+  example: "lotl",
+});
+
+const zSignerCertificate = z
+  .string()
+  .max(20_000)
+  .refine(hasOnePemCertificateBlock, "Give one PEM-encoded X.509 certificate.")
+  .meta({
+    description: "PEM X.509 certificate that may sign the list (matched by certificate or public key).",
+  });
+
+const zSignerCertificates = z.array(zSignerCertificate).min(1).max(20).meta({
+  description:
+    "The certificates that anchor the list: its signature must verify with one of them (for a LoTL, the LoTL's own signer; the national lists are checked against the certificates the LoTL points with).",
+});
+
+const zRefreshIntervalSeconds = z
+  .int()
+  .min(MIN_REFRESH_INTERVAL_SECONDS)
+  .max(MAX_REFRESH_INTERVAL_SECONDS)
+  .meta({
+    description:
+      "How often the list is fetched again (seconds); the refresh comes earlier when a list's NextUpdate is sooner. A failed refresh is retried after a tenth of it (at least a minute).",
+    example: DEFAULT_REFRESH_INTERVAL_SECONDS,
+  });
+
+const zRefreshError = z
+  .object({
+    code: z.string().meta({
+      description:
+        "Why the last refresh failed: BadSignature, UnknownSigner, ListExpired, WrongReference, UnsupportedAlgorithm, MalformedList, SequenceNumberDecreased or FetchFailed.",
+      example: "BadSignature",
+    }),
+    message: z
+      .string()
+      .meta({ description: "What failed, in words.", example: "the signature does not verify" }),
+  })
+  .meta({ id: "TrustSourceRefreshError" });
+
+export const zTrustSourceList = z
+  .object({
+    location: z
+      .string()
+      .meta({ description: "Where the list was fetched from.", example: "https://tl.example/de.xml" }),
+    territory: z.string().nullable().meta({ description: "SchemeTerritory of the list.", example: "DE" }),
+    sequenceNumber: z
+      .int()
+      .nullable()
+      .meta({ description: "TSLSequenceNumber / LoTE sequence number.", example: 42 }),
+    issuedAt: z
+      .string()
+      .nullable()
+      .meta({ description: "ListIssueDateTime (ISO 8601).", example: ISO_EXAMPLE }),
+    nextUpdate: z.string().nullable().meta({ description: "NextUpdate (ISO 8601).", example: ISO_EXAMPLE }),
+    services: z
+      .int()
+      .meta({ description: "How many services (with their history) the list holds.", example: 12 }),
+    error: zRefreshError.nullable().meta({
+      description:
+        "For a list a LoTL points to: why its last fetch was refused (its last good copy, if any and still current, is kept).",
+    }),
+  })
+  .meta({ id: "TrustSourceList", description: "One list of the last good copy." });
+
+export const zTrustSource = z
+  .object({
+    id: zTrustSourceId,
+    kind: zKind,
+    url: z.string().meta({
+      description: "Where the list is fetched from.",
+      example: "https://ec.europa.eu/tools/lotl/eu-lotl.xml",
+    }),
+    description: z.string().nullable().meta({ description: "Free text.", example: "EU LoTL" }),
+    signerCertificates: z.array(z.string()).meta({ description: "PEM certificates that anchor the list." }),
+    refreshIntervalSeconds: z.int().meta({ description: "Refresh interval (seconds).", example: 21_600 }),
+    status: z.enum(["pending", "current", "stale", "expired"]).meta({
+      description:
+        "`current`: the last refresh verified the list; `stale`: the last refresh failed and the last good copy, still before its NextUpdate, is used (stale-while-valid); `expired`: the last good copy has passed its NextUpdate and trusts nothing until a refresh succeeds; `pending`: no copy has verified yet.",
+      example: "current",
+    }),
+    lists: z
+      .array(zTrustSourceList)
+      .meta({ description: "The lists of the last good copy (a LoTL first, then the lists it points to)." }),
+    listsFetchedAt: z
+      .string()
+      .nullable()
+      .meta({ description: "When the last good copy was fetched.", example: ISO_EXAMPLE }),
+    nextUpdate: z
+      .string()
+      .nullable()
+      .meta({ description: "The earliest NextUpdate of the last good copy.", example: ISO_EXAMPLE }),
+    lastRefreshAt: z
+      .string()
+      .nullable()
+      .meta({ description: "When a refresh last ran.", example: ISO_EXAMPLE }),
+    lastError: zRefreshError
+      .nullable()
+      .meta({ description: "Why the last refresh failed; null when it succeeded." }),
+    nextRefreshAt: z
+      .string()
+      .meta({ description: "When the next scheduled refresh is due.", example: ISO_EXAMPLE }),
+    createdAt: z.string().meta({ description: "Creation time (ISO 8601).", example: ISO_EXAMPLE }),
+    updatedAt: z.string().meta({ description: "Last change (ISO 8601).", example: ISO_EXAMPLE }),
+  })
+  .meta({
+    id: "TrustSource",
+    description:
+      "A trusted list (ETSI TS 119 612 / TS 119 602) that issuers or wallet providers are trusted through.",
+  });
+export type TTrustSource = z.infer<typeof zTrustSource>;
+
+export const ZCreateTrustSourceRequest = z.strictObject({
+  kind: zKind,
+  url: z.url({ error: "Give an absolute URL." }).max(2048).meta({
+    description:
+      "https URL of the list. Hosts that are or resolve to private, loopback, link-local or metadata addresses are refused.",
+    example: "https://ec.europa.eu/tools/lotl/eu-lotl.xml",
+  }),
+  signerCertificates: zSignerCertificates,
+  refreshIntervalSeconds: zRefreshIntervalSeconds.optional(),
+  description: z.string().trim().max(500).nullish().meta({ description: "Free text.", example: "EU LoTL" }),
+});
+// A list at example.com cannot be fetched: tried as it stands, the example answers 422 TrustListRefused.
+registerRequestExample(ZCreateTrustSourceRequest, [], {
+  kind: "lotl",
+  url: "https://example.com/trusted-lists/eu-lotl.xml",
+  signerCertificates: [EXAMPLE_CA_CERTIFICATE_PEM],
+  refreshIntervalSeconds: DEFAULT_REFRESH_INTERVAL_SECONDS,
+  description: "EU list of trusted lists",
+});
+export type TCreateTrustSourceRequest = z.infer<typeof ZCreateTrustSourceRequest>;
+
+export const ZTrustSourceIdParams = z.object({ trustSourceId: zTrustSourceId });
+export const ZGetTrustSourceRequest = ZTrustSourceIdParams;
+export const ZDeleteTrustSourceRequest = ZTrustSourceIdParams;
+export const ZRefreshTrustSourceRequest = ZTrustSourceIdParams;
+export const ZTrustSourceResponse = resourceOf(zTrustSource).meta({ id: "ManagementResourceOfTrustSource" });
+export const ZCreateTrustSourceResponse = ZTrustSourceResponse;
+export const ZGetTrustSourceResponse = ZTrustSourceResponse;
+export const ZDeleteTrustSourceResponse = ZTrustSourceResponse;
+export const ZRefreshTrustSourceResponse = ZTrustSourceResponse;
+export const ZUpdateTrustSourceResponse = ZTrustSourceResponse;
+export const ZListTrustSourcesRequest = zListQuery;
+export const ZListTrustSourcesResponse = collectionOf(zTrustSource).meta({
+  id: "ManagementCollectionOfTrustSource",
+});
+
+/** TrustSources_Update: JSON merge patch (absent = unchanged, null = cleared); kind and url are fixed. */
+export const ZUpdateTrustSourceRequest = z.strictObject({
+  trustSourceId: zTrustSourceId,
+  signerCertificates: zSignerCertificates.optional(),
+  refreshIntervalSeconds: zRefreshIntervalSeconds.optional(),
+  description: z.string().trim().max(500).nullish().meta({ description: "Free text; null clears it." }),
+});
+export type TUpdateTrustSourceRequest = z.infer<typeof ZUpdateTrustSourceRequest>;
+registerRequestExample(ZUpdateTrustSourceRequest, ["trustSourceId"], { refreshIntervalSeconds: 3600 });
+
+/** Members TrustSources_Update refuses by name (400 ReadOnlyField): a new URL or kind is a new source. */
+export const TRUST_SOURCE_READ_ONLY_FIELDS = [
+  "id",
+  "kind",
+  "url",
+  "status",
+  "lists",
+  "listsFetchedAt",
+  "nextUpdate",
+  "lastRefreshAt",
+  "lastError",
+  "nextRefreshAt",
+  "createdAt",
+  "updatedAt",
+] as const;
