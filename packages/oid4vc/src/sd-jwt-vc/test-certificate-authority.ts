@@ -114,7 +114,7 @@ let testSerial = 0;
 export async function issueTestCertificate(
   subject: TestParty,
   options: IssueTestCertificateOptions = {},
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   const ca = options.ca ?? false;
   const keyUsage =
     options.keyUsage === undefined
