@@ -5,11 +5,14 @@ import { SubmitButton } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { Badge, ErrorAlert, Loading, PageHeader, Success } from "../../../components/status";
 import { useTRPC } from "../../../lib/trpc";
+import { AccessCertificateSection } from "./access-certificate-section";
+import { RegistrationCertificateSection } from "./registration-certificate-section";
 
 /**
  * The environment's verifier certificate: the X.509 identity wallets see in presentation requests
  * (VerifierCertificates_Get, generated on first use), and replacing it with an uploaded chain and key
- * (VerifierCertificates_Upload).
+ * (VerifierCertificates_Upload); the relying-party access certificate (signing request and import) and
+ * registration certificate.
  */
 export default function VerifierCertificatePage() {
   const trpc = useTRPC();
@@ -104,6 +107,8 @@ export default function VerifierCertificatePage() {
           <SubmitButton pending={upload.isPending}>Upload</SubmitButton>
         </form>
       )}
+      {certificate && <AccessCertificateSection certificate={certificate} canManage={canManage} />}
+      <RegistrationCertificateSection canManage={canManage} />
     </>
   );
 }
