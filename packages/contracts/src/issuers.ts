@@ -741,11 +741,47 @@ export const zReadinessItem = z
   .meta({ id: "IssuerReadinessItem", description: "One requirement of the readiness checklist." });
 export type TReadinessItem = z.infer<typeof zReadinessItem>;
 
+const ISO_EXAMPLE_READINESS = "2027-01-31T00:00:00.000Z";
+
+/** Days before expiry from which a relying-party certificate counts as `expiring`. */
+export const CERTIFICATE_EXPIRY_WARNING_DAYS = 30;
+
+export const zRelyingPartyCertificateExpiry = z
+  .object({
+    id: z.enum(["access-certificate", "registration-certificate"]).meta({
+      description:
+        "Which certificate: the verifier's access certificate (WRPAC) or the relying party's registration certificate (WRPRC).",
+      example: "access-certificate",
+    }),
+    title: z.string().meta({ description: "The certificate, for people.", example: "Access certificate" }),
+    status: z.enum(["valid", "expiring", "expired", "absent"]).meta({
+      description: `valid; expiring: expires within ${CERTIFICATE_EXPIRY_WARNING_DAYS} days (a warning); expired: past its end (a failure); absent: none installed.`,
+      example: "expiring",
+    }),
+    expiresAt: z.string().nullable().meta({
+      description: "When it expires (ISO 8601); null when absent or when the registration names no `exp`.",
+      example: ISO_EXAMPLE_READINESS,
+    }),
+    detail: z.string().meta({
+      description: "What was found and, when expiring or expired, what to do.",
+      example: "The access certificate for VATFI-12345678 expires in 12 day(s); import a renewed one.",
+    }),
+  })
+  .meta({
+    id: "RelyingPartyCertificateExpiry",
+    description: "The expiry of one relying-party certificate of the issuer's environment.",
+  });
+export type TRelyingPartyCertificateExpiry = z.infer<typeof zRelyingPartyCertificateExpiry>;
+
 export const zIssuerReadiness = z
   .object({
     issuerId: zIssuerId,
     ready: z.boolean().meta({ description: "True when every item is satisfied.", example: false }),
     items: z.array(zReadinessItem).meta({ description: "One item per requirement, in a fixed order." }),
+    relyingPartyCertificates: z.array(zRelyingPartyCertificateExpiry).meta({
+      description:
+        "The environment's relying-party certificates (access certificate, then registration certificate) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate.",
+    }),
   })
   .meta({
     id: "IssuerReadinessResponse",

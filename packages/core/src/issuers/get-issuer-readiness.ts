@@ -8,6 +8,7 @@ import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-ca
 import { storedKeyOf } from "./issuer-key-custody";
 import { currentSigningKeyOf, type IssuerKeyRow, nextSigningKeyRowOf } from "./issuer-keys";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
+import { relyingPartyCertificateExpiry } from "./relying-party-certificate-expiry";
 
 export interface ReadinessDeps {
   config: Pick<CoreConfig, "publicBaseUrl" | "developmentMode">;
@@ -214,7 +215,12 @@ export async function assessIssuerReadiness(
           : `The public base URL ${publicBaseUrl} is not https; wallets require https. Set PUBLIC_BASE_URL to an https origin.`,
     }),
   ];
-  return { issuerId: issuer.id, ready: items.every((i) => i.status === "satisfied"), items };
+  return {
+    issuerId: issuer.id,
+    ready: items.every((i) => i.status === "satisfied"),
+    items,
+    relyingPartyCertificates: await relyingPartyCertificateExpiry(db, scope),
+  };
 }
 
 export async function getIssuerReadiness(

@@ -40,6 +40,22 @@ export const issuerRepository = {
     return db.prisma.issuer.create({ data });
   },
 
+  /** The environment's verifier certificate chain (readiness shows the access certificate's expiry). */
+  findVerifierCertificateChain(db: UnitOfWork, scope: TenantScope) {
+    return db.prisma.verifierCertificate.findUnique({
+      where: { tenantId_environment: scope },
+      select: { chainPem: true },
+    });
+  },
+
+  /** The environment's registration certificate, when one is installed, with its expiry. */
+  findRegistrationExpiry(db: UnitOfWork, scope: TenantScope) {
+    return db.prisma.verifierRegistrationCertificate.findUnique({
+      where: { tenantId_environment: scope },
+      select: { expiresAt: true },
+    });
+  },
+
   /** Locks the issuer's row until the transaction ends (concurrent key rotations queue). */
   async lockForUpdate(db: UnitOfWork, scope: TenantScope, id: string) {
     await db.prisma.$queryRaw`SELECT 1 FROM "Issuer" WHERE "id" = ${id} AND "tenantId" = ${scope.tenantId}

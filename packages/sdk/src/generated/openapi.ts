@@ -2971,6 +2971,8 @@ export interface components {
             ready: boolean;
             /** @description One item per requirement, in a fixed order. */
             items: components["schemas"]["IssuerReadinessItem"][];
+            /** @description The environment's relying-party certificates (access certificate, then registration certificate) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate. */
+            relyingPartyCertificates: components["schemas"]["RelyingPartyCertificateExpiry"][];
         };
         /** @description One requirement of the readiness checklist. */
         IssuerReadinessItem: {
@@ -3019,6 +3021,36 @@ export interface components {
                  */
                 hint: string;
             };
+        };
+        /** @description The expiry of one relying-party certificate of the issuer's environment. */
+        RelyingPartyCertificateExpiry: {
+            /**
+             * @description Which certificate: the verifier's access certificate (WRPAC) or the relying party's registration certificate (WRPRC).
+             * @example access-certificate
+             * @enum {string}
+             */
+            id: "access-certificate" | "registration-certificate";
+            /**
+             * @description The certificate, for people.
+             * @example Access certificate
+             */
+            title: string;
+            /**
+             * @description valid; expiring: expires within 30 days (a warning); expired: past its end (a failure); absent: none installed.
+             * @example expiring
+             * @enum {string}
+             */
+            status: "valid" | "expiring" | "expired" | "absent";
+            /**
+             * @description When it expires (ISO 8601); null when absent or when the registration names no `exp`.
+             * @example 2027-01-31T00:00:00.000Z
+             */
+            expiresAt: string | null;
+            /**
+             * @description What was found and, when expiring or expired, what to do.
+             * @example The access certificate for VATFI-12345678 expires in 12 day(s); import a renewed one.
+             */
+            detail: string;
         };
         ManagementResourceOfPublicCredentialConfigurationResponse: {
             data: components["schemas"]["PublicCredentialConfigurationResponse"];

@@ -158,6 +158,31 @@ export default function IssuerPage() {
                 </li>
               ))}
             </ol>
+            <h3>Relying-party certificates of this environment</h3>
+            <p className="hint">
+              Verification needs them, issuance does not: they do not count towards readiness.
+            </p>
+            <ul className="checklist">
+              {readiness.data.data.relyingPartyCertificates.map((certificate) => (
+                <li
+                  key={certificate.id}
+                  className={`check check-${certificate.status === "valid" ? "satisfied" : "outstanding"}`}
+                  data-testid={`readiness-${certificate.id}`}
+                >
+                  <span className="check-mark" aria-hidden="true">
+                    {certificate.status === "valid" ? "✓" : certificate.status === "absent" ? "○" : "!"}
+                  </span>
+                  <div>
+                    <strong>{certificate.title}</strong> <span className="visually-hidden">—</span>
+                    <Badge value={certificate.status} />
+                    <p>{certificate.detail}</p>
+                    {certificate.status !== "valid" && (
+                      <Link href="/verifier-certificate">Manage the relying-party certificates</Link>
+                    )}
+                  </div>
+                </li>
+              ))}
+            </ul>
           </>
         )}
         {canManage && data.status === "draft" && (
