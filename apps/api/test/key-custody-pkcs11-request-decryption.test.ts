@@ -15,7 +15,8 @@ import {
 } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
-import { type ActiveIssuer, createTransaction, EMPLOYEE_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, createTransaction } from "./fixtures";
+import { issuerInCustody } from "./fixtures/key-custody";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing, viewTokenKey } from "./fixtures/softhsm";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import {
@@ -44,47 +45,9 @@ afterAll(async () => {
   hsm?.remove();
 });
 
-let counter = 0;
-
 /** An active issuer created in `custody`, with `extra` settings (credentialEncryption, …). */
 async function issuerIn(custody: "pkcs11" | "software", extra: Record<string, unknown> = {}) {
-  const n = ++counter;
-  const org = await call(t, "POST", "/management/organisations", {
-    key: t.adminKey,
-    body: { reference: `dec-org-${n}-${Date.now().toString(36)}`, displayName: `Decrypt org ${n}` },
-  });
-  expect(org.status, JSON.stringify(org.body)).toBe(201);
-  const issuer = await call(t, "POST", ISSUERS, {
-    key: t.adminKey,
-    body: {
-      organisationReference: org.body.data.reference,
-      displayName: `Decrypt issuer ${n}`,
-      display: [{ locale: "en", name: `Decrypt issuer ${n}` }],
-      ...(custody === "pkcs11" ? { keyCustody: { provider: "pkcs11" } } : {}),
-      ...extra,
-    },
-  });
-  expect(issuer.status, JSON.stringify(issuer.body)).toBe(201);
-  const issuerId = issuer.body.data.id as string;
-  const config = await call(t, "POST", "/management/credential-configurations", {
-    key: t.adminKey,
-    body: {
-      identifier: `dec-badge-${n}-${Date.now().toString(36)}`,
-      displayName: "Employee badge",
-      issuerId,
-      schemaId: "employee-v1",
-      claims: EMPLOYEE_CLAIMS,
-    },
-  });
-  expect(config.status, JSON.stringify(config.body)).toBe(201);
-  const activated = await call(t, "POST", `${ISSUERS}/${issuerId}/activate`, { key: t.adminKey });
-  expect(activated.status, JSON.stringify(activated.body)).toBe(200);
-  const active: ActiveIssuer = {
-    issuerId,
-    credentialIssuer: issuer.body.data.credentialIssuer,
-    configuration: config.body.data.identifier,
-    credentialType: config.body.data.credentialType,
-  };
+  const { active } = await issuerInCustody(t, custody, extra);
   return { active, endpoints: await walletEndpoints(active.credentialIssuer) };
 }
 

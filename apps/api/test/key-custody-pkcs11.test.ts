@@ -3,11 +3,12 @@
 import { createRequire } from "node:module";
 import { createTestCertificateAuthority } from "@cred/oid4vc/test-ca";
 import { x509 } from "@cred/oid4vc/x509";
-import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from "jose";
+import { decodeProtectedHeader } from "jose";
 import type pkcs11js from "pkcs11js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
-import { type ActiveIssuer, createTransaction, EMPLOYEE_CLAIMS, issueCredential } from "./fixtures";
+import { type ActiveIssuer, createTransaction, issueCredential } from "./fixtures";
+import { issuerInCustody, publishedKeys, statusListTokenOf, verifiesWithJwks } from "./fixtures/key-custody";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing } from "./fixtures/softhsm";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import {
@@ -36,75 +37,12 @@ afterAll(async () => {
   hsm?.remove();
 });
 
-let counter = 0;
-
 /** An active issuer whose keys live in `custody` (its first signing key made there). */
-async function issuerIn(custody: "pkcs11" | "software"): Promise<ActiveIssuer> {
-  const n = ++counter;
-  const org = await call(t, "POST", "/management/organisations", {
-    key: t.adminKey,
-    body: { reference: `hsm-org-${n}-${Date.now().toString(36)}`, displayName: `HSM org ${n}` },
-  });
-  expect(org.status, JSON.stringify(org.body)).toBe(201);
-  const issuer = await call(t, "POST", ISSUERS, {
-    key: t.adminKey,
-    body: {
-      organisationReference: org.body.data.reference,
-      displayName: `HSM issuer ${n}`,
-      display: [{ locale: "en", name: `HSM issuer ${n}` }],
-      ...(custody === "pkcs11" ? { keyCustody: { provider: "pkcs11" } } : {}),
-    },
-  });
-  expect(issuer.status, JSON.stringify(issuer.body)).toBe(201);
-  expect(issuer.body.data.keyCustody).toEqual({ provider: custody });
-  const issuerId = issuer.body.data.id as string;
-  const config = await call(t, "POST", "/management/credential-configurations", {
-    key: t.adminKey,
-    body: {
-      identifier: `hsm-badge-${n}-${Date.now().toString(36)}`,
-      displayName: "Employee badge",
-      issuerId,
-      schemaId: "employee-v1",
-      claims: EMPLOYEE_CLAIMS,
-    },
-  });
-  expect(config.status, JSON.stringify(config.body)).toBe(201);
-  const activated = await call(t, "POST", `${ISSUERS}/${issuerId}/activate`, { key: t.adminKey });
-  expect(activated.status, JSON.stringify(activated.body)).toBe(200);
-  return {
-    issuerId,
-    credentialIssuer: issuer.body.data.credentialIssuer,
-    configuration: config.body.data.identifier,
-    credentialType: config.body.data.credentialType,
-  };
-}
+const issuerIn = async (custody: "pkcs11" | "software"): Promise<ActiveIssuer> =>
+  (await issuerInCustody(t, custody)).active;
 
 const keyRows = (issuerId: string) =>
   t.server.database.root.prisma.issuerKey.findMany({ where: { issuerId }, orderBy: { createdAt: "asc" } });
-
-async function publishedKeys(active: ActiveIssuer): Promise<JWK[]> {
-  return (await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer))).body.jwks.keys;
-}
-
-/** Verifies a compact JWS with the key of its `kid` in the issuer's published JWKS. */
-async function verifiesWithJwks(active: ActiveIssuer, jws: string): Promise<boolean> {
-  const { kid } = decodeProtectedHeader(jws);
-  const jwk = (await publishedKeys(active)).find((k) => k.kid === kid);
-  if (!jwk) return false;
-  try {
-    await compactVerify(jws, await importJWK(jwk, "ES256"));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function statusListTokenOf(credential: string): Promise<string> {
-  const { status } = decodeJwt(credential.split("~")[0]!) as { status: { status_list: { uri: string } } };
-  const res = await fetch(status.status_list.uri);
-  expect(res.status).toBe(200);
-  return res.text();
-}
 
 async function readiness(issuerId: string) {
   const r = await call(t, "GET", `${ISSUERS}/${issuerId}/readiness`, { key: t.adminKey });

@@ -2,13 +2,13 @@
 // issuer's key custody (here a SoftHSM2 token of this file's own, and software), published in the
 // issuer's JWKS, signing the status list tokens while the credential key signs credentials.
 
-import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from "jose";
+import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
-import { type ActiveIssuer, EMPLOYEE_CLAIMS, issueCredential, policyTrusting, presentTo } from "./fixtures";
+import { issueCredential, policyTrusting, presentTo } from "./fixtures";
+import { issuerInCustody, publishedKeys, statusListTokenOf, verifiesWithJwks } from "./fixtures/key-custody";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing, viewTokenKey } from "./fixtures/softhsm";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import { fetchJson, wellKnown } from "./wallet-client";
 
 const ISSUERS = "/management/issuers";
 
@@ -25,74 +25,11 @@ afterAll(async () => {
   hsm?.remove();
 });
 
-let counter = 0;
-
-async function issuerIn(custody: "pkcs11" | "software", extra: Record<string, unknown> = {}) {
-  const n = ++counter;
-  const org = await call(t, "POST", "/management/organisations", {
-    key: t.adminKey,
-    body: { reference: `sl-org-${n}-${Date.now().toString(36)}`, displayName: `Status org ${n}` },
-  });
-  expect(org.status, JSON.stringify(org.body)).toBe(201);
-  const issuer = await call(t, "POST", ISSUERS, {
-    key: t.adminKey,
-    body: {
-      organisationReference: org.body.data.reference,
-      displayName: `Status issuer ${n}`,
-      display: [{ locale: "en", name: `Status issuer ${n}` }],
-      ...(custody === "pkcs11" ? { keyCustody: { provider: "pkcs11" } } : {}),
-      ...extra,
-    },
-  });
-  expect(issuer.status, JSON.stringify(issuer.body)).toBe(201);
-  const issuerId = issuer.body.data.id as string;
-  const config = await call(t, "POST", "/management/credential-configurations", {
-    key: t.adminKey,
-    body: {
-      identifier: `sl-badge-${n}-${Date.now().toString(36)}`,
-      displayName: "Employee badge",
-      issuerId,
-      schemaId: "employee-v1",
-      claims: EMPLOYEE_CLAIMS,
-    },
-  });
-  expect(config.status, JSON.stringify(config.body)).toBe(201);
-  const activated = await call(t, "POST", `${ISSUERS}/${issuerId}/activate`, { key: t.adminKey });
-  expect(activated.status, JSON.stringify(activated.body)).toBe(200);
-  const active: ActiveIssuer = {
-    issuerId,
-    credentialIssuer: issuer.body.data.credentialIssuer,
-    configuration: config.body.data.identifier,
-    credentialType: config.body.data.credentialType,
-  };
-  return { active, created: issuer.body.data };
-}
+const issuerIn = (custody: "pkcs11" | "software", extra: Record<string, unknown> = {}) =>
+  issuerInCustody(t, custody, extra);
 
 const statusKeyRows = (issuerId: string) =>
   t.server.database.root.prisma.issuerKey.findMany({ where: { issuerId, purpose: "status_list_signing" } });
-
-async function publishedKeys(active: ActiveIssuer): Promise<JWK[]> {
-  return (await fetchJson(wellKnown("jwt-vc-issuer", active.credentialIssuer))).body.jwks.keys;
-}
-
-async function verifiesWithJwks(active: ActiveIssuer, jws: string): Promise<boolean> {
-  const { kid } = decodeProtectedHeader(jws);
-  const jwk = (await publishedKeys(active)).find((k) => k.kid === kid);
-  if (!jwk) return false;
-  try {
-    await compactVerify(jws, await importJWK(jwk, "ES256"));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function statusListTokenOf(credential: string): Promise<string> {
-  const { status } = decodeJwt(credential.split("~")[0]!) as { status: { status_list: { uri: string } } };
-  const res = await fetch(status.status_list.uri);
-  expect(res.status).toBe(200);
-  return res.text();
-}
 
 const patch = (issuerId: string, body: Record<string, unknown>) =>
   call(t, "PATCH", `${ISSUERS}/${issuerId}`, { key: t.adminKey, body });
@@ -123,7 +60,7 @@ describe.skipIf(softHsmMissing !== null)(
       expect(await verifiesWithJwks(active, credentialJws)).toBe(true);
 
       // The platform's verifier checks the status with the separate key, and sees a revocation.
-      const policy = `sl-policy-${counter}-${Date.now().toString(36)}`;
+      const policy = `sl-policy-${active.issuerId}`;
       await policyTrusting(t, t.adminKey, policy, active);
       expect((await presentTo(t, t.adminKey, policy, issued)).status).toBe("verified");
       const revoked = await call(t, "POST", `/v1.0/credentials/${issued.credentialId}/revoke`, {
