@@ -8,7 +8,7 @@ import { type CryptoKey, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
 import { redeemOffer } from "./wallet-client";
 
 let t: TestServer;
@@ -79,22 +79,7 @@ describe("clientIdPrefix decentralized_identifier (did:jwk)", () => {
       disclose: [["given_name"], ["family_name"]],
       kb: { privateKey: holderKey, aud: clientId, nonce: request.nonce, iat: Math.floor(Date.now() / 1000) },
     });
-    const response = await wallet.createOpenid4vpAuthorizationResponse({
-      authorizationRequestPayload: request as never,
-      authorizationResponsePayload: { vp_token: { employee: [presentation] } } as never,
-      jarm: {
-        encryption: { nonce: request.nonce },
-        serverMetadata: {
-          authorization_encryption_alg_values_supported: ["ECDH-ES"],
-          authorization_encryption_enc_values_supported: ["A128GCM", "A256GCM"],
-        } as never,
-      },
-    });
-    const submitted = await wallet.submitOpenid4vpAuthorizationResponse({
-      authorizationRequestPayload: request as never,
-      authorizationResponsePayload: response.authorizationResponsePayload,
-      jarm: { responseJwt: response.jarm!.responseJwt },
-    } as never);
+    const submitted = await answerWithOid4vpTs(wallet, request as never, { employee: [presentation] });
     expect(submitted.response.status).toBe(200);
     const read = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key: t.adminKey });
     expect(read.body.data.status).toBe("verified");

@@ -60,3 +60,34 @@ export function oid4vpTsWallet() {
     } as never,
   });
 }
+
+/**
+ * The wallet's answer to a resolved request, as oid4vc-ts builds and posts it: `vp_token` encrypted to the
+ * verifier's key for `direct_post.jwt`, in the clear for `direct_post`. Returns the submission.
+ */
+export async function answerWithOid4vpTs(
+  wallet: ReturnType<typeof oid4vpTsWallet>,
+  request: { nonce: string; response_mode?: string },
+  vpToken: Record<string, string[]>,
+) {
+  const response = await wallet.createOpenid4vpAuthorizationResponse({
+    authorizationRequestPayload: request as never,
+    authorizationResponsePayload: { vp_token: vpToken } as never,
+    ...(request.response_mode === "direct_post.jwt"
+      ? {
+          jarm: {
+            encryption: { nonce: request.nonce },
+            serverMetadata: {
+              authorization_encryption_alg_values_supported: ["ECDH-ES"],
+              authorization_encryption_enc_values_supported: ["A128GCM", "A256GCM"],
+            } as never,
+          },
+        }
+      : {}),
+  });
+  return wallet.submitOpenid4vpAuthorizationResponse({
+    authorizationRequestPayload: request as never,
+    authorizationResponsePayload: response.authorizationResponsePayload,
+    ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
+  } as never);
+}

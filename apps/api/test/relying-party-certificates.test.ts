@@ -16,7 +16,7 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
 import { redeemOffer } from "./wallet-client";
 
 const CERT = "/management/verifier-certificate";
@@ -109,22 +109,9 @@ async function oid4vcTsWallet(session: Session) {
       iat: Math.floor(Date.now() / 1000),
     },
   });
-  const response = await wallet.createOpenid4vpAuthorizationResponse({
-    authorizationRequestPayload: request as never,
-    authorizationResponsePayload: { vp_token: { [query.credentials[0]!.id]: [presentation] } } as never,
-    jarm: {
-      encryption: { nonce: request.nonce },
-      serverMetadata: {
-        authorization_encryption_alg_values_supported: ["ECDH-ES"],
-        authorization_encryption_enc_values_supported: ["A128GCM", "A256GCM"],
-      } as never,
-    },
+  const submitted = await answerWithOid4vpTs(wallet, request as never, {
+    [query.credentials[0]!.id]: [presentation],
   });
-  const submitted = await wallet.submitOpenid4vpAuthorizationResponse({
-    authorizationRequestPayload: request as never,
-    authorizationResponsePayload: response.authorizationResponsePayload,
-    ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
-  } as never);
   expect(submitted.response.status).toBe(200);
   return request;
 }
