@@ -578,7 +578,7 @@ test("verifier certificate: the generated one is shown; an unusable upload is re
   await expect(current).toContainText("x509_hash:");
   await page.getByLabel("Certificate chain (PEM, leaf first)").fill("not a certificate");
   await page.getByLabel("Private key of the leaf (PEM, unencrypted)").fill("not a key");
-  await page.getByRole("button", { name: "Upload" }).click();
+  await page.getByRole("button", { name: "Upload", exact: true }).click();
   const alert = page.getByRole("alert").filter({ hasText: "Could not use this certificate" });
   await expect(alert).toContainText("certificateChainPem");
   await expect(alert).toContainText("privateKeyPem");

@@ -63,7 +63,7 @@ test("verifier-certificate page: access certificate from a CSR, registration cer
   });
   await registration.getByLabel("Registration certificate (JWT, typ rc-wrp+jwt)").fill(jwt);
   await registration.getByLabel("Registrar trust anchor (PEM)").fill(registrar.rootPem);
-  await registration.getByRole("button", { name: "Upload" }).click();
+  await registration.getByRole("button", { name: "Upload registration certificate" }).click();
   await expect(registration).toContainText("Registration certificate installed.");
   await expect(page.getByTestId("registration-relying-party")).toContainText(`Webshop — ${OUR_ID}`);
   await expect(page.getByTestId("registration-intermediary")).toContainText("none");

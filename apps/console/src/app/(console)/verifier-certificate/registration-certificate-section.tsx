@@ -131,7 +131,7 @@ export function RegistrationCertificateSection({ canManage }: { canManage: boole
           <ErrorAlert error={upload.error} title="Could not install the registration certificate" />
           {upload.isSuccess && <Success>Registration certificate installed.</Success>}
           <SubmitButton pending={upload.isPending} pendingLabel="Uploading…">
-            Upload
+            Upload registration certificate
           </SubmitButton>
         </form>
       )}

@@ -14,8 +14,8 @@ import { useTRPC } from "../../../../lib/trpc";
 import { type PlaygroundDelivery, playgroundRequest } from "../../../../lib/verification-playground-request";
 
 const DELIVERIES: { value: PlaygroundDelivery; label: string }[] = [
-  { value: "link", label: "Wallet link / QR code (request_uri)" },
-  { value: "link-by-value", label: "Same-device wallet link, request by value (request=)" },
+  { value: "link", label: "QR code or link (request_uri)" },
+  { value: "link-by-value", label: "Same-device link, request by value (request=)" },
   { value: "dc-api-signed", label: "Digital Credentials API, signed request (openid4vp-v1-signed)" },
   { value: "dc-api-unsigned", label: "Digital Credentials API, unsigned request (openid4vp-v1-unsigned)" },
 ];
