@@ -5,10 +5,9 @@ import { presentSdJwtVc } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
 import type { CryptoKey } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, issueCredential } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
-import { redeemOffer } from "./wallet-client";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -35,13 +34,9 @@ beforeAll(async () => {
   setGlobalConfig({ allowInsecureUrls: true });
   t = await startTestServer();
   issuer = await activeIssuer(t, t.adminKey);
-  const tx = await call(t, "POST", "/v1.0/issuance-transactions", {
-    key: t.adminKey,
-    body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims: VALID_CLAIMS },
-  });
-  const flow = await redeemOffer(tx.body.data.credentialOffer);
-  credential = flow.credentialRes.body.credentials[0].credential;
-  holderKey = flow.keys[0]!.privateKey;
+  const issued = await issueCredential(t, t.adminKey, issuer);
+  credential = issued.credential;
+  holderKey = issued.holder.privateKey;
   const created = await call(t, "POST", "/management/verification-policies", {
     key: t.adminKey,
     body: policyBody("redirect-uri", {

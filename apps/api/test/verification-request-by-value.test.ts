@@ -5,10 +5,9 @@ import { presentSdJwtVc } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
 import { type CryptoKey, decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, issueCredential } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
 import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
-import { redeemOffer } from "./wallet-client";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -41,13 +40,9 @@ beforeAll(async () => {
   setGlobalConfig({ allowInsecureUrls: true });
   t = await startTestServer();
   issuer = await activeIssuer(t, t.adminKey);
-  const tx = await call(t, "POST", "/v1.0/issuance-transactions", {
-    key: t.adminKey,
-    body: { credentialConfiguration: issuer.configuration, issuerId: issuer.issuerId, claims: VALID_CLAIMS },
-  });
-  const flow = await redeemOffer(tx.body.data.credentialOffer);
-  credential = flow.credentialRes.body.credentials[0].credential;
-  holderKey = flow.keys[0]!.privateKey;
+  const issued = await issueCredential(t, t.adminKey, issuer);
+  credential = issued.credential;
+  holderKey = issued.holder.privateKey;
   await createPolicy("by-value", { dcApi: "signed_or_unsigned" });
   await createPolicy("by-value-did", { clientIdPrefix: "decentralized_identifier" });
   await createPolicy("by-value-redirect", { clientIdPrefix: "redirect_uri", responseMode: "direct_post" });
