@@ -2,13 +2,12 @@
 // client_id is the DID of the verifier key, the request object is signed with `kid` = its verification
 // method (no `x5c`). A third-party wallet (oid4vc-ts) resolves the DID, accepts the request and its
 // answer verifies the session.
-import { presentSdJwtVc } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
 import { type CryptoKey, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, issueCredential } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
-import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -16,20 +15,8 @@ let credential: string;
 let holderKey: CryptoKey;
 const wallet = oid4vpTsWallet();
 
-const policyBody = (identifier: string, rules: Record<string, unknown>) => ({
-  identifier,
-  displayName: "DID verifier",
-  credentials: [
-    {
-      id: "employee",
-      credentialTypes: [issuer.credentialType],
-      trustedIssuers: [{ issuerId: issuer.issuerId }],
-      requiredClaims: [["given_name"], ["family_name"]],
-      optionalClaims: [],
-    },
-  ],
-  ...rules,
-});
+const policyBody = (identifier: string, rules: Record<string, unknown>) =>
+  employeePolicyBody(issuer, identifier, rules);
 
 beforeAll(async () => {
   setGlobalConfig({ allowInsecureUrls: true });
@@ -57,24 +44,12 @@ describe("clientIdPrefix decentralized_identifier (did:jwk)", () => {
     const clientId = new URL(session.authorizationRequestUri).searchParams.get("client_id")!;
     expect(clientId).toMatch(/^decentralized_identifier:did:jwk:[A-Za-z0-9_-]+$/);
 
-    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
-      authorizationRequest: session.authorizationRequestUri,
-    });
-    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
-      authorizationRequestPayload: parsed.params as never,
-    });
+    const resolved = await resolveWithOid4vpTs(wallet, session.authorizationRequestUri);
     expect(resolved.client.prefix).toBe("decentralized_identifier");
-    expect((resolved.client as { didUrl?: string }).didUrl).toBe(
-      `${clientId.split(":").slice(1).join(":")}#0`,
-    );
-    const request = resolved.authorizationRequestPayload as Record<string, any>;
-    expect(request.client_id).toBe(clientId);
+    expect(resolved.client.didUrl).toBe(`${clientId.split(":").slice(1).join(":")}#0`);
+    expect(resolved.request.client_id).toBe(clientId);
 
-    const presentation = await presentSdJwtVc(credential, {
-      disclose: [["given_name"], ["family_name"]],
-      kb: { privateKey: holderKey, aud: clientId, nonce: request.nonce, iat: Math.floor(Date.now() / 1000) },
-    });
-    const submitted = await answerWithOid4vpTs(wallet, request as never, { employee: [presentation] });
+    const submitted = await presentWithOid4vpTs(wallet, resolved, { credential, holderKey });
     expect(submitted.response.status).toBe(200);
     const read = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key: t.adminKey });
     expect(read.body.data.status).toBe("verified");

@@ -1,13 +1,12 @@
 // The `redirect_uri` client identifier prefix (OpenID4VP 1.0 §5.9.3): an unsigned request passed by value
 // in the authorization request link, `direct_post` to the response URI that is the client_id. A
 // third-party wallet (oid4vc-ts) resolves it and its answer verifies the session.
-import { presentSdJwtVc } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
 import type { CryptoKey } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, issueCredential } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
-import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -15,20 +14,8 @@ let credential: string;
 let holderKey: CryptoKey;
 const wallet = oid4vpTsWallet();
 
-const policyBody = (identifier: string, rules: Record<string, unknown>) => ({
-  identifier,
-  displayName: "Redirect URI",
-  credentials: [
-    {
-      id: "employee",
-      credentialTypes: [issuer.credentialType],
-      trustedIssuers: [{ issuerId: issuer.issuerId }],
-      requiredClaims: [["given_name"], ["family_name"]],
-      optionalClaims: [],
-    },
-  ],
-  ...rules,
-});
+const policyBody = (identifier: string, rules: Record<string, unknown>) =>
+  employeePolicyBody(issuer, identifier, rules);
 
 beforeAll(async () => {
   setGlobalConfig({ allowInsecureUrls: true });
@@ -63,28 +50,12 @@ describe("clientIdPrefix redirect_uri", () => {
     const responseUri = link.searchParams.get("response_uri")!;
     expect(link.searchParams.get("client_id")).toBe(`redirect_uri:${responseUri}`);
 
-    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
-      authorizationRequest: session.authorizationRequestUri,
-    });
-    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
-      authorizationRequestPayload: parsed.params as never,
-    });
+    const resolved = await resolveWithOid4vpTs(wallet, session.authorizationRequestUri);
     expect(resolved.client.prefix).toBe("redirect_uri");
-    const request = resolved.authorizationRequestPayload as Record<string, any>;
-    expect(request.response_mode).toBe("direct_post");
-    const query = resolved.dcql?.query as { credentials: { id: string }[] };
-    expect(query.credentials[0]!.id).toBe("employee");
+    expect(resolved.request.response_mode).toBe("direct_post");
+    expect(resolved.query!.credentials[0]!.id).toBe("employee");
 
-    const presentation = await presentSdJwtVc(credential, {
-      disclose: [["given_name"], ["family_name"]],
-      kb: {
-        privateKey: holderKey,
-        aud: request.client_id,
-        nonce: request.nonce,
-        iat: Math.floor(Date.now() / 1000),
-      },
-    });
-    const submitted = await answerWithOid4vpTs(wallet, request as never, { employee: [presentation] });
+    const submitted = await presentWithOid4vpTs(wallet, resolved, { credential, holderKey });
     expect(submitted.response.status).toBe(200);
 
     const read = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key: t.adminKey });

@@ -2,8 +2,9 @@
 // jose callbacks (x5c request-object verification, ECDH-ES response encryption, SAN lookup for
 // x509_san_dns, did:jwk for decentralized_identifier).
 import { createHash, X509Certificate } from "node:crypto";
+import { presentSdJwtVc } from "@cred/oid4vc";
 import { Openid4vpClient } from "@openid4vc/openid4vp";
-import { CompactEncrypt, compactVerify, importJWK, importX509 } from "jose";
+import { CompactEncrypt, type CryptoKey, compactVerify, importJWK, importX509 } from "jose";
 
 const b64ToPem = (der: string) =>
   `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----`;
@@ -90,4 +91,50 @@ export async function answerWithOid4vpTs(
     authorizationResponsePayload: response.authorizationResponsePayload,
     ...(response.jarm ? { jarm: { responseJwt: response.jarm.responseJwt } } : {}),
   } as never);
+}
+
+/** What oid4vc-ts made of an authorization request link: the client it resolved, the request and its DCQL query. */
+export interface ResolvedWithOid4vpTs {
+  client: { prefix: string; identifier?: string; effective?: string; didUrl?: string };
+  request: Record<string, any>;
+  query: { credentials: { id: string; meta?: Record<string, unknown> }[] } | undefined;
+}
+
+/** oid4vc-ts parses and resolves the link (`request_uri`, `request` or plain parameters) as a wallet would. */
+export async function resolveWithOid4vpTs(
+  wallet: ReturnType<typeof oid4vpTsWallet>,
+  authorizationRequestUri: string,
+): Promise<ResolvedWithOid4vpTs> {
+  const parsed = wallet.parseOpenid4vpAuthorizationRequest({ authorizationRequest: authorizationRequestUri });
+  const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
+    authorizationRequestPayload: parsed.params as never,
+  });
+  return {
+    client: resolved.client as ResolvedWithOid4vpTs["client"],
+    request: resolved.authorizationRequestPayload as Record<string, any>,
+    query: resolved.dcql?.query as ResolvedWithOid4vpTs["query"],
+  };
+}
+
+/**
+ * The holder answers a resolved request through oid4vc-ts: `credential` with `disclose` disclosed and a
+ * KB-JWT for the request's client_id and nonce, under the first DCQL credential query's id.
+ */
+export async function presentWithOid4vpTs(
+  wallet: ReturnType<typeof oid4vpTsWallet>,
+  resolved: Pick<ResolvedWithOid4vpTs, "request" | "query">,
+  holding: { credential: string; holderKey: CryptoKey },
+  disclose: string[][] = [["given_name"], ["family_name"]],
+) {
+  const { request, query } = resolved;
+  const presentation = await presentSdJwtVc(holding.credential, {
+    disclose,
+    kb: {
+      privateKey: holding.holderKey,
+      aud: request.client_id,
+      nonce: request.nonce,
+      iat: Math.floor(Date.now() / 1000),
+    },
+  });
+  return answerWithOid4vpTs(wallet, request as never, { [query!.credentials[0]!.id]: [presentation] });
 }

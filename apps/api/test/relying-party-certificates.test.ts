@@ -6,7 +6,6 @@ import { type webcrypto, X509Certificate } from "node:crypto";
 import {
   createTestAccessCa,
   createTestRegistrar,
-  presentSdJwtVc,
   presentWithTestWallet,
   type TestAccessCa,
   type TestRegistrar,
@@ -16,7 +15,7 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, VALID_CLAIMS } from "./fixtures";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
 import { redeemOffer } from "./wallet-client";
 
 const CERT = "/management/verifier-certificate";
@@ -92,28 +91,10 @@ function registrationPayload(overrides: Record<string, unknown> = {}) {
 
 /** oid4vc-ts resolves and answers the request (x509_san_dns, direct_post.jwt); returns the request it resolved. */
 async function oid4vcTsWallet(session: Session) {
-  const parsed = wallet.parseOpenid4vpAuthorizationRequest({
-    authorizationRequest: session.authorizationRequestUri,
-  });
-  const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
-    authorizationRequestPayload: parsed.params as never,
-  });
-  const request = resolved.authorizationRequestPayload as Record<string, any>;
-  const query = resolved.dcql?.query as { credentials: { id: string }[] };
-  const presentation = await presentSdJwtVc(credential, {
-    disclose: [["given_name"], ["family_name"]],
-    kb: {
-      privateKey: holderKey,
-      aud: request.client_id,
-      nonce: request.nonce,
-      iat: Math.floor(Date.now() / 1000),
-    },
-  });
-  const submitted = await answerWithOid4vpTs(wallet, request as never, {
-    [query.credentials[0]!.id]: [presentation],
-  });
+  const resolved = await resolveWithOid4vpTs(wallet, session.authorizationRequestUri);
+  const submitted = await presentWithOid4vpTs(wallet, resolved, { credential, holderKey });
   expect(submitted.response.status).toBe(200);
-  return request;
+  return resolved.request;
 }
 
 /** The access-certificate request awaiting its certificate (VerifierCertificates_Get), or null. */

@@ -1,13 +1,12 @@
 // Verifications_Create `requestByValue`: the signed request object travels in the link (`request=`,
 // RFC 9101 §5.1) instead of a request_uri, for short-lived same-device links. A third-party wallet
 // (oid4vc-ts) verifies it and its answer verifies the session.
-import { presentSdJwtVc } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
 import { type CryptoKey, decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, issueCredential } from "./fixtures";
+import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
-import { answerWithOid4vpTs, oid4vpTsWallet } from "./oid4vp-ts-wallet";
+import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -18,20 +17,7 @@ const wallet = oid4vpTsWallet();
 async function createPolicy(identifier: string, rules: Record<string, unknown>) {
   const created = await call(t, "POST", "/management/verification-policies", {
     key: t.adminKey,
-    body: {
-      identifier,
-      displayName: "By value",
-      credentials: [
-        {
-          id: "employee",
-          credentialTypes: [issuer.credentialType],
-          trustedIssuers: [{ issuerId: issuer.issuerId }],
-          requiredClaims: [["given_name"], ["family_name"]],
-          optionalClaims: [],
-        },
-      ],
-      ...rules,
-    },
+    body: employeePolicyBody(issuer, identifier, rules),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
 }
@@ -63,24 +49,9 @@ describe("Verifications_Create requestByValue", () => {
     expect(decodeProtectedHeader(jws).x5c).toBeDefined();
     expect(decodeJwt(jws)).not.toHaveProperty("wallet_nonce");
 
-    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
-      authorizationRequest: session.authorizationRequestUri,
-    });
-    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
-      authorizationRequestPayload: parsed.params as never,
-    });
+    const resolved = await resolveWithOid4vpTs(wallet, session.authorizationRequestUri);
     expect(resolved.client.prefix).toBe("x509_hash");
-    const request = resolved.authorizationRequestPayload as Record<string, any>;
-    const presentation = await presentSdJwtVc(credential, {
-      disclose: [["given_name"], ["family_name"]],
-      kb: {
-        privateKey: holderKey,
-        aud: request.client_id,
-        nonce: request.nonce,
-        iat: Math.floor(Date.now() / 1000),
-      },
-    });
-    const submitted = await answerWithOid4vpTs(wallet, request as never, { employee: [presentation] });
+    const submitted = await presentWithOid4vpTs(wallet, resolved, { credential, holderKey });
     expect(submitted.response.status).toBe(200);
     const read = await call(t, "GET", `/v1.0/verification-sessions/${session.id}`, { key: t.adminKey });
     expect(read.body.data.status).toBe("verified");
@@ -101,12 +72,7 @@ describe("Verifications_Create requestByValue", () => {
   it("a decentralized_identifier policy's request by value is signed by its DID", async () => {
     const created = await start("by-value-did", { requestByValue: true });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const parsed = wallet.parseOpenid4vpAuthorizationRequest({
-      authorizationRequest: created.body.data.authorizationRequestUri,
-    });
-    const resolved = await wallet.resolveOpenId4vpAuthorizationRequest({
-      authorizationRequestPayload: parsed.params as never,
-    });
+    const resolved = await resolveWithOid4vpTs(wallet, created.body.data.authorizationRequestUri);
     expect(resolved.client.prefix).toBe("decentralized_identifier");
   });
 
