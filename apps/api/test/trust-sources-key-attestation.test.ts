@@ -1,13 +1,12 @@
 // Key attestations (OpenID4VCI Appendix D) trusted through a trust source: the key attester's CA is a
 // granted service of a TS 119 602 list of trusted entities (JWS) the test serves.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { SERVICE_STATUS, SERVICE_TYPE } from "@cred/oid4vc/trust-lists";
-import { createTestSigner, signLoteJws, type TestSigner } from "@cred/oid4vc/trust-lists/testing";
+import { buildLote, createTestSigner, signLoteJws, type TestSigner } from "@cred/oid4vc/trust-lists/testing";
 import { x509 } from "@cred/oid4vc/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { serveList } from "./fixtures/trusted-list-server";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import { fetchJson, nonce, resolveOffer, token, wellKnown } from "./wallet-client";
 import { walletProvider } from "./wallet-provider";
@@ -21,7 +20,7 @@ let metadata: Record<string, any>;
 let attester: Awaited<ReturnType<typeof walletProvider>>;
 let stranger: Awaited<ReturnType<typeof walletProvider>>;
 let loteSigner: TestSigner;
-let lists: http.Server;
+let lists: Awaited<ReturnType<typeof serveList>>;
 let loteUrl: string;
 let lote: string;
 
@@ -35,52 +34,29 @@ beforeAll(async () => {
   issuer = await activeIssuer(t, t.adminKey);
   metadata = (await fetchJson(wellKnown("openid-credential-issuer", issuer.credentialIssuer))).body;
   lote = await signLoteJws(
-    {
-      LoTE: {
-        ListAndSchemeInformation: {
-          LoTEVersionIdentifier: 1,
-          LoTESequenceNumber: 1,
-          LoTEType: "http://uri.etsi.org/19602/LoTEType/EUWalletProvidersList",
-          SchemeOperatorName: [{ lang: "en", value: "Test scheme operator" }],
-          SchemeTerritory: "EU",
-          ListIssueDateTime: new Date(Date.now() - DAY).toISOString(),
-          NextUpdate: new Date(Date.now() + 30 * DAY).toISOString(),
+    buildLote({
+      entities: [
+        {
+          name: "Test key attester",
+          services: [
+            {
+              type: SERVICE_TYPE.walletSolutionIssuance,
+              name: "Key attestations",
+              certificatesBase64: [new x509.X509Certificate(attester.rootPem).toString("base64")],
+              status: SERVICE_STATUS.granted,
+              statusStartingTime: new Date(Date.now() - DAY),
+            },
+          ],
         },
-        TrustedEntitiesList: [
-          {
-            TrustedEntityInformation: { TEName: [{ lang: "en", value: "Test key attester" }] },
-            TrustedEntityServices: [
-              {
-                ServiceInformation: {
-                  ServiceTypeIdentifier: SERVICE_TYPE.walletSolutionIssuance,
-                  ServiceName: [{ lang: "en", value: "Key attestations" }],
-                  ServiceDigitalIdentity: {
-                    X509Certificates: [
-                      { val: new x509.X509Certificate(attester.rootPem).toString("base64") },
-                    ],
-                  },
-                  ServiceStatus: SERVICE_STATUS.granted,
-                  StatusStartingTime: new Date(Date.now() - DAY).toISOString(),
-                },
-              },
-            ],
-          },
-        ],
-      },
-    },
+      ],
+    }),
     loteSigner,
   );
-  lists = http.createServer((_req, res) =>
-    res.writeHead(200, { "content-type": "application/jose" }).end(lote),
-  );
-  await new Promise<void>((resolve) => lists.listen(0, "127.0.0.1", resolve));
-  loteUrl = `http://127.0.0.1:${(lists.address() as AddressInfo).port}/key-attesters.jws`;
+  lists = await serveList(lote, { path: "/key-attesters.jws", contentType: "application/jose" });
+  loteUrl = lists.url;
 }, 120_000);
 afterAll(async () => {
-  await Promise.all([
-    t?.close(),
-    new Promise<void>((resolve) => (lists ? lists.close(() => resolve()) : resolve())),
-  ]);
+  await Promise.all([t?.close(), lists?.close()]);
 });
 
 const setKeyAttestation = (keyAttestation: unknown) =>

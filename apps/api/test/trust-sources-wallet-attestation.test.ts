@@ -1,13 +1,12 @@
 // Wallet attestation (OpenID4VCI Appendix E) trusted through a trust source: the wallet provider's CA is
 // a granted wallet-provider service of a TS 119 602 list of trusted entities (JWS) the test serves.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { generateEs256KeyPair } from "@cred/oid4vc";
 import { SERVICE_STATUS, SERVICE_TYPE } from "@cred/oid4vc/trust-lists";
-import { createTestSigner, signLoteJws, type TestSigner } from "@cred/oid4vc/trust-lists/testing";
+import { buildLote, createTestSigner, signLoteJws, type TestSigner } from "@cred/oid4vc/trust-lists/testing";
 import { x509 } from "@cred/oid4vc/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, createTransaction } from "./fixtures";
+import { serveList } from "./fixtures/trusted-list-server";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 import { fetchJson, resolveOffer, wellKnown } from "./wallet-client";
 import { attestationPop, walletProvider } from "./wallet-provider";
@@ -23,44 +22,29 @@ let provider: Awaited<ReturnType<typeof walletProvider>>;
 let withdrawn: Awaited<ReturnType<typeof walletProvider>>;
 let stranger: Awaited<ReturnType<typeof walletProvider>>;
 let loteSigner: TestSigner;
-let lists: http.Server;
+let lists: Awaited<ReturnType<typeof serveList>>;
 let loteUrl: string;
 let lote: string;
 
 function walletProvidersLote() {
-  const service = (rootPem: string, status: string, since: number) => ({
-    ServiceInformation: {
-      ServiceTypeIdentifier: SERVICE_TYPE.walletSolutionIssuance,
-      ServiceName: [{ lang: "en", value: "Wallet unit attestations" }],
-      ServiceDigitalIdentity: {
-        X509Certificates: [{ val: new x509.X509Certificate(rootPem).toString("base64") }],
-      },
-      ServiceStatus: status,
-      StatusStartingTime: new Date(since).toISOString(),
-    },
+  const service = (rootPem: string, status: string) => ({
+    type: SERVICE_TYPE.walletSolutionIssuance,
+    name: "Wallet unit attestations",
+    certificatesBase64: [new x509.X509Certificate(rootPem).toString("base64")],
+    status,
+    statusStartingTime: new Date(Date.now() - DAY),
   });
-  return {
-    LoTE: {
-      ListAndSchemeInformation: {
-        LoTEVersionIdentifier: 1,
-        LoTESequenceNumber: 1,
-        LoTEType: "http://uri.etsi.org/19602/LoTEType/EUWalletProvidersList",
-        SchemeOperatorName: [{ lang: "en", value: "Test scheme operator" }],
-        SchemeTerritory: "EU",
-        ListIssueDateTime: new Date(Date.now() - DAY).toISOString(),
-        NextUpdate: new Date(Date.now() + 30 * DAY).toISOString(),
+  return buildLote({
+    entities: [
+      {
+        name: "Test wallet providers",
+        services: [
+          service(provider.rootPem, SERVICE_STATUS.granted),
+          service(withdrawn.rootPem, SERVICE_STATUS.withdrawn),
+        ],
       },
-      TrustedEntitiesList: [
-        {
-          TrustedEntityInformation: { TEName: [{ lang: "en", value: "Test wallet providers" }] },
-          TrustedEntityServices: [
-            service(provider.rootPem, SERVICE_STATUS.granted, Date.now() - DAY),
-            service(withdrawn.rootPem, SERVICE_STATUS.withdrawn, Date.now() - DAY),
-          ],
-        },
-      ],
-    },
-  };
+    ],
+  });
 }
 
 beforeAll(async () => {
@@ -74,17 +58,11 @@ beforeAll(async () => {
   issuer = await activeIssuer(t, t.adminKey);
   as = (await fetchJson(wellKnown("oauth-authorization-server", issuer.credentialIssuer))).body;
   lote = await signLoteJws(walletProvidersLote(), loteSigner);
-  lists = http.createServer((_req, res) =>
-    res.writeHead(200, { "content-type": "application/jose" }).end(lote),
-  );
-  await new Promise<void>((resolve) => lists.listen(0, "127.0.0.1", resolve));
-  loteUrl = `http://127.0.0.1:${(lists.address() as AddressInfo).port}/wallet-providers.jws`;
+  lists = await serveList(lote, { path: "/wallet-providers.jws", contentType: "application/jose" });
+  loteUrl = lists.url;
 }, 120_000);
 afterAll(async () => {
-  await Promise.all([
-    t?.close(),
-    new Promise<void>((resolve) => (lists ? lists.close(() => resolve()) : resolve())),
-  ]);
+  await Promise.all([t?.close(), lists?.close()]);
 });
 
 const setAttestation = (walletAttestation: unknown, key = t.adminKey) =>

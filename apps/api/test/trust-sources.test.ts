@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { refreshDueTrustSources } from "@cred/core";
 import { SERVICE_STATUS, SERVICE_TYPE } from "@cred/oid4vc/trust-lists";
 import {
+  buildLote,
   buildTrustedListXml,
   createTestSigner,
   signLoteJws,
@@ -211,35 +212,24 @@ describe("TrustSources_Create", () => {
     routes.set("/lote.jws", {
       type: "application/jose",
       body: await signLoteJws(
-        {
-          LoTE: {
-            ListAndSchemeInformation: {
-              LoTEVersionIdentifier: 1,
-              LoTESequenceNumber: 3,
-              LoTEType: "http://uri.etsi.org/19602/LoTEType/WalletProvidersList",
-              SchemeOperatorName: [{ lang: "en", value: "Test operator" }],
-              SchemeTerritory: "EU",
-              ListIssueDateTime: new Date(now - DAY).toISOString(),
-              NextUpdate: new Date(now + 30 * DAY).toISOString(),
+        buildLote({
+          sequenceNumber: 3,
+          listType: "http://uri.etsi.org/19602/LoTEType/WalletProvidersList",
+          entities: [
+            {
+              name: "Wallet provider",
+              services: [
+                {
+                  type: SERVICE_TYPE.walletSolutionIssuance,
+                  name: "Wallet attestations",
+                  certificatesBase64: [pidCa.certificateBase64],
+                  status: SERVICE_STATUS.granted,
+                  statusStartingTime: new Date(now - DAY),
+                },
+              ],
             },
-            TrustedEntitiesList: [
-              {
-                TrustedEntityInformation: { TEName: [{ lang: "en", value: "Wallet provider" }] },
-                TrustedEntityServices: [
-                  {
-                    ServiceInformation: {
-                      ServiceTypeIdentifier: SERVICE_TYPE.walletSolutionIssuance,
-                      ServiceName: [{ lang: "en", value: "Wallet attestations" }],
-                      ServiceDigitalIdentity: { X509Certificates: [{ val: pidCa.certificateBase64 }] },
-                      ServiceStatus: SERVICE_STATUS.granted,
-                      StatusStartingTime: new Date(now - DAY).toISOString(),
-                    },
-                  },
-                ],
-              },
-            ],
-          },
-        },
+          ],
+        }),
         loteSigner,
       ),
     });

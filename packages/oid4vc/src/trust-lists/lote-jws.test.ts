@@ -3,7 +3,7 @@ import { TrustListError, type TrustListErrorCode } from "./errors";
 import { parseLoteJson, verifyLoteJws } from "./lote-jws";
 import { SERVICE_STATUS, SERVICE_TYPE } from "./model";
 import { findTrustAnchors } from "./resolve";
-import { createTestSigner, signLoteJws, type TestSigner } from "./test-trusted-lists";
+import { buildLote, createTestSigner, signLoteJws, type TestSigner } from "./test-trusted-lists";
 
 const DAY = 86_400_000;
 
@@ -33,36 +33,25 @@ beforeAll(async () => {
 
 function walletProvidersLote(nextUpdate = new Date(Date.now() + 30 * DAY)) {
   const service = (ca: TestSigner, status: string, name: string) => ({
-    ServiceInformation: {
-      ServiceTypeIdentifier: SERVICE_TYPE.walletSolutionIssuance,
-      ServiceName: [{ lang: "en", value: name }],
-      ServiceDigitalIdentity: { X509Certificates: [{ val: ca.certificateBase64 }] },
-      ServiceStatus: status,
-      StatusStartingTime: new Date(Date.now() - DAY).toISOString(),
-    },
+    type: SERVICE_TYPE.walletSolutionIssuance,
+    name,
+    certificatesBase64: [ca.certificateBase64],
+    status,
+    statusStartingTime: new Date(Date.now() - DAY),
   });
-  return {
-    LoTE: {
-      ListAndSchemeInformation: {
-        LoTEVersionIdentifier: 1,
-        LoTESequenceNumber: 7,
-        LoTEType: "http://uri.etsi.org/19602/LoTEType/EUWalletProvidersList",
-        SchemeOperatorName: [{ lang: "en", value: "Test scheme operator" }],
-        SchemeTerritory: "EU",
-        ListIssueDateTime: new Date(Date.now() - DAY).toISOString(),
-        NextUpdate: nextUpdate.toISOString(),
+  return buildLote({
+    sequenceNumber: 7,
+    nextUpdate,
+    entities: [
+      {
+        name: "Test wallet provider",
+        services: [
+          service(walletProviderCa, SERVICE_STATUS.granted, "Wallet unit attestations"),
+          service(revokedProviderCa, SERVICE_STATUS.withdrawn, "Old wallet"),
+        ],
       },
-      TrustedEntitiesList: [
-        {
-          TrustedEntityInformation: { TEName: [{ lang: "en", value: "Test wallet provider" }] },
-          TrustedEntityServices: [
-            service(walletProviderCa, SERVICE_STATUS.granted, "Wallet unit attestations"),
-            service(revokedProviderCa, SERVICE_STATUS.withdrawn, "Old wallet"),
-          ],
-        },
-      ],
-    },
-  };
+    ],
+  });
 }
 
 describe("TS 119 602 list of trusted entities as a JWS", () => {

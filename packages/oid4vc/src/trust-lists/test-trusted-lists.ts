@@ -159,6 +159,45 @@ export function signTrustedListXml(
   return signature.getSignedXml();
 }
 
+export interface TestLoteInput {
+  sequenceNumber?: number;
+  /** LoTEType; the EU wallet providers list by default. */
+  listType?: string;
+  territory?: string;
+  issueDateTime?: Date;
+  nextUpdate?: Date;
+  entities: { name: string; services: Omit<TestService, "history">[] }[];
+}
+
+/** An unsigned TS 119 602 list of trusted entities (JSON) with the fields this layer reads. */
+export function buildLote(input: TestLoteInput) {
+  return {
+    LoTE: {
+      ListAndSchemeInformation: {
+        LoTEVersionIdentifier: 1,
+        LoTESequenceNumber: input.sequenceNumber ?? 1,
+        LoTEType: input.listType ?? "http://uri.etsi.org/19602/LoTEType/EUWalletProvidersList",
+        SchemeOperatorName: [{ lang: "en", value: "Test scheme operator" }],
+        SchemeTerritory: input.territory ?? "EU",
+        ListIssueDateTime: (input.issueDateTime ?? new Date(Date.now() - DAY)).toISOString(),
+        NextUpdate: (input.nextUpdate ?? new Date(Date.now() + 30 * DAY)).toISOString(),
+      },
+      TrustedEntitiesList: input.entities.map((entity) => ({
+        TrustedEntityInformation: { TEName: [{ lang: "en", value: entity.name }] },
+        TrustedEntityServices: entity.services.map((service) => ({
+          ServiceInformation: {
+            ServiceTypeIdentifier: service.type,
+            ServiceName: [{ lang: "en", value: service.name ?? "Test service" }],
+            ServiceDigitalIdentity: { X509Certificates: service.certificatesBase64.map((val) => ({ val })) },
+            ServiceStatus: service.status,
+            StatusStartingTime: service.statusStartingTime.toISOString(),
+          },
+        })),
+      })),
+    },
+  };
+}
+
 /** Signs a LoTE JSON document as a compact JWS with the signer in x5c. */
 export async function signLoteJws(lote: unknown, signer: TestSigner, alg = "ES256"): Promise<string> {
   return new SignJWT(lote as Record<string, unknown>)
