@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { runVerificationEngine } from "@cred/core/testing";
 import { generateEs256KeyPair, issueSdJwtVc } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engineSessionFor } from "./fixtures";
 import { type VerifierState, verifierFixture } from "./fixtures/verifier";
 import { call } from "./harness";
 
@@ -150,37 +151,11 @@ describe("Type Metadata fetched from the vct URL (engine, loopback servers allow
     });
   };
 
-  const session = (vct: string, acceptExtendedTypes: boolean) => ({
-    scope: { tenantId: world.t.tenantId, environment: "sandbox" as const },
-    rules: {
-      credentials: [
-        {
-          id: "pid",
-          credentialTypes: [vct],
-          trustedIssuers: [{ jwksUri: `${base}/jwks` }],
-          requiredClaims: [["given_name"]],
-          optionalClaims: [],
-          holderBindingRequired: false,
-          checkStatus: false,
-          maxCredentialAgeDays: null,
-          acceptExtendedTypes,
-          claimValues: [],
-          multiple: false,
-          claimSets: null,
-        },
-      ],
-      credentialSets: null,
-      responseMode: "direct_post" as const,
-      sessionLifetimeSeconds: 600,
-      clientIdPrefix: "x509_hash" as const,
-      sameDeviceRedirectUri: null,
-      requireResponseCode: false,
-      reportInvalidPresentationsToWallet: false,
-      verifierInfo: null,
-    },
-    clientId: "x509_hash:abc",
-    nonce: "n".repeat(43),
-  });
+  const session = (vct: string, acceptExtendedTypes: boolean) =>
+    engineSessionFor(
+      { tenantId: world.t.tenantId, environment: "sandbox" },
+      { credentialTypes: [vct], trustedIssuers: [{ jwksUri: `${base}/jwks` }], acceptExtendedTypes },
+    );
 
   const verify = async (vct: string, presentation: string, acceptExtendedTypes = false) =>
     runVerificationEngine(world.t.server.deps, session(vct, acceptExtendedTypes), { pid: [presentation] });

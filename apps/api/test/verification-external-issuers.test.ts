@@ -5,6 +5,7 @@ import { runVerificationEngine } from "@cred/core/testing";
 import { generateEs256KeyPair, issueSdJwtVc, signStatusListToken } from "@cred/oid4vc";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engineSessionFor } from "./fixtures";
 import { verifierFixture } from "./fixtures/verifier";
 import { call, type TestServer } from "./harness";
 
@@ -60,37 +61,11 @@ describe("external issuers over the network (engine, loopback servers allowed in
     });
   };
 
-  const statusCheckedSession = (vct: string, jwksUris: string[]) => ({
-    scope: { tenantId: t.tenantId, environment: "sandbox" as const },
-    rules: {
-      credentials: [
-        {
-          id: "pid",
-          credentialTypes: [vct],
-          trustedIssuers: jwksUris.map((jwksUri) => ({ jwksUri })),
-          requiredClaims: [["given_name"]],
-          optionalClaims: [],
-          holderBindingRequired: false,
-          checkStatus: true,
-          maxCredentialAgeDays: null,
-          acceptExtendedTypes: false,
-          claimValues: [],
-          multiple: false,
-          claimSets: null,
-        },
-      ],
-      credentialSets: null,
-      responseMode: "direct_post" as const,
-      sessionLifetimeSeconds: 600,
-      clientIdPrefix: "x509_hash" as const,
-      sameDeviceRedirectUri: null,
-      requireResponseCode: false,
-      reportInvalidPresentationsToWallet: false,
-      verifierInfo: null,
-    },
-    clientId: "x509_hash:abc",
-    nonce: "n".repeat(43),
-  });
+  const statusCheckedSession = (vct: string, jwksUris: string[]) =>
+    engineSessionFor(
+      { tenantId: t.tenantId, environment: "sandbox" },
+      { credentialTypes: [vct], trustedIssuers: jwksUris.map((jwksUri) => ({ jwksUri })), checkStatus: true },
+    );
 
   it("a credential signed without kid (SD-JWT VC §3.2 only recommends one) takes a pinned JWKS's only key", async () => {
     const [only, other] = await Promise.all([generateEs256KeyPair(), generateEs256KeyPair()]);
