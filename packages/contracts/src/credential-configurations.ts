@@ -194,6 +194,11 @@ export const ZCreateCredentialConfigurationRequest = z.strictObject({
     description: "Give credentials a status list entry so they can be revoked. Default true.",
     example: true,
   }),
+  pinTypeMetadata: z.boolean().optional().meta({
+    description:
+      "Extension: fix the Type Metadata served at the default `credentialType` now, and put its `vct#integrity` into every credential. Later versions may change claim types and constraints but not the claims the document describes (409 `TypeMetadataPinned`). Only with the default `credentialType`. Default false.",
+    example: false,
+  }),
   reason: zVersionReason
     .nullish()
     .meta({ description: "Why this version exists; recorded on version 1.", example: "Initial version" }),
@@ -252,6 +257,11 @@ export const zCredentialConfiguration = z
       .boolean()
       .meta({ description: "Credentials are bound to the holder's key.", example: true }),
     statusEnabled: z.boolean().meta({ description: "Credentials carry a status list entry.", example: true }),
+    typeMetadataIntegrity: z.string().nullable().meta({
+      description:
+        "Extension: the `vct#integrity` every credential carries (SRI of the pinned Type Metadata document); null when the configuration's Type Metadata is not pinned.",
+      example: null,
+    }),
     activeVersion: z.int().meta({ description: "The version in use.", example: 1 }),
     versions: z.array(zCredentialConfigurationVersion).meta({ description: "Every version, oldest first." }),
     ...zResourceFields,

@@ -1,5 +1,5 @@
 import type { AppDeps } from "@cred/core";
-import { credentialTypeMetadata } from "@cred/core/wallet";
+import { servedTypeMetadata } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "./oauth-reply";
 import { withIssuer } from "./wallet-issuer";
@@ -10,10 +10,11 @@ export function registerTypeMetadata(app: FastifyInstance, deps: AppDeps) {
     "/issuers/:issuerId/credentials/:identifier",
     withIssuer(deps, async (issuer, request, reply) => {
       const { identifier } = request.params as { identifier: string };
-      const metadata = await credentialTypeMetadata(deps, deps.database.root, issuer, identifier);
-      if (!metadata) return notFound(reply, "The credential type");
+      const text = await servedTypeMetadata(deps, deps.database.root, issuer, identifier);
+      if (text === null) return notFound(reply, "The credential type");
+      // The text as it is: a pinned document's `vct#integrity` hashes exactly these octets.
       reply.headers({ "Cache-Control": "max-age=300", "Access-Control-Allow-Origin": "*" });
-      return metadata;
+      return reply.type("application/json; charset=utf-8").send(text);
     }),
   );
 }

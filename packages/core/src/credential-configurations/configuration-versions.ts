@@ -1,5 +1,6 @@
 import {
   MAX_CONFIGURATION_VERSIONS,
+  type TClaimDefinition,
   type TCreateCredentialConfigurationVersionRequest,
   type TCredentialConfiguration,
 } from "@cred/contracts/credential-configurations";
@@ -15,6 +16,7 @@ import {
   type CredentialConfigurationRow,
   credentialConfigurationRepository as repo,
 } from "./credential-configuration-repository";
+import { versionsAgreeWithPinned } from "./type-metadata-document";
 import { assertValidClaims } from "./validate-claims";
 
 /**
@@ -118,6 +120,26 @@ export function createCredentialConfigurationVersion(
             code: "VersionLimit",
             target: "configurationIdentifier",
             message: "No more versions can be added.",
+          },
+        ],
+      );
+    }
+    if (
+      row.typeMetadataDocument !== null &&
+      // The new version first, as it becomes the active one (its labels lead the merge).
+      !versionsAgreeWithPinned(row.typeMetadataDocument, [
+        input.claims,
+        ...versions.map((v) => v.claims as TClaimDefinition[]).reverse(),
+      ])
+    ) {
+      throw new DomainError(
+        "InvalidState",
+        "The configuration's Type Metadata is pinned (its credentials carry vct#integrity): a version may change claim types and constraints, but not which claims there are, their labels, whether they are required or whether they are selectively disclosable. Create another configuration for the changed type.",
+        [
+          {
+            code: "TypeMetadataPinned",
+            target: "claims",
+            message: "These claims would change the pinned Type Metadata document.",
           },
         ],
       );

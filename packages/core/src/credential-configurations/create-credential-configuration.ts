@@ -13,6 +13,7 @@ import { emitEvent } from "../shared/outbox";
 import { toCredentialConfigurationDto } from "./credential-configuration-dto";
 import { credentialConfigurationRepository } from "./credential-configuration-repository";
 import { defaultCredentialType } from "./default-credential-type";
+import { claimsOfEveryVersion, pinnedTypeMetadata, typeMetadataOf } from "./type-metadata-document";
 import { assertValidClaims } from "./validate-claims";
 
 export const DEFAULT_LIFETIME_DAYS = 365;
@@ -38,6 +39,23 @@ function assertPlatformLimits(input: TCreateCredentialConfigurationRequest): voi
       "PlatformLimit",
       `The platform issues ${SUPPORTED_FORMAT} credentials signed with ${SUPPORTED_SIGNING_ALGORITHM} only; this cannot be overridden.`,
       details,
+    );
+  }
+}
+
+/** Only the platform serves (and so can fix) the Type Metadata of a configuration's default type. */
+function assertPinnable(input: TCreateCredentialConfigurationRequest, defaultType: string): void {
+  if (input.pinTypeMetadata && input.credentialType != null && input.credentialType !== defaultType) {
+    throw new DomainError(
+      "ValidationFailed",
+      "Type Metadata can be pinned only for the default credentialType, whose document the platform serves.",
+      [
+        {
+          code: "TypeMetadataNotServed",
+          target: "pinTypeMetadata",
+          message: `The document for '${input.credentialType}' is served wherever that type is defined; leave credentialType unset to pin.`,
+        },
+      ],
     );
   }
 }
@@ -70,6 +88,19 @@ export async function createCredentialConfiguration(
     if (await credentialConfigurationRepository.findByIdentifier(tx, scope, input.identifier)) {
       throw duplicateIdentifier(input.identifier);
     }
+    const defaultType = defaultCredentialType(deps.config, issuer.id, input.identifier);
+    assertPinnable(input, defaultType);
+    const pinned = input.pinTypeMetadata
+      ? pinnedTypeMetadata(
+          typeMetadataOf({
+            vct: defaultType,
+            configurationName: input.displayName,
+            issuerName: issuer.displayName,
+            schemaId: input.schemaId,
+            claims: claimsOfEveryVersion([claims]),
+          }),
+        )
+      : null;
     const id = newId("ccf");
     const now = new Date();
     let created: Awaited<ReturnType<typeof credentialConfigurationRepository.create>>;
@@ -83,14 +114,15 @@ export async function createCredentialConfiguration(
           identifier: input.identifier,
           displayName: input.displayName,
           schemaId: input.schemaId,
-          credentialType:
-            input.credentialType ?? defaultCredentialType(deps.config, issuer.id, input.identifier),
+          credentialType: input.credentialType ?? defaultType,
           format: SUPPORTED_FORMAT,
           signingAlgorithm: SUPPORTED_SIGNING_ALGORITHM,
           defaultLifetimeDays: input.defaultLifetimeDays ?? DEFAULT_LIFETIME_DAYS,
           holderBindingRequired: input.holderBindingRequired ?? true,
           statusEnabled: input.statusEnabled ?? true,
           activeVersion: 1,
+          typeMetadataDocument: pinned?.text ?? null,
+          typeMetadataIntegrity: pinned?.integrity ?? null,
         },
         {
           id: newId("ccv"),

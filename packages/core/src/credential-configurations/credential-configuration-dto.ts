@@ -22,6 +22,7 @@ export function toCredentialConfigurationDto(
     signingAlgorithm: row.signingAlgorithm as TCredentialConfiguration["signingAlgorithm"],
     holderBindingRequired: row.holderBindingRequired,
     statusEnabled: row.statusEnabled,
+    typeMetadataIntegrity: row.typeMetadataIntegrity,
     activeVersion: row.activeVersion,
     versions: versions.map((v) => ({
       version: v.version,

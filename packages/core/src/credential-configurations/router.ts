@@ -118,7 +118,7 @@ export const credentialConfigurationsRouter = router({
         operationId: "CredentialConfigurations_CreateVersion",
         summary: "Create and activate a new version of a configuration's claims",
         description:
-          "Adds the next version with the given claims schema and makes it the active one: issuer metadata, type metadata and transactions created from now on use it (other processes within 2 s). Transactions created earlier keep the version they were created with. At most 100 versions (409 InvalidState). Emits credential_configuration.version_activated. Accepts Idempotency-Key.",
+          "Adds the next version with the given claims schema and makes it the active one: issuer metadata, type metadata and transactions created from now on use it (other processes within 2 s). Transactions created earlier keep the version they were created with. At most 100 versions (409 InvalidState). A configuration whose Type Metadata is pinned refuses claims that would change that document (409 InvalidState, detail TypeMetadataPinned). Emits credential_configuration.version_activated. Accepts Idempotency-Key.",
         tags: TAGS,
         successDescription: "The version was created and is now the active one.",
       },

@@ -13,4 +13,4 @@ export {
 export { issueNonce } from "./wallet/nonce";
 export { recordNotification } from "./wallet/notification";
 export { credentialOfferByHandle } from "./wallet/offer";
-export { credentialTypeMetadata } from "./wallet/type-metadata";
+export { credentialTypeMetadata, servedTypeMetadata } from "./wallet/type-metadata";

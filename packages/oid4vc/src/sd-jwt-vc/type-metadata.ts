@@ -79,6 +79,11 @@ export function parseTypeMetadataReference(document: unknown): TypeMetadataRefer
 
 const SRI_ALGS = { sha512: 3, sha384: 2, sha256: 1 } as const;
 
+/** The SRI "integrity metadata" (SD-JWT VC §9) of document bytes: `sha256-<base64 digest>`. */
+export function integrityOf(bytes: Uint8Array | string): string {
+  return `sha256-${createHash("sha256").update(bytes).digest("base64")}`;
+}
+
 /**
  * Whether document bytes match an "integrity metadata" string (SD-JWT VC §9, W3C SRI syntax): the
  * expressions with the strongest algorithm supported decide, and any of them may match. False when no

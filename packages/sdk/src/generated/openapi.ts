@@ -354,7 +354,7 @@ export interface paths {
         put?: never;
         /**
          * Create and activate a new version of a configuration's claims
-         * @description Adds the next version with the given claims schema and makes it the active one: issuer metadata, type metadata and transactions created from now on use it (other processes within 2 s). Transactions created earlier keep the version they were created with. At most 100 versions (409 InvalidState). Emits credential_configuration.version_activated. Accepts Idempotency-Key.
+         * @description Adds the next version with the given claims schema and makes it the active one: issuer metadata, type metadata and transactions created from now on use it (other processes within 2 s). Transactions created earlier keep the version they were created with. At most 100 versions (409 InvalidState). A configuration whose Type Metadata is pinned refuses claims that would change that document (409 InvalidState, detail TypeMetadataPinned). Emits credential_configuration.version_activated. Accepts Idempotency-Key.
          *
          *     Requires the API key scope `credential-configurations.manage` or `issuers.manage`.
          */
@@ -3117,6 +3117,11 @@ export interface components {
              * @example true
              */
             statusEnabled: boolean;
+            /**
+             * @description Extension: the `vct#integrity` every credential carries (SRI of the pinned Type Metadata document); null when the configuration's Type Metadata is not pinned.
+             * @example null
+             */
+            typeMetadataIntegrity: string | null;
             /**
              * @description The version in use.
              * @example 1
@@ -7691,6 +7696,11 @@ export interface operations {
                      * @example true
                      */
                     statusEnabled?: boolean;
+                    /**
+                     * @description Extension: fix the Type Metadata served at the default `credentialType` now, and put its `vct#integrity` into every credential. Later versions may change claim types and constraints but not the claims the document describes (409 `TypeMetadataPinned`). Only with the default `credentialType`. Default false.
+                     * @example false
+                     */
+                    pinTypeMetadata?: boolean;
                     /**
                      * @description Why this version exists; recorded on version 1.
                      * @example Initial version

@@ -383,6 +383,7 @@ export async function issueAndComplete(
       ...(x5c ? { x5c } : {}),
       iss: urls.credentialIssuer,
       vct: configuration.credentialType,
+      ...(configuration.typeMetadataIntegrity ? { vctIntegrity: configuration.typeMetadataIntegrity } : {}),
       iat,
       exp,
       ...(holderJwk ? { cnfJwk: holderJwk } : {}),

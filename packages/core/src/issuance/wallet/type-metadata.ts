@@ -1,10 +1,12 @@
 import type { UnitOfWork } from "@cred/db";
-import { buildTypeMetadata, type TypeMetadataClaim } from "@cred/oid4vc";
+import type { TypeMetadata, TypeMetadataClaim } from "@cred/oid4vc";
 import type { TClaimDefinition } from "../../credential-configurations";
 import {
+  claimsOfEveryVersion,
   configurationCatalog,
   credentialConfigurationRepository,
   defaultCredentialType,
+  typeMetadataOf,
 } from "../../credential-configurations";
 import { type Caches, cacheSpec } from "../../shared/caches";
 import type { AppDeps } from "../../shared/context";
@@ -14,15 +16,16 @@ import type { WalletIssuer } from "./load-wallet-issuer";
 /**
  * SD-JWT VC Type Metadata (SD-JWT VC §7.5.1, retrieval from the `vct` URL) of a configuration this issuer
  * is authorised for and whose `vct` is this URL, the default one: a configuration given another
- * `credentialType` is described wherever that type is defined, not here. The claims describe credentials
- * of every version (`claimsOfEveryVersion`). Null when there is no such configuration.
+ * `credentialType` is described wherever that type is defined, not here. A pinned configuration's
+ * document is the one fixed at its creation (ADR 0026); otherwise the claims describe credentials of every
+ * version (`claimsOfEveryVersion`). Null when there is no such configuration.
  */
-export async function credentialTypeMetadata(
+async function typeMetadataOfConfiguration(
   deps: Pick<AppDeps, "config" | "caches">,
   db: UnitOfWork,
   issuer: WalletIssuer,
   identifier: string,
-) {
+): Promise<{ document: TypeMetadata; pinnedText: string | null } | null> {
   const { config } = deps;
   const configuration = await configurationCatalog.configuration(
     db,
@@ -33,12 +36,40 @@ export async function credentialTypeMetadata(
   const vct = defaultCredentialType(config, issuer.id, identifier);
   if (!configuration || configuration.credentialType !== vct) return null;
   if (!(await configurationCatalog.isGranted(db, deps.caches, issuer.id, configuration.id))) return null;
-  return buildTypeMetadata({
+  const pinnedText = configuration.typeMetadataDocument;
+  if (pinnedText !== null) return { document: JSON.parse(pinnedText) as TypeMetadata, pinnedText };
+  const document = typeMetadataOf({
     vct,
-    name: configuration.displayName,
-    description: `${configuration.displayName}, issued by ${issuer.displayName} (schema ${configuration.schemaId}).`,
+    configurationName: configuration.displayName,
+    issuerName: issuer.displayName,
+    schemaId: configuration.schemaId,
     claims: await claimsOfType(deps.caches, db, configuration),
   });
+  return { document, pinnedText: null };
+}
+
+/** The Type Metadata document of a configuration with the default `vct` (see above), or null. */
+export async function credentialTypeMetadata(
+  deps: Pick<AppDeps, "config" | "caches">,
+  db: UnitOfWork,
+  issuer: WalletIssuer,
+  identifier: string,
+): Promise<TypeMetadata | null> {
+  return (await typeMetadataOfConfiguration(deps, db, issuer, identifier))?.document ?? null;
+}
+
+/**
+ * The exact text served at the `vct` URL: a pinned document's stored octets (what `vct#integrity`
+ * hashes), otherwise the document as JSON. Null when there is no such configuration.
+ */
+export async function servedTypeMetadata(
+  deps: Pick<AppDeps, "config" | "caches">,
+  db: UnitOfWork,
+  issuer: WalletIssuer,
+  identifier: string,
+): Promise<string | null> {
+  const found = await typeMetadataOfConfiguration(deps, db, issuer, identifier);
+  return found ? (found.pinnedText ?? JSON.stringify(found.document)) : null;
 }
 
 /**
@@ -62,41 +93,4 @@ function claimsOfType(
       [active, ...others].flatMap((v) => (v ? [v.claims as TClaimDefinition[]] : [])),
     );
   });
-}
-
-/**
- * The claims of a type whose credentials were issued under several versions of its configuration (the
- * `vct` stays), so that no credential of any version breaks the rules published for it: every claim of
- * any version; mandatory only where every version requires it; `always` / `never` selectively
- * disclosable where the versions agree, `allowed` where they differ. Order and labels follow the first
- * version given that has the claim (the active one first, then the newest).
- */
-export function claimsOfEveryVersion(versions: TClaimDefinition[][]): TypeMetadataClaim[] {
-  const byPath = new Map<string, { claim: TypeMetadataClaim; versions: number }>();
-  for (const claims of versions) {
-    for (const claim of claims) {
-      const key = JSON.stringify(claim.path);
-      const seen = byPath.get(key);
-      if (!seen) {
-        byPath.set(key, {
-          claim: {
-            path: claim.path,
-            labels: claim.display?.map((d) => ({ locale: d.locale, label: d.name })),
-            mandatory: claim.required,
-            selectivelyDisclosable: claim.selectivelyDisclosable,
-          },
-          versions: 1,
-        });
-      } else {
-        seen.versions++;
-        seen.claim.mandatory &&= claim.required;
-        if (seen.claim.selectivelyDisclosable !== claim.selectivelyDisclosable)
-          seen.claim.selectivelyDisclosable = null;
-      }
-    }
-  }
-  // A claim some version does not define may be absent from that version's credentials.
-  return [...byPath.values()].map(({ claim, versions: definedIn }) =>
-    definedIn < versions.length ? { ...claim, mandatory: false } : claim,
-  );
 }

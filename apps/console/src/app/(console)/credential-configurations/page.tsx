@@ -40,6 +40,7 @@ function CredentialConfigurations() {
   const [displayName, setDisplayName] = useState("");
   const [issuerId, setIssuerId] = useState(params.get("issuerId") ?? "");
   const [schemaId, setSchemaId] = useState("");
+  const [pinTypeMetadata, setPinTypeMetadata] = useState(false);
   const [rows, setRows] = useState<ClaimRow[]>(() => [newClaimRow("given_name", "string", true)]);
   const [issues, setIssues] = useState<Map<string, string[]>>(new Map());
   const [formIssues, setFormIssues] = useState<string[]>([]);
@@ -50,6 +51,7 @@ function CredentialConfigurations() {
         setIdentifier("");
         setDisplayName("");
         setSchemaId("");
+        setPinTypeMetadata(false);
         setRows([newClaimRow("given_name", "string", true)]);
         await refresh();
       },
@@ -64,6 +66,7 @@ function CredentialConfigurations() {
       issuerId,
       schemaId: schemaId || `urn:example:${identifier}`,
       claims: rows.map(toClaimDefinition),
+      ...(pinTypeMetadata ? { pinTypeMetadata } : {}),
     };
     // The API's own schema, so the console refuses exactly what the API would.
     const parsed = ZCreateCredentialConfigurationRequest.safeParse(request);
@@ -138,6 +141,15 @@ function CredentialConfigurations() {
               onChange={setSchemaId}
             />
           </div>
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={pinTypeMetadata}
+              onChange={(e) => setPinTypeMetadata(e.target.checked)}
+            />
+            Pin the type metadata (credentials carry its vct#integrity; later versions keep its claims, labels
+            and rules)
+          </label>
           <ClaimEditor rows={rows} onChange={setRows} issues={issues} />
           <ClaimFormAlerts general={formIssues} rows={rows} issues={issues} />
           <ErrorAlert error={create.error} title="Could not create the configuration" />

@@ -62,6 +62,16 @@ export default function CredentialConfigurationPage() {
         <dd>
           <code>{data.credentialType}</code>
         </dd>
+        <dt>Type metadata</dt>
+        <dd>
+          {data.typeMetadataIntegrity ? (
+            <>
+              pinned, <code>vct#integrity</code> <code>{data.typeMetadataIntegrity}</code>
+            </>
+          ) : (
+            "follows the versions (no vct#integrity)"
+          )}
+        </dd>
         <dt>Active version</dt>
         <dd data-testid="active-version">v{data.activeVersion}</dd>
         <dt>Lifetime</dt>

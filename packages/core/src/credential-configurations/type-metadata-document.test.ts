@@ -1,6 +1,11 @@
+import type { TClaimDefinition } from "@cred/contracts/credential-configurations";
 import { describe, expect, it } from "vitest";
-import type { TClaimDefinition } from "../../credential-configurations";
-import { claimsOfEveryVersion } from "./type-metadata";
+import {
+  claimsOfEveryVersion,
+  pinnedTypeMetadata,
+  typeMetadataOf,
+  versionsAgreeWithPinned,
+} from "./type-metadata-document";
 
 const claim = (path: string[], required: boolean, selectivelyDisclosable = true, label?: string) =>
   ({
@@ -35,5 +40,37 @@ describe("type metadata claims across a configuration's versions", () => {
     ]);
     const optionalBefore = [claim(["a"], false)];
     expect(claimsOfEveryVersion([[claim(["a"], true)], optionalBefore])[0]?.mandatory).toBe(false);
+  });
+});
+
+describe("versions against a pinned document", () => {
+  const pinnedOf = (claims: TClaimDefinition[]) =>
+    pinnedTypeMetadata(
+      typeMetadataOf({
+        vct: "https://issuer.example/credentials/x",
+        configurationName: "X",
+        issuerName: "Issuer",
+        schemaId: "x-v1",
+        claims: claimsOfEveryVersion([claims]),
+      }),
+    ).text;
+  const v1 = [claim(["a"], true, true, "A"), claim(["b"], false, false)];
+
+  it("agree when a version only requires a claim the document leaves optional", () => {
+    // Across versions `b` stays optional (v1 does not require it), so the document still holds.
+    expect(
+      versionsAgreeWithPinned(pinnedOf(v1), [[claim(["a"], true, true, "A"), claim(["b"], true, false)], v1]),
+    ).toBe(true);
+  });
+
+  it("disagree on a new claim, a mandatory claim made optional, a changed sd or a new label", () => {
+    const pinned = pinnedOf(v1);
+    const changed = [
+      [...v1, claim(["c"], false)],
+      [claim(["a"], false, true, "A"), claim(["b"], false, false)],
+      [claim(["a"], true, false, "A"), claim(["b"], false, false)],
+      [claim(["a"], true, true, "Alpha"), claim(["b"], false, false)],
+    ];
+    for (const version of changed) expect(versionsAgreeWithPinned(pinned, [version, v1])).toBe(false);
   });
 });

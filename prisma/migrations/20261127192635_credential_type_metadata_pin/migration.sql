@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "CredentialConfiguration" ADD COLUMN     "typeMetadataDocument" TEXT,
+ADD COLUMN     "typeMetadataIntegrity" TEXT;
