@@ -107,9 +107,13 @@ export async function walletProvider(name: string) {
 
 /**
  * The provider's status list service on loopback: one list per path, each entry set by `set`, served as
- * a Status List Token signed by `signer` (the attester's key and x5c, or another's).
+ * a Status List Token signed by `signer` (the attester's key and x5c, or another's), whose `ttl` (how
+ * long a consumer may keep it) is `ttlSeconds`.
  */
-export async function statusListServer(signer: { privateKey: CryptoKey; x5c: string[] }) {
+export async function statusListServer(
+  signer: { privateKey: CryptoKey; x5c: string[] },
+  { ttlSeconds = 1 }: { ttlSeconds?: number } = {},
+) {
   const lists = new Map<string, Uint8Array>();
   let fetches = 0;
   const server = createServer(async (request, response) => {
@@ -122,7 +126,7 @@ export async function statusListServer(signer: { privateKey: CryptoKey; x5c: str
       x5c: signer.x5c,
       sub: uri,
       iat: Math.floor(Date.now() / 1000),
-      ttl: 1,
+      ttl: ttlSeconds,
       bits: 1,
       bytes,
     });
