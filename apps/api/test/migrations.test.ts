@@ -274,7 +274,7 @@ SELECT 1 / 0;
       await expect(startOn(dir, randomBytes(32))).rejects.toThrow(/MASTER_KEY does not open the keys sealed/);
       const again = await startOn(dir, key); // the right key still opens it (and the lock was released)
       await again.close();
-    });
+    }, 120_000); // three embedded databases opened one after another: it took over 30 s once at load ~16
 
     it("creates and migrates a new database in a child process, then opens it", async () => {
       const dir = tempDir();
