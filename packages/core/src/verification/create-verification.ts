@@ -85,19 +85,18 @@ export async function createVerification(
   const encryptionKey = responseMode.endsWith(".jwt") ? generateResponseEncryptionKey().privateJwk : null;
   const expiresAt = new Date(now + rules.sessionLifetimeSeconds * 1000);
   const nonce = generateNonce();
+  // What every request of this session is built from (`sessionRequestPayload`, `buildDcApiRequestFor`).
+  const session = { clientId, state, nonce, rules, transactionData, expiresAt };
+  const encryptionJwk = encryptionKey ? publicJwk(encryptionKey) : null;
+  const iat = Math.floor(now / 1000);
   const dcApiRequest = dcApi
-    ? await buildDcApiRequestFor({
+    ? await buildDcApiRequestFor(session, {
         channel: dcApi,
         identity,
-        clientId,
         responseMode: dcApiResponseMode(rules),
-        nonce,
         dcqlQuery: await walletDcqlQueryFor(deps, scope, rules),
-        encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
-        transactionData,
-        verifierInfo: rules.verifierInfo,
-        iat: Math.floor(now / 1000),
-        exp: Math.floor(expiresAt.getTime() / 1000),
+        encryptionJwk,
+        iat,
       })
     : null;
   if (input.requestByValue && (dcApi || prefix === "redirect_uri")) {
@@ -116,19 +115,12 @@ export async function createVerification(
     );
   }
   const requestObject = input.requestByValue
-    ? await signedRequestByValue(deps, scope, {
-        identity,
-        clientId,
-        responseUri: responseUriOf(deps.config, state),
-        responseMode: rules.responseMode,
-        nonce,
-        state,
-        rules,
-        encryptionJwk: encryptionKey ? publicJwk(encryptionKey) : null,
-        transactionData,
-        iat: Math.floor(now / 1000),
-        exp: Math.floor(expiresAt.getTime() / 1000),
-      })
+    ? await signedRequestByValue(
+        deps,
+        scope,
+        { ...session, responseMode: rules.responseMode, responseUri: responseUriOf(deps.config, state) },
+        { identity, encryptionJwk, iat },
+      )
     : null;
   const createdAt = new Date(now);
   const row: VerificationSessionRow = {

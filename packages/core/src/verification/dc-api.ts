@@ -10,6 +10,7 @@ import {
 } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
 import type { TPolicyRules } from "../verification-policies";
+import { type SessionRequestSource, sessionRequestCommon } from "./session-request";
 import { requestObjectSigner, type VerifierIdentity } from "./verifier-identity";
 
 /** What a Digital Credentials API session keeps (`VerificationSession.dcApi`). */
@@ -64,48 +65,32 @@ export function dcApiClientId(channel: { origins: string[]; signed: boolean }, s
   return channel.signed ? signedClientId() : originClientId(channel.origins[0]!);
 }
 
-/** The `{ protocol, data }` the page passes to navigator.credentials.get, signed with the verifier key when asked. */
-export function buildDcApiRequestFor(input: {
-  channel: { origins: string[]; signed: boolean };
-  identity: VerifierIdentity;
-  clientId: string;
-  responseMode: DcApiResponseMode;
-  nonce: string;
-  dcqlQuery: DcqlQuery;
-  encryptionJwk: Jwk | null;
-  transactionData: string[] | null;
-  verifierInfo: NonNullable<TPolicyRules["verifierInfo"]> | null | undefined;
-  iat: number;
-  exp: number;
-}): Promise<DcApiRequest> {
+/**
+ * The `{ protocol, data }` the page passes to navigator.credentials.get, signed with the verifier key when
+ * asked: the session's common request parameters (`sessionRequestCommon`, as in its other requests)
+ * without `state` or `response_uri` (Appendix A.2), `client_id` and `expected_origins` when signed.
+ */
+export function buildDcApiRequestFor(
+  session: Pick<SessionRequestSource, "clientId" | "nonce" | "rules" | "transactionData" | "expiresAt">,
+  input: {
+    channel: { origins: string[]; signed: boolean };
+    identity: VerifierIdentity;
+    responseMode: DcApiResponseMode;
+    dcqlQuery: DcqlQuery;
+    encryptionJwk: Jwk | null;
+    iat: number;
+  },
+): Promise<DcApiRequest> {
   const { channel } = input;
+  const { iat, exp, ...common } = sessionRequestCommon(session, input);
   return createDcApiRequest(
     {
+      ...common,
       responseMode: input.responseMode,
-      nonce: input.nonce,
-      dcqlQuery: input.dcqlQuery,
-      ...(input.encryptionJwk ? { encryptionJwk: input.encryptionJwk } : {}),
-      ...(input.transactionData ? { transactionData: input.transactionData } : {}),
-      ...(input.verifierInfo?.length
-        ? {
-            verifierInfo: input.verifierInfo.map(({ format, data, credentialIds }) => ({
-              format,
-              data,
-              ...(credentialIds ? { credential_ids: credentialIds } : {}),
-            })),
-          }
-        : {}),
       ...(channel.signed
-        ? {
-            signed: {
-              clientId: input.clientId,
-              expectedOrigins: channel.origins,
-              iat: input.iat,
-              exp: Math.max(input.iat + 1, input.exp),
-            },
-          }
+        ? { signed: { clientId: session.clientId, expectedOrigins: channel.origins, iat, exp } }
         : {}),
     },
-    requestObjectSigner(input.identity, input.clientId),
+    requestObjectSigner(input.identity, session.clientId),
   );
 }

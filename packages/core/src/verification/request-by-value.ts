@@ -1,18 +1,18 @@
 import {
   authorizationRequestLinkByValue,
   authorizationRequestLinkWithRequest,
-  buildAuthorizationRequest,
   type Jwk,
   REDIRECT_URI_PREFIX,
+  type ResponseMode,
   signRequestObject,
 } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import type { TPolicyRules } from "../verification-policies";
 import { dcqlQueryFor, walletDcqlQueryFor } from "./policy-query";
+import { type SessionRequestSource, sessionRequestPayload, sessionRequestSourceOf } from "./session-request";
 import type { VerificationSessionRow } from "./verification-repository";
 import { requestObjectSigner, type VerifierIdentity } from "./verifier-identity";
-import { verifierInfoOf } from "./verifier-info";
 
 /** Whether a session's request travels by value, unsigned: the `redirect_uri` client identifier prefix. */
 export function requestIsByValue(row: Pick<VerificationSessionRow, "clientId" | "dcApi">): boolean {
@@ -22,9 +22,13 @@ export function requestIsByValue(row: Pick<VerificationSessionRow, "clientId" | 
 /**
  * The authorization request link of a `redirect_uri` session (OpenID4VP §5.9.3): every parameter by
  * value, unsigned, `direct_post` to the session's response URI (its client_id). Built from the session
- * and its policy snapshot, like the request object of the other prefixes. Built while the session is
- * read (synchronously), so its query carries no `trusted_authorities` of trust sources (an optional hint
- * to the wallet; the engine still decides trust by the sources).
+ * and its policy snapshot by `sessionRequestPayload`, like the request object of the other prefixes,
+ * with one deliberate difference: its DCQL query is `dcqlQueryFor`, not `walletDcqlQueryFor`, so it
+ * carries no `trusted_authorities` of trust sources. The link is rebuilt on every read of the session
+ * (Verifications_Get, _List, the create response) from the stored row alone: it stays synchronous,
+ * costs no trust-list reads per listed row, and reads the same every time, where the trust sources'
+ * CAs change as their lists refresh. `trusted_authorities` is an optional hint to the wallet (DCQL
+ * §6.1.1); the engine decides trust by the sources either way. `iat` is the session's creation.
  */
 export function byValueRequestLink(
   deps: Pick<AppDeps, "caches">,
@@ -32,58 +36,31 @@ export function byValueRequestLink(
   responseUri: string,
   scheme: string,
 ): string {
-  const iat = Math.floor(row.createdAt.getTime() / 1000);
-  const payload = buildAuthorizationRequest({
-    clientId: row.clientId,
-    responseUri,
-    responseMode: "direct_post",
-    nonce: row.nonce,
-    state: row.state,
+  const source = { ...sessionRequestSourceOf(row, responseUri), responseMode: "direct_post" as const };
+  const payload = sessionRequestPayload(source, {
     dcqlQuery: dcqlQueryFor(deps, row.rules as TPolicyRules),
-    ...(row.transactionData ? { transactionData: row.transactionData as string[] } : {}),
-    ...verifierInfoOf(row.rules as TPolicyRules),
-    iat,
-    exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
+    iat: Math.floor(row.createdAt.getTime() / 1000),
   });
   return authorizationRequestLinkByValue(payload, scheme);
 }
 
 /**
  * The signed request object of a session created with `requestByValue` (RFC 9101 `request=`): built
- * at creation like the request_uri one, except that no wallet asked for it yet, so it carries no
- * `wallet_nonce` and the static `aud`.
+ * at creation like the request_uri one (`sessionRequestPayload`), except that no wallet asked for it
+ * yet, so it carries no `wallet_nonce` and the static `aud`.
  */
 export async function signedRequestByValue(
   deps: Pick<AppDeps, "caches" | "database">,
   scope: TenantScope,
-  input: {
-    identity: VerifierIdentity;
-    clientId: string;
-    responseUri: string;
-    responseMode: "direct_post" | "direct_post.jwt";
-    nonce: string;
-    state: string;
-    rules: TPolicyRules;
-    encryptionJwk: Jwk | null;
-    transactionData: string[] | null;
-    iat: number;
-    exp: number;
-  },
+  session: SessionRequestSource & { responseMode: ResponseMode; responseUri: string },
+  extras: { identity: VerifierIdentity; encryptionJwk: Jwk | null; iat: number },
 ): Promise<string> {
-  const payload = buildAuthorizationRequest({
-    clientId: input.clientId,
-    responseUri: input.responseUri,
-    responseMode: input.responseMode,
-    nonce: input.nonce,
-    state: input.state,
-    dcqlQuery: await walletDcqlQueryFor(deps, scope, input.rules),
-    ...(input.encryptionJwk ? { encryptionJwk: input.encryptionJwk } : {}),
-    ...(input.transactionData ? { transactionData: input.transactionData } : {}),
-    ...verifierInfoOf(input.rules),
-    iat: input.iat,
-    exp: Math.max(input.iat + 1, input.exp),
+  const payload = sessionRequestPayload(session, {
+    dcqlQuery: await walletDcqlQueryFor(deps, scope, session.rules),
+    encryptionJwk: extras.encryptionJwk,
+    iat: extras.iat,
   });
-  return signRequestObject(payload, requestObjectSigner(input.identity, input.clientId));
+  return signRequestObject(payload, requestObjectSigner(extras.identity, session.clientId));
 }
 
 /** The link of a session whose signed request object travels in it (`requestByValue`). */

@@ -1,5 +1,4 @@
 import {
-  buildAuthorizationRequest,
   InvalidAuthorizationRequestError,
   type Jwk,
   parseRequestUriPostBody,
@@ -13,11 +12,11 @@ import { createdSessions } from "./created-sessions";
 import { walletDcqlQueryFor } from "./policy-query";
 import { requestIsByValue } from "./request-by-value";
 import { scopeOfRow, settleExpiry } from "./session-lifecycle";
+import { sessionRequestPayload, sessionRequestSourceOf } from "./session-request";
 import { assertVerifierTenantActive } from "./suspended-verifier";
 import { verificationRepository } from "./verification-repository";
 import { openEncryptionKey, responseUriOf } from "./verification-session-dto";
 import { getVerifierIdentity, identityServesClientId, requestObjectSigner } from "./verifier-identity";
-import { verifierInfoOf } from "./verifier-info";
 
 /**
  * The request_uri endpoint (OpenID4VP §5.10): the signed request object of a pending session, built
@@ -81,21 +80,12 @@ export async function serveRequestObject(
       openEncryptionKey(deps.secretBox, { id: row.id, encryptionKeyCipher: row.encryptionKeyCipher }),
     );
   }
-  const iat = Math.floor(Date.now() / 1000);
-  const payload = buildAuthorizationRequest({
-    clientId: row.clientId,
-    responseUri: responseUriOf(deps.config, row.state),
-    responseMode: row.responseMode as "direct_post" | "direct_post.jwt",
-    nonce: row.nonce,
-    state: row.state,
+  const payload = sessionRequestPayload(sessionRequestSourceOf(row, responseUriOf(deps.config, row.state)), {
     dcqlQuery: await walletDcqlQueryFor(deps, scope, row.rules as TPolicyRules),
-    ...(encryptionJwk ? { encryptionJwk } : {}),
+    encryptionJwk,
+    iat: Math.floor(Date.now() / 1000),
     ...(walletNonce !== undefined ? { walletNonce } : {}),
     ...(walletIssuer !== undefined ? { walletIssuer } : {}),
-    ...(row.transactionData ? { transactionData: row.transactionData as string[] } : {}),
-    ...verifierInfoOf(row.rules as TPolicyRules),
-    iat,
-    exp: Math.max(iat + 1, Math.floor(row.expiresAt.getTime() / 1000)),
   });
   return signRequestObject(payload, requestObjectSigner(identity, row.clientId));
 }
