@@ -2,7 +2,14 @@ import { z } from "zod";
 import { registerRequestExample } from "./request-example";
 
 /** OpenID4VP 1.0 Appendix A protocol identifiers (the `protocol` of a Digital Credentials API request). */
-export const DC_API_PROTOCOLS = ["openid4vp-v1-unsigned", "openid4vp-v1-signed"] as const;
+export const DC_API_PROTOCOLS = [
+  "openid4vp-v1-unsigned",
+  "openid4vp-v1-signed",
+  "openid4vp-v1-multisigned",
+] as const;
+
+/** The client identifier prefixes a multi-signed request can sign under (one signature each). */
+export const DC_API_SIGNING_PREFIXES = ["x509_hash", "x509_san_dns", "decentralized_identifier"] as const;
 
 /** What a verification policy allows over the Digital Credentials API. */
 export const zPolicyDcApi = z
@@ -10,7 +17,7 @@ export const zPolicyDcApi = z
   .default("signed_or_unsigned")
   .meta({
     description:
-      "Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).",
+      "Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires, or `openid4vp-v1-multisigned`), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).",
     example: "signed",
   });
 
@@ -37,6 +44,17 @@ export const zCreateDcApiOptions = z
         "Sign the request (`openid4vp-v1-signed`, with the verifier certificate, as for request_uri); false sends `openid4vp-v1-unsigned` (the policy must allow it).",
       example: true,
     }),
+    clientIdPrefixes: z
+      .array(z.enum(DC_API_SIGNING_PREFIXES))
+      .min(2)
+      .max(DC_API_SIGNING_PREFIXES.length)
+      .refine((prefixes) => new Set(prefixes).size === prefixes.length, "each prefix at most once")
+      .optional()
+      .meta({
+        description:
+          "Sign the request once per client identifier (`openid4vp-v1-multisigned`, OpenID4VP 1.0 Appendix A.3.2, JWS JSON Serialization), so that wallets of different trust frameworks each find a client identifier they accept: `x509_hash` and `x509_san_dns` (the verifier certificate, `x5c`; `x509_san_dns` needs the certificate to name the public host, else 409 VerifierCertificateMismatch) and `decentralized_identifier` (the `did:jwk` of the same key, `kid`). All signatures are made with the verifier certificate's key. `client_id` and `verifier_info` travel in each signature's protected header; the registration certificate goes only with the X.509 signatures. The presentations' audience is `origin:<origin>` (Appendix A.4). Needs `signed: true`; without it the request has one signature under the policy's `clientIdPrefix`.",
+        example: ["x509_hash", "decentralized_identifier"],
+      }),
   })
   .meta({
     id: "CreateVerificationDcApiOptions",
@@ -50,7 +68,7 @@ export const zDcApiRequest = z
     protocol: z.enum(DC_API_PROTOCOLS).meta({ example: "openid4vp-v1-signed" }),
     data: z.record(z.string(), z.unknown()).meta({
       description:
-        "The request: `{ request: <signed request object> }` for `openid4vp-v1-signed`, the request parameters themselves for `openid4vp-v1-unsigned`.",
+        "The request: `{ request: <signed request object> }` for `openid4vp-v1-signed`, `{ request: { payload, signatures } }` (a JWS in the General JSON Serialization, one signature per client identifier) for `openid4vp-v1-multisigned`, the request parameters themselves for `openid4vp-v1-unsigned`.",
     }),
   })
   .meta({

@@ -78,7 +78,14 @@ export async function createVerification(
     }
     return redirectUriClientId(responseUriOf(deps.config, state));
   };
-  const clientId = dcApi ? dcApiClientId(dcApi, verifierClientId) : verifierClientId();
+  // A multi-signed DC API request signs under each prefix asked for (409 for an x509_san_dns the
+  // certificate cannot serve); a policy whose prefix is redirect_uri does not sign at all.
+  let multiSignedClientIds: string[] | null = null;
+  if (dcApi?.multiSigned) {
+    if (prefix === "redirect_uri") verifierClientId(); // throws SignedRequestNeedsCertificate
+    multiSignedClientIds = dcApi.multiSigned.map((p) => clientIdFor(identity, p, deps.config));
+  }
+  const clientId = dcApi ? dcApiClientId(dcApi, verifierClientId, multiSignedClientIds) : verifierClientId();
   const responseMode = dcApi ? dcApiResponseMode(rules) : rules.responseMode;
   const id = newId("vs");
   const now = Date.now();
@@ -93,6 +100,7 @@ export async function createVerification(
     ? await buildDcApiRequestFor(session, {
         channel: dcApi,
         identity,
+        multiSignedClientIds,
         responseMode: dcApiResponseMode(rules),
         dcqlQuery: await walletDcqlQueryFor(deps, scope, rules),
         encryptionJwk,

@@ -24,12 +24,13 @@ const invalid = (code: string, target: string, message: string) =>
   new DomainError("ValidationFailed", message, [{ code, target, message }]);
 
 /**
- * The audience an unsigned request's presentations must name: `origin:<origin>` of the page that called
- * navigator.credentials.get (A.2), one of the session's origins. The KB-JWT says which; when it names
- * none of them, the session's first origin is expected and the engine rejects the presentation
- * (`kb_audience_mismatch`) as for any other wrong audience.
+ * The audience the presentations must name for an unsigned or a multi-signed request:
+ * `origin:<origin>` of the page that called navigator.credentials.get (A.2, A.4), one of the session's
+ * origins (a multi-signed request has no one client_id the wallet could have used instead). The KB-JWT
+ * says which; when it names none of them, the session's first origin is expected and the engine rejects
+ * the presentation (`kb_audience_mismatch`) as for any other wrong audience.
  */
-function unsignedAudience(row: { clientId: string }, origins: string[], vpToken: VpToken): string {
+function originAudience(origins: string[], vpToken: VpToken): string {
   const allowed = new Set(origins.map((o) => `origin:${o}`));
   for (const presentations of Object.values(vpToken)) {
     for (const presentation of presentations) {
@@ -43,7 +44,7 @@ function unsignedAudience(row: { clientId: string }, origins: string[], vpToken:
       }
     }
   }
-  return row.clientId;
+  return `origin:${origins[0]}`;
 }
 
 /**
@@ -52,7 +53,7 @@ function unsignedAudience(row: { clientId: string }, origins: string[], vpToken:
  * session with the same engine, states, events and claim minimisation as the wallet's direct_post. The
  * `protocol` must be the request's; `data` is `{ response }` (JWE to the session's key) for `dc_api.jwt`,
  * `{ vp_token }` for `dc_api`, or a wallet error. The KB-JWT `aud` must be the client_id (signed) or
- * `origin:<one of the session's origins>` (unsigned), with the session's nonce; otherwise the session is
+ * `origin:<one of the session's origins>` (unsigned, multi-signed), with the session's nonce; otherwise the session is
  * rejected with the engine's reasons. A response that cannot be read (not this protocol, malformed, not
  * decryptable with the session's key) → 400 and the session stays pending; a session no longer pending
  * (answered already: a replay) → 409; not a DC API session → 409.
@@ -110,8 +111,8 @@ export async function submitDcApiResponse(
 
   const rules = row.rules as TPolicyRules;
   const clientId =
-    parsed.kind === "vp_token" && dcApi.request.protocol === "openid4vp-v1-unsigned"
-      ? unsignedAudience(row, dcApi.origins, parsed.vpToken)
+    parsed.kind === "vp_token" && dcApi.request.protocol !== "openid4vp-v1-signed"
+      ? originAudience(dcApi.origins, parsed.vpToken)
       : row.clientId;
   const result =
     parsed.kind === "error"

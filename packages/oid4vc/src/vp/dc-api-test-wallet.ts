@@ -3,13 +3,23 @@
  * (Appendix A), as the browser hands it a request. For a signed request it verifies the request object
  * (`x5c`, client_id) and that the calling origin is in `expected_origins`; it answers with one SD-JWT VC
  * presentation per matching credential query, KB-JWT `aud` = the client_id (signed) or `origin:<origin>`
- * (unsigned), and for `dc_api.jwt` encrypts `{ vp_token }` to the key in `client_metadata.jwks`.
+ * (unsigned, multi-signed), and for `dc_api.jwt` encrypts `{ vp_token }` to the key in
+ * `client_metadata.jwks`. A multi-signed request (A.3.2) it authenticates by its `x509_hash` signature,
+ * as a HAIP wallet would: ES256 by the `x5c` leaf, `client_id` in that protected header the leaf's hash.
  */
 
+import { X509Certificate } from "node:crypto";
 import { decodeB64urlJson } from "../jose/encoding";
-import { decodeJwtUnverified } from "../jose/jws";
+import { decodeJwtUnverified, verifyEs256Signature } from "../jose/jws";
 import type { Jwk, KeyInput } from "../jose/key-input";
-import { DC_API_PROTOCOL_SIGNED, DC_API_PROTOCOL_UNSIGNED, originClientId } from "./dc-api";
+import { x509HashClientId } from "./client-id";
+import {
+  DC_API_PROTOCOL_MULTISIGNED,
+  DC_API_PROTOCOL_SIGNED,
+  DC_API_PROTOCOL_UNSIGNED,
+  type GeneralJws,
+  originClientId,
+} from "./dc-api";
 import { encryptDirectPostJwtResponse } from "./response-encryption";
 import { createTestPresentation } from "./test-wallet";
 import { verifyRequestObject } from "./verify-request-object";
@@ -45,6 +55,30 @@ function issuerVct(credential: string): unknown {
   return (decodeB64urlJson(jws.split(".")[1] ?? "") as Record<string, unknown>).vct;
 }
 
+/** The parameters of a multi-signed request, with the `client_id` of its verified `x509_hash` signature. */
+async function verifyMultiSignedByX509Hash(jws: unknown): Promise<Record<string, unknown>> {
+  const general = jws as GeneralJws | null;
+  if (typeof general?.payload !== "string" || !Array.isArray(general.signatures))
+    throw new Error("a multi-signed request carries `request` as a General JWS JSON object");
+  for (const entry of general.signatures) {
+    const header = decodeB64urlJson(entry.protected) as Record<string, unknown>;
+    const clientId = header.client_id;
+    if (typeof clientId !== "string" || !clientId.startsWith("x509_hash:")) continue;
+    if (header.alg !== "ES256" || !Array.isArray(header.x5c))
+      throw new Error("x509_hash signature without x5c");
+    const leaf = Buffer.from(String(header.x5c[0]), "base64");
+    if (x509HashClientId(leaf) !== clientId) throw new Error("x509_hash does not match the leaf certificate");
+    const compact = `${entry.protected}.${general.payload}.${entry.signature}`;
+    if (!(await verifyEs256Signature(compact, new X509Certificate(leaf).publicKey)))
+      throw new Error("the x509_hash signature is invalid");
+    const payload = decodeB64urlJson(general.payload) as Record<string, unknown>;
+    if ("client_id" in payload || "verifier_info" in payload)
+      throw new Error("client_id and verifier_info belong in the protected headers (A.3.2)");
+    return { ...payload, client_id: clientId };
+  }
+  throw new Error("no x509_hash signature");
+}
+
 /** Answers one DC API request as a holder would. Throws when the request must be refused. */
 export async function answerDcApiRequest(options: DcApiTestWalletOptions): Promise<DcApiTestWalletResult> {
   const { protocol } = options.request;
@@ -62,6 +96,15 @@ export async function answerDcApiRequest(options: DcApiTestWalletOptions): Promi
     if (!Array.isArray(expected) || !expected.includes(options.origin))
       throw new Error(`origin ${options.origin} is not in expected_origins`);
     audience = clientId;
+  } else if (protocol === DC_API_PROTOCOL_MULTISIGNED) {
+    request = await verifyMultiSignedByX509Hash(
+      (options.request.data as { request?: unknown } | null)?.request,
+    );
+    const expected = request.expected_origins;
+    if (!Array.isArray(expected) || !expected.includes(options.origin))
+      throw new Error(`origin ${options.origin} is not in expected_origins`);
+    // A.4: the audience is the origin, for signed requests too.
+    audience = originClientId(options.origin);
   } else if (protocol === DC_API_PROTOCOL_UNSIGNED) {
     request = options.request.data as Record<string, unknown>;
     // A.2: the wallet ignores a client_id in an unsigned request; the origin identifies the verifier.

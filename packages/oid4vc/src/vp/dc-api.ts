@@ -1,4 +1,5 @@
-import type { Jwk, KeyInput } from "../jose/key-input";
+import { type JwsHeader, signEs256Jwt } from "../jose/jws";
+import { type Jwk, toPrivateKey } from "../jose/key-input";
 import {
   authorizationResponseFromParameters,
   type ParsedAuthorizationResponse,
@@ -8,6 +9,7 @@ import { URL_SAFE_VALUE } from "./random";
 import {
   encryptionJwks,
   InvalidAuthorizationRequestError,
+  REQUEST_OBJECT_TYP,
   type RequestObjectSigner,
   SELF_ISSUED_AUDIENCE,
   signRequestObject,
@@ -25,7 +27,12 @@ import type { DcqlQuery } from "./z-dcql";
  */
 export const DC_API_PROTOCOL_UNSIGNED = "openid4vp-v1-unsigned";
 export const DC_API_PROTOCOL_SIGNED = "openid4vp-v1-signed";
-export type DcApiProtocol = typeof DC_API_PROTOCOL_UNSIGNED | typeof DC_API_PROTOCOL_SIGNED;
+/** A.3.2 JWS JSON Serialization: one payload, one signature per client identifier. */
+export const DC_API_PROTOCOL_MULTISIGNED = "openid4vp-v1-multisigned";
+export type DcApiProtocol =
+  | typeof DC_API_PROTOCOL_UNSIGNED
+  | typeof DC_API_PROTOCOL_SIGNED
+  | typeof DC_API_PROTOCOL_MULTISIGNED;
 export type DcApiResponseMode = "dc_api" | "dc_api.jwt";
 
 /** Client identifier prefix of unsigned DC API requests (A.2): the wallet uses `origin:<origin>`. */
@@ -129,10 +136,17 @@ export function buildDcApiRequest(input: BuildDcApiRequestInput): DcApiRequestPa
   return payload;
 }
 
+/** A JWS in the General JWS JSON Serialization (RFC 7515 §7.2.1), without unprotected headers. */
+export interface GeneralJws {
+  payload: string;
+  signatures: { protected: string; signature: string }[];
+}
+
 /** What the page passes to `navigator.credentials.get({ digital: { requests: [this] } })`. */
 export type DcApiRequest =
   | { protocol: typeof DC_API_PROTOCOL_UNSIGNED; data: DcApiRequestPayload }
-  | { protocol: typeof DC_API_PROTOCOL_SIGNED; data: { request: string } };
+  | { protocol: typeof DC_API_PROTOCOL_SIGNED; data: { request: string } }
+  | { protocol: typeof DC_API_PROTOCOL_MULTISIGNED; data: { request: GeneralJws } };
 
 /**
  * The DC API request for `input`: unsigned, the parameters themselves; signed, `{ request }` with the
@@ -148,6 +162,74 @@ export async function createDcApiRequest(
   return {
     protocol: DC_API_PROTOCOL_SIGNED,
     data: { request: await signRequestObject({ ...payload }, signer) },
+  };
+}
+
+/** One signature of a multi-signed request: the client identifier it authenticates, its key and `verifier_info`. */
+export interface DcApiRequestSignature {
+  /** The prefixed client_id (not `origin:`), e.g. `x509_hash:…` or `decentralized_identifier:did:…`. */
+  clientId: string;
+  signer: RequestObjectSigner;
+  /** `verifier_info` for this client identifier (A.3.2: it travels in this signature's protected header). */
+  verifierInfo?: VerifierInfo[];
+}
+
+/**
+ * The `openid4vp-v1-multisigned` request (OpenID4VP 1.0 Appendix A.3.2, JWS JSON Serialization): one
+ * payload with every request parameter except `client_id` and `verifier_info`, which the spec allows only
+ * in the protected header of each `signatures` entry, so that a wallet in any of the verifier's trust
+ * frameworks authenticates it by the client identifier it knows. Each protected header is
+ * `{ alg: "ES256", typ: "oauth-authz-req+jwt", x5c | kid, client_id, verifier_info? }`; the payload also
+ * carries `expected_origins`, `aud`, `iat` and `exp` as the single-signed request does. `data` is
+ * `{ request: <the General JWS JSON object> }`, as `{ request }` holds the compact JWS of `-signed`.
+ * Needs at least two signatures with distinct client identifiers (one is `openid4vp-v1-signed`, which
+ * A.3.2 recommends).
+ */
+export async function createMultiSignedDcApiRequest(
+  input: Omit<BuildDcApiRequestInput, "signed" | "verifierInfo"> & {
+    expectedOrigins: readonly string[];
+    iat: number;
+    exp: number;
+  },
+  signatures: readonly DcApiRequestSignature[],
+): Promise<DcApiRequest> {
+  if (signatures.length < 2)
+    throw new InvalidAuthorizationRequestError("a multi-signed request needs at least two signatures");
+  const clientIds = signatures.map((s) => s.clientId);
+  if (new Set(clientIds).size !== clientIds.length)
+    throw new InvalidAuthorizationRequestError("each signature must name its own client_id");
+  const { expectedOrigins, iat, exp, ...rest } = input;
+  const checked = clientIds.map((clientId) =>
+    buildDcApiRequest({ ...rest, signed: { clientId, expectedOrigins, iat, exp } }),
+  );
+  const { client_id: _clientId, verifier_info: _verifierInfo, ...payload } = checked[0]!;
+  const parts = await Promise.all(
+    signatures.map(async ({ clientId, signer, verifierInfo }) => {
+      const header: JwsHeader = {
+        alg: "ES256",
+        typ: REQUEST_OBJECT_TYP,
+        ...("kid" in signer ? { kid: signer.kid } : { x5c: [...signer.x5c] }),
+        client_id: clientId,
+        ...(verifierInfo?.length ? { verifier_info: verifierInfo.map((info) => ({ ...info })) } : {}),
+      };
+      if ("kid" in signer && !signer.kid)
+        throw new InvalidAuthorizationRequestError("kid must name the signing key");
+      if (!("kid" in signer) && signer.x5c.length === 0)
+        throw new InvalidAuthorizationRequestError("x5c must hold at least the leaf");
+      return (await signEs256Jwt(header, payload, toPrivateKey(signer.privateKey))).split(".");
+    }),
+  );
+  return {
+    protocol: DC_API_PROTOCOL_MULTISIGNED,
+    data: {
+      request: {
+        payload: parts[0]![1]!,
+        signatures: parts.map(([protectedHeader, , signature]) => ({
+          protected: protectedHeader!,
+          signature: signature!,
+        })),
+      },
+    },
   };
 }
 

@@ -2530,6 +2530,14 @@ export interface components {
              * @example true
              */
             signed?: boolean;
+            /**
+             * @description Sign the request once per client identifier (`openid4vp-v1-multisigned`, OpenID4VP 1.0 Appendix A.3.2, JWS JSON Serialization), so that wallets of different trust frameworks each find a client identifier they accept: `x509_hash` and `x509_san_dns` (the verifier certificate, `x5c`; `x509_san_dns` needs the certificate to name the public host, else 409 VerifierCertificateMismatch) and `decentralized_identifier` (the `did:jwk` of the same key, `kid`). All signatures are made with the verifier certificate's key. `client_id` and `verifier_info` travel in each signature's protected header; the registration certificate goes only with the X.509 signatures. The presentations' audience is `origin:<origin>` (Appendix A.4). Needs `signed: true`; without it the request has one signature under the policy's `clientIdPrefix`.
+             * @example [
+             *       "x509_hash",
+             *       "decentralized_identifier"
+             *     ]
+             */
+            clientIdPrefixes?: ("x509_hash" | "x509_san_dns" | "decentralized_identifier")[];
         };
         /** @description How the credential offer reaches the wallet. */
         IssuanceDelivery: {
@@ -3277,7 +3285,7 @@ export interface components {
              */
             responseMode: "direct_post.jwt" | "direct_post";
             /**
-             * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
+             * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires, or `openid4vp-v1-multisigned`), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
              * @default signed_or_unsigned
              * @example signed
              * @enum {string}
@@ -3536,8 +3544,8 @@ export interface components {
              * @example openid4vp-v1-signed
              * @enum {string}
              */
-            protocol: "openid4vp-v1-unsigned" | "openid4vp-v1-signed";
-            /** @description The request: `{ request: <signed request object> }` for `openid4vp-v1-signed`, the request parameters themselves for `openid4vp-v1-unsigned`. */
+            protocol: "openid4vp-v1-unsigned" | "openid4vp-v1-signed" | "openid4vp-v1-multisigned";
+            /** @description The request: `{ request: <signed request object> }` for `openid4vp-v1-signed`, `{ request: { payload, signatures } }` (a JWS in the General JSON Serialization, one signature per client identifier) for `openid4vp-v1-multisigned`, the request parameters themselves for `openid4vp-v1-unsigned`. */
             data: {
                 [key: string]: unknown;
             };
@@ -8293,7 +8301,7 @@ export interface operations {
                      */
                     responseMode?: "direct_post.jwt" | "direct_post";
                     /**
-                     * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
+                     * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires, or `openid4vp-v1-multisigned`), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
                      * @default signed_or_unsigned
                      * @example signed
                      * @enum {string}
@@ -8729,7 +8737,7 @@ export interface operations {
                      */
                     responseMode?: "direct_post.jwt" | "direct_post";
                     /**
-                     * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
+                     * @description Verifications over the browser's Digital Credentials API (OpenID4VP Appendix A; response mode `dc_api.jwt` when `responseMode` is `direct_post.jwt`, else `dc_api`): `off`, `signed` only (`openid4vp-v1-signed` with `expected_origins`, as HAIP requires, or `openid4vp-v1-multisigned`), or `signed_or_unsigned` (also `openid4vp-v1-unsigned`, where the page's origin identifies the verifier).
                      * @default signed_or_unsigned
                      * @example signed
                      * @enum {string}
