@@ -66,6 +66,8 @@ const REASONS: Record<string, string> = {
     "The credential breaks its type's rules: a claim is selectively disclosable where it must not be, or the other way round, or a mandatory claim is missing.",
   type_metadata_integrity_mismatch:
     "The description of the credential's type does not match the one the issuer committed to (vct#integrity).",
+  type_metadata_invalid:
+    "The description of the credential's type cannot be used: the types it extends form a loop or a chain too long, or it loosens a rule of a type it extends.",
   expired: "The credential has expired.",
   not_yet_valid: "The credential is not valid yet.",
   invalid_cnf: "The credential names its holder's key in a form that cannot be used.",

@@ -1,4 +1,12 @@
-import { integrityMatches, parseTypeMetadataClaimRules, type TypeMetadataClaimRule } from "@cred/oid4vc";
+import {
+  extendTypeMetadataClaimRules,
+  integrityMatches,
+  parseTypeMetadataClaimEntries,
+  parseTypeMetadataClaimRules,
+  parseTypeMetadataReference,
+  type TypeMetadataClaimEntry,
+  type TypeMetadataClaimRule,
+} from "@cred/oid4vc";
 import { credentialTypeMetadata } from "../issuance";
 import { activeIssuer, credentialIssuerIdentifier } from "../issuers";
 import { cacheSpec } from "../shared/caches";
@@ -10,8 +18,10 @@ import type { TrustSource } from "./issuer-trust";
 export type TypeClaimRules =
   /** The rules of the type's Type Metadata; `source` says where they were read. */
   | { kind: "rules"; rules: TypeMetadataClaimRule[]; source: "configuration" | "fetched" }
-  /** The document at the type's URL does not match the credential's `vct#integrity`. */
-  | { kind: "integrity_mismatch" }
+  /** A document of the chain (`at`) does not match the integrity value naming it. */
+  | { kind: "integrity_mismatch"; at: string }
+  /** The chain cannot be processed: a cycle, too many links, or a type relaxing the one it extends. */
+  | { kind: "invalid"; reason: string }
   /** No Type Metadata to apply: not looked for, not found, unreadable or unreachable. */
   | { kind: "none" };
 
@@ -69,17 +79,29 @@ async function configurationRules(
   return rules ? { kind: "rules", rules, source: "configuration" } : null;
 }
 
-async function fetchRules(
+/** How many `extends` links are followed (SD-JWT VC §10.6: bound the chain), as for `typeAncestors`. */
+const MAX_EXTENDS_DEPTH = 5;
+/** The whole chain is read within this time, whatever its length. */
+const CHAIN_DEADLINE_MS = 5_000;
+
+type ReadDocument =
+  | { kind: "document"; document: Record<string, unknown> }
+  | { kind: "integrity_mismatch" }
+  | { kind: "none" };
+
+async function readTypeDocument(
   deps: Pick<AppDeps, "config">,
   vct: string,
   integrity: string | undefined,
-): Promise<TypeClaimRules> {
+  deadline: number,
+): Promise<ReadDocument> {
+  if (!/^https?:\/\//.test(vct)) return { kind: "none" };
   let bytes: Buffer;
   try {
     bytes = await outboundGetBytes(deps.config, vct, {
       accept: "application/json",
       maxBytes: MAX_DOCUMENT_BYTES,
-      timeoutMs: FETCH_TIMEOUT_MS,
+      timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
     });
   } catch {
     return { kind: "none" };
@@ -91,7 +113,69 @@ async function fetchRules(
   } catch {
     return { kind: "none" };
   }
-  if ((document as { vct?: unknown } | null)?.vct !== vct) return { kind: "none" };
-  const rules = parseTypeMetadataClaimRules(document);
-  return rules ? { kind: "rules", rules, source: "fetched" } : { kind: "none" };
+  if (typeof document !== "object" || document === null || Array.isArray(document)) return { kind: "none" };
+  if ((document as { vct?: unknown }).vct !== vct) return { kind: "none" };
+  return { kind: "document", document: document as Record<string, unknown> };
+}
+
+/**
+ * The claim rules of the type at `vct`, fetched, with those of every type it `extends` merged in
+ * (SD-JWT VC "Extending Type Metadata": the extended type is processed first; "Extending Claim
+ * Metadata" for the merge, `extendTypeMetadataClaimRules`). Each document is read through the
+ * outbound fetch guard and must match the integrity value that names it (the credential's
+ * `vct#integrity`, then each `extends#integrity`): a mismatch anywhere → `integrity_mismatch`. A cycle,
+ * more than five links, or an extending type that relaxes an `sd` / `mandatory` of the type it extends
+ * → `invalid` (the specification has the credential rejected). A document of the chain that cannot be
+ * fetched or read → `none`: Type Metadata that cannot be processed completely is not used at all.
+ */
+async function fetchRules(
+  deps: Pick<AppDeps, "config">,
+  vct: string,
+  integrity: string | undefined,
+): Promise<TypeClaimRules> {
+  const deadline = Date.now() + CHAIN_DEADLINE_MS;
+  // The chain from the credential's type up to the root, each with the entries it states.
+  const chain: { vct: string; entries: TypeMetadataClaimEntry[] }[] = [];
+  const seen = new Set<string>();
+  let current: string | undefined = vct;
+  let currentIntegrity = integrity;
+  while (current !== undefined) {
+    if (seen.has(current)) {
+      return { kind: "invalid", reason: `the Type Metadata of ${vct} extends itself (through ${current})` };
+    }
+    if (chain.length > MAX_EXTENDS_DEPTH) {
+      return {
+        kind: "invalid",
+        reason: `the Type Metadata of ${vct} extends more than ${MAX_EXTENDS_DEPTH} types`,
+      };
+    }
+    seen.add(current);
+    const read = await readTypeDocument(deps, current, currentIntegrity, deadline);
+    if (read.kind === "integrity_mismatch") return { kind: "integrity_mismatch", at: current };
+    if (read.kind === "none") return { kind: "none" };
+    const reference = parseTypeMetadataReference(read.document);
+    const entries = parseTypeMetadataClaimEntries(read.document);
+    if (!reference || !entries) return { kind: "none" };
+    chain.push({ vct: current, entries });
+    current = reference.extends;
+    currentIntegrity = reference.extendsIntegrity;
+  }
+  // The root's rules first (its entries with the defaults), then each extending type's merged over them.
+  const [root, ...extending] = chain.toReversed();
+  let rules: TypeMetadataClaimRule[] = root!.entries.map((entry) => ({
+    path: entry.path,
+    mandatory: entry.mandatory ?? false,
+    sd: entry.sd ?? "allowed",
+  }));
+  for (const link of extending) {
+    const merged = extendTypeMetadataClaimRules(rules, link.entries);
+    if ("conflicts" in merged) {
+      return {
+        kind: "invalid",
+        reason: `${link.vct} relaxes the type it extends: ${merged.conflicts.join("; ")}`,
+      };
+    }
+    rules = merged.rules;
+  }
+  return { kind: "rules", rules, source: "fetched" };
 }

@@ -203,7 +203,9 @@ export function walletErrorResult(
  * the verifier has them (`typeClaimRules`): a claim presented in the clear that must be selectively
  * disclosable, one disclosed that must never be, or a mandatory non-disclosable claim missing →
  * `type_metadata_violation`; a fetched document not matching `vct#integrity` →
- * `type_metadata_integrity_mismatch`. Skipped where there are no rules.
+ * `type_metadata_integrity_mismatch` (also for a document it `extends`); a chain of `extends` with a
+ * cycle, too many links, or a type relaxing the `sd` / `mandatory` of one it extends →
+ * `type_metadata_invalid`. Skipped where there are no rules.
  */
 async function typeRulesCheck(
   deps: AppDeps,
@@ -225,9 +227,15 @@ async function typeRulesCheck(
       ok: false,
       reason: {
         code: "type_metadata_integrity_mismatch",
-        message: `the Type Metadata at ${vct} does not match the credential's vct#integrity`,
+        message:
+          found.at === vct
+            ? `the Type Metadata at ${vct} does not match the credential's vct#integrity`
+            : `the Type Metadata at ${found.at}, which ${vct} extends, does not match its extends#integrity`,
       },
     };
+  }
+  if (found.kind === "invalid") {
+    return { ok: false, reason: { code: "type_metadata_invalid", message: found.reason } };
   }
   if (found.kind === "none") return { ok: true, outcome: "skipped" };
   const violations = typeMetadataViolations(found.rules, verified);

@@ -34,6 +34,66 @@ export function parseTypeMetadataClaimRules(document: unknown): TypeMetadataClai
   }));
 }
 
+/** A claim entry as a document states it: `mandatory` / `sd` undefined where the document omits them. */
+export interface TypeMetadataClaimEntry {
+  path: (string | number | null)[];
+  mandatory?: boolean;
+  sd?: "always" | "never" | "allowed";
+}
+
+/**
+ * The claim entries of a Type Metadata document as written (no defaults filled in), for merging along
+ * `extends`; null when the document or an entry is malformed (as `parseTypeMetadataClaimRules`).
+ */
+export function parseTypeMetadataClaimEntries(document: unknown): TypeMetadataClaimEntry[] | null {
+  if (typeof document !== "object" || document === null || Array.isArray(document)) return null;
+  const claims = (document as Record<string, unknown>).claims;
+  if (claims === undefined) return [];
+  const parsed = z.array(ZClaimRule).safeParse(claims);
+  if (!parsed.success) return null;
+  return parsed.data.map((claim) => ({
+    path: claim.path,
+    ...(claim.mandatory !== undefined ? { mandatory: claim.mandatory } : {}),
+    ...(claim.sd !== undefined ? { sd: claim.sd } : {}),
+  }));
+}
+
+const sameRulePath = (a: (string | number | null)[], b: (string | number | null)[]) =>
+  a.length === b.length && a.every((component, i) => component === b[i]);
+
+/**
+ * The claim rules of a type that `extends` another (SD-JWT VC "Extending Claim Metadata"): every rule
+ * of the extended type is inherited; an entry of the extending type for the same `path` is combined
+ * with it, the extending type's properties taking precedence where it states them, within the limits
+ * of "Limitations for `sd` and `mandatory`": `sd` may go from `allowed` (or omitted) to `always` or
+ * `never`, but an `always` or `never` must stay as it is; `mandatory` may go from false to true, never
+ * from true to false. An entry that breaks a limit makes the pair invalid: `{ conflicts }` names each
+ * (the credential is then rejected, as claim metadata processing failed); otherwise `{ rules }`.
+ */
+export function extendTypeMetadataClaimRules(
+  extended: ReadonlyArray<TypeMetadataClaimRule>,
+  extending: ReadonlyArray<TypeMetadataClaimEntry>,
+): { rules: TypeMetadataClaimRule[] } | { conflicts: string[] } {
+  const rules = extended.map((rule) => ({ ...rule, path: [...rule.path] }));
+  const conflicts: string[] = [];
+  for (const entry of extending) {
+    const inherited = rules.find((rule) => sameRulePath(rule.path, entry.path));
+    if (!inherited) {
+      rules.push({ path: [...entry.path], mandatory: entry.mandatory ?? false, sd: entry.sd ?? "allowed" });
+      continue;
+    }
+    if (entry.sd !== undefined && inherited.sd !== "allowed" && entry.sd !== inherited.sd) {
+      conflicts.push(`claim ${show(entry.path)} changes sd from ${inherited.sd} to ${entry.sd}`);
+    }
+    if (entry.mandatory === false && inherited.mandatory) {
+      conflicts.push(`claim ${show(entry.path)} changes mandatory from true to false`);
+    }
+    if (entry.sd !== undefined) inherited.sd = entry.sd;
+    if (entry.mandatory !== undefined) inherited.mandatory = entry.mandatory;
+  }
+  return conflicts.length > 0 ? { conflicts } : { rules };
+}
+
 /** The concrete paths (in an unpacked payload) a claim path selects (OpenID4VP §7.1 processing). */
 function selectPaths(payload: unknown, path: (string | number | null)[]): (string | number)[][] {
   let selected: { value: unknown; at: (string | number)[] }[] = [{ value: payload, at: [] }];
