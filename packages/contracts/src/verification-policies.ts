@@ -303,6 +303,11 @@ const rulesShape = {
         "Client identifier prefix of the verifier in the wallet request: `x509_hash` (HAIP, hash of the verifier certificate) or `x509_san_dns` (the certificate's dNSName, which must be the public host, and that a DNS name, not an IP address; otherwise starting a verification fails with 409 VerifierCertificateMismatch), both with a signed request object; or `redirect_uri` (OpenID4VP §5.9.3, the low-assurance option for a verifier without a certificate: the client_id is the session's response URI and the unsigned request travels by value in `authorizationRequestUri`; `responseMode: direct_post` only, and no signed Digital Credentials API requests); or `decentralized_identifier` (§5.9.3: the client_id is the `did:jwk` of the verifier certificate's key, and request objects carry `kid` = its verification method instead of `x5c`).",
       example: "x509_hash",
     }),
+  didMethod: z.enum(["jwk", "web"]).default("jwk").meta({
+    description:
+      "The DID of a `decentralized_identifier` verifier: `jwk` (`did:jwk` of the verifier certificate's key; a new key is a new DID) or `web` (`did:web:<public host>:verifier:<tenantId>:<environment>`, whose DID document the platform serves at `<public base URL>/verifier/<tenantId>/<environment>/did.json` with the current verifier key; request objects carry `kid` = `<did>#<JWK thumbprint>`; the DID survives a certificate replacement). Only with `clientIdPrefix: decentralized_identifier`.",
+    example: "jwk",
+  }),
   sameDeviceRedirectUri: zHttpsUrl.nullable().default(null).meta({
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
@@ -347,6 +352,7 @@ type RulesInput = {
   requireResponseCode: boolean;
   responseMode?: string;
   clientIdPrefix?: string;
+  didMethod?: string;
 };
 
 /**
@@ -367,6 +373,14 @@ function checkRuleConsistency(rules: RulesInput, ctx: z.RefinementCtx) {
       path: ["clientIdPrefix"],
       message:
         "The redirect_uri client identifier prefix sends an unsigned request by value: it needs responseMode direct_post (OpenID4VP §5.9.3).",
+    });
+  }
+  if (rules.didMethod === "web" && rules.clientIdPrefix !== "decentralized_identifier") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["didMethod"],
+      message:
+        "didMethod names the DID of the decentralized_identifier client identifier prefix: set clientIdPrefix too.",
     });
   }
   const ids = new Set<string>();
@@ -481,9 +495,9 @@ export const zPolicyRules = z.object(rulesShape).superRefine(checkRuleConsistenc
   id: "VerificationPolicyRules",
   description: "What a verification under this policy asks for and accepts.",
 });
-/** Rules as stored: those stored before `dcApi` existed lack it (read as its default). */
-export type TPolicyRules = Omit<z.infer<typeof zPolicyRules>, "dcApi"> &
-  Partial<Pick<z.infer<typeof zPolicyRules>, "dcApi">>;
+/** Rules as stored: those stored before `dcApi` or `didMethod` existed lack them (read as their defaults). */
+export type TPolicyRules = Omit<z.infer<typeof zPolicyRules>, "dcApi" | "didMethod"> &
+  Partial<Pick<z.infer<typeof zPolicyRules>, "dcApi" | "didMethod">>;
 export type TPolicyCredential = z.infer<typeof zPolicyCredential>;
 
 export const ZCreateVerificationPolicyRequest = z

@@ -37,3 +37,4 @@ export {
 export { issuerUrls, statusListToken } from "./issuers";
 export { receiveWalletResponse } from "./verification/receive-wallet-response";
 export { serveRequestObject } from "./verification/serve-request-object";
+export { serveVerifierDidDocument } from "./verification/serve-verifier-did-document";

@@ -27,6 +27,7 @@ export const WALLET_ENDPOINTS: Readonly<Record<string, string>> = {
   "/issuers/:issuerId/status-lists/:listId": "status_list",
   "/verifier/requests/:handle": "request_object",
   "/verifier/responses/:handle": "direct_post",
+  "/verifier/:tenantId/:environment/did.json": "verifier_did_document",
 };
 
 /**

@@ -15,6 +15,7 @@ import { registerResponse } from "./response";
 import { registerStatusList } from "./status-list";
 import { registerToken } from "./token";
 import { registerTypeMetadata } from "./type-metadata";
+import { registerVerifierDid } from "./verifier-did";
 
 /**
  * Wallet-facing protocol endpoints, one file each: OpenID4VCI 1.0 under every issuer's credential issuer
@@ -41,6 +42,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: AppDeps) {
       registerNotification(routes, deps);
       registerStatusList(routes, deps);
       registerRequestObject(routes, deps);
+      registerVerifierDid(routes, deps);
       registerResponse(routes, deps);
     });
   });

@@ -105,6 +105,7 @@ export async function createVerificationPolicy(
     dcApi: input.dcApi,
     sessionLifetimeSeconds: input.sessionLifetimeSeconds,
     clientIdPrefix: input.clientIdPrefix,
+    didMethod: input.didMethod,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,
     requireResponseCode: input.requireResponseCode,
     reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,

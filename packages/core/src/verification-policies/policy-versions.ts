@@ -76,6 +76,7 @@ export async function createVerificationPolicyVersion(
     dcApi: input.dcApi,
     sessionLifetimeSeconds: input.sessionLifetimeSeconds,
     clientIdPrefix: input.clientIdPrefix,
+    didMethod: input.didMethod,
     sameDeviceRedirectUri: input.sameDeviceRedirectUri,
     requireResponseCode: input.requireResponseCode,
     reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,

@@ -61,7 +61,8 @@ export async function createVerification(
   const prefix = rules.clientIdPrefix ?? "x509_hash";
   const state = generateState();
   const verifierClientId = () => {
-    if (prefix !== "redirect_uri") return clientIdFor(identity, prefix, deps.config);
+    if (prefix !== "redirect_uri")
+      return clientIdFor(identity, prefix, deps.config, rules.didMethod ?? "jwk");
     // OpenID4VP §5.9.3: requests of this prefix cannot be signed, so the DC API's signed protocol is out.
     if (dcApi) {
       throw new DomainError(

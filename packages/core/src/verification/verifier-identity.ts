@@ -5,8 +5,11 @@ import {
   DECENTRALIZED_IDENTIFIER_PREFIX,
   didJwkOf,
   didJwkVerificationMethod,
+  didWebOf,
+  didWebVerificationMethod,
   generateVerifierCertificate,
   isDnsName,
+  type Jwk,
   organisationIdentifiersOf,
   parseVerifierCertificate,
   type RegisteredCredential,
@@ -20,6 +23,17 @@ import type { TenantScope } from "../shared/principal";
 import { verificationRepository } from "./verification-repository";
 
 export type ClientIdPrefix = "x509_hash" | "x509_san_dns" | "decentralized_identifier";
+/** The DID method of a `decentralized_identifier` client id (policy `didMethod`, `jwk` by default). */
+export type VerifierDidMethod = "jwk" | "web";
+
+/**
+ * The verifier's `did:web` for a tenant + environment: `did:web:<public host>[:<base path>]:verifier:
+ * <tenantId>:<environment>`, so its document is read at `<publicBaseUrl>/verifier/<tenantId>/
+ * <environment>/did.json` (did:web §3.2), which the API serves from the current verifier key.
+ */
+export function didWebOfScope(config: Pick<CoreConfig, "publicBaseUrl">, scope: TenantScope): string {
+  return didWebOf(config.publicBaseUrl, ["verifier", scope.tenantId, scope.environment]);
+}
 
 /** The verifier as wallets see it: signing key, `x5c` chain and the client ids it can use. */
 export interface VerifierIdentity {
@@ -31,6 +45,13 @@ export interface VerifierIdentity {
   dnsNames: string[];
   /** The `did:jwk` of the same key: the verifier's DID for `decentralized_identifier` (§5.9.3). */
   did: string;
+  /**
+   * The `did:web` of this tenant + environment on the public origin (`didWebOfScope`), whose document
+   * (served at `/verifier/<tenant>/<environment>/did.json`) lists the same key.
+   */
+  didWeb: string;
+  /** The public key (P-256 JWK, no `d`). */
+  publicJwk: Jwk;
   /** `x509_san_dns` is the leaf's first dNSName; use `clientIdFor` to pick the one wallets accept. */
   clientIds: { x509_hash: string; x509_san_dns: string; decentralized_identifier: string };
   /** The leaf subject's organizationIdentifier values (an access certificate, ETSI TS 119 411-8). */
@@ -125,6 +146,8 @@ async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity
   const { d: _private, ...publicKey } = privateJwk;
   const did = didJwkOf(publicKey);
   return {
+    didWeb: didWebOfScope(deps.config, scope),
+    publicJwk: publicKey,
     certificateId: row.id,
     x5c: parsed.x5c,
     privateKey: createPrivateKey({ key: privateJwk, format: "jwk" }),
@@ -175,9 +198,14 @@ export function clientIdFor(
   identity: VerifierIdentity,
   prefix: ClientIdPrefix,
   config: Pick<CoreConfig, "publicBaseUrl">,
+  didMethod: VerifierDidMethod = "jwk",
 ): string {
   if (prefix === "x509_hash") return identity.clientIds.x509_hash;
-  if (prefix === "decentralized_identifier") return identity.clientIds.decentralized_identifier;
+  if (prefix === "decentralized_identifier") {
+    return didMethod === "web"
+      ? `${DECENTRALIZED_IDENTIFIER_PREFIX}${identity.didWeb}`
+      : identity.clientIds.decentralized_identifier;
+  }
   const host = verifierDnsName(config.publicBaseUrl);
   if (host === null) {
     const ip = publicHost(config.publicBaseUrl);
@@ -220,7 +248,11 @@ export function identityServesClientId(
 ): boolean {
   if (clientId.startsWith("x509_hash:")) return clientId === identity.clientIds.x509_hash;
   if (clientId.startsWith(DECENTRALIZED_IDENTIFIER_PREFIX)) {
-    return clientId === identity.clientIds.decentralized_identifier;
+    // did:web names the tenant, not the key: it keeps serving after the certificate is replaced.
+    return (
+      clientId === identity.clientIds.decentralized_identifier ||
+      clientId === `${DECENTRALIZED_IDENTIFIER_PREFIX}${identity.didWeb}`
+    );
   }
   if (clientId.startsWith("x509_san_dns:")) {
     const dns = clientId.slice("x509_san_dns:".length);
@@ -232,10 +264,17 @@ export function identityServesClientId(
 
 /**
  * How a session's request object is signed: with `kid` = the DID's verification method for a
- * `decentralized_identifier` client_id (OpenID4VP §5.9.3: "the kid header … MUST reference the
+ * `decentralized_identifier` client_id (did:web: `<did>#<JWK thumbprint>`, the method its document
+ * lists; did:jwk: `#0`) (OpenID4VP §5.9.3: "the kid header … MUST reference the
  * verification method"), with the `x5c` chain otherwise.
  */
 export function requestObjectSigner(identity: VerifierIdentity, clientId: string): RequestObjectSigner {
+  if (clientId === `${DECENTRALIZED_IDENTIFIER_PREFIX}${identity.didWeb}`) {
+    return {
+      privateKey: identity.privateKey,
+      kid: didWebVerificationMethod(identity.didWeb, identity.publicJwk),
+    };
+  }
   if (clientId.startsWith(DECENTRALIZED_IDENTIFIER_PREFIX)) {
     return { privateKey: identity.privateKey, kid: didJwkVerificationMethod(identity.did) };
   }

@@ -8,6 +8,7 @@ export * from "./dc-api";
 export * from "./dc-api-test-wallet";
 export * from "./dcql";
 export * from "./did-jwk";
+export * from "./did-web";
 export * from "./errors";
 export * from "./match-presentations";
 export * from "./random";

@@ -3305,6 +3305,13 @@ export interface components {
              */
             clientIdPrefix: "x509_hash" | "x509_san_dns" | "redirect_uri" | "decentralized_identifier";
             /**
+             * @description The DID of a `decentralized_identifier` verifier: `jwk` (`did:jwk` of the verifier certificate's key; a new key is a new DID) or `web` (`did:web:<public host>:verifier:<tenantId>:<environment>`, whose DID document the platform serves at `<public base URL>/verifier/<tenantId>/<environment>/did.json` with the current verifier key; request objects carry `kid` = `<did>#<JWK thumbprint>`; the DID survives a certificate replacement). Only with `clientIdPrefix: decentralized_identifier`.
+             * @default jwk
+             * @example jwk
+             * @enum {string}
+             */
+            didMethod: "jwk" | "web";
+            /**
              * @description https URL the wallet returns the user to in same-device flows; null for none.
              * @default null
              * @example https://shop.example.com/checkout/verified
@@ -8321,6 +8328,13 @@ export interface operations {
                      */
                     clientIdPrefix?: "x509_hash" | "x509_san_dns" | "redirect_uri" | "decentralized_identifier";
                     /**
+                     * @description The DID of a `decentralized_identifier` verifier: `jwk` (`did:jwk` of the verifier certificate's key; a new key is a new DID) or `web` (`did:web:<public host>:verifier:<tenantId>:<environment>`, whose DID document the platform serves at `<public base URL>/verifier/<tenantId>/<environment>/did.json` with the current verifier key; request objects carry `kid` = `<did>#<JWK thumbprint>`; the DID survives a certificate replacement). Only with `clientIdPrefix: decentralized_identifier`.
+                     * @default jwk
+                     * @example jwk
+                     * @enum {string}
+                     */
+                    didMethod?: "jwk" | "web";
+                    /**
                      * @description https URL the wallet returns the user to in same-device flows; null for none.
                      * @default null
                      * @example https://shop.example.com/checkout/verified
@@ -8756,6 +8770,13 @@ export interface operations {
                      * @enum {string}
                      */
                     clientIdPrefix?: "x509_hash" | "x509_san_dns" | "redirect_uri" | "decentralized_identifier";
+                    /**
+                     * @description The DID of a `decentralized_identifier` verifier: `jwk` (`did:jwk` of the verifier certificate's key; a new key is a new DID) or `web` (`did:web:<public host>:verifier:<tenantId>:<environment>`, whose DID document the platform serves at `<public base URL>/verifier/<tenantId>/<environment>/did.json` with the current verifier key; request objects carry `kid` = `<did>#<JWK thumbprint>`; the DID survives a certificate replacement). Only with `clientIdPrefix: decentralized_identifier`.
+                     * @default jwk
+                     * @example jwk
+                     * @enum {string}
+                     */
+                    didMethod?: "jwk" | "web";
                     /**
                      * @description https URL the wallet returns the user to in same-device flows; null for none.
                      * @default null
