@@ -148,6 +148,20 @@ describe("clientIdPrefix decentralized_identifier with didMethod web", () => {
     expect(String(header.kid).startsWith(`${expectedDid()}#`)).toBe(true);
   });
 
+  it("a multi-signed DC API request's decentralized_identifier signature is the did:web's", async () => {
+    const created = await start({
+      dcApi: {
+        origins: ["https://shop.example.com"],
+        clientIdPrefixes: ["x509_hash", "decentralized_identifier"],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { signatures } = created.body.data.dcApiRequest.data.request;
+    const header = decodeProtectedHeader({ protected: signatures[1].protected } as never);
+    expect(header.client_id).toBe(`decentralized_identifier:${expectedDid()}`);
+    expect(String(header.kid).startsWith(`${expectedDid()}#`)).toBe(true);
+  });
+
   it("404 for a tenant without a verifier key (none is created), an unknown environment or tenant", async () => {
     // Another tenant that never verified: no key, and reading its DID twice does not make one.
     const other = await t.otherTenant();

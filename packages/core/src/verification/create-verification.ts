@@ -84,7 +84,9 @@ export async function createVerification(
   let multiSignedClientIds: string[] | null = null;
   if (dcApi?.multiSigned) {
     if (prefix === "redirect_uri") verifierClientId(); // throws SignedRequestNeedsCertificate
-    multiSignedClientIds = dcApi.multiSigned.map((p) => clientIdFor(identity, p, deps.config));
+    multiSignedClientIds = dcApi.multiSigned.map((p) =>
+      clientIdFor(identity, p, deps.config, rules.didMethod ?? "jwk"),
+    );
   }
   const clientId = dcApi ? dcApiClientId(dcApi, verifierClientId, multiSignedClientIds) : verifierClientId();
   const responseMode = dcApi ? dcApiResponseMode(rules) : rules.responseMode;
