@@ -155,12 +155,28 @@ describe("VerificationSessions_SubmitDcApiResponse", () => {
     expect(await events(session.id, "verification.session.rejected")).toHaveLength(1);
   });
 
-  it("signed: a presentation whose audience is origin:… instead of the client_id is rejected", async () => {
+  it("signed: the audience is origin:<origin> (A.4, also for signed requests), or the client_id as wallets on earlier drafts send it; another origin is rejected", async () => {
     const { credential } = await issue();
     const session = await started("dc-any", { origins: [ORIGIN] });
+    const byOrigin = await submit(session.id, await answer(session, credential));
+    expect(byOrigin.body.data.status, JSON.stringify(byOrigin.body)).toBe("verified");
+
+    const clientId = String(
+      decodeJwtUnverified(session.dcApiRequest.data.request as string).payload.client_id,
+    );
+    const legacy = await started("dc-any", { origins: [ORIGIN] });
+    const byClientId = await submit(
+      legacy.id,
+      await answer(legacy, (await issue()).credential, { keyBindingOverrides: { aud: clientId } }),
+    );
+    expect(byClientId.body.data.status, JSON.stringify(byClientId.body)).toBe("verified");
+
+    const other = await started("dc-any", { origins: [ORIGIN] });
     const r = await submit(
-      session.id,
-      await answer(session, credential, { keyBindingOverrides: { aud: `origin:${ORIGIN}` } }),
+      other.id,
+      await answer(other, (await issue()).credential, {
+        keyBindingOverrides: { aud: "origin:https://evil.example" },
+      }),
     );
     expect(r.body.data.status).toBe("rejected");
     expect(reasonCodes(r.body.data)).toContain("kb_audience_mismatch");

@@ -24,27 +24,29 @@ const invalid = (code: string, target: string, message: string) =>
   new DomainError("ValidationFailed", message, [{ code, target, message }]);
 
 /**
- * The audience the presentations must name for an unsigned or a multi-signed request:
- * `origin:<origin>` of the page that called navigator.credentials.get (A.2, A.4), one of the session's
- * origins (a multi-signed request has no one client_id the wallet could have used instead). The KB-JWT
- * says which; when it names none of them, the session's first origin is expected and the engine rejects
- * the presentation (`kb_audience_mismatch`) as for any other wrong audience.
+ * The audience the presentations must name: `origin:<origin>` of the page that called
+ * navigator.credentials.get, one of the session's origins (OpenID4VP 1.0 A.4: "the case even for signed
+ * requests"). For a signed request the request's client_id is accepted too, as the audience wallets
+ * built on pre-final drafts and oid4vc-ts's "effective client id" use; it names this session's verifier
+ * as surely (the nonce binds the presentation to the session either way). The KB-JWT says which; when
+ * it names none of them, the session's first origin is expected and the engine rejects the presentation
+ * (`kb_audience_mismatch`) as for any other wrong audience.
  */
-function originAudience(origins: string[], vpToken: VpToken): string {
-  const allowed = new Set(origins.map((o) => `origin:${o}`));
+function presentedAudience(allowed: string[], vpToken: VpToken): string {
+  const accepted = new Set(allowed);
   for (const presentations of Object.values(vpToken)) {
     for (const presentation of presentations) {
       const kbJwt = presentation.split("~").at(-1);
       if (!kbJwt) continue;
       try {
         const aud = decodeJwtUnverified(kbJwt).payload.aud;
-        if (typeof aud === "string" && allowed.has(aud)) return aud;
+        if (typeof aud === "string" && accepted.has(aud)) return aud;
       } catch {
         // not a KB-JWT: the engine says what is wrong
       }
     }
   }
-  return `origin:${origins[0]}`;
+  return allowed[0]!;
 }
 
 /**
@@ -52,8 +54,8 @@ function originAudience(origins: string[], vpToken: VpToken): string {
  * integrator's page (`{ protocol, data }`), handed back by its backend, decides a Digital Credentials API
  * session with the same engine, states, events and claim minimisation as the wallet's direct_post. The
  * `protocol` must be the request's; `data` is `{ response }` (JWE to the session's key) for `dc_api.jwt`,
- * `{ vp_token }` for `dc_api`, or a wallet error. The KB-JWT `aud` must be the client_id (signed) or
- * `origin:<one of the session's origins>` (unsigned, multi-signed), with the session's nonce; otherwise the session is
+ * `{ vp_token }` for `dc_api`, or a wallet error. The KB-JWT `aud` must be `origin:<one of the session's
+ * origins>` (or, for a signed request, its client_id: `presentedAudience`), with the session's nonce; otherwise the session is
  * rejected with the engine's reasons. A response that cannot be read (not this protocol, malformed, not
  * decryptable with the session's key) → 400 and the session stays pending; a session no longer pending
  * (answered already: a replay) → 409; not a DC API session → 409.
@@ -110,9 +112,13 @@ export async function submitDcApiResponse(
   }
 
   const rules = row.rules as TPolicyRules;
+  const origins = dcApi.origins.map((origin) => `origin:${origin}`);
   const clientId =
-    parsed.kind === "vp_token" && dcApi.request.protocol !== "openid4vp-v1-signed"
-      ? originAudience(dcApi.origins, parsed.vpToken)
+    parsed.kind === "vp_token"
+      ? presentedAudience(
+          dcApi.request.protocol === "openid4vp-v1-signed" ? [...origins, row.clientId] : origins,
+          parsed.vpToken,
+        )
       : row.clientId;
   const result =
     parsed.kind === "error"

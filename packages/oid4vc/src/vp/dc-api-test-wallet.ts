@@ -95,7 +95,8 @@ export async function answerDcApiRequest(options: DcApiTestWalletOptions): Promi
     const expected = request.expected_origins;
     if (!Array.isArray(expected) || !expected.includes(options.origin))
       throw new Error(`origin ${options.origin} is not in expected_origins`);
-    audience = clientId;
+    // A.4: the audience is the origin, for signed requests too.
+    audience = originClientId(options.origin);
   } else if (protocol === DC_API_PROTOCOL_MULTISIGNED) {
     request = await verifyMultiSignedByX509Hash(
       (options.request.data as { request?: unknown } | null)?.request,
