@@ -3,9 +3,12 @@ import { askBrowserWallet, hasDigitalCredentialsApi } from "./browser-wallet";
 
 const request = { protocol: "openid4vp-v1-signed", data: { request: "eyJ…" } };
 
+/** A wallet that answers `answer` (a DigitalCredential's members, not a lib.dom Credential). */
+const answering = (answer: unknown) => vi.fn(async () => answer as Credential | null);
+
 describe("askBrowserWallet (the playground as the integrator's page)", () => {
   it("passes the session's request as the one digital request and returns the wallet's answer", async () => {
-    const get = vi.fn(async () => ({ protocol: "openid4vp-v1-signed", data: { response: "jwe" } }));
+    const get = answering({ protocol: "openid4vp-v1-signed", data: { response: "jwe" } });
     expect(await askBrowserWallet(request, { get })).toEqual({
       protocol: "openid4vp-v1-signed",
       data: { response: "jwe" },
@@ -14,7 +17,7 @@ describe("askBrowserWallet (the playground as the integrator's page)", () => {
   });
 
   it("reads data handed over as a JSON string (early implementations)", async () => {
-    const get = vi.fn(async () => ({ protocol: "openid4vp-v1-unsigned", data: '{"vp_token":{"a":["x"]}}' }));
+    const get = answering({ protocol: "openid4vp-v1-unsigned", data: '{"vp_token":{"a":["x"]}}' });
     expect((await askBrowserWallet(request, { get })).data).toEqual({ vp_token: { a: ["x"] } });
   });
 
@@ -25,7 +28,7 @@ describe("askBrowserWallet (the playground as the integrator's page)", () => {
     await expect(askBrowserWallet(request, { get: declined })).rejects.toThrow(
       "The wallet did not answer (AbortError: The user aborted).",
     );
-    await expect(askBrowserWallet(request, { get: vi.fn(async () => null) })).rejects.toThrow(
+    await expect(askBrowserWallet(request, { get: answering(null) })).rejects.toThrow(
       "returned no digital credential",
     );
   });
