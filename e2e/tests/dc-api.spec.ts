@@ -1,17 +1,17 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { answerDcApiRequest } from "@cred/oid4vc";
 import { expect, test } from "@playwright/test";
 import { startExampleServer } from "../../examples/dc-api/server.mjs";
 import { cred } from "../support/client";
+import { answerAsDcApiHolder } from "../support/dc-api-holder";
 import { apiOrigin, bootstrapCredentials, unique } from "../support/env";
 import { activeIssuer, type Issued, type Issuer, issue } from "../support/records";
 
 /**
  * The Digital Credentials API flow in Chromium, end to end: the example page (examples/dc-api) with the
  * browser SDK (@cred/web-verify) and its tiny backend on the platform's REST API. The wallet side of
- * navigator.credentials.get is an init script that hands the request to the test holder
- * (answerDcApiRequest, the holder code of the HTTP tests) with the page's origin, as a browser would.
+ * navigator.credentials.get is an init script that hands the request to the test holder with the page's
+ * origin, as a browser would (support/dc-api-holder.ts).
  */
 
 let example: { url: string; close: () => Promise<void> };
@@ -64,35 +64,7 @@ for (const [mode, policy] of [
     test(`${mode}, ${signed ? "signed" : "unsigned"}: the page verifies through navigator.credentials.get`, async ({
       page,
     }) => {
-      const seen: { protocol: string; responseMode?: unknown }[] = [];
-      await page.exposeFunction(
-        "__holderAnswer",
-        async (request: { protocol: string; data: unknown }, origin: string) => {
-          const answer = await answerDcApiRequest({
-            request,
-            origin,
-            credential: issued.credential,
-            holderPrivateKey: issued.holderPrivateKey,
-          });
-          seen.push({ protocol: answer.protocol, responseMode: answer.request.response_mode });
-          return { protocol: answer.protocol, data: answer.data };
-        },
-      );
-      await page.addInitScript(() => {
-        const w = window as unknown as Record<string, unknown>;
-        w.DigitalCredential ??= class DigitalCredential {};
-        Object.defineProperty(navigator.credentials, "get", {
-          configurable: true,
-          value: async (options: { digital?: { requests?: unknown[] } }) => {
-            const request = options.digital?.requests?.[0];
-            const answer = (await (w.__holderAnswer as (r: unknown, o: string) => Promise<unknown>)(
-              request,
-              location.origin,
-            )) as { protocol: string; data: unknown };
-            return { type: "digital", protocol: answer.protocol, data: answer.data };
-          },
-        });
-      });
+      const seen = await answerAsDcApiHolder(page, issued);
       await page.goto(`${example.url}/?policy=${policy()}&signed=${signed}`);
       await page.getByRole("button", { name: "Verify with your wallet" }).click();
       await expect(page.getByRole("status")).toHaveText("Verification verified");

@@ -1,21 +1,11 @@
-import {
-  base64url,
-  CompactEncrypt,
-  compactVerify,
-  decodeProtectedHeader,
-  importJWK,
-  importX509,
-  type JWK,
-} from "jose";
+import { base64url, CompactEncrypt, importJWK, type JWK } from "jose";
 import type { DcqlQuery } from "./dcql";
-import { asObject, failure, send, WalletError } from "./http";
-import { randomToken } from "./keys";
+import { asObject, send, WalletError } from "./http";
+import { type RequestDelivery, readRequestLink } from "./request-link";
 import { type ClaimPath, presentCredential } from "./sd-jwt";
 import { getKey, type StoredCredential } from "./store";
-import { dnsNames, isLinkedChain, X509Certificate } from "./x509";
+import { checkVerifier, type VerifierIdentity } from "./verifier-check";
 
-const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
-const REQUEST_OBJECT_MEDIA_TYPE = "application/oauth-authz-req+jwt";
 /** `aud` of a request object under static discovery (OpenID4VP §5.8). */
 const SELF_ISSUED_AUDIENCE = "https://self-issued.me/v2";
 
@@ -26,8 +16,10 @@ export interface VerifiedRequest {
   responseMode: "direct_post" | "direct_post.jwt";
   responseUri: string;
   nonce: string;
-  /** The verifier as its certificate names it. */
-  verifier: { subject: string; issuer: string; notAfter: Date; dnsNames: string[] };
+  /** How the link handed the request over. */
+  delivery: RequestDelivery;
+  /** The verifier as far as the wallet could check it (certificate, DID, or only its redirect URI). */
+  verifier: VerifierIdentity;
   /** Decoded `transaction_data` items with their encoded form (hashed into the KB-JWT). */
   transactionData: {
     encoded: string;
@@ -37,114 +29,37 @@ export interface VerifiedRequest {
   }[];
 }
 
-const pem = (der: string) =>
-  `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END CERTIFICATE-----`;
-
-async function sha256(bytes: Uint8Array | string): Promise<Uint8Array> {
-  const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", data as BufferSource));
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 }
 
 /**
- * Fetches the request object of an `openid4vp://` link: `request` by value, or `request_uri` by GET, or by
- * POST with a fresh `wallet_nonce` where the link says `request_uri_method=post` (OpenID4VP §5.10).
- */
-async function fetchRequestObject(link: URL): Promise<{ jwt: string; walletNonce?: string }> {
-  const byValue = link.searchParams.get("request");
-  if (byValue) return { jwt: byValue };
-  const requestUri = link.searchParams.get("request_uri");
-  if (!requestUri) throw new WalletError("The link has neither request nor request_uri.");
-  const method = (link.searchParams.get("request_uri_method") ?? "get").toLowerCase();
-  if (method !== "get" && method !== "post") throw new WalletError(`Unknown request_uri_method ${method}.`);
-  const walletNonce = method === "post" ? randomToken(16) : undefined;
-  const answer = walletNonce
-    ? await send(requestUri, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", accept: REQUEST_OBJECT_MEDIA_TYPE },
-        body: new URLSearchParams({ wallet_nonce: walletNonce }).toString(),
-      })
-    : await send(requestUri, { headers: { accept: REQUEST_OBJECT_MEDIA_TYPE } });
-  if (answer.status !== 200) throw failure("Fetching the request", answer);
-  return { jwt: answer.text.trim(), ...(walletNonce ? { walletNonce } : {}) };
-}
-
-/**
- * Reads and checks an OpenID4VP 1.0 authorization request as a wallet does: the request object's `typ`
- * and ES256 signature by the `x5c` leaf, the chain's links and the leaf's validity period, `client_id`
- * equal to the link's and bound to the certificate (`x509_hash`: SHA-256 of the leaf; `x509_san_dns`: a
- * dNSName SAN, and the `response_uri` host), `aud`, `exp`, the `wallet_nonce` echo, and the response
- * mode. The chain is not anchored in a trust list (the sandbox wallet has none): the verifier's
- * certificate is shown to the holder instead.
+ * Reads and checks an OpenID4VP 1.0 authorization request as a wallet does: the request from the link
+ * (`request_uri` GET or POST, `request` by value, or the plain parameters), the verifier by its client
+ * identifier prefix (checkVerifier: `x509_hash` / `x509_san_dns` certificate, `decentralized_identifier`
+ * did:jwk, unsigned `redirect_uri`), then `aud`, `exp`, the `wallet_nonce` echo, the response mode and
+ * what the answer needs (`response_uri`, `nonce`, `dcql_query`, `transaction_data`).
  */
 export async function loadPresentationRequest(linkText: string): Promise<VerifiedRequest> {
-  let link: URL;
-  try {
-    link = new URL(linkText.trim());
-  } catch {
-    throw new WalletError("That is not a presentation request link (openid4vp://?…).");
-  }
-  const clientId = link.searchParams.get("client_id");
-  if (!clientId) throw new WalletError("The link has no client_id.");
-  const { jwt, walletNonce } = await fetchRequestObject(link);
+  const linked = await readRequestLink(linkText);
+  const { payload, verifier } = await checkVerifier(linked);
   const fail = (message: string): never => {
     throw new WalletError(`The request is not valid: ${message}.`);
   };
 
-  let header: Record<string, unknown> = {};
-  try {
-    header = decodeProtectedHeader(jwt) as Record<string, unknown>;
-  } catch {
-    fail("the request object is not a JWS");
-  }
-  if (header.typ !== REQUEST_OBJECT_TYP) fail(`typ must be ${REQUEST_OBJECT_TYP}`);
-  if (header.alg !== "ES256") fail("alg must be ES256");
-  const x5c = header.x5c;
-  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((c) => typeof c === "string"))
-    fail("x5c is missing");
-  const chainText = x5c as string[];
-  let payload: Record<string, unknown> = {};
-  try {
-    const verified = await compactVerify(jwt, await importX509(pem(chainText[0]!), "ES256"));
-    payload = asObject(JSON.parse(new TextDecoder().decode(verified.payload)));
-  } catch {
-    fail("the signature does not verify with the certificate's key");
-  }
-  const chain = chainText.map((der) => new X509Certificate(der));
-  const leaf = chain[0]!;
-  if (!(await isLinkedChain(chain))) fail("x5c is not a certificate chain");
-  const now = new Date();
-  if (leaf.notBefore > now || leaf.notAfter < now) fail("the verifier's certificate is not valid now");
-
-  if (payload.client_id !== clientId) fail("client_id differs from the link's");
-  const colon = clientId.indexOf(":");
-  const prefix = colon > 0 ? clientId.slice(0, colon) : "";
-  const value = clientId.slice(colon + 1);
-  const leafNames = dnsNames(leaf);
-  if (prefix === "x509_hash") {
-    if (base64url.encode(await sha256(new Uint8Array(leaf.rawData))) !== value) {
-      fail("x509_hash is not the hash of the certificate");
-    }
-  } else if (prefix === "x509_san_dns") {
-    if (!leafNames.includes(value.toLowerCase())) fail("client_id is not a DNS name of the certificate");
-    let host = "";
-    try {
-      host = new URL(String(payload.response_uri)).hostname.toLowerCase();
-    } catch {
-      fail("response_uri is not a URL");
-    }
-    if (host !== value.toLowerCase()) fail("response_uri is not at the certificate's DNS name");
-  } else {
-    fail(`the client identifier prefix ${prefix || "(none)"} is not supported by the sandbox wallet`);
-  }
   const aud = payload.aud;
   if (aud !== undefined && aud !== SELF_ISSUED_AUDIENCE) fail(`aud must be ${SELF_ISSUED_AUDIENCE}`);
   if (typeof payload.exp === "number" && payload.exp * 1000 < Date.now()) fail("the request has expired");
-  if (walletNonce !== undefined && payload.wallet_nonce !== walletNonce) fail("wallet_nonce is not echoed");
+  if (linked.walletNonce !== undefined && payload.wallet_nonce !== linked.walletNonce) {
+    fail("wallet_nonce is not echoed");
+  }
   if (payload.response_type !== "vp_token") fail("response_type must be vp_token");
   const responseMode = payload.response_mode;
   if (responseMode !== "direct_post" && responseMode !== "direct_post.jwt") {
     fail(`response_mode ${String(responseMode)} is not supported (direct_post, direct_post.jwt)`);
   }
+  if (payload.redirect_uri !== undefined)
+    fail(`redirect_uri must not be present with ${String(responseMode)}`);
   if (typeof payload.response_uri !== "string") fail("response_uri is missing");
   if (typeof payload.nonce !== "string") fail("nonce is missing");
   const dcql = asObject(payload.dcql_query);
@@ -168,13 +83,14 @@ export async function loadPresentationRequest(linkText: string): Promise<Verifie
   );
 
   return {
-    clientId,
+    clientId: linked.clientId,
     payload,
     dcql: dcql as unknown as DcqlQuery,
     responseMode: responseMode as VerifiedRequest["responseMode"],
     responseUri: payload.response_uri as string,
     nonce: payload.nonce as string,
-    verifier: { subject: leaf.subject, issuer: leaf.issuer, notAfter: leaf.notAfter, dnsNames: leafNames },
+    delivery: linked.delivery,
+    verifier,
     transactionData,
   };
 }

@@ -19,6 +19,63 @@ function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+const DELIVERY_LABELS: Record<VerifiedRequest["delivery"], string> = {
+  request_uri: "request object fetched from request_uri (GET)",
+  request_uri_post: "request object fetched from request_uri (POST, with a wallet nonce)",
+  request: "request object by value in the link (request=)",
+  parameters: "plain parameters in the link (unsigned)",
+};
+
+/** Who asks, as far as the wallet could check it for the request's client identifier prefix. */
+function VerifierFacts({ request }: { request: VerifiedRequest }) {
+  const { verifier } = request;
+  return (
+    <>
+      <dt>Verifier</dt>
+      <dd data-testid="verifier-subject">
+        {verifier.kind === "certificate"
+          ? verifier.subject
+          : verifier.kind === "did"
+            ? "A decentralized identifier (did:jwk)"
+            : new URL(verifier.responseUri).host}
+      </dd>
+      <dt>Client id</dt>
+      <dd>
+        <code data-testid="verifier-client-id">{request.clientId}</code>
+      </dd>
+      <dt>Request</dt>
+      <dd data-testid="request-delivery">{DELIVERY_LABELS[request.delivery]}</dd>
+      {verifier.kind === "certificate" && (
+        <>
+          <dt>Certificate</dt>
+          <dd>
+            Signature, chain and client id checked; valid until {verifier.notAfter.toLocaleDateString()}. Not
+            checked against a trust list (the sandbox wallet has none).
+          </dd>
+        </>
+      )}
+      {verifier.kind === "did" && (
+        <>
+          <dt>Signature</dt>
+          <dd data-testid="verifier-check">
+            Signed by the key of the client&apos;s did:jwk (checked). A did:jwk is only a key: it does not say
+            who holds it.
+          </dd>
+        </>
+      )}
+      {verifier.kind === "redirect_uri" && (
+        <>
+          <dt>Signature</dt>
+          <dd data-testid="verifier-check">
+            <strong>Unsigned request</strong> (redirect_uri client identifier): nothing about the verifier is
+            verified. Your answer goes to <code>{verifier.responseUri}</code>.
+          </dd>
+        </>
+      )}
+    </>
+  );
+}
+
 /** Per credential query: the credential chosen and the claim paths (by label) the holder agrees to show. */
 type Choices = Record<string, { credentialId: string; paths: Set<string> }>;
 
@@ -129,18 +186,7 @@ export function PresentationPanel({ credentials }: { credentials: StoredCredenti
           }}
         >
           <dl className="facts">
-            <dt>Verifier</dt>
-            <dd data-testid="verifier-subject">{request.verifier.subject}</dd>
-            <dt>Client id</dt>
-            <dd>
-              <code>{request.clientId}</code>
-            </dd>
-            <dt>Certificate</dt>
-            <dd>
-              Signature, chain and client id checked; valid until{" "}
-              {request.verifier.notAfter.toLocaleDateString()}. Not checked against a trust list (the sandbox
-              wallet has none).
-            </dd>
+            <VerifierFacts request={request} />
             <dt>Response</dt>
             <dd>
               <code>{request.responseMode}</code>

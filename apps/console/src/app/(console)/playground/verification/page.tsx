@@ -7,6 +7,7 @@ import { InvocationField } from "../../../../components/invocation-field";
 import { QrCode } from "../../../../components/qr-code";
 import { useCan } from "../../../../components/session";
 import { Badge, Empty, ErrorAlert, Loading, PageHeader } from "../../../../components/status";
+import { askBrowserWallet, hasDigitalCredentialsApi } from "../../../../lib/browser-wallet";
 import { pollWhilePending } from "../../../../lib/polling";
 import { useRefresh } from "../../../../lib/refresh";
 import { useAllResourceItems } from "../../../../lib/resource-lists";
@@ -53,6 +54,23 @@ export default function VerificationPlaygroundPage() {
     }),
   );
 
+  const submitDcApiResponse = useMutation(trpc.verifications.submitDcApiResponse.mutationOptions());
+  // The playground as the integrator's page: this browser's wallet answers, the answer is handed back.
+  const askWallet = useMutation({
+    mutationFn: async () => {
+      if (!created?.dcApiRequest) throw new Error("Start a Digital Credentials API verification first.");
+      if (!hasDigitalCredentialsApi()) {
+        throw new Error(
+          "This browser has no Digital Credentials API (navigator.credentials.get with digital requests).",
+        );
+      }
+      const answer = await askBrowserWallet(created.dcApiRequest);
+      return submitDcApiResponse.mutateAsync({ id: created.id, ...answer });
+    },
+    onSuccess: (result) =>
+      queryClient.setQueryData(trpc.verifications.get.queryKey({ verificationId: result.data.id }), result),
+  });
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
     // The API's own schema, so the form refuses exactly what the API would (the policy's ids it checks itself).
@@ -62,6 +80,7 @@ export default function VerificationPlaygroundPage() {
       return;
     }
     setTransactionDataIssue(null);
+    askWallet.reset();
     create.mutate(built.request);
   };
 
@@ -151,6 +170,19 @@ export default function VerificationPlaygroundPage() {
                 <pre data-testid="dc-api-request">{JSON.stringify(created.dcApiRequest, null, 2)}</pre>
               </details>
             )}
+            {canStart && current.status === "pending" && created.dcApiRequest && (
+              <p>
+                <button type="button" disabled={askWallet.isPending} onClick={() => askWallet.mutate()}>
+                  {askWallet.isPending ? "Waiting for the wallet…" : "Ask this browser's wallet"}
+                </button>{" "}
+                <span className="hint">
+                  Calls navigator.credentials.get on this page and hands the answer back
+                  (VerificationSessions_SubmitDcApiResponse); this console&apos;s origin must be one of the
+                  expected origins.
+                </span>
+              </p>
+            )}
+            <ErrorAlert error={askWallet.error} title="The browser's wallet did not answer" />
             <dl className="facts">
               <dt>Session id</dt>
               <dd>

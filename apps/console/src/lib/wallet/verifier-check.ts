@@ -1,0 +1,194 @@
+import { base64url, compactVerify, decodeProtectedHeader, importJWK, importX509, type JWK } from "jose";
+import { asObject, WalletError } from "./http";
+import type { LinkedRequest } from "./request-link";
+import { dnsNames, isLinkedChain, X509Certificate } from "./x509";
+
+const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
+const DID_JWK = "did:jwk:";
+
+/** The verifier as far as the wallet could check it, by client identifier prefix (OpenID4VP §5.9.3). */
+export type VerifierIdentity =
+  /** `x509_hash`, `x509_san_dns`: the request object is signed by the `x5c` leaf named by the client id. */
+  | { kind: "certificate"; subject: string; issuer: string; notAfter: Date; dnsNames: string[] }
+  /** `decentralized_identifier` (did:jwk): signed by the key the DID itself holds. */
+  | { kind: "did"; did: string }
+  /** `redirect_uri`: unsigned; nothing is known but where the answer goes. */
+  | { kind: "redirect_uri"; responseUri: string };
+
+export interface CheckedRequest {
+  payload: Record<string, unknown>;
+  verifier: VerifierIdentity;
+}
+
+const fail = (message: string): never => {
+  throw new WalletError(`The request is not valid: ${message}.`);
+};
+
+const pem = (der: string) =>
+  `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END CERTIFICATE-----`;
+
+async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+}
+
+function splitClientId(clientId: string): { prefix: string; value: string } {
+  const colon = clientId.indexOf(":");
+  return colon > 0
+    ? { prefix: clientId.slice(0, colon), value: clientId.slice(colon + 1) }
+    : { prefix: "", value: clientId };
+}
+
+/** The payload of a request object whose signature verifies with `key`. */
+async function verifiedPayload(jwt: string, key: CryptoKey | Uint8Array, whose: string) {
+  try {
+    const verified = await compactVerify(jwt, key, { algorithms: ["ES256"] });
+    return asObject(JSON.parse(new TextDecoder().decode(verified.payload)));
+  } catch {
+    return fail(`the signature does not verify with ${whose}`);
+  }
+}
+
+/**
+ * `x509_hash` / `x509_san_dns`: ES256 signature by the `x5c` leaf, the chain's links, the leaf's validity
+ * period, and the client id bound to the leaf (SHA-256 of it; or one of its dNSNames, which must also be
+ * the `response_uri` host). The chain is not anchored in a trust list (the sandbox wallet has none).
+ */
+async function checkCertificate(
+  jwt: string,
+  header: Record<string, unknown>,
+  prefix: string,
+  value: string,
+): Promise<CheckedRequest> {
+  const x5c = header.x5c;
+  if (!Array.isArray(x5c) || x5c.length === 0 || !x5c.every((c) => typeof c === "string"))
+    fail("x5c is missing");
+  const chainText = x5c as string[];
+  const payload = await verifiedPayload(
+    jwt,
+    await importX509(pem(chainText[0]!), "ES256"),
+    "the certificate's key",
+  );
+  const chain = chainText.map((der) => new X509Certificate(der));
+  const leaf = chain[0]!;
+  if (!(await isLinkedChain(chain))) fail("x5c is not a certificate chain");
+  const now = new Date();
+  if (leaf.notBefore > now || leaf.notAfter < now) fail("the verifier's certificate is not valid now");
+  const leafNames = dnsNames(leaf);
+  if (prefix === "x509_hash") {
+    if (base64url.encode(await sha256(new Uint8Array(leaf.rawData))) !== value) {
+      fail("x509_hash is not the hash of the certificate");
+    }
+  } else {
+    if (!leafNames.includes(value.toLowerCase())) fail("client_id is not a DNS name of the certificate");
+    let host = "";
+    try {
+      host = new URL(String(payload.response_uri)).hostname.toLowerCase();
+    } catch {
+      fail("response_uri is not a URL");
+    }
+    if (host !== value.toLowerCase()) fail("response_uri is not at the certificate's DNS name");
+  }
+  return {
+    payload,
+    verifier: {
+      kind: "certificate",
+      subject: leaf.subject,
+      issuer: leaf.issuer,
+      notAfter: leaf.notAfter,
+      dnsNames: leafNames,
+    },
+  };
+}
+
+/** The public P-256 key a did:jwk holds (did:jwk method: base64url of the JWK's JSON). */
+function didJwkKey(did: string): JWK {
+  let jwk: Record<string, unknown> = {};
+  try {
+    jwk = asObject(JSON.parse(new TextDecoder().decode(base64url.decode(did.slice(DID_JWK.length)))));
+  } catch {
+    fail("the did:jwk does not hold a JWK");
+  }
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string") {
+    fail("the did:jwk is not a P-256 key (ES256)");
+  }
+  if ("d" in jwk) fail("the did:jwk holds a private key");
+  return { kty: "EC", crv: "P-256", x: jwk.x as string, y: jwk.y as string };
+}
+
+/**
+ * `decentralized_identifier`: the request object's `kid` must be a verification method of the client's
+ * DID (§5.9.3), and its signature must verify with that method's key. Only did:jwk, whose document is
+ * the DID itself (its one method is `#0`), so no resolver is asked.
+ */
+async function checkDid(jwt: string, header: Record<string, unknown>, did: string): Promise<CheckedRequest> {
+  if (!did.startsWith(DID_JWK)) {
+    const method = did.split(":").slice(0, 2).join(":") || did;
+    fail(`the DID method ${method} is not supported by the sandbox wallet (did:jwk only)`);
+  }
+  if (header.kid !== `${did}#0`) fail("kid is not the verification method of the client's did:jwk");
+  const key = await importJWK(didJwkKey(did), "ES256");
+  return {
+    payload: await verifiedPayload(jwt, key, "the key of the client's did:jwk"),
+    verifier: { kind: "did", did },
+  };
+}
+
+/**
+ * `redirect_uri`: the request cannot be signed (§5.9.3), so it comes as plain parameters; the client id
+ * is the response URI, where the answer goes (`response_uri`, if given, must be it).
+ */
+function checkRedirectUri(parameters: Record<string, unknown>, value: string): CheckedRequest {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    fail("the redirect_uri client identifier is not a URL");
+  }
+  if (url?.protocol !== "https:" && url?.protocol !== "http:")
+    fail("the redirect_uri client identifier is not an http(s) URL");
+  const responseUri = parameters.response_uri ?? value;
+  if (responseUri !== value) fail("response_uri differs from the redirect_uri client identifier");
+  return {
+    payload: { ...parameters, response_uri: value },
+    verifier: { kind: "redirect_uri", responseUri: value },
+  };
+}
+
+const SIGNED_PREFIXES = new Set(["x509_hash", "x509_san_dns", "decentralized_identifier"]);
+
+/**
+ * Who sent the request, as a wallet checks it for the link's client identifier prefix: a request object
+ * signed as its prefix demands (`x509_hash`, `x509_san_dns`, `decentralized_identifier`), or the plain
+ * parameters of a `redirect_uri` request. An unsigned request for a prefix that demands a signature, a
+ * signed one for `redirect_uri`, and any other prefix are refused.
+ */
+export async function checkVerifier(linked: LinkedRequest): Promise<CheckedRequest> {
+  const { prefix, value } = splitClientId(linked.clientId);
+  if (prefix !== "redirect_uri" && !SIGNED_PREFIXES.has(prefix)) {
+    fail(`the client identifier prefix ${prefix || "(none)"} is not supported by the sandbox wallet`);
+  }
+  if (linked.parameters) {
+    if (prefix !== "redirect_uri")
+      fail(`a ${prefix} request must be a signed request object, not plain parameters`);
+    return checkRedirectUri(linked.parameters, value);
+  }
+  if (prefix === "redirect_uri") {
+    fail(
+      "a redirect_uri request cannot be signed (OpenID4VP §5.9.3): it comes as plain parameters, not a request object",
+    );
+  }
+  let header: Record<string, unknown> = {};
+  try {
+    header = decodeProtectedHeader(linked.jwt) as Record<string, unknown>;
+  } catch {
+    fail("the request object is not a JWS");
+  }
+  if (header.typ !== REQUEST_OBJECT_TYP) fail(`typ must be ${REQUEST_OBJECT_TYP}`);
+  if (header.alg !== "ES256") fail("alg must be ES256");
+  const checked =
+    prefix === "decentralized_identifier"
+      ? await checkDid(linked.jwt, header, value)
+      : await checkCertificate(linked.jwt, header, prefix, value);
+  if (checked.payload.client_id !== linked.clientId) fail("client_id differs from the link's");
+  return checked;
+}
