@@ -1,7 +1,7 @@
 import { base64url, compactVerify, decodeProtectedHeader, importJWK, importX509, type JWK } from "jose";
 import { asObject, WalletError } from "./http";
 import type { LinkedRequest } from "./request-link";
-import { dnsNames, isLinkedChain, X509Certificate } from "./x509";
+import { readCertificateChain } from "./x509";
 
 const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
 const DID_JWK = "did:jwk:";
@@ -68,14 +68,13 @@ async function checkCertificate(
     await importX509(pem(chainText[0]!), "ES256"),
     "the certificate's key",
   );
-  const chain = chainText.map((der) => new X509Certificate(der));
-  const leaf = chain[0]!;
-  if (!(await isLinkedChain(chain))) fail("x5c is not a certificate chain");
+  const { leaf, linked } = await readCertificateChain(chainText);
+  if (!linked) fail("x5c is not a certificate chain");
   const now = new Date();
   if (leaf.notBefore > now || leaf.notAfter < now) fail("the verifier's certificate is not valid now");
-  const leafNames = dnsNames(leaf);
+  const leafNames = leaf.dnsNames;
   if (prefix === "x509_hash") {
-    if (base64url.encode(await sha256(new Uint8Array(leaf.rawData))) !== value) {
+    if (base64url.encode(await sha256(leaf.rawData)) !== value) {
       fail("x509_hash is not the hash of the certificate");
     }
   } else {

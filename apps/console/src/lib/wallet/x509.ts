@@ -1,22 +1,24 @@
-// @peculiar/x509 needs the Reflect metadata API (through tsyringe); import the polyfill first.
-import "reflect-metadata";
-import { SubjectAlternativeNameExtension, X509Certificate } from "@peculiar/x509";
-
-export { X509Certificate };
-
-/** The dNSName SANs of a certificate, lower-cased. */
-export function dnsNames(certificate: X509Certificate): string[] {
-  const extension = certificate.getExtension(SubjectAlternativeNameExtension);
-  return (extension?.names.items ?? [])
-    .filter((name) => name.type === "dns")
-    .map((name) => name.value.toLowerCase());
+/** What the wallet reads of a verifier's x5c chain (leaf first). */
+export interface CertificateChain {
+  leaf: {
+    rawData: Uint8Array;
+    subject: string;
+    issuer: string;
+    notBefore: Date;
+    notAfter: Date;
+    /** Its dNSName SANs, lower-cased. */
+    dnsNames: string[];
+  };
+  /** Whether each certificate is signed by the next one. */
+  linked: boolean;
 }
 
-/** Whether each certificate of the chain is signed by the next one (leaf first, as x5c orders them). */
-export async function isLinkedChain(chain: X509Certificate[]): Promise<boolean> {
-  for (let i = 0; i + 1 < chain.length; i++) {
-    const ok = await chain[i]!.verify({ publicKey: chain[i + 1]!.publicKey, signatureOnly: true });
-    if (!ok || chain[i]!.issuer !== chain[i + 1]!.subject) return false;
-  }
-  return true;
+/**
+ * Reads an x5c chain with @peculiar/x509, loaded only when a request carries a certificate: the library
+ * and its polyfills (tsyringe, reflect-metadata, asn1) would otherwise be most of the wallet page's first
+ * chunk, and no other console page needs them.
+ */
+export async function readCertificateChain(x5c: string[]): Promise<CertificateChain> {
+  const { readChain } = await import("./x509-chain");
+  return readChain(x5c);
 }
