@@ -29,6 +29,7 @@ export {
   sweepExpired,
 } from "./events";
 export { type ListedIssuerKey, listIssuerKeysAcrossTenants } from "./issuers";
+export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./verifier-certificates";
 export { issuerKeyMasterKeyCannotOpen, type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
