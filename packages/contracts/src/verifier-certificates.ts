@@ -50,7 +50,10 @@ export const zVerifierKeyLocation = z
       example: "pkcs11:token=verifiers;id=%8a%01%3c%de%12%7e%55%90%01%aa%bb%cc%dd%ee%ff%00",
     }),
   })
-  .meta({ id: "VerifierKeyLocation", description: "Where the private key of a verifier certificate is held." });
+  .meta({
+    id: "VerifierKeyLocation",
+    description: "Where the private key of a verifier certificate is held.",
+  });
 export type TVerifierKeyLocation = z.infer<typeof zVerifierKeyLocation>;
 
 /** Who generates and holds the key of an access-certificate signing request. */

@@ -29,7 +29,6 @@ export {
   sweepExpired,
 } from "./events";
 export { type ListedIssuerKey, listIssuerKeysAcrossTenants } from "./issuers";
-export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./verifier-certificates";
 export { issuerKeyMasterKeyCannotOpen, type ResealReport, resealSecrets } from "./master-key/reseal-secrets";
 export { type AppRouter, appRouter } from "./router";
 export { type IdempotentInputs, idempotentInputParsers } from "./rpc/idempotency";
@@ -70,3 +69,4 @@ export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant, findTenant, listTenants } from "./tenants/tenants";
 export { refreshDueTrustSources } from "./trust-sources";
+export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./verifier-certificates";

@@ -5,12 +5,11 @@ import { isUniqueViolation } from "@cred/db";
 import {
   DECENTRALIZED_IDENTIFIER_PREFIX,
   didJwkOf,
-  type Es256Signer,
-  es256SignerOf,
-  type Jwk,
   didJwkVerificationMethod,
   didWebOf,
   didWebVerificationMethod,
+  type Es256Signer,
+  es256SignerOf,
   generateVerifierCertificate,
   isDnsName,
   type Jwk,
@@ -329,7 +328,7 @@ export function identityServesClientId(
 export function requestObjectSigner(identity: VerifierIdentity, clientId: string): RequestObjectSigner {
   if (clientId === `${DECENTRALIZED_IDENTIFIER_PREFIX}${identity.didWeb}`) {
     return {
-      privateKey: identity.privateKey,
+      privateKey: identity.signingKey,
       kid: didWebVerificationMethod(identity.didWeb, identity.publicJwk),
     };
   }

@@ -2,7 +2,12 @@ import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { GeneratedKey, StoredKeyReference } from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
-import { isHeldElsewhere, type VerifierKeyColumns, verifierKeyOf, verifierKeySealContext } from "../verification";
+import {
+  isHeldElsewhere,
+  type VerifierKeyColumns,
+  verifierKeyOf,
+  verifierKeySealContext,
+} from "../verification";
 
 /** The CKA_LABEL of a verifier key in a token: which partition's request objects it signs. */
 export const verifierKeyLabel = (scope: TenantScope) =>

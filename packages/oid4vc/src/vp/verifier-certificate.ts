@@ -1,4 +1,10 @@
-import { createPrivateKey, createPublicKey, type KeyObject, type webcrypto, X509Certificate } from "node:crypto";
+import {
+  createPrivateKey,
+  createPublicKey,
+  type KeyObject,
+  type webcrypto,
+  X509Certificate,
+} from "node:crypto";
 import { randomB64url } from "../jose/encoding";
 import type { Jwk } from "../jose/key-input";
 import { x509 } from "../x509/peculiar-x509";
