@@ -2998,7 +2998,7 @@ export interface components {
              * @example display-metadata
              * @enum {string}
              */
-            id: "organisation" | "display-metadata" | "signing-key" | "active-credential-configuration" | "status-list" | "public-base-url";
+            id: "organisation" | "display-metadata" | "signing-key" | "status-list-signing-key" | "active-credential-configuration" | "status-list" | "public-base-url";
             /**
              * @description The requirement, for people.
              * @example Display metadata complete
