@@ -1,7 +1,7 @@
 "use client";
+import type { TKeyProvider } from "@cred/contracts/issuers";
 import type { TVerifierCertificate } from "@cred/contracts/verifier-certificates";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { TKeyProvider } from "@cred/contracts/issuers";
 import { type FormEvent, useState } from "react";
 import { SubmitButton, TextField } from "../../../components/form-fields";
 import { ErrorAlert, Success } from "../../../components/status";
