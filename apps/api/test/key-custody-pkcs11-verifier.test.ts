@@ -206,6 +206,31 @@ describe.skipIf(softHsmMissing !== null)(
       expect((await start({ requestByValue: true })).status).toBe(201);
     });
 
+    it("Issuers_GetReadiness: the access certificate's detail says its key is in the token, and that the token is unreachable while it is", async () => {
+      const request = await requestInToken();
+      await importIssued(request.csrPem);
+      const accessDetail = async () => {
+        const r = await call(t, "GET", `/management/issuers/${issuer.issuerId}/readiness`, {
+          key: t.adminKey,
+        });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        return r.body.data.relyingPartyCertificates.find((c: { id: string }) => c.id === "access-certificate")
+          .detail as string;
+      };
+      expect(await accessDetail()).toContain("Its key is held in PKCS#11 token 'verifiers'.");
+      hsm.takeAway();
+      try {
+        expect(await accessDetail()).toMatch(
+          /PKCS#11 token 'verifiers', which is unreachable .*cannot be signed/,
+        );
+      } finally {
+        hsm.bringBack();
+      }
+      await expect
+        .poll(accessDetail, { timeout: 5_000, interval: 300 })
+        .toContain("Its key is held in PKCS#11 token 'verifiers'.");
+    });
+
     it("uploading a software certificate replaces the token key, which is destroyed in the token", async () => {
       const request = await requestInToken();
       await importIssued(request.csrPem);

@@ -251,7 +251,7 @@ export async function assessIssuerReadiness(
     issuerId: issuer.id,
     ready: items.every((i) => i.status === "satisfied"),
     items,
-    relyingPartyCertificates: await relyingPartyCertificateExpiry(db, scope),
+    relyingPartyCertificates: await relyingPartyCertificateExpiry(db, deps.keyCustody, scope),
   };
 }
 
