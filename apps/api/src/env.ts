@@ -154,7 +154,8 @@ export interface Env {
   /**
    * The PKCS#11 token for issuer keys (docs/key-custody.md): PKCS11_MODULE (the vendor library),
    * PKCS11_TOKEN_LABEL, the user PIN from PKCS11_PIN or from the file PKCS11_PIN_FILE names (never
-   * logged), PKCS11_SESSIONS (the session pool, 1–64, default 4). Unset: no `pkcs11` custody.
+   * logged), PKCS11_SESSIONS (the session pool, 1–64, default 4), PKCS11_TIMEOUT_MS (an operation given
+   * up as 503 after it, 100–600 000, default 10 000). Unset: no `pkcs11` custody.
    */
   pkcs11: Pkcs11Settings | undefined;
 }
@@ -281,8 +282,15 @@ function readPkcs11(source: Source, read: ReturnType<typeof reader>): Pkcs11Sett
     }
   } else if (!pin) problems.push("PKCS11_PIN or PKCS11_PIN_FILE must give the token's user PIN.");
   const sessions = read.positive("PKCS11_SESSIONS", 64);
+  const timeoutMs = read.positive("PKCS11_TIMEOUT_MS", 600_000, 100);
   if (!tokenLabel || !pin) return undefined;
-  return { modulePath, tokenLabel, pin, ...(sessions !== undefined ? { sessions } : {}) };
+  return {
+    modulePath,
+    tokenLabel,
+    pin,
+    ...(sessions !== undefined ? { sessions } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
 }
 
 /** For an entry point: a StartupError (an EnvError's problems) is printed and the process exits 1; anything else is rethrown. */

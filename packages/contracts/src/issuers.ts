@@ -700,6 +700,8 @@ export const READINESS_ITEM_IDS = [
   "organisation",
   "display-metadata",
   "signing-key",
+  // Only for an issuer with a separate status list signing key (statusListSigning.separateKey).
+  "status-list-signing-key",
   "active-credential-configuration",
   "status-list",
   "public-base-url",

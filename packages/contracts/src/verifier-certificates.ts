@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "./examples";
+import { KEY_PROVIDERS } from "./issuers";
 import { resourceOf } from "./pagination";
 
 /** The shape of a registration certificate (header `typ: rc-wrp+jwt`); its signature verifies nowhere. */
@@ -35,6 +36,41 @@ registerRequestExample(ZUploadVerifierCertificateRequest, [], {
 });
 export type TUploadVerifierCertificateRequest = z.infer<typeof ZUploadVerifierCertificateRequest>;
 
+/** Where a verifier key is held (docs/key-custody.md): its provider, and the provider's reference. */
+export const zVerifierKeyLocation = z
+  .object({
+    provider: z.enum(KEY_PROVIDERS).meta({
+      description:
+        "`software`: sealed under the service's master key. `pkcs11`: generated inside the platform's hardware security module (PKCS#11 token), sensitive and not extractable.",
+      example: "pkcs11",
+    }),
+    keyReference: z.string().nullable().meta({
+      description:
+        "The provider's reference to the key: an RFC 7512 PKCS#11 URI (token label and CKA_ID) for `pkcs11`; null for `software`. Never key material.",
+      example: "pkcs11:token=verifiers;id=%8a%01%3c%de%12%7e%55%90%01%aa%bb%cc%dd%ee%ff%00",
+    }),
+  })
+  .meta({
+    id: "VerifierKeyLocation",
+    description: "Where the private key of a verifier certificate is held.",
+  });
+export type TVerifierKeyLocation = z.infer<typeof zVerifierKeyLocation>;
+
+/** Who generates and holds the key of an access-certificate signing request. */
+export const zVerifierKeyCustody = z
+  .strictObject({
+    provider: z.enum(KEY_PROVIDERS).meta({
+      description:
+        "`software` (default): the key is made in the service and sealed under its master key. `pkcs11`: it is generated inside the platform's hardware security module and never leaves it (the CSR and every request object are signed there); available when the platform is configured with one.",
+      example: "pkcs11",
+    }),
+  })
+  .meta({
+    id: "VerifierKeyCustody",
+    description:
+      "Who holds the private key of the requested access certificate, and so the key request objects are signed with once it is imported.",
+  });
+
 export const zVerifierCertificateSigningRequest = z
   .object({
     csrPem: z.string().meta({
@@ -46,6 +82,7 @@ export const zVerifierCertificateSigningRequest = z
       example: "C=FI, O=Webshop Oy, 2.5.4.97=VATFI-12345678, CN=Webshop Oy",
     }),
     createdAt: z.string().meta({ description: "When the request was made.", example: ISO_EXAMPLE }),
+    keyLocation: zVerifierKeyLocation,
   })
   .meta({ id: "VerifierCertificateSigningRequest" });
 export type TVerifierCertificateSigningRequest = z.infer<typeof zVerifierCertificateSigningRequest>;
@@ -93,6 +130,7 @@ export const zVerifierCertificate = z
       description:
         "The access-certificate signing request awaiting its certificate (VerifierCertificates_ImportAccessCertificate), null when none is pending.",
     }),
+    keyLocation: zVerifierKeyLocation,
     uploaded: z.boolean().meta({
       description: "true for an uploaded chain, false for the one the platform generated.",
       example: false,
@@ -158,6 +196,9 @@ export const ZCreateVerifierCertificateSigningRequestRequest = z
           "Certificate policy OIDs to request in a certificatePolicies extension, as the access CA's certificate policy names them; omitted: none requested (the CA sets the policies it issues under).",
         example: ["0.4.0.2042.1.2"],
       }),
+    keyCustody: zVerifierKeyCustody.optional().meta({
+      description: "Who generates and holds the requested certificate's key; default `software`.",
+    }),
   })
   .meta({ id: "CreateVerifierCertificateSigningRequestRequest" });
 registerRequestExample(ZCreateVerifierCertificateSigningRequestRequest, [], {

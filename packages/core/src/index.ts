@@ -69,3 +69,4 @@ export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant, findTenant, listTenants } from "./tenants/tenants";
 export { refreshDueTrustSources } from "./trust-sources";
+export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./verifier-certificates";

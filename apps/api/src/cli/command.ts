@@ -17,6 +17,7 @@ import {
   listApiKeysAcrossTenants,
   listIssuerKeysAcrossTenants,
   listTenants,
+  listVerifierKeysAcrossTenants,
   PLATFORM_SCOPE,
   type ResealReport,
   recordOperatorAction,
@@ -370,28 +371,41 @@ async function dispatch(context: CommandContext, command: CliCommand, out: strin
     const provider = values.provider;
     if (provider !== undefined && provider !== "software" && provider !== "pkcs11")
       fail("--provider must be software or pkcs11.");
-    const keys = await listIssuerKeysAcrossTenants(root, {
+    const filter = {
       ...(values.tenant ? { tenantId: values.tenant } : {}),
       ...(provider ? { provider } : {}),
-    });
-    // Key pairs in the token that no issuer key names: left by a destroy that failed while the token
-    // was unreachable, for the operator to remove.
+    };
+    const keys = await listIssuerKeysAcrossTenants(root, filter);
+    // The verifier identities' request-object signing keys (and pending access-certificate requests').
+    const verifierKeys = await listVerifierKeysAcrossTenants(root, filter);
+    // Key pairs in the token that no issuer or verifier key names: left by a destroy that failed while
+    // the token was unreachable, for the operator to remove.
     let unreferenced: { providerKeyRef: string; label: string }[] | null = null;
     if (context.tokenKeys && provider !== "software" && !values.tenant) {
-      const named = new Set(keys.map((k) => k.providerKeyRef).filter((ref): ref is string => ref !== null));
+      const named = new Set(
+        [...keys, ...verifierKeys].map((k) => k.providerKeyRef).filter((ref): ref is string => ref !== null),
+      );
       unreferenced = (await context.tokenKeys()).filter((k) => !named.has(k.providerKeyRef));
     }
     const lines = keys.map(
       (k) =>
         `${k.tenantId}  ${k.environment.padEnd(10)} ${k.issuerId}  ${k.purpose.padEnd(29)} ${k.state.padEnd(7)} ${k.kid}  ${k.provider}${k.providerKeyRef ? ` ${k.providerKeyRef}` : ""}${k.holdsPrivateKey ? "" : " (private part discarded)"}`,
     );
+    if (verifierKeys.length)
+      lines.push(
+        "Verifier keys (request objects; access-certificate requests awaiting their certificate):",
+        ...verifierKeys.map(
+          (k) =>
+            `  ${k.tenantId}  ${k.environment.padEnd(10)} ${k.certificateId}  ${k.use.padEnd(15)} ${k.provider}${k.providerKeyRef ? ` ${k.providerKeyRef}` : ""}`,
+        ),
+      );
     if (unreferenced?.length)
       lines.push(
-        "Keys in the PKCS#11 token that no issuer key names (left by a failed destroy; remove with the token's tools):",
+        "Keys in the PKCS#11 token that no issuer or verifier key names (left by a failed destroy; remove with the token's tools):",
         ...unreferenced.map((k) => `  ${k.providerKeyRef}  ${k.label}`),
       );
     print(
-      { keys, ...(unreferenced ? { unreferencedTokenKeys: unreferenced } : {}) },
+      { keys, verifierKeys, ...(unreferenced ? { unreferencedTokenKeys: unreferenced } : {}) },
       lines.join("\n") || "No issuer keys.",
     );
   } else {

@@ -10,7 +10,15 @@ export interface Pkcs11Settings {
   pin: string;
   /** Sessions kept open (the pool); one operation runs on a session at a time. Default 4. */
   sessions?: number;
+  /**
+   * Milliseconds an operation (waiting for a session included) may take before it is given up as
+   * `TokenUnavailableError` (the 503 `KeyCustodyUnavailable`): a hung network HSM answers late or never.
+   * Default 10 000.
+   */
+  timeoutMs?: number;
 }
+
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** The token cannot be used now (not reachable, not found, login refused): the caller answers 503. */
 export class TokenUnavailableError extends Error {
@@ -53,6 +61,8 @@ export class Pkcs11Token {
   private retiring: Promise<void> = Promise.resolve();
   private failedAt = 0;
   private lastFailure = "";
+  /** Operations given up after `timeoutMs` that have not returned yet: while any is, requests fail at once. */
+  private stuck = 0;
 
   constructor(private readonly settings: Pkcs11Settings) {}
 
@@ -100,20 +110,47 @@ export class Pkcs11Token {
   ): Promise<T> {
     const connection = await this.connect();
     connection.busy++;
-    try {
-      const session = await acquire(connection);
+    const running = (async () => {
       try {
-        return await operation(connection.module, session, connection);
+        const session = await acquire(connection);
+        try {
+          return await operation(connection.module, session, connection);
+        } finally {
+          release(connection, session);
+        }
       } finally {
-        release(connection, session);
+        connection.busy--;
+        if (connection.dropped && connection.busy === 0) connection.finalise();
       }
+    })();
+    const limit = this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timed out">((resolve) => {
+      timer = setTimeout(() => resolve("timed out"), limit);
+    });
+    try {
+      const outcome = await Promise.race([running, timedOut]);
+      if (outcome !== "timed out") return outcome;
     } finally {
-      connection.busy--;
-      if (connection.dropped && connection.busy === 0) connection.finalise();
+      clearTimeout(timer);
     }
+    // Given up: the call keeps its session until it returns (no other operation may use it meanwhile),
+    // the connection is dropped (finalised once the call returns), and until then requests fail at once
+    // rather than each waiting for the same hung token.
+    this.stuck++;
+    running.then(
+      () => this.stuck--,
+      () => this.stuck--,
+    );
+    this.drop();
+    throw new TokenUnavailableError(`the token '${this.label}' did not answer within ${limit} ms`);
   }
 
   private connect(): Promise<Connection> {
+    if (this.stuck > 0)
+      return Promise.reject(
+        new TokenUnavailableError(`the token '${this.label}' has not answered an earlier operation yet`),
+      );
     if (this.connection) return this.connection;
     if (Date.now() - this.failedAt < RECONNECT_PAUSE_MS)
       return Promise.reject(new TokenUnavailableError(this.lastFailure));

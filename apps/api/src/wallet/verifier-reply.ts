@@ -1,4 +1,4 @@
-import { isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
+import { isKeyCustodyUnavailable, isUnstorableTextViolation, UNSTORABLE_TEXT_MESSAGE } from "@cred/core";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { sendOAuthError } from "./oauth-error-reply";
@@ -29,6 +29,20 @@ export async function verifierHandler(
     return await run();
   } catch (error) {
     if (error instanceof OAuthError) return sendOAuthError(reply, error);
+    // The verifier's key is in a store (an HSM) that cannot be reached now: nothing was written, and
+    // the wallet may fetch the same request again after Retry-After (docs/key-custody.md).
+    if (isKeyCustodyUnavailable(error)) {
+      request.log.warn({ reason: error.message }, "key store unreachable");
+      reply.headers(error.headers ?? {});
+      return sendOAuthError(
+        reply,
+        new OAuthError(
+          "server_error",
+          "The verifier's key is temporarily unavailable; retry after the time in Retry-After.",
+          { status: 503 },
+        ),
+      );
+    }
     if (isUnstorableTextViolation(error)) {
       return sendOAuthError(reply, new OAuthError("invalid_request", UNSTORABLE_TEXT_MESSAGE));
     }

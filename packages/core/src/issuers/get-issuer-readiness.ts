@@ -6,7 +6,12 @@ import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { storedKeyOf } from "./issuer-key-custody";
-import { currentSigningKeyOf, type IssuerKeyRow, nextSigningKeyRowOf } from "./issuer-keys";
+import {
+  currentSigningKeyOf,
+  type IssuerKeyRow,
+  nextSigningKeyRowOf,
+  statusListSigningKeyOf,
+} from "./issuer-keys";
 import { type IssuerRow, issuerRepository } from "./issuer-repository";
 import { relyingPartyCertificateExpiry } from "./relying-party-certificate-expiry";
 
@@ -124,6 +129,23 @@ async function signingKeyItem(deps: ReadinessDeps, issuer: IssuerRow) {
 }
 
 /**
+ * The `status-list-signing-key` item, for an issuer with a separate status list signing key: the key is
+ * usable and where it lives (outstanding while its token is unreachable: status list tokens cannot be
+ * signed afresh, and revocations would not reach wallets). Null without a separate key.
+ */
+async function statusListSigningKeyItem(deps: ReadinessDeps, issuer: IssuerRow) {
+  const key = statusListSigningKeyOf(issuer);
+  if (!key) return null;
+  const check = await keyCheck(deps, issuer, key);
+  return {
+    satisfied: check.usable,
+    detail: check.usable
+      ? `The separate status list ES256 key ${key.kid} is held in ${check.location} and usable.`
+      : `The separate status list ES256 key ${key.kid} (held in ${check.location}) cannot be used: ${check.problem}; status list tokens cannot be signed afresh.`,
+  };
+}
+
+/**
  * The readiness checklist (DESIGN §4): one item per requirement, in a fixed order. Display metadata
  * counts as complete with a display name and at least one `display` entry (locale + name), because
  * that is what wallets show from the credential issuer metadata.
@@ -141,6 +163,7 @@ export async function assessIssuerReadiness(
     issuerRepository.hasOpenStatusList(db, scope, issuer.id),
   ]);
   const signingKey = await signingKeyItem(deps, issuer);
+  const statusListSigningKey = await statusListSigningKeyItem(deps, issuer);
   const display = (issuer.display as { locale?: string; name?: string }[]) ?? [];
   const displayComplete =
     issuer.displayName.trim() !== "" && display.some((entry) => !!entry.locale && !!entry.name);
@@ -178,6 +201,15 @@ export async function assessIssuerReadiness(
       },
     }),
     item({ id: "signing-key", title: "Signing key present", ...signingKey }),
+    ...(statusListSigningKey
+      ? [
+          item({
+            id: "status-list-signing-key",
+            title: "Status list signing key present",
+            ...statusListSigningKey,
+          }),
+        ]
+      : []),
     item({
       id: "active-credential-configuration",
       title: "At least one active credential configuration",
@@ -219,7 +251,7 @@ export async function assessIssuerReadiness(
     issuerId: issuer.id,
     ready: items.every((i) => i.status === "satisfied"),
     items,
-    relyingPartyCertificates: await relyingPartyCertificateExpiry(db, scope),
+    relyingPartyCertificates: await relyingPartyCertificateExpiry(db, deps.keyCustody, scope),
   };
 }
 

@@ -17,7 +17,12 @@ export { credentialIssuerIdentifier } from "./credential-issuer-identifier";
 export { findVisibleIssuer, type IssuerCaller, issuerCallerOf, scopeOfCaller } from "./issuer-caller";
 export { previousSigningKeysOf } from "./issuer-dto";
 export { issuerKeyRepository } from "./issuer-key-repository";
-export { currentSigningKeyOf, signingCertificateOf, statusListSigningKeyOf } from "./issuer-keys";
+export {
+  currentSigningKeyOf,
+  retiredStatusListSigningKeysOf,
+  signingCertificateOf,
+  statusListSigningKeyOf,
+} from "./issuer-keys";
 export { issuerRepository } from "./issuer-repository";
 export { issuerSigningKey } from "./issuer-signing-keys";
 export { issuerUrls } from "./issuer-urls";

@@ -82,6 +82,26 @@ export const issuerKeyRepository = {
     return count;
   },
 
+  /**
+   * Retires the issuer's separate status list signing key: it signs nothing any more (its private part
+   * is dropped here; an HSM key is destroyed by the caller), and its public key stays published until
+   * `acceptedUntil`, when the last status list token it signed has expired.
+   */
+  async retireStatusListSigningKey(
+    db: UnitOfWork,
+    caches: Caches,
+    scope: TenantScope,
+    issuerId: string,
+    acceptedUntil: Date,
+    at: Date,
+  ): Promise<void> {
+    forgetIssuerAfterCommit(db, caches, issuerId);
+    await db.prisma.issuerKey.updateMany({
+      where: { issuerId, ...scope, purpose: "status_list_signing", state: "current" },
+      data: { state: "retired", retiredAt: at, acceptedUntil, privateKeyCipher: null, providerKeyRef: null },
+    });
+  },
+
   /** Sets (or with null removes) the certificate chain of one key. */
   setCertificate(
     db: UnitOfWork,
@@ -158,7 +178,7 @@ export const issuerKeyRepository = {
 
   /**
    * Removes replaced request encryption keys whose overlap ended by `now`, sealed private halves with
-   * them; returns what each referred to (the caller destroys HSM keys). Requests stopped taking them at
+   * them, and retired status list signing keys whose tokens have all expired (published until then); returns what each referred to (the caller destroys HSM keys). Requests stopped taking them at
    * `acceptedUntil` already (this only clears
    * what stays at rest), so nothing an issuer shows changes and no cache needs dropping. Across all
    * issuers (the sweeper's job).
@@ -171,7 +191,7 @@ export const issuerKeyRepository = {
       Pick<IssuerKeyRow, "issuerId" | "provider" | "providerKeyRef" | "privateKeyCipher">
     >(
       `DELETE FROM "IssuerKey"
-        WHERE "purpose" = 'credential_request_encryption' AND "state" = 'retired'
+        WHERE "purpose" IN ('credential_request_encryption', 'status_list_signing') AND "state" = 'retired'
           AND "acceptedUntil" <= $1::timestamp(3)
       RETURNING "issuerId", "provider", "providerKeyRef", NULL AS "privateKeyCipher"`,
       [now],

@@ -55,6 +55,16 @@ export function statusListSigningKeyOf(row: WithIssuerKeys): IssuerKeyRow | null
   return keysOf(row, "status_list_signing", "current")[0] ?? null;
 }
 
+/**
+ * Retired separate status list signing keys whose tokens may still be held (`acceptedUntil` ahead):
+ * still published in the JWKS, so that those tokens keep verifying until they expire.
+ */
+export function retiredStatusListSigningKeysOf(row: WithIssuerKeys, now = Date.now()): IssuerKeyRow[] {
+  return keysOf(row, "status_list_signing", "retired").filter(
+    (key) => key.acceptedUntil !== null && key.acceptedUntil.getTime() > now,
+  );
+}
+
 /** The request encryption key wallets encrypt to now, or null. */
 export function currentEncryptionKeyOf(row: WithIssuerKeys): IssuerKeyRow | null {
   return keysOf(row, "credential_request_encryption", "current")[0] ?? null;

@@ -44,7 +44,7 @@ export const issuerRepository = {
   findVerifierCertificateChain(db: UnitOfWork, scope: TenantScope) {
     return db.prisma.verifierCertificate.findUnique({
       where: { tenantId_environment: scope },
-      select: { chainPem: true },
+      select: { chainPem: true, keyProvider: true, providerKeyRef: true },
     });
   },
 

@@ -5,6 +5,7 @@ import {
 } from "@cred/contracts/issuers";
 import type { UnitOfWork } from "@cred/db";
 import { organisationIdentifiersOf, splitPemCertificates } from "@cred/oid4vc";
+import type { KeyCustody } from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
 import { issuerRepository } from "./issuer-repository";
 
@@ -26,7 +27,30 @@ function whenText(expiresAt: Date, now: Date): string {
     : `expired on ${expiresAt.toISOString()}`;
 }
 
-async function accessCertificate(db: UnitOfWork, scope: TenantScope, now: Date) {
+/**
+ * Where the access certificate's key is held, for its detail (docs/key-custody.md): a key in a token is
+ * checked there, and a token that cannot be reached (request objects cannot be signed: 503) says so.
+ */
+async function keyLocationText(
+  keyCustody: KeyCustody,
+  row: { keyProvider: string | null; providerKeyRef: string | null },
+): Promise<string> {
+  const provider = row.keyProvider ?? "software";
+  if (provider === "software" || row.providerKeyRef === null)
+    return " Its key is sealed under the master key in the database.";
+  if (!keyCustody.has(provider))
+    return ` Its key is held by the '${provider}' key provider, which this process is not configured with: request objects cannot be signed.`;
+  const custodian = keyCustody.provider(provider);
+  const status = await custodian.status();
+  const key = { provider, providerKeyRef: row.providerKeyRef, privateKeyCipher: null, sealedFor: "" };
+  if (!status.reachable)
+    return ` Its key is held in ${status.location}, which is unreachable (${status.reason ?? "no answer"}): request objects cannot be signed until it answers.`;
+  if (!(await custodian.holds(key)))
+    return ` Its key (${row.providerKeyRef}) is missing from ${status.location}: request objects cannot be signed.`;
+  return ` Its key is held in ${status.location}.`;
+}
+
+async function accessCertificate(db: UnitOfWork, keyCustody: KeyCustody, scope: TenantScope, now: Date) {
   const base = { id: "access-certificate", title: "Access certificate" } as const;
   const row = await issuerRepository.findVerifierCertificateChain(db, scope);
   const leaf = row ? new X509Certificate(splitPemCertificates(row.chainPem)[0]!) : null;
@@ -47,7 +71,7 @@ async function accessCertificate(db: UnitOfWork, scope: TenantScope, now: Date) 
     expiresAt: expiresAt.toISOString(),
     detail: `The access certificate for ${organisations.join(", ")} ${whenText(expiresAt, now)}${
       status === "valid" ? "." : "; create a new signing request and import the renewed certificate."
-    }`,
+    }${await keyLocationText(keyCustody, row!)}`,
   } satisfies TRelyingPartyCertificateExpiry;
 }
 
@@ -86,13 +110,15 @@ async function registrationCertificate(db: UnitOfWork, scope: TenantScope, now: 
 
 /**
  * The expiry of the environment's relying-party certificates, for the readiness checklist: expired is a
- * failure, within CERTIFICATE_EXPIRY_WARNING_DAYS a warning. Reads only: no certificate is generated.
+ * failure, within CERTIFICATE_EXPIRY_WARNING_DAYS a warning; the access certificate's detail also says
+ * where its key is held (and whether its token answers). Reads only: no certificate is generated.
  * Read here rather than through the verifier-certificates slice, which sits above issuers (coreLayers).
  */
 export async function relyingPartyCertificateExpiry(
   db: UnitOfWork,
+  keyCustody: KeyCustody,
   scope: TenantScope,
   now = new Date(),
 ): Promise<TRelyingPartyCertificateExpiry[]> {
-  return [await accessCertificate(db, scope, now), await registrationCertificate(db, scope, now)];
+  return [await accessCertificate(db, keyCustody, scope, now), await registrationCertificate(db, scope, now)];
 }

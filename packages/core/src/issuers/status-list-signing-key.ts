@@ -1,6 +1,7 @@
 import type { TStatusListSigningSettings } from "@cred/contracts/issuers";
 import type { UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
+import type { CoreConfig } from "../shared/context";
 import type { TenantScope } from "../shared/principal";
 import { destroyAfterCommit, generateIssuerSigningKey, type KeyCustodyDeps } from "./issuer-key-custody";
 import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
@@ -10,14 +11,18 @@ import { issuerRepository } from "./issuer-repository";
 /**
  * A separate status list signing key (as swiyu separates it), under the issuer's row lock:
  * `separateKey: true` makes one in the issuer's key custody when there is none (through `mint`, so that
- * a key the transaction does not store is destroyed again); `false` drops it, its HSM key destroyed
- * once committed, and the credential signing key signs status lists again. Either way the issuer's
+ * a key the transaction does not store is destroyed again); `false` retires it (its private part,
+ * an HSM key, destroyed once committed; its public key published until the tokens it signed have
+ * expired), and the credential signing key signs status lists again. Either way the issuer's
  * status lists get a new version, so that every process signs their tokens afresh with the key now in
  * charge. True when something changed.
  */
 export async function applyStatusListSigningSettings(
   tx: UnitOfWork,
-  deps: KeyCustodyDeps & { caches: Caches },
+  deps: KeyCustodyDeps & {
+    caches: Caches;
+    config: { issuance: Pick<CoreConfig["issuance"], "statusListTtlSeconds"> };
+  },
   issuer: TenantScope & { issuerId: string; keyProvider: string },
   current: WithIssuerKeys | null,
   settings: TStatusListSigningSettings,
@@ -30,10 +35,18 @@ export async function applyStatusListSigningSettings(
   // Provisioned after this at creation: nothing to bump there.
   if (current) await issuerRepository.bumpStatusListVersions(tx, issuer.issuerId);
   if (!settings.separateKey) {
+    // Its private part signs nothing from now on (destroyed once committed), but tokens it signed may
+    // still be held by relying parties until they expire (exp ≤ iat + 2 × the status list ttl): its
+    // public key stays published in the JWKS until then (`acceptedUntil`), and the sweeper removes it.
     destroyAfterCommit(tx, deps, [existing!]);
-    await issuerKeyRepository.deleteInStates(tx, deps.caches, scope, issuer.issuerId, "status_list_signing", [
-      "current",
-    ]);
+    await issuerKeyRepository.retireStatusListSigningKey(
+      tx,
+      deps.caches,
+      scope,
+      issuer.issuerId,
+      new Date(now.getTime() + 2 * deps.config.issuance.statusListTtlSeconds * 1000),
+      now,
+    );
     return true;
   }
   const key = await mint(() =>

@@ -167,13 +167,17 @@ export const verificationRepository = {
     const publicJwk = typeof row.publicJwk === "string" ? JSON.parse(row.publicJwk) : row.publicJwk;
     return { id: row.id, publicJwk: publicJwk as Record<string, unknown> };
   },
-  /** A platform issuer's separate status list signing key of this `kid`, its public JWK; null when none. */
+  /**
+   * A platform issuer's separate status list signing key of this `kid` (current, or retired while the
+   * tokens it signed may still be valid), its public JWK; null when none.
+   */
   async findStatusListKey(db: UnitOfWork, scope: TenantScope, issuerId: string, kid: string) {
     const rows = await db.prisma.$queryRaw<{ publicJwk: unknown }[]>`
       SELECT "publicJwk" FROM "IssuerKey"
        WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment}
          AND "issuerId" = ${issuerId} AND "kid" = ${kid}
-         AND "purpose" = 'status_list_signing' AND "state" = 'current'
+         AND "purpose" = 'status_list_signing'
+         AND ("state" = 'current' OR ("state" = 'retired' AND "acceptedUntil" > ${new Date()}))
        LIMIT 1`;
     const row = rows[0];
     if (!row) return null;

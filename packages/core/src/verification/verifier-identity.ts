@@ -1,5 +1,6 @@
 import type { KeyObject } from "node:crypto";
-import { createPrivateKey } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import type { TVerifierKeyLocation } from "@cred/contracts/verifier-certificates";
 import { isUniqueViolation } from "@cred/db";
 import {
   DECENTRALIZED_IDENTIFIER_PREFIX,
@@ -7,6 +8,8 @@ import {
   didJwkVerificationMethod,
   didWebOf,
   didWebVerificationMethod,
+  type Es256Signer,
+  es256SignerOf,
   generateVerifierCertificate,
   isDnsName,
   type Jwk,
@@ -14,11 +17,13 @@ import {
   parseVerifierCertificate,
   type RegisteredCredential,
   type RequestObjectSigner,
+  splitPemCertificates,
 } from "@cred/oid4vc";
 import { cacheSpec } from "../shared/caches";
 import type { AppDeps, CoreConfig } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { newId } from "../shared/ids";
+import type { StoredKeyReference } from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
 import { verificationRepository } from "./verification-repository";
 
@@ -39,8 +44,13 @@ export function didWebOfScope(config: Pick<CoreConfig, "publicBaseUrl">, scope: 
 export interface VerifierIdentity {
   certificateId: string;
   x5c: string[];
-  /** Imported once; request objects are signed with it directly. */
-  privateKey: KeyObject;
+  /**
+   * What signs request objects: a software key imported once (signed with directly), or the signer of
+   * the key provider holding it (a PKCS#11 token: one round trip per request object).
+   */
+  signingKey: KeyObject | Es256Signer;
+  /** Where the private key is held (docs/key-custody.md). */
+  keyLocation: TVerifierKeyLocation;
   /** Every dNSName SAN of the leaf (lower case). */
   dnsNames: string[];
   /** The `did:jwk` of the same key: the verifier's DID for `decentralized_identifier` (§5.9.3). */
@@ -85,6 +95,35 @@ export const verifierIdentityKey = (scope: TenantScope) => `${scope.tenantId}|${
 export function verifierKeySealContext(scope: TenantScope) {
   return `verifier-certificate:${scope.tenantId}:${scope.environment}`;
 }
+
+/** The columns of a verifier certificate row that say where a key is held (in use or pending). */
+export interface VerifierKeyColumns {
+  keyProvider: string | null;
+  providerKeyRef: string | null;
+  privateKeyCipher: string | null;
+}
+
+/** How a verifier certificate row's key (or its pending key) is found in its provider. */
+export function verifierKeyOf(columns: VerifierKeyColumns, scope: TenantScope): StoredKeyReference {
+  return {
+    provider: columns.keyProvider,
+    providerKeyRef: columns.providerKeyRef,
+    privateKeyCipher: columns.privateKeyCipher,
+    sealedFor: verifierKeySealContext(scope),
+  };
+}
+
+/** Where a verifier key is held, as the VerifierCertificate resource shows it. */
+export function verifierKeyLocation(columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">) {
+  return {
+    provider: (columns.keyProvider ?? "software") as TVerifierKeyLocation["provider"],
+    keyReference: columns.providerKeyRef,
+  };
+}
+
+/** Whether a key is held outside the database (an HSM): it must be destroyed there once unused. */
+export const isHeldElsewhere = (columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">) =>
+  (columns.keyProvider ?? "software") !== "software" && columns.providerKeyRef !== null;
 
 /** The host of the public base URL (the response_uri host), lower case, an IPv6 literal without brackets. */
 export function publicHost(publicBaseUrl: string): string {
@@ -141,16 +180,34 @@ async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity
     deps.database.root,
     scope,
   );
-  const privateJwk = JSON.parse(deps.secretBox.open(row.privateKeyCipher, verifierKeySealContext(scope)));
-  const parsed = parseVerifierCertificate({ certificateChainPem: row.chainPem, privateKey: privateJwk });
-  const { d: _private, ...publicKey } = privateJwk;
+  let signingKey: KeyObject | Es256Signer;
+  let publicKey: Jwk;
+  let parsed: ReturnType<typeof parseVerifierCertificate>;
+  if (isHeldElsewhere(row)) {
+    // The key is in its provider (an HSM): the leaf's public key is the key's (checked when the
+    // certificate was imported), so loading asks the token nothing; signing does.
+    const key = verifierKeyOf(row, scope);
+    signingKey = es256SignerOf(await deps.keyCustody.of(key).signingKey(key));
+    const leaf = new X509Certificate(splitPemCertificates(row.chainPem)[0]!);
+    const { kty, crv, x, y } = leaf.publicKey.export({ format: "jwk" });
+    publicKey = { kty, crv, x, y } as Jwk;
+    parsed = parseVerifierCertificate({ certificateChainPem: row.chainPem, publicJwk: publicKey });
+  } else {
+    if (row.privateKeyCipher === null) throw new Error("the verifier certificate's sealed key is missing");
+    const privateJwk = JSON.parse(deps.secretBox.open(row.privateKeyCipher, verifierKeySealContext(scope)));
+    parsed = parseVerifierCertificate({ certificateChainPem: row.chainPem, privateKey: privateJwk });
+    const { d: _private, ...rest } = privateJwk;
+    publicKey = rest;
+    signingKey = createPrivateKey({ key: privateJwk, format: "jwk" });
+  }
   const did = didJwkOf(publicKey);
   return {
     didWeb: didWebOfScope(deps.config, scope),
     publicJwk: publicKey,
     certificateId: row.id,
     x5c: parsed.x5c,
-    privateKey: createPrivateKey({ key: privateJwk, format: "jwk" }),
+    signingKey,
+    keyLocation: verifierKeyLocation(row),
     dnsNames: parsed.dnsNames,
     did,
     clientIds: {
@@ -271,12 +328,12 @@ export function identityServesClientId(
 export function requestObjectSigner(identity: VerifierIdentity, clientId: string): RequestObjectSigner {
   if (clientId === `${DECENTRALIZED_IDENTIFIER_PREFIX}${identity.didWeb}`) {
     return {
-      privateKey: identity.privateKey,
+      privateKey: identity.signingKey,
       kid: didWebVerificationMethod(identity.didWeb, identity.publicJwk),
     };
   }
   if (clientId.startsWith(DECENTRALIZED_IDENTIFIER_PREFIX)) {
-    return { privateKey: identity.privateKey, kid: didJwkVerificationMethod(identity.did) };
+    return { privateKey: identity.signingKey, kid: didJwkVerificationMethod(identity.did) };
   }
-  return { privateKey: identity.privateKey, x5c: identity.x5c };
+  return { privateKey: identity.signingKey, x5c: identity.x5c };
 }

@@ -14,13 +14,22 @@ import {
 import type { AppDeps } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import type { TenantScope } from "../shared/principal";
-import { ensureVerifierCertificate, verifierDnsName, verifierKeySealContext } from "../verification";
+import {
+  ensureVerifierCertificate,
+  isHeldElsewhere,
+  verifierDnsName,
+  verifierKeyLocation,
+  verifierKeyOf,
+  verifierKeySealContext,
+} from "../verification";
 import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
 import { installVerifierCertificate } from "./verifier-certificates";
+import { destroyVerifierKeyQuietly, generateVerifierKey } from "./verifier-key-custody";
 
 /**
- * Starts an access certificate (WRPAC, ETSI TS 119 411-8): a fresh P-256 key, sealed and kept beside
- * the certificate in use until the CA's certificate is imported, and a PKCS#10 request with the
+ * Starts an access certificate (WRPAC, ETSI TS 119 411-8): a fresh P-256 key, sealed (or generated in
+ * the key provider `keyCustody` names, an HSM, which signs the CSR) and kept beside the certificate in
+ * use until the CA's certificate is imported, and a PKCS#10 request with the
  * legal-person subject (C, O, organizationIdentifier, CN), the dNSName SANs (the public host by default)
  * and, when given, the requested certificate policies. A new request replaces a pending one.
  */
@@ -42,25 +51,58 @@ export async function createVerifierCertificateSigningRequest(
         },
       ],
     );
-  const request = await createAccessCertificateRequest({
-    organisationName: input.organisationName,
-    organisationIdentifier: input.organisationIdentifier,
-    country: input.country,
-    ...(input.commonName ? { commonName: input.commonName } : {}),
-    dnsNames,
-    ...(input.certificatePolicies ? { policyOids: input.certificatePolicies } : {}),
-  });
-  await ensureVerifierCertificate(deps, scope);
+  const custody = input.keyCustody?.provider ?? "software";
+  const current = await ensureVerifierCertificate(deps, scope);
+  // A key held by a provider (an HSM) is generated there first; the CSR is signed there too. A
+  // failure after that (the token gone between the two, the write failing) destroys it again.
+  const held = custody === "software" ? null : await generateVerifierKey(deps, scope, custody);
+  const heldColumns = held
+    ? { keyProvider: held.provider, providerKeyRef: held.providerKeyRef }
+    : { keyProvider: null, providerKeyRef: null };
+  let request: Awaited<ReturnType<typeof createAccessCertificateRequest>>;
   const createdAt = new Date();
-  await repo.setPendingRequest(deps.database.root, scope, {
-    pendingPrivateKeyCipher: deps.secretBox.seal(
-      JSON.stringify(request.privateKeyJwk),
-      verifierKeySealContext(scope),
-    ),
-    pendingCsrPem: request.csrPem,
-    pendingCreatedAt: createdAt,
+  try {
+    const heldKey = held ? verifierKeyOf({ ...heldColumns, privateKeyCipher: null }, scope) : null;
+    request = await createAccessCertificateRequest({
+      organisationName: input.organisationName,
+      organisationIdentifier: input.organisationIdentifier,
+      country: input.country,
+      ...(input.commonName ? { commonName: input.commonName } : {}),
+      dnsNames,
+      ...(input.certificatePolicies ? { policyOids: input.certificatePolicies } : {}),
+      ...(held && heldKey
+        ? {
+            heldKey: {
+              signingKey: await deps.keyCustody.of(heldKey).signingKey(heldKey),
+              publicJwk: held.publicJwk as Jwk,
+            },
+          }
+        : {}),
+    });
+    await repo.setPendingRequest(deps.database.root, scope, {
+      pendingPrivateKeyCipher: request.privateKeyJwk
+        ? deps.secretBox.seal(JSON.stringify(request.privateKeyJwk), verifierKeySealContext(scope))
+        : null,
+      pendingKeyProvider: heldColumns.keyProvider,
+      pendingProviderKeyRef: heldColumns.providerKeyRef,
+      pendingCsrPem: request.csrPem,
+      pendingCreatedAt: createdAt,
+    });
+  } catch (error) {
+    if (held) await destroyVerifierKeyQuietly(deps, scope, heldColumns);
+    throw error;
+  }
+  // The request replaced is gone: a key of its in a token is destroyed there.
+  await destroyVerifierKeyQuietly(deps, scope, {
+    keyProvider: current.pendingKeyProvider,
+    providerKeyRef: current.pendingProviderKeyRef,
   });
-  return { csrPem: request.csrPem, subject: request.subject, createdAt: createdAt.toISOString() };
+  return {
+    csrPem: request.csrPem,
+    subject: request.subject,
+    createdAt: createdAt.toISOString(),
+    keyLocation: verifierKeyLocation(heldColumns),
+  };
 }
 
 /**
@@ -77,7 +119,7 @@ export async function importVerifierAccessCertificate(
   input: TImportVerifierAccessCertificateRequest,
 ) {
   const row = await ensureVerifierCertificate(deps, scope);
-  if (!row.pendingPrivateKeyCipher)
+  if (!row.pendingPrivateKeyCipher && !row.pendingProviderKeyRef)
     throw new DomainError(
       "InvalidState",
       "No access-certificate signing request is pending: create one (VerifierCertificates_CreateSigningRequest) and have the access CA issue it first.",
@@ -109,8 +151,25 @@ export async function importVerifierAccessCertificate(
       "certificateChainPem",
       "the leaf has no organizationIdentifier (ETSI TS 119 411-8 access certificate)",
     );
+  const pending = {
+    keyProvider: row.pendingKeyProvider,
+    providerKeyRef: row.pendingProviderKeyRef,
+    privateKeyCipher: row.pendingPrivateKeyCipher,
+  };
+  if (isHeldElsewhere(pending)) {
+    // The key in the token: its public key is read there (503 while it is unreachable, nothing written).
+    const key = verifierKeyOf(pending, scope);
+    const publicJwk = (await deps.keyCustody.of(key).publicJwk(key)) as Jwk;
+    return installVerifierCertificate(
+      deps,
+      scope,
+      input.certificateChainPem,
+      { provider: pending.keyProvider!, providerKeyRef: pending.providerKeyRef!, publicJwk },
+      { endPendingRequest: true },
+    );
+  }
   const pendingKey = JSON.parse(
-    deps.secretBox.open(row.pendingPrivateKeyCipher, verifierKeySealContext(scope)),
+    deps.secretBox.open(row.pendingPrivateKeyCipher!, verifierKeySealContext(scope)),
   ) as Jwk;
   return installVerifierCertificate(deps, scope, input.certificateChainPem, pendingKey, {
     endPendingRequest: true,

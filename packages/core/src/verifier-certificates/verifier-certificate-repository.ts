@@ -14,12 +14,26 @@ export const verifierCertificateRepository = {
     db: UnitOfWork,
     caches: Caches,
     scope: TenantScope,
-    data: { id: string; chainPem: string; privateKeyCipher: string; dnsName: string; uploaded: boolean },
+    data: {
+      id: string;
+      chainPem: string;
+      privateKeyCipher: string | null;
+      keyProvider: string | null;
+      providerKeyRef: string | null;
+      dnsName: string;
+      uploaded: boolean;
+    },
     options: { endPendingRequest?: boolean } = {},
   ) {
     // Installing the access certificate ends its request; another upload leaves a pending one waiting.
     const pending = options.endPendingRequest
-      ? { pendingPrivateKeyCipher: null, pendingCsrPem: null, pendingCreatedAt: null }
+      ? {
+          pendingPrivateKeyCipher: null,
+          pendingKeyProvider: null,
+          pendingProviderKeyRef: null,
+          pendingCsrPem: null,
+          pendingCreatedAt: null,
+        }
       : {};
     const row = await db.prisma.verifierCertificate.upsert({
       where: { tenantId_environment: scope },
@@ -30,13 +44,42 @@ export const verifierCertificateRepository = {
     return row;
   },
 
-  /** Keeps an access-certificate request (sealed key + CSR) beside the certificate in use. */
+  /**
+   * Keeps an access-certificate request (its key, sealed or held by a provider, and the CSR) beside the
+   * certificate in use, replacing any pending one.
+   */
   setPendingRequest(
     db: UnitOfWork,
     scope: TenantScope,
-    data: { pendingPrivateKeyCipher: string; pendingCsrPem: string; pendingCreatedAt: Date },
+    data: {
+      pendingPrivateKeyCipher: string | null;
+      pendingKeyProvider: string | null;
+      pendingProviderKeyRef: string | null;
+      pendingCsrPem: string;
+      pendingCreatedAt: Date;
+    },
   ) {
     return db.prisma.verifierCertificate.update({ where: { tenantId_environment: scope }, data });
+  },
+
+  /** Every verifier certificate's key location across tenants (the operator's `issuer-keys list`). */
+  listKeysAcrossTenants(db: UnitOfWork, filter: { tenantId?: string }) {
+    return db.prisma.verifierCertificate.findMany({
+      where: filter.tenantId ? { tenantId: filter.tenantId } : {},
+      select: {
+        id: true,
+        tenantId: true,
+        environment: true,
+        keyProvider: true,
+        providerKeyRef: true,
+        privateKeyCipher: true,
+        pendingKeyProvider: true,
+        pendingProviderKeyRef: true,
+        pendingPrivateKeyCipher: true,
+        createdAt: true,
+      },
+      orderBy: [{ tenantId: "asc" }, { environment: "asc" }],
+    });
   },
 
   findRegistration(db: UnitOfWork, scope: TenantScope) {

@@ -22,9 +22,11 @@ import {
   ensureVerifierCertificate,
   publicHost,
   verifierDnsName,
+  verifierKeyLocation,
   verifierKeySealContext,
 } from "../verification";
 import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
+import { destroyVerifierKeyQuietly } from "./verifier-key-custody";
 
 /** More certificates than this in an upload is refused (they all travel in every request object). */
 const MAX_CHAIN_LENGTH = 5;
@@ -69,8 +71,13 @@ export function toDto(row: CertificateRow, config: Pick<CoreConfig, "publicBaseU
             csrPem: row.pendingCsrPem,
             subject: signingRequestSubject(row.pendingCsrPem),
             createdAt: row.pendingCreatedAt.toISOString(),
+            keyLocation: verifierKeyLocation({
+              keyProvider: row.pendingKeyProvider,
+              providerKeyRef: row.pendingProviderKeyRef,
+            }),
           }
         : null,
+    keyLocation: verifierKeyLocation(row),
     uploaded: row.uploaded,
     createdAt: row.createdAt.toISOString(),
     warnings,
@@ -85,7 +92,8 @@ export async function getVerifierCertificate(deps: AppDeps, scope: TenantScope) 
 /**
  * Replaces the verifier certificate of the caller's environment by an uploaded chain and key, checked
  * with `parseVerifierCertificate` (parsable, P-256 leaf matching the key, dNSName SAN, valid now, chain
- * ordered) → 400 `InvalidCertificate` with one detail per problem. The key is sealed; the in-memory
+ * ordered) → 400 `InvalidCertificate` with one detail per problem. The key is sealed (a key the
+ * replaced certificate held in a token is destroyed there); the in-memory
  * identity of this process is dropped, so the next request object is signed with the new chain.
  */
 export async function uploadVerifierCertificate(
@@ -104,9 +112,10 @@ export async function installVerifierCertificate(
   deps: AppDeps,
   scope: TenantScope,
   certificateChainPem: string,
-  privateKey: string | Jwk,
+  privateKey: string | Jwk | HeldVerifierKey,
   options: { endPendingRequest?: boolean } = {},
 ) {
+  const held = typeof privateKey === "object" && "providerKeyRef" in privateKey ? privateKey : null;
   const invalid = (issues: string[]) =>
     new DomainError(
       "InvalidCertificate",
@@ -122,12 +131,15 @@ export async function installVerifierCertificate(
     throw invalid([`the chain has ${pems.length} certificates; at most ${MAX_CHAIN_LENGTH} are accepted`]);
   let parsed: ReturnType<typeof parseVerifierCertificate>;
   try {
-    parsed = parseVerifierCertificate({ certificateChainPem, privateKey });
+    parsed = held
+      ? parseVerifierCertificate({ certificateChainPem, publicJwk: held.publicJwk })
+      : parseVerifierCertificate({ certificateChainPem, privateKey: privateKey as string | Jwk });
   } catch (error) {
     if (error instanceof InvalidVerifierCertificateError) throw invalid(error.issues);
     throw error;
   }
   const host = verifierDnsName(deps.config.publicBaseUrl);
+  const replaced = await ensureVerifierCertificate(deps, scope);
   const row = await repo.replace(
     deps.database.root,
     deps.caches,
@@ -135,10 +147,11 @@ export async function installVerifierCertificate(
     {
       id: newId("vcert"),
       chainPem: `${pems.join("\n")}\n`,
-      privateKeyCipher: deps.secretBox.seal(
-        JSON.stringify(parsed.privateKeyJwk),
-        verifierKeySealContext(scope),
-      ),
+      privateKeyCipher: held
+        ? null
+        : deps.secretBox.seal(JSON.stringify(parsed.privateKeyJwk), verifierKeySealContext(scope)),
+      keyProvider: held ? held.provider : null,
+      providerKeyRef: held ? held.providerKeyRef : null,
       // The public host when the leaf names it, else its first name that is a DNS name (not an IP).
       dnsName:
         host !== null && parsed.dnsNames.includes(host)
@@ -148,5 +161,14 @@ export async function installVerifierCertificate(
     },
     options,
   );
+  // The key of the certificate replaced signs nothing any more: one held in a token is destroyed there.
+  if (replaced.providerKeyRef !== row.providerKeyRef) await destroyVerifierKeyQuietly(deps, scope, replaced);
   return toDto(row, deps.config);
+}
+
+/** A key held by a provider (an HSM) for a certificate: the leaf must carry its public key. */
+export interface HeldVerifierKey {
+  provider: string;
+  providerKeyRef: string;
+  publicJwk: Jwk;
 }

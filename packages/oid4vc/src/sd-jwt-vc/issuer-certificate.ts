@@ -1,6 +1,7 @@
-import { type webcrypto, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import type { JWK } from "jose";
 import { type Es256SigningKey, es256SignerOf } from "../jose/jws";
+import { heldKeyCrypto } from "../x509/held-key-crypto";
 import { x509 } from "../x509/peculiar-x509";
 import { splitPemCertificates } from "../x509/pem";
 
@@ -43,23 +44,10 @@ export async function createIssuerCertificateRequest(input: IssuerCertificateReq
     "privateJwk" in input
       ? await subtle.importKey("jwk", { kty, crv, x, y, d: input.privateJwk.d }, ES256, false, ["sign"])
       : null;
-  // A key held elsewhere signs through a stand-in WebCrypto whose `sign` asks its signer (ES256: the raw
-  // r || s signature WebCrypto returns too, which @peculiar/x509 encodes as DER itself).
-  const signer = "signingKey" in input ? es256SignerOf(input.signingKey) : null;
-  const keys = signer
-    ? { privateKey: { algorithm: ES256, type: "private" } as unknown as webcrypto.CryptoKey, publicKey }
-    : { privateKey: privateKey!, publicKey };
-  const provider = signer
-    ? ({
-        subtle: new Proxy(subtle, {
-          get: (target, property) =>
-            property === "sign"
-              ? async (_algorithm: unknown, _key: unknown, data: ArrayBuffer | ArrayBufferView) =>
-                  (await signer.signEs256(bytesOf(data))).slice().buffer
-              : Reflect.get(target, property).bind(target),
-        }),
-      } as unknown as Parameters<typeof x509.Pkcs10CertificateRequestGenerator.create>[1])
-    : undefined;
+  // A key held elsewhere signs through a stand-in WebCrypto whose `sign` asks its signer.
+  const held = "signingKey" in input ? heldKeyCrypto(es256SignerOf(input.signingKey)) : null;
+  const keys = held ? { privateKey: held.privateKey, publicKey } : { privateKey: privateKey!, publicKey };
+  const provider = held?.crypto;
   const name: Record<string, string[]>[] = [{ CN: [input.commonName.slice(0, MAX_NAME_LENGTH)] }];
   if (input.organisationName) name.push({ O: [input.organisationName.slice(0, MAX_NAME_LENGTH)] });
   const csr = await x509.Pkcs10CertificateRequestGenerator.create(
@@ -76,11 +64,6 @@ export async function createIssuerCertificateRequest(input: IssuerCertificateReq
   );
   return csr.toString("pem");
 }
-
-const bytesOf = (data: ArrayBuffer | ArrayBufferView) =>
-  ArrayBuffer.isView(data)
-    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    : new Uint8Array(data);
 
 /**
  * Whether a leaf certificate names the issuer `iss`: as a uniformResourceIdentifier SAN, or the host of

@@ -1,5 +1,7 @@
 import type { webcrypto } from "node:crypto";
+import { type Es256SigningKey, es256SignerOf } from "../jose/jws";
 import type { Jwk } from "../jose/key-input";
+import { heldKeyCrypto } from "../x509/held-key-crypto";
 import { x509 } from "../x509/peculiar-x509";
 
 /**
@@ -37,14 +39,19 @@ export interface AccessCertificateRequestInput extends AccessCertificateSubject 
   dnsNames: string[];
   /** Certificate policy OIDs requested (certificatePolicies extension); the access CA decides. */
   policyOids?: string[];
+  /**
+   * A P-256 key held elsewhere (an HSM) to request the certificate for: the request is signed there and
+   * no key is made here. Without it a fresh key is generated in the process and returned.
+   */
+  heldKey?: { signingKey: Es256SigningKey; publicJwk: Jwk };
 }
 
 export interface AccessCertificateRequest {
   csrPem: string;
   /** The subject as a one-line RFC 4514 string. */
   subject: string;
-  /** The new private key (ES256 / P-256). Secret: seal it, never return it. */
-  privateKeyJwk: Jwk;
+  /** The new private key (ES256 / P-256). Secret: seal it, never return it. Null for a `heldKey`. */
+  privateKeyJwk: Jwk | null;
 }
 
 function subjectName(subject: AccessCertificateSubject): x509.JsonName {
@@ -67,7 +74,25 @@ function subjectName(subject: AccessCertificateSubject): x509.JsonName {
 export async function createAccessCertificateRequest(
   input: AccessCertificateRequestInput,
 ): Promise<AccessCertificateRequest> {
-  const keys = await globalThis.crypto.subtle.generateKey(ES256_KEY, true, ["sign", "verify"]);
+  const subtle = globalThis.crypto.subtle;
+  const held = input.heldKey ? heldKeyCrypto(es256SignerOf(input.heldKey.signingKey)) : null;
+  const keys: webcrypto.CryptoKeyPair = input.heldKey
+    ? {
+        privateKey: held!.privateKey,
+        publicKey: await subtle.importKey(
+          "jwk",
+          {
+            kty: input.heldKey.publicJwk.kty,
+            crv: input.heldKey.publicJwk.crv,
+            x: input.heldKey.publicJwk.x,
+            y: input.heldKey.publicJwk.y,
+          } as webcrypto.JsonWebKey,
+          ES256_KEY,
+          true,
+          ["verify"],
+        ),
+      }
+    : await subtle.generateKey(ES256_KEY, true, ["sign", "verify"]);
   const extensions: x509.Extension[] = [
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
     new x509.SubjectAlternativeNameExtension(
@@ -75,17 +100,20 @@ export async function createAccessCertificateRequest(
     ),
   ];
   if (input.policyOids?.length) extensions.push(new x509.CertificatePolicyExtension(input.policyOids));
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: new x509.Name(subjectName(input)),
-    keys,
-    signingAlgorithm: ES256_KEY,
-    extensions,
-  });
-  const jwk = (await globalThis.crypto.subtle.exportKey("jwk", keys.privateKey)) as Jwk;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create(
+    {
+      name: new x509.Name(subjectName(input)),
+      keys,
+      signingAlgorithm: ES256_KEY,
+      extensions,
+    },
+    held?.crypto,
+  );
+  const jwk = held ? null : ((await subtle.exportKey("jwk", keys.privateKey)) as Jwk);
   return {
     csrPem: csr.toString("pem"),
     subject: csr.subject,
-    privateKeyJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d },
+    privateKeyJwk: jwk ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d } : null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { type JwsHeader, signEs256Jwt } from "../jose/jws";
+import { isEs256Signer, type JwsHeader, signEs256Jwt } from "../jose/jws";
 import { type Jwk, toPrivateKey } from "../jose/key-input";
 import {
   authorizationResponseFromParameters,
@@ -216,7 +216,9 @@ export async function createMultiSignedDcApiRequest(
         throw new InvalidAuthorizationRequestError("kid must name the signing key");
       if (!("kid" in signer) && signer.x5c.length === 0)
         throw new InvalidAuthorizationRequestError("x5c must hold at least the leaf");
-      return (await signEs256Jwt(header, payload, toPrivateKey(signer.privateKey))).split(".");
+      // A key in the process, or a signer holding its key elsewhere (an HSM).
+      const key = isEs256Signer(signer.privateKey) ? signer.privateKey : toPrivateKey(signer.privateKey);
+      return (await signEs256Jwt(header, payload, key)).split(".");
     }),
   );
   return {

@@ -31,7 +31,7 @@ describe("access certificate request (ETSI TS 119 411-8 subject)", () => {
     expect(text).toContain("C = FI, O = Webshop Oy");
     expect(text).toContain("DNS:verifier.example.com");
     expect(text).toContain("Policy: 0.4.0.2042.1.2");
-    expect(req.privateKeyJwk.d).toBeTruthy();
+    expect(req.privateKeyJwk?.d).toBeTruthy();
   });
 
   it("an issued certificate keeps the organisation identifier", async () => {

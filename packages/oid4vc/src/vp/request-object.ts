@@ -1,4 +1,4 @@
-import { signEs256Jwt } from "../jose/jws";
+import { type Es256Signer, isEs256Signer, signEs256Jwt } from "../jose/jws";
 import { type Jwk, type KeyInput, toPrivateKey } from "../jose/key-input";
 import { URL_SAFE_VALUE } from "./random";
 import type { DcqlQuery } from "./z-dcql";
@@ -137,8 +137,11 @@ export function buildAuthorizationRequest(
  * `kid` naming a verification method of the verifier's DID (`decentralized_identifier`, §5.9.3).
  */
 export type RequestObjectSigner =
-  | { privateKey: KeyInput; x5c: readonly string[] }
-  | { privateKey: KeyInput; kid: string };
+  | { privateKey: KeyInput | Es256Signer; x5c: readonly string[] }
+  | { privateKey: KeyInput | Es256Signer; kid: string };
+
+/** A key in the process (imported once, cached), or a signer holding its key elsewhere (an HSM). */
+const signingKeyOf = (key: KeyInput | Es256Signer) => (isEs256Signer(key) ? key : toPrivateKey(key));
 
 /**
  * Signs a Request Object: JWS compact, header `{ alg: "ES256", typ: "oauth-authz-req+jwt", x5c }`
@@ -154,14 +157,14 @@ export async function signRequestObject(
     return signEs256Jwt(
       { alg: "ES256", typ: REQUEST_OBJECT_TYP, kid: options.kid },
       payload,
-      toPrivateKey(options.privateKey),
+      signingKeyOf(options.privateKey),
     );
   }
   if (options.x5c.length === 0) throw new InvalidAuthorizationRequestError("x5c must hold at least the leaf");
   return signEs256Jwt(
     { alg: "ES256", typ: REQUEST_OBJECT_TYP, x5c: [...options.x5c] },
     payload,
-    toPrivateKey(options.privateKey),
+    signingKeyOf(options.privateKey),
   );
 }
 

@@ -1,4 +1,10 @@
-import { createPrivateKey, type KeyObject, type webcrypto, X509Certificate } from "node:crypto";
+import {
+  createPrivateKey,
+  createPublicKey,
+  type KeyObject,
+  type webcrypto,
+  X509Certificate,
+} from "node:crypto";
 import { randomB64url } from "../jose/encoding";
 import type { Jwk } from "../jose/key-input";
 import { x509 } from "../x509/peculiar-x509";
@@ -144,7 +150,8 @@ export interface ParsedVerifierCertificate {
   leafDer: string;
   leafCertificatePem: string;
   dnsNames: string[];
-  privateKeyJwk: Jwk;
+  /** The private key given, as a JWK; null when the key is held elsewhere (`publicJwk` was given). */
+  privateKeyJwk: Jwk | null;
   clientIds: { x509Hash: string; x509SanDns: string };
   notBefore: Date;
   notAfter: Date;
@@ -181,11 +188,16 @@ function isSelfSigned(cert: X509Certificate): boolean {
  * each certificate is issued and signed by the next, and the leaf is currently valid. A trailing
  * self-signed CA is dropped from `x5c` (HAIP: no trust anchor in `x5c`).
  */
-export function parseVerifierCertificate(input: {
-  certificateChainPem: string;
-  privateKey: string | Jwk;
-  now?: Date;
-}): ParsedVerifierCertificate {
+export function parseVerifierCertificate(
+  input: {
+    certificateChainPem: string;
+    now?: Date;
+  } & (
+    | { privateKey: string | Jwk }
+    /** A key held elsewhere (an HSM): the leaf must carry this public key. */
+    | { publicJwk: Jwk }
+  ),
+): ParsedVerifierCertificate {
   const issues: string[] = [];
   const warnings: string[] = [];
   // The chain and the key are read independently, so a request with both wrong hears of both.
@@ -200,21 +212,32 @@ export function parseVerifierCertificate(input: {
     }
   }
   let privateKey: KeyObject | undefined;
+  let publicKey: KeyObject | undefined;
   try {
-    privateKey =
-      typeof input.privateKey === "string"
-        ? createPrivateKey(input.privateKey)
-        : createPrivateKey({ key: input.privateKey, format: "jwk" });
+    if ("publicJwk" in input) {
+      const { kty, crv, x, y } = input.publicJwk;
+      publicKey = createPublicKey({ key: { kty, crv, x, y }, format: "jwk" });
+    } else
+      privateKey =
+        typeof input.privateKey === "string"
+          ? createPrivateKey(input.privateKey)
+          : createPrivateKey({ key: input.privateKey, format: "jwk" });
   } catch (cause) {
-    issues.push(`unparsable private key: ${(cause as Error).message}`);
+    issues.push(
+      "publicJwk" in input
+        ? `unparsable public key: ${(cause as Error).message}`
+        : `unparsable private key: ${(cause as Error).message}`,
+    );
   }
   const leaf = certs[0];
-  if (!leaf || !privateKey) throw new InvalidVerifierCertificateError(issues);
+  if (!leaf || !(privateKey ?? publicKey)) throw new InvalidVerifierCertificateError(issues);
   const details = leaf.publicKey.asymmetricKeyDetails;
   if (leaf.publicKey.asymmetricKeyType !== "ec" || details?.namedCurve !== "prime256v1") {
     issues.push("leaf key must be an EC P-256 key (ES256)");
-  } else if (!leaf.checkPrivateKey(privateKey)) {
+  } else if (privateKey && !leaf.checkPrivateKey(privateKey)) {
     issues.push("private key does not match the leaf certificate");
+  } else if (publicKey && !leaf.publicKey.equals(publicKey)) {
+    issues.push("the key held for this certificate is not the leaf certificate's public key");
   }
 
   const dnsNames = certificateDnsNames(leaf);
@@ -241,14 +264,14 @@ export function parseVerifierCertificate(input: {
   if (isSelfSigned(leaf)) warnings.push("leaf certificate is self-signed (not HAIP compliant)");
 
   const leafDer = leaf.raw.toString("base64");
-  const jwk = privateKey.export({ format: "jwk" }) as Jwk;
+  const jwk = privateKey ? (privateKey.export({ format: "jwk" }) as Jwk) : null;
   const dnsName = dnsNames[0]!;
   return {
     x5c: chain.map((c) => c.raw.toString("base64")),
     leafDer,
     leafCertificatePem: leaf.toString(),
     dnsNames,
-    privateKeyJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d },
+    privateKeyJwk: jwk ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d } : null,
     clientIds: { x509Hash: x509HashClientId(leafDer), x509SanDns: `x509_san_dns:${dnsName}` },
     notBefore: new Date(leaf.validFrom),
     notAfter: new Date(leaf.validTo),

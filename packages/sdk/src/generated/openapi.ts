@@ -2539,6 +2539,15 @@ export interface components {
              */
             clientIdPrefixes?: ("x509_hash" | "x509_san_dns" | "decentralized_identifier")[];
         };
+        /** @description Who holds the private key of the requested access certificate, and so the key request objects are signed with once it is imported. */
+        VerifierKeyCustody: {
+            /**
+             * @description `software` (default): the key is made in the service and sealed under its master key. `pkcs11`: it is generated inside the platform's hardware security module and never leaves it (the CSR and every request object are signed there); available when the platform is configured with one.
+             * @example pkcs11
+             * @enum {string}
+             */
+            provider: "software" | "pkcs11";
+        };
         /** @description How the credential offer reaches the wallet. */
         IssuanceDelivery: {
             /**
@@ -2989,7 +2998,7 @@ export interface components {
              * @example display-metadata
              * @enum {string}
              */
-            id: "organisation" | "display-metadata" | "signing-key" | "active-credential-configuration" | "status-list" | "public-base-url";
+            id: "organisation" | "display-metadata" | "signing-key" | "status-list-signing-key" | "active-credential-configuration" | "status-list" | "public-base-url";
             /**
              * @description The requirement, for people.
              * @example Display metadata complete
@@ -3639,6 +3648,7 @@ export interface components {
             organisationIdentifiers: string[];
             /** @description The access-certificate signing request awaiting its certificate (VerifierCertificates_ImportAccessCertificate), null when none is pending. */
             signingRequest: components["schemas"]["VerifierCertificateSigningRequest"] | null;
+            keyLocation: components["schemas"]["VerifierKeyLocation"];
             /**
              * @description true for an uploaded chain, false for the one the platform generated.
              * @example false
@@ -3673,6 +3683,21 @@ export interface components {
              * @example 2026-08-30T12:00:00.000Z
              */
             createdAt: string;
+            keyLocation: components["schemas"]["VerifierKeyLocation"];
+        };
+        /** @description Where the private key of a verifier certificate is held. */
+        VerifierKeyLocation: {
+            /**
+             * @description `software`: sealed under the service's master key. `pkcs11`: generated inside the platform's hardware security module (PKCS#11 token), sensitive and not extractable.
+             * @example pkcs11
+             * @enum {string}
+             */
+            provider: "software" | "pkcs11";
+            /**
+             * @description The provider's reference to the key: an RFC 7512 PKCS#11 URI (token label and CKA_ID) for `pkcs11`; null for `software`. Never key material.
+             * @example pkcs11:token=verifiers;id=%8a%01%3c%de%12%7e%55%90%01%aa%bb%cc%dd%ee%ff%00
+             */
+            keyReference: string | null;
         };
         ManagementResourceOfVerifierCertificateSigningRequest: {
             data: components["schemas"]["VerifierCertificateSigningRequest"];
@@ -10061,6 +10086,8 @@ export interface operations {
                      *     ]
                      */
                     certificatePolicies?: string[];
+                    /** @description Who generates and holds the requested certificate's key; default `software`. */
+                    keyCustody?: components["schemas"]["VerifierKeyCustody"];
                 };
             };
         };

@@ -17,6 +17,7 @@ import {
   issuerUrls,
   nextSigningKeyOf,
   previousSigningKeysOf,
+  retiredStatusListSigningKeysOf,
   signingCertificateInUse,
   signingCertificateOf,
   statusListSigningKeyOf,
@@ -148,8 +149,10 @@ export function jwtVcIssuerMetadata(config: CoreConfig, issuer: WalletIssuer) {
         currentKey,
         ...(nextKey ? [withChain(nextKey.publicJwk, x5cForSigning(nextKey.signingCertificate ?? null))] : []),
         ...previousSigningKeysOf(issuer).map((key) => key.publicJwk),
-        // A separate status list signing key: status list tokens name it by kid.
+        // A separate status list signing key: status list tokens name it by kid. A retired one stays
+        // until the tokens it signed have expired.
         ...(statusListKey ? [statusListKey.publicJwk as Record<string, unknown>] : []),
+        ...retiredStatusListSigningKeysOf(issuer).map((key) => key.publicJwk as Record<string, unknown>),
       ],
     },
   };

@@ -1,10 +1,18 @@
 "use client";
+import type { TKeyProvider } from "@cred/contracts/issuers";
 import type { TVerifierCertificate } from "@cred/contracts/verifier-certificates";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { SubmitButton, TextField } from "../../../components/form-fields";
 import { ErrorAlert, Success } from "../../../components/status";
 import { useTRPC } from "../../../lib/trpc";
+import { KeyCustodyField } from "../issuers/key-custody-field";
+
+/** Where a key is held, in a line (docs/key-custody.md). */
+const keyLocationText = (location: TVerifierCertificate["keyLocation"]) =>
+  location.provider === "pkcs11"
+    ? `in the platform's PKCS#11 token (${location.keyReference})`
+    : "sealed under the platform's master key";
 
 /** Splits a comma- or whitespace-separated list; empty entries dropped. */
 function listOf(text: string): string[] {
@@ -47,6 +55,7 @@ export function AccessCertificateSection({
   const [commonName, setCommonName] = useState("");
   const [dnsNames, setDnsNames] = useState("");
   const [policies, setPolicies] = useState("");
+  const [keyProvider, setKeyProvider] = useState<TKeyProvider>("software");
   const [chain, setChain] = useState("");
   const [trustAnchor, setTrustAnchor] = useState("");
   const createRequest = useMutation(
@@ -75,6 +84,7 @@ export function AccessCertificateSection({
       ...(commonName.trim() ? { commonName: commonName.trim() } : {}),
       ...(names.length > 0 ? { dnsNames: names } : {}),
       ...(certificatePolicies.length > 0 ? { certificatePolicies } : {}),
+      ...(keyProvider !== "software" ? { keyCustody: { provider: keyProvider } } : {}),
     });
   };
   const submitImport = (event: FormEvent) => {
@@ -91,6 +101,9 @@ export function AccessCertificateSection({
         create the signing request, send the CSR to the CA, then import the chain it issued. The certificate
         in use keeps signing until then.
       </p>
+      <p data-testid="verifier-key-location">
+        The key of the certificate in use is held {keyLocationText(certificate.keyLocation)}.
+      </p>
       {certificate.organisationIdentifiers.length > 0 && (
         <p data-testid="access-certificate-organisation">
           The certificate in use is an access certificate for{" "}
@@ -106,6 +119,8 @@ export function AccessCertificateSection({
             <dd>{pending.subject}</dd>
             <dt>Created</dt>
             <dd>{new Date(pending.createdAt).toLocaleString()}</dd>
+            <dt>Key</dt>
+            <dd data-testid="signing-request-key-location">{keyLocationText(pending.keyLocation)}</dd>
           </dl>
           <pre data-testid="signing-request-pem">{pending.csrPem}</pre>
           <button type="button" onClick={() => downloadPem(pending.csrPem, "access-certificate-request.csr")}>
@@ -146,6 +161,7 @@ export function AccessCertificateSection({
             onChange={setDnsNames}
           />
           <TextField label="Certificate policy OIDs (optional)" value={policies} onChange={setPolicies} />
+          <KeyCustodyField value={keyProvider} onChange={setKeyProvider} />
           <ErrorAlert error={createRequest.error} title="Could not create the signing request" />
           {createRequest.isSuccess && <Success>Signing request created.</Success>}
           <SubmitButton pending={createRequest.isPending}>Create signing request</SubmitButton>

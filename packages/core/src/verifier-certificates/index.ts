@@ -1,0 +1,1 @@
+export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./list-verifier-keys";

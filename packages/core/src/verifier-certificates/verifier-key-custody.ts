@@ -1,0 +1,64 @@
+import type { AppDeps } from "../shared/context";
+import { DomainError } from "../shared/errors";
+import type { GeneratedKey, StoredKeyReference } from "../shared/key-custody";
+import type { TenantScope } from "../shared/principal";
+import {
+  isHeldElsewhere,
+  type VerifierKeyColumns,
+  verifierKeyOf,
+  verifierKeySealContext,
+} from "../verification";
+
+/** The CKA_LABEL of a verifier key in a token: which partition's request objects it signs. */
+export const verifierKeyLabel = (scope: TenantScope) =>
+  `${scope.tenantId}:${scope.environment} verifier_request_signing`;
+
+/** 400: the request asks for a provider this platform is not configured with. */
+function keyProviderNotConfigured(provider: string) {
+  return new DomainError(
+    "ValidationFailed",
+    `Key custody '${provider}' is not configured on this platform (docs/key-custody.md).`,
+    [
+      {
+        code: "KeyProviderNotConfigured",
+        target: "keyCustody.provider",
+        message: `Configure the '${provider}' key provider first, or use 'software'.`,
+      },
+    ],
+  );
+}
+
+/**
+ * A fresh ES256 key for the partition's verifier, generated inside the provider (an HSM for `pkcs11`:
+ * sensitive, not extractable). 400 when the provider is not configured, 503 `KeyCustodyUnavailable`
+ * while it is unreachable (nothing made).
+ */
+export async function generateVerifierKey(
+  deps: AppDeps,
+  scope: TenantScope,
+  provider: string,
+): Promise<GeneratedKey> {
+  if (!deps.keyCustody.has(provider)) throw keyProviderNotConfigured(provider);
+  return deps.keyCustody.provider(provider).generate({
+    usage: "sign",
+    sealedFor: verifierKeySealContext(scope),
+    label: verifierKeyLabel(scope),
+  });
+}
+
+/**
+ * Destroys a verifier key held outside the database (a request replaced, a certificate replaced, a key
+ * made for a change that failed). A token unreachable just then leaves the key there, unreferenced and
+ * never used again; `pnpm cli issuer-keys list` shows such keys (docs/key-custody.md).
+ */
+export async function destroyVerifierKeyQuietly(
+  deps: AppDeps,
+  scope: TenantScope,
+  columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">,
+): Promise<void> {
+  if (!isHeldElsewhere(columns)) return;
+  const key: StoredKeyReference = verifierKeyOf({ ...columns, privateKeyCipher: null }, scope);
+  try {
+    await deps.keyCustody.of(key).destroy(key);
+  } catch {}
+}
