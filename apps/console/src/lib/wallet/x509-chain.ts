@@ -1,7 +1,21 @@
 // @peculiar/x509 needs the Reflect metadata API (through tsyringe); import the polyfill first.
 import "reflect-metadata";
 import { SubjectAlternativeNameExtension, X509Certificate } from "@peculiar/x509";
-import type { CertificateChain } from "./x509";
+
+/** What the wallet reads of a verifier's x5c chain (leaf first). */
+export interface CertificateChain {
+  leaf: {
+    rawData: Uint8Array;
+    subject: string;
+    issuer: string;
+    notBefore: Date;
+    notAfter: Date;
+    /** Its dNSName SANs, lower-cased. */
+    dnsNames: string[];
+  };
+  /** Whether each certificate is signed by the next one. */
+  linked: boolean;
+}
 
 /** The dNSName SANs of a certificate, lower-cased. */
 function dnsNames(certificate: X509Certificate): string[] {

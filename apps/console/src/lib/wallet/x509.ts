@@ -1,17 +1,6 @@
-/** What the wallet reads of a verifier's x5c chain (leaf first). */
-export interface CertificateChain {
-  leaf: {
-    rawData: Uint8Array;
-    subject: string;
-    issuer: string;
-    notBefore: Date;
-    notAfter: Date;
-    /** Its dNSName SANs, lower-cased. */
-    dnsNames: string[];
-  };
-  /** Whether each certificate is signed by the next one. */
-  linked: boolean;
-}
+import type { CertificateChain } from "./x509-chain";
+
+export type { CertificateChain };
 
 /**
  * Reads an x5c chain with @peculiar/x509, loaded only when a request carries a certificate: the library
