@@ -863,6 +863,28 @@ export interface paths {
         patch: operations["TrustSources_Update"];
         trace?: never;
     };
+    "/management/trust-sources/{trustSourceId}/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the services of a trust source's last good copy
+         * @description The trust services the verified lists name (a LoTL's pointed-to lists after it), in list order, with their service type, name, status, certificates and history, and whether each counts as a trust anchor now. `serviceType` keeps only services of that type. Empty while no copy has verified (status `pending`).
+         *
+         *     Requires the API key scope `trust-sources.read`.
+         */
+        get: operations["TrustSources_ListServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/trust-sources/{trustSourceId}/refresh": {
         parameters: {
             query?: never;
@@ -3883,6 +3905,78 @@ export interface components {
             data: components["schemas"]["TrustSource"][];
             /** @description Cursor of the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        ManagementCollectionOfTrustSourceService: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["TrustSourceService"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One service of a trust source's last good copy. */
+        TrustSourceService: {
+            /**
+             * @description Location of the list that names the service (a LoTL's pointed-to list, or the list itself).
+             * @example https://tl.example/de.xml
+             */
+            list: string;
+            /**
+             * @description SchemeTerritory of that list.
+             * @example DE
+             */
+            territory: string | null;
+            /**
+             * @description The trust service provider's name.
+             * @example Test TSP
+             */
+            provider: string;
+            /**
+             * @description ServiceTypeIdentifier: what policies and issuers name with `serviceType`.
+             * @example http://uri.etsi.org/TrstSvc/Svctype/CA/QC
+             */
+            serviceType: string;
+            /**
+             * @description The service's name.
+             * @example PID CA
+             */
+            serviceName: string | null;
+            /**
+             * @description The service status URI (e.g. `http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted`); null when the list profile has none (TS 119 602).
+             * @example http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted
+             */
+            status: string | null;
+            /**
+             * @description When the current status began (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            statusStartingTime: string;
+            /** @description The service digital identities (X.509 certificates). */
+            certificates: {
+                /**
+                 * @description Subject DN, comma-separated.
+                 * @example CN=PID CA
+                 */
+                subject: string;
+                /**
+                 * @description End of validity (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                notAfter: string;
+            }[];
+            /** @description Earlier states, as the list gives them. */
+            history: {
+                /**
+                 * @description The service status URI (e.g. `http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted`); null when the list profile has none (TS 119 602).
+                 * @example http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted
+                 */
+                status: string | null;
+                /** @description When that status began (ISO 8601). */
+                statusStartingTime: string;
+            }[];
+            /**
+             * @description Whether the service's certificates count as trust anchors now: its list's NextUpdate has not passed and its status is granted (or the profile has none) and has begun.
+             * @example true
+             */
+            trusted: boolean;
         };
         ManagementResourceOfWebhookSubscriptionWithSecret: {
             data: components["schemas"]["WebhookSubscriptionWithSecret"];
@@ -10893,6 +10987,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ManagementResourceOfTrustSource"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_ListServices: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                serviceType?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfTrustSourceService"];
                 };
             };
             /** @description The request was not valid. */
