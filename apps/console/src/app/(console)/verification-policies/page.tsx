@@ -5,11 +5,11 @@ import { PagedTable } from "../../../components/data-table";
 import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
+import { TrustSourceFields } from "../../../components/trust-source-fields";
 import { parseClaimValues } from "../../../lib/claim-values";
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
-import { TrustSourceFields } from "../../../components/trust-source-fields";
 import { PolicyVersions } from "./policy-version-form";
 
 /** The TS 119 602 PID provider issuance service: what a policy trusting a trust source names by default. */

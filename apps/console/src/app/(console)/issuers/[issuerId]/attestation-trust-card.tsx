@@ -4,8 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { SubmitButton, TextField } from "../../../../components/form-fields";
 import { useCan } from "../../../../components/session";
-import { type TrustSourceChoice, TrustSourceFields } from "../../../../components/trust-source-fields";
 import { ErrorAlert, Success } from "../../../../components/status";
+import { type TrustSourceChoice, TrustSourceFields } from "../../../../components/trust-source-fields";
 import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC } from "../../../../lib/trpc";
 
