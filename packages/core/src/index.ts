@@ -68,4 +68,5 @@ export { readSessionCookie } from "./staff/session-cookie";
 export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant, findTenant, listTenants } from "./tenants/tenants";
-export { refreshDueTrustSources } from "./trust-sources";
+export { notifyExpiredTrustSources, refreshDueTrustSources } from "./trust-sources";
+export { notifyExpiringRelyingPartyCertificates } from "./verifier-certificates/notify-expiring-certificates";

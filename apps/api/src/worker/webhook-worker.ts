@@ -9,6 +9,8 @@ import {
   dispatchOutboxEvents,
   maintainAuditTrail,
   noDomainMetrics,
+  notifyExpiredTrustSources,
+  notifyExpiringRelyingPartyCertificates,
   onOutboxWrite,
   refreshDueTrustSources,
   sweepExpired,
@@ -144,6 +146,13 @@ export function createWebhookWorker(
       if (audit.sealed || audit.purged) logger.info({ ...audit }, "sweeper sealed or purged audit events");
       if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
         logger.info({ ...report }, "sweeper expired pending sessions");
+      }
+      // Expiry notices (relying-party certificates, lapsed trusted lists): each recorded with its event,
+      // so a restart or another worker does not send it again.
+      const expiring = await notifyExpiringRelyingPartyCertificates(deps);
+      const lapsed = await notifyExpiredTrustSources(deps);
+      if (expiring.accessCertificates || expiring.registrationCertificates || lapsed.notified) {
+        logger.info({ ...expiring, trustSourcesExpired: lapsed.notified }, "sweeper sent expiry notices");
       }
       // Trusted lists are fetched beside the rounds (a slow list must not hold up deliveries), one
       // refresh pass at a time.

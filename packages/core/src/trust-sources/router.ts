@@ -17,6 +17,7 @@ import {
 import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
 import { createTrustSource } from "./create-trust-source";
+import { listTrustSourceServices } from "./list-trust-source-services";
 import {
   assertNoReadOnlyTrustSourceFields,
   deleteTrustSource,
@@ -24,7 +25,6 @@ import {
   listTrustSources,
   updateTrustSource,
 } from "./manage-trust-sources";
-import { listTrustSourceServices } from "./list-trust-source-services";
 import { refreshTrustSource } from "./refresh-trust-source";
 
 const TAGS = ["Trust sources"];

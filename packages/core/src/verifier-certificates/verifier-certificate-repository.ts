@@ -60,7 +60,8 @@ export const verifierCertificateRepository = {
     const row = await db.prisma.verifierRegistrationCertificate.upsert({
       where: { tenantId_environment: scope },
       create: { ...scope, ...data },
-      update: { ...data, createdAt: new Date() },
+      // Another certificate: its expiry gets its own notice.
+      update: { ...data, createdAt: new Date(), expiryNotifiedAt: null },
     });
     db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
     return row;
@@ -71,5 +72,44 @@ export const verifierCertificateRepository = {
     const { count } = await db.prisma.verifierRegistrationCertificate.deleteMany({ where: scope });
     db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
     return count > 0;
+  },
+
+  /** Every verifier certificate in use, across tenants (the worker's expiry notices). */
+  allInUse(db: UnitOfWork) {
+    return db.prisma.verifierCertificate.findMany({
+      select: { id: true, tenantId: true, environment: true, chainPem: true, expiryNotifiedFor: true },
+      orderBy: { id: "asc" },
+    });
+  },
+
+  /**
+   * Records that the expiry of the certificate ending at `notAfter` was notified, only if no worker did
+   * first (and the certificate was not replaced meanwhile): true when this call recorded it.
+   */
+  async markAccessExpiryNotified(db: UnitOfWork, id: string, notAfter: Date) {
+    const { count } = await db.prisma.verifierCertificate.updateMany({
+      where: { id, OR: [{ expiryNotifiedFor: null }, { expiryNotifiedFor: { not: notAfter } }] },
+      data: { expiryNotifiedFor: notAfter },
+    });
+    return count === 1;
+  },
+
+  /** Registration certificates across tenants expiring by `until` whose expiry was not notified yet. */
+  registrationsExpiringBy(db: UnitOfWork, until: Date, take: number) {
+    return db.prisma.verifierRegistrationCertificate.findMany({
+      where: { expiresAt: { lte: until }, expiryNotifiedAt: null },
+      select: { id: true, tenantId: true, environment: true, registration: true, expiresAt: true },
+      orderBy: { expiresAt: "asc" },
+      take,
+    });
+  },
+
+  /** Records a registration certificate's expiry notice, only if no worker did first: true when this call did. */
+  async markRegistrationExpiryNotified(db: UnitOfWork, id: string, at: Date) {
+    const { count } = await db.prisma.verifierRegistrationCertificate.updateMany({
+      where: { id, expiryNotifiedAt: null },
+      data: { expiryNotifiedAt: at },
+    });
+    return count === 1;
   },
 };

@@ -2085,6 +2085,72 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "trust_source.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * trust_source.expired
+         * @description A list of a trust source's last good copy has passed its NextUpdate without a successful refresh: the services of that list are no longer trusted until a refresh succeeds. Sent once per lapsed copy.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_TrustSourceExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verifier_certificate.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verifier_certificate.expiring
+         * @description The verifier certificate in use (the access certificate request objects are signed with) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen. Sent once per certificate; import a renewed one (VerifierCertificates_CreateSigningRequest, VerifierCertificates_ImportAccessCertificate).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerifierCertificateExpiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "registration_certificate.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * registration_certificate.expiring
+         * @description The registration certificate (WRPRC) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen; once expired, verifications are refused (409 NotRegistered). Sent once per certificate; upload a renewed one (VerifierRegistrationCertificates_Upload).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_RegistrationCertificateExpiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3999,7 +4065,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -4056,7 +4122,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -4115,7 +4181,7 @@ export interface components {
              * @example verification.session.verified
              * @enum {string}
              */
-            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed";
+            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring";
             /**
              * @description `pending` while attempts remain, `succeeded` after a 2xx answer, `failed` once retries are exhausted.
              * @example succeeded
@@ -5801,6 +5867,123 @@ export interface components {
                  * @example the signature does not verify
                  */
                 message: string;
+            };
+        };
+        /** @description A list of a trust source's last good copy has passed its NextUpdate without a successful refresh: the services of that list are no longer trusted until a refresh succeeds. Sent once per lapsed copy. */
+        TrustSourceExpiredEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "trust_source.expired";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The trust source's id.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description Where the list is fetched from.
+                 * @example https://tl.example/lotl.xml
+                 */
+                url: string;
+                /**
+                 * @description The NextUpdate (ISO 8601) that passed: the earliest of the copy's lists.
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                nextUpdate: string;
+            };
+        };
+        /** @description The verifier certificate in use (the access certificate request objects are signed with) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen. Sent once per certificate; import a renewed one (VerifierCertificates_CreateSigningRequest, VerifierCertificates_ImportAccessCertificate). */
+        VerifierCertificateExpiringEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verifier_certificate.expiring";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The leaf certificate's subject, as VerifierCertificates_Get shows it.
+                 * @example CN=verifier.example.com, O=Webshop Oy, 2.5.4.97=VATFI-12345678, C=FI
+                 */
+                subject: string;
+                /**
+                 * @description The leaf certificate's serial number (hex), as VerifierCertificates_Get shows it.
+                 * @example 4F3A9C
+                 */
+                serialNumber: string;
+                /**
+                 * @description Whether it is an access certificate (its subject has an organizationIdentifier).
+                 * @example true
+                 */
+                accessCertificate: boolean;
+                /**
+                 * @description The subject's organizationIdentifier values.
+                 * @example [
+                 *       "VATFI-12345678"
+                 *     ]
+                 */
+                organisationIdentifiers: string[];
+                /**
+                 * @description The leaf certificate's notAfter (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * @description Whole days until it expires, rounded up (0 or less: already expired).
+                 * @example 30
+                 */
+                daysLeft: number;
+            };
+        };
+        /** @description The registration certificate (WRPRC) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen; once expired, verifications are refused (409 NotRegistered). Sent once per certificate; upload a renewed one (VerifierRegistrationCertificates_Upload). */
+        RegistrationCertificateExpiringEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "registration_certificate.expiring";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The registered relying party's name.
+                 * @example Webshop
+                 */
+                relyingParty: string | null;
+                /**
+                 * @description The relying party's identifiers (sub).
+                 * @example [
+                 *       "VATFI-12345678"
+                 *     ]
+                 */
+                relyingPartyIds: string[];
+                /**
+                 * @description Its `exp` (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * @description Whole days until it expires, rounded up (0 or less: already expired).
+                 * @example 30
+                 */
+                daysLeft: number;
             };
         };
     };
@@ -11339,7 +11522,7 @@ export interface operations {
                      *       "verification.session.rejected"
                      *     ]
                      */
-                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
                     /**
                      * @description Free text for the integrator.
                      * @example Checkout backend
@@ -11612,7 +11795,7 @@ export interface operations {
                      *       "verification.session.verified"
                      *     ]
                      */
-                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
                     /**
                      * @description New free text for the integrator; null clears it.
                      * @example Checkout backend (v2)
@@ -11805,7 +11988,7 @@ export interface operations {
                 cursor?: string;
                 subscriptionId?: string;
                 status?: "pending" | "succeeded" | "failed";
-                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed";
+                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring";
             };
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
@@ -15892,6 +16075,141 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TrustSourceRefreshFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_TrustSourceExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustSourceExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerifierCertificateExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifierCertificateExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_RegistrationCertificateExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegistrationCertificateExpiringEvent"];
             };
         };
         responses: {
