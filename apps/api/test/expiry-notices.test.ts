@@ -179,6 +179,7 @@ describe("registration_certificate.expiring", () => {
     const sent = await events(tenant.tenantId, "registration_certificate.expiring");
     expect(sent.map((e) => e.data)).toEqual([
       {
+        registrationCertificateId: expect.stringMatching(/^vreg_/),
         relyingParty: "Webshop",
         relyingPartyIds: [OUR_ID],
         expiresAt: near.expiresAt,

@@ -297,6 +297,10 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
     description:
       "The registration certificate (WRPRC) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen; once expired, verifications are refused (409 NotRegistered). Sent once per certificate; upload a renewed one (VerifierRegistrationCertificates_Upload).",
     data: z.object({
+      registrationCertificateId: id(
+        "The registration certificate's id (VerifierRegistrationCertificates_GetById; the default one's too).",
+        "vreg_01jd5x6c3v8w9y0z1a2b3c4d5e",
+      ),
       relyingParty: z
         .string()
         .nullable()

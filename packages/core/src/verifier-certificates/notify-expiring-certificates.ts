@@ -72,6 +72,7 @@ export async function notifyExpiringRelyingPartyCertificates(
     const sent = await db.transaction(async (tx) => {
       if (!(await repo.markRegistrationExpiryNotified(tx, row.id, now))) return false;
       await emitEvent(tx, scope, "registration_certificate.expiring", {
+        registrationCertificateId: row.id,
         relyingParty: typeof registration.name === "string" ? registration.name : null,
         relyingPartyIds: Array.isArray(registration.subjectIds) ? registration.subjectIds : [],
         expiresAt: expiresAt.toISOString(),

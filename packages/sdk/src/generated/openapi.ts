@@ -805,6 +805,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/verifier-registration-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the registration certificates
+         * @description Extension. The environment's registration certificates by id, the default one (`default: true`) among them.
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerifierRegistrationCertificates_List"];
+        put?: never;
+        /**
+         * Add a registration certificate by id
+         * @description Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered).
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerifierRegistrationCertificates_Add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verifier-registration-certificates/{registrationCertificateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a registration certificate by id
+         * @description Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerifierRegistrationCertificates_GetById"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a registration certificate by id
+         * @description Extension. Answers 200 with the certificate as it was (the default one may be removed this way too). Verifications under a policy naming it are refused from then on (409 NotRegistered) until the policy names another.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        delete: operations["VerifierRegistrationCertificates_Remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/trust-sources": {
         parameters: {
             query?: never;
@@ -3405,6 +3459,8 @@ export interface components {
              * @example https://shop.example.com/checkout/verified
              */
             sameDeviceRedirectUri: string | null;
+            /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
+            registrationCertificateIds?: string[];
             /**
              * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
              * @default null
@@ -3771,6 +3827,16 @@ export interface components {
         /** @description The registration certificate carried in every request object's verifier_info. */
         VerifierRegistrationCertificate: {
             /**
+             * @description The registration certificate's id: what a verification policy names in `registrationCertificateIds`.
+             * @example vreg_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Whether it is the environment's default one (VerifierRegistrationCertificates_Upload; used by policies that name none), or one added by id (VerifierRegistrationCertificates_Add).
+             * @example true
+             */
+            default: boolean;
+            /**
              * @description The JWT as uploaded.
              * @example eyJ…
              */
@@ -3844,6 +3910,12 @@ export interface components {
              * @example 2026-08-30T12:00:00.000Z
              */
             createdAt: string;
+        };
+        ManagementCollectionOfVerifierRegistrationCertificate: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["VerifierRegistrationCertificate"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
         };
         ManagementResourceOfTrustSource: {
             data: components["schemas"]["TrustSource"];
@@ -5962,6 +6034,11 @@ export interface components {
             timestamp: string;
             /** @description The event payload: ids, states and caller references, never claims. */
             data: {
+                /**
+                 * @description The registration certificate's id (VerifierRegistrationCertificates_GetById; the default one's too).
+                 * @example vreg_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                registrationCertificateId: string;
                 /**
                  * @description The registered relying party's name.
                  * @example Webshop
@@ -8617,6 +8694,8 @@ export interface operations {
                      * @example https://shop.example.com/checkout/verified
                      */
                     sameDeviceRedirectUri?: string | null;
+                    /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
+                    registrationCertificateIds?: string[];
                     /**
                      * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
                      * @default null
@@ -9060,6 +9139,8 @@ export interface operations {
                      * @example https://shop.example.com/checkout/verified
                      */
                     sameDeviceRedirectUri?: string | null;
+                    /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
+                    registrationCertificateIds?: string[];
                     /**
                      * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
                      * @default null
@@ -10703,6 +10784,357 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Add: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The registration certificate, a JWT (`typ: rc-wrp+jwt`, ETSI TS 119 475) signed by the registrar with `x5c`.
+                     * @example eyJ0eXAiOiJyYy13cnArand0Ii…
+                     */
+                    registrationCertificate: string;
+                    /**
+                     * @description The registrar's root (PEM) the `x5c` chain must validate to.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB…
+                     *     -----END CERTIFICATE-----
+                     */
+                    trustAnchorPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The registration certificate was added. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_GetById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The registration certificate's id. */
+                registrationCertificateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The registration certificate's id. */
+                registrationCertificateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration certificate was removed; the body shows it as it was. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
