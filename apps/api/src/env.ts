@@ -140,6 +140,8 @@ export interface Env {
   trustProxy: string[];
   /** AUDIT_RETENTION_DAYS: how long audit events are kept (unset: 400). */
   auditRetentionDays: number | undefined;
+  /** CERTIFICATE_EXPIRY_NOTICE_DAYS: days before a relying-party certificate expires when its `*.expiring` event is sent (unset: 30). */
+  certificateExpiryNoticeDays: number | undefined;
   /**
    * SHUTDOWN_DRAIN_SECONDS: on SIGTERM, how long /readyz answers 503 while requests are still served,
    * before the listener closes (unset: 0, close at once). Behind a load balancer: at least the time its
@@ -205,6 +207,7 @@ export function readEnv(source: Source = process.env): Env {
     runWorker: source.RUN_WORKER !== "false",
     trustProxy: "trust" in trustProxy ? trustProxy.trust : [],
     auditRetentionDays: read.positive("AUDIT_RETENTION_DAYS", 36_500),
+    certificateExpiryNoticeDays: read.positive("CERTIFICATE_EXPIRY_NOTICE_DAYS", 3650),
     shutdownDrainSeconds: read.positive("SHUTDOWN_DRAIN_SECONDS", 300, 0) ?? 0,
     metrics: {
       ...optional("port", read.positive("METRICS_PORT", 65_535)),
@@ -319,7 +322,9 @@ export function readEnvOrExit(): Env {
  * (`workerOptions`, `config`) or `createWebhookWorker` and `defaultCoreConfig`; unset variables are
  * left out, so the built-in defaults apply.
  */
-export function webhookSettings(env: Pick<Env, "webhookWorker"> & Partial<Pick<Env, "auditRetentionDays">>): {
+export function webhookSettings(
+  env: Pick<Env, "webhookWorker"> & Partial<Pick<Env, "auditRetentionDays" | "certificateExpiryNoticeDays">>,
+): {
   workerOptions: NonNullable<ServerOptions["workerOptions"]>;
   config: Partial<CoreConfig>;
 } {
@@ -337,6 +342,9 @@ export function webhookSettings(env: Pick<Env, "webhookWorker"> & Partial<Pick<E
     config: {
       ...(w.deliveryRetentionDays !== undefined && { webhookDeliveryRetentionDays: w.deliveryRetentionDays }),
       ...(env.auditRetentionDays !== undefined && { auditRetentionDays: env.auditRetentionDays }),
+      ...(env.certificateExpiryNoticeDays !== undefined && {
+        certificateExpiryNoticeDays: env.certificateExpiryNoticeDays,
+      }),
     },
   };
 }

@@ -154,6 +154,7 @@ export function defaultCoreConfig(options: ServerOptions): CoreConfig {
     idempotencyRetentionHours: 24,
     webhookDeliveryRetentionDays: 30,
     auditRetentionDays: 400,
+    certificateExpiryNoticeDays: 30,
     webhookAllowedHosts: options.webhookAllowedHosts ?? [],
     issuance: {
       offerLifetimeSeconds: 900,

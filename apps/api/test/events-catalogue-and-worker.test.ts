@@ -6,8 +6,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { webhookBodySchema } from "@cred/contracts/webhook-event-catalogue";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@cred/contracts/webhook-events";
-import { SCOPES, sweepExpired } from "@cred/core";
-import { presentWithTestWallet } from "@cred/oid4vc";
+import {
+  notifyExpiredTrustSources,
+  notifyExpiringRelyingPartyCertificates,
+  SCOPES,
+  sweepExpired,
+} from "@cred/core";
+import { createTestAccessCa, createTestRegistrar, presentWithTestWallet } from "@cred/oid4vc";
 import { buildTrustedListXml, createTestSigner, signTrustedListXml } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv, webhookSettings } from "../src/env";
@@ -173,6 +178,45 @@ describe("the catalogue", () => {
     const refresh = `/management/trust-sources/${trustSource.body.data.id}/refresh`;
     expect((await call(t, "POST", refresh, { key })).status).toBe(422);
     await new Promise<void>((resolve) => listServer.close(() => resolve()));
+    // verifier_certificate.expiring, registration_certificate.expiring, trust_source.expired: the worker's
+    // sweep, a year on (docs/api/relying-party-certificates.md)
+    const [accessCa, registrar] = await Promise.all([createTestAccessCa(), createTestRegistrar()]);
+    const csr = await call(t, "POST", "/management/verifier-certificate/signing-request", {
+      key,
+      body: {
+        organisationName: "Catalogue Oy",
+        organisationIdentifier: "VATFI-12345678",
+        country: "FI",
+        dnsNames: ["verifier.example.com"],
+      },
+    });
+    expect(csr.status, JSON.stringify(csr.body)).toBe(201);
+    const access = await call(t, "PUT", "/management/verifier-certificate/access-certificate", {
+      key,
+      body: {
+        certificateChainPem: await accessCa.issue(csr.body.data.csrPem, { validityDays: 365 }),
+        trustAnchorPem: accessCa.rootPem,
+      },
+    });
+    expect(access.status, JSON.stringify(access.body)).toBe(200);
+    const registration = await call(t, "PUT", "/management/verifier-registration-certificate", {
+      key,
+      body: {
+        registrationCertificate: await registrar.sign({
+          name: "Catalogue",
+          sub: { id: [{ type: "VAT", identifier: "VATFI-12345678" }] },
+          credentials: [
+            { format: "dc+sd-jwt", meta: issuer.credentialType, claim: [{ path: ["given_name"] }] },
+          ],
+          exp: Math.floor(Date.now() / 1000) + 90 * 86_400,
+        }),
+        trustAnchorPem: registrar.rootPem,
+      },
+    });
+    expect(registration.status, JSON.stringify(registration.body)).toBe(200);
+    const yearOn = new Date(Date.now() + 366 * 86_400_000);
+    await notifyExpiringRelyingPartyCertificates(t.server.deps, { now: yearOn });
+    await notifyExpiredTrustSources(t.server.deps, { now: yearOn });
     expect(
       (await call(t, "GET", `/v1.0/verification-sessions/${unanswered.id}`, { key })).body.data.status,
     ).toBe("expired");

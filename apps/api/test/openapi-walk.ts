@@ -101,30 +101,8 @@ export function ownSigningCertificate(
       return { certificateChainPem: await ca.issue(pending.csrPem), trustAnchorPem: ca.rootPem };
     },
     // A registration naming the caller's access certificate and registering what its policies ask.
-    VerifierRegistrationCertificates_Upload: async () => {
-      const [organisationId] = (await verifierCertificate())?.organisationIdentifiers ?? [];
-      if (!organisationId) return {}; // no access certificate yet: 409, tried again
-      const policies = await call(t, "GET", `/management/verification-policies?api-version=${API_VERSION}`, {
-        key,
-      });
-      const credentials = ((policies.body?.data ?? []) as Json[]).flatMap((policy) =>
-        ((policy.rules?.credentials ?? []) as Json[]).flatMap((c) =>
-          (c.credentialTypes as string[]).map((type) => ({
-            format: "dc+sd-jwt",
-            meta: type,
-            // The top-level claim registers everything under it.
-            claim: [...(c.requiredClaims ?? []), ...(c.optionalClaims ?? [])].map((path: unknown[]) => ({
-              path: [String(path[0])],
-            })),
-          })),
-        ),
-      );
-      const [, registrar] = await ownAuthorities();
-      return {
-        registrationCertificate: await registrar.sign({ sub: organisationId, name: "Example", credentials }),
-        trustAnchorPem: registrar.rootPem,
-      };
-    },
+    VerifierRegistrationCertificates_Upload: async () => ownRegistration(),
+    VerifierRegistrationCertificates_Add: async () => ownRegistration(),
     Issuers_SetSigningCertificate: async (path) => {
       const csrPath = path.replace(/signing-certificate$/, "certificate-signing-request");
       const csr = await call(t, "GET", `${csrPath}?api-version=${API_VERSION}`, { key });
@@ -134,6 +112,31 @@ export function ownSigningCertificate(
       };
     },
   };
+
+  async function ownRegistration(): Promise<Json> {
+    const [organisationId] = (await verifierCertificate())?.organisationIdentifiers ?? [];
+    if (!organisationId) return {}; // no access certificate yet: 409, tried again
+    const policies = await call(t, "GET", `/management/verification-policies?api-version=${API_VERSION}`, {
+      key,
+    });
+    const credentials = ((policies.body?.data ?? []) as Json[]).flatMap((policy) =>
+      ((policy.rules?.credentials ?? []) as Json[]).flatMap((c) =>
+        (c.credentialTypes as string[]).map((type) => ({
+          format: "dc+sd-jwt",
+          meta: type,
+          // The top-level claim registers everything under it.
+          claim: [...(c.requiredClaims ?? []), ...(c.optionalClaims ?? [])].map((path: unknown[]) => ({
+            path: [String(path[0])],
+          })),
+        })),
+      ),
+    );
+    const [, registrar] = await ownAuthorities();
+    return {
+      registrationCertificate: await registrar.sign({ sub: organisationId, name: "Example", credentials }),
+      trustAnchorPem: registrar.rootPem,
+    };
+  }
 }
 
 export interface ExampleOutcome {

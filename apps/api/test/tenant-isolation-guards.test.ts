@@ -42,6 +42,8 @@ const NOT_EXERCISED: Record<string, string> = {
     "installs the certificate for the caller's own pending request (none from another tenant: 409); isolation in relying-party-certificates.test.ts",
   VerifierRegistrationCertificates_Upload:
     "must name the caller's own access certificate (another tenant has none: 409); isolation in relying-party-certificates.test.ts",
+  VerifierRegistrationCertificates_Add:
+    "must name the caller's own access certificate (another tenant has none: 409); isolation in registration-certificates-by-id.test.ts",
   VerifierRegistrationCertificates_Delete:
     "removes the caller's own registration certificate (another tenant has none: 404); isolation in relying-party-certificates.test.ts",
 };

@@ -196,3 +196,66 @@ export const TRUST_SOURCE_READ_ONLY_FIELDS = [
   "createdAt",
   "updatedAt",
 ] as const;
+
+/** TrustSources_ListServices: the services of the last good copy, in list order; filter by service type. */
+export const ZListTrustSourceServicesRequest = zListQuery.extend({
+  trustSourceId: zTrustSourceId,
+  serviceType: z.string().min(1).max(512).optional().meta({
+    description: "Only services of this ETSI service type (ServiceTypeIdentifier URI), compared exactly.",
+    example: "http://uri.etsi.org/TrstSvc/Svctype/CA/QC",
+  }),
+});
+export type TListTrustSourceServicesRequest = z.infer<typeof ZListTrustSourceServicesRequest>;
+
+const zServiceStatus = z.string().nullable().meta({
+  description:
+    "The service status URI (e.g. `http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted`); null when the list profile has none (TS 119 602).",
+  example: "http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted",
+});
+
+export const zTrustSourceService = z
+  .object({
+    list: z.string().meta({
+      description:
+        "Location of the list that names the service (a LoTL's pointed-to list, or the list itself).",
+      example: "https://tl.example/de.xml",
+    }),
+    territory: z.string().nullable().meta({ description: "SchemeTerritory of that list.", example: "DE" }),
+    provider: z.string().meta({ description: "The trust service provider's name.", example: "Test TSP" }),
+    serviceType: z.string().meta({
+      description: "ServiceTypeIdentifier: what policies and issuers name with `serviceType`.",
+      example: "http://uri.etsi.org/TrstSvc/Svctype/CA/QC",
+    }),
+    serviceName: z.string().nullable().meta({ description: "The service's name.", example: "PID CA" }),
+    status: zServiceStatus,
+    statusStartingTime: z
+      .string()
+      .meta({ description: "When the current status began (ISO 8601).", example: ISO_EXAMPLE }),
+    certificates: z
+      .array(
+        z.object({
+          subject: z.string().meta({ description: "Subject DN, comma-separated.", example: "CN=PID CA" }),
+          notAfter: z.string().meta({ description: "End of validity (ISO 8601).", example: ISO_EXAMPLE }),
+        }),
+      )
+      .meta({ description: "The service digital identities (X.509 certificates)." }),
+    history: z
+      .array(
+        z.object({
+          status: zServiceStatus,
+          statusStartingTime: z.string().meta({ description: "When that status began (ISO 8601)." }),
+        }),
+      )
+      .meta({ description: "Earlier states, as the list gives them." }),
+    trusted: z.boolean().meta({
+      description:
+        "Whether the service's certificates count as trust anchors now: its list's NextUpdate has not passed and its status is granted (or the profile has none) and has begun.",
+      example: true,
+    }),
+  })
+  .meta({ id: "TrustSourceService", description: "One service of a trust source's last good copy." });
+export type TTrustSourceService = z.infer<typeof zTrustSourceService>;
+
+export const ZListTrustSourceServicesResponse = collectionOf(zTrustSourceService).meta({
+  id: "ManagementCollectionOfTrustSourceService",
+});

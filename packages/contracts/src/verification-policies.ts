@@ -312,6 +312,21 @@ const rulesShape = {
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
   }),
+  registrationCertificateIds: z
+    .array(
+      z.string().min(1).max(64).meta({
+        description: "A registration certificate of this environment (VerifierRegistrationCertificates_Add).",
+        example: "vreg_01jd5x6c3v8w9y0z1a2b3c4d5e",
+      }),
+    )
+    .min(1)
+    .max(10)
+    .refine((ids) => new Set(ids).size === ids.length, "Name each registration certificate once.")
+    .optional()
+    .meta({
+      description:
+        "The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md).",
+    }),
   verifierInfo: z
     .array(zVerifierInfo)
     .min(1)

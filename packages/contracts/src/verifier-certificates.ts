@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "./examples";
 import { KEY_PROVIDERS } from "./issuers";
-import { resourceOf } from "./pagination";
+import { collectionOf, resourceOf, zListQuery } from "./pagination";
 
 /** The shape of a registration certificate (header `typ: rc-wrp+jwt`); its signature verifies nowhere. */
 const EXAMPLE_REGISTRATION_CERTIFICATE =
@@ -271,6 +271,16 @@ export type TUploadVerifierRegistrationCertificateRequest = z.infer<
 
 export const zVerifierRegistrationCertificate = z
   .object({
+    id: z.string().meta({
+      description:
+        "The registration certificate's id: what a verification policy names in `registrationCertificateIds`.",
+      example: "vreg_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
+    default: z.boolean().meta({
+      description:
+        "Whether it is the environment's default one (VerifierRegistrationCertificates_Upload; used by policies that name none), or one added by id (VerifierRegistrationCertificates_Add).",
+      example: true,
+    }),
     registrationCertificate: z.string().meta({ description: "The JWT as uploaded.", example: "eyJ…" }),
     name: z
       .string()
@@ -318,4 +328,23 @@ export const zVerifierRegistrationCertificate = z
 export type TVerifierRegistrationCertificate = z.infer<typeof zVerifierRegistrationCertificate>;
 export const ZVerifierRegistrationCertificateResponse = resourceOf(zVerifierRegistrationCertificate).meta({
   id: "ManagementResourceOfVerifierRegistrationCertificate",
+});
+
+// ── Registration certificates by id (several per environment: per policy, per relying party) ─────────
+
+const zRegistrationCertificateId = z.string().min(1).max(64).meta({
+  description: "The registration certificate's id.",
+  example: "vreg_01jd5x6c3v8w9y0z1a2b3c4d5e",
+});
+
+/** VerifierRegistrationCertificates_Add: the same body as Upload; the certificate gets an id of its own. */
+export const ZAddVerifierRegistrationCertificateRequest = ZUploadVerifierRegistrationCertificateRequest;
+export const ZVerifierRegistrationCertificateIdParams = z.object({
+  registrationCertificateId: zRegistrationCertificateId,
+});
+export const ZListVerifierRegistrationCertificatesRequest = zListQuery;
+export const ZListVerifierRegistrationCertificatesResponse = collectionOf(
+  zVerifierRegistrationCertificate,
+).meta({
+  id: "ManagementCollectionOfVerifierRegistrationCertificate",
 });

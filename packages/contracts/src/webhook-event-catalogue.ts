@@ -249,6 +249,74 @@ export const EVENT_CATALOGUE: Record<WebhookEventType, CatalogueEntry> = {
       message: id("What failed, in words.", "the signature does not verify"),
     }),
   },
+  "trust_source.expired": {
+    name: "TrustSourceExpired",
+    description:
+      "A list of a trust source's last good copy has passed its NextUpdate without a successful refresh: the services of that list are no longer trusted until a refresh succeeds. Sent once per lapsed copy.",
+    data: z.object({
+      trustSourceId: id("The trust source's id.", "ts_01jd5x6c3v8w9y0z1a2b3c4d5e"),
+      url: id("Where the list is fetched from.", "https://tl.example/lotl.xml"),
+      nextUpdate: z.string().meta({
+        description: "The NextUpdate (ISO 8601) that passed: the earliest of the copy's lists.",
+        example: "2026-08-30T12:00:00.000Z",
+      }),
+    }),
+  },
+  "verifier_certificate.expiring": {
+    name: "VerifierCertificateExpiring",
+    description:
+      "The verifier certificate in use (the access certificate request objects are signed with) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen. Sent once per certificate; import a renewed one (VerifierCertificates_CreateSigningRequest, VerifierCertificates_ImportAccessCertificate).",
+    data: z.object({
+      subject: id(
+        "The leaf certificate's subject, as VerifierCertificates_Get shows it.",
+        "CN=verifier.example.com, O=Webshop Oy, 2.5.4.97=VATFI-12345678, C=FI",
+      ),
+      serialNumber: id(
+        "The leaf certificate's serial number (hex), as VerifierCertificates_Get shows it.",
+        "4F3A9C",
+      ),
+      accessCertificate: z.boolean().meta({
+        description: "Whether it is an access certificate (its subject has an organizationIdentifier).",
+        example: true,
+      }),
+      organisationIdentifiers: z
+        .array(z.string())
+        .meta({ description: "The subject's organizationIdentifier values.", example: ["VATFI-12345678"] }),
+      expiresAt: z.string().meta({
+        description: "The leaf certificate's notAfter (ISO 8601).",
+        example: "2026-08-30T12:00:00.000Z",
+      }),
+      daysLeft: z.number().int().meta({
+        description: "Whole days until it expires, rounded up (0 or less: already expired).",
+        example: 30,
+      }),
+    }),
+  },
+  "registration_certificate.expiring": {
+    name: "RegistrationCertificateExpiring",
+    description:
+      "The registration certificate (WRPRC) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen; once expired, verifications are refused (409 NotRegistered). Sent once per certificate; upload a renewed one (VerifierRegistrationCertificates_Upload).",
+    data: z.object({
+      registrationCertificateId: id(
+        "The registration certificate's id (VerifierRegistrationCertificates_GetById; the default one's too).",
+        "vreg_01jd5x6c3v8w9y0z1a2b3c4d5e",
+      ),
+      relyingParty: z
+        .string()
+        .nullable()
+        .meta({ description: "The registered relying party's name.", example: "Webshop" }),
+      relyingPartyIds: z
+        .array(z.string())
+        .meta({ description: "The relying party's identifiers (sub).", example: ["VATFI-12345678"] }),
+      expiresAt: z
+        .string()
+        .meta({ description: "Its `exp` (ISO 8601).", example: "2026-08-30T12:00:00.000Z" }),
+      daysLeft: z.number().int().meta({
+        description: "Whole days until it expires, rounded up (0 or less: already expired).",
+        example: 30,
+      }),
+    }),
+  },
   "verification_policy.version_activated": {
     name: "VerificationPolicyVersionActivated",
     description:

@@ -24,6 +24,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "verification_policy.reactivated",
   "verification_policy.version_activated",
   "trust_source.refresh_failed",
+  "trust_source.expired",
+  "verifier_certificate.expiring",
+  "registration_certificate.expiring",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

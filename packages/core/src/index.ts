@@ -68,5 +68,9 @@ export { readSessionCookie } from "./staff/session-cookie";
 export { addStaffUser, createStaffUser, grantStaffMembership, resetStaffPassword } from "./staff/staff-auth";
 export { bootstrap } from "./tenants/bootstrap";
 export { createTenant, findTenant, listTenants } from "./tenants/tenants";
-export { refreshDueTrustSources } from "./trust-sources";
-export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./verifier-certificates";
+export { notifyExpiredTrustSources, refreshDueTrustSources } from "./trust-sources";
+export {
+  type ListedVerifierKey,
+  listVerifierKeysAcrossTenants,
+  notifyExpiringRelyingPartyCertificates,
+} from "./verifier-certificates";

@@ -51,6 +51,7 @@ export const USE_CASE_CONFIG: CoreConfig = {
   idempotencyRetentionHours: 24,
   webhookDeliveryRetentionDays: 30,
   auditRetentionDays: 400,
+  certificateExpiryNoticeDays: 30,
   webhookAllowedHosts: ["127.0.0.1", "localhost"],
   issuance: {
     offerLifetimeSeconds: 900,

@@ -9,6 +9,8 @@ import {
   dispatchOutboxEvents,
   maintainAuditTrail,
   noDomainMetrics,
+  notifyExpiredTrustSources,
+  notifyExpiringRelyingPartyCertificates,
   onOutboxWrite,
   refreshDueTrustSources,
   sweepExpired,
@@ -104,6 +106,8 @@ export function createWebhookWorker(
   let lastSweep = 0;
   /** The trust source refresh pass under way, if any. */
   let trustRefresh: Promise<void> | undefined;
+  /** The expiry notice pass under way, if any. */
+  let notices: Promise<void> | undefined;
   let lastDelivery = Number.NEGATIVE_INFINITY;
   let lastNudge = Number.NEGATIVE_INFINITY;
   let fruitlessNudgedRounds = 0;
@@ -145,6 +149,17 @@ export function createWebhookWorker(
       if (report.issuanceTransactionsExpired || report.verificationSessionsExpired) {
         logger.info({ ...report }, "sweeper expired pending sessions");
       }
+      // Expiry notices (relying-party certificates, lapsed trusted lists), beside the rounds like the
+      // refreshes: each is recorded with its event, so a restart or another worker does not send it again.
+      notices ??= Promise.all([notifyExpiringRelyingPartyCertificates(deps), notifyExpiredTrustSources(deps)])
+        .then(([expiring, lapsed]) => {
+          if (expiring.accessCertificates || expiring.registrationCertificates || lapsed.notified)
+            logger.info({ ...expiring, trustSourcesExpired: lapsed.notified }, "sweeper sent expiry notices");
+        })
+        .catch((error) => logger.error({ err: error }, "sweeper: expiry notices failed"))
+        .finally(() => {
+          notices = undefined;
+        });
       // Trusted lists are fetched beside the rounds (a slow list must not hold up deliveries), one
       // refresh pass at a time.
       trustRefresh ??= refreshDueTrustSources({ ...deps, metrics: deps.metrics ?? noDomainMetrics })
@@ -246,7 +261,7 @@ export function createWebhookWorker(
       await loop;
       loop = undefined;
       if (!graceful) abort.abort();
-      await Promise.allSettled([...inFlight, trustRefresh]);
+      await Promise.allSettled([...inFlight, trustRefresh, notices]);
     },
     async runOnce() {
       const { jobs } = await round();

@@ -12,7 +12,8 @@ export type ListedResource =
   | "issuers"
   | "verificationPolicies"
   | "credentialConfigurations"
-  | "webhooks";
+  | "webhooks"
+  | "trustSources";
 
 type ListProcedure<R extends ListedResource> = Trpc[R]["list"];
 export type ItemOf<R extends ListedResource> = inferOutput<ListProcedure<R>>["data"][number];

@@ -48,10 +48,10 @@ export const issuerRepository = {
     });
   },
 
-  /** The environment's registration certificate, when one is installed, with its expiry. */
+  /** The environment's default registration certificate, when one is installed, with its expiry. */
   findRegistrationExpiry(db: UnitOfWork, scope: TenantScope) {
     return db.prisma.verifierRegistrationCertificate.findUnique({
-      where: { tenantId_environment: scope },
+      where: { tenantId_environment_defaultKey: { ...scope, defaultKey: "default" } },
       select: { expiresAt: true },
     });
   },

@@ -21,6 +21,11 @@ export interface CoreConfig {
   webhookDeliveryRetentionDays: number;
   /** Days an audit event is kept; the worker's sweep purges older ones (docs/api/audit-events.md). */
   auditRetentionDays: number;
+  /**
+   * Days before a relying-party certificate (access or registration) expires when the worker emits its
+   * `*.expiring` event, once per certificate (docs/api/relying-party-certificates.md).
+   */
+  certificateExpiryNoticeDays: number;
   /** Hosts a webhook URL may use even though they resolve to private addresses (tests only). */
   webhookAllowedHosts: string[];
   issuance: {

@@ -5,6 +5,8 @@ import {
   ZDeleteTrustSourceResponse,
   ZGetTrustSourceRequest,
   ZGetTrustSourceResponse,
+  ZListTrustSourceServicesRequest,
+  ZListTrustSourceServicesResponse,
   ZListTrustSourcesRequest,
   ZListTrustSourcesResponse,
   ZRefreshTrustSourceRequest,
@@ -15,6 +17,7 @@ import {
 import { protectedProcedure, router } from "../rpc/trpc";
 import { scopeOf } from "../shared/scope-of";
 import { createTrustSource } from "./create-trust-source";
+import { listTrustSourceServices } from "./list-trust-source-services";
 import {
   assertNoReadOnlyTrustSourceFields,
   deleteTrustSource,
@@ -84,6 +87,24 @@ export const trustSourcesRouter = router({
     .input(ZListTrustSourcesRequest)
     .output(ZListTrustSourcesResponse)
     .query(({ ctx, input }) => listTrustSources(ctx.db, scopeOf(ctx), input)),
+
+  listServices: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${BASE}/{trustSourceId}/services`,
+        operationId: "TrustSources_ListServices",
+        summary: "List the services of a trust source's last good copy",
+        description:
+          "The trust services the verified lists name (a LoTL's pointed-to lists after it), in list order, with their service type, name, status, certificates and history, and whether each counts as a trust anchor now. `serviceType` keeps only services of that type. Empty while no copy has verified (status `pending`).",
+        tags: TAGS,
+      },
+      scopes: ["trust-sources.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZListTrustSourceServicesRequest)
+    .output(ZListTrustSourceServicesResponse)
+    .query(({ ctx, input }) => listTrustSourceServices(ctx.db, scopeOf(ctx), input)),
 
   update: protectedProcedure
     .meta({

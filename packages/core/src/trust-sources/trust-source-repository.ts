@@ -96,6 +96,41 @@ export const trustSourceRepository = {
     ]);
     return { total, failing, pastNextUpdate };
   },
+  /**
+   * Live sources across tenants whose last good copy has a list past its NextUpdate, not notified yet
+   * (few: a lapsed copy is an incident, and a successful refresh ends it).
+   */
+  async lapsedNotNotified(db: UnitOfWork, at: Date) {
+    const rows = await db.prisma.trustSource.findMany({
+      where: { ...live, listsNextUpdate: { lte: at } },
+      select: {
+        id: true,
+        tenantId: true,
+        environment: true,
+        url: true,
+        listsNextUpdate: true,
+        expiryNotifiedFor: true,
+      },
+      orderBy: { listsNextUpdate: "asc" },
+    });
+    return rows.filter((row) => row.expiryNotifiedFor?.getTime() !== row.listsNextUpdate?.getTime());
+  },
+  /**
+   * Records that the copy lapsing at `nextUpdate` was notified, only if no worker did first (and no
+   * refresh replaced the copy meanwhile): true when this call recorded it.
+   */
+  async markExpiryNotified(db: UnitOfWork, id: string, nextUpdate: Date) {
+    const { count } = await db.prisma.trustSource.updateMany({
+      where: {
+        id,
+        ...live,
+        listsNextUpdate: nextUpdate,
+        OR: [{ expiryNotifiedFor: null }, { expiryNotifiedFor: { not: nextUpdate } }],
+      },
+      data: { expiryNotifiedFor: nextUpdate },
+    });
+    return count === 1;
+  },
   /** Moves a due source's next refresh on, only if no other worker did first: true when this one claimed it. */
   async claimDue(db: UnitOfWork, id: string, dueAt: Date, until: Date) {
     const { count } = await db.prisma.trustSource.updateMany({

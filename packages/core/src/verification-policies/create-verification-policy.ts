@@ -20,7 +20,7 @@ export async function checkReferences(
   rules: TPolicyRules,
 ): Promise<ErrorDetail[]> {
   const details: ErrorDetail[] = [];
-  const [knownTypes, knownIssuers, knownTrustSources] = await Promise.all([
+  const [knownTypes, knownIssuers, knownTrustSources, knownRegistrations] = await Promise.all([
     repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
     repo.existingIssuerIds(db, scope, [
       ...new Set(
@@ -36,7 +36,16 @@ export async function checkReferences(
         ),
       ),
     ]),
+    repo.existingRegistrationCertificateIds(db, scope, rules.registrationCertificateIds ?? []),
   ]);
+  for (const [i, id] of (rules.registrationCertificateIds ?? []).entries()) {
+    if (knownRegistrations.has(id)) continue;
+    details.push({
+      code: "UnknownRegistrationCertificate",
+      target: `registrationCertificateIds.${i}`,
+      message: `No registration certificate '${id}' exists in this environment (VerifierRegistrationCertificates_Add).`,
+    });
+  }
 
   for (const [i, credential] of rules.credentials.entries()) {
     const external = credential.trustedIssuers.some((t) => !("issuerId" in t));
@@ -110,6 +119,9 @@ export async function createVerificationPolicy(
     requireResponseCode: input.requireResponseCode,
     reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,
     verifierInfo: input.verifierInfo,
+    ...(input.registrationCertificateIds
+      ? { registrationCertificateIds: input.registrationCertificateIds }
+      : {}),
   };
   const details = await checkReferences(db, scope, config, rules);
   if (details.length > 0) {

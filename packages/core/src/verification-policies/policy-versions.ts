@@ -81,6 +81,9 @@ export async function createVerificationPolicyVersion(
     requireResponseCode: input.requireResponseCode,
     reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,
     verifierInfo: input.verifierInfo,
+    ...(input.registrationCertificateIds
+      ? { registrationCertificateIds: input.registrationCertificateIds }
+      : {}),
   };
   return changeVersions(db, scope, input.policyIdentifier, async (tx, row, now) => {
     const details = await checkReferences(tx, scope, config, rules);

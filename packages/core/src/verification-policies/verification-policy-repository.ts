@@ -98,6 +98,19 @@ export const verificationPolicyRepository = {
     });
     return new Set(rows.map((r) => r.id));
   },
+  /** Which of `ids` name registration certificates of this environment (a policy's registrationCertificateIds). */
+  async existingRegistrationCertificateIds(
+    db: UnitOfWork,
+    scope: TenantScope,
+    ids: string[],
+  ): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db.prisma.verifierRegistrationCertificate.findMany({
+      where: { ...scope, id: { in: ids } },
+      select: { id: true },
+    });
+    return new Set(rows.map((r) => r.id));
+  },
 };
 
 export type VerificationPolicyVersionRow = Awaited<

@@ -14,7 +14,7 @@ import type { TenantScope } from "../shared/principal";
 import { getActivePolicyForVerification } from "../verification-policies";
 import { buildDcApiRequestFor, dcApiChannel, dcApiClientId, dcApiResponseMode } from "./dc-api";
 import { dcqlQueryFor, walletDcqlQueryFor } from "./policy-query";
-import { assertWithinRegistration, rulesWithRegistration } from "./registration-limits";
+import { assertWithinRegistrations, registrationsFor, rulesWithRegistrations } from "./registration-limits";
 import { signedRequestByValue } from "./request-by-value";
 import { encodeTransactionData } from "./transaction-data";
 import { type VerificationSessionRow, verificationRepository } from "./verification-repository";
@@ -52,9 +52,10 @@ export async function createVerification(
     input.policy,
   );
   const dcqlQuery = dcqlQueryFor(deps, policyRules); // refuse a policy that cannot become a query now
-  assertWithinRegistration(identity, dcqlQuery);
-  // The registration certificate travels in verifier_info with the policy's own entries.
-  const rules = rulesWithRegistration(policyRules, identity);
+  const registrations = await registrationsFor(db, scope, policyRules, identity);
+  assertWithinRegistrations(identity, registrations, dcqlQuery);
+  // The registration certificates travel in verifier_info with the policy's own entries.
+  const rules = rulesWithRegistrations(policyRules, registrations);
   const transactionData = input.transactionData ? encodeTransactionData(input.transactionData, rules) : null;
   const dcApi = input.dcApi ? dcApiChannel(rules, input.dcApi) : null;
   // Policies stored before `clientIdPrefix` existed use the default.

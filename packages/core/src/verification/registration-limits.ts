@@ -1,39 +1,104 @@
 import type { TPolicyRules } from "@cred/contracts/verification-policies";
+import type { UnitOfWork } from "@cred/db";
 import { type DcqlQuery, REGISTRATION_CERTIFICATE_FORMAT, registrationExcesses } from "@cred/oid4vc";
 import { DomainError } from "../shared/errors";
-import type { VerifierIdentity } from "./verifier-identity";
+import type { TenantScope } from "../shared/principal";
+import { verificationRepository } from "./verification-repository";
+import {
+  toVerifierRegistration,
+  type VerifierIdentity,
+  type VerifierRegistration,
+} from "./verifier-identity";
+
+/** A registration certificate a verification is checked against, with where an error about it points. */
+export interface AppliedRegistration {
+  registration: VerifierRegistration;
+  /** `registrationCertificate` for the environment's default one, `registrationCertificateIds.<i>` for a named one. */
+  target: string;
+}
 
 /**
- * Refuses a verification the relying party's registration certificate (WRPRC, ETSI TS 119 475) does not
- * cover, before any session exists: an expired registration, an access certificate that is no longer
- * the registered relying party's or its intermediary's (409 `VerifierCertificateMismatch`), and a DCQL
- * query asking for a credential type or claim the registration does not list (409 `NotRegistered`, one
- * detail per credential type or claim). Without a registration certificate nothing is limited.
+ * The registration certificates a verification under `rules` is checked against and carries: those the
+ * policy names in `registrationCertificateIds` (each must still exist: 409 NotRegistered
+ * `RegistrationCertificateRemoved` otherwise), or, when it names none, the environment's default one if
+ * any (docs/api/relying-party-certificates.md).
  */
-export function assertWithinRegistration(identity: VerifierIdentity, query: DcqlQuery, now = new Date()) {
-  const registration = identity.registration;
-  if (!registration) return;
-  if (registration.expiresAt && registration.expiresAt.getTime() <= now.getTime())
+export async function registrationsFor(
+  db: UnitOfWork,
+  scope: TenantScope,
+  rules: TPolicyRules,
+  identity: VerifierIdentity,
+): Promise<AppliedRegistration[]> {
+  const ids = rules.registrationCertificateIds;
+  if (!ids?.length) {
+    return identity.registration
+      ? [{ registration: identity.registration, target: "registrationCertificate" }]
+      : [];
+  }
+  const rows = await verificationRepository.findVerifierRegistrationCertificatesByIds(db, scope, ids);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const missing = ids.flatMap((id, i) => (byId.has(id) ? [] : [{ id, i }]));
+  if (missing.length)
     throw new DomainError(
       "NotRegistered",
-      `The registration certificate expired at ${registration.expiresAt.toISOString()}; wallets refuse requests that carry it. Upload a current one (VerifierRegistrationCertificates_Upload) or delete it.`,
-      [{ code: "RegistrationExpired", target: "registrationCertificate", message: "exp is in the past" }],
+      "A registration certificate the policy names was removed; wallets need it to accept the request. Add one (VerifierRegistrationCertificates_Add) and name it in a new policy version.",
+      missing.map(({ id, i }) => ({
+        code: "RegistrationCertificateRemoved",
+        target: `policy.registrationCertificateIds[${i}]`,
+        message: `no registration certificate '${id}' exists in this environment`,
+      })),
     );
+  return ids.map((id, i) => ({
+    registration: toVerifierRegistration(byId.get(id)!),
+    target: `policy.registrationCertificateIds[${i}]`,
+  }));
+}
+
+/**
+ * Refuses a verification the relying party's registration certificates (WRPRC, ETSI TS 119 475) do not
+ * cover, before any session exists: an expired registration, an access certificate that is no longer
+ * the registered relying party's or its intermediary's (409 `VerifierCertificateMismatch`), and a DCQL
+ * credential query that no registration lists with every type and claim it asks (409 `NotRegistered`,
+ * one detail per credential type or claim, as the first registration reports it). Without registration
+ * certificates nothing is limited.
+ */
+export function assertWithinRegistrations(
+  identity: VerifierIdentity,
+  applied: readonly AppliedRegistration[],
+  query: DcqlQuery,
+  now = new Date(),
+) {
+  if (applied.length === 0) return;
   const ids = new Set(identity.organisationIdentifiers);
-  const named = [...registration.subjectIds, ...registration.intermediaryIds].some((id) => ids.has(id));
-  if (!named)
-    throw new DomainError(
-      "VerifierCertificateMismatch",
-      `The verifier certificate (organizationIdentifier ${identity.organisationIdentifiers.join(", ") || "none"}) is neither the registered relying party's nor its intermediary's; wallets would refuse the request. Import the access certificate the registration names.`,
-      [
-        {
-          code: "RegistrationSubjectMismatch",
-          target: "registrationCertificate",
-          message: "no identifier of sub or act.sub is the access certificate's organizationIdentifier",
-        },
-      ],
-    );
-  const excesses = registrationExcesses(registration, query);
+  for (const { registration, target } of applied) {
+    if (registration.expiresAt && registration.expiresAt.getTime() <= now.getTime())
+      throw new DomainError(
+        "NotRegistered",
+        `The registration certificate expired at ${registration.expiresAt.toISOString()}; wallets refuse requests that carry it. Upload a current one (VerifierRegistrationCertificates_Upload or _Add) or remove it.`,
+        [{ code: "RegistrationExpired", target, message: "exp is in the past" }],
+      );
+    const named = [...registration.subjectIds, ...registration.intermediaryIds].some((id) => ids.has(id));
+    if (!named)
+      throw new DomainError(
+        "VerifierCertificateMismatch",
+        `The verifier certificate (organizationIdentifier ${identity.organisationIdentifiers.join(", ") || "none"}) is neither the registered relying party's nor its intermediary's; wallets would refuse the request. Import the access certificate the registration names.`,
+        [
+          {
+            code: "RegistrationSubjectMismatch",
+            target,
+            message: "no identifier of sub or act.sub is the access certificate's organizationIdentifier",
+          },
+        ],
+      );
+  }
+  const perRegistration = applied.map(({ registration }) => registrationExcesses(registration, query));
+  // A credential query is covered when one registration lists it with every type and claim it asks.
+  const uncovered = new Set(
+    query.credentials
+      .map((credential) => credential.id)
+      .filter((id) => perRegistration.every((excesses) => excesses.some((e) => e.credentialId === id))),
+  );
+  const excesses = perRegistration[0]!.filter((e) => uncovered.has(e.credentialId));
   if (excesses.length)
     throw new DomainError(
       "NotRegistered",
@@ -50,16 +115,22 @@ export function assertWithinRegistration(identity: VerifierIdentity, query: Dcql
 }
 
 /**
- * The session's rules snapshot with the registration certificate added to `verifierInfo` as
+ * The session's rules snapshot with the registration certificates added to `verifierInfo` as
  * `{ format: "registration_cert", data: <JWT> }` (OpenID4VP 1.0 §5.1 `verifier_info`), so every request
- * object of the session (request_uri and DC API) carries the registration it was checked against.
+ * object of the session (request_uri and DC API) carries the registrations it was checked against.
  */
-export function rulesWithRegistration(rules: TPolicyRules, identity: VerifierIdentity): TPolicyRules {
-  if (!identity.registration) return rules;
+export function rulesWithRegistrations(
+  rules: TPolicyRules,
+  applied: readonly AppliedRegistration[],
+): TPolicyRules {
+  if (applied.length === 0) return rules;
   return {
     ...rules,
     verifierInfo: [
-      { format: REGISTRATION_CERTIFICATE_FORMAT, data: identity.registration.jwt },
+      ...applied.map(({ registration }) => ({
+        format: REGISTRATION_CERTIFICATE_FORMAT,
+        data: registration.jwt,
+      })),
       ...(rules.verifierInfo ?? []),
     ],
   };

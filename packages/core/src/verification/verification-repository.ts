@@ -147,8 +147,15 @@ export const verificationRepository = {
   createVerifierCertificate(db: UnitOfWork, data: Prisma.VerifierCertificateUncheckedCreateInput) {
     return db.prisma.verifierCertificate.create({ data });
   },
+  /** The environment's default registration certificate (policies naming none use it). */
   findVerifierRegistrationCertificate(db: UnitOfWork, scope: TenantScope) {
-    return db.prisma.verifierRegistrationCertificate.findUnique({ where: { tenantId_environment: scope } });
+    return db.prisma.verifierRegistrationCertificate.findUnique({
+      where: { tenantId_environment_defaultKey: { ...scope, defaultKey: "default" } },
+    });
+  },
+  /** Registration certificates of this environment by id (a policy's `registrationCertificateIds`). */
+  findVerifierRegistrationCertificatesByIds(db: UnitOfWork, scope: TenantScope, ids: string[]) {
+    return db.prisma.verifierRegistrationCertificate.findMany({ where: { ...scope, id: { in: ids } } });
   },
 
   /**

@@ -216,16 +216,20 @@ async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity
       decentralized_identifier: `${DECENTRALIZED_IDENTIFIER_PREFIX}${did}`,
     },
     organisationIdentifiers: organisationIdentifiersOf(Buffer.from(parsed.x5c[0]!, "base64")),
-    registration: registration
-      ? {
-          jwt: registration.jwt,
-          ...(registration.registration as unknown as Pick<
-            VerifierRegistration,
-            "subjectIds" | "intermediaryIds" | "credentials"
-          >),
-          expiresAt: registration.expiresAt,
-        }
-      : null,
+    registration: registration ? toVerifierRegistration(registration) : null,
+  };
+}
+
+/** A stored registration certificate row as sessions use it. */
+export function toVerifierRegistration(row: {
+  jwt: string;
+  registration: unknown;
+  expiresAt: Date | null;
+}): VerifierRegistration {
+  return {
+    jwt: row.jwt,
+    ...(row.registration as Pick<VerifierRegistration, "subjectIds" | "intermediaryIds" | "credentials">),
+    expiresAt: row.expiresAt,
   };
 }
 

@@ -1,1 +1,2 @@
 export { type ListedVerifierKey, listVerifierKeysAcrossTenants } from "./list-verifier-keys";
+export { notifyExpiringRelyingPartyCertificates } from "./notify-expiring-certificates";

@@ -1,3 +1,4 @@
+import type { ListQuery } from "@cred/contracts/pagination";
 import type {
   TUploadVerifierRegistrationCertificateRequest,
   TVerifierRegistrationCertificate,
@@ -10,8 +11,9 @@ import {
   splitPemCertificates,
 } from "@cred/oid4vc";
 import type { AppDeps } from "../shared/context";
-import { DomainError } from "../shared/errors";
+import { DomainError, notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
+import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
 import { ensureVerifierCertificate } from "../verification";
 import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
@@ -25,6 +27,8 @@ type RegistrationRow = NonNullable<Awaited<ReturnType<typeof repo.findRegistrati
 function toDto(row: RegistrationRow): TVerifierRegistrationCertificate {
   const r = row.registration as unknown as Registration;
   return {
+    id: row.id,
+    default: row.defaultKey !== null,
     registrationCertificate: row.jwt,
     name: r.name,
     subjectIds: r.subjectIds,
@@ -51,6 +55,34 @@ export async function uploadVerifierRegistrationCertificate(
   scope: TenantScope,
   input: TUploadVerifierRegistrationCertificateRequest,
 ): Promise<TVerifierRegistrationCertificate> {
+  const checked = await checkRegistrationCertificate(deps, scope, input);
+  const row = await repo.replaceRegistration(deps.database.root, deps.caches, scope, {
+    id: newId("vreg"),
+    ...checked,
+  });
+  return toDto(row);
+}
+
+/**
+ * VerifierRegistrationCertificates_Add: the same checks as Upload, but the certificate is kept beside the
+ * default one under an id of its own, for verification policies to name (`registrationCertificateIds`):
+ * one per policy, or one per relying party an intermediary acts for.
+ */
+export async function addVerifierRegistrationCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  input: TUploadVerifierRegistrationCertificateRequest,
+): Promise<TVerifierRegistrationCertificate> {
+  const checked = await checkRegistrationCertificate(deps, scope, input);
+  const row = await repo.addRegistration(deps.database.root, scope, { id: newId("vreg"), ...checked });
+  return toDto(row);
+}
+
+async function checkRegistrationCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  input: TUploadVerifierRegistrationCertificateRequest,
+) {
   const certificate = await ensureVerifierCertificate(deps, scope);
   const leafPem = splitPemCertificates(certificate.chainPem)[0]!;
   const organisationIds = organisationIdentifiersOf(leafPem);
@@ -96,15 +128,13 @@ export async function uploadVerifierRegistrationCertificate(
     credentials: parsed.credentials,
     registrar: parsed.registrar,
   };
-  const row = await repo.replaceRegistration(deps.database.root, deps.caches, scope, {
-    id: newId("vreg"),
+  return {
     jwt: parsed.jwt,
     trustAnchorPem: input.trustAnchorPem,
     registration,
     issuedAt: parsed.issuedAt,
     expiresAt: parsed.expiresAt,
-  });
-  return toDto(row);
+  };
 }
 
 /** The registration certificate of the caller's environment; 404 when none was uploaded. */
@@ -120,5 +150,37 @@ export async function deleteVerifierRegistrationCertificate(deps: AppDeps, scope
   const row = await repo.findRegistration(deps.database.root, scope);
   if (!row || !(await repo.deleteRegistration(deps.database.root, deps.caches, scope)))
     throw new DomainError("NotFound", "No registration certificate was uploaded for this environment.");
+  return toDto(row);
+}
+
+/** VerifierRegistrationCertificates_List: the environment's registration certificates, default one too. */
+export async function listVerifierRegistrationCertificates(
+  deps: AppDeps,
+  scope: TenantScope,
+  query: ListQuery,
+) {
+  const rows = await repo.listRegistrations(deps.database.root, scope, {
+    afterId: decodeCursor(query.cursor),
+    take: query.limit + 1,
+  });
+  return toPage(rows, query.limit, toDto);
+}
+
+/** VerifierRegistrationCertificates_GetById; 404 for an unknown or foreign id. */
+export async function getVerifierRegistrationCertificateById(deps: AppDeps, scope: TenantScope, id: string) {
+  const row = await repo.findRegistrationById(deps.database.root, scope, id);
+  if (!row) throw notFound("The registration certificate");
+  return toDto(row);
+}
+
+/**
+ * VerifierRegistrationCertificates_Remove: removes one by id (the default one too); 404 for an unknown or
+ * foreign id. Policies naming it are refused at Verifications_Create from then on (409 NotRegistered).
+ */
+export async function removeVerifierRegistrationCertificate(deps: AppDeps, scope: TenantScope, id: string) {
+  const db = deps.database.root;
+  const row = await repo.findRegistrationById(db, scope, id);
+  if (!row || !(await repo.deleteRegistrationById(db, deps.caches, scope, id)))
+    throw notFound("The registration certificate");
   return toDto(row);
 }

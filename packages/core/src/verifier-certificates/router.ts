@@ -1,13 +1,17 @@
 import {
+  ZAddVerifierRegistrationCertificateRequest,
   ZCreateVerifierCertificateSigningRequestRequest,
   ZDeleteVerifierRegistrationCertificateRequest,
   ZGetVerifierCertificateRequest,
   ZGetVerifierRegistrationCertificateRequest,
   ZImportVerifierAccessCertificateRequest,
+  ZListVerifierRegistrationCertificatesRequest,
+  ZListVerifierRegistrationCertificatesResponse,
   ZUploadVerifierCertificateRequest,
   ZUploadVerifierRegistrationCertificateRequest,
   ZVerifierCertificateResponse,
   ZVerifierCertificateSigningRequestResponse,
+  ZVerifierRegistrationCertificateIdParams,
   ZVerifierRegistrationCertificateResponse,
 } from "@cred/contracts/verifier-certificates";
 import { protectedProcedure, router } from "../rpc/trpc";
@@ -17,8 +21,12 @@ import {
   importVerifierAccessCertificate,
 } from "./access-certificate";
 import {
+  addVerifierRegistrationCertificate,
   deleteVerifierRegistrationCertificate,
   getVerifierRegistrationCertificate,
+  getVerifierRegistrationCertificateById,
+  listVerifierRegistrationCertificates,
+  removeVerifierRegistrationCertificate,
   uploadVerifierRegistrationCertificate,
 } from "./registration-certificate";
 import { getVerifierCertificate, uploadVerifierCertificate } from "./verifier-certificates";
@@ -27,6 +35,7 @@ const TAGS = ["Verifier certificate"];
 const PATH = "/management/verifier-certificate";
 const REGISTRATION_TAGS = ["Verifier registration certificate"];
 const REGISTRATION_PATH = "/management/verifier-registration-certificate";
+const REGISTRATIONS_PATH = "/management/verifier-registration-certificates";
 
 /** Platform extensions (not among the specification's operations): the verifier's X.509 identity. */
 export const verifierCertificatesRouter = router({
@@ -167,5 +176,92 @@ export const verifierCertificatesRouter = router({
     .output(ZVerifierRegistrationCertificateResponse)
     .mutation(async ({ ctx }) => ({
       data: await deleteVerifierRegistrationCertificate(ctx.deps, scopeOf(ctx)),
+    })),
+
+  addRegistration: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: REGISTRATIONS_PATH,
+        operationId: "VerifierRegistrationCertificates_Add",
+        summary: "Add a registration certificate by id",
+        description:
+          "Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered).",
+        tags: REGISTRATION_TAGS,
+        successDescription: "The registration certificate was added.",
+      },
+      scopes: ["verification-policies.manage"],
+      successStatus: 201,
+      errorStatuses: [400, 401, 403, 409, 429],
+    })
+    .input(ZAddVerifierRegistrationCertificateRequest)
+    .output(ZVerifierRegistrationCertificateResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await addVerifierRegistrationCertificate(ctx.deps, scopeOf(ctx), input),
+    })),
+
+  listRegistrations: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: REGISTRATIONS_PATH,
+        operationId: "VerifierRegistrationCertificates_List",
+        summary: "List the registration certificates",
+        description:
+          "Extension. The environment's registration certificates by id, the default one (`default: true`) among them.",
+        tags: REGISTRATION_TAGS,
+      },
+      scopes: ["verification-policies.read"],
+      errorStatuses: [400, 401, 403, 429],
+    })
+    .input(ZListVerifierRegistrationCertificatesRequest)
+    .output(ZListVerifierRegistrationCertificatesResponse)
+    .query(({ ctx, input }) => listVerifierRegistrationCertificates(ctx.deps, scopeOf(ctx), input)),
+
+  getRegistrationById: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${REGISTRATIONS_PATH}/{registrationCertificateId}`,
+        operationId: "VerifierRegistrationCertificates_GetById",
+        summary: "Get a registration certificate by id",
+        tags: REGISTRATION_TAGS,
+      },
+      scopes: ["verification-policies.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZVerifierRegistrationCertificateIdParams)
+    .output(ZVerifierRegistrationCertificateResponse)
+    .query(async ({ ctx, input }) => ({
+      data: await getVerifierRegistrationCertificateById(
+        ctx.deps,
+        scopeOf(ctx),
+        input.registrationCertificateId,
+      ),
+    })),
+
+  removeRegistration: protectedProcedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: `${REGISTRATIONS_PATH}/{registrationCertificateId}`,
+        operationId: "VerifierRegistrationCertificates_Remove",
+        summary: "Remove a registration certificate by id",
+        description:
+          "Extension. Answers 200 with the certificate as it was (the default one may be removed this way too). Verifications under a policy naming it are refused from then on (409 NotRegistered) until the policy names another.",
+        tags: REGISTRATION_TAGS,
+        successDescription: "The registration certificate was removed; the body shows it as it was.",
+      },
+      scopes: ["verification-policies.manage"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZVerifierRegistrationCertificateIdParams)
+    .output(ZVerifierRegistrationCertificateResponse)
+    .mutation(async ({ ctx, input }) => ({
+      data: await removeVerifierRegistrationCertificate(
+        ctx.deps,
+        scopeOf(ctx),
+        input.registrationCertificateId,
+      ),
     })),
 });

@@ -82,8 +82,50 @@ export const verifierCertificateRepository = {
     });
   },
 
+  /** The environment's default registration certificate (the singular operations). */
   findRegistration(db: UnitOfWork, scope: TenantScope) {
-    return db.prisma.verifierRegistrationCertificate.findUnique({ where: { tenantId_environment: scope } });
+    return db.prisma.verifierRegistrationCertificate.findUnique({
+      where: { tenantId_environment_defaultKey: { ...scope, defaultKey: "default" } },
+    });
+  },
+
+  /** A registration certificate of this environment by id (default or added); null for a foreign one. */
+  findRegistrationById(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.verifierRegistrationCertificate.findFirst({ where: { ...scope, id } });
+  },
+
+  /** This environment's registration certificates (the default one too), by id, a page at a time. */
+  listRegistrations(db: UnitOfWork, scope: TenantScope, page: { afterId?: string; take: number }) {
+    return db.prisma.verifierRegistrationCertificate.findMany({
+      where: { ...scope, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
+      orderBy: { id: "asc" },
+      take: page.take,
+    });
+  },
+
+  /** Adds a registration certificate beside the default one, for policies to name by id. */
+  addRegistration(
+    db: UnitOfWork,
+    scope: TenantScope,
+    data: {
+      id: string;
+      jwt: string;
+      trustAnchorPem: string;
+      registration: object;
+      issuedAt: Date | null;
+      expiresAt: Date | null;
+    },
+  ) {
+    return db.prisma.verifierRegistrationCertificate.create({
+      data: { ...scope, ...data, defaultKey: null },
+    });
+  },
+
+  /** Removes a registration certificate by id; false when this environment has none with it. */
+  async deleteRegistrationById(db: UnitOfWork, caches: Caches, scope: TenantScope, id: string) {
+    const { count } = await db.prisma.verifierRegistrationCertificate.deleteMany({ where: { ...scope, id } });
+    db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
+    return count > 0;
   },
 
   /** Installs the registration certificate, replacing any; drops this process's cached identity. */
@@ -101,9 +143,10 @@ export const verifierCertificateRepository = {
     },
   ) {
     const row = await db.prisma.verifierRegistrationCertificate.upsert({
-      where: { tenantId_environment: scope },
+      where: { tenantId_environment_defaultKey: { ...scope, defaultKey: "default" } },
       create: { ...scope, ...data },
-      update: { ...data, createdAt: new Date() },
+      // Another certificate: its expiry gets its own notice.
+      update: { ...data, createdAt: new Date(), expiryNotifiedAt: null },
     });
     db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
     return row;
@@ -111,8 +154,49 @@ export const verifierCertificateRepository = {
 
   /** Removes the registration certificate; false when there was none. */
   async deleteRegistration(db: UnitOfWork, caches: Caches, scope: TenantScope) {
-    const { count } = await db.prisma.verifierRegistrationCertificate.deleteMany({ where: scope });
+    const { count } = await db.prisma.verifierRegistrationCertificate.deleteMany({
+      where: { ...scope, defaultKey: "default" },
+    });
     db.afterCommit(() => caches.of(verifierIdentityCache).delete(verifierIdentityKey(scope)));
     return count > 0;
+  },
+
+  /** Every verifier certificate in use, across tenants (the worker's expiry notices). */
+  allInUse(db: UnitOfWork) {
+    return db.prisma.verifierCertificate.findMany({
+      select: { id: true, tenantId: true, environment: true, chainPem: true, expiryNotifiedFor: true },
+      orderBy: { id: "asc" },
+    });
+  },
+
+  /**
+   * Records that the expiry of the certificate ending at `notAfter` was notified, only if no worker did
+   * first (and the certificate was not replaced meanwhile): true when this call recorded it.
+   */
+  async markAccessExpiryNotified(db: UnitOfWork, id: string, notAfter: Date) {
+    const { count } = await db.prisma.verifierCertificate.updateMany({
+      where: { id, OR: [{ expiryNotifiedFor: null }, { expiryNotifiedFor: { not: notAfter } }] },
+      data: { expiryNotifiedFor: notAfter },
+    });
+    return count === 1;
+  },
+
+  /** Registration certificates across tenants expiring by `until` whose expiry was not notified yet. */
+  registrationsExpiringBy(db: UnitOfWork, until: Date, take: number) {
+    return db.prisma.verifierRegistrationCertificate.findMany({
+      where: { expiresAt: { lte: until }, expiryNotifiedAt: null },
+      select: { id: true, tenantId: true, environment: true, registration: true, expiresAt: true },
+      orderBy: { expiresAt: "asc" },
+      take,
+    });
+  },
+
+  /** Records a registration certificate's expiry notice, only if no worker did first: true when this call did. */
+  async markRegistrationExpiryNotified(db: UnitOfWork, id: string, at: Date) {
+    const { count } = await db.prisma.verifierRegistrationCertificate.updateMany({
+      where: { id, expiryNotifiedAt: null },
+      data: { expiryNotifiedAt: at },
+    });
+    return count === 1;
   },
 };

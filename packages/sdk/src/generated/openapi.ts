@@ -805,6 +805,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/verifier-registration-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the registration certificates
+         * @description Extension. The environment's registration certificates by id, the default one (`default: true`) among them.
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerifierRegistrationCertificates_List"];
+        put?: never;
+        /**
+         * Add a registration certificate by id
+         * @description Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered).
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["VerifierRegistrationCertificates_Add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/verifier-registration-certificates/{registrationCertificateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a registration certificate by id
+         * @description Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["VerifierRegistrationCertificates_GetById"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a registration certificate by id
+         * @description Extension. Answers 200 with the certificate as it was (the default one may be removed this way too). Verifications under a policy naming it are refused from then on (409 NotRegistered) until the policy names another.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        delete: operations["VerifierRegistrationCertificates_Remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/trust-sources": {
         parameters: {
             query?: never;
@@ -861,6 +915,28 @@ export interface paths {
          *     Requires the API key scope `trust-sources.manage`.
          */
         patch: operations["TrustSources_Update"];
+        trace?: never;
+    };
+    "/management/trust-sources/{trustSourceId}/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the services of a trust source's last good copy
+         * @description The trust services the verified lists name (a LoTL's pointed-to lists after it), in list order, with their service type, name, status, certificates and history, and whether each counts as a trust anchor now. `serviceType` keeps only services of that type. Empty while no copy has verified (status `pending`).
+         *
+         *     Requires the API key scope `trust-sources.read`.
+         */
+        get: operations["TrustSources_ListServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/management/trust-sources/{trustSourceId}/refresh": {
@@ -2057,6 +2133,72 @@ export interface webhooks {
          *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
          */
         post: operations["Webhook_TrustSourceRefreshFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "trust_source.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * trust_source.expired
+         * @description A list of a trust source's last good copy has passed its NextUpdate without a successful refresh: the services of that list are no longer trusted until a refresh succeeds. Sent once per lapsed copy.
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_TrustSourceExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verifier_certificate.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * verifier_certificate.expiring
+         * @description The verifier certificate in use (the access certificate request objects are signed with) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen. Sent once per certificate; import a renewed one (VerifierCertificates_CreateSigningRequest, VerifierCertificates_ImportAccessCertificate).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_VerifierCertificateExpiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "registration_certificate.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * registration_certificate.expiring
+         * @description The registration certificate (WRPRC) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen; once expired, verifications are refused (409 NotRegistered). Sent once per certificate; upload a renewed one (VerifierRegistrationCertificates_Upload).
+         *
+         *     Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with your subscription secret (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` library). Delivered at least once: deduplicate by `webhook-id`.
+         */
+        post: operations["Webhook_RegistrationCertificateExpiring"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3326,6 +3468,8 @@ export interface components {
              * @example https://shop.example.com/checkout/verified
              */
             sameDeviceRedirectUri: string | null;
+            /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
+            registrationCertificateIds?: string[];
             /**
              * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
              * @default null
@@ -3708,6 +3852,16 @@ export interface components {
         /** @description The registration certificate carried in every request object's verifier_info. */
         VerifierRegistrationCertificate: {
             /**
+             * @description The registration certificate's id: what a verification policy names in `registrationCertificateIds`.
+             * @example vreg_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description Whether it is the environment's default one (VerifierRegistrationCertificates_Upload; used by policies that name none), or one added by id (VerifierRegistrationCertificates_Add).
+             * @example true
+             */
+            default: boolean;
+            /**
              * @description The JWT as uploaded.
              * @example eyJ…
              */
@@ -3781,6 +3935,12 @@ export interface components {
              * @example 2026-08-30T12:00:00.000Z
              */
             createdAt: string;
+        };
+        ManagementCollectionOfVerifierRegistrationCertificate: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["VerifierRegistrationCertificate"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
         };
         ManagementResourceOfTrustSource: {
             data: components["schemas"]["TrustSource"];
@@ -3909,6 +4069,78 @@ export interface components {
             /** @description Cursor of the next page; null on the last page. */
             nextCursor: string | null;
         };
+        ManagementCollectionOfTrustSourceService: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["TrustSourceService"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One service of a trust source's last good copy. */
+        TrustSourceService: {
+            /**
+             * @description Location of the list that names the service (a LoTL's pointed-to list, or the list itself).
+             * @example https://tl.example/de.xml
+             */
+            list: string;
+            /**
+             * @description SchemeTerritory of that list.
+             * @example DE
+             */
+            territory: string | null;
+            /**
+             * @description The trust service provider's name.
+             * @example Test TSP
+             */
+            provider: string;
+            /**
+             * @description ServiceTypeIdentifier: what policies and issuers name with `serviceType`.
+             * @example http://uri.etsi.org/TrstSvc/Svctype/CA/QC
+             */
+            serviceType: string;
+            /**
+             * @description The service's name.
+             * @example PID CA
+             */
+            serviceName: string | null;
+            /**
+             * @description The service status URI (e.g. `http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted`); null when the list profile has none (TS 119 602).
+             * @example http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted
+             */
+            status: string | null;
+            /**
+             * @description When the current status began (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            statusStartingTime: string;
+            /** @description The service digital identities (X.509 certificates). */
+            certificates: {
+                /**
+                 * @description Subject DN, comma-separated.
+                 * @example CN=PID CA
+                 */
+                subject: string;
+                /**
+                 * @description End of validity (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                notAfter: string;
+            }[];
+            /** @description Earlier states, as the list gives them. */
+            history: {
+                /**
+                 * @description The service status URI (e.g. `http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted`); null when the list profile has none (TS 119 602).
+                 * @example http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted
+                 */
+                status: string | null;
+                /** @description When that status began (ISO 8601). */
+                statusStartingTime: string;
+            }[];
+            /**
+             * @description Whether the service's certificates count as trust anchors now: its list's NextUpdate has not passed and its status is granted (or the profile has none) and has begun.
+             * @example true
+             */
+            trusted: boolean;
+        };
         ManagementResourceOfWebhookSubscriptionWithSecret: {
             data: components["schemas"]["WebhookSubscriptionWithSecret"];
         };
@@ -3930,7 +4162,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -3987,7 +4219,7 @@ export interface components {
              *       "verification.session.verified"
              *     ]
              */
-            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+            events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
             /**
              * @description Free text for the integrator.
              * @example Checkout backend
@@ -4046,7 +4278,7 @@ export interface components {
              * @example verification.session.verified
              * @enum {string}
              */
-            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed";
+            eventType: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring";
             /**
              * @description `pending` while attempts remain, `succeeded` after a 2xx answer, `failed` once retries are exhausted.
              * @example succeeded
@@ -5732,6 +5964,128 @@ export interface components {
                  * @example the signature does not verify
                  */
                 message: string;
+            };
+        };
+        /** @description A list of a trust source's last good copy has passed its NextUpdate without a successful refresh: the services of that list are no longer trusted until a refresh succeeds. Sent once per lapsed copy. */
+        TrustSourceExpiredEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "trust_source.expired";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The trust source's id.
+                 * @example ts_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                trustSourceId: string;
+                /**
+                 * @description Where the list is fetched from.
+                 * @example https://tl.example/lotl.xml
+                 */
+                url: string;
+                /**
+                 * @description The NextUpdate (ISO 8601) that passed: the earliest of the copy's lists.
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                nextUpdate: string;
+            };
+        };
+        /** @description The verifier certificate in use (the access certificate request objects are signed with) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen. Sent once per certificate; import a renewed one (VerifierCertificates_CreateSigningRequest, VerifierCertificates_ImportAccessCertificate). */
+        VerifierCertificateExpiringEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "verifier_certificate.expiring";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The leaf certificate's subject, as VerifierCertificates_Get shows it.
+                 * @example CN=verifier.example.com, O=Webshop Oy, 2.5.4.97=VATFI-12345678, C=FI
+                 */
+                subject: string;
+                /**
+                 * @description The leaf certificate's serial number (hex), as VerifierCertificates_Get shows it.
+                 * @example 4F3A9C
+                 */
+                serialNumber: string;
+                /**
+                 * @description Whether it is an access certificate (its subject has an organizationIdentifier).
+                 * @example true
+                 */
+                accessCertificate: boolean;
+                /**
+                 * @description The subject's organizationIdentifier values.
+                 * @example [
+                 *       "VATFI-12345678"
+                 *     ]
+                 */
+                organisationIdentifiers: string[];
+                /**
+                 * @description The leaf certificate's notAfter (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * @description Whole days until it expires, rounded up (0 or less: already expired).
+                 * @example 30
+                 */
+                daysLeft: number;
+            };
+        };
+        /** @description The registration certificate (WRPRC) expires within the notice window (CERTIFICATE_EXPIRY_NOTICE_DAYS, default 30 days), or had expired when first seen; once expired, verifications are refused (409 NotRegistered). Sent once per certificate; upload a renewed one (VerifierRegistrationCertificates_Upload). */
+        RegistrationCertificateExpiringEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "registration_certificate.expiring";
+            /**
+             * @description When the event occurred (ISO 8601). The same on every retry.
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            timestamp: string;
+            /** @description The event payload: ids, states and caller references, never claims. */
+            data: {
+                /**
+                 * @description The registration certificate's id (VerifierRegistrationCertificates_GetById; the default one's too).
+                 * @example vreg_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                registrationCertificateId: string;
+                /**
+                 * @description The registered relying party's name.
+                 * @example Webshop
+                 */
+                relyingParty: string | null;
+                /**
+                 * @description The relying party's identifiers (sub).
+                 * @example [
+                 *       "VATFI-12345678"
+                 *     ]
+                 */
+                relyingPartyIds: string[];
+                /**
+                 * @description Its `exp` (ISO 8601).
+                 * @example 2026-08-30T12:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * @description Whole days until it expires, rounded up (0 or less: already expired).
+                 * @example 30
+                 */
+                daysLeft: number;
             };
         };
     };
@@ -8365,6 +8719,8 @@ export interface operations {
                      * @example https://shop.example.com/checkout/verified
                      */
                     sameDeviceRedirectUri?: string | null;
+                    /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
+                    registrationCertificateIds?: string[];
                     /**
                      * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
                      * @default null
@@ -8808,6 +9164,8 @@ export interface operations {
                      * @example https://shop.example.com/checkout/verified
                      */
                     sameDeviceRedirectUri?: string | null;
+                    /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
+                    registrationCertificateIds?: string[];
                     /**
                      * @description Attestations about the verifier sent with every request of this policy as `verifier_info` (OpenID4VP §5.1); null for none.
                      * @default null
@@ -10503,6 +10861,357 @@ export interface operations {
             };
         };
     };
+    VerifierRegistrationCertificates_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Add: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The registration certificate, a JWT (`typ: rc-wrp+jwt`, ETSI TS 119 475) signed by the registrar with `x5c`.
+                     * @example eyJ0eXAiOiJyYy13cnArand0Ii…
+                     */
+                    registrationCertificate: string;
+                    /**
+                     * @description The registrar's root (PEM) the `x5c` chain must validate to.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB…
+                     *     -----END CERTIFICATE-----
+                     */
+                    trustAnchorPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The registration certificate was added. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_GetById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The registration certificate's id. */
+                registrationCertificateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    VerifierRegistrationCertificates_Remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The registration certificate's id. */
+                registrationCertificateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration certificate was removed; the body shows it as it was. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     TrustSources_List: {
         parameters: {
             query?: {
@@ -10981,6 +11690,97 @@ export interface operations {
             };
         };
     };
+    TrustSources_ListServices: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                serviceType?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfTrustSourceService"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     TrustSources_Refresh: {
         parameters: {
             query?: never;
@@ -11181,7 +11981,7 @@ export interface operations {
                      *       "verification.session.rejected"
                      *     ]
                      */
-                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+                    events: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
                     /**
                      * @description Free text for the integrator.
                      * @example Checkout backend
@@ -11454,7 +12254,7 @@ export interface operations {
                      *       "verification.session.verified"
                      *     ]
                      */
-                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "*")[];
+                    events?: ("issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring" | "*")[];
                     /**
                      * @description New free text for the integrator; null clears it.
                      * @example Checkout backend (v2)
@@ -11647,7 +12447,7 @@ export interface operations {
                 cursor?: string;
                 subscriptionId?: string;
                 status?: "pending" | "succeeded" | "failed";
-                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed";
+                eventType?: "issuance.transaction.created" | "issuance.transaction.completed" | "issuance.transaction.reissued" | "issuance.transaction.deferred" | "issuance.transaction.cancelled" | "issuance.transaction.expired" | "credential.revoked" | "credential.suspended" | "credential.reinstated" | "credential.accepted" | "credential.failed" | "credential.deleted" | "verification.session.created" | "verification.session.verified" | "verification.session.rejected" | "verification.session.cancelled" | "verification.session.expired" | "issuer.activated" | "credential_configuration.created" | "credential_configuration.version_activated" | "verification_policy.suspended" | "verification_policy.reactivated" | "verification_policy.version_activated" | "trust_source.refresh_failed" | "trust_source.expired" | "verifier_certificate.expiring" | "registration_certificate.expiring";
             };
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
@@ -15734,6 +16534,141 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TrustSourceRefreshFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_TrustSourceExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustSourceExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_VerifierCertificateExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifierCertificateExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other status (or none within the timeout, 15 s by default) is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    Webhook_RegistrationCertificateExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every retry.
+                 * @example evt_01jd5x6c3v8w9y0z1a2b3c4d5e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1788091200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: the current secret's, then one per replaced secret still in its rotation overlap (at most 6 in all).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegistrationCertificateExpiringEvent"];
             };
         };
         responses: {

@@ -5,23 +5,35 @@ import { PagedTable } from "../../../components/data-table";
 import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
+import { TrustSourceFields } from "../../../components/trust-source-fields";
 import { parseClaimValues } from "../../../lib/claim-values";
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
 import { PolicyVersions } from "./policy-version-form";
 
-type TrustKind = "platform" | "x5cRoot" | "jwksUri" | "credentialIssuer";
+/** The TS 119 602 PID provider issuance service: what a policy trusting a trust source names by default. */
+const ISSUER_SERVICE_TYPE = "http://uri.etsi.org/19602/SvcType/PID/Issuance";
+
+type TrustKind = "platform" | "x5cRoot" | "jwksUri" | "credentialIssuer" | "trustSource";
 
 const TRUST_CHOICES: { value: TrustKind; label: string }[] = [
   { value: "platform", label: "The configuration's issuer on this platform" },
   { value: "x5cRoot", label: "Any issuer certified under an X.509 root" },
   { value: "jwksUri", label: "An external issuer's keys at a JWKS URL" },
   { value: "credentialIssuer", label: "An external issuer by its iss URL (SD-JWT VC issuer metadata)" },
+  { value: "trustSource", label: "Issuers a trust source (ETSI trusted list) names under a service type" },
 ];
 
 /** The policy's trusted-issuer entry for the form's choice (the API checks the value). */
-function trustedIssuer(kind: TrustKind, value: string, platformIssuerId: string) {
+function trustedIssuer(
+  kind: TrustKind,
+  value: string,
+  platformIssuerId: string,
+  fromSource: { trustSourceId: string; serviceType: string },
+) {
+  if (kind === "trustSource")
+    return { trustSourceId: fromSource.trustSourceId, serviceType: fromSource.serviceType.trim() };
   if (kind === "x5cRoot") return { x5cRoot: value.trim() };
   if (kind === "jwksUri") return { jwksUri: value.trim() };
   if (kind === "credentialIssuer") return { credentialIssuer: value.trim() };
@@ -49,6 +61,7 @@ export default function VerificationPoliciesPage() {
         setRequireResponseCode(false);
         setTrust("platform");
         setTrustValue("");
+        setFromSource({ trustSourceId: "", serviceType: "" });
         setCheckStatus(true);
         setHolderBinding(true);
         setMultiple(false);
@@ -67,6 +80,7 @@ export default function VerificationPoliciesPage() {
   const [redirectUri, setRedirectUri] = useState("");
   const [trust, setTrust] = useState<TrustKind>("platform");
   const [trustValue, setTrustValue] = useState("");
+  const [fromSource, setFromSource] = useState({ trustSourceId: "", serviceType: "" });
   const [checkStatus, setCheckStatus] = useState(true);
   const [acceptExtendedTypes, setAcceptExtendedTypes] = useState(false);
   const [holderBinding, setHolderBinding] = useState(true);
@@ -88,7 +102,7 @@ export default function VerificationPoliciesPage() {
         {
           id: "credential",
           credentialTypes: [configuration.credentialType],
-          trustedIssuers: [trustedIssuer(trust, trustValue, configuration.issuerId)],
+          trustedIssuers: [trustedIssuer(trust, trustValue, configuration.issuerId, fromSource)],
           requiredClaims: claims.map((name) => [name]),
           optionalClaims: [],
           claimValues: parseClaimValues(claimValues),
@@ -217,6 +231,14 @@ export default function VerificationPoliciesPage() {
                   onChange={(e) => setTrustValue(e.target.value)}
                 />
               </label>
+            )}
+            {trust === "trustSource" && (
+              <TrustSourceFields
+                value={fromSource}
+                onChange={setFromSource}
+                defaultServiceType={ISSUER_SERVICE_TYPE}
+                purpose="the issuer's x5c chain must end at a CA it names"
+              />
             )}
             {(trust === "jwksUri" || trust === "credentialIssuer") && (
               <TextField
