@@ -46,8 +46,8 @@ import { mountRest } from "./rest/mount-rest";
 import { registerOpenApi } from "./rest/openapi-routes";
 import { methodsForPath, pathParameterAt } from "./rest/operations";
 import { EnvError, StartupError } from "./startup-errors";
-import { traceIdsOfActiveSpan } from "./tracing/log-trace-ids";
-import { nameRequestSpansByRoute } from "./tracing/route-spans";
+import { traceIdsOfLogger } from "./tracing/log-trace-ids";
+import { registerRequestSpans } from "./tracing/request-spans";
 import { traceWalletSteps } from "./tracing/wallet-steps";
 import { registerWalletRoutes } from "./wallet";
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker";
@@ -296,7 +296,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     logger: {
       level: options.logLevel ?? "info",
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
-      ...(options.tracing && { mixin: traceIdsOfActiveSpan }),
+      ...(options.tracing && { mixin: traceIdsOfLogger }),
       ...(logStream && { stream: logStream }),
     },
     genReqId: genRequestId,
@@ -313,7 +313,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   logger = app.log;
   // Before any route is registered: it wraps the wallet steps' handlers as they are added.
   if (options.tracing) {
-    nameRequestSpansByRoute(app);
+    registerRequestSpans(app);
     traceWalletSteps(app);
   }
   if (secretBox.previousKeyCount) {

@@ -7,7 +7,6 @@ import pino from "pino";
 import { loadMasterKeys, orExit, readEnvOrExit, webhookSettings } from "./env";
 import { defaultCoreConfig, REDACTED_PATHS } from "./server";
 import { flushTraces } from "./tracing/flush-traces";
-import { traceIdsOfActiveSpan } from "./tracing/log-trace-ids";
 import { createWebhookWorker } from "./worker";
 
 const env = readEnvOrExit();
@@ -15,7 +14,6 @@ const webhook = webhookSettings(env);
 const logger = pino({
   level: env.logLevel,
   redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
-  ...(env.tracing && { mixin: traceIdsOfActiveSpan }),
 });
 if (!env.databaseUrl) {
   logger.error(

@@ -23,5 +23,11 @@ export {
 } from "./migrate";
 export { migrateInChildProcess } from "./migrate-child";
 export type { StatementObserver } from "./timed-client";
+export {
+  type StatementTracer,
+  sqlOperation,
+  type TracedStatement,
+  tracedUnitOfWork,
+} from "./traced-unit-of-work";
 export { POOLER_PARAMETER, poolerMode } from "./transaction-pooler";
 export { type Db, isUniqueViolation, rootUnitOfWork, type UnitOfWork } from "./unit-of-work";

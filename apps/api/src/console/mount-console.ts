@@ -9,6 +9,7 @@ import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { throttleClient } from "../http/client-address";
 import { assertStorableJson, hasSuspectEscape } from "../http/storable-text";
+import { requestDeps } from "../tracing/request-spans";
 
 export const CONSOLE_TRPC_PREFIX = "/trpc";
 const CONSOLE_MAX_BATCH = 16;
@@ -36,7 +37,7 @@ export function mountConsole(app: FastifyInstance, deps: AppDeps) {
       res: reply,
       path,
       createContext: () =>
-        createRequestContext(deps, {
+        createRequestContext(requestDeps(request, deps), {
           requestId: request.id,
           authorization: undefined,
           staffSessionToken: readSessionCookie(header(request, "cookie")),

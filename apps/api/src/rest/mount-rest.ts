@@ -12,6 +12,7 @@ import { sendError, sendErrorEnvelope } from "../http/errors";
 import { ndjsonBody } from "./ndjson-body";
 import { operationInput } from "./operation-input";
 import { methodsForPath, operationFor } from "./operations";
+import { requestDeps } from "../tracing/request-spans";
 
 /** Bodies the REST planes take (application/merge-patch+json for PATCH, RFC 7396). */
 const JSON_MEDIA_TYPES = new Set(["application/json", "application/merge-patch+json"]);
@@ -46,7 +47,7 @@ export function mountRest(app: FastifyInstance, deps: AppDeps) {
         { method: request.method, url, body: hasBody ? (request.body ?? {}) : undefined },
         pathInput,
       );
-      ctx = await createRequestContext(deps, {
+      ctx = await createRequestContext(requestDeps(request, deps), {
         requestId: request.id,
         authorization: header(request.headers, "authorization"),
         staffSessionToken: undefined,

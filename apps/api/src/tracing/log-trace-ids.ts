@@ -1,15 +1,30 @@
-import { isSpanContextValid, trace } from "@opentelemetry/api";
+import { isSpanContextValid, type Span } from "@opentelemetry/api";
+
+const SPAN = Symbol("traced span");
 
 /**
- * A pino mixin: the active span's trace and span ids on each log line (beside the request id), so a log
- * line leads to its trace. Installed only when tracing is on.
+ * Sets the span a logger logs for (a request's child logger, request-spans.ts): its lines and those of
+ * its children (pino makes a child with the parent as prototype) carry the span's ids. No async
+ * context is needed to find it.
  */
-export function traceIdsOfActiveSpan(): { trace_id?: string; span_id?: string } {
-  const span = trace.getActiveSpan();
+export function setLoggerSpan(logger: object, span: Span) {
+  (logger as { [SPAN]?: Span })[SPAN] = span;
+}
+
+/**
+ * A pino mixin: the trace and span ids of the span its logger logs for on each log line (beside the
+ * request id), so a log line leads to its trace. Installed only when tracing is on; pino passes the
+ * logger that writes the line.
+ */
+export function traceIdsOfLogger(
+  _merge: object,
+  _level: number,
+  logger: object,
+): { trace_id?: string; span_id?: string } {
+  const span = (logger as { [SPAN]?: Span })[SPAN];
   if (!span) return {};
   const context = span.spanContext();
-  // A request left untraced (a probe) still has a span, with zero ids.
+  // A request left unsampled still has its ids (they are propagated): they are logged too.
   if (!isSpanContextValid(context)) return {};
-  const { traceId, spanId } = context;
-  return { trace_id: traceId, span_id: spanId };
+  return { trace_id: context.traceId, span_id: context.spanId };
 }

@@ -1,6 +1,7 @@
-import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { FastifyInstance, RouteHandlerMethod } from "fastify";
+import { SpanKind, trace } from "@opentelemetry/api";
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from "fastify";
 import { WALLET_ENDPOINTS } from "../metrics/labels";
+import { failSpan } from "./trace-scope";
 
 /**
  * The span name for a wallet endpoint's route (undefined for other routes, and for CORS preflights):
@@ -12,52 +13,49 @@ export function walletStepSpanName(method: string, url: string): string | undefi
   return endpoint && method !== "OPTIONS" ? `wallet ${endpoint}` : undefined;
 }
 
-function ended<T>(span: Span, result: T): T {
-  if (result && typeof (result as { then?: unknown }).then === "function") {
-    return (result as unknown as Promise<unknown>).then(
-      (value) => {
-        span.end();
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        throw error;
-      },
-    ) as T;
-  }
-  span.end();
-  return result;
-}
-
-function failed(span: Span, error: unknown) {
-  span.recordException(error instanceof Error ? error : String(error));
-  span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
-}
-
 /**
- * Wraps the handler of every wallet endpoint route registered after this call in its span (inside the
- * request's HTTP span), so a trace view shows the wallet step by name and how long its own work took. Only when tracing
- * is on (server.ts): otherwise the handlers stay as they are.
+ * Wraps the handler of every wallet endpoint route registered after this call in its span, a child of
+ * the request's (request-spans.ts), so a trace view shows the wallet step by name and how long its own
+ * work took; while it runs, it is the parent of the request's statements and outbound requests. Only
+ * when tracing is on (server.ts): otherwise the handlers stay as they are.
  */
 export function traceWalletSteps(app: FastifyInstance) {
-  const tracer = trace.getTracer("@cred/api");
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const name = walletStepSpanName(methods[0] ?? "", route.url);
     if (!name) return;
-    const handler = route.handler as (...args: unknown[]) => unknown;
-    route.handler = function (this: FastifyInstance, ...args: unknown[]) {
-      return tracer.startActiveSpan(
-        name,
-        { attributes: { "wallet.endpoint": WALLET_ENDPOINTS[route.url] } },
-        (span) => {
-          try {
-            return ended(span, handler.apply(this, args));
-          } catch (error) {
-            failed(span, error);
-            throw error;
-          }
+    const attributes = { "wallet.endpoint": WALLET_ENDPOINTS[route.url] };
+    const handler = route.handler as (this: FastifyInstance, ...args: unknown[]) => unknown;
+    route.handler = function (this: FastifyInstance, request: FastifyRequest, ...rest: unknown[]) {
+      const scope = request.traceScope;
+      if (!scope?.recording) return handler.call(this, request, ...rest);
+      const outer = scope.parent;
+      const span = scope.startSpan(name, SpanKind.INTERNAL, attributes);
+      scope.parent = trace.setSpan(outer, span);
+      const finish = (error?: unknown) => {
+        scope.parent = outer;
+        if (error !== undefined) failSpan(span, error);
+        span.end();
+      };
+      let result: unknown;
+      try {
+        result = handler.call(this, request, ...rest);
+      } catch (error) {
+        finish(error);
+        throw error;
+      }
+      if (!(result instanceof Promise)) {
+        finish();
+        return result;
+      }
+      return result.then(
+        (value) => {
+          finish();
+          return value;
+        },
+        (error: unknown) => {
+          finish(error);
+          throw error;
         },
       );
     } as RouteHandlerMethod;

@@ -1,37 +1,32 @@
 import type { ClaimedDelivery } from "@cred/core";
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-
-const tracer = trace.getTracer("@cred/api");
+import { isSpanContextValid, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+import { inSpan, TraceScope } from "./trace-scope";
 
 /**
  * Runs one webhook attempt in a span `webhook attempt` (a trace of its own: the event was written by an
- * earlier request, whose trace is not kept with it). Its statements and the POST to the receiver are
- * children, and the POST carries the span's `traceparent`. Without tracing the span is the API's no-op.
+ * earlier request, whose trace is not kept with it). `attempt` gets the attempt's trace scope, whose
+ * deps (`scope.depsOf`) make its statements and its POST to the receiver children of the span, the POST
+ * carrying the span's `traceparent`; without tracing it gets none (the API's tracer is the no-op one).
  */
-export function traceAttempt<T>(delivery: ClaimedDelivery, attempt: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(
-    "webhook attempt",
-    {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        "webhook.delivery_id": delivery.id,
-        "webhook.subscription_id": delivery.subscriptionId,
-        "webhook.event_type": delivery.eventType,
-        "webhook.attempt": delivery.attempts + 1,
-      },
-    },
-    async (span) => {
-      try {
-        const result = await attempt();
-        span.setAttribute("webhook.result", String(result));
-        return result;
-      } catch (error) {
-        span.recordException(error instanceof Error ? error : String(error));
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
-  );
+export function traceAttempt<T>(
+  delivery: ClaimedDelivery,
+  attempt: (scope: TraceScope | undefined) => Promise<T>,
+): Promise<T> {
+  const tracer = trace.getTracer("@cred/api");
+  const span = tracer.startSpan("webhook attempt", { kind: SpanKind.INTERNAL }, ROOT_CONTEXT);
+  if (!isSpanContextValid(span.spanContext())) return attempt(undefined);
+  if (span.isRecording()) {
+    span.setAttributes({
+      "webhook.delivery_id": delivery.id,
+      "webhook.subscription_id": delivery.subscriptionId,
+      "webhook.event_type": delivery.eventType,
+      "webhook.attempt": delivery.attempts + 1,
+    });
+  }
+  const scope = new TraceScope(tracer, trace.setSpan(ROOT_CONTEXT, span));
+  return inSpan(span, async () => {
+    const result = await attempt(scope);
+    if (span.isRecording()) span.setAttribute("webhook.result", String(result));
+    return result;
+  });
 }

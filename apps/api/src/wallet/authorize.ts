@@ -13,7 +13,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
   app.get(
     "/issuers/:issuerId/authorize",
     { exposeHeadRoute: false },
-    withIssuingIssuer(deps, async (issuer, request, reply) => {
+    withIssuingIssuer(deps, async (issuer, request, reply, deps) => {
       const outcome = await authorize(
         deps,
         deps.database.root,
@@ -27,7 +27,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AppDeps) {
   app.get(
     "/issuers/:issuerId/authorize/return",
     { exposeHeadRoute: false },
-    withIssuingIssuer(deps, async (issuer, request, reply) => {
+    withIssuingIssuer(deps, async (issuer, request, reply, deps) => {
       const outcome = await returnFromAuthorizationPage(
         deps,
         deps.database.root,

@@ -12,7 +12,7 @@ export function registerChallenge(app: FastifyInstance, deps: AppDeps) {
     oauthErrors("invalid_request"),
     withIssuingIssuer(
       deps,
-      async (issuer, _request, reply) => {
+      async (issuer, _request, reply, deps) => {
         const challenges = attestationChallengesOf(deps.secretBox, issuer);
         if (!challenges) return notFound(reply, "The challenge endpoint");
         reply.headers(NO_STORE);

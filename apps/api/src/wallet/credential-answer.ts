@@ -74,7 +74,7 @@ export function registerCredentialRoute(
       oauthErrors("invalid_credential_request"),
       withIssuingIssuer(
         deps,
-        async (issuer, request, reply) => {
+        async (issuer, request, reply, deps) => {
           const answer = await issue(deps, issuer, presentedCredentials(request), {
             contentType: request.headers["content-type"],
             body: request.body,

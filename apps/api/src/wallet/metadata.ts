@@ -15,10 +15,10 @@ import { withIssuer } from "./wallet-issuer";
  * metadata (RFC 8414) and JWT VC issuer metadata (SD-JWT VC §5).
  */
 export function registerMetadata(app: FastifyInstance, deps: AppDeps) {
-  const db = deps.database.root;
   // OpenID4VCI §12.2.2: JSON, or signed (application/jwt) for a wallet that prefers it, where the issuer
   // has a signing certificate to put in x5c (without one, no wallet could validate the signature).
-  const issuerMetadata = withIssuer(deps, async (issuer, request, reply) => {
+  const issuerMetadata = withIssuer(deps, async (issuer, request, reply, { database }) => {
+    const db = database.root;
     reply.header("Vary", "Accept");
     const jwt = prefersJwt(request.headers.accept)
       ? await signedCredentialIssuerMetadata({ ...deps, db }, issuer)

@@ -12,7 +12,7 @@ export function registerNonce(app: FastifyInstance, deps: AppDeps) {
     oauthErrors("invalid_request"),
     withIssuingIssuer(
       deps,
-      async (issuer, _request, reply) => {
+      async (issuer, _request, reply, deps) => {
         // OpenID4VCI §7.2: the nonce endpoint may hand out the DPoP nonce for the credential endpoint too.
         reply.headers({ ...NO_STORE, ...dpopNonceHeader(dpopNoncesOf(deps.secretBox, issuer)) });
         return issueNonce(deps.secretBox, issuer.id, deps.config.issuance.nonceLifetimeSeconds);

@@ -14,7 +14,7 @@ export function registerNotification(app: FastifyInstance, deps: AppDeps) {
     oauthErrors("invalid_notification_request"),
     withIssuer(
       deps,
-      async (issuer, request, reply) => {
+      async (issuer, request, reply, deps) => {
         const presented = presentedCredentials(request);
         const url = issuerUrls(deps.config, issuer.id).notification;
         const nonces = dpopNoncesOf(deps.secretBox, issuer);

@@ -9,7 +9,7 @@ import { withIssuingIssuer } from "./wallet-issuer";
 export function registerOffer(app: FastifyInstance, deps: AppDeps) {
   app.get(
     "/issuers/:issuerId/offers/:handle",
-    withIssuingIssuer(deps, async (issuer, request, reply) => {
+    withIssuingIssuer(deps, async (issuer, request, reply, deps) => {
       const { handle } = request.params as { handle: string };
       const offer = await credentialOfferByHandle(deps, deps.database.root, issuer.id, handle);
       if (!offer) return notFound(reply, "The credential offer");

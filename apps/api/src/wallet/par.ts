@@ -14,7 +14,7 @@ export function registerPushedAuthorizationRequest(app: FastifyInstance, deps: A
     oauthErrors("invalid_request"),
     withIssuingIssuer(
       deps,
-      async (issuer, request, reply) => {
+      async (issuer, request, reply, deps) => {
         const form = formOf(request, "pushed authorization request");
         const url = issuerUrls(deps.config, issuer.id).pushedAuthorizationRequest;
         // requireDpop is enforced on the request (a proof or dpop_jkt), not on the proof alone.

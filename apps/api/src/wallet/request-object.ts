@@ -4,6 +4,7 @@ import { REQUEST_OBJECT_CONTENT_TYPE, VpError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { oauthErrors } from "./oauth-reply";
 import { HANDLE, type HandleParams, unknownRequest, verifierHandler } from "./verifier-reply";
+import { requestDeps } from "../tracing/request-spans";
 
 /**
  * The request_uri endpoint (OpenID4VP §5.10), unauthenticated: `GET|POST /verifier/requests/{state}`
@@ -14,7 +15,7 @@ export function registerRequestObject(app: FastifyInstance, deps: AppDeps) {
   app.get<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 404);
     return verifierHandler(request, reply, async () =>
-      sendRequestObject(reply, await serveRequestObject(deps, request.params.handle)),
+      sendRequestObject(reply, await serveRequestObject(requestDeps(request, deps), request.params.handle)),
     );
   });
   app.post<HandleParams>("/verifier/requests/:handle", oauthErrors("invalid_request"), (request, reply) => {
@@ -22,7 +23,7 @@ export function registerRequestObject(app: FastifyInstance, deps: AppDeps) {
     return verifierHandler(request, reply, async () =>
       sendRequestObject(
         reply,
-        await serveRequestObject(deps, request.params.handle, requestUriForm(request)),
+        await serveRequestObject(requestDeps(request, deps), request.params.handle, requestUriForm(request)),
       ),
     );
   });

@@ -3,6 +3,7 @@ import { receiveWalletResponse } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { oauthErrors } from "./oauth-reply";
 import { HANDLE, type HandleParams, unknownRequest, verifierHandler } from "./verifier-reply";
+import { requestDeps } from "../tracing/request-spans";
 
 /**
  * The response endpoint (OpenID4VP §8.2), unauthenticated: `POST /verifier/responses/{state}` takes
@@ -14,7 +15,7 @@ export function registerResponse(app: FastifyInstance, deps: AppDeps) {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 400);
     return verifierHandler(request, reply, async () => {
       const form = request.body instanceof URLSearchParams ? request.body : undefined;
-      const { redirectUri } = await receiveWalletResponse(deps, request.params.handle, form);
+      const { redirectUri } = await receiveWalletResponse(requestDeps(request, deps), request.params.handle, form);
       return reply
         .code(200)
         .headers({ "cache-control": "no-store" })

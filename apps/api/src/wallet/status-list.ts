@@ -7,6 +7,7 @@ import { sendError } from "../http/errors";
 import { wantsOnlyCwt } from "./media-ranges";
 import { notFound } from "./oauth-reply";
 import type { IssuerParams } from "./wallet-issuer";
+import { requestDeps } from "../tracing/request-spans";
 
 /** Gzipped status list tokens by entity tag: each token is compressed once, not per fetch. */
 const GZIPPED_STATUS_LISTS = cacheSpec<Buffer>("wallet.gzippedStatusLists", { max: 256 });
@@ -22,7 +23,7 @@ export function registerStatusList(app: FastifyInstance, deps: AppDeps) {
     if ((request.query as Record<string, unknown>).time !== undefined) {
       return sendError(reply, "NotImplemented", "Status lists at a past time are not offered; omit time.");
     }
-    const result = await statusListToken(deps, issuerId, listId);
+    const result = await statusListToken(requestDeps(request, deps), issuerId, listId);
     if (!result) return notFound(reply, "The status list");
     if (wantsOnlyCwt(request.headers.accept)) {
       return reply

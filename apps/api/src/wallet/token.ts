@@ -14,7 +14,7 @@ export function registerToken(app: FastifyInstance, deps: AppDeps) {
     oauthErrors("invalid_request"),
     withIssuingIssuer(
       deps,
-      async (issuer, request, reply) => {
+      async (issuer, request, reply, deps) => {
         const form = formOf(request, "token request");
         const url = issuerUrls(deps.config, issuer.id).token;
         const { client, replyHeaders } = await walletClient(deps, request, issuer, {

@@ -8,7 +8,7 @@ import { withIssuer } from "./wallet-issuer";
 export function registerTypeMetadata(app: FastifyInstance, deps: AppDeps) {
   app.get(
     "/issuers/:issuerId/credentials/:identifier",
-    withIssuer(deps, async (issuer, request, reply) => {
+    withIssuer(deps, async (issuer, request, reply, deps) => {
       const { identifier } = request.params as { identifier: string };
       const text = await servedTypeMetadata(deps, deps.database.root, issuer, identifier);
       if (text === null) return notFound(reply, "The credential type");

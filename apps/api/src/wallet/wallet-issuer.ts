@@ -2,9 +2,21 @@ import type { AppDeps } from "@cred/core";
 import { assertIssuerTenantActive, loadWalletIssuer, type WalletIssuer } from "@cred/core/wallet";
 import { OAuthError } from "@cred/oid4vc";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { requestDeps } from "../tracing/request-spans";
 import { notFound, walletHandler } from "./oauth-reply";
 
 export type IssuerParams = { issuerId: string };
+
+/**
+ * An issuer endpoint's handler. `deps` are the request's (requestDeps): with tracing on, its statements
+ * and outbound requests are spans of the request's.
+ */
+export type IssuerHandler = (
+  issuer: WalletIssuer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+) => Promise<unknown>;
 
 /**
  * A handler of an endpoint of an active issuer, the one under `:issuerId`. An unknown or draft issuer is
@@ -12,18 +24,19 @@ export type IssuerParams = { issuerId: string };
  * `unknownIssuer`, so a wallet gets the OAuth error it parses there instead.
  */
 export function withIssuer(
-  deps: AppDeps,
-  handler: (issuer: WalletIssuer, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  appDeps: AppDeps,
+  handler: IssuerHandler,
   unknownIssuer?: () => OAuthError,
 ) {
   return walletHandler(async (request, reply) => {
+    const deps = requestDeps(request, appDeps);
     const { issuerId } = request.params as IssuerParams;
     const issuer = await loadWalletIssuer(deps.database.root, deps.caches, issuerId);
     if (!issuer) {
       if (unknownIssuer) throw unknownIssuer();
       return notFound(reply, "The issuer");
     }
-    return handler(issuer, request, reply);
+    return handler(issuer, request, reply, deps);
   });
 }
 
@@ -32,15 +45,15 @@ export function withIssuer(
  * is suspended they answer 403 `access_denied` (docs/api/tenants.md), documents stay served.
  */
 export function withIssuingIssuer(
-  deps: AppDeps,
-  handler: (issuer: WalletIssuer, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  appDeps: AppDeps,
+  handler: IssuerHandler,
   unknownIssuer?: () => OAuthError,
 ) {
   return withIssuer(
-    deps,
-    async (issuer, request, reply) => {
+    appDeps,
+    async (issuer, request, reply, deps) => {
       await assertIssuerTenantActive(deps.database.root, deps.caches, issuer);
-      return handler(issuer, request, reply);
+      return handler(issuer, request, reply, deps);
     },
     unknownIssuer,
   );

@@ -123,7 +123,9 @@ export function createWebhookWorker(
   };
 
   const attempt = (delivery: ClaimedDelivery) => {
-    const job = traceAttempt(delivery, () => deliverWebhook(deps, delivery, options.delivery, abort.signal))
+    const job = traceAttempt(delivery, (scope) =>
+      deliverWebhook(scope ? scope.depsOf(deps) : deps, delivery, options.delivery, abort.signal),
+    )
       .then((result) => {
         if (result !== "succeeded" && result !== "abandoned") {
           logger.info({ deliveryId: delivery.id, eventType: delivery.eventType, result }, "webhook attempt");

@@ -5,6 +5,7 @@ import type { CoreConfig } from "../shared/context";
 import { newId } from "../shared/ids";
 import { type DomainMetrics, type WebhookAttemptClass, webhookAttemptClass } from "../shared/metrics";
 import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-policy";
+import type { OutboundTracer } from "../shared/outbound-trace";
 import type { SecretBox } from "../shared/secret-box";
 import { isRawUniqueViolation } from "../shared/sql-errors";
 import { livePreviousSecrets, webhookUrlPolicy } from "../webhooks";
@@ -22,6 +23,8 @@ export interface DeliveryDeps {
   caches: Caches;
   /** Attempt latency and result class for the server's metrics (absent: not counted). */
   metrics?: Pick<DomainMetrics, "webhookAttempt">;
+  /** The attempt's span for the POST, and its `traceparent` on it (shared/outbound-trace.ts). */
+  outboundTrace?: OutboundTracer;
 }
 
 export type AttemptResult =
@@ -114,11 +117,15 @@ export async function deliverWebhook(
       body,
       now,
     );
-    const outcome = await postWebhook(url, addresses, headers, body, {
-      timeoutMs: options.attemptTimeoutMs,
-      connections: new WebhookConnections(deps.caches.of(WEBHOOK_CONNECTION_POOLS)),
-      signal,
-    });
+    const post = (traceHeaders: Record<string, string> = {}) =>
+      postWebhook(url, addresses, { ...traceHeaders, ...headers }, body, {
+        timeoutMs: options.attemptTimeoutMs,
+        connections: new WebhookConnections(deps.caches.of(WEBHOOK_CONNECTION_POOLS)),
+        signal,
+      });
+    const outcome = deps.outboundTrace
+      ? await deps.outboundTrace("POST", url, post, (o) => (o.kind === "response" ? o.status : undefined))
+      : await post();
     if (outcome.kind === "aborted") return "abandoned";
     if (outcome.kind === "response") ({ status, retryAfter } = outcome);
     else {

@@ -2,6 +2,7 @@ import type { Database, UnitOfWork } from "@cred/db";
 import type { Caches } from "./caches";
 import type { KeyCustody } from "./key-custody";
 import type { DomainMetrics } from "./metrics";
+import type { OutboundTracer } from "./outbound-trace";
 import type { Principal } from "./principal";
 import type { RateLimiter } from "./rate-limit";
 import type { SecretBox } from "./secret-box";
@@ -58,6 +59,11 @@ export interface AppDeps {
   idempotentInputs: ReadonlyMap<string, (raw: unknown) => Promise<unknown>>;
   /** Flow outcomes for the server's metrics (shared/metrics.ts); `noDomainMetrics` where none are kept. */
   metrics: DomainMetrics;
+  /**
+   * Spans for outbound HTTP requests under the current request's span, with its `traceparent` sent on
+   * (shared/outbound-trace.ts): set on the per-request copy of these deps when tracing is on.
+   */
+  outboundTrace?: OutboundTracer;
 }
 
 /** Per-request context shared by REST (rest/mount-rest.ts) and the console (tRPC). */

@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { CoreConfig } from "./context";
 import { assertPublicHttpsUrl, type ResolvedAddress } from "./network-policy";
+import type { OutboundTracer } from "./outbound-trace";
 
 /** Why an outbound fetch (external JWKS, remote status list) failed; becomes a rejection reason. */
 export class OutboundFetchError extends Error {
@@ -16,6 +17,8 @@ export interface OutboundFetchOptions {
   maxBytes: number;
   timeoutMs?: number;
   maxRedirects?: number;
+  /** The span this request gets, and its `traceparent` (shared/outbound-trace.ts); none without tracing. */
+  trace?: OutboundTracer;
 }
 
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction | undefined {
@@ -35,6 +38,7 @@ function getOnce(
   addresses: ResolvedAddress[],
   options: OutboundFetchOptions,
   deadline: number,
+  traceHeaders: Record<string, string> = {},
 ): Promise<{ status: number; location?: string; body: Buffer; contentType?: string }> {
   return new Promise((resolve, reject) => {
     const lib = url.protocol === "https:" ? https : http;
@@ -43,7 +47,12 @@ function getOnce(
       url,
       {
         // Token Status List servers SHOULD gzip; maxBytes bounds the body before and after decoding.
-        headers: { accept: options.accept, "accept-encoding": "gzip", "user-agent": "cred-verifier/1" },
+        headers: {
+          ...traceHeaders,
+          accept: options.accept,
+          "accept-encoding": "gzip",
+          "user-agent": "cred-verifier/1",
+        },
         timeout: Math.max(1, deadline - Date.now()),
         ...(lookup ? { lookup } : {}),
       },
@@ -147,7 +156,15 @@ export async function outboundGetBytes(
     } catch (error) {
       throw new OutboundFetchError(`the URL is not allowed: ${(error as Error).message}`);
     }
-    const response = await getOnce(checked.url, checked.addresses, options, deadline);
+    const { url, addresses } = checked;
+    const response = options.trace
+      ? await options.trace(
+          "GET",
+          url,
+          (traceHeaders) => getOnce(url, addresses, options, deadline, traceHeaders),
+          (answer) => answer.status,
+        )
+      : await getOnce(url, addresses, options, deadline);
     if (response.status >= 300 && response.status < 400) {
       if (!response.location) throw new OutboundFetchError(`the server answered ${response.status}`);
       current = new URL(response.location, checked.url).toString();

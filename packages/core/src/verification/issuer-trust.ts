@@ -76,6 +76,7 @@ function jwksOf(deps: AppDeps, jwksUri: string): Promise<Map<string, JWK>> {
       const body = await outboundGet(deps.config, jwksUri, {
         accept: "application/jwk-set+json, application/json",
         maxBytes: JWKS_MAX_BYTES,
+        trace: deps.outboundTrace,
       });
       return keysOfSet(JSON.parse(body));
     },
@@ -125,6 +126,7 @@ async function issuerMetadataKeysOf(deps: AppDeps, credentialIssuer: string): Pr
   const body = await outboundGet(deps.config, jwtVcIssuerMetadataUrl(credentialIssuer), {
     accept: "application/json",
     maxBytes: JWKS_MAX_BYTES,
+    trace: deps.outboundTrace,
   });
   const metadata = JSON.parse(body) as { issuer?: unknown; jwks?: { keys?: unknown }; jwks_uri?: unknown };
   // The metadata must be about this very issuer, and carry exactly one of jwks / jwks_uri.

@@ -74,6 +74,7 @@ async function listTokenAt(
       await outboundGet(ctx.deps.config, uri, {
         accept: STATUS_LIST_MEDIA_TYPE,
         maxBytes: STATUS_TOKEN_MAX_BYTES,
+        trace: ctx.deps.outboundTrace,
       })
     ).trim();
   } catch (error) {

@@ -16,7 +16,7 @@ const typeAncestorChains = cacheSpec<string[]>("verification.typeAncestors", {
  * Complete chains are kept five minutes; failures are not kept.
  */
 export function typeAncestors(
-  deps: Pick<AppDeps, "config" | "caches">,
+  deps: Pick<AppDeps, "config" | "caches" | "outboundTrace">,
   vct: string,
   integrity?: string,
 ): Promise<string[]> {

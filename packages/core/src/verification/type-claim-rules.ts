@@ -85,7 +85,7 @@ async function configurationRules(
  * Metadata that cannot be processed completely is not used at all.
  */
 async function fetchRules(
-  deps: Pick<AppDeps, "config">,
+  deps: Pick<AppDeps, "config" | "outboundTrace">,
   vct: string,
   integrity: string | undefined,
 ): Promise<TypeClaimRules> {

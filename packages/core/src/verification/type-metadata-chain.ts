@@ -30,7 +30,7 @@ export type TypeMetadataChain =
  * claim rules along the chain (`typeClaimRules`).
  */
 export async function readTypeMetadataChain(
-  deps: Pick<AppDeps, "config">,
+  deps: Pick<AppDeps, "config" | "outboundTrace">,
   vct: string,
   integrity: string | undefined,
 ): Promise<TypeMetadataChain> {
@@ -50,6 +50,7 @@ export async function readTypeMetadataChain(
         accept: "application/json",
         maxBytes: MAX_DOCUMENT_BYTES,
         timeoutMs: Math.max(1, deadline - Date.now()),
+        trace: deps.outboundTrace,
       });
     } catch {
       return { kind: "unreadable", at: current };

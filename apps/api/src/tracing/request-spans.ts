@@ -1,0 +1,71 @@
+import type { AppDeps } from "@cred/core";
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { setLoggerSpan } from "./log-trace-ids";
+import { incomingUrlAttributes } from "./span-urls";
+import { TraceScope } from "./trace-scope";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request's trace scope when tracing is on (tracing/request-spans.ts); its spans hang there. */
+    traceScope?: TraceScope;
+  }
+}
+
+/** Probes and scrapes: no trace for each of them. */
+const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * The request's server span, started by the first `onRequest` hook and ended when the answer is sent:
+ * named by route (`POST /issuers/:issuerId/token`), a child of the caller's span when the request
+ * carries a W3C `traceparent` (the propagators of OTEL_PROPAGATORS). The span and its context are kept
+ * on the request (`request.traceScope`), where the wallet step, the statements and the outbound
+ * requests of the request find their parent, and on its logger, whose lines get the ids
+ * (log-trace-ids.ts). This replaces the http and fastify instrumentations (ADR 0022).
+ */
+export function registerRequestSpans(app: FastifyInstance) {
+  const tracer = trace.getTracer("@cred/api");
+  app.addHook("onRequest", (request, _reply, done) => {
+    const url = request.url;
+    const at = url.indexOf("?");
+    if (UNTRACED_PATHS.has(at === -1 ? url : url.slice(0, at))) return done();
+    const route = request.routeOptions.url;
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const span = tracer.startSpan(
+      route === undefined ? request.method : `${request.method} ${route}`,
+      { kind: SpanKind.SERVER },
+      parent,
+    );
+    // Attributes only for a span that is recorded: an unsampled request costs no more than its ids.
+    if (span.isRecording()) {
+      span.setAttributes({ "http.request.method": request.method, ...incomingUrlAttributes(url) });
+      if (route !== undefined) span.setAttribute("http.route", route);
+    }
+    request.traceScope = new TraceScope(tracer, trace.setSpan(parent, span));
+    setLoggerSpan(request.log, span);
+    done();
+  });
+  const end = (request: FastifyRequest, status: number | undefined) => {
+    const span = request.traceScope && trace.getSpan(request.traceScope.parent);
+    if (!span) return;
+    if (span.isRecording()) {
+      if (status !== undefined) span.setAttribute("http.response.status_code", status);
+      if (status === undefined || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+    request.traceScope = undefined;
+  };
+  app.addHook("onResponse", (request, reply, done) => {
+    end(request, reply.statusCode);
+    done();
+  });
+  app.addHook("onRequestAbort", (request, done) => {
+    end(request, undefined);
+    done();
+  });
+}
+
+/** The deps a handler of this request uses: with a span per statement and outbound request when traced. */
+export function requestDeps(request: FastifyRequest, deps: AppDeps): AppDeps {
+  return request.traceScope ? request.traceScope.depsOf(deps) : deps;
+}

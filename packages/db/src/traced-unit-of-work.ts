@@ -1,0 +1,96 @@
+import type { FastSql } from "./fast-sql";
+import type { Db, UnitOfWork } from "./unit-of-work";
+
+/** What a statement's span records: never the values bound to it. */
+export interface TracedStatement {
+  /** The SQL text with its placeholders, when this layer sees it (the fast path, raw statements). */
+  text?: string;
+  /** `SELECT`, `INSERT`, … for SQL; the Prisma operation (`findUnique`, …) for a model call. */
+  operation: string;
+  /** The Prisma model a model call reads or writes. */
+  collection?: string;
+}
+
+/** Runs one statement (`run`) inside a span of the caller's, whose parent the caller holds. */
+export type StatementTracer = <T>(statement: TracedStatement, run: () => Promise<T>) => Promise<T>;
+
+/** The first word of a statement, upper-cased: its operation (`SELECT`, `WITH`, …). */
+export function sqlOperation(text: string): string {
+  const match = /^\s*([A-Za-z]+)/.exec(text);
+  return match ? match[1]!.toUpperCase() : "SQL";
+}
+
+/** A tagged template's text with `$1`, `$2`, … where its values go (Prisma numbers them the same way). */
+function templateText(strings: TemplateStringsArray): string {
+  let text = strings[0] ?? "";
+  for (let i = 1; i < strings.length; i++) text += `$${i}${strings[i]}`;
+  return text;
+}
+
+const RAW = new Set(["$queryRaw", "$executeRaw", "$queryRawUnsafe", "$executeRawUnsafe"]);
+
+/**
+ * A Prisma client (or transaction client) whose model calls and raw statements each run through
+ * `trace`. Model delegates are wrapped once per unit, on first use; anything else passes through.
+ */
+function tracedPrisma(prisma: Db, trace: StatementTracer): Db {
+  const delegates = new Map<string | symbol, unknown>();
+  return new Proxy(prisma, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof property !== "string") return value;
+      if (RAW.has(property) && typeof value === "function") {
+        return (first: unknown, ...rest: unknown[]) => {
+          const text = Array.isArray(first) ? templateText(first as unknown as TemplateStringsArray) : String(first);
+          return trace({ text, operation: sqlOperation(text) }, () =>
+            (value as (...args: unknown[]) => Promise<unknown>).call(target, first, ...rest),
+          );
+        };
+      }
+      if (property.startsWith("$") || value === null || typeof value !== "object") return value;
+      let delegate = delegates.get(property);
+      if (!delegate) {
+        delegate = tracedDelegate(value as Record<string, unknown>, property, trace);
+        delegates.set(property, delegate);
+      }
+      return delegate;
+    },
+  });
+}
+
+function tracedDelegate(delegate: Record<string, unknown>, model: string, trace: StatementTracer) {
+  return new Proxy(delegate, {
+    get(target, operation) {
+      const value = Reflect.get(target, operation, target);
+      if (typeof operation !== "string" || typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        trace({ operation, collection: model }, () =>
+          (value as (...a: unknown[]) => Promise<unknown>).apply(target, args),
+        );
+    },
+  });
+}
+
+function tracedSql(sql: FastSql, trace: StatementTracer): FastSql {
+  return {
+    query: (text, params) => trace({ text, operation: sqlOperation(text) }, () => sql.query(text, params)),
+  };
+}
+
+/**
+ * The unit of work `unit` with a span for each of its statements (`trace` makes them, under the parent
+ * its caller chose: the request's or the webhook attempt's). The parent is handed down explicitly, not
+ * read from an async context: on Node 20 that context (AsyncLocalStorage) costs a hook on every promise
+ * of the process (docs/adr/0022-tracing-start.md). A transaction opened from it is traced the same way.
+ */
+export function tracedUnitOfWork(unit: UnitOfWork, trace: StatementTracer): UnitOfWork {
+  const traced: UnitOfWork = {
+    prisma: tracedPrisma(unit.prisma, trace),
+    sql: tracedSql(unit.sql, trace),
+    inTransaction: unit.inTransaction,
+    transaction: (fn) =>
+      unit.inTransaction ? fn(traced) : unit.transaction((tx) => fn(tracedUnitOfWork(tx, trace))),
+    afterCommit: (effect) => unit.afterCommit(effect),
+  };
+  return traced;
+}
