@@ -20,9 +20,9 @@ const app = path.resolve(here, "..");
 const SHIMS = [path.resolve(app, "../../packages/oid4vc/src/x509/reflect-metadata-shim.ts")];
 
 /**
- * Modules an entry point imports dynamically, once tracing has started (src/main.ts): each is a file of its
- * own, since a bundled one would have its registry imports hoisted to the top of the entry's file, loading
- * fastify and pg before the instrumentations could patch them.
+ * Modules an entry point imports dynamically (src/main.ts): each is a file of its own, since a bundled one
+ * would have its registry imports hoisted to the top of the entry's file: the OpenTelemetry SDK
+ * (start-tracing) would load even with tracing off, and the server before tracing had started.
  */
 const LATER = [
   path.resolve(app, "src/serve.ts"),
@@ -58,8 +58,8 @@ const sourceLocation = {
     // A registry package is loaded from where the importing workspace package would find it (pnpm gives
     // each package only its own dependencies), so it is resolved here and imported by absolute path;
     // by its name when apps/api finds that same file under that name (its own dependencies, and the
-    // shared ones at the same version): OpenTelemetry's ESM loader hook (src/tracing/) recognises a
-    // package it instruments only when imported by name.
+    // shared ones at the same version). (OpenTelemetry's ESM loader hook, which recognised a package only
+    // by name, is no longer used: ADR 0022's amendment; the names keep stack traces readable.)
     b.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.path.startsWith("@cred/") || args.pluginData === "resolving") return undefined;
       const resolve = (resolveDir) =>

@@ -36,7 +36,6 @@ export { createCallerFactory, type OperationMeta } from "./rpc/trpc";
 export { recordOperatorAction } from "./shared/audit-trail";
 export { type CacheSpec, Caches, cacheSpec } from "./shared/caches";
 export { type AppDeps, type CoreConfig, createRequestContext } from "./shared/context";
-export type { OutboundTracer } from "./shared/outbound-trace";
 export { toErrorEnvelope, UNSTORABLE_TEXT_MESSAGE } from "./shared/error-shape";
 export { DomainError, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from "./shared/errors";
 export { newId } from "./shared/ids";
@@ -60,6 +59,7 @@ export {
   type VerificationOutcome,
   type WebhookAttemptClass,
 } from "./shared/metrics";
+export type { OutboundTracer } from "./shared/outbound-trace";
 export { createRateLimiter } from "./shared/rate-limit";
 export { SecretBox } from "./shared/secret-box";
 export { createSignInThrottle, SIGN_IN_THROTTLE, type SignInThrottlePolicy } from "./shared/sign-in-throttle";

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { FastSql } from "./fast-sql";
-import { type StatementTracer, sqlOperation, type TracedStatement, tracedUnitOfWork } from "./traced-unit-of-work";
+import {
+  type StatementTracer,
+  sqlOperation,
+  type TracedStatement,
+  tracedUnitOfWork,
+} from "./traced-unit-of-work";
 import type { Db, UnitOfWork } from "./unit-of-work";
 
 /** What the statements reached: the calls as the database saw them. */
@@ -78,7 +83,11 @@ describe("a unit of work with a span per statement", () => {
     ]);
     expect(JSON.stringify(traced)).not.toMatch(/s3cret/);
     // The statements themselves reached the database unchanged, with their values.
-    expect(calls[1]).toEqual(["$queryRaw", 'SELECT 1 AS "locked" FROM "Tenant" WHERE "id" = ? FOR UPDATE', tenantId]);
+    expect(calls[1]).toEqual([
+      "$queryRaw",
+      'SELECT 1 AS "locked" FROM "Tenant" WHERE "id" = ? FOR UPDATE',
+      tenantId,
+    ]);
   });
 
   it("statements inside a transaction opened from it are traced too; a failing one is reported failed", async () => {
@@ -87,9 +96,9 @@ describe("a unit of work with a span per statement", () => {
     const unit = tracedUnitOfWork(fakeUnit(calls), trace);
     await unit.transaction(async (tx) => {
       expect(tx.inTransaction).toBe(true);
-      await tx.sql.query("UPDATE \"Nonce\" SET \"used\" = true WHERE \"id\" = $1", ["n"]);
+      await tx.sql.query('UPDATE "Nonce" SET "used" = true WHERE "id" = $1', ["n"]);
       // Joining the open transaction keeps tracing.
-      await tx.transaction((inner) => inner.prisma.issuer.findUnique({}));
+      await tx.transaction((inner) => inner.prisma.issuer.findUnique({ where: { id: "iss_1" } }));
     });
     expect(traced.map((t) => t.operation)).toEqual(["UPDATE", "findUnique"]);
     const failing = tracedUnitOfWork(

@@ -41,12 +41,16 @@ function tracedPrisma(prisma: Db, trace: StatementTracer): Db {
       if (typeof property !== "string") return value;
       if (RAW.has(property) && typeof value === "function") {
         return (first: unknown, ...rest: unknown[]) => {
-          const text = Array.isArray(first) ? templateText(first as unknown as TemplateStringsArray) : String(first);
+          const text = Array.isArray(first)
+            ? templateText(first as unknown as TemplateStringsArray)
+            : String(first);
           return trace({ text, operation: sqlOperation(text) }, () =>
             (value as (...args: unknown[]) => Promise<unknown>).call(target, first, ...rest),
           );
         };
       }
+      // Other client methods run on the client itself, not on this proxy of it.
+      if (typeof value === "function") return value.bind(target);
       if (property.startsWith("$") || value === null || typeof value !== "object") return value;
       let delegate = delegates.get(property);
       if (!delegate) {

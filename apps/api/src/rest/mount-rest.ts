@@ -9,10 +9,10 @@ import {
 import { getTRPCErrorFromUnknown } from "@trpc/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendError, sendErrorEnvelope } from "../http/errors";
+import { requestDeps } from "../tracing/request-spans";
 import { ndjsonBody } from "./ndjson-body";
 import { operationInput } from "./operation-input";
 import { methodsForPath, operationFor } from "./operations";
-import { requestDeps } from "../tracing/request-spans";
 
 /** Bodies the REST planes take (application/merge-patch+json for PATCH, RFC 7396). */
 const JSON_MEDIA_TYPES = new Set(["application/json", "application/merge-patch+json"]);

@@ -64,10 +64,15 @@ app.post("/issuers/:issuerId/token", async (request) => {
   const own = requestDeps(request, deps);
   await own.database.root.sql.query('SELECT 1 FROM "Nonce" WHERE "id" = $1', ["n-s3cret"]);
   const { port } = receiver.address() as AddressInfo;
-  await own.outboundTrace?.("GET", new URL(`http://127.0.0.1:${port}/jwks?key=s3cret`), async (headers) => {
-    const res = await fetch(`http://127.0.0.1:${port}/jwks?key=s3cret`, { headers });
-    return { status: res.status, body: await res.text() };
-  }, (answer) => answer.status);
+  await own.outboundTrace?.(
+    "GET",
+    new URL(`http://127.0.0.1:${port}/jwks?key=s3cret`),
+    async (headers) => {
+      const res = await fetch(`http://127.0.0.1:${port}/jwks?key=s3cret`, { headers });
+      return { status: res.status, body: await res.text() };
+    },
+    (answer) => answer.status,
+  );
   request.log.info("stepped");
   return { ok: true };
 });
@@ -118,7 +123,10 @@ describe("request spans without an async context", () => {
     expect(server.name).toBe("POST /issuers/:issuerId/token");
     expect(server.spanContext().traceId).toBe(callerTrace);
     expect(server.parentSpanContext?.spanId).toBe("b7ad6b7169203331");
-    expect(server.attributes).toMatchObject({ "http.route": "/issuers/:issuerId/token", "http.response.status_code": 200 });
+    expect(server.attributes).toMatchObject({
+      "http.route": "/issuers/:issuerId/token",
+      "http.response.status_code": 200,
+    });
     const step = spans.find((s) => s.name === "wallet token")!;
     expect(step.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
     const statement = spans.find((s) => s.name === "pg.query:SELECT")!;

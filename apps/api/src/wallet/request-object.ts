@@ -2,9 +2,9 @@ import type { AppDeps } from "@cred/core";
 import { serveRequestObject } from "@cred/core/wallet";
 import { REQUEST_OBJECT_CONTENT_TYPE, VpError } from "@cred/oid4vc";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { requestDeps } from "../tracing/request-spans";
 import { oauthErrors } from "./oauth-reply";
 import { HANDLE, type HandleParams, unknownRequest, verifierHandler } from "./verifier-reply";
-import { requestDeps } from "../tracing/request-spans";
 
 /**
  * The request_uri endpoint (OpenID4VP §5.10), unauthenticated: `GET|POST /verifier/requests/{state}`

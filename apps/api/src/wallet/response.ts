@@ -1,9 +1,9 @@
 import type { AppDeps } from "@cred/core";
 import { receiveWalletResponse } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
+import { requestDeps } from "../tracing/request-spans";
 import { oauthErrors } from "./oauth-reply";
 import { HANDLE, type HandleParams, unknownRequest, verifierHandler } from "./verifier-reply";
-import { requestDeps } from "../tracing/request-spans";
 
 /**
  * The response endpoint (OpenID4VP §8.2), unauthenticated: `POST /verifier/responses/{state}` takes
@@ -15,7 +15,11 @@ export function registerResponse(app: FastifyInstance, deps: AppDeps) {
     if (!HANDLE.test(request.params.handle)) return unknownRequest(reply, 400);
     return verifierHandler(request, reply, async () => {
       const form = request.body instanceof URLSearchParams ? request.body : undefined;
-      const { redirectUri } = await receiveWalletResponse(requestDeps(request, deps), request.params.handle, form);
+      const { redirectUri } = await receiveWalletResponse(
+        requestDeps(request, deps),
+        request.params.handle,
+        form,
+      );
       return reply
         .code(200)
         .headers({ "cache-control": "no-store" })

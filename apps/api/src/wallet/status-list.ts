@@ -4,10 +4,10 @@ import { statusListToken } from "@cred/core/wallet";
 import type { FastifyInstance } from "fastify";
 import { acceptsGzip, gzipEtag, matchesIfNoneMatch } from "../http/conditional";
 import { sendError } from "../http/errors";
+import { requestDeps } from "../tracing/request-spans";
 import { wantsOnlyCwt } from "./media-ranges";
 import { notFound } from "./oauth-reply";
 import type { IssuerParams } from "./wallet-issuer";
-import { requestDeps } from "../tracing/request-spans";
 
 /** Gzipped status list tokens by entity tag: each token is compressed once, not per fetch. */
 const GZIPPED_STATUS_LISTS = cacheSpec<Buffer>("wallet.gzippedStatusLists", { max: 256 });

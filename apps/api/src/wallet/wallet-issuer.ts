@@ -23,11 +23,7 @@ export type IssuerHandler = (
  * 404 in the REST shape for the documents a browser or relying party reads; an OAuth endpoint passes
  * `unknownIssuer`, so a wallet gets the OAuth error it parses there instead.
  */
-export function withIssuer(
-  appDeps: AppDeps,
-  handler: IssuerHandler,
-  unknownIssuer?: () => OAuthError,
-) {
+export function withIssuer(appDeps: AppDeps, handler: IssuerHandler, unknownIssuer?: () => OAuthError) {
   return walletHandler(async (request, reply) => {
     const deps = requestDeps(request, appDeps);
     const { issuerId } = request.params as IssuerParams;
