@@ -19,15 +19,26 @@ export function failSpan(span: Span, error: unknown) {
 }
 
 /** Runs `run` in `span` and ends the span as its promise settles (failed, with the error, if it rejects). */
-export async function inSpan<T>(span: Span, run: () => Promise<T>): Promise<T> {
+export function inSpan<T>(span: Span, run: () => Promise<T>): Promise<T> {
+  let result: Promise<T>;
   try {
-    return await run();
+    result = run();
   } catch (error) {
     failSpan(span, error);
-    throw error;
-  } finally {
     span.end();
+    return Promise.reject(error);
   }
+  return result.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      failSpan(span, error);
+      span.end();
+      throw error;
+    },
+  );
 }
 
 /**
