@@ -1,6 +1,6 @@
 // How the sandbox wallet reads a presentation request for each client identifier prefix and delivery
 // (OpenID4VP 1.0 §5, §5.9.3): requests built here with jose and @peculiar/x509 as an independent verifier.
-import "reflect-metadata";
+import "@abraham/reflection";
 import {
   BasicConstraintsExtension,
   SubjectAlternativeNameExtension,

@@ -4,7 +4,7 @@ export type { CertificateChain };
 
 /**
  * Reads an x5c chain with @peculiar/x509, loaded only when a request carries a certificate: the library
- * and its polyfills (tsyringe, reflect-metadata, asn1) would otherwise be most of the wallet page's first
+ * and its parts (tsyringe, the Reflect metadata polyfill, asn1) would otherwise be most of the wallet page's first
  * chunk, and no other console page needs them.
  */
 export async function readCertificateChain(x5c: string[]): Promise<CertificateChain> {
