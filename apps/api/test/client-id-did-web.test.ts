@@ -3,15 +3,15 @@
 // its DID document from the public origin, and request objects are signed with the verifier key, `kid` =
 // the document's verification method. oid4vc-ts as the wallet resolves the DID (by reading the document)
 // and its answer verifies the session.
-import { createHash, X509Certificate } from "node:crypto";
+
+import { X509Certificate } from "node:crypto";
 import { didWebDocumentUrl } from "@cred/oid4vc";
 import { setGlobalConfig } from "@openid4vc/oauth2";
-import { Openid4vpClient } from "@openid4vc/openid4vp";
-import { CompactEncrypt, type CryptoKey, compactVerify, decodeProtectedHeader, importJWK } from "jose";
+import { type CryptoKey, compactVerify, decodeProtectedHeader, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
 import { call, startTestServer, type TestServer } from "./harness";
-import { presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
+import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -19,49 +19,7 @@ let credential: string;
 let holderKey: CryptoKey;
 const resolvedDids: string[] = [];
 
-/**
- * oid4vc-ts with a did:web resolver as a wallet has one: the DID document read from the DID's URL
- * (did:web §3.2; http here only because the test server is plain-http loopback), the key of the
- * verification method the JWS `kid` names taken from it, and the JWS verified with that key.
- */
-function didWebWallet() {
-  return new Openid4vpClient({
-    callbacks: {
-      fetch,
-      hash: (data: Uint8Array, alg: string) => createHash(alg.replace("-", "")).update(data).digest(),
-      verifyJwt: async (signer: { method: string; didUrl?: string }, jwt: { compact: string }) => {
-        if (signer.method !== "did") return { verified: false };
-        const [did] = (signer.didUrl ?? "").split("#");
-        if (!did?.startsWith("did:web:")) return { verified: false };
-        resolvedDids.push(did);
-        const response = await fetch(didWebDocumentUrl(did, "http"));
-        if (!response.ok) return { verified: false };
-        const document = (await response.json()) as {
-          id: string;
-          verificationMethod: { id: string; controller: string; publicKeyJwk: Record<string, string> }[];
-          assertionMethod: string[];
-        };
-        const method = document.verificationMethod.find((m) => m.id === signer.didUrl);
-        if (document.id !== did || !method || method.controller !== did) return { verified: false };
-        if (!document.assertionMethod.includes(method.id)) return { verified: false };
-        try {
-          await compactVerify(jwt.compact, await importJWK(method.publicKeyJwk, "ES256"));
-          return { verified: true, signerJwk: method.publicKeyJwk };
-        } catch {
-          return { verified: false };
-        }
-      },
-      encryptJwe: async (encryptor: { publicJwk: { kid?: string }; enc: string }, data: string) => {
-        const key = await importJWK(encryptor.publicJwk as never, "ECDH-ES");
-        const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
-          .setProtectedHeader({ alg: "ECDH-ES", enc: encryptor.enc, kid: encryptor.publicJwk.kid })
-          .encrypt(key);
-        return { jwe, encryptionJwk: encryptor.publicJwk };
-      },
-    } as never,
-  });
-}
-const wallet = didWebWallet();
+const wallet = oid4vpTsWallet({ onDidResolved: (did) => resolvedDids.push(did) });
 
 beforeAll(async () => {
   setGlobalConfig({ allowInsecureUrls: true });

@@ -1,15 +1,35 @@
 // An independent OpenID4VP wallet for interop tests: oid4vc-ts's Openid4vpClient with node:crypto and
 // jose callbacks (x5c request-object verification, ECDH-ES response encryption, SAN lookup for
-// x509_san_dns, did:jwk for decentralized_identifier).
+// x509_san_dns, did:jwk and did:web for decentralized_identifier).
 import { createHash, X509Certificate } from "node:crypto";
-import { presentSdJwtVc } from "@cred/oid4vc";
+import { didWebDocumentUrl, presentSdJwtVc } from "@cred/oid4vc";
 import { Openid4vpClient } from "@openid4vc/openid4vp";
 import { CompactEncrypt, type CryptoKey, compactVerify, importJWK, importX509 } from "jose";
 
 const b64ToPem = (der: string) =>
   `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----`;
 
-export function oid4vpTsWallet() {
+/**
+ * A did:web resolver as a wallet has one: the DID document read from the DID's URL (did:web §3.2; http
+ * here only because the test server is plain-http loopback), the verification method the JWS `kid` names,
+ * listed for assertions; its key, or null.
+ */
+async function didWebKey(didUrl: string): Promise<Record<string, string> | null> {
+  const [did] = didUrl.split("#");
+  const response = await fetch(didWebDocumentUrl(did!, "http"));
+  if (!response.ok) return null;
+  const document = (await response.json()) as {
+    id: string;
+    verificationMethod: { id: string; controller: string; publicKeyJwk: Record<string, string> }[];
+    assertionMethod: string[];
+  };
+  const method = document.verificationMethod.find((m) => m.id === didUrl);
+  if (document.id !== did || !method || method.controller !== did) return null;
+  return document.assertionMethod.includes(method.id) ? method.publicKeyJwk : null;
+}
+
+/** oid4vc-ts as a wallet; `onDidResolved` hears of every DID it resolved (did:jwk and did:web). */
+export function oid4vpTsWallet(options: { onDidResolved?: (did: string) => void } = {}) {
   return new Openid4vpClient({
     callbacks: {
       fetch,
@@ -18,6 +38,17 @@ export function oid4vpTsWallet() {
         signer: { method: string; x5c: string[]; didUrl?: string },
         jwt: { compact: string },
       ) => {
+        if (signer.method === "did" && signer.didUrl?.startsWith("did:web:")) {
+          options.onDidResolved?.(signer.didUrl.split("#")[0]!);
+          const jwk = await didWebKey(signer.didUrl);
+          if (!jwk) return { verified: false };
+          try {
+            await compactVerify(jwt.compact, await importJWK(jwk, "ES256"));
+            return { verified: true, signerJwk: jwk };
+          } catch {
+            return { verified: false };
+          }
+        }
         // did:jwk (decentralized_identifier): the DID itself holds the key; its one method is #0.
         if (signer.method === "did") {
           const [did, fragment] = (signer.didUrl ?? "").split("#");
