@@ -206,23 +206,29 @@ describe.skipIf(softHsmMissing !== null)(
       expect((await start({ requestByValue: true })).status).toBe(201);
     });
 
-    it("Issuers_GetReadiness: the access certificate's detail says its key is in the token, and that the token is unreachable while it is", async () => {
+    it("Issuers_GetReadiness: the access certificate's detail says its key is in the token; while the token is unreachable it says so and the certificate is unusable", async () => {
       const request = await requestInToken();
       await importIssued(request.csrPem);
-      const accessDetail = async () => {
+      const access = async () => {
         const r = await call(t, "GET", `/management/issuers/${issuer.issuerId}/readiness`, {
           key: t.adminKey,
         });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
-        return r.body.data.relyingPartyCertificates.find((c: { id: string }) => c.id === "access-certificate")
-          .detail as string;
+        return r.body.data.relyingPartyCertificates.find(
+          (c: { id: string }) => c.id === "access-certificate",
+        ) as {
+          status: string;
+          detail: string;
+        };
       };
+      const accessDetail = async () => (await access()).detail;
       expect(await accessDetail()).toContain("Its key is held in PKCS#11 token 'verifiers'.");
+      expect((await access()).status).toBe("valid");
       hsm.takeAway();
       try {
-        expect(await accessDetail()).toMatch(
-          /PKCS#11 token 'verifiers', which is unreachable .*cannot be signed/,
-        );
+        const away = await access();
+        expect(away.detail).toMatch(/PKCS#11 token 'verifiers', which is unreachable .*cannot be signed/);
+        expect(away.status).toBe("unusable");
       } finally {
         hsm.bringBack();
       }

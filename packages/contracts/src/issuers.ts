@@ -756,8 +756,8 @@ export const zRelyingPartyCertificateExpiry = z
       example: "access-certificate",
     }),
     title: z.string().meta({ description: "The certificate, for people.", example: "Access certificate" }),
-    status: z.enum(["valid", "expiring", "expired", "absent"]).meta({
-      description: `valid; expiring: expires within ${CERTIFICATE_EXPIRY_WARNING_DAYS} days (a warning); expired: past its end (a failure); absent: none installed.`,
+    status: z.enum(["valid", "expiring", "expired", "absent", "unusable"]).meta({
+      description: `valid; expiring: expires within ${CERTIFICATE_EXPIRY_WARNING_DAYS} days (a warning); expired: past its end (a failure); absent: none installed; unusable: the access certificate's key is in a key store that is unreachable, missing there, or not configured in this process, so request objects cannot be signed (a failure; the detail says which).`,
       example: "expiring",
     }),
     expiresAt: z.string().nullable().meta({

@@ -28,26 +28,36 @@ function whenText(expiresAt: Date, now: Date): string {
 }
 
 /**
- * Where the access certificate's key is held, for its detail (docs/key-custody.md): a key in a token is
- * checked there, and a token that cannot be reached (request objects cannot be signed: 503) says so.
+ * Where the access certificate's key is held, for its detail (docs/key-custody.md), and whether it can
+ * sign now: a key in a token is checked there, and a token that cannot be reached (request objects
+ * cannot be signed: 503) makes the certificate unusable.
  */
-async function keyLocationText(
+async function keyLocation(
   keyCustody: KeyCustody,
   row: { keyProvider: string | null; providerKeyRef: string | null },
-): Promise<string> {
+): Promise<{ text: string; usable: boolean }> {
   const provider = row.keyProvider ?? "software";
   if (provider === "software" || row.providerKeyRef === null)
-    return " Its key is sealed under the master key in the database.";
+    return { text: " Its key is sealed under the master key in the database.", usable: true };
   if (!keyCustody.has(provider))
-    return ` Its key is held by the '${provider}' key provider, which this process is not configured with: request objects cannot be signed.`;
+    return {
+      text: ` Its key is held by the '${provider}' key provider, which this process is not configured with: request objects cannot be signed.`,
+      usable: false,
+    };
   const custodian = keyCustody.provider(provider);
   const status = await custodian.status();
   const key = { provider, providerKeyRef: row.providerKeyRef, privateKeyCipher: null, sealedFor: "" };
   if (!status.reachable)
-    return ` Its key is held in ${status.location}, which is unreachable (${status.reason ?? "no answer"}): request objects cannot be signed until it answers.`;
+    return {
+      text: ` Its key is held in ${status.location}, which is unreachable (${status.reason ?? "no answer"}): request objects cannot be signed until it answers.`,
+      usable: false,
+    };
   if (!(await custodian.holds(key)))
-    return ` Its key (${row.providerKeyRef}) is missing from ${status.location}: request objects cannot be signed.`;
-  return ` Its key is held in ${status.location}.`;
+    return {
+      text: ` Its key (${row.providerKeyRef}) is missing from ${status.location}: request objects cannot be signed.`,
+      usable: false,
+    };
+  return { text: ` Its key is held in ${status.location}.`, usable: true };
 }
 
 async function accessCertificate(db: UnitOfWork, keyCustody: KeyCustody, scope: TenantScope, now: Date) {
@@ -64,14 +74,15 @@ async function accessCertificate(db: UnitOfWork, keyCustody: KeyCustody, scope: 
         "The verifier certificate in use is not an access certificate (no organizationIdentifier); create a signing request and import the access CA's certificate (VerifierCertificates_CreateSigningRequest).",
     } satisfies TRelyingPartyCertificateExpiry;
   const expiresAt = new Date(leaf.validTo);
-  const status = statusOf(expiresAt, now);
+  const expiry = statusOf(expiresAt, now);
+  const key = await keyLocation(keyCustody, row!);
   return {
     ...base,
-    status,
+    status: expiry !== "expired" && !key.usable ? "unusable" : expiry,
     expiresAt: expiresAt.toISOString(),
     detail: `The access certificate for ${organisations.join(", ")} ${whenText(expiresAt, now)}${
-      status === "valid" ? "." : "; create a new signing request and import the renewed certificate."
-    }${await keyLocationText(keyCustody, row!)}`,
+      expiry === "valid" ? "." : "; create a new signing request and import the renewed certificate."
+    }${key.text}`,
   } satisfies TRelyingPartyCertificateExpiry;
 }
 
@@ -111,7 +122,7 @@ async function registrationCertificate(db: UnitOfWork, scope: TenantScope, now: 
 /**
  * The expiry of the environment's relying-party certificates, for the readiness checklist: expired is a
  * failure, within CERTIFICATE_EXPIRY_WARNING_DAYS a warning; the access certificate's detail also says
- * where its key is held (and whether its token answers). Reads only: no certificate is generated.
+ * where its key is held, and it is `unusable` (a failure) while that key cannot sign. Reads only: no certificate is generated.
  * Read here rather than through the verifier-certificates slice, which sits above issuers (coreLayers).
  */
 export async function relyingPartyCertificateExpiry(

@@ -3195,11 +3195,11 @@ export interface components {
              */
             title: string;
             /**
-             * @description valid; expiring: expires within 30 days (a warning); expired: past its end (a failure); absent: none installed.
+             * @description valid; expiring: expires within 30 days (a warning); expired: past its end (a failure); absent: none installed; unusable: the access certificate's key is in a key store that is unreachable, missing there, or not configured in this process, so request objects cannot be signed (a failure; the detail says which).
              * @example expiring
              * @enum {string}
              */
-            status: "valid" | "expiring" | "expired" | "absent";
+            status: "valid" | "expiring" | "expired" | "absent" | "unusable";
             /**
              * @description When it expires (ISO 8601); null when absent or when the registration names no `exp`.
              * @example 2027-01-31T00:00:00.000Z
