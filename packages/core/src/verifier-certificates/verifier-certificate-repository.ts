@@ -4,6 +4,16 @@ import type { TenantScope } from "../shared/principal";
 import { verifierIdentityCache, verifierIdentityKey } from "../verification";
 
 /** Every Prisma call of the verifier-certificates slice (the read and the generation live in verification). */
+/** A validated registration certificate as it is stored. */
+interface RegistrationCertificateData {
+  id: string;
+  jwt: string;
+  trustAnchorPem: string;
+  registration: object;
+  issuedAt: Date | null;
+  expiresAt: Date | null;
+}
+
 export const verifierCertificateRepository = {
   /**
    * Installs a certificate for the partition, replacing the current one (a new id marks the change);
@@ -104,18 +114,7 @@ export const verifierCertificateRepository = {
   },
 
   /** Adds a registration certificate beside the default one, for policies to name by id. */
-  addRegistration(
-    db: UnitOfWork,
-    scope: TenantScope,
-    data: {
-      id: string;
-      jwt: string;
-      trustAnchorPem: string;
-      registration: object;
-      issuedAt: Date | null;
-      expiresAt: Date | null;
-    },
-  ) {
+  addRegistration(db: UnitOfWork, scope: TenantScope, data: RegistrationCertificateData) {
     return db.prisma.verifierRegistrationCertificate.create({
       data: { ...scope, ...data, defaultKey: null },
     });
@@ -133,14 +132,7 @@ export const verifierCertificateRepository = {
     db: UnitOfWork,
     caches: Caches,
     scope: TenantScope,
-    data: {
-      id: string;
-      jwt: string;
-      trustAnchorPem: string;
-      registration: object;
-      issuedAt: Date | null;
-      expiresAt: Date | null;
-    },
+    data: RegistrationCertificateData,
   ) {
     const row = await db.prisma.verifierRegistrationCertificate.upsert({
       where: { tenantId_environment_defaultKey: { ...scope, defaultKey: "default" } },

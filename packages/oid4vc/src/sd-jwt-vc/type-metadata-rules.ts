@@ -22,16 +22,14 @@ const ZClaimRule = z.looseObject({
  * the whole document suspect.
  */
 export function parseTypeMetadataClaimRules(document: unknown): TypeMetadataClaimRule[] | null {
-  if (typeof document !== "object" || document === null || Array.isArray(document)) return null;
-  const claims = (document as Record<string, unknown>).claims;
-  if (claims === undefined) return [];
-  const parsed = z.array(ZClaimRule).safeParse(claims);
-  if (!parsed.success) return null;
-  return parsed.data.map((claim) => ({
-    path: claim.path,
-    mandatory: claim.mandatory ?? false,
-    sd: claim.sd ?? "allowed",
-  }));
+  const entries = parseTypeMetadataClaimEntries(document);
+  return (
+    entries?.map((claim) => ({
+      path: claim.path,
+      mandatory: claim.mandatory ?? false,
+      sd: claim.sd ?? "allowed",
+    })) ?? null
+  );
 }
 
 /** A claim entry as a document states it: `mandatory` / `sd` undefined where the document omits them. */
