@@ -6,12 +6,16 @@
 
 import { X509Certificate } from "node:crypto";
 import { didWebDocumentUrl } from "@cred/oid4vc";
-import { setGlobalConfig } from "@openid4vc/oauth2";
 import { type CryptoKey, compactVerify, decodeProtectedHeader, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
-import { call, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
+import { type ActiveIssuer, employeePolicyBody } from "./fixtures";
+import { call, type TestServer } from "./harness";
+import {
+  heldCredentialScene,
+  oid4vpTsWallet,
+  presentWithOid4vpTs,
+  resolveWithOid4vpTs,
+} from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -22,21 +26,13 @@ const resolvedDids: string[] = [];
 const wallet = oid4vpTsWallet({ onDidResolved: (did) => resolvedDids.push(did) });
 
 beforeAll(async () => {
-  setGlobalConfig({ allowInsecureUrls: true });
-  t = await startTestServer();
-  issuer = await activeIssuer(t, t.adminKey);
-  const issued = await issueCredential(t, t.adminKey, issuer);
-  credential = issued.credential;
-  holderKey = issued.holder.privateKey;
-  const created = await call(t, "POST", "/management/verification-policies", {
-    key: t.adminKey,
-    body: employeePolicyBody(issuer, "did-web", {
-      clientIdPrefix: "decentralized_identifier",
-      didMethod: "web",
-      dcApi: "signed_or_unsigned",
-    }),
+  const scene = await heldCredentialScene();
+  ({ t, issuer, credential, holderKey } = scene);
+  await scene.createPolicy("did-web", {
+    clientIdPrefix: "decentralized_identifier",
+    didMethod: "web",
+    dcApi: "signed_or_unsigned",
   });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
 });
 afterAll(() => t?.close());
 

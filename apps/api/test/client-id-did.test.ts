@@ -2,12 +2,16 @@
 // client_id is the DID of the verifier key, the request object is signed with `kid` = its verification
 // method (no `x5c`). A third-party wallet (oid4vc-ts) resolves the DID, accepts the request and its
 // answer verifies the session.
-import { setGlobalConfig } from "@openid4vc/oauth2";
 import { type CryptoKey, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
-import { call, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
+import { type ActiveIssuer, employeePolicyBody } from "./fixtures";
+import { call, type TestServer } from "./harness";
+import {
+  heldCredentialScene,
+  oid4vpTsWallet,
+  presentWithOid4vpTs,
+  resolveWithOid4vpTs,
+} from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -19,17 +23,12 @@ const policyBody = (identifier: string, rules: Record<string, unknown>) =>
   employeePolicyBody(issuer, identifier, rules);
 
 beforeAll(async () => {
-  setGlobalConfig({ allowInsecureUrls: true });
-  t = await startTestServer();
-  issuer = await activeIssuer(t, t.adminKey);
-  const issued = await issueCredential(t, t.adminKey, issuer);
-  credential = issued.credential;
-  holderKey = issued.holder.privateKey;
-  const created = await call(t, "POST", "/management/verification-policies", {
-    key: t.adminKey,
-    body: policyBody("did-jwk", { clientIdPrefix: "decentralized_identifier", dcApi: "signed_or_unsigned" }),
+  const scene = await heldCredentialScene();
+  ({ t, issuer, credential, holderKey } = scene);
+  await scene.createPolicy("did-jwk", {
+    clientIdPrefix: "decentralized_identifier",
+    dcApi: "signed_or_unsigned",
   });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
 });
 afterAll(() => t?.close());
 

@@ -1,12 +1,16 @@
 // The `redirect_uri` client identifier prefix (OpenID4VP 1.0 §5.9.3): an unsigned request passed by value
 // in the authorization request link, `direct_post` to the response URI that is the client_id. A
 // third-party wallet (oid4vc-ts) resolves it and its answer verifies the session.
-import { setGlobalConfig } from "@openid4vc/oauth2";
 import type { CryptoKey } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
-import { call, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
+import { type ActiveIssuer, employeePolicyBody } from "./fixtures";
+import { call, type TestServer } from "./harness";
+import {
+  heldCredentialScene,
+  oid4vpTsWallet,
+  presentWithOid4vpTs,
+  resolveWithOid4vpTs,
+} from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -18,21 +22,13 @@ const policyBody = (identifier: string, rules: Record<string, unknown>) =>
   employeePolicyBody(issuer, identifier, rules);
 
 beforeAll(async () => {
-  setGlobalConfig({ allowInsecureUrls: true });
-  t = await startTestServer();
-  issuer = await activeIssuer(t, t.adminKey);
-  const issued = await issueCredential(t, t.adminKey, issuer);
-  credential = issued.credential;
-  holderKey = issued.holder.privateKey;
-  const created = await call(t, "POST", "/management/verification-policies", {
-    key: t.adminKey,
-    body: policyBody("redirect-uri", {
-      responseMode: "direct_post",
-      clientIdPrefix: "redirect_uri",
-      dcApi: "signed_or_unsigned",
-    }),
+  const scene = await heldCredentialScene();
+  ({ t, issuer, credential, holderKey } = scene);
+  await scene.createPolicy("redirect-uri", {
+    responseMode: "direct_post",
+    clientIdPrefix: "redirect_uri",
+    dcApi: "signed_or_unsigned",
   });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
 });
 afterAll(() => t?.close());
 

@@ -1,9 +1,13 @@
-import { setGlobalConfig } from "@openid4vc/oauth2";
 import type { CryptoKey } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
-import { call, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
+import { type ActiveIssuer, employeePolicyBody } from "./fixtures";
+import { call, type TestServer } from "./harness";
+import {
+  heldCredentialScene,
+  oid4vpTsWallet,
+  presentWithOid4vpTs,
+  resolveWithOid4vpTs,
+} from "./oid4vp-ts-wallet";
 
 let t: TestServer;
 let issuer: ActiveIssuer;
@@ -13,12 +17,7 @@ let holderKey: CryptoKey;
 const wallet = oid4vpTsWallet();
 
 beforeAll(async () => {
-  setGlobalConfig({ allowInsecureUrls: true });
-  t = await startTestServer();
-  issuer = await activeIssuer(t, t.adminKey);
-  const issued = await issueCredential(t, t.adminKey, issuer);
-  credential = issued.credential;
-  holderKey = issued.holder.privateKey;
+  ({ t, issuer, credential, holderKey } = await heldCredentialScene());
 });
 afterAll(() => t?.close());
 

@@ -3,8 +3,12 @@
 // x509_san_dns, did:jwk and did:web for decentralized_identifier).
 import { createHash, X509Certificate } from "node:crypto";
 import { didWebDocumentUrl, presentSdJwtVc } from "@cred/oid4vc";
+import { setGlobalConfig } from "@openid4vc/oauth2";
 import { Openid4vpClient } from "@openid4vc/openid4vp";
 import { CompactEncrypt, type CryptoKey, compactVerify, importJWK, importX509 } from "jose";
+import { expect } from "vitest";
+import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
+import { call, startTestServer, type TestServer } from "./harness";
 
 const b64ToPem = (der: string) =>
   `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----`;
@@ -168,4 +172,35 @@ export async function presentWithOid4vpTs(
     },
   });
   return answerWithOid4vpTs(wallet, request as never, { [query!.credentials[0]!.id]: [presentation] });
+}
+
+/** A server with an active issuer and one of its credentials held by a wallet, for the oid4vc-ts wallet tests. */
+export interface HeldCredentialScene {
+  t: TestServer;
+  issuer: ActiveIssuer;
+  credential: string;
+  holderKey: CryptoKey;
+  /** Creates the employee policy (`employeePolicyBody`) with the settings under test; expects 201. */
+  createPolicy(identifier: string, rules: Record<string, unknown>): Promise<void>;
+}
+
+export async function heldCredentialScene(): Promise<HeldCredentialScene> {
+  // The test server is plain-http loopback.
+  setGlobalConfig({ allowInsecureUrls: true });
+  const t = await startTestServer();
+  const issuer = await activeIssuer(t, t.adminKey);
+  const issued = await issueCredential(t, t.adminKey, issuer);
+  return {
+    t,
+    issuer,
+    credential: issued.credential,
+    holderKey: issued.holder.privateKey,
+    async createPolicy(identifier, rules) {
+      const created = await call(t, "POST", "/management/verification-policies", {
+        key: t.adminKey,
+        body: employeePolicyBody(issuer, identifier, rules),
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    },
+  };
 }

@@ -1,37 +1,30 @@
 // Verifications_Create `requestByValue`: the signed request object travels in the link (`request=`,
 // RFC 9101 §5.1) instead of a request_uri, for short-lived same-device links. A third-party wallet
 // (oid4vc-ts) verifies it and its answer verifies the session.
-import { setGlobalConfig } from "@openid4vc/oauth2";
 import { type CryptoKey, decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
-import { call, startTestServer, type TestServer } from "./harness";
-import { oid4vpTsWallet, presentWithOid4vpTs, resolveWithOid4vpTs } from "./oid4vp-ts-wallet";
+import { call, type TestServer } from "./harness";
+import {
+  heldCredentialScene,
+  oid4vpTsWallet,
+  presentWithOid4vpTs,
+  resolveWithOid4vpTs,
+} from "./oid4vp-ts-wallet";
 
 let t: TestServer;
-let issuer: ActiveIssuer;
 let credential: string;
 let holderKey: CryptoKey;
 const wallet = oid4vpTsWallet();
 
-async function createPolicy(identifier: string, rules: Record<string, unknown>) {
-  const created = await call(t, "POST", "/management/verification-policies", {
-    key: t.adminKey,
-    body: employeePolicyBody(issuer, identifier, rules),
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-}
-
 beforeAll(async () => {
-  setGlobalConfig({ allowInsecureUrls: true });
-  t = await startTestServer();
-  issuer = await activeIssuer(t, t.adminKey);
-  const issued = await issueCredential(t, t.adminKey, issuer);
-  credential = issued.credential;
-  holderKey = issued.holder.privateKey;
-  await createPolicy("by-value", { dcApi: "signed_or_unsigned" });
-  await createPolicy("by-value-did", { clientIdPrefix: "decentralized_identifier" });
-  await createPolicy("by-value-redirect", { clientIdPrefix: "redirect_uri", responseMode: "direct_post" });
+  const scene = await heldCredentialScene();
+  ({ t, credential, holderKey } = scene);
+  await scene.createPolicy("by-value", { dcApi: "signed_or_unsigned" });
+  await scene.createPolicy("by-value-did", { clientIdPrefix: "decentralized_identifier" });
+  await scene.createPolicy("by-value-redirect", {
+    clientIdPrefix: "redirect_uri",
+    responseMode: "direct_post",
+  });
 });
 afterAll(() => t?.close());
 
