@@ -49,17 +49,23 @@ export async function activeIssuer(): Promise<Issuer> {
 
 /**
  * A policy asking for `given_name` of `issuer`'s credential, trusting `trusted` (default: that issuer);
- * `sameDevice` makes it redirect the holder back with a response code and show the result only with it.
+ * `sameDevice` makes it redirect the holder back with a response code and show the result only with it;
+ * `settings` are the policy settings under test (responseMode, dcApi, clientIdPrefix, …).
  */
 export async function policy(
   identifier: string,
   issuer: Issuer,
-  { trusted = issuer.issuerId, sameDevice = false }: { trusted?: string; sameDevice?: boolean } = {},
+  {
+    trusted = issuer.issuerId,
+    sameDevice = false,
+    settings = {},
+  }: { trusted?: string; sameDevice?: boolean; settings?: Record<string, unknown> } = {},
 ) {
   await cred().post("/management/verification-policies", {
     body: {
       identifier,
       ...(sameDevice ? { sameDeviceRedirectUri: "https://rp.example/done", requireResponseCode: true } : {}),
+      ...settings,
       displayName: `Policy ${identifier}`,
       purpose: "Console check",
       credentials: [

@@ -2,10 +2,9 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { startExampleServer } from "../../examples/dc-api/server.mjs";
-import { cred } from "../support/client";
 import { answerAsDcApiHolder } from "../support/dc-api-holder";
 import { apiOrigin, bootstrapCredentials, unique } from "../support/env";
-import { activeIssuer, type Issued, type Issuer, issue } from "../support/records";
+import { activeIssuer, type Issued, type Issuer, issue, policy } from "../support/records";
 
 /**
  * The Digital Credentials API flow in Chromium, end to end: the example page (examples/dc-api) with the
@@ -30,23 +29,7 @@ test.beforeAll(async () => {
     [policies.jwt, "direct_post.jwt"],
     [policies.plain, "direct_post"],
   ] as const) {
-    await cred().post("/management/verification-policies", {
-      body: {
-        identifier,
-        displayName: identifier,
-        purpose: "Age check",
-        responseMode,
-        dcApi: "signed_or_unsigned",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [issuer.credentialType],
-            trustedIssuers: [{ issuerId: issuer.issuerId }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
+    await policy(identifier, issuer, { settings: { responseMode, dcApi: "signed_or_unsigned" } });
   }
   example = await startExampleServer({
     platformUrl: apiOrigin(),
@@ -56,7 +39,7 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => example?.close());
 
-for (const [mode, policy] of [
+for (const [mode, policyOf] of [
   ["dc_api.jwt", () => policies.jwt],
   ["dc_api", () => policies.plain],
 ] as const) {
@@ -65,7 +48,7 @@ for (const [mode, policy] of [
       page,
     }) => {
       const seen = await answerAsDcApiHolder(page, issued);
-      await page.goto(`${example.url}/?policy=${policy()}&signed=${signed}`);
+      await page.goto(`${example.url}/?policy=${policyOf()}&signed=${signed}`);
       await page.getByRole("button", { name: "Verify with your wallet" }).click();
       await expect(page.getByRole("status")).toHaveText("Verification verified");
       await expect(page.locator("#result")).toContainText('"given_name": "Erika"');

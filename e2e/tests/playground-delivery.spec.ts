@@ -1,8 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
-import { cred } from "../support/client";
 import { answerAsDcApiHolder, type HolderAnswer } from "../support/dc-api-holder";
 import { unique } from "../support/env";
-import { activeIssuer, type Issued, type Issuer, issue } from "../support/records";
+import { activeIssuer, type Issued, type Issuer, issue, policy } from "../support/records";
 import {
   consoleWithWallet,
   DELIVERY,
@@ -36,23 +35,7 @@ test.beforeAll(async ({ browser }) => {
     [policies.jwt, "direct_post.jwt"],
     [policies.plain, "direct_post"],
   ] as const) {
-    await cred().post("/management/verification-policies", {
-      body: {
-        identifier,
-        displayName: identifier,
-        purpose: "Playground delivery",
-        responseMode,
-        dcApi: "signed_or_unsigned",
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [issuer.credentialType],
-            trustedIssuers: [{ issuerId: issuer.issuerId }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
+    await policy(identifier, issuer, { settings: { responseMode, dcApi: "signed_or_unsigned" } });
   }
   ({ consolePage, wallet } = await consoleWithWallet(browser, issuer, async (page) => {
     holderSaw = await answerAsDcApiHolder(page, issued);

@@ -1,7 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
-import { cred } from "../support/client";
 import { unique } from "../support/env";
-import { activeIssuer, type Issuer } from "../support/records";
+import { activeIssuer, type Issuer, policy } from "../support/records";
 import {
   consoleWithWallet,
   DELIVERY,
@@ -31,23 +30,7 @@ test.beforeAll(async ({ browser }) => {
     [policies.redirectUri, "redirect_uri", "direct_post"],
     [policies.did, "decentralized_identifier", "direct_post.jwt"],
   ] as const) {
-    await cred().post("/management/verification-policies", {
-      body: {
-        identifier,
-        displayName: identifier,
-        purpose: "Client identifier prefix",
-        responseMode,
-        clientIdPrefix,
-        credentials: [
-          {
-            id: "badge",
-            credentialTypes: [issuer.credentialType],
-            trustedIssuers: [{ issuerId: issuer.issuerId }],
-            requiredClaims: [["given_name"]],
-          },
-        ],
-      },
-    });
+    await policy(identifier, issuer, { settings: { responseMode, clientIdPrefix } });
   }
   ({ consolePage, wallet } = await consoleWithWallet(browser, issuer));
 });
