@@ -19,7 +19,11 @@ import {
  */
 test.describe.configure({ mode: "serial" });
 
-const policies = { redirectUri: unique("cid-redirect"), did: unique("cid-did") };
+const policies = {
+  redirectUri: unique("cid-redirect"),
+  did: unique("cid-did"),
+  didWeb: unique("cid-did-web"),
+};
 let issuer: Issuer;
 let consolePage: Page;
 let wallet: Page;
@@ -32,6 +36,13 @@ test.beforeAll(async ({ browser }) => {
   ] as const) {
     await policy(identifier, issuer, { settings: { responseMode, clientIdPrefix } });
   }
+  await policy(policies.didWeb, issuer, {
+    settings: {
+      responseMode: "direct_post.jwt",
+      clientIdPrefix: "decentralized_identifier",
+      didMethod: "web",
+    },
+  });
   ({ consolePage, wallet } = await consoleWithWallet(browser, issuer));
 });
 
@@ -83,6 +94,22 @@ test("decentralized_identifier: the request signed by the did:jwk's key is check
     "Signed by the key of the client's did:jwk",
   );
   await expect(request).toContainText("encrypted to the verifier");
+  await shareInWallet(wallet);
+  await expectVerifiedInPlayground(consolePage);
+});
+
+test("decentralized_identifier with did:web: the wallet reads the DID document from the API and checks the signature", async () => {
+  await startInPlayground(consolePage, { policy: policies.didWeb, delivery: DELIVERY.link });
+  const link = await playgroundLink(consolePage);
+  const clientId = new URL(link).searchParams.get("client_id")!;
+  expect(clientId).toMatch(/^decentralized_identifier:did:web:/);
+  await readInWallet(wallet, link);
+  const request = wallet.getByRole("form", { name: "Presentation request" });
+  await expect(request.getByTestId("verifier-client-id")).toHaveText(clientId);
+  await expect(request.getByTestId("verifier-check")).toContainText(
+    "Signed by a key of the client's did:web document, read from",
+  );
+  await expect(request.getByTestId("verifier-check")).toContainText("/did.json");
   await shareInWallet(wallet);
   await expectVerifiedInPlayground(consolePage);
 });

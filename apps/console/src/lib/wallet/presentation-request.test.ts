@@ -1,6 +1,8 @@
 // How the sandbox wallet reads a presentation request for each client identifier prefix and delivery
 // (OpenID4VP 1.0 §5, §5.9.3): requests built here with jose and @peculiar/x509 as an independent verifier.
 import "@abraham/reflection";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   BasicConstraintsExtension,
   SubjectAlternativeNameExtension,
@@ -160,9 +162,9 @@ describe("decentralized_identifier: did:jwk", () => {
 
   it("refuses other DID methods and unsigned parameters", async () => {
     const { privateKey } = await keyPair();
-    const web = "decentralized_identifier:did:web:verifier.example";
-    const jwt = await sign(requestPayload(web), privateKey, { kid: "did:web:verifier.example#key-1" });
-    expect(await refusal(linkWithRequest(web, jwt))).toMatch(/DID method did:web is not supported/);
+    const key = "decentralized_identifier:did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169";
+    const jwt = await sign(requestPayload(key), privateKey, { kid: "did:key:zDnae#1" });
+    expect(await refusal(linkWithRequest(key, jwt))).toMatch(/DID method did:key is not supported/);
     const { clientId } = await didJwk();
     expect(await refusal(linkWithParameters(requestPayload(clientId)))).toMatch(
       /decentralized_identifier request must be a signed request object/,
@@ -175,6 +177,98 @@ describe("decentralized_identifier: did:jwk", () => {
       kid: `${did}#0`,
     });
     expect(await refusal(linkWithRequest(clientId, jwt))).toMatch(/client_id differs from the link's/);
+  });
+});
+
+describe("decentralized_identifier: did:web", () => {
+  /** A DID document server on loopback (the wallet reads it over http there), answering `documentFor`. */
+  async function didWebServer(documentFor: (did: string) => unknown) {
+    const server = createServer((request, response) => {
+      const body = request.url === "/verifier/t1/sandbox/did.json" ? documentFor(did) : undefined;
+      response
+        .writeHead(body ? 200 : 404, { "content-type": "application/did+json" })
+        .end(JSON.stringify(body ?? {}));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const did = `did:web:127.0.0.1%3A${port}:verifier:t1:sandbox`;
+    servers.push(server);
+    return { did, clientId: `decentralized_identifier:${did}` };
+  }
+  const servers: Server[] = [];
+  afterEach(() => {
+    for (const server of servers.splice(0)) server.close();
+  });
+
+  const documentWith =
+    (publicJwk: Record<string, unknown>, options: { assertion?: boolean } = {}) =>
+    (did: string) => ({
+      id: did,
+      verificationMethod: [
+        { id: `${did}#key-1`, type: "JsonWebKey2020", controller: did, publicKeyJwk: publicJwk },
+      ],
+      assertionMethod: options.assertion === false ? [] : [`${did}#key-1`],
+    });
+
+  it("reads the DID document and verifies the request object with the method `kid` names", async () => {
+    const { privateKey, publicKey } = await keyPair();
+    const { kty, crv, x, y } = await exportJWK(publicKey);
+    const { did, clientId } = await didWebServer(documentWith({ kty, crv, x, y }));
+    const jwt = await sign(requestPayload(clientId), privateKey, { kid: `${did}#key-1` });
+    const request = await loadPresentationRequest(linkWithRequest(clientId, jwt));
+    expect(request.verifier).toEqual({
+      kind: "did",
+      did,
+      documentUrl: `http://${did.split(":")[2]!.replace("%3A", ":")}/verifier/t1/sandbox/did.json`,
+    });
+  });
+
+  it("refuses a signature by another key, a method not for assertions, a kid of another DID and a missing document", async () => {
+    const signer = await keyPair();
+    const published = await exportJWK((await keyPair()).publicKey);
+    const other = await didWebServer(documentWith(published));
+    const jwt = await sign(requestPayload(other.clientId), signer.privateKey, { kid: `${other.did}#key-1` });
+    expect(await refusal(linkWithRequest(other.clientId, jwt))).toBe(
+      "The request is not valid: the signature does not verify with the key of the client's did:web.",
+    );
+
+    const own = await exportJWK(signer.publicKey);
+    const notAssertion = await didWebServer(documentWith(own, { assertion: false }));
+    const jwt2 = await sign(requestPayload(notAssertion.clientId), signer.privateKey, {
+      kid: `${notAssertion.did}#key-1`,
+    });
+    expect(await refusal(linkWithRequest(notAssertion.clientId, jwt2))).toMatch(/not an assertion method/);
+
+    const good = await didWebServer(documentWith(own));
+    const jwt3 = await sign(requestPayload(good.clientId), signer.privateKey, { kid: `${other.did}#key-1` });
+    expect(await refusal(linkWithRequest(good.clientId, jwt3))).toMatch(/kid is not a verification method/);
+
+    const missing = `decentralized_identifier:${good.did}:elsewhere`;
+    const jwt4 = await sign(requestPayload(missing), signer.privateKey, {
+      kid: `${good.did}:elsewhere#key-1`,
+    });
+    expect(await refusal(linkWithRequest(missing, jwt4))).toMatch(/did:web document at .* answered 404/);
+  });
+
+  it("refuses a document whose id is another DID, and a published private key", async () => {
+    const signer = await keyPair();
+    const own = await exportJWK(signer.publicKey);
+    const impostor = await didWebServer((did) => ({
+      ...documentWith(own)(did),
+      id: "did:web:elsewhere.example",
+    }));
+    const jwt = await sign(requestPayload(impostor.clientId), signer.privateKey, {
+      kid: `${impostor.did}#key-1`,
+    });
+    expect(await refusal(linkWithRequest(impostor.clientId, jwt))).toMatch(
+      /document is not the client's DID/,
+    );
+
+    const leaked = await didWebServer(documentWith(await exportJWK(signer.privateKey)));
+    const jwt2 = await sign(requestPayload(leaked.clientId), signer.privateKey, {
+      kid: `${leaked.did}#key-1`,
+    });
+    expect(await refusal(linkWithRequest(leaked.clientId, jwt2))).toMatch(/holds a private key/);
   });
 });
 

@@ -1,17 +1,21 @@
 import { base64url, compactVerify, decodeProtectedHeader, importJWK, importX509, type JWK } from "jose";
-import { asObject, WalletError } from "./http";
+import { asObject, send, WalletError } from "./http";
 import type { LinkedRequest } from "./request-link";
 import { readCertificateChain } from "./x509";
 
 const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
 const DID_JWK = "did:jwk:";
+const DID_WEB = "did:web:";
 
 /** The verifier as far as the wallet could check it, by client identifier prefix (OpenID4VP §5.9.3). */
 export type VerifierIdentity =
   /** `x509_hash`, `x509_san_dns`: the request object is signed by the `x5c` leaf named by the client id. */
   | { kind: "certificate"; subject: string; issuer: string; notAfter: Date; dnsNames: string[] }
-  /** `decentralized_identifier` (did:jwk): signed by the key the DID itself holds. */
-  | { kind: "did"; did: string }
+  /**
+   * `decentralized_identifier`: signed by the key the did:jwk itself holds, or by a verification method of
+   * the did:web's document (`documentUrl`, where it was read).
+   */
+  | { kind: "did"; did: string; documentUrl?: string }
   /** `redirect_uri`: unsigned; nothing is known but where the answer goes. */
   | { kind: "redirect_uri"; responseUri: string };
 
@@ -99,30 +103,93 @@ async function checkCertificate(
   };
 }
 
+/** A public P-256 JWK as a DID document or did:jwk holds it; `where` names it in the refusal. */
+function publicP256(value: unknown, where: string): JWK {
+  const jwk = asObject(value);
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string") {
+    fail(`${where} is not a P-256 key (ES256)`);
+  }
+  if ("d" in jwk) fail(`${where} holds a private key`);
+  return { kty: "EC", crv: "P-256", x: jwk.x as string, y: jwk.y as string };
+}
+
 /** The public P-256 key a did:jwk holds (did:jwk method: base64url of the JWK's JSON). */
 function didJwkKey(did: string): JWK {
-  let jwk: Record<string, unknown> = {};
+  let jwk: unknown;
   try {
-    jwk = asObject(JSON.parse(new TextDecoder().decode(base64url.decode(did.slice(DID_JWK.length)))));
+    jwk = JSON.parse(new TextDecoder().decode(base64url.decode(did.slice(DID_JWK.length))));
   } catch {
     fail("the did:jwk does not hold a JWK");
   }
-  if (jwk.kty !== "EC" || jwk.crv !== "P-256" || typeof jwk.x !== "string" || typeof jwk.y !== "string") {
-    fail("the did:jwk is not a P-256 key (ES256)");
+  return publicP256(jwk, "the did:jwk");
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Where a did:web document is read (did:web §3.2 "Read"): `https://<host>/<path…>/did.json`, or
+ * `/.well-known/did.json` without a path. For a loopback host (a platform on this computer) plain http,
+ * the exception browsers make for secure contexts too.
+ */
+function didWebDocumentUrl(did: string): string {
+  const [host, ...path] = did.slice(DID_WEB.length).split(":");
+  let url: URL | null = null;
+  try {
+    url = new URL(`https://${decodeURIComponent(host ?? "")}`);
+  } catch {
+    fail("the did:web does not name a host");
   }
-  if ("d" in jwk) fail("the did:jwk holds a private key");
-  return { kty: "EC", crv: "P-256", x: jwk.x as string, y: jwk.y as string };
+  const location = url!;
+  if (LOOPBACK_HOSTS.has(location.hostname) || location.hostname.endsWith(".localhost"))
+    location.protocol = "http:";
+  location.pathname =
+    path.length === 0 ? "/.well-known/did.json" : `/${path.map(decodeURIComponent).join("/")}/did.json`;
+  return location.toString();
+}
+
+const mentions = (relationship: unknown, id: string) =>
+  Array.isArray(relationship) && relationship.some((entry) => entry === id || asObject(entry).id === id);
+
+/**
+ * The key of the did:web verification method `kid` (a DID URL of the client's DID), read from the DID
+ * document: the document's `id` must be the DID, the method must be one of its `verificationMethod`s
+ * controlled by the DID and named in `assertionMethod` (the relationship for signing statements).
+ */
+async function didWebKey(did: string, kid: unknown): Promise<{ key: JWK; documentUrl: string }> {
+  const methodId =
+    typeof kid === "string" && kid.startsWith(`${did}#`)
+      ? kid
+      : fail("kid is not a verification method of the client's did:web");
+  const documentUrl = didWebDocumentUrl(did);
+  const answer = await send(documentUrl, { headers: { accept: "application/did+json, application/json" } });
+  if (answer.status !== 200) fail(`the did:web document at ${documentUrl} answered ${answer.status}`);
+  const document = asObject(answer.body);
+  if (document.id !== did) fail("the did:web document is not the client's DID");
+  const methods = Array.isArray(document.verificationMethod) ? document.verificationMethod : [];
+  const method = asObject(methods.find((m) => asObject(m).id === methodId));
+  if (method.id !== methodId) fail("kid is not a verification method of the client's did:web");
+  if (method.controller !== did) fail("the verification method is not controlled by the client's did:web");
+  if (!mentions(document.assertionMethod, methodId))
+    fail("the verification method is not an assertion method of the client's did:web");
+  return { key: publicP256(method.publicKeyJwk, "the verification method's key"), documentUrl };
 }
 
 /**
  * `decentralized_identifier`: the request object's `kid` must be a verification method of the client's
- * DID (§5.9.3), and its signature must verify with that method's key. Only did:jwk, whose document is
- * the DID itself (its one method is `#0`), so no resolver is asked.
+ * DID (§5.9.3), and its signature must verify with that method's key. did:jwk needs no resolver (its
+ * document is the DID itself, its one method `#0`); a did:web document is read from its web location.
  */
 async function checkDid(jwt: string, header: Record<string, unknown>, did: string): Promise<CheckedRequest> {
+  if (did.startsWith(DID_WEB)) {
+    const { key, documentUrl } = await didWebKey(did, header.kid);
+    return {
+      payload: await verifiedPayload(jwt, await importJWK(key, "ES256"), "the key of the client's did:web"),
+      verifier: { kind: "did", did, documentUrl },
+    };
+  }
   if (!did.startsWith(DID_JWK)) {
     const method = did.split(":").slice(0, 2).join(":") || did;
-    fail(`the DID method ${method} is not supported by the sandbox wallet (did:jwk only)`);
+    fail(`the DID method ${method} is not supported by the sandbox wallet (did:jwk and did:web only)`);
   }
   if (header.kid !== `${did}#0`) fail("kid is not the verification method of the client's did:jwk");
   const key = await importJWK(didJwkKey(did), "ES256");

@@ -36,7 +36,9 @@ function VerifierFacts({ request }: { request: VerifiedRequest }) {
         {verifier.kind === "certificate"
           ? verifier.subject
           : verifier.kind === "did"
-            ? "A decentralized identifier (did:jwk)"
+            ? verifier.documentUrl
+              ? `A decentralized identifier (did:web at ${new URL(verifier.documentUrl).host})`
+              : "A decentralized identifier (did:jwk)"
             : new URL(verifier.responseUri).host}
       </dd>
       <dt>Client id</dt>
@@ -58,8 +60,18 @@ function VerifierFacts({ request }: { request: VerifiedRequest }) {
         <>
           <dt>Signature</dt>
           <dd data-testid="verifier-check">
-            Signed by the key of the client&apos;s did:jwk (checked). A did:jwk is only a key: it does not say
-            who holds it.
+            {verifier.documentUrl ? (
+              <>
+                Signed by a key of the client&apos;s did:web document, read from{" "}
+                <code>{verifier.documentUrl}</code> (checked). A did:web says who controls that web address,
+                not who the organisation is.
+              </>
+            ) : (
+              <>
+                Signed by the key of the client&apos;s did:jwk (checked). A did:jwk is only a key: it does not
+                say who holds it.
+              </>
+            )}
           </dd>
         </>
       )}
