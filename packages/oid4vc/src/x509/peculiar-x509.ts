@@ -1,5 +1,8 @@
-/** `@peculiar/x509`, loaded after the Reflect metadata shim it needs (see `./reflect-metadata-shim`). */
-import "./reflect-metadata-shim";
+/**
+ * `@peculiar/x509`, loaded after the Reflect metadata polyfill its `tsyringe` needs ("tsyringe requires a
+ * reflect polyfill"): `@abraham/reflection`, the small one the console's wallet uses too.
+ */
+import "@abraham/reflection";
 import * as x509 from "@peculiar/x509";
 
 // Node's webcrypto and the DOM Crypto type differ only in typings.
