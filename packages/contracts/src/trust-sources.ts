@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EXAMPLE_CA_CERTIFICATE_PEM } from "./examples";
-import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { collectionOf, newestFirstCollectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
 import { hasOnePemCertificateBlock } from "./server-checks";
 
@@ -259,3 +259,73 @@ export type TTrustSourceService = z.infer<typeof zTrustSourceService>;
 export const ZListTrustSourceServicesResponse = collectionOf(zTrustSourceService).meta({
   id: "ManagementCollectionOfTrustSourceService",
 });
+
+/** How many refresh attempts are kept per trust source (older ones are deleted as new ones are recorded). */
+export const TRUST_SOURCE_REFRESHES_KEPT = 50;
+
+export const TRUST_SOURCE_REFRESH_TRIGGERS = ["create", "manual", "schedule"] as const;
+export const TRUST_SOURCE_REFRESH_OUTCOMES = ["ok", "failed", "refused"] as const;
+
+/** TrustSources_ListRefreshes: the recorded refresh attempts of a trust source, newest first. */
+export const ZListTrustSourceRefreshesRequest = zListQuery.extend({ trustSourceId: zTrustSourceId });
+export type TListTrustSourceRefreshesRequest = z.infer<typeof ZListTrustSourceRefreshesRequest>;
+
+export const zTrustSourceRefresh = z
+  .object({
+    id: z.string().meta({ description: "The attempt's id.", example: "tsr_01jd5x6c3v8w9y0z1a2b3c4d5e" }),
+    attemptedAt: z.string().meta({ description: "When the attempt ran (ISO 8601).", example: ISO_EXAMPLE }),
+    trigger: z.enum(TRUST_SOURCE_REFRESH_TRIGGERS).meta({
+      description:
+        "`create`: the first fetch at TrustSources_Create; `manual`: TrustSources_Refresh; `schedule`: the worker's scheduled refresh.",
+      example: "schedule",
+    }),
+    outcome: z.enum(TRUST_SOURCE_REFRESH_OUTCOMES).meta({
+      description:
+        "`ok`: the list verified and replaced the copy in use; `failed`: the list could not be fetched (FetchFailed); `refused`: it was fetched but did not verify or went back in sequence.",
+      example: "ok",
+    }),
+    reason: zRefreshError.nullable().meta({ description: "Why it failed or was refused; null when ok." }),
+    sequenceNumber: z.int().nullable().meta({
+      description:
+        "TSLSequenceNumber / LoTE sequence number of the source's own list in the copy in use after the attempt (the new copy when ok, the kept one otherwise); null when there is none.",
+      example: 42,
+    }),
+    issuedAt: z.string().nullable().meta({
+      description: "ListIssueDateTime of that list (ISO 8601).",
+      example: ISO_EXAMPLE,
+    }),
+    nextUpdate: z.string().nullable().meta({
+      description: "The earliest NextUpdate of the copy in use after the attempt (ISO 8601).",
+      example: ISO_EXAMPLE,
+    }),
+    services: z.int().meta({
+      description: "How many services the copy in use after the attempt holds, across its lists.",
+      example: 12,
+    }),
+    lastGoodCopyKept: z.boolean().meta({
+      description:
+        "Whether the attempt failed or was refused while an earlier good copy existed, which stayed in use (stale while its NextUpdate has not passed).",
+      example: false,
+    }),
+    failedLists: z
+      .array(
+        z.object({
+          location: z
+            .string()
+            .meta({ description: "The pointed-to list.", example: "https://tl.example/de.xml" }),
+          code: z.string().meta({ description: "Why it was refused.", example: "BadSignature" }),
+          message: z.string().meta({ description: "What failed, in words." }),
+        }),
+      )
+      .meta({
+        description:
+          "For a LoTL: the lists it points to that failed in this attempt (each keeps its own last good copy while that is current); empty otherwise.",
+      }),
+  })
+  .meta({ id: "TrustSourceRefresh", description: "One recorded refresh attempt of a trust source." });
+export type TTrustSourceRefresh = z.infer<typeof zTrustSourceRefresh>;
+
+export const ZListTrustSourceRefreshesResponse = newestFirstCollectionOf(
+  zTrustSourceRefresh,
+  "This page's refresh attempts, newest first.",
+).meta({ id: "ManagementCollectionOfTrustSourceRefresh" });

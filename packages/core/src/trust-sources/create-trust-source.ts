@@ -13,6 +13,7 @@ import type { TenantScope } from "../shared/principal";
 import { fetchTrustSourceLists, RefreshFailure } from "./fetch-trust-source-lists";
 import { trustListRefused } from "./refresh-trust-source";
 import { toTrustSourceDto } from "./trust-source-dto";
+import { recordTrustSourceRefresh } from "./trust-source-refreshes";
 import { trustSourceRepository as repo } from "./trust-source-repository";
 
 type CreateDeps = Pick<AppDeps, "config" | "metrics">;
@@ -80,22 +81,32 @@ export async function createTrustSource(
   const times = lists.flatMap((list) => (list.nextUpdate ? [new Date(list.nextUpdate).getTime()] : []));
   const nextUpdate = times.length > 0 ? new Date(Math.min(...times)) : null;
   const byInterval = now.getTime() + refreshIntervalSeconds * 1000;
-  const row = await repo.create(db, {
-    id: newId("ts"),
-    ...scope,
-    kind: input.kind,
-    url,
-    description: input.description ?? null,
-    signerCertificates,
-    refreshIntervalSeconds,
-    lists,
-    listsFetchedAt: now,
-    listsNextUpdate: nextUpdate,
-    lastRefreshAt: now,
-    lastError: null,
-    nextRefreshAt: new Date(
-      Math.max(now.getTime() + 60_000, Math.min(byInterval, nextUpdate?.getTime() ?? byInterval)),
-    ),
+  const row = await db.transaction(async (tx) => {
+    const created = await repo.create(tx, {
+      id: newId("ts"),
+      ...scope,
+      kind: input.kind,
+      url,
+      description: input.description ?? null,
+      signerCertificates,
+      refreshIntervalSeconds,
+      lists,
+      listsFetchedAt: now,
+      listsNextUpdate: nextUpdate,
+      lastRefreshAt: now,
+      lastError: null,
+      nextRefreshAt: new Date(
+        Math.max(now.getTime() + 60_000, Math.min(byInterval, nextUpdate?.getTime() ?? byInterval)),
+      ),
+    });
+    await recordTrustSourceRefresh(tx, scope, {
+      trustSourceId: created.id,
+      at: now,
+      trigger: "create",
+      error: null,
+      lists,
+    });
+    return created;
   });
   return toTrustSourceDto(row, now);
 }

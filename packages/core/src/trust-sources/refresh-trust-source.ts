@@ -6,6 +6,7 @@ import type { TenantScope } from "../shared/principal";
 import { fetchTrustSourceLists, RefreshFailure } from "./fetch-trust-source-lists";
 import type { RefreshError, StoredList } from "./stored-lists";
 import { storedListsOf, toTrustSourceDto, trustSourceStatus } from "./trust-source-dto";
+import { type RefreshTrigger, recordTrustSourceRefresh } from "./trust-source-refreshes";
 import { trustSourceRepository as repo, type TrustSourceRow } from "./trust-source-repository";
 
 type RefreshDeps = Pick<AppDeps, "config" | "metrics">;
@@ -35,11 +36,13 @@ export type RefreshOutcome = { row: TrustSourceRow; error: RefreshError | null }
  * Fetches and verifies a trust source's lists (outside any transaction), then records the outcome: on
  * success the new copy replaces the last good one; on failure the last good copy is kept (stale while its
  * NextUpdate has not passed), the error is stored and a `trust_source.refresh_failed` event is emitted.
+ * Either way the attempt is recorded in the source's refresh history, in the same transaction.
  */
 export async function refreshTrustSourceRow(
   db: UnitOfWork,
   deps: RefreshDeps,
   row: TrustSourceRow,
+  trigger: RefreshTrigger,
   now = new Date(),
 ): Promise<RefreshOutcome> {
   const scope: TenantScope = {
@@ -59,6 +62,13 @@ export async function refreshTrustSourceRow(
         nextRefreshAt: nextAfterFailure(row.refreshIntervalSeconds, now),
       });
       if (!changed) return null;
+      await recordTrustSourceRefresh(tx, scope, {
+        trustSourceId: row.id,
+        at: now,
+        trigger,
+        error,
+        lists: storedListsOf(changed),
+      });
       await emitEvent(tx, scope, "trust_source.refresh_failed", {
         trustSourceId: row.id,
         url: row.url,
@@ -73,13 +83,25 @@ export async function refreshTrustSourceRow(
     return { row: updated, error };
   }
   const nextUpdate = earliestNextUpdate(lists);
-  const updated = await repo.update(db, scope, row.id, {
-    lists,
-    listsFetchedAt: now,
-    listsNextUpdate: nextUpdate,
-    lastRefreshAt: now,
-    lastError: null,
-    nextRefreshAt: nextAfterSuccess(row.refreshIntervalSeconds, nextUpdate, now),
+  const updated = await db.transaction(async (tx) => {
+    const changed = await repo.update(tx, scope, row.id, {
+      lists,
+      listsFetchedAt: now,
+      listsNextUpdate: nextUpdate,
+      lastRefreshAt: now,
+      lastError: null,
+      nextRefreshAt: nextAfterSuccess(row.refreshIntervalSeconds, nextUpdate, now),
+    });
+    if (changed) {
+      await recordTrustSourceRefresh(tx, scope, {
+        trustSourceId: row.id,
+        at: now,
+        trigger,
+        error: null,
+        lists,
+      });
+    }
+    return changed;
   });
   deps.metrics.trustSourceRefreshed("succeeded");
   if (!updated) throw notFound("The trust source");
@@ -100,7 +122,7 @@ export function trustListRefused(error: RefreshError): DomainError {
 export async function refreshTrustSource(db: UnitOfWork, scope: TenantScope, deps: RefreshDeps, id: string) {
   const row = await repo.findById(db, scope, id);
   if (!row) throw notFound("The trust source");
-  const outcome = await refreshTrustSourceRow(db, deps, row);
+  const outcome = await refreshTrustSourceRow(db, deps, row, "manual");
   if (outcome.error) throw trustListRefused(outcome.error);
   return toTrustSourceDto(outcome.row);
 }
@@ -122,7 +144,7 @@ export async function refreshDueTrustSources(
     // Claimed for the time a fetch may take; the outcome sets the real next time.
     if (!(await repo.claimDue(db, row.id, row.nextRefreshAt, new Date(now.getTime() + 5 * MIN_DELAY_MS))))
       continue;
-    const outcome = await refreshTrustSourceRow(db, deps, row, now).catch(() => null);
+    const outcome = await refreshTrustSourceRow(db, deps, row, "schedule", now).catch(() => null);
     if (outcome) refreshed++;
     if (!outcome || outcome.error) failed++;
   }

@@ -5,6 +5,8 @@ import {
   ZDeleteTrustSourceResponse,
   ZGetTrustSourceRequest,
   ZGetTrustSourceResponse,
+  ZListTrustSourceRefreshesRequest,
+  ZListTrustSourceRefreshesResponse,
   ZListTrustSourceServicesRequest,
   ZListTrustSourceServicesResponse,
   ZListTrustSourcesRequest,
@@ -26,6 +28,7 @@ import {
   updateTrustSource,
 } from "./manage-trust-sources";
 import { refreshTrustSource } from "./refresh-trust-source";
+import { listTrustSourceRefreshes } from "./trust-source-refreshes";
 
 const TAGS = ["Trust sources"];
 const BASE = "/management/trust-sources";
@@ -105,6 +108,24 @@ export const trustSourcesRouter = router({
     .input(ZListTrustSourceServicesRequest)
     .output(ZListTrustSourceServicesResponse)
     .query(({ ctx, input }) => listTrustSourceServices(ctx.db, scopeOf(ctx), input)),
+
+  listRefreshes: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${BASE}/{trustSourceId}/refreshes`,
+        operationId: "TrustSources_ListRefreshes",
+        summary: "List a trust source's refresh attempts",
+        description:
+          "The recorded refresh attempts, newest first: the first fetch at TrustSources_Create, TrustSources_Refresh and the worker's scheduled refreshes, each with its outcome (`ok`, `failed` when the list could not be fetched, `refused` when it did not verify), the reason code, the sequence number, issue date and NextUpdate of the copy in use after it, its number of services and whether an earlier good copy was kept. The newest 50 per trust source are kept.",
+        tags: TAGS,
+      },
+      scopes: ["trust-sources.read"],
+      errorStatuses: [400, 401, 403, 404, 429],
+    })
+    .input(ZListTrustSourceRefreshesRequest)
+    .output(ZListTrustSourceRefreshesResponse)
+    .query(({ ctx, input }) => listTrustSourceRefreshes(ctx.db, scopeOf(ctx), input)),
 
   update: protectedProcedure
     .meta({

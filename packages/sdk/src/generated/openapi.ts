@@ -939,6 +939,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/trust-sources/{trustSourceId}/refreshes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a trust source's refresh attempts
+         * @description The recorded refresh attempts, newest first: the first fetch at TrustSources_Create, TrustSources_Refresh and the worker's scheduled refreshes, each with its outcome (`ok`, `failed` when the list could not be fetched, `refused` when it did not verify), the reason code, the sequence number, issue date and NextUpdate of the copy in use after it, its number of services and whether an earlier good copy was kept. The newest 50 per trust source are kept.
+         *
+         *     Requires the API key scope `trust-sources.read`.
+         */
+        get: operations["TrustSources_ListRefreshes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/trust-sources/{trustSourceId}/refresh": {
         parameters: {
             query?: never;
@@ -4140,6 +4162,79 @@ export interface components {
              * @example true
              */
             trusted: boolean;
+        };
+        ManagementCollectionOfTrustSourceRefresh: {
+            /** @description This page's refresh attempts, newest first. */
+            data: components["schemas"]["TrustSourceRefresh"][];
+            /** @description Cursor of the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One recorded refresh attempt of a trust source. */
+        TrustSourceRefresh: {
+            /**
+             * @description The attempt's id.
+             * @example tsr_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description When the attempt ran (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            attemptedAt: string;
+            /**
+             * @description `create`: the first fetch at TrustSources_Create; `manual`: TrustSources_Refresh; `schedule`: the worker's scheduled refresh.
+             * @example schedule
+             * @enum {string}
+             */
+            trigger: "create" | "manual" | "schedule";
+            /**
+             * @description `ok`: the list verified and replaced the copy in use; `failed`: the list could not be fetched (FetchFailed); `refused`: it was fetched but did not verify or went back in sequence.
+             * @example ok
+             * @enum {string}
+             */
+            outcome: "ok" | "failed" | "refused";
+            /** @description Why it failed or was refused; null when ok. */
+            reason: components["schemas"]["TrustSourceRefreshError"] | null;
+            /**
+             * @description TSLSequenceNumber / LoTE sequence number of the source's own list in the copy in use after the attempt (the new copy when ok, the kept one otherwise); null when there is none.
+             * @example 42
+             */
+            sequenceNumber: number | null;
+            /**
+             * @description ListIssueDateTime of that list (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            issuedAt: string | null;
+            /**
+             * @description The earliest NextUpdate of the copy in use after the attempt (ISO 8601).
+             * @example 2026-08-30T12:00:00.000Z
+             */
+            nextUpdate: string | null;
+            /**
+             * @description How many services the copy in use after the attempt holds, across its lists.
+             * @example 12
+             */
+            services: number;
+            /**
+             * @description Whether the attempt failed or was refused while an earlier good copy existed, which stayed in use (stale while its NextUpdate has not passed).
+             * @example false
+             */
+            lastGoodCopyKept: boolean;
+            /** @description For a LoTL: the lists it points to that failed in this attempt (each keeps its own last good copy while that is current); empty otherwise. */
+            failedLists: {
+                /**
+                 * @description The pointed-to list.
+                 * @example https://tl.example/de.xml
+                 */
+                location: string;
+                /**
+                 * @description Why it was refused.
+                 * @example BadSignature
+                 */
+                code: string;
+                /** @description What failed, in words. */
+                message: string;
+            }[];
         };
         ManagementResourceOfWebhookSubscriptionWithSecret: {
             data: components["schemas"]["WebhookSubscriptionWithSecret"];
@@ -11720,6 +11815,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ManagementCollectionOfTrustSourceService"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    TrustSources_ListRefreshes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The trust source's id. */
+                trustSourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfTrustSourceRefresh"];
                 };
             };
             /** @description The request was not valid. */
