@@ -10,6 +10,7 @@ import { parseClaimValues } from "../../../lib/claim-values";
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
+import { ClientIdFields, type ClientIdPrefix, type DidMethod, responseModeFor } from "./client-id-fields";
 import { PolicyVersions } from "./policy-version-form";
 
 /** The TS 119 602 PID provider issuance service: what a policy trusting a trust source names by default. */
@@ -66,6 +67,7 @@ export default function VerificationPoliciesPage() {
         setHolderBinding(true);
         setMultiple(false);
         setClaimValues("");
+        setClientId({ prefix: "x509_hash", didMethod: "jwk" });
         await refresh();
       },
     }),
@@ -88,6 +90,10 @@ export default function VerificationPoliciesPage() {
   const [claimValues, setClaimValues] = useState("");
   const [requireResponseCode, setRequireResponseCode] = useState(false);
   const [reportInvalid, setReportInvalid] = useState(false);
+  const [clientId, setClientId] = useState<{ prefix: ClientIdPrefix; didMethod: DidMethod }>({
+    prefix: "x509_hash",
+    didMethod: "jwk",
+  });
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
 
@@ -114,7 +120,9 @@ export default function VerificationPoliciesPage() {
         },
       ],
       credentialSets: null,
-      responseMode: "direct_post.jwt",
+      responseMode: responseModeFor(clientId.prefix),
+      clientIdPrefix: clientId.prefix,
+      didMethod: clientId.didMethod,
       sessionLifetimeSeconds: 600,
       sameDeviceRedirectUri: redirectUri || null,
       requireResponseCode: Boolean(redirectUri) && requireResponseCode,
@@ -278,6 +286,14 @@ export default function VerificationPoliciesPage() {
               <input type="checkbox" checked={multiple} onChange={(e) => setMultiple(e.target.checked)} />
               Accept several presentations of this kind in one answer (DCQL multiple)
             </label>
+          </fieldset>
+          <fieldset>
+            <legend>How the wallet identifies this verifier</legend>
+            <ClientIdFields
+              prefix={clientId.prefix}
+              didMethod={clientId.didMethod}
+              onChange={(prefix, didMethod) => setClientId({ prefix, didMethod })}
+            />
           </fieldset>
           <label className="inline">
             <input

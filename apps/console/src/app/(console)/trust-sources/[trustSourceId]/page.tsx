@@ -1,5 +1,5 @@
 "use client";
-import type { TTrustSource } from "@cred/contracts/trust-sources";
+import type { TTrustSource, TTrustSourceRefresh } from "@cred/contracts/trust-sources";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
@@ -14,6 +14,7 @@ import { useRefresh } from "../../../../lib/refresh";
 import { useTRPC, useTRPCClient } from "../../../../lib/trpc";
 import { routeParam } from "../../../../lib/url-filters";
 import { KIND_WORDS, STATUS_WORDS, shortServiceType, shortStatus } from "../trust-source-words";
+import { TrustSourceEditForm } from "./trust-source-edit-form";
 
 export default function TrustSourcePage() {
   const { trustSourceId } = useParams<{ trustSourceId: string }>();
@@ -25,6 +26,7 @@ export default function TrustSourcePage() {
   const source = useQuery({ ...trpc.trustSources.get.queryOptions({ trustSourceId: id }), enabled: canRead });
   const refreshQueries = useRefresh("trustSources");
   const [notice, setNotice] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
   const refresh = useMutation(
     trpc.trustSources.refresh.mutationOptions({
       onSuccess: async () => {
@@ -91,6 +93,9 @@ export default function TrustSourcePage() {
             >
               {refresh.isPending ? "Refreshing…" : "Refresh now"}
             </button>
+            <button type="button" className="secondary" onClick={() => setEditing(true)} disabled={editing}>
+              Edit
+            </button>
             <button
               type="button"
               className="secondary danger"
@@ -112,7 +117,9 @@ export default function TrustSourcePage() {
         <ErrorAlert error={remove.error} title="Could not delete the trust source" />
         {notice && <Success>{notice}</Success>}
       </section>
+      {canManage && editing && <TrustSourceEditForm source={s} onDone={() => setEditing(false)} />}
       <ListsCard source={s} />
+      <RefreshesCard source={s} />
       <ServicesCard source={s} />
     </>
   );
@@ -151,6 +158,12 @@ function TrustSourceFacts({ source: s }: { source: TTrustSource }) {
       </dd>
       <dt>Signer certificates</dt>
       <dd>{s.signerCertificates.length}</dd>
+      {s.description && (
+        <>
+          <dt>Description</dt>
+          <dd>{s.description}</dd>
+        </>
+      )}
       <dt>Created</dt>
       <dd>
         <Time at={s.createdAt} />
@@ -194,6 +207,71 @@ function ListsCard({ source }: { source: TTrustSource }) {
           ]}
         />
       )}
+    </section>
+  );
+}
+
+const OUTCOME_WORDS: Record<TTrustSourceRefresh["outcome"], string> = {
+  ok: "verified",
+  failed: "not fetched",
+  refused: "refused",
+};
+
+/** TrustSources_ListRefreshes: the recorded refresh attempts, newest first (the newest 50 are kept). */
+function RefreshesCard({ source }: { source: TTrustSource }) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const pageSize = usePageSize();
+  const refreshes = useCursorPages({
+    queryKey: trpc.trustSources.listRefreshes.infiniteQueryKey({ limit: pageSize, trustSourceId: source.id }),
+    fetchPage: (cursor, signal) =>
+      client.trustSources.listRefreshes.query(
+        { limit: pageSize, cursor, trustSourceId: source.id },
+        { signal },
+      ),
+  });
+  return (
+    <section className="card" aria-labelledby="trust-source-refreshes">
+      <h2 id="trust-source-refreshes">Refresh history</h2>
+      <p className="hint">
+        Each fetch of the list, newest first (the newest 50 are kept). A failed or refused refresh keeps the
+        last good copy in use while its NextUpdate has not passed.
+      </p>
+      <PagedTable
+        list={refreshes}
+        caption="Refresh attempts"
+        noun={{ one: "refresh", other: "refreshes" }}
+        empty="No refresh recorded yet."
+        testId="trust-source-refreshes-table"
+        rowKey={(r) => r.id}
+        columns={[
+          { header: "When", cell: (r) => <Time at={r.attemptedAt} /> },
+          { header: "Trigger", cell: (r) => r.trigger },
+          {
+            header: "Outcome",
+            cell: (r) => (
+              <>
+                <Badge value={r.outcome} /> {OUTCOME_WORDS[r.outcome]}
+                {r.reason && (
+                  <div className="hint">
+                    <code>{r.reason.code}</code> {r.reason.message}
+                  </div>
+                )}
+                {r.failedLists.map((l) => (
+                  <div className="hint" key={l.location}>
+                    {l.location}: <code>{l.code}</code>
+                  </div>
+                ))}
+              </>
+            ),
+          },
+          { header: "Sequence number", cell: (r) => r.sequenceNumber ?? "—" },
+          { header: "Issued", cell: (r) => (r.issuedAt ? <Time at={r.issuedAt} /> : "—") },
+          { header: "Next update", cell: (r) => (r.nextUpdate ? <Time at={r.nextUpdate} /> : "—") },
+          { header: "Services", cell: (r) => r.services },
+          { header: "Last good copy kept", cell: (r) => (r.lastGoodCopyKept ? "yes" : "no") },
+        ]}
+      />
     </section>
   );
 }
