@@ -116,7 +116,7 @@ test("trust source: edit its interval, description and signers; see its refresh 
     await policyForm.getByLabel("Credential").selectOption({ label: `Badge (${issuer.configuration})` });
     await policyForm.getByLabel("given_name").check();
     await expect(policyForm.getByLabel("DID method")).toHaveCount(0);
-    await policyForm.getByLabel("Client identifier prefix").selectOption("decentralized_identifier");
+    await policyForm.getByLabel("Client ID prefix").selectOption("decentralized_identifier");
     await policyForm.getByLabel("DID method").selectOption("web");
     await policyForm.getByRole("button", { name: "Create policy" }).click();
     await expect(page.getByTestId(`policy-${policyIdentifier}`)).toContainText("active");

@@ -30,8 +30,8 @@ import { destroyVerifierKeyQuietly, generateVerifierKey } from "./verifier-key-c
  * Starts an access certificate (WRPAC, ETSI TS 119 411-8): a fresh P-256 key, sealed (or generated in
  * the key provider `keyCustody` names, an HSM, which signs the CSR) and kept beside the certificate in
  * use until the CA's certificate is imported, and a PKCS#10 request with the
- * legal-person subject (C, O, organizationIdentifier, CN), the dNSName SANs (the public host by default)
- * and, when given, the requested certificate policies. A new request replaces a pending one.
+ * legal-person subject (C, O, organizationIdentifier, CN), the dNSName SANs (the public host by default),
+ * the contact SANs given and the requested certificate policies (NCP-l-eudiwrp by default). A new request replaces a pending one.
  */
 export async function createVerifierCertificateSigningRequest(
   deps: AppDeps,
@@ -70,6 +70,8 @@ export async function createVerifierCertificateSigningRequest(
       ...(input.commonName ? { commonName: input.commonName } : {}),
       dnsNames,
       ...(input.certificatePolicies ? { policyOids: input.certificatePolicies } : {}),
+      ...(input.contactUri ? { contactUris: [input.contactUri] } : {}),
+      ...(input.contactEmail ? { contactEmails: [input.contactEmail] } : {}),
       ...(held && heldKey
         ? {
             heldKey: {

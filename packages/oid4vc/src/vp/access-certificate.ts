@@ -23,6 +23,27 @@ export const SUBJECT_ATTRIBUTE_OIDS = {
   organisationIdentifier: "2.5.4.97",
 } as const;
 
+/**
+ * The certificate policies of ETSI TS 119 411-8 V1.1.1 clause 5.3 (`{ itu-t(0) identified-organization(4)
+ * etsi(0) eudiwrp(194118) policy-identifiers(1) }`): normalised (NCP) and qualified (QCP) policies for
+ * access certificates issued to natural (-n) and legal (-l) persons. The ETSI text was not reachable
+ * here; the values are those independent implementations and profiles cite (docs/api/relying-party-certificates.md).
+ */
+export const ACCESS_CERTIFICATE_POLICY_OIDS = {
+  "NCP-n-eudiwrp": "0.4.0.194118.1.1",
+  "NCP-l-eudiwrp": "0.4.0.194118.1.2",
+  "QCP-n-eudiwrp": "0.4.0.194118.1.3",
+  "QCP-l-eudiwrp": "0.4.0.194118.1.4",
+} as const;
+
+/**
+ * What a request names when the caller names no policy: the normalised policy for legal persons, the
+ * least a WRPAC must meet (CIR 2025/848 Annex IV: at least NCP), for the legal-person subject made here.
+ */
+export const DEFAULT_ACCESS_CERTIFICATE_POLICY_OIDS: readonly string[] = [
+  ACCESS_CERTIFICATE_POLICY_OIDS["NCP-l-eudiwrp"],
+];
+
 export interface AccessCertificateSubject {
   /** `O`: the legal name of the relying party (or of the intermediary acting for it). */
   organisationName: string;
@@ -37,8 +58,18 @@ export interface AccessCertificateSubject {
 export interface AccessCertificateRequestInput extends AccessCertificateSubject {
   /** dNSName subjectAltNames requested (the verifier's public host, so `x509_san_dns` works too). */
   dnsNames: string[];
-  /** Certificate policy OIDs requested (certificatePolicies extension); the access CA decides. */
-  policyOids?: string[];
+  /**
+   * Certificate policy OIDs requested (certificatePolicies extension); the access CA decides. Omitted:
+   * DEFAULT_ACCESS_CERTIFICATE_POLICY_OIDS (NCP-l-eudiwrp).
+   */
+  policyOids?: readonly string[];
+  /**
+   * Contact information of the relying party requested as subjectAltNames (TS 119 411-8 GEN-6.6.1-07
+   * asks the certificate for at least one of a website, a telephone number or an email address):
+   * uniformResourceIdentifier entries for a helpdesk website, rfc822Name entries for email addresses.
+   */
+  contactUris?: readonly string[];
+  contactEmails?: readonly string[];
   /**
    * A P-256 key held elsewhere (an HSM) to request the certificate for: the request is signed there and
    * no key is made here. Without it a fresh key is generated in the process and returned.
@@ -68,8 +99,9 @@ function subjectName(subject: AccessCertificateSubject): x509.JsonName {
 /**
  * A fresh P-256 key and a PKCS#10 request signed with it whose subject carries C, O,
  * organizationIdentifier and CN (the legal-person identification TS 119 411-8 takes from EN 319 412-1
- * and EN 319 412-3), with requested extensions: dNSName SANs, key usage digitalSignature (the key signs
- * request objects) and, when given, the certificate policies.
+ * and EN 319 412-3), with requested extensions: dNSName SANs and the contact SANs given, key usage
+ * digitalSignature (the key signs request objects) and the certificate policies (NCP-l-eudiwrp unless
+ * others are named).
  */
 export async function createAccessCertificateRequest(
   input: AccessCertificateRequestInput,
@@ -95,11 +127,14 @@ export async function createAccessCertificateRequest(
     : await subtle.generateKey(ES256_KEY, true, ["sign", "verify"]);
   const extensions: x509.Extension[] = [
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.SubjectAlternativeNameExtension(
-      input.dnsNames.map((value) => ({ type: "dns" as const, value })),
-    ),
+    new x509.SubjectAlternativeNameExtension([
+      ...input.dnsNames.map((value) => ({ type: "dns" as const, value })),
+      ...(input.contactUris ?? []).map((value) => ({ type: "url" as const, value })),
+      ...(input.contactEmails ?? []).map((value) => ({ type: "email" as const, value })),
+    ]),
   ];
-  if (input.policyOids?.length) extensions.push(new x509.CertificatePolicyExtension(input.policyOids));
+  const policyOids = input.policyOids ?? DEFAULT_ACCESS_CERTIFICATE_POLICY_OIDS;
+  if (policyOids.length > 0) extensions.push(new x509.CertificatePolicyExtension([...policyOids]));
   const csr = await x509.Pkcs10CertificateRequestGenerator.create(
     {
       name: new x509.Name(subjectName(input)),

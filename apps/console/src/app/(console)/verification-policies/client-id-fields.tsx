@@ -36,7 +36,7 @@ export function ClientIdFields({
   return (
     <div className="grid">
       <ChoiceField
-        label="Client identifier prefix"
+        label="Client ID prefix"
         value={prefix}
         onChange={(value) =>
           onChange(value as ClientIdPrefix, value === "decentralized_identifier" ? didMethod : "jwk")
