@@ -10533,12 +10533,24 @@ export interface operations {
                      */
                     dnsNames?: string[];
                     /**
-                     * @description Certificate policy OIDs to request in a certificatePolicies extension, as the access CA's certificate policy names them; omitted: none requested (the CA sets the policies it issues under).
+                     * @description Certificate policy OIDs to request in a certificatePolicies extension, as the access CA's certificate policy names them. Omitted: `0.4.0.194118.1.2`, NCP-l-eudiwrp, the normalised ETSI TS 119 411-8 policy for access certificates of legal persons (the subject requested here is one); name `0.4.0.194118.1.4` (QCP-l-eudiwrp) for a qualified one. The CA sets the policies it issues under.
                      * @example [
-                     *       "0.4.0.2042.1.2"
+                     *       "0.4.0.194118.1.2"
                      *     ]
                      */
                     certificatePolicies?: string[];
+                    /**
+                     * Format: uri
+                     * @description A website where the relying party can be contacted for helpdesk and support, requested as a uniformResourceIdentifier subjectAltName (ETSI TS 119 411-8 asks the certificate for at least one of a website, a telephone number or an email address; the CA takes them from the relying party's registration).
+                     * @example https://webshop.example.com/support
+                     */
+                    contactUri?: string;
+                    /**
+                     * Format: email
+                     * @description An email address for matters of the relying party's registration and use of wallets, requested as an rfc822Name subjectAltName.
+                     * @example wallet-support@webshop.example.com
+                     */
+                    contactEmail?: string;
                     /** @description Who generates and holds the requested certificate's key; default `software`. */
                     keyCustody?: components["schemas"]["VerifierKeyCustody"];
                 };

@@ -55,6 +55,8 @@ export function AccessCertificateSection({
   const [commonName, setCommonName] = useState("");
   const [dnsNames, setDnsNames] = useState("");
   const [policies, setPolicies] = useState("");
+  const [contactUri, setContactUri] = useState("");
+  const [contactEmail, setContactEmail] = useState("");
   const [keyProvider, setKeyProvider] = useState<TKeyProvider>("software");
   const [chain, setChain] = useState("");
   const [trustAnchor, setTrustAnchor] = useState("");
@@ -84,6 +86,8 @@ export function AccessCertificateSection({
       ...(commonName.trim() ? { commonName: commonName.trim() } : {}),
       ...(names.length > 0 ? { dnsNames: names } : {}),
       ...(certificatePolicies.length > 0 ? { certificatePolicies } : {}),
+      ...(contactUri.trim() ? { contactUri: contactUri.trim() } : {}),
+      ...(contactEmail.trim() ? { contactEmail: contactEmail.trim() } : {}),
       ...(keyProvider !== "software" ? { keyCustody: { provider: keyProvider } } : {}),
     });
   };
@@ -160,7 +164,29 @@ export function AccessCertificateSection({
             value={dnsNames}
             onChange={setDnsNames}
           />
-          <TextField label="Certificate policy OIDs (optional)" value={policies} onChange={setPolicies} />
+          <TextField
+            label="Certificate policy OIDs (optional; default: NCP-l-eudiwrp 0.4.0.194118.1.2)"
+            value={policies}
+            onChange={setPolicies}
+          />
+          <TextField
+            label="Contact website (optional, https)"
+            type="url"
+            value={contactUri}
+            placeholder="https://example.com/support"
+            onChange={setContactUri}
+          />
+          <TextField
+            label="Contact email (optional)"
+            type="email"
+            value={contactEmail}
+            onChange={setContactEmail}
+          >
+            <span className="hint">
+              ETSI TS 119 411-8 wants a website, telephone number or email in the certificate; the access CA
+              takes them from your registration.
+            </span>
+          </TextField>
           <KeyCustodyField value={keyProvider} onChange={setKeyProvider} />
           <ErrorAlert error={createRequest.error} title="Could not create the signing request" />
           {createRequest.isSuccess && <Success>Signing request created.</Success>}
