@@ -8,7 +8,8 @@ export type DidMethod = TCreateVerificationPolicyRequest["didMethod"];
 const PREFIX_CHOICES: { value: ClientIdPrefix; label: string }[] = [
   { value: "x509_hash", label: "x509_hash: hash of the verifier certificate (HAIP)" },
   { value: "x509_san_dns", label: "x509_san_dns: the certificate's DNS name (the public host)" },
-  { value: "decentralized_identifier", label: "decentralized_identifier: a DID of the verifier key" },
+  // No "identifier" in these labels: the form's other fields are found by that word.
+  { value: "decentralized_identifier", label: "DID: a did:jwk or did:web of the verifier key" },
   {
     value: "redirect_uri",
     label: "redirect_uri: unsigned request, low assurance (response mode direct_post)",
