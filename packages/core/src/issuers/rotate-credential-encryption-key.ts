@@ -32,7 +32,7 @@ export async function rotateCredentialEncryptionKey(
         now,
         () =>
           mint(() =>
-            generateCredentialEncryptionKey(deps, { issuerId: issuer.id, keyProvider: issuer.keyProvider }),
+            generateCredentialEncryptionKey(deps, issuer),
           ),
       );
       if (!rotated) {
