@@ -2,6 +2,7 @@
 // SoftHSM2 token of this file's own and its request encryption keys in software, and the reverse; the
 // token named by its label; readiness per purpose; refusals that write nothing.
 
+import { listIssuerKeysAcrossTenants } from "@cred/core";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendEncrypted, type WalletFacingIssuer } from "./fixtures/encrypted-credential-request";
@@ -156,6 +157,15 @@ describe.skipIf(softHsmMissing !== null)(
       expect(items["status-list-signing-key"]!.detail).toContain(`PKCS#11 token '${LABEL}'`);
       expect(items["credential-request-encryption-key"]!.detail).toContain(`PKCS#11 token '${LABEL}'`);
       expect(Object.values(items).every((item) => item.status === "satisfied")).toBe(true);
+
+      // What `pnpm cli issuer-keys list --provider …` lists: each key with its purpose.
+      const listed = async (provider: string) =>
+        (await listIssuerKeysAcrossTenants(t.server.database.root, { provider }))
+          .filter((key) => key.issuerId === id)
+          .map((key) => key.purpose)
+          .sort();
+      expect(await listed("pkcs11")).toEqual(["credential_request_encryption", "status_list_signing"]);
+      expect(await listed("software")).toEqual(["credential_signing"]);
     });
 
     it("rotation keeps each purpose's custody: prepared and rotated signing keys and rotated request encryption keys are made where their purpose says", async () => {

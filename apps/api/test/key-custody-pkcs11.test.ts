@@ -233,7 +233,7 @@ describe.skipIf(softHsmMissing !== null)(
         body: { keyCustody: { provider: "pkcs11" } },
       });
       expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-      expect(moved.body.data.keyCustody).toEqual({ provider: "pkcs11" });
+      expect(moved.body.data.keyCustody).toMatchObject({ provider: "pkcs11", tokenLabel: "cred-test" });
       expect(moved.body.data.signingKey.kid).toBe(sealed!.kid); // the current key stays where it is
 
       const rotated = await call(t, "POST", `${ISSUERS}/${active.issuerId}/rotate-signing-key`, {
