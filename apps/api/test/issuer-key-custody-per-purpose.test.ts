@@ -336,6 +336,45 @@ describe.skipIf(softHsmMissing !== null)(
   },
 );
 
+describe.skipIf(softHsmMissing !== null)(
+  `verifier key custody by token label (SoftHSM2)${softHsmMissing ? ` [${softHsmMissing}]` : ""}`,
+  () => {
+    const CSR = "/management/verifier-certificate/signing-request";
+    const SUBJECT = {
+      organisationName: "Webshop Oy",
+      organisationIdentifier: "VATFI-12345678",
+      country: "FI",
+      dnsNames: ["verifier.example.com"],
+    };
+
+    it("an access-certificate signing request names the token by its label; an unknown label (or one with software) is 400 KeyTokenNotConfigured and no key is made", async () => {
+      const other = await t.otherTenant();
+      const tokenKeysBefore = await tokenKeyCount();
+      for (const keyCustody of [
+        { provider: "pkcs11", tokenLabel: "no-such-token" },
+        { provider: "software", tokenLabel: LABEL },
+      ]) {
+        const refused = await call(t, "POST", CSR, { key: other.key, body: { ...SUBJECT, keyCustody } });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+        expect(refused.body.error.details).toEqual([
+          expect.objectContaining({ code: "KeyTokenNotConfigured", target: "keyCustody.tokenLabel" }),
+        ]);
+      }
+      expect(await tokenKeyCount()).toBe(tokenKeysBefore);
+      const pending = await call(t, "GET", "/management/verifier-certificate", { key: other.key });
+      expect(pending.body.data.signingRequest).toBeNull();
+
+      const made = await call(t, "POST", CSR, {
+        key: other.key,
+        body: { ...SUBJECT, keyCustody: { provider: "pkcs11", tokenLabel: LABEL } },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      expect(made.body.data.keyLocation.keyReference).toMatch(new RegExp(`^pkcs11:token=${LABEL};id=`));
+      expect(await tokenKeyCount()).toBe(tokenKeysBefore + 1);
+    });
+  },
+);
+
 describe("key custody per purpose without a configured token", () => {
   it("a purpose in pkcs11 → 400 KeyProviderNotConfigured naming the purpose; nothing is created", async () => {
     const plain = await startTestServer();

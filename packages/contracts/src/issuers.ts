@@ -402,7 +402,7 @@ export const zStatusListSigning = zStatusListSigningSettings
   });
 
 /** A PKCS#11 token label (CKA_LABEL of the token: 32 characters in PKCS#11, longer ones are refused). */
-const zTokenLabel = z.string().min(1).max(32).meta({
+export const zTokenLabel = z.string().min(1).max(32).meta({
   description:
     "`pkcs11` only: the label of the PKCS#11 token that holds the keys; it must be one the platform is configured with (400 `KeyTokenNotConfigured` otherwise). Left out or null: the platform's token.",
   example: "issuers",

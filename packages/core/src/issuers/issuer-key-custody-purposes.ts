@@ -6,8 +6,13 @@ import {
   type TKeyCustodyPurpose,
   type TKeyProvider,
 } from "@cred/contracts/issuers";
-import { DomainError, type ErrorDetail } from "../shared/errors";
-import type { CustodyChoice, KeyCustody } from "../shared/key-custody";
+import type { ErrorDetail } from "../shared/errors";
+import {
+  type CustodyChoice,
+  custodyChoiceProblem,
+  type KeyCustody,
+  keyCustodyNotConfigured,
+} from "../shared/key-custody";
 import type { IssuerKeyPurpose } from "./issuer-keys";
 
 /**
@@ -73,23 +78,9 @@ export function resolveKeyCustody(
   const details: ErrorDetail[] = [];
   const resolve = (choice: TKeyCustodyChoice, target: string): CustodyChoice => {
     const wanted = { provider: choice.provider, tokenLabel: choice.tokenLabel ?? null };
-    if (!keyCustody.has(wanted.provider)) {
-      details.push({
-        code: "KeyProviderNotConfigured",
-        target: `${target}.provider`,
-        message: `Key custody '${wanted.provider}' is not configured on this platform; configure it first, or use 'software'.`,
-      });
-      return wanted;
-    }
-    if (wanted.tokenLabel !== null && !keyCustody.lookup(wanted)) {
-      details.push({
-        code: "KeyTokenNotConfigured",
-        target: `${target}.tokenLabel`,
-        message:
-          keyCustody.tokenLabelOf({ provider: wanted.provider, tokenLabel: null }) === null
-            ? `'${wanted.provider}' keys are held in no token; leave tokenLabel out.`
-            : `No '${wanted.provider}' token labelled '${wanted.tokenLabel}' is configured on this platform.`,
-      });
+    const problem = custodyChoiceProblem(keyCustody, wanted, target);
+    if (problem) {
+      details.push(problem);
       return wanted;
     }
     return { provider: wanted.provider, tokenLabel: keyCustody.tokenLabelOf(wanted) };
@@ -101,13 +92,7 @@ export function resolveKeyCustody(
       return [purpose, own ? resolve(own, `keyCustody.purposes.${purpose}`) : fallback];
     }),
   ) as Record<TKeyCustodyPurpose, CustodyChoice>;
-  if (details.length > 0) {
-    throw new DomainError(
-      "ValidationFailed",
-      "The key custody names a provider or token this platform is not configured with (docs/key-custody.md).",
-      details,
-    );
-  }
+  if (details.length > 0) throw keyCustodyNotConfigured(details);
   return {
     keyProvider: requested.provider,
     keyCustodyPurposes: { tokenLabel: fallback.tokenLabel, purposes },

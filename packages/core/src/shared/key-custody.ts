@@ -1,6 +1,6 @@
 import type { Es256SigningKey } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import { DomainError } from "./errors";
+import { DomainError, type ErrorDetail } from "./errors";
 
 /**
  * Key custody (docs/key-custody.md, docs/adr/0025-key-custody.md): who holds a private key. Every key
@@ -179,3 +179,39 @@ export class KeyCustody {
     return this.provider(key.provider);
   }
 }
+
+/**
+ * What is wrong with a requested custody choice on this platform (null: nothing), as a detail of a 400
+ * `ValidationFailed` at `target` (e.g. `keyCustody`): `KeyProviderNotConfigured` (a provider this process
+ * lacks) or `KeyTokenNotConfigured` (a token label it does not reach, or one given to a provider
+ * without tokens).
+ */
+export function custodyChoiceProblem(
+  keyCustody: KeyCustody,
+  choice: CustodyChoice,
+  target: string,
+): ErrorDetail | null {
+  if (!keyCustody.has(choice.provider))
+    return {
+      code: "KeyProviderNotConfigured",
+      target: `${target}.provider`,
+      message: `Key custody '${choice.provider}' is not configured on this platform; configure it first, or use 'software'.`,
+    };
+  if (choice.tokenLabel === null || keyCustody.lookup(choice)) return null;
+  return {
+    code: "KeyTokenNotConfigured",
+    target: `${target}.tokenLabel`,
+    message:
+      keyCustody.tokenLabelOf({ provider: choice.provider, tokenLabel: null }) === null
+        ? `'${choice.provider}' keys are held in no token; leave tokenLabel out.`
+        : `No '${choice.provider}' token labelled '${choice.tokenLabel}' is configured on this platform.`,
+  };
+}
+
+/** 400 `ValidationFailed` for custody choices this platform cannot honour (docs/key-custody.md). */
+export const keyCustodyNotConfigured = (details: ErrorDetail[]) =>
+  new DomainError(
+    "ValidationFailed",
+    "The key custody names a provider or token this platform is not configured with (docs/key-custody.md).",
+    details,
+  );
