@@ -4,8 +4,8 @@ import type { CoreConfig } from "../shared/context";
 import { isKeyCustodyUnavailable, type KeyCustody } from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
-import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { credentialEncryptionOf, credentialEncryptionSealContext } from "./credential-encryption-key";
+import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { storedKeyOf } from "./issuer-key-custody";
 import {
   acceptedRetiredEncryptionKeyOf,
@@ -41,9 +41,7 @@ function item(check: Check): TReadinessItem {
 
 /** What a key's sealed private JWK is bound to: the issuer id, or its request encryption context. */
 const sealContextOf = (issuer: IssuerRow, key: IssuerKeyRow) =>
-  key.purpose === "credential_request_encryption"
-    ? credentialEncryptionSealContext(issuer.id)
-    : issuer.id;
+  key.purpose === "credential_request_encryption" ? credentialEncryptionSealContext(issuer.id) : issuer.id;
 
 /** True when the sealed private key opens with the current master key and matches the public key. */
 function sealedKeyUsable(secretBox: SecretBox, issuer: IssuerRow, key: IssuerKeyRow): boolean {

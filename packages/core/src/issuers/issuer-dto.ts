@@ -2,6 +2,7 @@ import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "@cred/contracts
 import type { CoreConfig } from "../shared/context";
 import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
+import { issuerKeyCustodyOf } from "./issuer-key-custody-purposes";
 import {
   certificateOfKey,
   currentSigningKeyOf,
@@ -9,7 +10,6 @@ import {
   statusListSigningKeyOf,
   type WithIssuerKeys,
 } from "./issuer-keys";
-import { issuerKeyCustodyOf } from "./issuer-key-custody-purposes";
 import type { IssuerRow } from "./issuer-repository";
 import { nextSigningKeyDto } from "./stored-next-signing-key";
 import { signingCertificateDto } from "./stored-signing-certificate";
