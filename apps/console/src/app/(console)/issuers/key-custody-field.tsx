@@ -2,12 +2,14 @@
 import {
   KEY_CUSTODY_PURPOSES,
   type TIssuerKeyCustody,
-  type TKeyCustody,
   type TKeyCustodyPurpose,
   type TKeyProvider,
   zKeyCustody,
 } from "@cred/contracts/issuers";
 import { ChoiceField, TextField } from "../../../components/form-fields";
+import type { KeyCustodyDraft } from "../../../lib/key-custody-draft";
+
+export { type KeyCustodyDraft, keyCustodyDraftOf, keyCustodyOf } from "../../../lib/key-custody-draft";
 
 /** How each provider the contract offers reads in the console; a provider added there needs a label here. */
 const PROVIDER_LABELS: Record<TKeyProvider, string> = {
@@ -30,49 +32,6 @@ export const KEY_CUSTODY_CHOICES = zKeyCustody.shape.provider.options.map((value
 
 export const isKeyProvider = (value: string): value is TKeyProvider =>
   (zKeyCustody.shape.provider.options as readonly string[]).includes(value);
-
-/** What the custody fields hold: the default, an optional token label, and per purpose a provider or "default". */
-export interface KeyCustodyDraft {
-  provider: TKeyProvider;
-  tokenLabel: string;
-  purposes: Record<TKeyCustodyPurpose, TKeyProvider | "default">;
-}
-
-const sameChoice = (a: { provider: string; tokenLabel: string | null }, b: typeof a) =>
-  a.provider === b.provider && a.tokenLabel === b.tokenLabel;
-
-/** The fields' values for an issuer's custody in effect (a new issuer: software for everything). */
-export function keyCustodyDraftOf(custody?: TIssuerKeyCustody): KeyCustodyDraft {
-  const fallback = { provider: custody?.provider ?? "software", tokenLabel: custody?.tokenLabel ?? null };
-  const purpose = (name: TKeyCustodyPurpose) => {
-    const chosen = custody?.purposes[name];
-    return !chosen || sameChoice(chosen, fallback) ? "default" : chosen.provider;
-  };
-  return {
-    provider: fallback.provider,
-    tokenLabel: fallback.tokenLabel ?? "",
-    purposes: {
-      credentialSigning: purpose("credentialSigning"),
-      statusListSigning: purpose("statusListSigning"),
-      credentialRequestEncryption: purpose("credentialRequestEncryption"),
-    },
-  };
-}
-
-/** The `keyCustody` member Issuers_Create and Issuers_Update take; the token label goes with every `pkcs11` choice. */
-export function keyCustodyOf(draft: KeyCustodyDraft): TKeyCustody {
-  const choice = (provider: TKeyProvider) => ({
-    provider,
-    ...(provider === "pkcs11" && draft.tokenLabel.trim() ? { tokenLabel: draft.tokenLabel.trim() } : {}),
-  });
-  const purposes = Object.fromEntries(
-    KEY_CUSTODY_PURPOSES.flatMap((name) => {
-      const provider = draft.purposes[name];
-      return provider === "default" ? [] : [[name, choice(provider)]];
-    }),
-  );
-  return { ...choice(draft.provider), ...(Object.keys(purposes).length > 0 ? { purposes } : {}) };
-}
 
 /**
  * Who holds keys (docs/key-custody.md): one provider. A platform without a token refuses `pkcs11`
