@@ -89,7 +89,11 @@ export async function updateIssuer(
         data.allowedRedirectUris = input.allowedRedirectUris ?? null;
       }
       // A key made now is made in the custody the issuer has after this patch.
-      const custodyAfter = { id: current.id, ...(custody ?? current) };
+      const custodyAfter = {
+        id: current.id,
+        keyProvider: custody?.keyProvider ?? current.keyProvider,
+        keyCustodyPurposes: custody?.keyCustodyPurposes ?? current.keyCustodyPurposes,
+      };
       if (input.credentialEncryption !== undefined) {
         const settings = await applyCredentialEncryptionSettings(
           tx,
