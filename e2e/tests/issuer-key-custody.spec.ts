@@ -55,7 +55,7 @@ test("create an issuer: PKCS#11 refused without a token, software with a separat
   await page.getByRole("button", { name: "Create issuer" }).click();
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
   const created = await issuerNamed(name);
-  expect(created?.keyCustody).toEqual({ provider: "software" });
+  expect(created?.keyCustody.provider).toBe("software");
   expect(created?.statusListSigning.separateKey).toBe(true);
 
   // The details form shows both and changes the status list key back.
@@ -69,5 +69,5 @@ test("create an issuer: PKCS#11 refused without a token, software with a separat
   await keyCustodyField().selectOption("pkcs11");
   await page.getByRole("button", { name: "Save details" }).click();
   await expect(page.getByText(/Key custody 'pkcs11' is not configured/)).toBeVisible();
-  expect((await issuerNamed(name))?.keyCustody).toEqual({ provider: "software" });
+  expect((await issuerNamed(name))?.keyCustody.provider).toBe("software");
 });

@@ -4,7 +4,6 @@
 
 import { sweepExpired } from "@cred/core";
 import {
-  CompactEncrypt,
   compactDecrypt,
   compactVerify,
   decodeProtectedHeader,
@@ -15,20 +14,18 @@ import {
 } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
-import { type ActiveIssuer, createTransaction } from "./fixtures";
+import {
+  encryptTo,
+  accessToken as fixtureAccessToken,
+  sendEncrypted as fixtureSendEncrypted,
+  postCredentialRequest,
+  publishedEncryptionKey,
+  requestBody,
+} from "./fixtures/encrypted-credential-request";
 import { issuerInCustody } from "./fixtures/key-custody";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing, viewTokenKey } from "./fixtures/softhsm";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import {
-  fetchJson,
-  holderKey,
-  nonce,
-  proof,
-  resolveOffer,
-  token,
-  walletEndpoints,
-  wellKnown,
-} from "./wallet-client";
+import { fetchJson, walletEndpoints, wellKnown } from "./wallet-client";
 
 const ISSUERS = "/management/issuers";
 
@@ -64,52 +61,9 @@ const tokenKey = (providerKeyRef: string) => viewTokenKey(hsm.settings, parsePkc
 const patch = (issuerId: string, body: Record<string, unknown>) =>
   call(t, "PATCH", `${ISSUERS}/${issuerId}`, { key: t.adminKey, body });
 
-async function publishedEncryptionKey(active: ActiveIssuer): Promise<JWK> {
-  const metadata = (await fetchJson(wellKnown("openid-credential-issuer", active.credentialIssuer))).body;
-  return metadata.credential_request_encryption.jwks.keys[0];
-}
-
-/** A redeemed offer: the transaction and an access token. */
-async function accessToken(issuer: Issuer) {
-  const created = await createTransaction(t, t.adminKey, issuer.active);
-  const offer = await resolveOffer(created.credentialOffer);
-  const grant = offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"];
-  const res = await token(issuer.endpoints.token, {
-    grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
-    "pre-authorized_code": grant["pre-authorized_code"],
-  });
-  expect(res.status).toBe(200);
-  return { transactionId: created.id as string, accessToken: res.body.access_token as string };
-}
-
-async function requestBody(issuer: Issuer, extra: Record<string, unknown> = {}) {
-  const { active, endpoints } = issuer;
-  const jwt = await proof(await holderKey(), active.credentialIssuer, await nonce(endpoints.nonce));
-  return { credential_configuration_id: active.configuration, proofs: { jwt: [jwt] }, ...extra };
-}
-
-async function encryptTo(issuerJwk: JWK, claims: unknown, enc = "A128GCM") {
-  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: "ECDH-ES", enc, kid: issuerJwk.kid })
-    .encrypt(await importJWK(issuerJwk, "ECDH-ES"));
-}
-
-async function post(issuer: Issuer, accessToken: string, body: string, contentType: string) {
-  const res = await fetch(issuer.endpoints.credential, {
-    method: "POST",
-    headers: { "content-type": contentType, authorization: `Bearer ${accessToken}` },
-    body,
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-/** An encrypted request (to the issuer's published key, `to` if given) sent with a fresh access token. */
-async function sendEncrypted(issuer: Issuer, to?: JWK) {
-  const { accessToken: at, transactionId } = await accessToken(issuer);
-  const jwk = to ?? (await publishedEncryptionKey(issuer.active));
-  const res = await post(issuer, at, await encryptTo(jwk, await requestBody(issuer)), "application/jwt");
-  return { ...res, transactionId };
-}
+const accessToken = (issuer: Issuer) => fixtureAccessToken(t, issuer);
+const post = postCredentialRequest;
+const sendEncrypted = (issuer: Issuer, to?: JWK) => fixtureSendEncrypted(t, issuer, to);
 
 const transactionStatus = async (id: string) =>
   (await call(t, "GET", `/v1.0/issuance-transactions/${id}`, { key: t.adminKey })).body.data.status;

@@ -233,7 +233,7 @@ describe.skipIf(softHsmMissing !== null)(
         body: { keyCustody: { provider: "pkcs11" } },
       });
       expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-      expect(moved.body.data.keyCustody).toEqual({ provider: "pkcs11" });
+      expect(moved.body.data.keyCustody).toMatchObject({ provider: "pkcs11", tokenLabel: "cred-test" });
       expect(moved.body.data.signingKey.kid).toBe(sealed!.kid); // the current key stays where it is
 
       const rotated = await call(t, "POST", `${ISSUERS}/${active.issuerId}/rotate-signing-key`, {
@@ -346,7 +346,15 @@ describe("key custody without a PKCS#11 token configured", () => {
         body: { organisationReference: org.body.data.reference, displayName: "x" },
       });
       expect(created.status).toBe(201);
-      expect(created.body.data.keyCustody).toEqual({ provider: "software" });
+      expect(created.body.data.keyCustody).toEqual({
+        provider: "software",
+        tokenLabel: null,
+        purposes: {
+          credentialSigning: { provider: "software", tokenLabel: null },
+          statusListSigning: { provider: "software", tokenLabel: null },
+          credentialRequestEncryption: { provider: "software", tokenLabel: null },
+        },
+      });
       const patched = await call(plain, "PATCH", `${ISSUERS}/${created.body.data.id}`, {
         key: plain.adminKey,
         body: { keyCustody: { provider: "pkcs11" } },

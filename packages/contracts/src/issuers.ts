@@ -401,20 +401,91 @@ export const zStatusListSigning = zStatusListSigningSettings
     description: "Which key signs the issuer's status list tokens.",
   });
 
-export const zKeyCustody = z
+/** A PKCS#11 token label (CKA_LABEL of the token: 32 characters in PKCS#11, longer ones are refused). */
+export const zTokenLabel = z.string().min(1).max(32).meta({
+  description:
+    "`pkcs11` only: the label of the PKCS#11 token that holds the keys; it must be one the platform is configured with (400 `KeyTokenNotConfigured` otherwise). Left out or null: the platform's token.",
+  example: "issuers",
+});
+
+const zKeyProviderName = z.enum(KEY_PROVIDERS).meta({
+  description:
+    "`software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.",
+  example: "pkcs11",
+});
+
+/** Where one purpose's keys are made: a provider, and for `pkcs11` the token. */
+export const zKeyCustodyChoice = z
   .strictObject({
-    provider: z.enum(KEY_PROVIDERS).meta({
-      description:
-        "`software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.",
-      example: "pkcs11",
-    }),
+    provider: zKeyProviderName,
+    tokenLabel: zTokenLabel.nullable().optional(),
+  })
+  .meta({ id: "KeyCustodyChoice", description: "Who holds the keys of one purpose, and in which token." });
+export type TKeyCustodyChoice = z.infer<typeof zKeyCustodyChoice>;
+
+/** The issuer's key purposes whose custody can be chosen one by one (docs/key-custody.md). */
+export const KEY_CUSTODY_PURPOSES = [
+  "credentialSigning",
+  "statusListSigning",
+  "credentialRequestEncryption",
+] as const;
+export type TKeyCustodyPurpose = (typeof KEY_CUSTODY_PURPOSES)[number];
+
+export const zKeyCustody = zKeyCustodyChoice
+  .extend({
+    purposes: z
+      .strictObject({
+        credentialSigning: zKeyCustodyChoice.optional().meta({
+          description:
+            "Credential signing keys (current, next, retired); they also sign status list tokens without a separate key, signed issuer metadata and certificate signing requests.",
+        }),
+        statusListSigning: zKeyCustodyChoice
+          .optional()
+          .meta({ description: "The separate status list signing key (statusListSigning.separateKey)." }),
+        credentialRequestEncryption: zKeyCustodyChoice
+          .optional()
+          .meta({ description: "Credential request encryption (ECDH-ES) keys (credentialEncryption)." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Per key purpose, where its keys are made, overriding `provider`/`tokenLabel` for that purpose; purposes left out follow them.",
+      }),
   })
   .meta({
     id: "KeyCustody",
     description:
-      "Who holds the private keys made for this issuer from now on (its first signing key, prepared and rotated keys). Keys made before keep their custody: an issuer moves into an HSM by changing this, then rotating (Issuers_PrepareSigningKey, Issuers_SetSigningCertificate with key next, Issuers_RotateSigningKey).",
+      "Who holds the private keys made for this issuer from now on (its first signing key, prepared and rotated keys), for every purpose or per purpose. Replaced as a whole. Keys made before keep their custody: an issuer moves into an HSM by changing this, then rotating (Issuers_PrepareSigningKey, Issuers_SetSigningCertificate with key next, Issuers_RotateSigningKey).",
   });
 export type TKeyCustody = z.infer<typeof zKeyCustody>;
+
+const zEffectiveKeyCustodyChoice = z
+  .object({
+    provider: zKeyProviderName,
+    tokenLabel: z.string().nullable().meta({
+      description:
+        "`pkcs11`: the token keys of this purpose are made in; null for `software` (and for issuers whose custody was chosen before token labels were recorded: the platform's token).",
+      example: "issuers",
+    }),
+  })
+  .meta({ id: "EffectiveKeyCustodyChoice", description: "Where keys of one purpose are made from now on." });
+
+export const zIssuerKeyCustody = zEffectiveKeyCustodyChoice
+  .extend({
+    purposes: z
+      .object({
+        credentialSigning: zEffectiveKeyCustodyChoice,
+        statusListSigning: zEffectiveKeyCustodyChoice,
+        credentialRequestEncryption: zEffectiveKeyCustodyChoice,
+      })
+      .meta({ description: "The custody in effect for each key purpose (`provider` unless overridden)." }),
+  })
+  .meta({
+    id: "IssuerKeyCustody",
+    description:
+      "Who holds the private keys made for this issuer from now on: the default (`provider`, `tokenLabel`) and the choice in effect per key purpose. Keys made before keep their custody.",
+  });
+export type TIssuerKeyCustody = z.infer<typeof zIssuerKeyCustody>;
 
 /** More would make the issuer's JWKS long for every relying party; withdraw old keys instead. */
 export const MAX_PREVIOUS_SIGNING_KEYS = 20;
@@ -468,7 +539,7 @@ export const zIssuer = z
     signingCertificate: zIssuerSigningCertificate.nullable().meta({
       description: "The certificate chain of `signingKey`, sent as `x5c`; null when none is set.",
     }),
-    keyCustody: zKeyCustody,
+    keyCustody: zIssuerKeyCustody,
     statusListSigning: zStatusListSigning,
     ...zResourceFields,
     activatedAt: z.string().nullable().meta({
@@ -702,6 +773,8 @@ export const READINESS_ITEM_IDS = [
   "signing-key",
   // Only for an issuer with a separate status list signing key (statusListSigning.separateKey).
   "status-list-signing-key",
+  // Only for an issuer that offers credential encryption (credentialEncryption).
+  "credential-request-encryption-key",
   "active-credential-configuration",
   "status-list",
   "public-base-url",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM, EXAMPLE_VERIFIER_PRIVATE_KEY_PEM } from "./examples";
-import { KEY_PROVIDERS } from "./issuers";
+import { KEY_PROVIDERS, zTokenLabel } from "./issuers";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 
 /** The shape of a registration certificate (header `typ: rc-wrp+jwt`); its signature verifies nowhere. */
@@ -64,6 +64,7 @@ export const zVerifierKeyCustody = z
         "`software` (default): the key is made in the service and sealed under its master key. `pkcs11`: it is generated inside the platform's hardware security module and never leaves it (the CSR and every request object are signed there); available when the platform is configured with one.",
       example: "pkcs11",
     }),
+    tokenLabel: zTokenLabel.nullable().optional(),
   })
   .meta({
     id: "VerifierKeyCustody",

@@ -33,6 +33,11 @@ export class Pkcs11KeyProvider implements KeyProvider {
     this.token = new Pkcs11Token(settings);
   }
 
+  /** The token this provider reaches, by label (`KeyCustody.lookup` routes a custody choice by it). */
+  get tokenLabels(): readonly string[] {
+    return [this.token.label];
+  }
+
   /** Runs an operation on the token; an unreachable token is the 503 `KeyCustodyUnavailable`. */
   private async use<T>(
     operation: Parameters<Pkcs11Token["run"]>[0] extends (...args: infer A) => unknown

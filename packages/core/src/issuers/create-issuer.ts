@@ -1,5 +1,5 @@
 import type { TCreateIssuerRequest, TIssuer } from "@cred/contracts/issuers";
-import type { UnitOfWork } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
@@ -15,12 +15,8 @@ import {
 } from "./credential-encryption-key";
 import { type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { toIssuerDto } from "./issuer-dto";
-import {
-  assertKeyProviderConfigured,
-  discardIfNotStored,
-  discardMintedOnFailure,
-  generateIssuerSigningKey,
-} from "./issuer-key-custody";
+import { discardIfNotStored, discardMintedOnFailure, generateIssuerSigningKey } from "./issuer-key-custody";
+import { resolveKeyCustody } from "./issuer-key-custody-purposes";
 import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
 import { issuerRepository } from "./issuer-repository";
 import { provisionStatusList } from "./provision-status-list";
@@ -57,13 +53,12 @@ export async function createIssuer(
     );
   }
   const scope = scopeOfCaller(caller);
-  const keyProvider = input.keyCustody?.provider ?? "software";
-  assertKeyProviderConfigured(deps, keyProvider);
+  const custody = resolveKeyCustody(deps.keyCustody, input.keyCustody ?? { provider: "software" });
   const id = newId("iss");
-  const signingKey = await generateIssuerSigningKey(deps, { id, keyProvider });
+  const signingKey = await generateIssuerSigningKey(deps, { id, ...custody });
   return discardIfNotStored(deps, id, signingKey, async () => ({
     used: true,
-    result: await createWithKey(deps, scope, id, keyProvider, signingKey, input),
+    result: await createWithKey(deps, scope, id, custody, signingKey, input),
   }));
 }
 
@@ -71,7 +66,7 @@ function createWithKey(
   deps: IssuerDeps,
   scope: ReturnType<typeof scopeOfCaller>,
   id: string,
-  keyProvider: string,
+  custody: ReturnType<typeof resolveKeyCustody>,
   signingKey: NewIssuerKey,
   input: TCreateIssuerRequest,
 ): Promise<TIssuer> {
@@ -105,7 +100,8 @@ function createWithKey(
         ...(input.credentialEncryption
           ? { credentialEncryption: { required: input.credentialEncryption.required } }
           : {}),
-        keyProvider,
+        keyProvider: custody.keyProvider,
+        keyCustodyPurposes: custody.keyCustodyPurposes as unknown as Prisma.InputJsonValue,
         status: "draft",
         createdAt,
       });
@@ -128,13 +124,13 @@ function createWithKey(
           null,
           input.credentialEncryption,
           createdAt,
-          () => mint(() => generateCredentialEncryptionKey(deps, { issuerId: id, keyProvider })),
+          () => mint(() => generateCredentialEncryptionKey(deps, { id, ...custody })),
         );
       if (input.statusListSigning)
         await applyStatusListSigningSettings(
           tx,
           deps,
-          { ...issuer, keyProvider },
+          { ...issuer, ...custody },
           null,
           input.statusListSigning,
           mint,

@@ -12,6 +12,7 @@ import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
 import { credentialEncryptionKeysCache } from "./issuer-caches";
 import { destroyAfterCommit } from "./issuer-key-custody";
+import { custodyOf } from "./issuer-key-custody-purposes";
 import { issuerKeyRepository, type NewIssuerKey } from "./issuer-key-repository";
 import {
   acceptedRetiredEncryptionKeyOf,
@@ -64,19 +65,21 @@ function softwareKey(secretBox: SecretBox, issuerId: string): NewIssuerKey {
 }
 
 /**
- * A fresh ECDH-ES P-256 request encryption key, made by the provider the issuer's custody names:
+ * A fresh ECDH-ES P-256 request encryption key, made by the provider the issuer's custody names for
+ * request encryption:
  * `software` as before (the sealed scalar), `pkcs11` inside the token (CKA_DERIVE, not extractable).
  * A provider's key is the caller's to destroy when it is not stored (`discardMintedOnFailure`).
  */
 export async function generateCredentialEncryptionKey(
   deps: Pick<CredentialEncryptionDeps, "secretBox" | "keyCustody">,
-  issuer: { issuerId: string; keyProvider: string },
+  issuer: { id: string; keyProvider: string; keyCustodyPurposes: unknown },
 ): Promise<NewIssuerKey> {
-  if (issuer.keyProvider === "software") return softwareKey(deps.secretBox, issuer.issuerId);
-  const generated = await deps.keyCustody.provider(issuer.keyProvider).generate({
+  const custody = custodyOf(issuer, "credential_request_encryption");
+  if (custody.provider === "software") return softwareKey(deps.secretBox, issuer.id);
+  const generated = await deps.keyCustody.providerFor(custody).generate({
     usage: "derive",
-    sealedFor: credentialEncryptionSealContext(issuer.issuerId),
-    label: `${issuer.issuerId} credential_request_encryption`,
+    sealedFor: credentialEncryptionSealContext(issuer.id),
+    label: `${issuer.id} credential_request_encryption`,
   });
   return {
     kid: generated.publicJwk.kid,

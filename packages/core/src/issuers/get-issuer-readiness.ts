@@ -4,9 +4,12 @@ import type { CoreConfig } from "../shared/context";
 import { isKeyCustodyUnavailable, type KeyCustody } from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
 import type { SecretBox } from "../shared/secret-box";
+import { credentialEncryptionOf, credentialEncryptionSealContext } from "./credential-encryption-key";
 import { findVisibleIssuer, type IssuerCaller, scopeOfCaller } from "./issuer-caller";
 import { storedKeyOf } from "./issuer-key-custody";
 import {
+  acceptedRetiredEncryptionKeyOf,
+  currentEncryptionKeyOf,
   currentSigningKeyOf,
   type IssuerKeyRow,
   nextSigningKeyRowOf,
@@ -36,10 +39,17 @@ function item(check: Check): TReadinessItem {
   };
 }
 
+/** What a key's sealed private JWK is bound to: the issuer id, or its request encryption context. */
+const sealContextOf = (issuer: IssuerRow, key: IssuerKeyRow) =>
+  key.purpose === "credential_request_encryption" ? credentialEncryptionSealContext(issuer.id) : issuer.id;
+
 /** True when the sealed private key opens with the current master key and matches the public key. */
 function sealedKeyUsable(secretBox: SecretBox, issuer: IssuerRow, key: IssuerKeyRow): boolean {
   try {
-    const jwk = JSON.parse(secretBox.open(key.privateKeyCipher!, issuer.id)) as Record<string, unknown>;
+    const jwk = JSON.parse(secretBox.open(key.privateKeyCipher!, sealContextOf(issuer, key))) as Record<
+      string,
+      unknown
+    >;
     const publicJwk = key.publicJwk as Record<string, unknown>;
     return typeof jwk.d === "string" && jwk.kid === key.kid && jwk.x === publicJwk.x && jwk.y === publicJwk.y;
   } catch {
@@ -146,6 +156,34 @@ async function statusListSigningKeyItem(deps: ReadinessDeps, issuer: IssuerRow) 
 }
 
 /**
+ * The `credential-request-encryption-key` item, for an issuer that offers credential encryption: the
+ * current request encryption key (and a replaced one still decrypting) is usable and where each lives
+ * (outstanding while its token is unreachable: encrypted credential requests cannot be decrypted).
+ * Null without encryption.
+ */
+async function credentialRequestEncryptionKeyItem(deps: ReadinessDeps, issuer: IssuerRow) {
+  if (!credentialEncryptionOf(issuer)) return null;
+  const current = currentEncryptionKeyOf(issuer)!;
+  const previous = acceptedRetiredEncryptionKeyOf(issuer);
+  const checks = [
+    { label: "The current", key: current, check: await keyCheck(deps, issuer, current) },
+    ...(previous
+      ? [{ label: "The replaced", key: previous, check: await keyCheck(deps, issuer, previous) }]
+      : []),
+  ];
+  return {
+    satisfied: checks.every(({ check }) => check.usable),
+    detail: checks
+      .map(({ label, key, check }) =>
+        check.usable
+          ? `${label} ECDH-ES request encryption key ${key.kid} is held in ${check.location} and usable.`
+          : `${label} ECDH-ES request encryption key ${key.kid} (held in ${check.location}) cannot be used: ${check.problem}; encrypted credential requests cannot be decrypted.`,
+      )
+      .join(" "),
+  };
+}
+
+/**
  * The readiness checklist (DESIGN §4): one item per requirement, in a fixed order. Display metadata
  * counts as complete with a display name and at least one `display` entry (locale + name), because
  * that is what wallets show from the credential issuer metadata.
@@ -164,6 +202,7 @@ export async function assessIssuerReadiness(
   ]);
   const signingKey = await signingKeyItem(deps, issuer);
   const statusListSigningKey = await statusListSigningKeyItem(deps, issuer);
+  const requestEncryptionKey = await credentialRequestEncryptionKeyItem(deps, issuer);
   const display = (issuer.display as { locale?: string; name?: string }[]) ?? [];
   const displayComplete =
     issuer.displayName.trim() !== "" && display.some((entry) => !!entry.locale && !!entry.name);
@@ -207,6 +246,15 @@ export async function assessIssuerReadiness(
             id: "status-list-signing-key",
             title: "Status list signing key present",
             ...statusListSigningKey,
+          }),
+        ]
+      : []),
+    ...(requestEncryptionKey
+      ? [
+          item({
+            id: "credential-request-encryption-key",
+            title: "Credential request encryption key present",
+            ...requestEncryptionKey,
           }),
         ]
       : []),

@@ -1,7 +1,8 @@
-import type { IssuerStatus, TIssuer, TKeyProvider, TPreviousSigningKey } from "@cred/contracts/issuers";
+import type { IssuerStatus, TIssuer, TPreviousSigningKey } from "@cred/contracts/issuers";
 import type { CoreConfig } from "../shared/context";
 import { credentialEncryptionDto } from "./credential-encryption-key";
 import { credentialIssuerIdentifier } from "./credential-issuer-identifier";
+import { issuerKeyCustodyOf } from "./issuer-key-custody-purposes";
 import {
   certificateOfKey,
   currentSigningKeyOf,
@@ -43,7 +44,7 @@ export function toIssuerDto(
     allowedRedirectUris: (row.allowedRedirectUris as TIssuer["allowedRedirectUris"]) ?? null,
     credentialEncryption: credentialEncryptionDto(row),
     signingCertificate: signingCertificateDto(certificateOfKey(signingKey)),
-    keyCustody: { provider: row.keyProvider as TKeyProvider },
+    keyCustody: issuerKeyCustodyOf(row),
     statusListSigning: statusListSigningDto(row),
     environment: row.environment as TIssuer["environment"],
     createdAt: row.createdAt.toISOString(),

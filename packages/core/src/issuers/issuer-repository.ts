@@ -16,6 +16,7 @@ const NULLABLE_JSON = [
   "authorizationPage",
   "allowedRedirectUris",
   "credentialEncryption",
+  "keyCustodyPurposes",
 ] as const;
 type NullableJson = (typeof NULLABLE_JSON)[number];
 

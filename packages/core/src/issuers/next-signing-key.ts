@@ -4,6 +4,7 @@ import type { IssuerDeps } from "./create-issuer";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
 import { destroyAfterCommit, discardIfNotStored, generateIssuerSigningKey } from "./issuer-key-custody";
+import { custodyOf, sameCustody } from "./issuer-key-custody-purposes";
 import { issuerKeyRepository } from "./issuer-key-repository";
 import { issuerRepository } from "./issuer-repository";
 import { nextSigningKeyOf } from "./stored-next-signing-key";
@@ -32,7 +33,10 @@ export async function prepareNextSigningKey(
   return discardIfNotStored(deps, seen.id, key, () =>
     deps.db.transaction(async (tx) => {
       const issuer = await lockVisibleIssuer(tx, caller, issuerId);
-      if (nextSigningKeyOf(issuer) || issuer.keyProvider !== seen.keyProvider)
+      if (
+        nextSigningKeyOf(issuer) ||
+        !sameCustody(custodyOf(issuer, "credential_signing"), custodyOf(seen, "credential_signing"))
+      )
         return { used: false, result: await loadIssuerDto(tx, deps.config, scope, issuer) };
       const now = new Date();
       await issuerKeyRepository.create(

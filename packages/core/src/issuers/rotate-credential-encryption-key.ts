@@ -30,10 +30,7 @@ export async function rotateCredentialEncryptionKey(
         issuer,
         input.overlapSeconds,
         now,
-        () =>
-          mint(() =>
-            generateCredentialEncryptionKey(deps, { issuerId: issuer.id, keyProvider: issuer.keyProvider }),
-          ),
+        () => mint(() => generateCredentialEncryptionKey(deps, issuer)),
       );
       if (!rotated) {
         throw new DomainError(

@@ -10,7 +10,7 @@ import { issuerRepository } from "./issuer-repository";
 
 /**
  * A separate status list signing key (as swiyu separates it), under the issuer's row lock:
- * `separateKey: true` makes one in the issuer's key custody when there is none (through `mint`, so that
+ * `separateKey: true` makes one in the issuer's key custody for status list signing when there is none (through `mint`, so that
  * a key the transaction does not store is destroyed again); `false` retires it (its private part,
  * an HSM key, destroyed once committed; its public key published until the tokens it signed have
  * expired), and the credential signing key signs status lists again. Either way the issuer's
@@ -23,7 +23,7 @@ export async function applyStatusListSigningSettings(
     caches: Caches;
     config: { issuance: Pick<CoreConfig["issuance"], "statusListTtlSeconds"> };
   },
-  issuer: TenantScope & { issuerId: string; keyProvider: string },
+  issuer: TenantScope & { issuerId: string; keyProvider: string; keyCustodyPurposes: unknown },
   current: WithIssuerKeys | null,
   settings: TStatusListSigningSettings,
   mint: (make: () => Promise<NewIssuerKey>) => Promise<NewIssuerKey>,
@@ -52,7 +52,7 @@ export async function applyStatusListSigningSettings(
   const key = await mint(() =>
     generateIssuerSigningKey(
       deps,
-      { id: issuer.issuerId, keyProvider: issuer.keyProvider },
+      { id: issuer.issuerId, keyProvider: issuer.keyProvider, keyCustodyPurposes: issuer.keyCustodyPurposes },
       "status_list_signing",
     ),
   );

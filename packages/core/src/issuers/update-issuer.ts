@@ -1,5 +1,5 @@
 import { ISSUER_READ_ONLY_FIELDS, type TIssuer, type TUpdateIssuerRequest } from "@cred/contracts/issuers";
-import type { UnitOfWork } from "@cred/db";
+import type { Prisma, UnitOfWork } from "@cred/db";
 import { organisationRepository } from "../organisations";
 import type { Caches } from "../shared/caches";
 import type { CoreConfig } from "../shared/context";
@@ -15,7 +15,8 @@ import {
 } from "./credential-encryption-key";
 import { loadIssuerDto } from "./get-issuer";
 import { findVisibleIssuer, type IssuerCaller, lockVisibleIssuer, scopeOfCaller } from "./issuer-caller";
-import { assertKeyProviderConfigured, discardMintedOnFailure } from "./issuer-key-custody";
+import { discardMintedOnFailure } from "./issuer-key-custody";
+import { resolveKeyCustody } from "./issuer-key-custody-purposes";
 import { type IssuerChanges, issuerRepository } from "./issuer-repository";
 import { applyStatusListSigningSettings } from "./status-list-signing-key";
 
@@ -44,7 +45,8 @@ export async function updateIssuer(
   input: TUpdateIssuerRequest,
 ): Promise<TIssuer> {
   const scope = scopeOfCaller(caller);
-  if (input.keyCustody !== undefined) assertKeyProviderConfigured(deps, input.keyCustody.provider);
+  const custody =
+    input.keyCustody !== undefined ? resolveKeyCustody(deps.keyCustody, input.keyCustody) : undefined;
   return discardMintedOnFailure(deps, input.issuerId, (mint) =>
     deps.db.transaction(async (tx) => {
       // A key change reads the current key under the row lock, so that concurrent changes queue.
@@ -86,9 +88,13 @@ export async function updateIssuer(
       if (input.allowedRedirectUris !== undefined) {
         data.allowedRedirectUris = input.allowedRedirectUris ?? null;
       }
+      // A key made now is made in the custody the issuer has after this patch.
+      const custodyAfter = {
+        id: current.id,
+        keyProvider: custody?.keyProvider ?? current.keyProvider,
+        keyCustodyPurposes: custody?.keyCustodyPurposes ?? current.keyCustodyPurposes,
+      };
       if (input.credentialEncryption !== undefined) {
-        // A key made now is made in the custody the issuer has after this patch.
-        const keyProvider = input.keyCustody?.provider ?? current.keyProvider;
         const settings = await applyCredentialEncryptionSettings(
           tx,
           deps,
@@ -96,23 +102,30 @@ export async function updateIssuer(
           current,
           input.credentialEncryption,
           new Date(),
-          () => mint(() => generateCredentialEncryptionKey(deps, { issuerId: current.id, keyProvider })),
+          () => mint(() => generateCredentialEncryptionKey(deps, custodyAfter)),
         );
         data.credentialEncryption = settings ? { required: settings.required } : null;
       }
       if (input.statusListSigning !== undefined) {
-        const keyProvider = input.keyCustody?.provider ?? current.keyProvider;
         const changed = await applyStatusListSigningSettings(
           tx,
           deps,
-          { issuerId: current.id, ...scope, keyProvider },
+          {
+            issuerId: current.id,
+            ...scope,
+            keyProvider: custodyAfter.keyProvider,
+            keyCustodyPurposes: custodyAfter.keyCustodyPurposes,
+          },
           current,
           input.statusListSigning,
           mint,
         );
         if (changed) data.updatedAt = new Date();
       }
-      if (input.keyCustody !== undefined) data.keyProvider = input.keyCustody.provider;
+      if (custody !== undefined) {
+        data.keyProvider = custody.keyProvider;
+        data.keyCustodyPurposes = custody.keyCustodyPurposes as unknown as Prisma.InputJsonValue;
+      }
       if (Object.keys(data).length === 0) return loadIssuerDto(tx, deps.config, scope, current);
       await issuerRepository.update(tx, deps.caches, scope, current.id, data);
       const updated = await findVisibleIssuer(tx, caller, current.id);

@@ -1,6 +1,6 @@
 import type { Es256SigningKey } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import { DomainError } from "./errors";
+import { DomainError, type ErrorDetail } from "./errors";
 
 /**
  * Key custody (docs/key-custody.md, docs/adr/0025-key-custody.md): who holds a private key. Every key
@@ -85,6 +85,17 @@ export interface KeyProvider {
    * keys live in their rows, so that provider has none to list.
    */
   listKeys?(): Promise<HeldKey[]>;
+  /**
+   * Providers that keep keys in tokens (PKCS#11): the labels of the tokens this provider reaches, its
+   * default first. Absent for providers without tokens (software, a KMS).
+   */
+  readonly tokenLabels?: readonly string[];
+}
+
+/** Where keys of one purpose are made: a provider and, for a provider with tokens, a token label (null: its default). */
+export interface CustodyChoice {
+  provider: string;
+  tokenLabel: string | null;
 }
 
 /** Seconds a wallet or integrator is asked to wait (Retry-After) while a key store is unreachable. */
@@ -103,11 +114,47 @@ export function isKeyCustodyUnavailable(error: unknown): error is DomainError {
   return error instanceof DomainError && error.code === "KeyCustodyUnavailable";
 }
 
-/** The providers this process has, by name (the composition root registers them). */
+/**
+ * The providers this process has, by name (the composition root registers them). Several providers of
+ * one name may be registered when each reaches other tokens (one `pkcs11` provider per token);
+ * `providerFor` finds the one holding a token by its label, the first of the name being the default.
+ */
 export class KeyCustody {
   private readonly providers = new Map<string, KeyProvider>();
+  private readonly byName = new Map<string, KeyProvider[]>();
   constructor(providers: readonly KeyProvider[]) {
-    for (const provider of providers) this.providers.set(provider.name, provider);
+    for (const provider of providers) {
+      if (!this.providers.has(provider.name)) this.providers.set(provider.name, provider);
+      this.byName.set(provider.name, [...(this.byName.get(provider.name) ?? []), provider]);
+    }
+  }
+
+  /**
+   * label → provider: the provider that makes keys for a choice, the one reaching its token (or the
+   * name's default provider when the choice names none); undefined when this process has none.
+   */
+  lookup(choice: CustodyChoice): KeyProvider | undefined {
+    const candidates = this.byName.get(choice.provider) ?? [];
+    if (choice.tokenLabel === null) return candidates[0];
+    return candidates.find((provider) => provider.tokenLabels?.includes(choice.tokenLabel!));
+  }
+
+  /** The token label a choice resolves to (its own, or its provider's default token); null without tokens. */
+  tokenLabelOf(choice: CustodyChoice): string | null {
+    if (choice.tokenLabel !== null) return choice.tokenLabel;
+    return this.lookup(choice)?.tokenLabels?.[0] ?? null;
+  }
+
+  /** The provider that makes keys for a choice; one this process lacks (its token not configured) is 503. */
+  providerFor(choice: CustodyChoice): KeyProvider {
+    const provider = this.lookup(choice);
+    if (!provider)
+      throw keyCustodyUnavailable(
+        choice.tokenLabel === null
+          ? `no '${choice.provider}' key provider is configured in this process`
+          : `no '${choice.provider}' token labelled '${choice.tokenLabel}' is configured in this process`,
+      );
+    return provider;
   }
 
   /** Whether a provider of this name is configured. */
@@ -132,3 +179,39 @@ export class KeyCustody {
     return this.provider(key.provider);
   }
 }
+
+/**
+ * What is wrong with a requested custody choice on this platform (null: nothing), as a detail of a 400
+ * `ValidationFailed` at `target` (e.g. `keyCustody`): `KeyProviderNotConfigured` (a provider this process
+ * lacks) or `KeyTokenNotConfigured` (a token label it does not reach, or one given to a provider
+ * without tokens).
+ */
+export function custodyChoiceProblem(
+  keyCustody: KeyCustody,
+  choice: CustodyChoice,
+  target: string,
+): ErrorDetail | null {
+  if (!keyCustody.has(choice.provider))
+    return {
+      code: "KeyProviderNotConfigured",
+      target: `${target}.provider`,
+      message: `Key custody '${choice.provider}' is not configured on this platform; configure it first, or use 'software'.`,
+    };
+  if (choice.tokenLabel === null || keyCustody.lookup(choice)) return null;
+  return {
+    code: "KeyTokenNotConfigured",
+    target: `${target}.tokenLabel`,
+    message:
+      keyCustody.tokenLabelOf({ provider: choice.provider, tokenLabel: null }) === null
+        ? `'${choice.provider}' keys are held in no token; leave tokenLabel out.`
+        : `No '${choice.provider}' token labelled '${choice.tokenLabel}' is configured on this platform.`,
+  };
+}
+
+/** 400 `ValidationFailed` for custody choices this platform cannot honour (docs/key-custody.md). */
+export const keyCustodyNotConfigured = (details: ErrorDetail[]) =>
+  new DomainError(
+    "ValidationFailed",
+    "The key custody names a provider or token this platform is not configured with (docs/key-custody.md).",
+    details,
+  );

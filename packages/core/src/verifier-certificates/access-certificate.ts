@@ -51,11 +51,17 @@ export async function createVerifierCertificateSigningRequest(
         },
       ],
     );
-  const custody = input.keyCustody?.provider ?? "software";
+  const custody = {
+    provider: input.keyCustody?.provider ?? "software",
+    tokenLabel: input.keyCustody?.tokenLabel ?? null,
+  };
   const current = await ensureVerifierCertificate(deps, scope);
   // A key held by a provider (an HSM) is generated there first; the CSR is signed there too. A
   // failure after that (the token gone between the two, the write failing) destroys it again.
-  const held = custody === "software" ? null : await generateVerifierKey(deps, scope, custody);
+  const held =
+    custody.provider === "software" && custody.tokenLabel === null
+      ? null
+      : await generateVerifierKey(deps, scope, custody);
   const heldColumns = held
     ? { keyProvider: held.provider, providerKeyRef: held.providerKeyRef }
     : { keyProvider: null, providerKeyRef: null };

@@ -1,6 +1,11 @@
 import type { AppDeps } from "../shared/context";
-import { DomainError } from "../shared/errors";
-import type { GeneratedKey, StoredKeyReference } from "../shared/key-custody";
+import {
+  type CustodyChoice,
+  custodyChoiceProblem,
+  type GeneratedKey,
+  keyCustodyNotConfigured,
+  type StoredKeyReference,
+} from "../shared/key-custody";
 import type { TenantScope } from "../shared/principal";
 import {
   isHeldElsewhere,
@@ -13,33 +18,20 @@ import {
 export const verifierKeyLabel = (scope: TenantScope) =>
   `${scope.tenantId}:${scope.environment} verifier_request_signing`;
 
-/** 400: the request asks for a provider this platform is not configured with. */
-function keyProviderNotConfigured(provider: string) {
-  return new DomainError(
-    "ValidationFailed",
-    `Key custody '${provider}' is not configured on this platform (docs/key-custody.md).`,
-    [
-      {
-        code: "KeyProviderNotConfigured",
-        target: "keyCustody.provider",
-        message: `Configure the '${provider}' key provider first, or use 'software'.`,
-      },
-    ],
-  );
-}
-
 /**
  * A fresh ES256 key for the partition's verifier, generated inside the provider (an HSM for `pkcs11`:
- * sensitive, not extractable). 400 when the provider is not configured, 503 `KeyCustodyUnavailable`
+ * sensitive, not extractable; in the token the choice names by label, else the platform's). 400 when the
+ * provider or token is not configured, 503 `KeyCustodyUnavailable`
  * while it is unreachable (nothing made).
  */
 export async function generateVerifierKey(
   deps: AppDeps,
   scope: TenantScope,
-  provider: string,
+  custody: CustodyChoice,
 ): Promise<GeneratedKey> {
-  if (!deps.keyCustody.has(provider)) throw keyProviderNotConfigured(provider);
-  return deps.keyCustody.provider(provider).generate({
+  const problem = custodyChoiceProblem(deps.keyCustody, custody, "keyCustody");
+  if (problem) throw keyCustodyNotConfigured([problem]);
+  return deps.keyCustody.providerFor(custody).generate({
     usage: "sign",
     sealedFor: verifierKeySealContext(scope),
     label: verifierKeyLabel(scope),

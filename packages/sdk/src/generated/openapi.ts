@@ -2354,7 +2354,7 @@ export interface components {
              */
             required: boolean;
         };
-        /** @description Who holds the private keys made for this issuer from now on (its first signing key, prepared and rotated keys). Keys made before keep their custody: an issuer moves into an HSM by changing this, then rotating (Issuers_PrepareSigningKey, Issuers_SetSigningCertificate with key next, Issuers_RotateSigningKey). */
+        /** @description Who holds the private keys made for this issuer from now on (its first signing key, prepared and rotated keys), for every purpose or per purpose. Replaced as a whole. Keys made before keep their custody: an issuer moves into an HSM by changing this, then rotating (Issuers_PrepareSigningKey, Issuers_SetSigningCertificate with key next, Issuers_RotateSigningKey). */
         KeyCustody: {
             /**
              * @description `software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.
@@ -2362,6 +2362,26 @@ export interface components {
              * @enum {string}
              */
             provider: "software" | "pkcs11";
+            tokenLabel?: string | null;
+            /** @description Per key purpose, where its keys are made, overriding `provider`/`tokenLabel` for that purpose; purposes left out follow them. */
+            purposes?: {
+                /** @description Credential signing keys (current, next, retired); they also sign status list tokens without a separate key, signed issuer metadata and certificate signing requests. */
+                credentialSigning?: components["schemas"]["KeyCustodyChoice"];
+                /** @description The separate status list signing key (statusListSigning.separateKey). */
+                statusListSigning?: components["schemas"]["KeyCustodyChoice"];
+                /** @description Credential request encryption (ECDH-ES) keys (credentialEncryption). */
+                credentialRequestEncryption?: components["schemas"]["KeyCustodyChoice"];
+            };
+        };
+        /** @description Who holds the keys of one purpose, and in which token. */
+        KeyCustodyChoice: {
+            /**
+             * @description `software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.
+             * @example pkcs11
+             * @enum {string}
+             */
+            provider: "software" | "pkcs11";
+            tokenLabel?: string | null;
         };
         /** @description Which key signs the issuer's status list tokens. */
         StatusListSigningSettings: {
@@ -2711,6 +2731,7 @@ export interface components {
              * @enum {string}
              */
             provider: "software" | "pkcs11";
+            tokenLabel?: string | null;
         };
         /** @description How the credential offer reaches the wallet. */
         IssuanceDelivery: {
@@ -2898,7 +2919,7 @@ export interface components {
             credentialEncryption: components["schemas"]["IssuerCredentialEncryption"] | null;
             /** @description The certificate chain of `signingKey`, sent as `x5c`; null when none is set. */
             signingCertificate: components["schemas"]["IssuerSigningCertificate"] | null;
-            keyCustody: components["schemas"]["KeyCustody"];
+            keyCustody: components["schemas"]["IssuerKeyCustody"];
             statusListSigning: components["schemas"]["StatusListSigning"];
             /**
              * @description Environment the resource lives in.
@@ -3100,6 +3121,40 @@ export interface components {
                 acceptedUntil: string;
             } | null;
         };
+        /** @description Who holds the private keys made for this issuer from now on: the default (`provider`, `tokenLabel`) and the choice in effect per key purpose. Keys made before keep their custody. */
+        IssuerKeyCustody: {
+            /**
+             * @description `software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.
+             * @example pkcs11
+             * @enum {string}
+             */
+            provider: "software" | "pkcs11";
+            /**
+             * @description `pkcs11`: the token keys of this purpose are made in; null for `software` (and for issuers whose custody was chosen before token labels were recorded: the platform's token).
+             * @example issuers
+             */
+            tokenLabel: string | null;
+            /** @description The custody in effect for each key purpose (`provider` unless overridden). */
+            purposes: {
+                credentialSigning: components["schemas"]["EffectiveKeyCustodyChoice"];
+                statusListSigning: components["schemas"]["EffectiveKeyCustodyChoice"];
+                credentialRequestEncryption: components["schemas"]["EffectiveKeyCustodyChoice"];
+            };
+        };
+        /** @description Where keys of one purpose are made from now on. */
+        EffectiveKeyCustodyChoice: {
+            /**
+             * @description `software`: keys are made in the service and kept sealed under its master key. `pkcs11`: keys are generated inside the platform's hardware security module (PKCS#11 token) and never leave it; available when the platform is configured with one.
+             * @example pkcs11
+             * @enum {string}
+             */
+            provider: "software" | "pkcs11";
+            /**
+             * @description `pkcs11`: the token keys of this purpose are made in; null for `software` (and for issuers whose custody was chosen before token labels were recorded: the platform's token).
+             * @example issuers
+             */
+            tokenLabel: string | null;
+        };
         /** @description Which key signs the issuer's status list tokens. */
         StatusListSigning: {
             /**
@@ -3162,7 +3217,7 @@ export interface components {
              * @example display-metadata
              * @enum {string}
              */
-            id: "organisation" | "display-metadata" | "signing-key" | "status-list-signing-key" | "active-credential-configuration" | "status-list" | "public-base-url";
+            id: "organisation" | "display-metadata" | "signing-key" | "status-list-signing-key" | "credential-request-encryption-key" | "active-credential-configuration" | "status-list" | "public-base-url";
             /**
              * @description The requirement, for people.
              * @example Display metadata complete

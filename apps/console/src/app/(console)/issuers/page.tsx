@@ -1,5 +1,4 @@
 "use client";
-import type { TKeyProvider } from "@cred/contracts/issuers";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -11,7 +10,7 @@ import { Badge, Empty, ErrorAlert, PageHeader } from "../../../components/status
 import { useRefresh } from "../../../lib/refresh";
 import { useAllResourceItems, useResourcePages } from "../../../lib/resource-lists";
 import { useTRPC } from "../../../lib/trpc";
-import { KeyCustodyField } from "./key-custody-field";
+import { IssuerKeyCustodyFields, keyCustodyDraftOf, keyCustodyOf } from "./key-custody-field";
 
 export default function IssuersPage() {
   const trpc = useTRPC();
@@ -23,7 +22,7 @@ export default function IssuersPage() {
   const [organisationReference, setOrganisation] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [walletName, setWalletName] = useState("");
-  const [keyProvider, setKeyProvider] = useState<TKeyProvider>("software");
+  const [keyCustody, setKeyCustody] = useState(keyCustodyDraftOf());
   const [separateStatusListKey, setSeparateStatusListKey] = useState(false);
   const create = useMutation(
     trpc.issuers.create.mutationOptions({
@@ -39,7 +38,7 @@ export default function IssuersPage() {
       organisationReference,
       displayName,
       ...(walletName ? { display: [{ locale: "en", name: walletName }] } : {}),
-      keyCustody: { provider: keyProvider },
+      keyCustody: keyCustodyOf(keyCustody),
       ...(separateStatusListKey ? { statusListSigning: { separateKey: true } } : {}),
     });
   };
@@ -91,7 +90,7 @@ export default function IssuersPage() {
                   value={walletName}
                   onChange={setWalletName}
                 />
-                <KeyCustodyField value={keyProvider} onChange={setKeyProvider} />
+                <IssuerKeyCustodyFields value={keyCustody} onChange={setKeyCustody} />
               </div>
               <label className="inline">
                 <input
@@ -99,7 +98,7 @@ export default function IssuersPage() {
                   checked={separateStatusListKey}
                   onChange={(e) => setSeparateStatusListKey(e.target.checked)}
                 />
-                Sign status lists with a key of their own (in the same key custody)
+                Sign status lists with a key of their own (in the custody chosen for it)
               </label>
               <ErrorAlert error={create.error} title="Could not create the issuer" />
               <SubmitButton pending={create.isPending}>Create issuer</SubmitButton>

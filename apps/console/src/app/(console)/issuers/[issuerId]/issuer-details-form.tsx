@@ -7,7 +7,12 @@ import { ErrorAlert, Success } from "../../../../components/status";
 import { useRefresh } from "../../../../lib/refresh";
 import { useAllResourceItems } from "../../../../lib/resource-lists";
 import { useTRPC } from "../../../../lib/trpc";
-import { KeyCustodyField } from "../key-custody-field";
+import {
+  IssuerKeyCustodyFields,
+  KeyCustodySummary,
+  keyCustodyDraftOf,
+  keyCustodyOf,
+} from "../key-custody-field";
 
 type EncryptionChoice = "off" | "optional" | "required";
 
@@ -37,7 +42,8 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
   const [pageUrl, setPageUrl] = useState(issuer.authorizationPage?.url ?? "");
   const savedEncryption = encryptionChoiceOf(issuer);
   const [encryption, setEncryption] = useState(savedEncryption);
-  const [keyProvider, setKeyProvider] = useState(issuer.keyCustody.provider);
+  const savedCustody = JSON.stringify(keyCustodyOf(keyCustodyDraftOf(issuer.keyCustody)));
+  const [keyCustody, setKeyCustody] = useState(keyCustodyDraftOf(issuer.keyCustody));
   const [separateStatusListKey, setSeparateStatusListKey] = useState(issuer.statusListSigning.separateKey);
   const listedRedirectUris = (issuer.allowedRedirectUris ?? []).join("\n");
   const [redirectUris, setRedirectUris] = useState(listedRedirectUris);
@@ -59,7 +65,9 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
     ...(encryption !== savedEncryption && {
       credentialEncryption: encryption === "off" ? null : { required: encryption === "required" },
     }),
-    ...(keyProvider !== issuer.keyCustody.provider && { keyCustody: { provider: keyProvider } }),
+    ...(JSON.stringify(keyCustodyOf(keyCustody)) !== savedCustody && {
+      keyCustody: keyCustodyOf(keyCustody),
+    }),
     ...(separateStatusListKey !== issuer.statusListSigning.separateKey && {
       statusListSigning: { separateKey: separateStatusListKey },
     }),
@@ -114,19 +122,21 @@ export function IssuerDetailsForm({ issuer }: { issuer: TIssuer }) {
             { value: "required", label: "Required: every request and response encrypted" },
           ]}
         />
-        <KeyCustodyField value={keyProvider} onChange={setKeyProvider} />
+        <IssuerKeyCustodyFields value={keyCustody} onChange={setKeyCustody} />
       </div>
       <p className="hint" data-testid="key-custody-hint">
         Key custody applies to keys made from now on: the current signing key moves with the next rotation,
-        the encryption key with the next encryption key rotation.
+        the encryption key with the next encryption key rotation. Keys are made now in:
       </p>
+      <KeyCustodySummary custody={issuer.keyCustody} />
       <label className="inline">
         <input
           type="checkbox"
           checked={separateStatusListKey}
           onChange={(e) => setSeparateStatusListKey(e.target.checked)}
         />
-        Sign status lists with a key of their own (made in the key custody above; published in the JWKS)
+        Sign status lists with a key of their own (made in the custody chosen for it above; published in the
+        JWKS)
       </label>
       {issuer.credentialEncryption && (
         <div className="hint" data-testid="encryption-key">

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Issuer" ADD COLUMN     "keyCustodyPurposes" JSONB;
