@@ -145,5 +145,16 @@ describe.skipIf(missing !== null)(
       const results = await Promise.all(Array.from({ length: 40 }, () => key.signsAndVerifies()));
       expect(results.every(Boolean)).toBe(true);
     });
+
+    it("close() while a call hangs (shutdown) returns within timeoutMs instead of waiting for the call; the operation fails", async () => {
+      const key = await signingKey();
+      shim.hang("C_SignInit");
+      const signing = key.signsAndVerifies().catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closing = await ticksDuring(token.close());
+      expect(closing.ms).toBeLessThan(TIMEOUT_MS + 1_000);
+      expect(await signing).toBeInstanceOf(TokenUnavailableError);
+      await expect(token.request("tokenInfo", {})).rejects.toThrow(/is closed/);
+    });
   },
 );

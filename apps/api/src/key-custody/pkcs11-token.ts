@@ -155,9 +155,11 @@ export class Pkcs11Token {
       setTimeout(() => resolve(false), this.timeoutMs).unref();
     });
     thread.worker.postMessage({ type: "close" });
-    await closed;
+    const answered = await closed;
     this.refuseAll(thread, `the token '${this.label}' is closed`);
-    await thread.worker.terminate();
+    // A thread blocked in a call exits only once the call returns: not waited for (docs/key-custody.md).
+    if (answered) await thread.worker.terminate();
+    else void thread.worker.terminate();
   }
 
   private start(): TokenThread {
