@@ -175,6 +175,8 @@ export class Pkcs11Token {
         sessions: this.settings.sessions ?? 4,
         othersInside: this.hung > 0,
       },
+      // It holds a few handles and the operations in flight: a small heap keeps its RSS down (ADR 0008).
+      resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 },
     });
     // Pending operations keep the process alive through their timers; the thread itself does not.
     worker.unref();
