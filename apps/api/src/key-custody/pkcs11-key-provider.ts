@@ -10,20 +10,26 @@ import {
 } from "@cred/core";
 import type { Es256Signer } from "@cred/oid4vc";
 import type { JWK } from "jose";
-import pkcs11js from "pkcs11js";
+// The binding is loaded here only so that a machine where it was not built fails at start (server.ts says
+// why); no PKCS#11 call runs on this thread: the token's thread (./pkcs11-worker.mjs) makes them all.
+import "pkcs11js";
 import { ecPointOf, publicJwkOfPoint } from "./ec-point";
-import { KeyNotInTokenError, type Pkcs11Settings, Pkcs11Token, reasonOf } from "./pkcs11-token";
+import {
+  type Pkcs11Settings,
+  Pkcs11Token,
+  reasonOf,
+  type TokenOperation,
+  type TokenOperations,
+} from "./pkcs11-token";
 import { formatPkcs11Uri, parsePkcs11Uri } from "./pkcs11-uri";
-
-/** DER of the OID of P-256 (prime256v1, 1.2.840.10045.3.1.7): CKA_EC_PARAMS of every key made here. */
-const P256_PARAMS = Buffer.from("06082a8648ce3d030107", "hex");
 
 /**
  * The `pkcs11` key provider: EC P-256 keys generated inside a PKCS#11 v2.40 token (CKA_SENSITIVE,
  * not CKA_EXTRACTABLE), used there by CKM_ECDSA (the SHA-256 digest is computed here; the token
  * returns r || s, the JWS form, PKCS#11 v2.40 §2.3.1) and CKM_ECDH1_DERIVE. A key row holds a PKCS#11
  * URI naming the token label and the key's CKA_ID (`providerKeyRef`); no private key material leaves
- * the token.
+ * the token. Every call to the token runs in its own thread (`Pkcs11Token`), each operation at most
+ * `timeoutMs`, so a token that hangs inside any call never stalls the event loop.
  */
 export class Pkcs11KeyProvider implements KeyProvider {
   readonly name = "pkcs11" as const;
@@ -38,14 +44,13 @@ export class Pkcs11KeyProvider implements KeyProvider {
     return [this.token.label];
   }
 
-  /** Runs an operation on the token; an unreachable token is the 503 `KeyCustodyUnavailable`. */
-  private async use<T>(
-    operation: Parameters<Pkcs11Token["run"]>[0] extends (...args: infer A) => unknown
-      ? (...args: A) => Promise<T> | T
-      : never,
-  ): Promise<T> {
+  /** Runs an operation in the token's thread; an unreachable or late token is the 503 `KeyCustodyUnavailable`. */
+  private async use<K extends TokenOperation>(
+    op: K,
+    args: TokenOperations[K]["args"],
+  ): Promise<TokenOperations[K]["result"]> {
     try {
-      return await this.token.run(operation);
+      return await this.token.request(op, args);
     } catch (error) {
       throw keyCustodyUnavailable(reasonOf(error));
     }
@@ -63,38 +68,13 @@ export class Pkcs11KeyProvider implements KeyProvider {
 
   async generate(request: GenerateKeyRequest): Promise<GeneratedKey> {
     const id = randomBytes(16);
-    const usage = request.usage;
-    const point = await this.use(async (module, session) => {
-      const label = request.label.slice(0, 128);
-      const keys = await module.C_GenerateKeyPairAsync(
-        session,
-        { mechanism: pkcs11js.CKM_EC_KEY_PAIR_GEN },
-        [
-          { type: pkcs11js.CKA_TOKEN, value: true },
-          { type: pkcs11js.CKA_PRIVATE, value: false },
-          { type: pkcs11js.CKA_EC_PARAMS, value: P256_PARAMS },
-          { type: pkcs11js.CKA_VERIFY, value: usage === "sign" },
-          { type: pkcs11js.CKA_LABEL, value: label },
-          { type: pkcs11js.CKA_ID, value: id },
-        ],
-        [
-          { type: pkcs11js.CKA_TOKEN, value: true },
-          { type: pkcs11js.CKA_PRIVATE, value: true },
-          { type: pkcs11js.CKA_SENSITIVE, value: true },
-          { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-          { type: pkcs11js.CKA_SIGN, value: usage === "sign" },
-          { type: pkcs11js.CKA_DERIVE, value: usage === "derive" },
-          { type: pkcs11js.CKA_LABEL, value: label },
-          { type: pkcs11js.CKA_ID, value: id },
-        ],
-      );
-      const [attribute] = module.C_GetAttributeValue(session, keys.publicKey, [
-        { type: pkcs11js.CKA_EC_POINT },
-      ]);
-      return ecPointOf(attribute!.value);
+    const point = await this.use("generate", {
+      id,
+      label: request.label.slice(0, 128),
+      usage: request.usage,
     });
     return {
-      publicJwk: publicJwkOfPoint(point, usage),
+      publicJwk: publicJwkOfPoint(ecPointOf(Buffer.from(point)), request.usage),
       provider: "pkcs11",
       providerKeyRef: formatPkcs11Uri({ token: this.token.label, id }),
       privateKeyCipher: null,
@@ -104,71 +84,30 @@ export class Pkcs11KeyProvider implements KeyProvider {
   async signingKey(key: StoredKeyReference): Promise<Es256Signer> {
     const { id } = this.locate(key);
     return {
-      signEs256: (signingInput) => {
+      signEs256: async (signingInput) => {
         const digest = createHash("sha256").update(signingInput).digest();
-        return this.use(async (module, session, connection) => {
-          const handle = findKey(module, session, connection.handles, id, pkcs11js.CKO_PRIVATE_KEY);
-          module.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, handle);
-          const signature = await module.C_SignAsync(session, digest, Buffer.alloc(64));
-          if (signature.length !== 64)
-            throw new Error("the token's ECDSA signature is not 64 bytes (r || s)");
-          return new Uint8Array(signature);
-        });
+        const signature = await this.use("sign", { id, digest });
+        if (signature.length !== 64)
+          throw keyCustodyUnavailable("the token's ECDSA signature is not 64 bytes (r || s)");
+        return new Uint8Array(signature);
       },
     };
   }
 
   async publicJwk(key: StoredKeyReference): Promise<JWK> {
     const { id } = this.locate(key);
-    return this.use((module, session, connection) => {
-      const handle = findKey(module, session, connection.handles, id, pkcs11js.CKO_PUBLIC_KEY);
-      const [point] = module.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_EC_POINT }]);
-      const [canSign] = module.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_VERIFY }]);
-      return publicJwkOfPoint(ecPointOf(point!.value), canSign?.value[0] ? "sign" : "derive");
-    });
+    const { point, canSign } = await this.use("publicKey", { id });
+    return publicJwkOfPoint(ecPointOf(Buffer.from(point)), canSign ? "sign" : "derive");
   }
 
   async deriveSharedSecret(key: StoredKeyReference, peerPoint: Uint8Array): Promise<Uint8Array> {
     const { id } = this.locate(key);
-    return this.use(async (module, session, connection) => {
-      const handle = findKey(module, session, connection.handles, id, pkcs11js.CKO_PRIVATE_KEY);
-      // The shared secret is a session object readable here (it is no key of ours: ECDH-ES runs it
-      // through Concat KDF next); it is destroyed at once.
-      const secret = await module.C_DeriveKeyAsync(
-        session,
-        {
-          mechanism: pkcs11js.CKM_ECDH1_DERIVE,
-          parameter: ecdhParameters(Buffer.from(peerPoint)),
-        },
-        handle,
-        [
-          { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
-          { type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_GENERIC_SECRET },
-          { type: pkcs11js.CKA_TOKEN, value: false },
-          { type: pkcs11js.CKA_SENSITIVE, value: false },
-          { type: pkcs11js.CKA_EXTRACTABLE, value: true },
-          { type: pkcs11js.CKA_VALUE_LEN, value: 32 },
-        ],
-      );
-      try {
-        const [value] = module.C_GetAttributeValue(session, secret, [{ type: pkcs11js.CKA_VALUE }]);
-        return new Uint8Array(value!.value);
-      } finally {
-        module.C_DestroyObject(session, secret);
-      }
-    });
+    return new Uint8Array(await this.use("derive", { id, peerPoint }));
   }
 
   async destroy(key: StoredKeyReference): Promise<void> {
     const { id } = this.locate(key);
-    await this.use((module, session, connection) => {
-      for (const objectClass of [pkcs11js.CKO_PRIVATE_KEY, pkcs11js.CKO_PUBLIC_KEY]) {
-        for (const handle of findAll(module, session, id, objectClass))
-          module.C_DestroyObject(session, handle);
-      }
-      connection.handles.delete(handleKey(id, pkcs11js.CKO_PRIVATE_KEY));
-      connection.handles.delete(handleKey(id, pkcs11js.CKO_PUBLIC_KEY));
-    });
+    await this.use("destroy", { id });
   }
 
   async status(): Promise<KeyProviderStatus> {
@@ -188,66 +127,14 @@ export class Pkcs11KeyProvider implements KeyProvider {
 
   /** Every key pair in the token, by CKA_ID, with its label (the CLI's `keys list`). */
   async listKeys(): Promise<HeldKey[]> {
-    return this.use((module, session) =>
-      findAll(module, session, null, pkcs11js.CKO_PRIVATE_KEY).map((handle) => {
-        const [id, label] = module.C_GetAttributeValue(session, handle, [
-          { type: pkcs11js.CKA_ID },
-          { type: pkcs11js.CKA_LABEL },
-        ]);
-        return {
-          providerKeyRef: formatPkcs11Uri({ token: this.token.label, id: id!.value }),
-          label: label!.value.toString("utf8"),
-        };
-      }),
-    );
+    const keys = await this.use("list", {});
+    return keys.map(({ id, label }) => ({
+      providerKeyRef: formatPkcs11Uri({ token: this.token.label, id: Buffer.from(id) }),
+      label,
+    }));
   }
 
   close(): Promise<void> {
     return this.token.close();
-  }
-}
-
-function ecdhParameters(publicData: Buffer): pkcs11js.ECDH1 {
-  return { type: pkcs11js.CK_PARAMS_EC_DH, kdf: pkcs11js.CKD_NULL, publicData };
-}
-
-const handleKey = (id: Buffer, objectClass: number) => `${objectClass}:${id.toString("hex")}`;
-
-/** The object of a class with this CKA_ID (handles are kept per connection); none → KeyNotInTokenError. */
-function findKey(
-  module: pkcs11js.PKCS11,
-  session: pkcs11js.Handle,
-  handles: Map<string, pkcs11js.Handle>,
-  id: Buffer,
-  objectClass: number,
-): pkcs11js.Handle {
-  const cacheKey = handleKey(id, objectClass);
-  const known = handles.get(cacheKey);
-  if (known) return known;
-  const [handle] = findAll(module, session, id, objectClass);
-  if (!handle) throw new KeyNotInTokenError("the key is not in the token");
-  handles.set(cacheKey, handle);
-  return handle;
-}
-
-function findAll(
-  module: pkcs11js.PKCS11,
-  session: pkcs11js.Handle,
-  id: Buffer | null,
-  objectClass: number,
-): pkcs11js.Handle[] {
-  module.C_FindObjectsInit(session, [
-    { type: pkcs11js.CKA_CLASS, value: objectClass },
-    ...(id ? [{ type: pkcs11js.CKA_ID, value: id }] : []),
-  ]);
-  try {
-    const found: pkcs11js.Handle[] = [];
-    for (;;) {
-      const batch = module.C_FindObjects(session, 64);
-      if (batch.length === 0) return found;
-      found.push(...batch);
-    }
-  } finally {
-    module.C_FindObjectsFinal(session);
   }
 }

@@ -1,4 +1,4 @@
-import pkcs11js from "pkcs11js";
+import { Worker } from "node:worker_threads";
 
 /** How to reach the token (env.ts reads them: PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN(_FILE), PKCS11_SESSIONS). */
 export interface Pkcs11Settings {
@@ -6,7 +6,7 @@ export interface Pkcs11Settings {
   modulePath: string;
   /** The token's label (CKA_LABEL of the token, as `softhsm2-util --init-token --label` set it). */
   tokenLabel: string;
-  /** The user PIN. Never logged: only the composition root holds it. */
+  /** The user PIN. Never logged: only the composition root and the token's thread hold it. */
   pin: string;
   /** Sessions kept open (the pool); one operation runs on a session at a time. Default 4. */
   sessions?: number;
@@ -20,6 +20,13 @@ export interface Pkcs11Settings {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/**
+ * Token threads terminated because a call hung, that have not exited yet (the call has not returned), at
+ * most: beyond this no fresh thread is started and requests fail at once until one exits, so a token that
+ * hangs every call does not leave a stuck thread behind every `timeoutMs`.
+ */
+const MAX_HUNG_THREADS = 2;
+
 /** The token cannot be used now (not reachable, not found, login refused): the caller answers 503. */
 export class TokenUnavailableError extends Error {
   override readonly name = "TokenUnavailableError";
@@ -30,39 +37,56 @@ export class KeyNotInTokenError extends Error {
   override readonly name = "KeyNotInTokenError";
 }
 
-interface Connection {
-  module: pkcs11js.PKCS11;
-  slot: pkcs11js.Handle;
-  idle: pkcs11js.Handle[];
-  waiting: ((session: pkcs11js.Handle) => void)[];
-  /** Private and public key handles by CKA_ID (hex): valid in every session of this connection. */
-  handles: Map<string, pkcs11js.Handle>;
-  /** Operations running on it; a dropped connection is finalised once none is left. */
-  busy: number;
-  dropped: boolean;
-  /** Resolves once the connection is finalised (after a drop). */
-  finalised: Promise<void>;
-  finalise: () => void;
+/** What the token's thread (./pkcs11-worker.mjs) does, by name: its arguments and its answer. */
+export interface TokenOperations {
+  /** The token's label (C_GetTokenInfo): whether it answers. */
+  tokenInfo: { args: Record<string, never>; result: string };
+  /** A P-256 key pair with this CKA_ID; the answer is the public key's CKA_EC_POINT. */
+  generate: { args: { id: Uint8Array; label: string; usage: "sign" | "derive" }; result: Uint8Array };
+  /** CKM_ECDSA over a SHA-256 digest with the private key of this CKA_ID: `r || s`. */
+  sign: { args: { id: Uint8Array; digest: Uint8Array }; result: Uint8Array };
+  publicKey: { args: { id: Uint8Array }; result: { point: Uint8Array; canSign: boolean } };
+  /** CKM_ECDH1_DERIVE with the private key of this CKA_ID and a peer's uncompressed point: Z. */
+  derive: { args: { id: Uint8Array; peerPoint: Uint8Array }; result: Uint8Array };
+  /** Destroys the key pair of this CKA_ID (none there is no error). */
+  destroy: { args: { id: Uint8Array }; result: undefined };
+  /** Every private key's CKA_ID and CKA_LABEL. */
+  list: { args: Record<string, never>; result: { id: Uint8Array; label: string }[] };
+}
+export type TokenOperation = keyof TokenOperations;
+
+interface Pending {
+  resolve: (value: never) => void;
+  reject: (error: Error) => void;
 }
 
-/** After a failed connection attempt, requests fail at once for this long instead of each trying again. */
-const RECONNECT_PAUSE_MS = 1_000;
+interface TokenThread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** Set once the thread is terminated or has failed: its operations have all been refused. */
+  gone: boolean;
+}
+
+type Reply =
+  | { id: number; value: unknown; error?: undefined }
+  | { id: number; error: { kind: "unavailable" | "not-in-token" | "failed"; message: string } };
 
 /**
- * One PKCS#11 token: the module loaded and initialised, a logged-in pool of sessions, and reconnection.
- * Any failure of an operation drops the connection (C_Finalize) and runs the operation once more on a
- * new one: a token that went away and came back (a network HSM restarted, a SoftHSM token directory
- * restored) is used again without a restart. While no connection can be made, `run` throws
- * `TokenUnavailableError`.
+ * One PKCS#11 token, used from a thread of its own (./pkcs11-worker.mjs): the module is loaded and
+ * initialised there, with a logged-in pool of sessions and reconnection (any failure of an operation
+ * drops the connection and runs the operation once more on a new one, so a token that went away and came
+ * back is used again without a restart). The main thread only posts operations and waits for the answers,
+ * each at most `timeoutMs`: an operation not answered by then is `TokenUnavailableError`, whatever call it
+ * hangs in (synchronous PKCS#11 calls included), and the thread is terminated with every operation it had
+ * (they fail the same way); the next operation starts a fresh thread, which initialises the module and
+ * logs in again.
  */
 export class Pkcs11Token {
-  private connection: Promise<Connection> | null = null;
-  private current: Connection | null = null;
-  private retiring: Promise<void> = Promise.resolve();
-  private failedAt = 0;
-  private lastFailure = "";
-  /** Operations given up after `timeoutMs` that have not returned yet: while any is, requests fail at once. */
-  private stuck = 0;
+  private thread: TokenThread | null = null;
+  private nextId = 0;
+  /** Threads terminated because a call hung, still inside the module (their call has not returned). */
+  private hung = 0;
+  private closed = false;
 
   constructor(private readonly settings: Pkcs11Settings) {}
 
@@ -70,212 +94,145 @@ export class Pkcs11Token {
     return this.settings.tokenLabel;
   }
 
-  /** Runs `operation` on a session of the token (reconnecting once when it fails). */
-  async run<T>(
-    operation: (module: pkcs11js.PKCS11, session: pkcs11js.Handle, c: Connection) => Promise<T> | T,
-  ) {
+  private get timeoutMs(): number {
+    return this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Runs an operation in the token's thread; `TokenUnavailableError` when the token fails or is late. */
+  request<K extends TokenOperation>(
+    op: K,
+    args: TokenOperations[K]["args"],
+  ): Promise<TokenOperations[K]["result"]> {
+    let thread: TokenThread;
     try {
-      return await this.once(operation);
+      thread = this.thread ?? this.start();
     } catch (error) {
-      if (error instanceof TokenUnavailableError) throw error;
-      // A key not found may be a token that went away (SoftHSM then finds nothing): look again anew.
-      this.drop();
-      try {
-        return await this.once(operation);
-      } catch (retried) {
-        if (retried instanceof TokenUnavailableError || retried instanceof KeyNotInTokenError) throw retried;
-        this.drop();
-        throw new TokenUnavailableError(`the token '${this.label}' failed: ${reasonOf(retried)}`);
-      }
+      return Promise.reject(error);
     }
+    const id = this.nextId++;
+    return new Promise<TokenOperations[K]["result"]>((resolve, reject) => {
+      const limit = this.timeoutMs;
+      const timer = setTimeout(() => {
+        // Given up: the call may be stuck in native code (no timer there can interrupt it), so the thread
+        // goes, with every operation it had; the next operation starts a fresh one.
+        this.abandon(thread, `the token '${this.label}' did not answer within ${limit} ms`, id);
+      }, limit);
+      thread.pending.set(id, {
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      thread.worker.postMessage({ id, op, args });
+    });
   }
 
   /** Whether the token answers now (it is asked for its info, which fails once it is gone). */
   async reachable(): Promise<{ reachable: boolean; reason?: string }> {
     try {
-      await this.run((module, _session, c) => module.C_GetTokenInfo(c.slot));
+      await this.request("tokenInfo", {});
       return { reachable: true };
     } catch (error) {
       return { reachable: false, reason: reasonOf(error) };
     }
   }
 
-  /** Closes the sessions and the module (shutdown). */
+  /** Closes the sessions and the module (shutdown); a thread that does not answer within the timeout is terminated. */
   async close(): Promise<void> {
-    this.drop();
-  }
-
-  private async once<T>(
-    operation: (module: pkcs11js.PKCS11, session: pkcs11js.Handle, c: Connection) => Promise<T> | T,
-  ): Promise<T> {
-    const connection = await this.connect();
-    connection.busy++;
-    const running = (async () => {
-      try {
-        const session = await acquire(connection);
-        try {
-          return await operation(connection.module, session, connection);
-        } finally {
-          release(connection, session);
-        }
-      } finally {
-        connection.busy--;
-        if (connection.dropped && connection.busy === 0) connection.finalise();
-      }
-    })();
-    const limit = this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<"timed out">((resolve) => {
-      timer = setTimeout(() => resolve("timed out"), limit);
-    });
-    try {
-      const outcome = await Promise.race([running, timedOut]);
-      if (outcome !== "timed out") return outcome;
-    } finally {
-      clearTimeout(timer);
-    }
-    // Given up: the call keeps its session until it returns (no other operation may use it meanwhile),
-    // the connection is dropped (finalised once the call returns), and until then requests fail at once
-    // rather than each waiting for the same hung token.
-    this.stuck++;
-    running.then(
-      () => this.stuck--,
-      () => this.stuck--,
-    );
-    this.drop();
-    throw new TokenUnavailableError(`the token '${this.label}' did not answer within ${limit} ms`);
-  }
-
-  private connect(): Promise<Connection> {
-    if (this.stuck > 0)
-      return Promise.reject(
-        new TokenUnavailableError(`the token '${this.label}' has not answered an earlier operation yet`),
-      );
-    if (this.connection) return this.connection;
-    if (Date.now() - this.failedAt < RECONNECT_PAUSE_MS)
-      return Promise.reject(new TokenUnavailableError(this.lastFailure));
-    // The module is one per process: a dropped connection is finalised before a new one initialises it.
-    const previous = this.retiring;
-    const attempt = previous.then(() => this.open());
-    this.connection = attempt;
-    attempt.then(
-      (connection) => {
-        if (this.connection === attempt) this.current = connection;
-        else {
-          connection.dropped = true;
-          connection.finalise();
-        }
-      },
-      (error: unknown) => {
-        if (this.connection === attempt) this.connection = null;
-        this.failedAt = Date.now();
-        this.lastFailure =
-          error instanceof TokenUnavailableError
-            ? error.message
-            : `the token '${this.label}' cannot be reached: ${reasonOf(error)}`;
-      },
-    );
-    return attempt.catch((error: unknown) => {
-      throw error instanceof TokenUnavailableError
-        ? error
-        : new TokenUnavailableError(`the token '${this.label}' cannot be reached: ${reasonOf(error)}`);
-    });
-  }
-
-  private open(): Connection {
-    const module = new pkcs11js.PKCS11();
-    let initialised = false;
-    try {
-      module.load(this.settings.modulePath);
-      try {
-        // Signing and derivation run on libuv's worker threads (the *Async calls) beside calls on the main
-        // thread: the module must lock (without this flag SoftHSM takes no locks, and crashes or spins).
-        module.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
-      } catch (error) {
-        if (codeOf(error) !== "CKR_CRYPTOKI_ALREADY_INITIALIZED") throw error;
-      }
-      initialised = true;
-      const slot = module
-        .C_GetSlotList(true)
-        .find((s) => module.C_GetTokenInfo(s).label.trim() === this.settings.tokenLabel);
-      if (slot === undefined)
-        throw new TokenUnavailableError(`no token labelled '${this.settings.tokenLabel}' is present`);
-      const flags = pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION;
-      const idle = Array.from({ length: Math.max(1, this.settings.sessions ?? 4) }, () =>
-        module.C_OpenSession(slot, flags),
-      );
-      try {
-        module.C_Login(idle[0]!, pkcs11js.CKU_USER, this.settings.pin);
-      } catch (error) {
-        if (codeOf(error) !== "CKR_USER_ALREADY_LOGGED_IN") {
-          // The PIN itself never appears in the reason.
-          throw new TokenUnavailableError(
-            `login to the token '${this.settings.tokenLabel}' failed: ${codeOf(error)}`,
-          );
-        }
-      }
-      let finalise = () => {};
-      const finalised = new Promise<void>((resolve) => {
-        finalise = () => {
-          finaliseModule(module);
-          resolve();
-        };
+    this.closed = true;
+    const thread = this.thread;
+    if (!thread) return;
+    this.thread = null;
+    const closed = new Promise<boolean>((resolve) => {
+      thread.worker.on("message", (message: { type?: string }) => {
+        if (message.type === "closed") resolve(true);
       });
-      return {
-        module,
-        slot,
-        idle,
-        waiting: [],
-        handles: new Map(),
-        busy: 0,
-        dropped: false,
-        finalised,
-        finalise,
-      };
-    } catch (error) {
-      if (initialised) finaliseModule(module);
-      else
-        try {
-          module.close();
-        } catch {}
-      throw error;
-    }
+      thread.worker.once("exit", () => resolve(false));
+      setTimeout(() => resolve(false), this.timeoutMs).unref();
+    });
+    thread.worker.postMessage({ type: "close" });
+    const answered = await closed;
+    this.refuseAll(thread, `the token '${this.label}' is closed`);
+    // A thread blocked in a call exits only once the call returns: not waited for (docs/key-custody.md).
+    if (answered) await thread.worker.terminate();
+    else void thread.worker.terminate();
+  }
+
+  private start(): TokenThread {
+    if (this.closed) throw new TokenUnavailableError(`the token '${this.label}' is closed`);
+    if (this.hung >= MAX_HUNG_THREADS)
+      throw new TokenUnavailableError(`the token '${this.label}' has not answered an earlier operation yet`);
+    const worker = new Worker(new URL("./pkcs11-worker.mjs", import.meta.url), {
+      // The PIN goes to the thread as data (never logged; the thread puts only return codes in reasons).
+      workerData: {
+        modulePath: this.settings.modulePath,
+        tokenLabel: this.settings.tokenLabel,
+        pin: this.settings.pin,
+        sessions: this.settings.sessions ?? 4,
+        othersInside: this.hung > 0,
+      },
+      // It holds a few handles and the operations in flight: a small heap keeps its RSS down (ADR 0008).
+      resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 },
+    });
+    // Pending operations keep the process alive through their timers; the thread itself does not.
+    worker.unref();
+    const thread: TokenThread = { worker, pending: new Map(), gone: false };
+    worker.on("message", (reply: Reply) => {
+      const pending = thread.pending.get(reply.id);
+      if (!pending) return;
+      thread.pending.delete(reply.id);
+      if (reply.error === undefined) pending.resolve(reply.value as never);
+      else pending.reject(errorOf(reply.error));
+    });
+    worker.on("error", (error) =>
+      this.abandon(thread, `the token '${this.label}' thread failed: ${reasonOf(error)}`),
+    );
+    worker.once("exit", () => this.abandon(thread, `the token '${this.label}' thread exited`));
+    this.thread = thread;
+    return thread;
   }
 
   /**
-   * Forgets the connection: new operations open another (after this one is finalised); operations still
-   * running on it finish first, so the module is never finalised under them.
+   * Refuses every operation of the thread (the one that timed out with `reason`, the others as lost with
+   * it) and terminates it. A thread stuck in a native call exits only once that call returns: until then it
+   * counts as hung, and the thread after it keeps off finalising the module under it.
    */
-  private drop(): void {
-    const current = this.current;
-    this.connection = null;
-    this.current = null;
-    if (!current || current.dropped) return;
-    current.dropped = true;
-    this.retiring = current.finalised;
-    if (current.busy === 0) current.finalise();
+  private abandon(thread: TokenThread, reason: string, timedOut?: number): void {
+    if (thread.gone) return;
+    thread.gone = true;
+    if (this.thread === thread) this.thread = null;
+    const late = thread.pending.get(timedOut ?? -1);
+    thread.pending.delete(timedOut ?? -1);
+    late?.reject(new TokenUnavailableError(reason));
+    this.refuseAll(
+      thread,
+      timedOut === undefined
+        ? reason
+        : `the token '${this.label}' did not answer an earlier operation in time`,
+    );
+    if (timedOut === undefined) return;
+    this.hung++;
+    thread.worker.once("exit", () => {
+      this.hung--;
+      if (this.hung === 0) this.thread?.worker.postMessage({ type: "others-left" });
+    });
+    void thread.worker.terminate();
+  }
+
+  private refuseAll(thread: TokenThread, reason: string): void {
+    for (const pending of thread.pending.values()) pending.reject(new TokenUnavailableError(reason));
+    thread.pending.clear();
   }
 }
 
-function finaliseModule(module: pkcs11js.PKCS11): void {
-  try {
-    module.C_Finalize();
-  } catch {}
-  try {
-    module.close();
-  } catch {}
-}
-
-function acquire(connection: Connection): Promise<pkcs11js.Handle> {
-  const session = connection.idle.pop();
-  if (session !== undefined) return Promise.resolve(session);
-  return new Promise((resolve) => connection.waiting.push(resolve));
-}
-
-function release(connection: Connection, session: pkcs11js.Handle): void {
-  const next = connection.waiting.shift();
-  if (next) next(session);
-  else connection.idle.push(session);
+function errorOf(error: { kind: string; message: string }): Error {
+  if (error.kind === "not-in-token") return new KeyNotInTokenError(error.message);
+  if (error.kind === "unavailable") return new TokenUnavailableError(error.message);
+  return new Error(error.message);
 }
 
 function codeOf(error: unknown): string {
