@@ -116,10 +116,15 @@ export class TraceScope {
   /**
    * `deps` as this piece of work uses them: the database's root unit of work with a span per statement,
    * and outbound requests with theirs, both under this scope's current parent. Made once per scope.
+   * Under a span that is not recorded the database is left as it is (no proxy between a handler and
+   * Prisma, no per-statement call): only outbound requests are wrapped, to carry the unsampled
+   * `traceparent` on, so a downstream service does not sample what this one dropped.
    */
   depsOf<D extends Pick<AppDeps, "database" | "outboundTrace">>(deps: D): D {
     if (this.depsOfBase === (deps as unknown as AppDeps) && this.deps) return this.deps as unknown as D;
-    const database = { ...deps.database, root: tracedUnitOfWork(deps.database.root, this.statement) };
+    const database = this.recording
+      ? { ...deps.database, root: tracedUnitOfWork(deps.database.root, this.statement) }
+      : deps.database;
     const traced = { ...deps, database, outboundTrace: this.outbound };
     this.depsOfBase = deps as unknown as AppDeps;
     this.deps = traced as unknown as AppDeps;
