@@ -5,7 +5,8 @@
 //
 //   tsx bench/profile-shares.ts <dir-with-.cpuprofile> [<dir> ...]
 //
-// A sample is charged to the nearest frame from its leaf that has a script of its own (native frames, Node's
+// Samples below Node's module loader are start-up work, an area of their own. Any other sample is
+// charged to the nearest frame from its leaf that has a script of its own (native frames, Node's
 // internals and V8 builtins count for their caller), so a Buffer or TextEncoder call made by the OTLP
 // serialiser counts for OpenTelemetry. Bundled frames (apps/api/dist/*.mjs) are mapped back to their source
 // files through the bundle's source map, so apps/api/src/tracing/ and apps/api/src/metrics/ show apart.
@@ -37,6 +38,7 @@ export type Area =
   | "server tracing code"
   | "server metrics code"
   | "garbage collection"
+  | "module loading"
   | "other";
 
 export const AREAS: Area[] = [
@@ -45,32 +47,39 @@ export const AREAS: Area[] = [
   "server tracing code",
   "server metrics code",
   "garbage collection",
+  "module loading",
   "other",
 ];
 
-const sourceMaps = new Map<string, SourceMap | null>();
+/** Frames of Node's CommonJS loader: a sample below one is start-up work (the SDK loads ~0.4 s of modules). */
+const LOADING = new Set(["Module._load", "Module._compile", "wrapSafe", "compileFunction"]);
 
-function sourceMapOf(url: string): SourceMap | null {
-  let map = sourceMaps.get(url);
-  if (map !== undefined) return map;
-  map = null;
+const sourceMaps = new Map<string, { map: SourceMap; dir: string } | null>();
+
+function sourceMapOf(url: string) {
+  let found = sourceMaps.get(url);
+  if (found !== undefined) return found;
+  found = null;
   try {
     const file = url.startsWith("file:") ? fileURLToPath(url) : url;
-    if (file.endsWith(".mjs") && fs.existsSync(`${file}.map`))
-      map = new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, "utf8")));
+    if (file.endsWith(".mjs") && fs.existsSync(`${file}.map`)) {
+      const map = new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, "utf8")));
+      found = { map, dir: path.dirname(file) };
+    }
   } catch {
-    map = null;
+    found = null;
   }
-  sourceMaps.set(url, map);
-  return map;
+  sourceMaps.set(url, found);
+  return found;
 }
 
 /** The source file a frame's code came from (through the bundle's source map), or its script's URL. */
 function sourceOf(frame: CallFrame): string {
-  const map = sourceMapOf(frame.url);
-  if (!map) return frame.url;
-  const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
-  return entry.originalSource ?? frame.url;
+  const found = sourceMapOf(frame.url);
+  if (!found) return frame.url;
+  const entry = found.map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
+  // The bundle's map names its sources relative to the bundle's folder (../src/tracing/…).
+  return entry.originalSource ? path.resolve(found.dir, entry.originalSource) : frame.url;
 }
 
 /** Frames that count for their caller: no script, or Node's own. */
@@ -102,6 +111,11 @@ export function profileShares(files: string[]): Shares {
     const parent = new Map<number, number>();
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
     const areaOfNode = new Map<number, Area | "idle">();
+    const loading = (id: number) => {
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at))
+        if (LOADING.has(nodes.get(at)!.callFrame.functionName)) return true;
+      return false;
+    };
     const classify = (id: number): Area | "idle" => {
       const known = areaOfNode.get(id);
       if (known) return known;
@@ -109,6 +123,7 @@ export function profileShares(files: string[]): Shares {
       let area: Area | "idle";
       if (leaf.functionName === "(idle)") area = "idle";
       else if (leaf.functionName === "(garbage collector)") area = "garbage collection";
+      else if (loading(id)) area = "module loading";
       else {
         let at: number | undefined = id;
         while (at !== undefined && isNative(nodes.get(at)!.callFrame)) at = parent.get(at);
