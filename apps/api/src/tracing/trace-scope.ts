@@ -52,21 +52,34 @@ export function inSpan<T>(span: Span, run: () => Promise<T>): Promise<T> {
 export class TraceScope {
   private deps: AppDeps | undefined;
   private depsOfBase: AppDeps | undefined;
+  private current: Context | undefined;
+  /**
+   * Whether spans made under this scope are recorded: the root span's sampling decision, taken once (the
+   * sampler decides for the request, and every span under it follows).
+   */
+  readonly recording: boolean;
 
   constructor(
     readonly tracer: Tracer,
-    /** The context new spans are children of. */
-    public parent: Context,
-  ) {}
-
-  /** The span new spans are children of. */
-  get span(): Span | undefined {
-    return trace.getSpan(this.parent);
+    /** The scope's own span: a request's server span, a webhook attempt's span. */
+    readonly root: Span,
+    /** The context the root span was started in (the caller's, from a `traceparent`, or the root context). */
+    private readonly base: Context,
+  ) {
+    this.recording = root.isRecording();
   }
 
-  /** Whether spans made under this scope are recorded (the request's was sampled). */
-  get recording(): boolean {
-    return this.span?.isRecording() ?? false;
+  /**
+   * The context new spans are children of: the root span's until a wallet step sets its own. Made on first
+   * use, so a request that is not sampled and makes no outbound request never copies a context.
+   */
+  get parent(): Context {
+    this.current ??= trace.setSpan(this.base, this.root);
+    return this.current;
+  }
+
+  set parent(context: Context) {
+    this.current = context;
   }
 
   /** A span under the current parent. */

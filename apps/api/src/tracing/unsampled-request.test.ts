@@ -1,6 +1,6 @@
 // A request the sampler drops costs (nearly) nothing: its handlers get the database as it is, with no
-// proxy or per-statement call between them and Prisma, and no span attributes are built; its outbound
-// requests still carry the unsampled traceparent.
+// proxy or per-statement call between them and Prisma, and no route name or span attributes are built;
+// its outbound requests still carry the unsampled traceparent.
 import type { AddressInfo } from "node:net";
 import type { AppDeps } from "@cred/core";
 import type { UnitOfWork } from "@cred/db";
@@ -29,8 +29,21 @@ const root = {
 } as unknown as UnitOfWork;
 const deps = { database: { root } } as unknown as AppDeps;
 
-let seen: { database: unknown; headers: Record<string, string> } | undefined;
+let seen: { database: unknown; headers: Record<string, string>; routeOptionsReads: number } | undefined;
 const app = Fastify();
+// Counts reads of fastify's routeOptions (an object made on each read) while the request is traced.
+let routeOptionsReads = 0;
+app.addHook("onRequest", (request, _reply, done) => {
+  const getter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(request), "routeOptions")?.get;
+  if (!getter) throw new Error("fastify's request has no routeOptions getter");
+  Object.defineProperty(request, "routeOptions", {
+    get() {
+      routeOptionsReads++;
+      return getter.call(this);
+    },
+  });
+  done();
+});
 registerRequestSpans(app);
 traceWalletSteps(app);
 app.post("/issuers/:issuerId/token", async (request) => {
@@ -41,7 +54,7 @@ app.post("/issuers/:issuerId/token", async (request) => {
     headers = given;
     return {};
   });
-  seen = { database: own.database, headers };
+  seen = { database: own.database, headers, routeOptionsReads };
   return { ok: true };
 });
 let base: string;
@@ -63,6 +76,8 @@ describe("an unsampled request", () => {
     expect(seen?.database).toBe(deps.database);
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(seen?.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    // No route name is looked up for a span that is not recorded.
+    expect(seen?.routeOptionsReads).toBe(0);
   });
 
   it("joins a caller's unsampled trace the same way", async () => {
