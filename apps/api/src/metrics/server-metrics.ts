@@ -24,6 +24,24 @@ export interface ServerMetrics {
   watch(database: Database): void;
 }
 
+/** A counter series' increments not yet handed to prom-client, and its labels (made once). */
+interface PendingCount {
+  labels: Record<string, string>;
+  pending: number;
+}
+
+interface RequestSeries {
+  count: PendingCount;
+  durationLabels: Record<string, string>;
+}
+
+/** Hands a series' pending increments to its counter (from the counter's collect, on each scrape). */
+function flush(counter: Counter, count: PendingCount) {
+  if (count.pending === 0) return;
+  counter.inc(count.labels, count.pending);
+  count.pending = 0;
+}
+
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STATEMENT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 const WEBHOOK_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -42,11 +60,19 @@ export function createServerMetrics(): ServerMetrics {
   ])
     registry.removeSingleMetric(name);
 
+  // Per request, a series' counts are added to a number of its own and handed to prom-client on each
+  // scrape (the counters' collect), and its histogram gets a label object made once: prom-client's inc
+  // hashes and checks the labels on every call, which per request is most of what metrics cost.
+  const requestSeries = new Map<string, RequestSeries>();
+  const outcomeSeries = new Map<string, PendingCount>();
   const requests = new Counter({
     name: "cred_http_requests_total",
     help: "HTTP requests answered, by surface, operation (operation id, console procedure or wallet endpoint) and status.",
     labelNames: ["surface", "operation", "status_class", "status_code"] as const,
     registers,
+    collect() {
+      for (const series of requestSeries.values()) flush(this, series.count);
+    },
   });
   const requestDuration = new Histogram({
     name: "cred_http_request_duration_seconds",
@@ -60,6 +86,9 @@ export function createServerMetrics(): ServerMetrics {
     help: "Wallet endpoint answers by endpoint and outcome: ok, or the OAuth/OpenID error code (other when unlisted).",
     labelNames: ["endpoint", "outcome"] as const,
     registers,
+    collect() {
+      for (const count of outcomeSeries.values()) flush(this, count);
+    },
   });
   const issuanceCompleted = new Counter({
     name: "cred_issuance_flows_completed_total",
@@ -210,11 +239,31 @@ export function createServerMetrics(): ServerMetrics {
     },
     observeStatement: (seconds) => statementDuration.observe(seconds),
     request(surface, operation, status, seconds) {
-      const klass = statusClass(status);
-      requests.inc({ surface, operation, status_class: klass, status_code: String(status) });
-      requestDuration.observe({ surface, operation, status_class: klass }, seconds);
+      const key = `${surface} ${operation} ${status}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        const klass = statusClass(status);
+        series = {
+          count: {
+            labels: { surface, operation, status_class: klass, status_code: String(status) },
+            pending: 0,
+          },
+          durationLabels: { surface, operation, status_class: klass },
+        };
+        requestSeries.set(key, series);
+      }
+      series.count.pending++;
+      requestDuration.observe(series.durationLabels, seconds);
     },
-    walletOutcome: (endpoint, outcome) => walletOutcomes.inc({ endpoint, outcome }),
+    walletOutcome(endpoint, outcome) {
+      const key = `${endpoint} ${outcome}`;
+      let count = outcomeSeries.get(key);
+      if (!count) {
+        count = { labels: { endpoint, outcome }, pending: 0 };
+        outcomeSeries.set(key, count);
+      }
+      count.pending++;
+    },
     watch(watched) {
       database = watched;
     },
