@@ -63,15 +63,24 @@ export function createServerMetrics(): ServerMetrics {
   // Per request, a series' counts are added to a number of its own and handed to prom-client on each
   // scrape (the counters' collect), and its histogram gets a label object made once: prom-client's inc
   // hashes and checks the labels on every call, which per request is most of what metrics cost.
-  const requestSeries = new Map<string, RequestSeries>();
-  const outcomeSeries = new Map<string, PendingCount>();
+  // Keyed by the label values themselves (constant strings, whose hashes V8 keeps; the status a number),
+  // so finding a series builds no string.
+  const requestSeries = new Map<Surface, Map<string, Map<number, RequestSeries>>>();
+  const outcomeSeries = new Map<string, Map<string, PendingCount>>();
+  const allRequestSeries = function* () {
+    for (const byOperation of requestSeries.values())
+      for (const byStatus of byOperation.values()) yield* byStatus.values();
+  };
+  const allOutcomeSeries = function* () {
+    for (const byOutcome of outcomeSeries.values()) yield* byOutcome.values();
+  };
   const requests = new Counter({
     name: "cred_http_requests_total",
     help: "HTTP requests answered, by surface, operation (operation id, console procedure or wallet endpoint) and status.",
     labelNames: ["surface", "operation", "status_class", "status_code"] as const,
     registers,
     collect() {
-      for (const series of requestSeries.values()) flush(this, series.count);
+      for (const series of allRequestSeries()) flush(this, series.count);
     },
   });
   const requestDuration = new Histogram({
@@ -87,7 +96,7 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ["endpoint", "outcome"] as const,
     registers,
     collect() {
-      for (const count of outcomeSeries.values()) flush(this, count);
+      for (const count of allOutcomeSeries()) flush(this, count);
     },
   });
   const issuanceCompleted = new Counter({
@@ -239,8 +248,11 @@ export function createServerMetrics(): ServerMetrics {
     },
     observeStatement: (seconds) => statementDuration.observe(seconds),
     request(surface, operation, status, seconds) {
-      const key = `${surface} ${operation} ${status}`;
-      let series = requestSeries.get(key);
+      let byOperation = requestSeries.get(surface);
+      if (!byOperation) requestSeries.set(surface, (byOperation = new Map()));
+      let byStatus = byOperation.get(operation);
+      if (!byStatus) byOperation.set(operation, (byStatus = new Map()));
+      let series = byStatus.get(status);
       if (!series) {
         const klass = statusClass(status);
         series = {
@@ -250,17 +262,18 @@ export function createServerMetrics(): ServerMetrics {
           },
           durationLabels: { surface, operation, status_class: klass },
         };
-        requestSeries.set(key, series);
+        byStatus.set(status, series);
       }
       series.count.pending++;
       requestDuration.observe(series.durationLabels, seconds);
     },
     walletOutcome(endpoint, outcome) {
-      const key = `${endpoint} ${outcome}`;
-      let count = outcomeSeries.get(key);
+      let byOutcome = outcomeSeries.get(endpoint);
+      if (!byOutcome) outcomeSeries.set(endpoint, (byOutcome = new Map()));
+      let count = byOutcome.get(outcome);
       if (!count) {
         count = { labels: { endpoint, outcome }, pending: 0 };
-        outcomeSeries.set(key, count);
+        byOutcome.set(outcome, count);
       }
       count.pending++;
     },
