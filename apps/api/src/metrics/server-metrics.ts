@@ -35,6 +35,16 @@ interface RequestSeries {
   durationLabels: Record<string, string>;
 }
 
+/** The map's value for `key`, made by `make` the first time. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /** Hands a series' pending increments to its counter (from the counter's collect, on each scrape). */
 function flush(counter: Counter, count: PendingCount) {
   if (count.pending === 0) return;
@@ -74,7 +84,7 @@ export function createServerMetrics(): ServerMetrics {
   const allOutcomeSeries = function* () {
     for (const byOutcome of outcomeSeries.values()) yield* byOutcome.values();
   };
-  const requests = new Counter({
+  new Counter({
     name: "cred_http_requests_total",
     help: "HTTP requests answered, by surface, operation (operation id, console procedure or wallet endpoint) and status.",
     labelNames: ["surface", "operation", "status_class", "status_code"] as const,
@@ -90,7 +100,7 @@ export function createServerMetrics(): ServerMetrics {
     buckets: REQUEST_BUCKETS,
     registers,
   });
-  const walletOutcomes = new Counter({
+  new Counter({
     name: "cred_wallet_outcomes_total",
     help: "Wallet endpoint answers by endpoint and outcome: ok, or the OAuth/OpenID error code (other when unlisted).",
     labelNames: ["endpoint", "outcome"] as const,
@@ -248,10 +258,11 @@ export function createServerMetrics(): ServerMetrics {
     },
     observeStatement: (seconds) => statementDuration.observe(seconds),
     request(surface, operation, status, seconds) {
-      let byOperation = requestSeries.get(surface);
-      if (!byOperation) requestSeries.set(surface, (byOperation = new Map()));
-      let byStatus = byOperation.get(operation);
-      if (!byStatus) byOperation.set(operation, (byStatus = new Map()));
+      const byStatus = entry(
+        entry(requestSeries, surface, () => new Map()),
+        operation,
+        () => new Map(),
+      );
       let series = byStatus.get(status);
       if (!series) {
         const klass = statusClass(status);
@@ -268,8 +279,7 @@ export function createServerMetrics(): ServerMetrics {
       requestDuration.observe(series.durationLabels, seconds);
     },
     walletOutcome(endpoint, outcome) {
-      let byOutcome = outcomeSeries.get(endpoint);
-      if (!byOutcome) outcomeSeries.set(endpoint, (byOutcome = new Map()));
+      const byOutcome = entry(outcomeSeries, endpoint, () => new Map());
       let count = byOutcome.get(outcome);
       if (!count) {
         count = { labels: { endpoint, outcome }, pending: 0 };
