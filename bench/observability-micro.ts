@@ -5,7 +5,8 @@
 // what is measured is the child's CPU time (process.cpuUsage: every thread, the GC's helpers too) per request.
 // Settings alternate round by round (ABBA), and each setting's median over the rounds is reported.
 //
-//   tsx bench/observability-micro.ts [--rounds 4] [--requests 20000] [--only off,traced-100] [--protocol http/json]
+//   tsx bench/observability-micro.ts [--rounds 4] [--requests 20000] [--warmup 20000] [--only off,traced-100]
+//   [--protocol http/json]
 //
 // Settings: off (no hooks), metrics (prom-client's hooks only), traced-0 (metrics, and tracing with no trace
 // sampled), traced-10 (10% sampled), traced-100 (every trace). "traced" runs the OpenTelemetry SDK as
@@ -21,7 +22,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SETTINGS = ["off", "metrics", "traced-0", "traced-10", "traced-100"] as const;
 type Setting = (typeof SETTINGS)[number];
 
-async function child(setting: Setting, requests: number) {
+async function child(setting: Setting, requests: number, warmup: number) {
   const { createRequire } = await import("node:module");
   const api = createRequire(path.join(HERE, "../apps/api/package.json"));
   // fastify is apps/api's dependency, not the bench's: loaded from there, typed as far as used here.
@@ -75,7 +76,7 @@ async function child(setting: Setting, requests: number) {
         ),
       );
   };
-  await run(Math.min(5000, requests / 2));
+  await run(warmup);
   const before = process.cpuUsage();
   await run(requests);
   const used = process.cpuUsage(before);
@@ -95,6 +96,7 @@ async function parent() {
   };
   const rounds = arg("--rounds", 4);
   const requests = arg("--requests", 20_000);
+  const warmup = arg("--warmup", 20_000);
   const only = option("--only")?.split(",");
   const settings = SETTINGS.filter((s) => !only || only.includes(s));
   const protocol = option("--protocol") ?? "http/protobuf";
@@ -116,18 +118,22 @@ async function parent() {
     for (const setting of order) {
       const ratio = setting === "traced-0" ? "0" : setting === "traced-10" ? "0.1" : "1";
       const us = await new Promise<number>((resolve, reject) => {
-        const proc = fork(fileURLToPath(import.meta.url), ["--child", setting, String(requests)], {
-          execPath: process.execPath,
-          execArgv: [tsx],
-          env: {
-            ...process.env,
-            OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-            OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-            OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
-            OTEL_TRACES_SAMPLER_ARG: ratio,
+        const proc = fork(
+          fileURLToPath(import.meta.url),
+          ["--child", setting, String(requests), String(warmup)],
+          {
+            execPath: process.execPath,
+            execArgv: [tsx],
+            env: {
+              ...process.env,
+              OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+              OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+              OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+              OTEL_TRACES_SAMPLER_ARG: ratio,
+            },
+            stdio: ["ignore", "inherit", "inherit", "ipc"],
           },
-          stdio: ["ignore", "inherit", "inherit", "ipc"],
-        });
+        );
         let got: number | undefined;
         proc.on("message", (m: { usPerRequest: number }) => {
           got = m.usPerRequest;
@@ -155,9 +161,10 @@ async function parent() {
       })
       .join(
         "\n",
-      )}\n\n${rounds} rounds × ${requests} requests per setting (${protocol}); OTLP received: ${(spansBytes / 1024).toFixed(0)} KiB\n`,
+      )}\n\n${rounds} rounds × ${requests} requests per setting after ${warmup} of warm-up (${protocol}); OTLP received: ${(spansBytes / 1024).toFixed(0)} KiB\n`,
   );
 }
 
-if (process.argv[2] === "--child") await child(process.argv[3] as Setting, Number(process.argv[4]));
+if (process.argv[2] === "--child")
+  await child(process.argv[3] as Setting, Number(process.argv[4]), Number(process.argv[5]));
 else await parent();
