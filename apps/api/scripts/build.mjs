@@ -14,12 +14,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const app = path.resolve(here, "..");
 
 /**
- * Bundled code runs after every external package it imports, so a shim that must run before one of them
- * (`@peculiar/x509` needs the Reflect metadata shim) is built as a file of its own and imported from it.
- */
-const SHIMS = [path.resolve(app, "../../packages/oid4vc/src/x509/reflect-metadata-shim.ts")];
-
-/**
  * Modules an entry point imports dynamically (src/main.ts): each is a file of its own, since a bundled one
  * would have its registry imports hoisted to the top of the entry's file: the OpenTelemetry SDK
  * (start-tracing) would load even with tracing off, and the server before tracing had started.
@@ -43,16 +37,6 @@ const sourceLocation = {
         pluginData: "resolving",
       });
       if (!LATER.includes(resolved.path)) return undefined;
-      return { path: `./${path.basename(resolved.path, ".ts")}.mjs`, external: true };
-    });
-    b.onResolve({ filter: /-shim$/ }, async (args) => {
-      if (args.pluginData === "resolving") return undefined;
-      const resolved = await b.resolve(args.path, {
-        resolveDir: args.resolveDir,
-        kind: args.kind,
-        pluginData: "resolving",
-      });
-      if (!SHIMS.includes(resolved.path)) return undefined;
       return { path: `./${path.basename(resolved.path, ".ts")}.mjs`, external: true };
     });
     // A registry package is loaded from where the importing workspace package would find it (pnpm gives
@@ -84,7 +68,7 @@ const named = (file) => [path.basename(file).replace(/\.ts$/, ""), file];
 const outdir = path.join(app, "dist");
 
 const result = await build({
-  entryPoints: Object.fromEntries([...ENTRIES, ...LATER, ...SHIMS].map(named)),
+  entryPoints: Object.fromEntries([...ENTRIES, ...LATER].map(named)),
   outdir,
   outExtension: { ".js": ".mjs" },
   bundle: true,
