@@ -11,6 +11,7 @@ import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
 import { type OursTarget, setupOurs, startOurs } from "./ours";
 import { sampleProcess } from "./processes";
+import { AREAS, profileShares } from "./profile-shares";
 import { runDriver } from "./run-driver";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -74,7 +75,63 @@ export function settingRatios(runs: SettingRun[], base: string, other: string): 
   });
 }
 
-/** Runs the flows once per setting and round (rounds alternate the settings); returns runs and notes. */
+/** A server profile's busy time by area (profile-shares.ts): the shares hold on a busy machine too. */
+function sharesLine(dir: string): string {
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((name) => name.endsWith(".cpuprofile"))
+        .map((name) => path.join(dir, name))
+    : [];
+  if (files.length === 0) return "no server CPU profile written";
+  const shares = profileShares(files);
+  const cells = AREAS.map((area) => `${area} ${f(shares.share[area] * 100)}%`);
+  return `profile (main thread, busy ${f(shares.busyMs / 1000)} s): ${cells.join(", ")}`;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * Per flow, `other` against `base` round by round: each round's ratio of server CPU per flow (the two
+ * settings ran back to back in that round), their median and their spread. One noisy run of a setting
+ * moves one round's ratio, not the median; the spread shows how far the machine let the rounds agree.
+ */
+export function roundRatios(runs: SettingRun[], base: string, other: string): string[] {
+  return FLOWS.flatMap((flow) => {
+    const cpuPerFlow = (setting: string, round: number) => {
+      const run = runs.find((r) => r.flow === flow && r.setting === setting && r.round === round);
+      return run && run.result.ops > 0 ? run.serverCpuSeconds / run.result.ops : undefined;
+    };
+    const rounds = [...new Set(runs.filter((r) => r.flow === flow).map((r) => r.round))].sort(
+      (a, b) => a - b,
+    );
+    const ratios = rounds.flatMap((round) => {
+      const b = cpuPerFlow(base, round);
+      const o = cpuPerFlow(other, round);
+      return b && o ? [o / b] : [];
+    });
+    if (ratios.length === 0) return [];
+    return [
+      `${flow}: ${other} / ${base}, server CPU per flow round by round: median ${f(median(ratios), 3)}× ` +
+        `(${f(Math.min(...ratios), 3)}–${f(Math.max(...ratios), 3)} over ${ratios.length} round${ratios.length === 1 ? "" : "s"}: ` +
+        `${ratios.map((r) => f(r, 2)).join(", ")})`,
+    ];
+  });
+}
+
+/** The order of the settings in a round: as given in odd rounds, reversed in even ones (ABBA). */
+export const settingsOrder = (settings: readonly string[], round: number) =>
+  round % 2 === 1 ? [...settings] : [...settings].reverse();
+
+/**
+ * Runs the flows once per setting and round, `--rounds` rounds (default 2); the rounds alternate the
+ * settings' order (A B, B A, …), so a machine getting steadily busier or quieter does not favour the
+ * setting that always runs second. Returns runs and notes.
+ */
 export async function runAlternated(
   options: BenchOptions,
   label: string,
@@ -82,12 +139,12 @@ export async function runAlternated(
   start: (setting: string, round: number) => SettingStart,
 ): Promise<{ runs: SettingRun[]; notes: string[] }> {
   const flows = FLOWS.filter((id) => !options.only || options.only.includes(id));
-  const rounds = options.smoke ? 1 : 2;
+  const rounds = options.smoke ? 1 : (options.rounds ?? 2);
   const durationMs = options.duration * 1000;
   const runs: SettingRun[] = [];
   const notes: string[] = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const setting of settings) {
+    for (const setting of settingsOrder(settings, round)) {
       const given = start(setting, round);
       log(`${label} ${setting}, round ${round}: starting our service (${options.db})…`);
       const cpuProfDir = options.cpuProf
@@ -134,6 +191,7 @@ export async function runAlternated(
         await beside?.stopping();
         await ours.stop();
         if (beside) notes.push(...(await beside.finished()).map((n) => `${setting}, round ${round}: ${n}`));
+        if (cpuProfDir) notes.push(`${setting}, round ${round}: ${sharesLine(cpuProfDir)}`);
       }
     }
   }

@@ -45,6 +45,12 @@ export interface BenchOptions {
   /** With `--observability`: the share of traces sampled when on (1 = every span, the default). */
   traceRatio: number;
   /**
+   * `--rounds`: with `--observability` or `--keys`, how many rounds of each setting (default 2; 1 with
+   * --smoke). Rounds alternate the settings' order (ABBA), and each round's ratio is reported with the
+   * median and spread over the rounds.
+   */
+  rounds: number | undefined;
+  /**
    * `--keys pkcs11`: our issuance and verification flows with the issuer's keys in software and in a
    * SoftHSM2 token, alternated in one run (key-custody-bench.ts).
    */
@@ -71,6 +77,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     apiProcesses: undefined,
     observability: false,
     traceRatio: 1,
+    rounds: undefined,
     keys: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -106,6 +113,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--seed-rows") options.seedRows = Number(value());
     else if (arg === "--observability") options.observability = true;
     else if (arg === "--trace-ratio") options.traceRatio = Number(value());
+    else if (arg === "--rounds") options.rounds = Number(value());
     else if (arg === "--keys") {
       if (value() !== "pkcs11") throw new Error("--keys is pkcs11 (software keys are the default)");
       options.keys = "pkcs11";
@@ -118,8 +126,8 @@ export function parseArgs(argv: string[]): BenchOptions {
           "           [--server-node-arg <flag>]... [--server-log <file>] [--driver-cpu-prof <dir>] [--db-statements]\n" +
           "           [--seed-rows <n>]\n" +
           "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n" +
-          "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1]\n" +
-          "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification]\n",
+          "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1] [--rounds 2]\n" +
+          "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--rounds 2]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -146,6 +154,12 @@ export function parseArgs(argv: string[]): BenchOptions {
     throw new Error("--observability, --api-processes and --keys are runs of their own: pick one");
   if (!(options.traceRatio > 0 && options.traceRatio <= 1))
     throw new Error("bad --trace-ratio (above 0, at most 1)");
+  if (options.rounds !== undefined) {
+    if (!(Number.isInteger(options.rounds) && options.rounds >= 1 && options.rounds <= 20))
+      throw new Error("bad --rounds (an integer from 1 to 20)");
+    if (!options.observability && !options.keys)
+      throw new Error("--rounds is for the alternated runs: --observability or --keys");
+  }
   if (options.seedRows !== undefined && !(Number.isInteger(options.seedRows) && options.seedRows >= 100))
     throw new Error("bad --seed-rows (an integer, at least 100)");
   return options;

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runAlternated, settingRatios, writeSettingsReport } from "./alternated-settings";
+import { roundRatios, runAlternated, settingRatios, writeSettingsReport } from "./alternated-settings";
 import type { BenchOptions } from "./args";
 
 const SETTINGS = ["software", "pkcs11"] as const;
@@ -62,7 +62,7 @@ export async function runKeyCustodyBench(options: BenchOptions): Promise<number>
         "`keyCustody.provider` software or pkcs11, so its signing key (credentials and status lists) is sealed in " +
         "the database or generated in the token. A network HSM adds its round trip to each signature on top.",
       runs,
-      ratios: settingRatios(runs, "software", "pkcs11"),
+      ratios: [...settingRatios(runs, "software", "pkcs11"), ...roundRatios(runs, "software", "pkcs11")],
       notes,
     });
   } finally {

@@ -26,6 +26,7 @@ describe("pnpm bench --observability", () => {
     // off: 8 s / 4000 flows = 2 ms; on: 4.4 s / 2000 flows = 2.2 ms.
     expect(lines).toEqual([
       "issuance: on / off: server CPU per flow 1.100× (2.000 → 2.200 ms), throughput 0.45×, p99 1.20×",
+      "issuance: on / off, server CPU per flow round by round: median 1.100× (1.100–1.100 over 2 rounds: 1.10, 1.10)",
     ]);
   });
 

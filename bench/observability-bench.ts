@@ -5,7 +5,13 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { runAlternated, type SettingRun, settingRatios, writeSettingsReport } from "./alternated-settings";
+import {
+  roundRatios,
+  runAlternated,
+  type SettingRun,
+  settingRatios,
+  writeSettingsReport,
+} from "./alternated-settings";
 import type { BenchOptions } from "./args";
 
 const SETTINGS = ["off", "on"] as const;
@@ -58,8 +64,14 @@ function scraper(baseUrl: string, token: string, intervalMs = 5_000) {
   };
 }
 
-/** Per flow, on against off with each setting's runs pooled: server CPU per flow, throughput and p99. */
-export const observabilityRatios = (runs: SettingRun[]) => settingRatios(runs, "off", "on");
+/**
+ * Per flow, on against off with each setting's runs pooled (server CPU per flow, throughput and p99), and
+ * round by round (the median of the rounds' ratios, and their spread).
+ */
+export const observabilityRatios = (runs: SettingRun[]) => [
+  ...settingRatios(runs, "off", "on"),
+  ...roundRatios(runs, "off", "on"),
+];
 
 /** Runs the flows with metrics and tracing off and on, alternated; returns the exit status. */
 export async function runObservabilityBench(options: BenchOptions): Promise<number> {

@@ -44,7 +44,7 @@ describe("outbound fetches under tracing", () => {
   it("send traceparent naming the caller's trace, from a client span of its own", async () => {
     const tracer = trace.getTracer("test");
     const parent = tracer.startSpan("verification");
-    const scope = new TraceScope(tracer, trace.setSpan(ROOT_CONTEXT, parent));
+    const scope = new TraceScope(tracer, parent, ROOT_CONTEXT);
     await outboundGet(config, url, { accept: "application/json", maxBytes: 10_000, trace: scope.outbound });
     parent.end();
     const header = received.at(-1) ?? "";

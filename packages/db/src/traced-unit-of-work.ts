@@ -14,10 +14,20 @@ export interface TracedStatement {
 /** Runs one statement (`run`) inside a span of the caller's, whose parent the caller holds. */
 export type StatementTracer = <T>(statement: TracedStatement, run: () => Promise<T>) => Promise<T>;
 
+/** Operations by statement text: the texts are the code's own constants, so a few hundred at most. */
+const operations = new Map<string, string>();
+const MAX_OPERATIONS = 1_000;
+
 /** The first word of a statement, upper-cased: its operation (`SELECT`, `WITH`, …). */
 export function sqlOperation(text: string): string {
+  let operation = operations.get(text);
+  if (operation !== undefined) return operation;
   const match = /^\s*([A-Za-z]+)/.exec(text);
-  return match ? match[1]!.toUpperCase() : "SQL";
+  operation = match ? match[1]!.toUpperCase() : "SQL";
+  // An unsafe raw statement's text could vary without end: the cache starts over instead of growing.
+  if (operations.size >= MAX_OPERATIONS) operations.clear();
+  operations.set(text, operation);
+  return operation;
 }
 
 /** A tagged template's text with `$1`, `$2`, … where its values go (Prisma numbers them the same way). */

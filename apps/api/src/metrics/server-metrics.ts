@@ -24,6 +24,34 @@ export interface ServerMetrics {
   watch(database: Database): void;
 }
 
+/** A counter series' increments not yet handed to prom-client, and its labels (made once). */
+interface PendingCount {
+  labels: Record<string, string>;
+  pending: number;
+}
+
+interface RequestSeries {
+  count: PendingCount;
+  durationLabels: Record<string, string>;
+}
+
+/** The map's value for `key`, made by `make` the first time. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Hands a series' pending increments to its counter (from the counter's collect, on each scrape). */
+function flush(counter: Counter, count: PendingCount) {
+  if (count.pending === 0) return;
+  counter.inc(count.labels, count.pending);
+  count.pending = 0;
+}
+
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STATEMENT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 const WEBHOOK_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -42,11 +70,28 @@ export function createServerMetrics(): ServerMetrics {
   ])
     registry.removeSingleMetric(name);
 
-  const requests = new Counter({
+  // Per request, a series' counts are added to a number of its own and handed to prom-client on each
+  // scrape (the counters' collect), and its histogram gets a label object made once: prom-client's inc
+  // hashes and checks the labels on every call, which per request is most of what metrics cost.
+  // Keyed by the label values themselves (constant strings, whose hashes V8 keeps; the status a number),
+  // so finding a series builds no string.
+  const requestSeries = new Map<Surface, Map<string, Map<number, RequestSeries>>>();
+  const outcomeSeries = new Map<string, Map<string, PendingCount>>();
+  const allRequestSeries = function* () {
+    for (const byOperation of requestSeries.values())
+      for (const byStatus of byOperation.values()) yield* byStatus.values();
+  };
+  const allOutcomeSeries = function* () {
+    for (const byOutcome of outcomeSeries.values()) yield* byOutcome.values();
+  };
+  new Counter({
     name: "cred_http_requests_total",
     help: "HTTP requests answered, by surface, operation (operation id, console procedure or wallet endpoint) and status.",
     labelNames: ["surface", "operation", "status_class", "status_code"] as const,
     registers,
+    collect() {
+      for (const series of allRequestSeries()) flush(this, series.count);
+    },
   });
   const requestDuration = new Histogram({
     name: "cred_http_request_duration_seconds",
@@ -55,11 +100,14 @@ export function createServerMetrics(): ServerMetrics {
     buckets: REQUEST_BUCKETS,
     registers,
   });
-  const walletOutcomes = new Counter({
+  new Counter({
     name: "cred_wallet_outcomes_total",
     help: "Wallet endpoint answers by endpoint and outcome: ok, or the OAuth/OpenID error code (other when unlisted).",
     labelNames: ["endpoint", "outcome"] as const,
     registers,
+    collect() {
+      for (const count of allOutcomeSeries()) flush(this, count);
+    },
   });
   const issuanceCompleted = new Counter({
     name: "cred_issuance_flows_completed_total",
@@ -210,11 +258,35 @@ export function createServerMetrics(): ServerMetrics {
     },
     observeStatement: (seconds) => statementDuration.observe(seconds),
     request(surface, operation, status, seconds) {
-      const klass = statusClass(status);
-      requests.inc({ surface, operation, status_class: klass, status_code: String(status) });
-      requestDuration.observe({ surface, operation, status_class: klass }, seconds);
+      const byStatus = entry(
+        entry(requestSeries, surface, () => new Map()),
+        operation,
+        () => new Map(),
+      );
+      let series = byStatus.get(status);
+      if (!series) {
+        const klass = statusClass(status);
+        series = {
+          count: {
+            labels: { surface, operation, status_class: klass, status_code: String(status) },
+            pending: 0,
+          },
+          durationLabels: { surface, operation, status_class: klass },
+        };
+        byStatus.set(status, series);
+      }
+      series.count.pending++;
+      requestDuration.observe(series.durationLabels, seconds);
     },
-    walletOutcome: (endpoint, outcome) => walletOutcomes.inc({ endpoint, outcome }),
+    walletOutcome(endpoint, outcome) {
+      const byOutcome = entry(outcomeSeries, endpoint, () => new Map());
+      let count = byOutcome.get(outcome);
+      if (!count) {
+        count = { labels: { endpoint, outcome }, pending: 0 };
+        byOutcome.set(outcome, count);
+      }
+      count.pending++;
+    },
     watch(watched) {
       database = watched;
     },

@@ -15,6 +15,8 @@ declare module "fastify" {
 /** Probes and scrapes: no trace for each of them. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
+const SERVER_SPAN = { kind: SpanKind.SERVER };
+
 /**
  * The request's server span, started by the first `onRequest` hook and ended when the answer is sent:
  * named by route (`POST /issuers/:issuerId/token`), a child of the caller's span when the request
@@ -29,26 +31,28 @@ export function registerRequestSpans(app: FastifyInstance) {
     const url = request.url;
     const at = url.indexOf("?");
     if (UNTRACED_PATHS.has(at === -1 ? url : url.slice(0, at))) return done();
-    const route = request.routeOptions.url;
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
-    const span = tracer.startSpan(
-      route === undefined ? request.method : `${request.method} ${route}`,
-      { kind: SpanKind.SERVER },
-      parent,
-    );
-    // Attributes only for a span that is recorded: an unsampled request costs no more than its ids.
+    // Named by the method until the sampler has decided: the samplers OTEL_TRACES_SAMPLER names decide
+    // by trace id and parent, not by name, and an unsampled request needs no route name, attributes or
+    // string building (fastify's routeOptions makes an object on each read).
+    const span = tracer.startSpan(request.method, SERVER_SPAN, parent);
     if (span.isRecording()) {
+      const route = request.routeOptions.url;
       span.setAttributes({ "http.request.method": request.method, ...incomingUrlAttributes(url) });
-      if (route !== undefined) span.setAttribute("http.route", route);
+      if (route !== undefined) {
+        span.updateName(`${request.method} ${route}`);
+        span.setAttribute("http.route", route);
+      }
     }
-    request.traceScope = new TraceScope(tracer, trace.setSpan(parent, span));
+    request.traceScope = new TraceScope(tracer, span, parent);
     setLoggerSpan(request.log, span);
     done();
   });
   const end = (request: FastifyRequest, status: number | undefined) => {
-    const span = request.traceScope && trace.getSpan(request.traceScope.parent);
-    if (!span) return;
-    if (span.isRecording()) {
+    const scope = request.traceScope;
+    if (!scope) return;
+    const span = scope.root;
+    if (scope.recording) {
       if (status !== undefined) span.setAttribute("http.response.status_code", status);
       if (status === undefined || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     }

@@ -15,7 +15,9 @@ function redactedQuery(search: string): string {
 export function incomingUrlAttributes(target: string): Record<string, string> {
   const at = target.indexOf("?");
   let path = at === -1 ? target : target.slice(0, at);
-  for (const pattern of HANDLE_PATHS) path = path.replace(pattern, "$1:handle");
+  // Only paths under these two prefixes can hold a handle: the others skip the patterns.
+  if (path.startsWith("/issuers/") || path.startsWith("/verifier/"))
+    for (const pattern of HANDLE_PATHS) path = path.replace(pattern, "$1:handle");
   return at === -1
     ? { "url.path": path }
     : { "url.path": path, "url.query": redactedQuery(target.slice(at + 1)) };

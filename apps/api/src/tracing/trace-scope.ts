@@ -52,21 +52,34 @@ export function inSpan<T>(span: Span, run: () => Promise<T>): Promise<T> {
 export class TraceScope {
   private deps: AppDeps | undefined;
   private depsOfBase: AppDeps | undefined;
+  private current: Context | undefined;
+  /**
+   * Whether spans made under this scope are recorded: the root span's sampling decision, taken once (the
+   * sampler decides for the request, and every span under it follows).
+   */
+  readonly recording: boolean;
 
   constructor(
     readonly tracer: Tracer,
-    /** The context new spans are children of. */
-    public parent: Context,
-  ) {}
-
-  /** The span new spans are children of. */
-  get span(): Span | undefined {
-    return trace.getSpan(this.parent);
+    /** The scope's own span: a request's server span, a webhook attempt's span. */
+    readonly root: Span,
+    /** The context the root span was started in (the caller's, from a `traceparent`, or the root context). */
+    private readonly base: Context,
+  ) {
+    this.recording = root.isRecording();
   }
 
-  /** Whether spans made under this scope are recorded (the request's was sampled). */
-  get recording(): boolean {
-    return this.span?.isRecording() ?? false;
+  /**
+   * The context new spans are children of: the root span's until a wallet step sets its own. Made on first
+   * use, so a request that is not sampled and makes no outbound request never copies a context.
+   */
+  get parent(): Context {
+    this.current ??= trace.setSpan(this.base, this.root);
+    return this.current;
+  }
+
+  set parent(context: Context) {
+    this.current = context;
   }
 
   /** A span under the current parent. */
@@ -116,10 +129,15 @@ export class TraceScope {
   /**
    * `deps` as this piece of work uses them: the database's root unit of work with a span per statement,
    * and outbound requests with theirs, both under this scope's current parent. Made once per scope.
+   * Under a span that is not recorded the database is left as it is (no proxy between a handler and
+   * Prisma, no per-statement call): only outbound requests are wrapped, to carry the unsampled
+   * `traceparent` on, so a downstream service does not sample what this one dropped.
    */
   depsOf<D extends Pick<AppDeps, "database" | "outboundTrace">>(deps: D): D {
     if (this.depsOfBase === (deps as unknown as AppDeps) && this.deps) return this.deps as unknown as D;
-    const database = { ...deps.database, root: tracedUnitOfWork(deps.database.root, this.statement) };
+    const database = this.recording
+      ? { ...deps.database, root: tracedUnitOfWork(deps.database.root, this.statement) }
+      : deps.database;
     const traced = { ...deps, database, outboundTrace: this.outbound };
     this.depsOfBase = deps as unknown as AppDeps;
     this.deps = traced as unknown as AppDeps;

@@ -23,7 +23,7 @@ export function traceAttempt<T>(
       "webhook.attempt": delivery.attempts + 1,
     });
   }
-  const scope = new TraceScope(tracer, trace.setSpan(ROOT_CONTEXT, span));
+  const scope = new TraceScope(tracer, span, ROOT_CONTEXT);
   return inSpan(span, async () => {
     const result = await attempt(scope);
     if (span.isRecording()) span.setAttribute("webhook.result", String(result));

@@ -1,0 +1,94 @@
+// A request the sampler drops costs (nearly) nothing: its handlers get the database as it is, with no
+// proxy or per-statement call between them and Prisma, and no route name or span attributes are built;
+// its outbound requests still carry the unsampled traceparent.
+import type { AddressInfo } from "node:net";
+import type { AppDeps } from "@cred/core";
+import type { UnitOfWork } from "@cred/db";
+import { propagation, trace } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { tracing } from "@opentelemetry/sdk-node";
+import Fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerRequestSpans, requestDeps } from "./request-spans";
+import { traceWalletSteps } from "./wallet-steps";
+
+const exporter = new tracing.InMemorySpanExporter();
+const provider = new tracing.BasicTracerProvider({
+  sampler: new tracing.ParentBasedSampler({ root: new tracing.TraceIdRatioBasedSampler(0) }),
+  spanProcessors: [new tracing.SimpleSpanProcessor(exporter)],
+});
+trace.setGlobalTracerProvider(provider);
+propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+
+const root = {
+  prisma: {},
+  sql: { query: async () => ({ rows: [], affected: 0 }) },
+  inTransaction: false,
+  transaction: () => Promise.reject(new Error("not used")),
+  afterCommit: (effect: () => void) => effect(),
+} as unknown as UnitOfWork;
+const deps = { database: { root } } as unknown as AppDeps;
+
+let seen: { database: unknown; headers: Record<string, string>; routeOptionsReads: number } | undefined;
+const app = Fastify();
+// Counts reads of fastify's routeOptions (an object made on each read) while the request is traced.
+let routeOptionsReads = 0;
+app.addHook("onRequest", (request, _reply, done) => {
+  const getter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(request), "routeOptions")?.get;
+  if (!getter) throw new Error("fastify's request has no routeOptions getter");
+  Object.defineProperty(request, "routeOptions", {
+    get() {
+      routeOptionsReads++;
+      return getter.call(this);
+    },
+  });
+  done();
+});
+registerRequestSpans(app);
+traceWalletSteps(app);
+app.post("/issuers/:issuerId/token", async (request) => {
+  const own = requestDeps(request, deps);
+  await own.database.root.sql.query("SELECT 1", []);
+  let headers: Record<string, string> = {};
+  await own.outboundTrace?.("GET", new URL("http://127.0.0.1:9/jwks"), async (given) => {
+    headers = given;
+    return {};
+  });
+  seen = { database: own.database, headers, routeOptionsReads };
+  return { ok: true };
+});
+let base: string;
+
+beforeAll(async () => {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await app.close();
+  trace.disable();
+  propagation.disable();
+});
+
+describe("an unsampled request", () => {
+  it("gets the database unwrapped, records no span, and propagates its unsampled traceparent", async () => {
+    const res = await fetch(`${base}/issuers/iss_1/token`, { method: "POST" });
+    expect(res.status).toBe(200);
+    expect(seen?.database).toBe(deps.database);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(seen?.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    // No route name is looked up for a span that is not recorded.
+    expect(seen?.routeOptionsReads).toBe(0);
+  });
+
+  it("joins a caller's unsampled trace the same way", async () => {
+    const callerTrace = "0af7651916cd43dd8448eb211c80319c";
+    const res = await fetch(`${base}/issuers/iss_1/token`, {
+      method: "POST",
+      headers: { traceparent: `00-${callerTrace}-b7ad6b7169203331-00` },
+    });
+    expect(res.status).toBe(200);
+    expect(seen?.database).toBe(deps.database);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(seen?.headers.traceparent).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-00$`));
+  });
+});

@@ -1,0 +1,62 @@
+// The alternated runs' rounds (`--rounds`): the order of the settings in each round, and the ratio per
+// round with its median and spread, which one noisy run of a setting does not decide.
+import { describe, expect, it } from "vitest";
+import { roundRatios, type SettingRun, settingsOrder } from "./alternated-settings";
+import { parseArgs } from "./args";
+import type { DriverResult } from "./driver";
+
+const run = (setting: string, round: number, ops: number, cpuSeconds: number): SettingRun => ({
+  setting,
+  round,
+  flow: "verification",
+  result: { ops, throughput: ops / 5, errors: 0, latency: { p50: 1, p99: 2 } } as unknown as DriverResult,
+  serverCpuSeconds: cpuSeconds,
+});
+
+describe("alternated rounds", () => {
+  it("takes --rounds for --observability and --keys only, and checks it", () => {
+    expect(parseArgs(["--observability", "--rounds", "5"]).rounds).toBe(5);
+    expect(parseArgs(["--keys", "pkcs11", "--rounds", "3"]).rounds).toBe(3);
+    expect(parseArgs(["--observability"]).rounds).toBeUndefined();
+    expect(() => parseArgs(["--rounds", "3"])).toThrow(/alternated runs/);
+    expect(() => parseArgs(["--observability", "--rounds", "0"])).toThrow(/bad --rounds/);
+    expect(() => parseArgs(["--observability", "--rounds", "2.5"])).toThrow(/bad --rounds/);
+  });
+
+  it("alternates the settings' order round by round (ABBA)", () => {
+    expect([1, 2, 3, 4].map((round) => settingsOrder(["off", "on"], round).join(" "))).toEqual([
+      "off on",
+      "on off",
+      "off on",
+      "on off",
+    ]);
+  });
+
+  it("reports the median of the rounds' ratios and their spread; an outlier round moves only the spread", () => {
+    const runs = [
+      // 1.05×, 1.10×, then a round whose "off" server ran on a busy machine (0.60×), then 1.08×.
+      run("off", 1, 1000, 2.0),
+      run("on", 1, 1000, 2.1),
+      run("on", 2, 1000, 2.2),
+      run("off", 2, 1000, 2.0),
+      run("off", 3, 500, 2.0),
+      run("on", 3, 1000, 2.4),
+      run("on", 4, 1000, 2.16),
+      run("off", 4, 1000, 2.0),
+    ];
+    expect(roundRatios(runs, "off", "on")).toEqual([
+      "verification: on / off, server CPU per flow round by round: median 1.065× (0.600–1.100 over 4 rounds: 1.05, 1.10, 0.60, 1.08)",
+    ]);
+  });
+
+  it("leaves out a round one setting did not complete", () => {
+    const lines = roundRatios(
+      [run("off", 1, 1000, 2), run("on", 1, 0, 1), run("off", 2, 1000, 2), run("on", 2, 1000, 3)],
+      "off",
+      "on",
+    );
+    expect(lines).toEqual([
+      "verification: on / off, server CPU per flow round by round: median 1.500× (1.500–1.500 over 1 round: 1.50)",
+    ]);
+  });
+});
