@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM } from "./examples";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 import { registerRequestExample } from "./request-example";
-import { EXAMPLE_VERIFIER_CERTIFICATE_CHAIN_PEM } from "./examples";
 import {
   EXAMPLE_REGISTRATION_CERTIFICATE,
   ZUploadVerifierRegistrationCertificateRequest,

@@ -20,25 +20,26 @@ export async function checkReferences(
   rules: TPolicyRules,
 ): Promise<ErrorDetail[]> {
   const details: ErrorDetail[] = [];
-  const [knownTypes, knownIssuers, knownTrustSources, knownRegistrations, knownRelyingParty] = await Promise.all([
-    repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
-    repo.existingIssuerIds(db, scope, [
-      ...new Set(
-        rules.credentials.flatMap((c) =>
-          c.trustedIssuers.flatMap((t) => ("issuerId" in t ? [t.issuerId] : [])),
+  const [knownTypes, knownIssuers, knownTrustSources, knownRegistrations, knownRelyingParty] =
+    await Promise.all([
+      repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
+      repo.existingIssuerIds(db, scope, [
+        ...new Set(
+          rules.credentials.flatMap((c) =>
+            c.trustedIssuers.flatMap((t) => ("issuerId" in t ? [t.issuerId] : [])),
+          ),
         ),
-      ),
-    ]),
-    trustSourceRepository.existingIds(db, scope, [
-      ...new Set(
-        rules.credentials.flatMap((c) =>
-          c.trustedIssuers.flatMap((t) => ("trustSourceId" in t ? [t.trustSourceId] : [])),
+      ]),
+      trustSourceRepository.existingIds(db, scope, [
+        ...new Set(
+          rules.credentials.flatMap((c) =>
+            c.trustedIssuers.flatMap((t) => ("trustSourceId" in t ? [t.trustSourceId] : [])),
+          ),
         ),
-      ),
-    ]),
-    repo.existingRegistrationCertificateIds(db, scope, rules.registrationCertificateIds ?? []),
-    repo.relyingPartyExists(db, scope, rules.relyingPartyId),
-  ]);
+      ]),
+      repo.existingRegistrationCertificateIds(db, scope, rules.registrationCertificateIds ?? []),
+      repo.relyingPartyExists(db, scope, rules.relyingPartyId),
+    ]);
   if (rules.relyingPartyId && !knownRelyingParty)
     details.push({
       code: "UnknownRelyingParty",

@@ -140,7 +140,9 @@ export function assertWithinRegistrations(
         [{ code: "RegistrationExpired", target, message: "exp is in the past" }],
       );
     const named = (
-      intermediated ? registration.intermediaryIds : [...registration.subjectIds, ...registration.intermediaryIds]
+      intermediated
+        ? registration.intermediaryIds
+        : [...registration.subjectIds, ...registration.intermediaryIds]
     ).some((id) => ids.has(id));
     if (!named)
       throw new DomainError(

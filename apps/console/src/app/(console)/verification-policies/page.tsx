@@ -3,13 +3,13 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
-import { useCan } from "../../../components/session";
-import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
 import {
   NO_RELYING_PARTY,
   RelyingPartyFields,
   relyingPartyRules,
 } from "../../../components/relying-party-fields";
+import { useCan } from "../../../components/session";
+import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
 import { TrustSourceFields } from "../../../components/trust-source-fields";
 import { parseClaimValues } from "../../../lib/claim-values";
 import { useRefresh } from "../../../lib/refresh";
