@@ -34,7 +34,7 @@ test("relying parties: create one, add its registration certificate, verify for 
 
   await signIn(page);
   await page.goto("/relying-parties");
-  await page.getByLabel("Name").fill(partyName);
+  await page.getByLabel("Name", { exact: true }).fill(partyName);
   await page.getByLabel("Identifiers (as its registration names them)").fill(partyId);
   await page.getByLabel("Country (optional)").fill("FI");
   await page.getByRole("button", { name: "Add relying party" }).click();

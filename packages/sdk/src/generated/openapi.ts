@@ -3293,7 +3293,7 @@ export interface components {
             ready: boolean;
             /** @description One item per requirement, in a fixed order. */
             items: components["schemas"]["IssuerReadinessItem"][];
-            /** @description The environment's relying-party certificates (access certificate, then registration certificate) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate. */
+            /** @description The environment's relying-party certificates (access certificate, then the default registration certificate, then each registration certificate added by id, for the tenant or for a relying party it acts for) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate. */
             relyingPartyCertificates: components["schemas"]["RelyingPartyCertificateExpiry"][];
         };
         /** @description One requirement of the readiness checklist. */
@@ -3373,6 +3373,16 @@ export interface components {
              * @example The access certificate for VATFI-12345678 expires in 12 day(s); import a renewed one.
              */
             detail: string;
+            /**
+             * @description For a registration certificate added by id (not the environment's default one): its id, as VerifierRegistrationCertificates_GetById names it.
+             * @example vreg_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            registrationCertificateId?: string;
+            /**
+             * @description With `registrationCertificateId`: the relying party it is held for as an intermediary, null for the tenant's own.
+             * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            relyingPartyId?: string | null;
         };
         ManagementResourceOfPublicCredentialConfigurationResponse: {
             data: components["schemas"]["PublicCredentialConfigurationResponse"];
