@@ -292,6 +292,20 @@ describe("RelyingParties_AddRegistrationCertificate / _ListRegistrationCertifica
     expect(listed.body.data).toEqual([r.body.data]);
     const byId = await call(t, "GET", `${REGISTRATIONS}/${r.body.data.id}`, { key: t.adminKey });
     expect(byId.body.data).toEqual(r.body.data);
+    // Audited as the registration certificate it made, not as a relying party with that id.
+    const audit = await call(
+      t,
+      "GET",
+      "/management/audit-events?operation=RelyingParties_AddRegistrationCertificate",
+      { key: t.adminKey },
+    );
+    expect(audit.status).toBe(200);
+    expect(audit.body.data).toContainEqual(
+      expect.objectContaining({
+        target: { type: "verifierRegistrationCertificate", id: r.body.data.id },
+        outcome: "succeeded",
+      }),
+    );
   });
 
   it("400 InvalidCertificate, nothing written, for another party's registration or one not naming this intermediary", async () => {
