@@ -88,6 +88,10 @@ test("relying parties: create one, add its registration certificate, verify for 
   const { data: session } = await cred().post("/v1.0/verifications", { body: { policy: policyIdentifier } });
   expect(session.relyingPartyId).toBe((stored.rules as { relyingPartyId?: string }).relyingPartyId);
 
+  // The verification's page names the relying party it was for.
+  await page.goto(`/verifications/${session.id}`);
+  await expect(page.getByTestId("session-relying-party")).toContainText(session.relyingPartyId!);
+
   // Removed by id from the party's page.
   await page.goto(`/relying-parties/${session.relyingPartyId}`);
   page.once("dialog", (dialog) => dialog.accept());
