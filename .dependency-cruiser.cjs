@@ -39,6 +39,8 @@ const coreLayers = [
   ["credentials"],
   ["verification"],
   ["verifier-certificates", "events", "master-key", "tenants"],
+  // Relying parties an intermediary acts for: their registration certificates are verifier-certificates'.
+  ["relying-parties"],
 ];
 const coreLayerRules = coreLayers.map((layer, index) => {
   const allowed = coreLayers.slice(0, index + 1).flat();

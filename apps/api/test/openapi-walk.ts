@@ -103,6 +103,34 @@ export function ownSigningCertificate(
     // A registration naming the caller's access certificate and registering what its policies ask.
     VerifierRegistrationCertificates_Upload: async () => ownRegistration(),
     VerifierRegistrationCertificates_Add: async () => ownRegistration(),
+    // The relying party's registration, with the caller (its access certificate) as the intermediary.
+    RelyingParties_AddRegistrationCertificate: async (path) => {
+      const party = await call(
+        t,
+        "GET",
+        `${path.replace(/\/registration-certificates$/, "")}?api-version=${API_VERSION}`,
+        {
+          key,
+        },
+      );
+      if (party.status !== 200) return {}; // not the caller's relying party: 404
+      const own = await ownRegistration();
+      if (!own.registrationCertificate) return own;
+      const [organisationId] = (await verifierCertificate()).organisationIdentifiers;
+      const [, registrar] = await ownAuthorities();
+      const payload = JSON.parse(
+        Buffer.from(String(own.registrationCertificate).split(".")[1]!, "base64url").toString(),
+      );
+      return {
+        ...own,
+        registrationCertificate: await registrar.sign({
+          ...payload,
+          sub: party.body.data.identifiers[0],
+          name: party.body.data.name,
+          act: { sub: { id: organisationId, name: "Intermediary" } },
+        }),
+      };
+    },
     Issuers_SetSigningCertificate: async (path) => {
       const csrPath = path.replace(/signing-certificate$/, "certificate-signing-request");
       const csr = await call(t, "GET", `${csrPath}?api-version=${API_VERSION}`, { key });

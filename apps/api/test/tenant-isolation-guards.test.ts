@@ -107,6 +107,9 @@ const COLLECTION_OPERATIONS: Record<string, "namesInBody" | { namesNothing: stri
     namesNothing: "makes the caller's own access-certificate request (key and CSR)",
   },
   TrustSources_Create: { namesNothing: "makes the caller's trust source for a list it names by URL" },
+  RelyingParties_Create: {
+    namesNothing: "makes the caller's relying party (identifiers are per environment)",
+  },
 };
 
 const collectionOperations = (kind: "namesInBody" | "namesNothing") =>

@@ -841,6 +841,16 @@ export const zRelyingPartyCertificateExpiry = z
       description: "What was found and, when expiring or expired, what to do.",
       example: "The access certificate for VATFI-12345678 expires in 12 day(s); import a renewed one.",
     }),
+    registrationCertificateId: z.string().optional().meta({
+      description:
+        "For a registration certificate added by id (not the environment's default one): its id, as VerifierRegistrationCertificates_GetById names it.",
+      example: "vreg_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
+    relyingPartyId: z.string().nullable().optional().meta({
+      description:
+        "With `registrationCertificateId`: the relying party it is held for as an intermediary, null for the tenant's own.",
+      example: "rp_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
   })
   .meta({
     id: "RelyingPartyCertificateExpiry",
@@ -855,7 +865,7 @@ export const zIssuerReadiness = z
     items: z.array(zReadinessItem).meta({ description: "One item per requirement, in a fixed order." }),
     relyingPartyCertificates: z.array(zRelyingPartyCertificateExpiry).meta({
       description:
-        "The environment's relying-party certificates (access certificate, then registration certificate) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate.",
+        "The environment's relying-party certificates (access certificate, then the default registration certificate, then each registration certificate added by id, for the tenant or for a relying party it acts for) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate.",
     }),
   })
   .meta({

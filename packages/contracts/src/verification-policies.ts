@@ -312,6 +312,11 @@ const rulesShape = {
     description: "https URL the wallet returns the user to in same-device flows; null for none.",
     example: "https://shop.example.com/checkout/verified",
   }),
+  relyingPartyId: z.string().min(1).max(64).optional().meta({
+    description:
+      'The relying party (RelyingParties_Create) this tenant acts for as an intermediary under this policy: verifications are recorded as its, carry its registration certificates in `verifier_info` (those `registrationCertificateIds` names, which must be its, or else all of its own) and may ask only for what they register. Absent: the tenant is itself the relying party (docs/api/relying-party-certificates.md, "Intermediaries").',
+    example: "rp_01jd5x6c3v8w9y0z1a2b3c4d5e",
+  }),
   registrationCertificateIds: z
     .array(
       z.string().min(1).max(64).meta({

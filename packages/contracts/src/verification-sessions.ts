@@ -189,6 +189,11 @@ export const zVerificationSession = z
       description: "Why the claims are asked for, shown to the holder.",
       example: "Age check at checkout",
     }),
+    relyingPartyId: z.string().optional().meta({
+      description:
+        "Present when the verification was for a relying party this tenant acts for as an intermediary (its policy's `relyingPartyId` when it was created): the request named that relying party through its registration certificates in `verifier_info`.",
+      example: "rp_01jd5x6c3v8w9y0z1a2b3c4d5e",
+    }),
     authorizationRequestUri: z.string().meta({
       description: "`openid4vp://?client_id=…&request_uri=…`: what a QR code or same-device link carries.",
     }),

@@ -4,7 +4,7 @@ import { KEY_PROVIDERS, zTokenLabel } from "./issuers";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
 
 /** The shape of a registration certificate (header `typ: rc-wrp+jwt`); its signature verifies nowhere. */
-const EXAMPLE_REGISTRATION_CERTIFICATE =
+export const EXAMPLE_REGISTRATION_CERTIFICATE =
   "eyJ0eXAiOiJyYy13cnArand0IiwiYWxnIjoiRVMyNTYiLCJ4NWMiOltdfQ.eyJzdWIiOiJWQVRGSS0xMjM0NTY3OCIsIm5hbWUiOiJXZWJzaG9wIiwiY3JlZGVudGlhbHMiOltdfQ.c2lnbmF0dXJl";
 
 import { registerRequestExample } from "./request-example";
@@ -295,6 +295,11 @@ export const zVerifierRegistrationCertificate = z
       description:
         "Whether it is the environment's default one (VerifierRegistrationCertificates_Upload; used by policies that name none), or one added by id (VerifierRegistrationCertificates_Add).",
       example: true,
+    }),
+    relyingPartyId: z.string().nullable().meta({
+      description:
+        "The relying party this tenant holds it for as an intermediary (RelyingParties_AddRegistrationCertificate); null when the tenant is itself the relying party.",
+      example: null,
     }),
     registrationCertificate: z.string().meta({ description: "The JWT as uploaded.", example: "eyJ…" }),
     name: z

@@ -7,6 +7,7 @@ import { dashboardRouter } from "./dashboard/router";
 import { issuanceTransactionsRouter } from "./issuance/router";
 import { issuersRouter } from "./issuers/router";
 import { organisationsRouter } from "./organisations/router";
+import { relyingPartiesRouter } from "./relying-parties";
 import { router } from "./rpc/trpc";
 import { staffRouter } from "./staff/router";
 import { staffMembersRouter } from "./staff-members";
@@ -24,6 +25,7 @@ export const appRouter = router({
   verificationPolicies: verificationPoliciesRouter,
   verifications: verificationsRouter,
   verifierCertificates: verifierCertificatesRouter,
+  relyingParties: relyingPartiesRouter,
   trustSources: trustSourcesRouter,
   webhooks: webhooksRouter,
   webhookDeliveries: webhookDeliveriesRouter,

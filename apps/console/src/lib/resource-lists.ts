@@ -13,7 +13,8 @@ export type ListedResource =
   | "verificationPolicies"
   | "credentialConfigurations"
   | "webhooks"
-  | "trustSources";
+  | "trustSources"
+  | "relyingParties";
 
 type ListProcedure<R extends ListedResource> = Trpc[R]["list"];
 export type ItemOf<R extends ListedResource> = inferOutput<ListProcedure<R>>["data"][number];

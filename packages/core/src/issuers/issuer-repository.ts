@@ -57,6 +57,34 @@ export const issuerRepository = {
     });
   },
 
+  /**
+   * The registration certificates added by id (every one but the default), oldest first, each with the
+   * relying party's name when held for one (readiness lists their expiry). At most `take`.
+   */
+  async otherRegistrationExpiries(db: UnitOfWork, scope: TenantScope, take = 100) {
+    const rows = await db.prisma.verifierRegistrationCertificate.findMany({
+      where: { ...scope, defaultKey: null },
+      select: { id: true, relyingPartyId: true, registration: true, expiresAt: true },
+      orderBy: { id: "asc" },
+      take,
+    });
+    const partyIds = [...new Set(rows.flatMap((r) => (r.relyingPartyId ? [r.relyingPartyId] : [])))];
+    const parties = partyIds.length
+      ? await db.prisma.relyingParty.findMany({
+          where: { ...scope, id: { in: partyIds } },
+          select: { id: true, name: true },
+        })
+      : [];
+    const names = new Map(parties.map((p) => [p.id, p.name]));
+    return rows.map((r) => ({
+      id: r.id,
+      relyingPartyId: r.relyingPartyId,
+      relyingPartyName: r.relyingPartyId ? (names.get(r.relyingPartyId) ?? null) : null,
+      name: (r.registration as { name?: string | null }).name ?? null,
+      expiresAt: r.expiresAt,
+    }));
+  },
+
   /** Locks the issuer's row until the transaction ends (concurrent key rotations queue). */
   async lockForUpdate(db: UnitOfWork, scope: TenantScope, id: string) {
     await db.prisma.$queryRaw`SELECT 1 FROM "Issuer" WHERE "id" = ${id} AND "tenantId" = ${scope.tenantId}

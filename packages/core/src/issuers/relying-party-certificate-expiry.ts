@@ -86,7 +86,11 @@ async function accessCertificate(db: UnitOfWork, keyCustody: KeyCustody, scope: 
   } satisfies TRelyingPartyCertificateExpiry;
 }
 
-async function registrationCertificate(db: UnitOfWork, scope: TenantScope, now: Date) {
+async function registrationCertificate(
+  db: UnitOfWork,
+  scope: TenantScope,
+  now: Date,
+): Promise<TRelyingPartyCertificateExpiry> {
   const base = { id: "registration-certificate", title: "Registration certificate" } as const;
   const row = await issuerRepository.findRegistrationExpiry(db, scope);
   if (!row)
@@ -120,6 +124,45 @@ async function registrationCertificate(db: UnitOfWork, scope: TenantScope, now: 
 }
 
 /**
+ * One entry per registration certificate added by id (VerifierRegistrationCertificates_Add, or held for
+ * a relying party: RelyingParties_AddRegistrationCertificate), after the default one.
+ */
+async function otherRegistrationCertificates(db: UnitOfWork, scope: TenantScope, now: Date) {
+  const rows = await issuerRepository.otherRegistrationExpiries(db, scope);
+  return rows.map((row) => {
+    const whose = row.relyingPartyId
+      ? `of relying party ${row.relyingPartyName ?? row.relyingPartyId}`
+      : (row.name ?? row.id);
+    const base = {
+      id: "registration-certificate",
+      title: `Registration certificate ${whose}`,
+      registrationCertificateId: row.id,
+      relyingPartyId: row.relyingPartyId,
+    } as const;
+    if (!row.expiresAt)
+      return {
+        ...base,
+        status: "valid",
+        expiresAt: null,
+        detail: `Registration certificate ${row.id} names no expiry (exp).`,
+      } satisfies TRelyingPartyCertificateExpiry;
+    const status = statusOf(row.expiresAt, now);
+    return {
+      ...base,
+      status,
+      expiresAt: row.expiresAt.toISOString(),
+      detail: `Registration certificate ${row.id} ${whenText(row.expiresAt, now)}${
+        status === "expired"
+          ? "; verifications under policies naming it are refused (409 NotRegistered) until a renewed one is added and named."
+          : status === "expiring"
+            ? "; ask the registrar for a renewed one, add it and name it in the policies."
+            : "."
+      }`,
+    } satisfies TRelyingPartyCertificateExpiry;
+  });
+}
+
+/**
  * The expiry of the environment's relying-party certificates, for the readiness checklist: expired is a
  * failure, within CERTIFICATE_EXPIRY_WARNING_DAYS a warning; the access certificate's detail also says
  * where its key is held, and it is `unusable` (a failure) while that key cannot sign. Reads only: no certificate is generated.
@@ -131,5 +174,9 @@ export async function relyingPartyCertificateExpiry(
   scope: TenantScope,
   now = new Date(),
 ): Promise<TRelyingPartyCertificateExpiry[]> {
-  return [await accessCertificate(db, keyCustody, scope, now), await registrationCertificate(db, scope, now)];
+  const others = await otherRegistrationCertificates(db, scope, now);
+  const primary = await registrationCertificate(db, scope, now);
+  // "No registration certificate" would mislead while others are kept by id.
+  const defaultEntry = primary.status === "absent" && others.length > 0 ? [] : [primary];
+  return [await accessCertificate(db, keyCustody, scope, now), ...defaultEntry, ...others];
 }

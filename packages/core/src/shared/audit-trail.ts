@@ -78,6 +78,11 @@ export function auditSummary(input: unknown): { fields: string[]; values: Record
 /** Resources whose target type is not the singular of their operation prefix (as TARGET_FIELDS names them). */
 const TARGET_TYPE_OF_RESOURCE: Record<string, string> = { Webhooks: "webhookSubscription" };
 
+/** Operations whose created resource is not of their prefix's type (a relying party's registration certificate). */
+const CREATED_TYPE_OF_OPERATION: Record<string, string> = {
+  RelyingParties_AddRegistrationCertificate: "verifierRegistrationCertificate",
+};
+
 /** `Issuers_Create` → `issuer`; `IssuanceTransactions_Cancel` → `issuanceTransaction`. */
 function resourceOfOperation(operation: string): string | null {
   const resource = operation.split("_")[0];
@@ -97,7 +102,8 @@ export function auditTarget(
   const data = (output as { data?: { id?: unknown; reference?: unknown; identifier?: unknown } } | undefined)
     ?.data;
   const created = data?.id ?? data?.reference ?? data?.identifier;
-  if (typeof created === "string") return { type: resourceOfOperation(operation), id: created };
+  if (typeof created === "string")
+    return { type: CREATED_TYPE_OF_OPERATION[operation] ?? resourceOfOperation(operation), id: created };
   for (const [field, type] of TARGET_FIELDS) {
     const value = fields[field];
     if (typeof value === "string") return { type: type || resourceOfOperation(operation), id: value };

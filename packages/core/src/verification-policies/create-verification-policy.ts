@@ -20,30 +20,50 @@ export async function checkReferences(
   rules: TPolicyRules,
 ): Promise<ErrorDetail[]> {
   const details: ErrorDetail[] = [];
-  const [knownTypes, knownIssuers, knownTrustSources, knownRegistrations] = await Promise.all([
-    repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
-    repo.existingIssuerIds(db, scope, [
-      ...new Set(
-        rules.credentials.flatMap((c) =>
-          c.trustedIssuers.flatMap((t) => ("issuerId" in t ? [t.issuerId] : [])),
+  const [knownTypes, knownIssuers, knownTrustSources, knownRegistrations, knownRelyingParty] =
+    await Promise.all([
+      repo.knownCredentialTypes(db, scope, [...new Set(rules.credentials.flatMap((c) => c.credentialTypes))]),
+      repo.existingIssuerIds(db, scope, [
+        ...new Set(
+          rules.credentials.flatMap((c) =>
+            c.trustedIssuers.flatMap((t) => ("issuerId" in t ? [t.issuerId] : [])),
+          ),
         ),
-      ),
-    ]),
-    trustSourceRepository.existingIds(db, scope, [
-      ...new Set(
-        rules.credentials.flatMap((c) =>
-          c.trustedIssuers.flatMap((t) => ("trustSourceId" in t ? [t.trustSourceId] : [])),
+      ]),
+      trustSourceRepository.existingIds(db, scope, [
+        ...new Set(
+          rules.credentials.flatMap((c) =>
+            c.trustedIssuers.flatMap((t) => ("trustSourceId" in t ? [t.trustSourceId] : [])),
+          ),
         ),
-      ),
-    ]),
-    repo.existingRegistrationCertificateIds(db, scope, rules.registrationCertificateIds ?? []),
-  ]);
-  for (const [i, id] of (rules.registrationCertificateIds ?? []).entries()) {
-    if (knownRegistrations.has(id)) continue;
+      ]),
+      repo.existingRegistrationCertificateIds(db, scope, rules.registrationCertificateIds ?? []),
+      repo.relyingPartyExists(db, scope, rules.relyingPartyId),
+    ]);
+  if (rules.relyingPartyId && !knownRelyingParty)
     details.push({
-      code: "UnknownRegistrationCertificate",
+      code: "UnknownRelyingParty",
+      target: "relyingPartyId",
+      message: `No relying party '${rules.relyingPartyId}' exists in this environment (RelyingParties_Create).`,
+    });
+  for (const [i, id] of (rules.registrationCertificateIds ?? []).entries()) {
+    if (!knownRegistrations.has(id)) {
+      details.push({
+        code: "UnknownRegistrationCertificate",
+        target: `registrationCertificateIds.${i}`,
+        message: `No registration certificate '${id}' exists in this environment (VerifierRegistrationCertificates_Add).`,
+      });
+      continue;
+    }
+    // A policy carries its relying party's registrations only: another's would name another party.
+    const owner = knownRegistrations.get(id) ?? null;
+    if (owner === (rules.relyingPartyId ?? null)) continue;
+    details.push({
+      code: "RegistrationCertificateOfAnotherRelyingParty",
       target: `registrationCertificateIds.${i}`,
-      message: `No registration certificate '${id}' exists in this environment (VerifierRegistrationCertificates_Add).`,
+      message: owner
+        ? `The registration certificate '${id}' is relying party '${owner}''s, not ${rules.relyingPartyId ? `'${rules.relyingPartyId}''s` : "this tenant's own (name its relying party in relyingPartyId)"}.`
+        : `The registration certificate '${id}' is this tenant's own, not relying party '${rules.relyingPartyId}''s.`,
     });
   }
 
@@ -119,6 +139,7 @@ export async function createVerificationPolicy(
     requireResponseCode: input.requireResponseCode,
     reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,
     verifierInfo: input.verifierInfo,
+    ...(input.relyingPartyId ? { relyingPartyId: input.relyingPartyId } : {}),
     ...(input.registrationCertificateIds
       ? { registrationCertificateIds: input.registrationCertificateIds }
       : {}),

@@ -81,6 +81,7 @@ export async function createVerificationPolicyVersion(
     requireResponseCode: input.requireResponseCode,
     reportInvalidPresentationsToWallet: input.reportInvalidPresentationsToWallet,
     verifierInfo: input.verifierInfo,
+    ...(input.relyingPartyId ? { relyingPartyId: input.relyingPartyId } : {}),
     ...(input.registrationCertificateIds
       ? { registrationCertificateIds: input.registrationCertificateIds }
       : {}),

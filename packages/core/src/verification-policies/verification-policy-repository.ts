@@ -98,18 +98,26 @@ export const verificationPolicyRepository = {
     });
     return new Set(rows.map((r) => r.id));
   },
-  /** Which of `ids` name registration certificates of this environment (a policy's registrationCertificateIds). */
+  /**
+   * Which of `ids` name registration certificates of this environment (a policy's
+   * registrationCertificateIds), each with the relying party it is held for (null: the tenant's own).
+   */
   async existingRegistrationCertificateIds(
     db: UnitOfWork,
     scope: TenantScope,
     ids: string[],
-  ): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
+  ): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
     const rows = await db.prisma.verifierRegistrationCertificate.findMany({
       where: { ...scope, id: { in: ids } },
-      select: { id: true },
+      select: { id: true, relyingPartyId: true },
     });
-    return new Set(rows.map((r) => r.id));
+    return new Map(rows.map((r) => [r.id, r.relyingPartyId]));
+  },
+  /** Whether this environment has the relying party (a policy's relyingPartyId). */
+  async relyingPartyExists(db: UnitOfWork, scope: TenantScope, id: string | undefined): Promise<boolean> {
+    if (!id) return false;
+    return (await db.prisma.relyingParty.count({ where: { ...scope, id } })) > 0;
   },
 };
 

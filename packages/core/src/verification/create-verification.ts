@@ -140,6 +140,7 @@ export async function createVerification(
     ...scope,
     policyId: policy.id,
     policyIdentifier: policy.identifier,
+    relyingPartyId: rules.relyingPartyId ?? null,
     purpose: input.purpose ?? policy.purpose,
     status: "pending",
     rules: rules as object,

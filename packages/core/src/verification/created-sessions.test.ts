@@ -25,6 +25,7 @@ function session(state: string, overrides: Partial<VerificationSessionRow> = {})
     clientId: "x509_hash:abc",
     responseMode: "direct_post",
     invocation: "openid",
+    relyingPartyId: null,
     transactionData: null,
     dcApi: null,
     requestObject: null,

@@ -15,6 +15,11 @@ export interface AppliedRegistration {
   registration: VerifierRegistration;
   /** `registrationCertificate` for the environment's default one, `registrationCertificateIds.<i>` for a named one. */
   target: string;
+  /**
+   * Held for a relying party this tenant acts for (the policy's `relyingPartyId`): its `act.sub` must
+   * then be the access certificate's organizationIdentifier, not merely its `sub` or `act.sub`.
+   */
+  intermediated?: boolean;
 }
 
 /**
@@ -30,6 +35,7 @@ export async function registrationsFor(
   identity: VerifierIdentity,
 ): Promise<AppliedRegistration[]> {
   const ids = rules.registrationCertificateIds;
+  if (rules.relyingPartyId) return relyingPartyRegistrations(db, scope, rules.relyingPartyId, ids);
   if (!ids?.length) {
     return identity.registration
       ? [{ registration: identity.registration, target: "registrationCertificate" }]
@@ -55,6 +61,62 @@ export async function registrationsFor(
 }
 
 /**
+ * The registration certificates of the relying party a policy names (`relyingPartyId`): those of
+ * `registrationCertificateIds` (each must still exist and be the relying party's), or all of its own.
+ * A removed relying party, or one without a registration certificate, is 409 NotRegistered: the request
+ * would name only the intermediary, and wallets could not show who asks.
+ */
+async function relyingPartyRegistrations(
+  db: UnitOfWork,
+  scope: TenantScope,
+  relyingPartyId: string,
+  ids: readonly string[] | undefined,
+): Promise<AppliedRegistration[]> {
+  const target = "policy.relyingPartyId";
+  if (!(await verificationRepository.findRelyingParty(db, scope, relyingPartyId)))
+    throw new DomainError(
+      "NotRegistered",
+      "The relying party the policy names was deleted; create a new policy version naming another.",
+      [{ code: "RelyingPartyRemoved", target, message: `no relying party '${relyingPartyId}' exists` }],
+    );
+  const own = await verificationRepository.findRegistrationCertificatesOfRelyingParty(
+    db,
+    scope,
+    relyingPartyId,
+  );
+  if (!ids?.length) {
+    if (own.length === 0)
+      throw new DomainError(
+        "NotRegistered",
+        "The relying party has no registration certificate, so the request could not name it to the wallet. Add one (RelyingParties_AddRegistrationCertificate).",
+        [{ code: "NoRegistrationCertificate", target, message: "the relying party has none" }],
+      );
+    return own.map((row) => ({
+      registration: toVerifierRegistration(row),
+      target: `relyingParty.registrationCertificates[${row.id}]`,
+      intermediated: true,
+    }));
+  }
+  const byId = new Map(own.map((row) => [row.id, row]));
+  const missing = ids.flatMap((id, i) => (byId.has(id) ? [] : [{ id, i }]));
+  if (missing.length)
+    throw new DomainError(
+      "NotRegistered",
+      "A registration certificate the policy names was removed, or is not the relying party's; wallets need it to accept the request. Add one (RelyingParties_AddRegistrationCertificate) and name it in a new policy version.",
+      missing.map(({ id, i }) => ({
+        code: "RegistrationCertificateRemoved",
+        target: `policy.registrationCertificateIds[${i}]`,
+        message: `the relying party has no registration certificate '${id}'`,
+      })),
+    );
+  return ids.map((id, i) => ({
+    registration: toVerifierRegistration(byId.get(id)!),
+    target: `policy.registrationCertificateIds[${i}]`,
+    intermediated: true,
+  }));
+}
+
+/**
  * Refuses a verification the relying party's registration certificates (WRPRC, ETSI TS 119 475) do not
  * cover, before any session exists: an expired registration, an access certificate that is no longer
  * the registered relying party's or its intermediary's (409 `VerifierCertificateMismatch`), and a DCQL
@@ -70,14 +132,18 @@ export function assertWithinRegistrations(
 ) {
   if (applied.length === 0) return;
   const ids = new Set(identity.organisationIdentifiers);
-  for (const { registration, target } of applied) {
+  for (const { registration, target, intermediated } of applied) {
     if (registration.expiresAt && registration.expiresAt.getTime() <= now.getTime())
       throw new DomainError(
         "NotRegistered",
         `The registration certificate expired at ${registration.expiresAt.toISOString()}; wallets refuse requests that carry it. Upload a current one (VerifierRegistrationCertificates_Upload or _Add) or remove it.`,
         [{ code: "RegistrationExpired", target, message: "exp is in the past" }],
       );
-    const named = [...registration.subjectIds, ...registration.intermediaryIds].some((id) => ids.has(id));
+    const named = (
+      intermediated
+        ? registration.intermediaryIds
+        : [...registration.subjectIds, ...registration.intermediaryIds]
+    ).some((id) => ids.has(id));
     if (!named)
       throw new DomainError(
         "VerifierCertificateMismatch",

@@ -60,14 +60,15 @@ export const verificationRepository = {
          INSERT INTO "VerificationSession" ("id", "tenantId", "environment", "policyId", "policyIdentifier",
            "purpose", "status", "rules", "state", "nonce", "clientId", "responseMode", "encryptionKeyCipher",
            "expiresAt", "createdAt", "updatedAt", "invocation", "transactionData", "dcApi",
-           "requestObject")
+           "requestObject", "relyingPartyId")
          VALUES (${p.add(row.id)}, ${p.add(row.tenantId)}, ${p.add(row.environment)}, ${p.add(row.policyId)},
            ${p.add(row.policyIdentifier)}, ${p.add(row.purpose)}, ${p.add(row.status)}, ${p.add(JSON.stringify(row.rules))}::jsonb,
            ${p.add(row.state)}, ${p.add(row.nonce)}, ${p.add(row.clientId)}, ${p.add(row.responseMode)},
            ${p.add(row.encryptionKeyCipher)}, ${p.add(row.expiresAt)}::timestamp(3), ${p.add(row.createdAt)}::timestamp(3),
            ${p.add(row.updatedAt)}::timestamp(3), ${p.add(row.invocation)},
            ${p.add(row.transactionData === null ? null : JSON.stringify(row.transactionData))}::jsonb,
-           ${p.add(row.dcApi === null ? null : JSON.stringify(row.dcApi))}::jsonb, ${p.add(row.requestObject)})
+           ${p.add(row.dcApi === null ? null : JSON.stringify(row.dcApi))}::jsonb, ${p.add(row.requestObject)},
+           ${p.add(row.relyingPartyId)})
          RETURNING "id")
        INSERT INTO "OutboxEvent" (${OUTBOX_COLUMNS})
        SELECT ${outboxSelect(p, event.scope, event.type, event.data)} FROM created
@@ -156,6 +157,17 @@ export const verificationRepository = {
   /** Registration certificates of this environment by id (a policy's `registrationCertificateIds`). */
   findVerifierRegistrationCertificatesByIds(db: UnitOfWork, scope: TenantScope, ids: string[]) {
     return db.prisma.verifierRegistrationCertificate.findMany({ where: { ...scope, id: { in: ids } } });
+  },
+  /** A relying party of this environment an intermediary acts for (a policy's `relyingPartyId`). */
+  findRelyingParty(db: UnitOfWork, scope: TenantScope, id: string) {
+    return db.prisma.relyingParty.findFirst({ where: { ...scope, id }, select: { id: true } });
+  },
+  /** Every registration certificate of a relying party, oldest first. */
+  findRegistrationCertificatesOfRelyingParty(db: UnitOfWork, scope: TenantScope, relyingPartyId: string) {
+    return db.prisma.verifierRegistrationCertificate.findMany({
+      where: { ...scope, relyingPartyId },
+      orderBy: { id: "asc" },
+    });
   },
 
   /**

@@ -53,6 +53,7 @@ export function toVerificationSessionDto(
     status: row.status as VerificationSessionStatus,
     policy: row.policyIdentifier,
     purpose: row.purpose,
+    ...(row.relyingPartyId ? { relyingPartyId: row.relyingPartyId } : {}),
     authorizationRequestUri: requestIsByValue(row)
       ? byValueRequestLink(deps, row, responseUriOf(deps.config, row.state), scheme)
       : (signedRequestLink(row, scheme) ??

@@ -29,6 +29,7 @@ function toDto(row: RegistrationRow): TVerifierRegistrationCertificate {
   return {
     id: row.id,
     default: row.defaultKey !== null,
+    relyingPartyId: row.relyingPartyId,
     registrationCertificate: row.jwt,
     name: r.name,
     subjectIds: r.subjectIds,
@@ -55,7 +56,7 @@ export async function uploadVerifierRegistrationCertificate(
   scope: TenantScope,
   input: TUploadVerifierRegistrationCertificateRequest,
 ): Promise<TVerifierRegistrationCertificate> {
-  const checked = await checkRegistrationCertificate(deps, scope, input);
+  const { organisationIds: _ids, ...checked } = await checkRegistrationCertificate(deps, scope, input);
   const row = await repo.replaceRegistration(deps.database.root, deps.caches, scope, {
     id: newId("vreg"),
     ...checked,
@@ -73,9 +74,66 @@ export async function addVerifierRegistrationCertificate(
   scope: TenantScope,
   input: TUploadVerifierRegistrationCertificateRequest,
 ): Promise<TVerifierRegistrationCertificate> {
-  const checked = await checkRegistrationCertificate(deps, scope, input);
+  const { organisationIds: _ids, ...checked } = await checkRegistrationCertificate(deps, scope, input);
   const row = await repo.addRegistration(deps.database.root, scope, { id: newId("vreg"), ...checked });
   return toDto(row);
+}
+
+/**
+ * RelyingParties_AddRegistrationCertificate: the checks of Add, and then that the certificate is the
+ * relying party's as served by this intermediary: one `sub` identifier is one of the relying party's
+ * identifiers, and `act.sub` is the access certificate's organizationIdentifier (ARF RPRC_04, TS 119 475
+ * `act`). Otherwise 400 InvalidCertificate (`RelyingPartyMismatch`, `NotIntermediated`), nothing written.
+ */
+export async function addRelyingPartyRegistrationCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  relyingParty: { id: string; identifiers: readonly string[] },
+  input: TUploadVerifierRegistrationCertificateRequest,
+): Promise<TVerifierRegistrationCertificate> {
+  const checked = await checkRegistrationCertificate(deps, scope, input);
+  const { registration, organisationIds } = checked;
+  const details = [];
+  if (!registration.subjectIds.some((id) => relyingParty.identifiers.includes(id)))
+    details.push({
+      code: "RelyingPartyMismatch",
+      target: "registrationCertificate",
+      message: `sub (${registration.subjectIds.join(", ")}) names none of the relying party's identifiers (${relyingParty.identifiers.join(", ")})`,
+    });
+  if (!registration.intermediaryIds.some((id) => organisationIds.includes(id)))
+    details.push({
+      code: "NotIntermediated",
+      target: "registrationCertificate",
+      message: `act.sub (${registration.intermediaryIds.join(", ") || "absent"}) is not this intermediary's organizationIdentifier (${organisationIds.join(", ")}): the registration must name the intermediary acting for the relying party`,
+    });
+  if (details.length)
+    throw new DomainError(
+      "InvalidCertificate",
+      "The registration certificate is not this relying party's as served by this intermediary.",
+      details,
+    );
+  const { organisationIds: _ids, ...data } = checked;
+  const row = await repo.addRegistration(deps.database.root, scope, {
+    id: newId("vreg"),
+    ...data,
+    relyingPartyId: relyingParty.id,
+  });
+  return toDto(row);
+}
+
+/** A relying party's registration certificates (RelyingParties_ListRegistrationCertificates). */
+export async function listRelyingPartyRegistrationCertificates(
+  deps: AppDeps,
+  scope: TenantScope,
+  relyingPartyId: string,
+  query: ListQuery,
+) {
+  const rows = await repo.listRegistrations(deps.database.root, scope, {
+    afterId: decodeCursor(query.cursor),
+    take: query.limit + 1,
+    relyingPartyId,
+  });
+  return toPage(rows, query.limit, toDto);
 }
 
 async function checkRegistrationCertificate(
@@ -134,6 +192,7 @@ async function checkRegistrationCertificate(
     registration,
     issuedAt: parsed.issuedAt,
     expiresAt: parsed.expiresAt,
+    organisationIds,
   };
 }
 

@@ -105,16 +105,28 @@ export const verifierCertificateRepository = {
   },
 
   /** This environment's registration certificates (the default one too), by id, a page at a time. */
-  listRegistrations(db: UnitOfWork, scope: TenantScope, page: { afterId?: string; take: number }) {
+  listRegistrations(
+    db: UnitOfWork,
+    scope: TenantScope,
+    page: { afterId?: string; take: number; relyingPartyId?: string },
+  ) {
     return db.prisma.verifierRegistrationCertificate.findMany({
-      where: { ...scope, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
+      where: {
+        ...scope,
+        ...(page.afterId ? { id: { gt: page.afterId } } : {}),
+        ...(page.relyingPartyId ? { relyingPartyId: page.relyingPartyId } : {}),
+      },
       orderBy: { id: "asc" },
       take: page.take,
     });
   },
 
   /** Adds a registration certificate beside the default one, for policies to name by id. */
-  addRegistration(db: UnitOfWork, scope: TenantScope, data: RegistrationCertificateData) {
+  addRegistration(
+    db: UnitOfWork,
+    scope: TenantScope,
+    data: RegistrationCertificateData & { relyingPartyId?: string },
+  ) {
     return db.prisma.verifierRegistrationCertificate.create({
       data: { ...scope, ...data, defaultKey: null },
     });

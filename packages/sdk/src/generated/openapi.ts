@@ -859,6 +859,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/relying-parties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List relying parties
+         * @description Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["RelyingParties_List"];
+        put?: never;
+        /**
+         * Create a relying party this tenant acts for as an intermediary
+         * @description Extension. A relying party behind this tenant (the intermediary, whose access certificate signs the requests): its name and identifiers, as its registration certificates name it in `sub`, and optional information URIs. Verification policies name it in `relyingPartyId`. Another relying party of the environment with one of the identifiers → 409 AlreadyExists. Accepts Idempotency-Key.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["RelyingParties_Create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/relying-parties/{relyingPartyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a relying party
+         * @description Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["RelyingParties_Get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a relying party
+         * @description Extension. Answers 200 with the relying party as it was; the registration certificates held for it are removed with it. 409 InvalidState (detail RelyingPartyInUse per policy) while the active version of a verification policy names it.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        delete: operations["RelyingParties_Delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a relying party (JSON merge patch)
+         * @description Extension. JSON merge patch (RFC 7396): absent members stay, null clears an optional one. New `identifiers` must be free in the environment (409 AlreadyExists) and still name the `sub` of each of its registration certificates (409 InvalidState, detail RegistrationCertificateMismatch).
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        patch: operations["RelyingParties_Update"];
+        trace?: never;
+    };
+    "/management/relying-parties/{relyingPartyId}/registration-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the relying party's registration certificates
+         * @description Extension. Oldest first, with their expiry (`expiresAt`).
+         *
+         *     Requires the API key scope `verification-policies.read`.
+         */
+        get: operations["RelyingParties_ListRegistrationCertificates"];
+        put?: never;
+        /**
+         * Add a registration certificate of the relying party
+         * @description Extension. Checks the registration certificate as VerifierRegistrationCertificates_Add does (400 InvalidCertificate, 409 InvalidState without an access certificate) and that it is this relying party's as served by this intermediary: a `sub` identifier is one of the relying party's identifiers (else detail RelyingPartyMismatch) and `act.sub` is the access certificate's organizationIdentifier (else NotIntermediated); nothing is written otherwise. It gets an id (`vreg_…`) policies of this relying party name in `registrationCertificateIds`; remove it with VerifierRegistrationCertificates_Remove.
+         *
+         *     Requires the API key scope `verification-policies.manage`.
+         */
+        post: operations["RelyingParties_AddRegistrationCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/trust-sources": {
         parameters: {
             query?: never;
@@ -3207,7 +3293,7 @@ export interface components {
             ready: boolean;
             /** @description One item per requirement, in a fixed order. */
             items: components["schemas"]["IssuerReadinessItem"][];
-            /** @description The environment's relying-party certificates (access certificate, then registration certificate) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate. */
+            /** @description The environment's relying-party certificates (access certificate, then the default registration certificate, then each registration certificate added by id, for the tenant or for a relying party it acts for) and their expiry. Shown beside the checklist: verification needs them, issuance does not, so they do not count towards `ready` nor gate Issuers_Activate. */
             relyingPartyCertificates: components["schemas"]["RelyingPartyCertificateExpiry"][];
         };
         /** @description One requirement of the readiness checklist. */
@@ -3287,6 +3373,16 @@ export interface components {
              * @example The access certificate for VATFI-12345678 expires in 12 day(s); import a renewed one.
              */
             detail: string;
+            /**
+             * @description For a registration certificate added by id (not the environment's default one): its id, as VerifierRegistrationCertificates_GetById names it.
+             * @example vreg_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            registrationCertificateId?: string;
+            /**
+             * @description With `registrationCertificateId`: the relying party it is held for as an intermediary, null for the tenant's own.
+             * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            relyingPartyId?: string | null;
         };
         ManagementResourceOfPublicCredentialConfigurationResponse: {
             data: components["schemas"]["PublicCredentialConfigurationResponse"];
@@ -3545,6 +3641,11 @@ export interface components {
              * @example https://shop.example.com/checkout/verified
              */
             sameDeviceRedirectUri: string | null;
+            /**
+             * @description The relying party (RelyingParties_Create) this tenant acts for as an intermediary under this policy: verifications are recorded as its, carry its registration certificates in `verifier_info` (those `registrationCertificateIds` names, which must be its, or else all of its own) and may ask only for what they register. Absent: the tenant is itself the relying party (docs/api/relying-party-certificates.md, "Intermediaries").
+             * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            relyingPartyId?: string;
             /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
             registrationCertificateIds?: string[];
             /**
@@ -3688,6 +3789,11 @@ export interface components {
              * @example Age check at checkout
              */
             purpose: string | null;
+            /**
+             * @description Present when the verification was for a relying party this tenant acts for as an intermediary (its policy's `relyingPartyId` when it was created): the request named that relying party through its registration certificates in `verifier_info`.
+             * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            relyingPartyId?: string;
             /** @description `openid4vp://?client_id=…&request_uri=…`: what a QR code or same-device link carries. */
             authorizationRequestUri: string;
             /** @description URL of the signed request object. */
@@ -3939,6 +4045,11 @@ export interface components {
              */
             default: boolean;
             /**
+             * @description The relying party this tenant holds it for as an intermediary (RelyingParties_AddRegistrationCertificate); null when the tenant is itself the relying party.
+             * @example null
+             */
+            relyingPartyId: string | null;
+            /**
              * @description The JWT as uploaded.
              * @example eyJ…
              */
@@ -4016,6 +4127,45 @@ export interface components {
         ManagementCollectionOfVerifierRegistrationCertificate: {
             /** @description This page's items, oldest first. */
             data: components["schemas"]["VerifierRegistrationCertificate"][];
+            /** @description Cursor of the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ManagementResourceOfRelyingParty: {
+            data: components["schemas"]["RelyingParty"];
+        };
+        /** @description A relying party this tenant acts for as an intermediary: its own identity and (RelyingParties_AddRegistrationCertificate) registration certificates. Policies name it in `relyingPartyId`. */
+        RelyingParty: {
+            /**
+             * @description The relying party's id.
+             * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+             */
+            id: string;
+            /** @example Webshop */
+            name: string;
+            /** @example Webshop Holding Company Ltd */
+            legalName: string | null;
+            /**
+             * @example [
+             *       "LEIXG-743700EB2QF2J1WRO915"
+             *     ]
+             */
+            identifiers: string[];
+            /** @example FI */
+            country: string | null;
+            /** @example https://webshop.example.com */
+            infoUri: string | null;
+            /** @example https://webshop.example.com/privacy */
+            privacyPolicyUri: string | null;
+            /** @example https://registry.example.eu */
+            registryUri: string | null;
+            /** @example 2026-08-30T12:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-08-30T12:00:00.000Z */
+            updatedAt: string;
+        };
+        ManagementCollectionOfRelyingParty: {
+            /** @description This page's items, oldest first. */
+            data: components["schemas"]["RelyingParty"][];
             /** @description Cursor of the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -8869,6 +9019,11 @@ export interface operations {
                      * @example https://shop.example.com/checkout/verified
                      */
                     sameDeviceRedirectUri?: string | null;
+                    /**
+                     * @description The relying party (RelyingParties_Create) this tenant acts for as an intermediary under this policy: verifications are recorded as its, carry its registration certificates in `verifier_info` (those `registrationCertificateIds` names, which must be its, or else all of its own) and may ask only for what they register. Absent: the tenant is itself the relying party (docs/api/relying-party-certificates.md, "Intermediaries").
+                     * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+                     */
+                    relyingPartyId?: string;
                     /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
                     registrationCertificateIds?: string[];
                     /**
@@ -9314,6 +9469,11 @@ export interface operations {
                      * @example https://shop.example.com/checkout/verified
                      */
                     sameDeviceRedirectUri?: string | null;
+                    /**
+                     * @description The relying party (RelyingParties_Create) this tenant acts for as an intermediary under this policy: verifications are recorded as its, carry its registration certificates in `verifier_info` (those `registrationCertificateIds` names, which must be its, or else all of its own) and may ask only for what they register. Absent: the tenant is itself the relying party (docs/api/relying-party-certificates.md, "Intermediaries").
+                     * @example rp_01jd5x6c3v8w9y0z1a2b3c4d5e
+                     */
+                    relyingPartyId?: string;
                     /** @description The relying party's registration certificates (WRPRC, ETSI TS 119 475) verifications under this policy carry in `verifier_info` and are limited by: each DCQL credential query must be registered by at least one of them (409 NotRegistered otherwise). Absent: the environment's default registration certificate, if any (docs/api/relying-party-certificates.md). */
                     registrationCertificateIds?: string[];
                     /**
@@ -11350,6 +11510,741 @@ export interface operations {
             };
             /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
             404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_List: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfRelyingParty"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_Create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description User-friendly name, as the registration certificate's `name` gives it to wallets.
+                     * @example Webshop
+                     */
+                    name: string;
+                    /**
+                     * @description Legal name (`sub.legal_name`); null for none.
+                     * @example Webshop Holding Company Ltd
+                     */
+                    legalName?: string | null;
+                    /**
+                     * @description The relying party's identifiers as its registration certificates name them in `sub` (ETSI EN 319 412-1 form, e.g. `VATFI-12345678`, `LEIXG-743700EB2QF2J1WRO915`). A registration certificate added for it must name one of them.
+                     * @example [
+                     *       "VATFI-12345678"
+                     *     ]
+                     */
+                    identifiers: string[];
+                    /**
+                     * @description ISO 3166-1 alpha-2 country of establishment (`country`).
+                     * @example FI
+                     */
+                    country?: string | null;
+                    /**
+                     * @description Where users learn about the relying party (`info_uri`).
+                     * @example https://webshop.example.com
+                     */
+                    infoUri?: string | null;
+                    /**
+                     * @description Its privacy policy (`privacy_policy[].policyURI`).
+                     * @example https://webshop.example.com/privacy
+                     */
+                    privacyPolicyUri?: string | null;
+                    /**
+                     * @description The registrar's register it is listed in (`registry_uri`).
+                     * @example https://registry.example.eu
+                     */
+                    registryUri?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The relying party was created. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfRelyingParty"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_Get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The relying party's id. */
+                relyingPartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfRelyingParty"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_Delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The relying party's id. */
+                relyingPartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The relying party was deleted; the body shows it as it was. */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfRelyingParty"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_Update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The relying party's id. */
+                relyingPartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description User-friendly name, as the registration certificate's `name` gives it to wallets.
+                     * @example Webshop
+                     */
+                    name?: string;
+                    /**
+                     * @description Legal name (`sub.legal_name`); null for none.
+                     * @example Webshop Holding Company Ltd
+                     */
+                    legalName?: string | null;
+                    /**
+                     * @description The relying party's identifiers as its registration certificates name them in `sub` (ETSI EN 319 412-1 form, e.g. `VATFI-12345678`, `LEIXG-743700EB2QF2J1WRO915`). A registration certificate added for it must name one of them.
+                     * @example [
+                     *       "VATFI-12345678"
+                     *     ]
+                     */
+                    identifiers?: string[];
+                    /**
+                     * @description ISO 3166-1 alpha-2 country of establishment (`country`).
+                     * @example FI
+                     */
+                    country?: string | null;
+                    /**
+                     * @description Where users learn about the relying party (`info_uri`).
+                     * @example https://webshop.example.com
+                     */
+                    infoUri?: string | null;
+                    /**
+                     * @description Its privacy policy (`privacy_policy[].policyURI`).
+                     * @example https://webshop.example.com/privacy
+                     */
+                    privacyPolicyUri?: string | null;
+                    /**
+                     * @description The registrar's register it is listed in (`registry_uri`).
+                     * @example https://registry.example.eu
+                     */
+                    registryUri?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfRelyingParty"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_ListRegistrationCertificates: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The relying party's id. */
+                relyingPartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementCollectionOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Throttled. Retry after the number of seconds in Retry-After. */
+            429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RelyingParties_AddRegistrationCertificate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Caller's own request id; echoed back and logged, never used for anything else. */
+                "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+            };
+            path: {
+                /** @description The relying party's id. */
+                relyingPartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The registration certificate, a JWT (`typ: rc-wrp+jwt`, ETSI TS 119 475) signed by the registrar with `x5c`.
+                     * @example eyJ0eXAiOiJyYy13cnArand0Ii…
+                     */
+                    registrationCertificate: string;
+                    /**
+                     * @description The registrar's root (PEM) the `x5c` chain must validate to.
+                     * @example -----BEGIN CERTIFICATE-----
+                     *     MIIB…
+                     *     -----END CERTIFICATE-----
+                     */
+                    trustAnchorPem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The registration certificate was added for the relying party. */
+            201: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementResourceOfVerifierRegistrationCertificate"];
+                };
+            };
+            /** @description The request was not valid. */
+            400: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authentication failed: the API key is missing, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Authenticated, but the key does not carry the required scope. */
+            403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not visible to this caller. A resource in another tenant or environment reports as not found. */
+            404: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];

@@ -20,6 +20,7 @@ const NAV: { href: string; label: string; scope?: Scope; sandboxOnly?: boolean }
   { href: "/credential-configurations", label: "Credential configurations" },
   { href: "/verification-policies", label: "Verification policies" },
   { href: "/verifier-certificate", label: "Verifier certificate" },
+  { href: "/relying-parties", label: "Relying parties", scope: "verification-policies.read" },
   { href: "/trust-sources", label: "Trust sources", scope: "trust-sources.read" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/transactions", label: "Transactions", scope: "credentials.read" },

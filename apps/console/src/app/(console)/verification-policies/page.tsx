@@ -3,6 +3,11 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { PagedTable } from "../../../components/data-table";
 import { CheckboxGrid, ChoiceField, SubmitButton, TextField } from "../../../components/form-fields";
+import {
+  NO_RELYING_PARTY,
+  RelyingPartyFields,
+  relyingPartyRules,
+} from "../../../components/relying-party-fields";
 import { useCan } from "../../../components/session";
 import { Badge, Empty, ErrorAlert, PageHeader, Success } from "../../../components/status";
 import { TrustSourceFields } from "../../../components/trust-source-fields";
@@ -94,6 +99,7 @@ export default function VerificationPoliciesPage() {
     prefix: "x509_hash",
     didMethod: "jwk",
   });
+  const [relyingParty, setRelyingParty] = useState(NO_RELYING_PARTY);
   const configuration = configurations.data?.items.find((c) => c.id === configurationId);
   const claimNames = [...new Set((configuration?.claims ?? []).map((c) => c.path[0]!))];
 
@@ -127,6 +133,7 @@ export default function VerificationPoliciesPage() {
       sameDeviceRedirectUri: redirectUri || null,
       requireResponseCode: Boolean(redirectUri) && requireResponseCode,
       reportInvalidPresentationsToWallet: reportInvalid,
+      ...relyingPartyRules(relyingParty),
     });
   };
 
@@ -334,6 +341,7 @@ export default function VerificationPoliciesPage() {
               </TextField>
             </fieldset>
           )}
+          <RelyingPartyFields value={relyingParty} onChange={setRelyingParty} />
           <ErrorAlert error={create.error} title="Could not create the policy" />
           {create.isSuccess && <Success>Policy {create.data.data.identifier} created.</Success>}
           <SubmitButton pending={create.isPending} disabled={!configuration}>

@@ -165,9 +165,9 @@ export default function IssuerPage() {
             <ul className="checklist">
               {readiness.data.data.relyingPartyCertificates.map((certificate) => (
                 <li
-                  key={certificate.id}
+                  key={certificate.registrationCertificateId ?? certificate.id}
                   className={`check check-${certificate.status === "valid" ? "satisfied" : "outstanding"}`}
-                  data-testid={`readiness-${certificate.id}`}
+                  data-testid={`readiness-${certificate.registrationCertificateId ?? certificate.id}`}
                 >
                   <span className="check-mark" aria-hidden="true">
                     {certificate.status === "valid" ? "✓" : certificate.status === "absent" ? "○" : "!"}
@@ -177,7 +177,15 @@ export default function IssuerPage() {
                     <Badge value={certificate.status} />
                     <p>{certificate.detail}</p>
                     {certificate.status !== "valid" && (
-                      <Link href="/verifier-certificate">Manage the relying-party certificates</Link>
+                      <Link
+                        href={
+                          certificate.relyingPartyId
+                            ? `/relying-parties/${certificate.relyingPartyId}`
+                            : "/verifier-certificate"
+                        }
+                      >
+                        Manage the relying-party certificates
+                      </Link>
                     )}
                   </div>
                 </li>

@@ -67,6 +67,16 @@ export default function VerificationSessionPage() {
           <dd>
             <code>{s.policy}</code>
           </dd>
+          {s.relyingPartyId && (
+            <>
+              <dt>For relying party</dt>
+              <dd data-testid="session-relying-party">
+                <Link href={`/relying-parties/${s.relyingPartyId}`}>
+                  <code>{s.relyingPartyId}</code>
+                </Link>
+              </dd>
+            </>
+          )}
           <dt>Purpose</dt>
           <dd>{s.purpose ?? "—"}</dd>
           <dt>Created</dt>

@@ -1,0 +1,1 @@
+export { relyingPartiesRouter } from "./router";
