@@ -17,6 +17,7 @@ import { buildTrustedListXml, createTestSigner, signTrustedListXml } from "@cred
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv, webhookSettings } from "../src/env";
 import { activeIssuer } from "./fixtures";
+import { importAccessCertificate } from "./fixtures/access-certificate";
 import { FAST, receiver, until, verify, webhookHelpers } from "./fixtures/webhooks";
 import { call, startTestServer, type TestServer } from "./harness";
 import { itOnPostgres } from "./skip-reasons";
@@ -181,24 +182,17 @@ describe("the catalogue", () => {
     // verifier_certificate.expiring, registration_certificate.expiring, trust_source.expired: the worker's
     // sweep, a year on (docs/api/relying-party-certificates.md)
     const [accessCa, registrar] = await Promise.all([createTestAccessCa(), createTestRegistrar()]);
-    const csr = await call(t, "POST", "/management/verifier-certificate/signing-request", {
+    await importAccessCertificate(
+      t,
       key,
-      body: {
+      accessCa,
+      {
         organisationName: "Catalogue Oy",
         organisationIdentifier: "VATFI-12345678",
-        country: "FI",
         dnsNames: ["verifier.example.com"],
       },
-    });
-    expect(csr.status, JSON.stringify(csr.body)).toBe(201);
-    const access = await call(t, "PUT", "/management/verifier-certificate/access-certificate", {
-      key,
-      body: {
-        certificateChainPem: await accessCa.issue(csr.body.data.csrPem, { validityDays: 365 }),
-        trustAnchorPem: accessCa.rootPem,
-      },
-    });
-    expect(access.status, JSON.stringify(access.body)).toBe(200);
+      { validityDays: 365 },
+    );
     const registration = await call(t, "PUT", "/management/verifier-registration-certificate", {
       key,
       body: {

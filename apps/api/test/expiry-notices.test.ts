@@ -16,6 +16,7 @@ import {
 } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activeIssuer } from "./fixtures";
+import { importAccessCertificate } from "./fixtures/access-certificate";
 import { receiver, until, verify, webhookHelpers } from "./fixtures/webhooks";
 import { call, startTestServer, type TestServer } from "./harness";
 
@@ -54,23 +55,15 @@ afterAll(async () => {
   ]);
 });
 
-/** Creates a signing request in the key's environment and imports the test access CA's certificate for it. */
-async function importAccessCertificate(key: string, validityDays: number) {
-  const csr = await call(t, "POST", "/management/verifier-certificate/signing-request", {
+/** Imports the test access CA's certificate for a signing request in the key's environment. */
+const importWebshopCertificate = (key: string, validityDays: number) =>
+  importAccessCertificate(
+    t,
     key,
-    body: { organisationName: "Webshop Oy", organisationIdentifier: OUR_ID, country: "FI" },
-  });
-  expect(csr.status, JSON.stringify(csr.body)).toBe(201);
-  const r = await call(t, "PUT", "/management/verifier-certificate/access-certificate", {
-    key,
-    body: {
-      certificateChainPem: await accessCa.issue(csr.body.data.csrPem, { validityDays }),
-      trustAnchorPem: accessCa.rootPem,
-    },
-  });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as { serialNumber: string; subject: string; notAfter: string };
-}
+    accessCa,
+    { organisationName: "Webshop Oy", organisationIdentifier: OUR_ID },
+    { validityDays },
+  );
 
 async function uploadRegistration(key: string, credentialType: string, expiresInDays: number) {
   const r = await call(t, "PUT", "/management/verifier-registration-certificate", {
@@ -112,8 +105,8 @@ describe("verifier_certificate.expiring", () => {
     const tenant = await t.otherTenant();
     const bystander = await t.otherTenant();
     const production = await t.key({ tenantId: tenant.tenantId, environment: "production" });
-    const installed = await importAccessCertificate(tenant.key, 20);
-    await importAccessCertificate(production, 365);
+    const installed = await importWebshopCertificate(tenant.key, 20);
+    await importWebshopCertificate(production, 365);
     await sweepRelyingPartyCertificates();
     const sent = await events(tenant.tenantId, "verifier_certificate.expiring");
     expect(sent).toHaveLength(1);
@@ -134,7 +127,7 @@ describe("verifier_certificate.expiring", () => {
 
   it("not sent outside the window; a renewed certificate gets its own notice when its time comes", async () => {
     const tenant = await t.otherTenant();
-    const first = await importAccessCertificate(tenant.key, 60);
+    const first = await importWebshopCertificate(tenant.key, 60);
     await sweepRelyingPartyCertificates();
     expect(await events(tenant.tenantId, "verifier_certificate.expiring")).toEqual([]);
     // 35 days on, it is within 30 days.
@@ -142,7 +135,7 @@ describe("verifier_certificate.expiring", () => {
     expect((await events(tenant.tenantId, "verifier_certificate.expiring")).map((e) => e.data)).toMatchObject(
       [{ serialNumber: first.serialNumber }],
     );
-    const renewed = await importAccessCertificate(tenant.key, 90);
+    const renewed = await importWebshopCertificate(tenant.key, 90);
     await sweepRelyingPartyCertificates(new Date(Date.now() + 35 * DAY_MS));
     expect(await events(tenant.tenantId, "verifier_certificate.expiring")).toHaveLength(1);
     await sweepRelyingPartyCertificates(new Date(Date.now() + 70 * DAY_MS));
@@ -153,7 +146,7 @@ describe("verifier_certificate.expiring", () => {
 
   it("the window follows certificateExpiryNoticeDays (CERTIFICATE_EXPIRY_NOTICE_DAYS)", async () => {
     const tenant = await t.otherTenant();
-    await importAccessCertificate(tenant.key, 60);
+    await importWebshopCertificate(tenant.key, 60);
     const config = t.server.deps.config;
     const before = config.certificateExpiryNoticeDays;
     config.certificateExpiryNoticeDays = 90;
@@ -170,7 +163,7 @@ describe("registration_certificate.expiring", () => {
   it("sent once within 30 days of exp; a re-uploaded certificate gets its own notice", async () => {
     const tenant = await t.otherTenant();
     const issuer = await activeIssuer(t, tenant.key);
-    await importAccessCertificate(tenant.key, 365);
+    await importWebshopCertificate(tenant.key, 365);
     const far = await uploadRegistration(tenant.key, issuer.credentialType, 90);
     await sweepRelyingPartyCertificates();
     expect(await events(tenant.tenantId, "registration_certificate.expiring")).toEqual([]);
@@ -269,7 +262,7 @@ describe("delivered by the worker", () => {
     const tenant = await t.otherTenant();
     const inbox = await receiver();
     const subscription = await hooks.subscribe(tenant.key, inbox.url, ["verifier_certificate.expiring"]);
-    const installed = await importAccessCertificate(tenant.key, 7);
+    const installed = await importWebshopCertificate(tenant.key, 7);
     const worker = hooks.worker({ sweepIntervalMs: 1 });
     worker.start();
     try {

@@ -7,6 +7,7 @@ import { createTestAccessCa, createTestRegistrar, type TestAccessCa, type TestRe
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer } from "./fixtures";
+import { importAccessCertificate } from "./fixtures/access-certificate";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
 const OUR_ID = "VATFI-12345678";
@@ -79,19 +80,10 @@ beforeAll(async () => {
   t.server.deps.config.publicBaseUrl = t.baseUrl.replace("127.0.0.1", "localhost");
   [accessCa, registrar] = await Promise.all([createTestAccessCa(), createTestRegistrar()]);
   issuer = await activeIssuer(t, t.adminKey);
-  const csr = await call(t, "POST", "/management/verifier-certificate/signing-request", {
-    key: t.adminKey,
-    body: { organisationName: "Webshop Oy", organisationIdentifier: OUR_ID, country: "FI" },
+  await importAccessCertificate(t, t.adminKey, accessCa, {
+    organisationName: "Webshop Oy",
+    organisationIdentifier: OUR_ID,
   });
-  expect(csr.status, JSON.stringify(csr.body)).toBe(201);
-  const imported = await call(t, "PUT", "/management/verifier-certificate/access-certificate", {
-    key: t.adminKey,
-    body: {
-      certificateChainPem: await accessCa.issue(csr.body.data.csrPem),
-      trustAnchorPem: accessCa.rootPem,
-    },
-  });
-  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
 }, 120_000);
 afterAll(() => t?.close());
 

@@ -4,6 +4,7 @@
 import { createTestAccessCa, createTestRegistrar, type TestAccessCa, type TestRegistrar } from "@cred/oid4vc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActiveIssuer, activeIssuer } from "./fixtures";
+import { importAccessCertificate } from "./fixtures/access-certificate";
 import { call, startTestServer, type TestServer } from "./harness";
 
 const OUR_ID = "VATFI-12345678";
@@ -25,23 +26,17 @@ async function readiness() {
 
 const entry = async (id: string) => (await readiness()).relyingPartyCertificates.find((c) => c.id === id)!;
 
-/** Creates a signing request and imports the certificate the test access CA issues for it. */
-async function importAccessCertificate(options: { validityDays?: number; notBefore?: Date }) {
-  const csr = await call(t, "POST", "/management/verifier-certificate/signing-request", {
-    key: t.adminKey,
-    body: { organisationName: "Webshop Oy", organisationIdentifier: OUR_ID, country: "FI" },
-  });
-  expect(csr.status, JSON.stringify(csr.body)).toBe(201);
-  const r = await call(t, "PUT", "/management/verifier-certificate/access-certificate", {
-    key: t.adminKey,
-    body: {
-      certificateChainPem: await accessCa.issue(csr.body.data.csrPem, options),
-      trustAnchorPem: accessCa.rootPem,
-    },
-  });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data.notAfter as string;
-}
+/** Imports the certificate the test access CA issues for a new signing request; its notAfter. */
+const importWebshopCertificate = async (validity: { validityDays?: number; notBefore?: Date }) =>
+  (
+    await importAccessCertificate(
+      t,
+      t.adminKey,
+      accessCa,
+      { organisationName: "Webshop Oy", organisationIdentifier: OUR_ID },
+      validity,
+    )
+  ).notAfter;
 
 async function uploadRegistration(exp: number) {
   const r = await call(t, "PUT", "/management/verifier-registration-certificate", {
@@ -81,7 +76,7 @@ describe("Issuers_GetReadiness: relying-party certificate expiry", () => {
   });
 
   it("an access certificate expiring in 10 days is `expiring`; a registration valid for 100 days is `valid`", async () => {
-    const notAfter = await importAccessCertificate({ validityDays: 10 });
+    const notAfter = await importWebshopCertificate({ validityDays: 10 });
     await uploadRegistration(Math.floor(Date.now() / 1000) + 100 * DAY_S);
     const access = await entry("access-certificate");
     expect(access).toMatchObject({ status: "expiring", expiresAt: notAfter });
@@ -92,7 +87,7 @@ describe("Issuers_GetReadiness: relying-party certificate expiry", () => {
   });
 
   it("an access certificate valid for a year is `valid`; a registration expiring in 20 days is `expiring`", async () => {
-    await importAccessCertificate({ validityDays: 365 });
+    await importWebshopCertificate({ validityDays: 365 });
     const exp = Math.floor(Date.now() / 1000) + 20 * DAY_S;
     await uploadRegistration(exp);
     expect(await entry("access-certificate")).toMatchObject({ status: "valid" });
@@ -104,7 +99,7 @@ describe("Issuers_GetReadiness: relying-party certificate expiry", () => {
 
   it("past their end both are `expired`, with what to do", async () => {
     // Valid at installation, over a few seconds later (installation refuses what has already expired).
-    await importAccessCertificate({ notBefore: new Date(Date.now() - 60_000), validityDays: 64 / DAY_S });
+    await importWebshopCertificate({ notBefore: new Date(Date.now() - 60_000), validityDays: 64 / DAY_S });
     await uploadRegistration(Math.floor(Date.now() / 1000) + 3);
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const access = await entry("access-certificate");
