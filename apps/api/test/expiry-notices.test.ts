@@ -1,10 +1,3 @@
-// Expiry notices (docs/api/relying-party-certificates.md, docs/api/trust-sources.md): the worker's sweep
-// emits `verifier_certificate.expiring` and `registration_certificate.expiring` once per certificate when
-// it comes within CERTIFICATE_EXPIRY_NOTICE_DAYS (default 30) of its expiry, and `trust_source.expired`
-// once per lapsed copy of a trusted list; each notice is recorded with its event, so restarts and several
-// workers send it once. Over HTTP against a real server, on PGlite and (TEST_POSTGRES_URL) PostgreSQL.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { notifyExpiredTrustSources, notifyExpiringRelyingPartyCertificates } from "@cred/core";
 import { createTestAccessCa, createTestRegistrar, type TestAccessCa, type TestRegistrar } from "@cred/oid4vc";
 import { SERVICE_STATUS, SERVICE_TYPE } from "@cred/oid4vc/trust-lists";
@@ -17,6 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activeIssuer } from "./fixtures";
 import { importAccessCertificate } from "./fixtures/access-certificate";
+import { type ServedLists, serveListRoutes } from "./fixtures/trusted-list-server";
 import { receiver, until, verify, webhookHelpers } from "./fixtures/webhooks";
 import { call, startTestServer, type TestServer } from "./harness";
 
@@ -27,7 +21,7 @@ let t: TestServer;
 let accessCa: TestAccessCa;
 let registrar: TestRegistrar;
 let tslSigner: TestSigner;
-let lists: http.Server;
+let lists: ServedLists | undefined;
 let listBase: string;
 const routes = new Map<string, string>();
 
@@ -40,19 +34,11 @@ beforeAll(async () => {
   ]);
   // The CSR names a DNS name: the public host must be one.
   t.server.deps.config.publicBaseUrl = t.baseUrl.replace("127.0.0.1", "localhost");
-  lists = http.createServer((req, res) => {
-    const body = routes.get(req.url ?? "");
-    if (body === undefined) res.writeHead(404).end();
-    else res.writeHead(200, { "content-type": "application/vnd.etsi.tsl+xml" }).end(body);
-  });
-  await new Promise<void>((resolve) => lists.listen(0, "127.0.0.1", resolve));
-  listBase = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
+  lists = await serveListRoutes(routes);
+  listBase = lists.base;
 }, 120_000);
 afterAll(async () => {
-  await Promise.all([
-    t?.close(),
-    new Promise<void>((resolve) => (lists ? lists.close(() => resolve()) : resolve())),
-  ]);
+  await Promise.all([t?.close(), lists?.close()]);
 });
 
 /** Imports the test access CA's certificate for a signing request in the key's environment. */

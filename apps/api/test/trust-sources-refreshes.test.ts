@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { TRUST_SOURCE_REFRESHES_KEPT } from "@cred/contracts/trust-sources";
 import { refreshDueTrustSources } from "@cred/core";
 import { SERVICE_STATUS, SERVICE_TYPE } from "@cred/oid4vc/trust-lists";
@@ -10,6 +8,7 @@ import {
   type TestSigner,
 } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServedLists, serveListRoutes } from "./fixtures/trusted-list-server";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
 /**
@@ -22,7 +21,7 @@ const BASE = "/management/trust-sources";
 const DAY = 86_400_000;
 
 let t: TestServer;
-let lists: http.Server;
+let lists: ServedLists | undefined;
 let listBase: string;
 const routes = new Map<string, string>();
 let deSigner: TestSigner;
@@ -36,19 +35,11 @@ beforeAll(async () => {
     createTestSigner("CN=Refreshes LoTL signer"),
     createTestSigner("CN=Refreshes PID CA"),
   ]);
-  lists = http.createServer((req, res) => {
-    const body = routes.get(req.url ?? "");
-    if (body === undefined) res.writeHead(404).end();
-    else res.writeHead(200, { "content-type": "application/vnd.etsi.tsl+xml" }).end(body);
-  });
-  await new Promise<void>((resolve) => lists.listen(0, "127.0.0.1", resolve));
-  listBase = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
+  lists = await serveListRoutes(routes);
+  listBase = lists.base;
 }, 120_000);
 afterAll(async () => {
-  await Promise.all([
-    t?.close(),
-    new Promise<void>((resolve) => (lists ? lists.close(() => resolve()) : resolve())),
-  ]);
+  await Promise.all([t?.close(), lists?.close()]);
 });
 
 /** A DE trusted list with `services` granted CA services, signed by the DE signer. */

@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { SERVICE_STATUS, SERVICE_TYPE } from "@cred/oid4vc/trust-lists";
 import {
   buildTrustedListXml,
@@ -8,6 +6,7 @@ import {
   type TestSigner,
 } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServedLists, serveListRoutes } from "./fixtures/trusted-list-server";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
 
 /**
@@ -20,7 +19,7 @@ const BASE = "/management/trust-sources";
 const DAY = 86_400_000;
 
 let t: TestServer;
-let lists: http.Server;
+let lists: ServedLists | undefined;
 let listBase: string;
 let lotlSigner: TestSigner;
 let deSigner: TestSigner;
@@ -37,13 +36,8 @@ beforeAll(async () => {
     createTestSigner("CN=Services old CA"),
   ]);
   const routes = new Map<string, string>();
-  lists = http.createServer((req, res) => {
-    const body = routes.get(req.url ?? "");
-    if (body === undefined) res.writeHead(404).end();
-    else res.writeHead(200, { "content-type": "application/vnd.etsi.tsl+xml" }).end(body);
-  });
-  await new Promise<void>((resolve) => lists.listen(0, "127.0.0.1", resolve));
-  listBase = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
+  lists = await serveListRoutes(routes);
+  listBase = lists.base;
   const since = new Date(Date.now() - 10 * DAY);
   routes.set(
     "/de.xml",
@@ -116,10 +110,7 @@ beforeAll(async () => {
   sourceId = created.body.data.id;
 }, 120_000);
 afterAll(async () => {
-  await Promise.all([
-    t?.close(),
-    new Promise<void>((resolve) => (lists ? lists.close(() => resolve()) : resolve())),
-  ]);
+  await Promise.all([t?.close(), lists?.close()]);
 });
 
 const services = (query = "", key = t.adminKey, id = sourceId) =>

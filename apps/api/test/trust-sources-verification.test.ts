@@ -1,8 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -21,6 +19,7 @@ import {
   type TestSigner,
 } from "@cred/oid4vc/trust-lists/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServedLists, serveListRoutes } from "./fixtures/trusted-list-server";
 import { verifierFixture } from "./fixtures/verifier";
 import { call, errorCode, type TestServer } from "./harness";
 
@@ -40,7 +39,7 @@ let t: TestServer;
 let holder: Es256KeyPair;
 const { setUp, createPolicy, verifyWith, reasonCodes } = verifierFixture();
 
-let lists: http.Server;
+let lists: ServedLists | undefined;
 let listBase: string;
 const routes = new Map<string, string>();
 let lotlSigner: TestSigner;
@@ -61,20 +60,12 @@ beforeAll(async () => {
     generateVerifierCertificate({ dnsName: "pid.example.de" }),
     generateVerifierCertificate({ dnsName: "pid.example.de" }),
   ]);
-  lists = http.createServer((req, res) => {
-    const body = routes.get(req.url ?? "");
-    if (body === undefined) res.writeHead(404).end();
-    else res.writeHead(200, { "content-type": "application/vnd.etsi.tsl+xml" }).end(body);
-  });
-  await new Promise<void>((resolve) => lists.listen(0, "127.0.0.1", resolve));
-  listBase = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
+  lists = await serveListRoutes(routes);
+  listBase = lists.base;
 }, 120_000);
 afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
-  await Promise.all([
-    t?.close(),
-    new Promise<void>((resolve) => (lists ? lists.close(() => resolve()) : resolve())),
-  ]);
+  await Promise.all([t?.close(), lists?.close()]);
 });
 
 function xmlsec1Verifies(xml: string, signer: TestSigner): boolean {
