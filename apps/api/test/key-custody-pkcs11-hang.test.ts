@@ -4,21 +4,10 @@
 // succeeds once the token answers again. The hang is genuine: SoftHSM2 behind a shim module that blocks
 // in native code in C_SignInit while a trigger file exists (fixtures/pkcs11-hang-shim.c).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTransaction } from "./fixtures";
-import { issuerInCustody, verifiesWithJwks } from "./fixtures/key-custody";
+import { credentialRequestReady, issuerInCustody, verifiesWithJwks } from "./fixtures/key-custody";
 import { buildHangShim, type HangShim, hangShimMissing } from "./fixtures/pkcs11-hang-shim";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing } from "./fixtures/softhsm";
 import { call, startTestServer, type TestServer } from "./harness";
-import {
-  fetchJson,
-  holderKey,
-  nonce,
-  proof,
-  requestCredential,
-  resolveOffer,
-  token,
-  wellKnown,
-} from "./wallet-client";
 
 const TIMEOUT_MS = 2_000;
 const missing = softHsmMissing ?? hangShimMissing;
@@ -47,22 +36,7 @@ describe.skipIf(missing !== null)(
   () => {
     it("the server answers other requests meanwhile; the wallet gets server_error 503 with Retry-After after the timeout, nothing is written; the same request succeeds once the token answers", async () => {
       const { active } = await issuerInCustody(t, "pkcs11");
-      const created = await createTransaction(t, t.adminKey, active);
-      const offer = await resolveOffer(created.credentialOffer);
-      const metadata = (await fetchJson(wellKnown("openid-credential-issuer", offer.credential_issuer))).body;
-      const as = (await fetchJson(wellKnown("oauth-authorization-server", offer.credential_issuer))).body;
-      const tokenRes = await token(as.token_endpoint, {
-        grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
-        "pre-authorized_code":
-          offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"],
-      });
-      expect(tokenRes.status).toBe(200);
-      const holder = await holderKey();
-      const body = {
-        credential_configuration_id: offer.credential_configuration_ids[0],
-        proofs: { jwt: [await proof(holder, offer.credential_issuer, await nonce(metadata.nonce_endpoint))] },
-      };
-      const ask = () => requestCredential(metadata.credential_endpoint, tokenRes.body.access_token, body);
+      const { transactionId, ask } = await credentialRequestReady(t, active);
 
       shim.hang("C_SignInit");
       const started = Date.now();
@@ -81,7 +55,9 @@ describe.skipIf(missing !== null)(
       expect(refused.body.error).toBe("server_error");
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(refused.headers.get("cache-control")).toBe("no-store");
-      const pending = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, { key: t.adminKey });
+      const pending = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, {
+        key: t.adminKey,
+      });
       expect(pending.body.data.status).not.toBe("completed");
 
       shim.release("C_SignInit");
@@ -97,7 +73,7 @@ describe.skipIf(missing !== null)(
         .toBe(200);
       const credential = issued!.body.credentials[0].credential as string;
       expect(await verifiesWithJwks(active, credential.split("~")[0]!)).toBe(true);
-      const completed = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, {
+      const completed = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, {
         key: t.adminKey,
       });
       expect(completed.body.data.status).toBe("completed");

@@ -7,20 +7,16 @@ import { decodeProtectedHeader } from "jose";
 import type pkcs11js from "pkcs11js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
-import { type ActiveIssuer, createTransaction, issueCredential } from "./fixtures";
-import { issuerInCustody, publishedKeys, statusListTokenOf, verifiesWithJwks } from "./fixtures/key-custody";
+import { type ActiveIssuer, issueCredential } from "./fixtures";
+import {
+  credentialRequestReady,
+  issuerInCustody,
+  publishedKeys,
+  statusListTokenOf,
+  verifiesWithJwks,
+} from "./fixtures/key-custody";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing } from "./fixtures/softhsm";
 import { call, errorCode, startTestServer, type TestServer } from "./harness";
-import {
-  fetchJson,
-  holderKey,
-  nonce,
-  proof,
-  requestCredential,
-  resolveOffer,
-  token,
-  wellKnown,
-} from "./wallet-client";
 
 const ISSUERS = "/management/issuers";
 
@@ -251,29 +247,11 @@ describe.skipIf(softHsmMissing !== null)(
     it("refuses cleanly while the token is unreachable (wallet: server_error 503 with Retry-After; management: 503 KeyCustodyUnavailable), writes nothing, and recovers", async () => {
       const active = await issuerIn("pkcs11");
       // A wallet has its access token and c_nonce, and sends its proof when the token goes away.
-      const created = await createTransaction(t, t.adminKey, active);
-      const offer = await resolveOffer(created.credentialOffer);
-      const metadata = (await fetchJson(wellKnown("openid-credential-issuer", offer.credential_issuer))).body;
-      const as = (await fetchJson(wellKnown("oauth-authorization-server", offer.credential_issuer))).body;
-      const tokenRes = await token(as.token_endpoint, {
-        grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
-        "pre-authorized_code":
-          offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"],
-      });
-      expect(tokenRes.status).toBe(200);
-      const holder = await holderKey();
-      const body = {
-        credential_configuration_id: offer.credential_configuration_ids[0],
-        proofs: { jwt: [await proof(holder, offer.credential_issuer, await nonce(metadata.nonce_endpoint))] },
-      };
+      const { transactionId, ask } = await credentialRequestReady(t, active);
 
       hsm.takeAway();
       try {
-        const refused = await requestCredential(
-          metadata.credential_endpoint,
-          tokenRes.body.access_token,
-          body,
-        );
+        const refused = await ask();
         expect(refused.status, JSON.stringify(refused.body)).toBe(503);
         expect(refused.body.error).toBe("server_error");
         expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -295,7 +273,7 @@ describe.skipIf(softHsmMissing !== null)(
         expect(item.detail).toMatch(/PKCS#11 token 'cred-test'.*unreachable/);
         // Nothing half-written: no next key, the transaction still pending.
         expect((await keyRows(active.issuerId)).map((k) => k.state)).toEqual(["current"]);
-        const pending = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, {
+        const pending = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, {
           key: t.adminKey,
         });
         expect(pending.body.data.status).not.toBe("completed");
@@ -304,15 +282,9 @@ describe.skipIf(softHsmMissing !== null)(
       }
 
       // The same request, once the token is back (after the reconnect pause), is answered.
-      await expect
-        .poll(
-          async () =>
-            (await requestCredential(metadata.credential_endpoint, tokenRes.body.access_token, body)).status,
-          { timeout: 10_000, interval: 500 },
-        )
-        .toBe(200);
+      await expect.poll(async () => (await ask()).status, { timeout: 10_000, interval: 500 }).toBe(200);
       expect((await readiness(active.issuerId)).status).toBe("satisfied");
-      const completed = await call(t, "GET", `/v1.0/issuance-transactions/${created.id}`, {
+      const completed = await call(t, "GET", `/v1.0/issuance-transactions/${transactionId}`, {
         key: t.adminKey,
       });
       expect(completed.body.data.status).toBe("completed");
