@@ -5,7 +5,7 @@ import type { CoreConfig } from "@cred/core";
 import { retryScheduleFor } from "@cred/core";
 import { poolerMode } from "@cred/db";
 import { parseTrustProxy } from "./http/client-address";
-import type { Pkcs11Settings } from "./key-custody/pkcs11-token";
+import type { Pkcs11Settings, Pkcs11TokenLogin } from "./key-custody/pkcs11-token";
 import type { ServerOptions } from "./server";
 import { EnvError, StartupError } from "./startup-errors";
 import { tracingEnv } from "./tracing/tracing-env";
@@ -154,9 +154,10 @@ export interface Env {
    */
   metrics: { port?: number; host?: string; token?: string };
   /**
-   * The PKCS#11 token for issuer keys (docs/key-custody.md): PKCS11_MODULE (the vendor library),
-   * PKCS11_TOKEN_LABEL, the user PIN from PKCS11_PIN or from the file PKCS11_PIN_FILE names (never
-   * logged), PKCS11_SESSIONS (the session pool, 1–64, default 4), PKCS11_TIMEOUT_MS (an operation given
+   * The PKCS#11 module and token(s) for issuer keys (docs/key-custody.md): PKCS11_MODULE (the vendor
+   * library), PKCS11_TOKEN_LABEL, the user PIN from PKCS11_PIN or from the file PKCS11_PIN_FILE names (never
+   * logged) — or, for several tokens of the module, PKCS11_TOKEN_LABELS and PKCS11_PIN_<LABEL> /
+   * PKCS11_PIN_FILE_<LABEL> per token — PKCS11_SESSIONS (the session pool, 1–64, default 4), PKCS11_TIMEOUT_MS (an operation given
    * up as 503 after it, 100–600 000, default 10 000). Unset: no `pkcs11` custody.
    */
   pkcs11: Pkcs11Settings | undefined;
@@ -265,35 +266,109 @@ export function readEnv(source: Source = process.env): Env {
 
 /**
  * The PKCS#11 settings, when PKCS11_MODULE is set: the module file must exist, the token label and one
- * PIN source must be given. The PIN's value never appears in a problem.
+ * PIN source must be given. Several tokens of the module: PKCS11_TOKEN_LABELS (comma-separated, the first
+ * the default), each with its PIN in PKCS11_PIN_<LABEL> or PKCS11_PIN_FILE_<LABEL> (`pinVariableOf`).
+ * A PIN's value never appears in a problem.
  */
 function readPkcs11(source: Source, read: ReturnType<typeof reader>): Pkcs11Settings | undefined {
   const modulePath = source.PKCS11_MODULE?.trim();
   if (!modulePath) return undefined;
   const problems = read.problems;
   if (!fs.existsSync(modulePath)) problems.push(`PKCS11_MODULE names no file (got "${modulePath}").`);
-  const tokenLabel = source.PKCS11_TOKEN_LABEL?.trim();
-  if (!tokenLabel) problems.push("PKCS11_TOKEN_LABEL must name the token when PKCS11_MODULE is set.");
-  const pinFile = source.PKCS11_PIN_FILE?.trim();
-  let pin = source.PKCS11_PIN;
-  if (pin && pinFile) problems.push("Set PKCS11_PIN or PKCS11_PIN_FILE, not both.");
-  else if (pinFile) {
-    try {
-      pin = fs.readFileSync(pinFile, "utf8").replace(/\r?\n$/, "");
-    } catch {
-      problems.push(`PKCS11_PIN_FILE cannot be read (got "${pinFile}").`);
-    }
-  } else if (!pin) problems.push("PKCS11_PIN or PKCS11_PIN_FILE must give the token's user PIN.");
+  const tokens = source.PKCS11_TOKEN_LABELS?.trim()
+    ? readTokenLogins(source, problems)
+    : readTokenLogin(source, problems);
   const sessions = read.positive("PKCS11_SESSIONS", 64);
   const timeoutMs = read.positive("PKCS11_TIMEOUT_MS", 600_000, 100);
-  if (!tokenLabel || !pin) return undefined;
+  const [first, ...more] = tokens ?? [];
+  if (!first) return undefined;
   return {
     modulePath,
-    tokenLabel,
-    pin,
+    ...first,
+    ...(more.length ? { moreTokens: more } : {}),
     ...(sessions !== undefined ? { sessions } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   };
+}
+
+/** One token: PKCS11_TOKEN_LABEL and PKCS11_PIN or PKCS11_PIN_FILE. */
+function readTokenLogin(source: Source, problems: string[]): Pkcs11TokenLogin[] | undefined {
+  const tokenLabel = source.PKCS11_TOKEN_LABEL?.trim();
+  if (!tokenLabel) problems.push("PKCS11_TOKEN_LABEL must name the token when PKCS11_MODULE is set.");
+  const pin = readPin(source, "PKCS11_PIN", "PKCS11_PIN_FILE", "the token's user PIN", problems);
+  return tokenLabel && pin !== undefined ? [{ tokenLabel, pin }] : undefined;
+}
+
+/** Several tokens: PKCS11_TOKEN_LABELS, and a PIN per label in PKCS11_PIN_<LABEL> or PKCS11_PIN_FILE_<LABEL>. */
+function readTokenLogins(source: Source, problems: string[]): Pkcs11TokenLogin[] | undefined {
+  for (const single of ["PKCS11_TOKEN_LABEL", "PKCS11_PIN", "PKCS11_PIN_FILE"])
+    if (source[single] !== undefined)
+      problems.push(
+        `${single} is for one token: with PKCS11_TOKEN_LABELS, give each token's PIN in PKCS11_PIN_<LABEL> or PKCS11_PIN_FILE_<LABEL> and leave ${single} unset.`,
+      );
+  const labels = source.PKCS11_TOKEN_LABELS!.split(",").map((label) => label.trim());
+  if (labels.some((label) => label === ""))
+    problems.push(
+      `PKCS11_TOKEN_LABELS must list token labels separated by commas (got "${source.PKCS11_TOKEN_LABELS}").`,
+    );
+  const logins: Pkcs11TokenLogin[] = [];
+  const bySuffix = new Map<string, string>();
+  for (const tokenLabel of labels.filter((label) => label !== "")) {
+    const suffix = pinVariableSuffixOf(tokenLabel);
+    const clash = bySuffix.get(suffix);
+    if (clash !== undefined) {
+      problems.push(
+        clash === tokenLabel
+          ? `PKCS11_TOKEN_LABELS names the token '${tokenLabel}' twice.`
+          : `The tokens '${clash}' and '${tokenLabel}' would share the PIN variable PKCS11_PIN_${suffix}; relabel one of them.`,
+      );
+      continue;
+    }
+    bySuffix.set(suffix, tokenLabel);
+    const pin = readPin(
+      source,
+      `PKCS11_PIN_${suffix}`,
+      `PKCS11_PIN_FILE_${suffix}`,
+      `the user PIN of the token '${tokenLabel}'`,
+      problems,
+    );
+    if (pin !== undefined) logins.push({ tokenLabel, pin });
+  }
+  return logins.length === labels.length ? logins : undefined;
+}
+
+/**
+ * The part of a token's PIN variables after PKCS11_PIN_ / PKCS11_PIN_FILE_: the label upper-cased, every
+ * character other than A–Z and 0–9 as `_` (`status-lists` → PKCS11_PIN_STATUS_LISTS).
+ */
+export function pinVariableSuffixOf(tokenLabel: string): string {
+  return tokenLabel.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+}
+
+/** A PIN from the variable `pinName` or from the file `fileName` names (one trailing newline dropped). */
+function readPin(
+  source: Source,
+  pinName: string,
+  fileName: string,
+  whose: string,
+  problems: string[],
+): string | undefined {
+  const pinFile = source[fileName]?.trim();
+  const pin = source[pinName];
+  if (pin && pinFile) {
+    problems.push(`Set ${pinName} or ${fileName}, not both.`);
+    return undefined;
+  }
+  if (pinFile) {
+    try {
+      return fs.readFileSync(pinFile, "utf8").replace(/\r?\n$/, "");
+    } catch {
+      problems.push(`${fileName} cannot be read (got "${pinFile}").`);
+      return undefined;
+    }
+  }
+  if (!pin) problems.push(`${pinName} or ${fileName} must give ${whose}.`);
+  return pin || undefined;
 }
 
 /** For an entry point: a StartupError (an EnvError's problems) is printed and the process exits 1; anything else is rethrown. */

@@ -90,8 +90,8 @@ export interface ServerOptions {
    */
   operatorSocket?: boolean;
   /**
-   * A PKCS#11 token for issuer keys (docs/key-custody.md): issuers whose custody is `pkcs11` generate
-   * and use their keys there. Unset: only `software` custody is offered.
+   * A PKCS#11 module and its tokens for issuer keys (docs/key-custody.md): issuers whose custody is
+   * `pkcs11` generate and use their keys there, in the token their purpose names. Unset: only `software` custody is offered.
    */
   pkcs11?: Pkcs11Settings;
   /** Worker pacing (tests shorten the retry schedule and poll interval). */
@@ -273,14 +273,15 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   // The PKCS#11 binding (a native addon) is imported only when a token is configured, and the vendor's
   // module is loaded on first use: a token that is down at start delays nothing; its issuers' requests
   // are refused (503) until it answers, and their readiness says so.
+  // One provider per token of the module, all on the module's one thread (docs/key-custody.md).
   const pkcs11 = options.pkcs11
-    ? new (await importPkcs11Provider(database)).Pkcs11KeyProvider(options.pkcs11)
+    ? (await importPkcs11Provider(database)).Pkcs11KeyProvider.forEachToken(options.pkcs11)
     : undefined;
   const deps: AppDeps = {
     database,
     config: defaultCoreConfig(options),
     secretBox,
-    keyCustody: new KeyCustody([new SoftwareKeyProvider(secretBox), ...(pkcs11 ? [pkcs11] : [])]),
+    keyCustody: new KeyCustody([new SoftwareKeyProvider(secretBox), ...(pkcs11 ?? [])]),
     rateLimiter: await createRateLimiter(options.rateLimit, database.pool),
     signInThrottle: await createSignInThrottle(
       { ...SIGN_IN_THROTTLE, ...options.signInThrottle },
@@ -399,7 +400,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       stopAnnouncing?.();
       await operatorSocket?.close();
       await metricsListener?.close();
-      await pkcs11?.close();
+      await Promise.all((pkcs11 ?? []).map((provider) => provider.close()));
       await database.close();
     },
   };

@@ -41,9 +41,9 @@ const config = defaultCoreConfig({
 const secretBox = new SecretBox(masterKey, previousMasterKeys);
 // The sweeper destroys request encryption keys in a PKCS#11 token once their overlap ends.
 const pkcs11 = env.pkcs11
-  ? new (await import("./key-custody/pkcs11-key-provider")).Pkcs11KeyProvider(env.pkcs11)
+  ? (await import("./key-custody/pkcs11-key-provider")).Pkcs11KeyProvider.forEachToken(env.pkcs11)
   : undefined;
-const keyCustody = new KeyCustody([new SoftwareKeyProvider(secretBox), ...(pkcs11 ? [pkcs11] : [])]);
+const keyCustody = new KeyCustody([new SoftwareKeyProvider(secretBox), ...(pkcs11 ?? [])]);
 const worker = createWebhookWorker(
   { database, config, secretBox, keyCustody, caches: new Caches() },
   logger,

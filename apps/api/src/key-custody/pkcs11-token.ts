@@ -1,14 +1,24 @@
 import { Worker } from "node:worker_threads";
 
-/** How to reach the token (env.ts reads them: PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN(_FILE), PKCS11_SESSIONS). */
-export interface Pkcs11Settings {
-  /** The vendor's PKCS#11 library (e.g. /usr/lib/softhsm/libsofthsm2.so). */
-  modulePath: string;
+/** One token of the module: its label and its user PIN. */
+export interface Pkcs11TokenLogin {
   /** The token's label (CKA_LABEL of the token, as `softhsm2-util --init-token --label` set it). */
   tokenLabel: string;
-  /** The user PIN. Never logged: only the composition root and the token's thread hold it. */
+  /** The user PIN. Never logged: only the composition root and the module's thread hold it. */
   pin: string;
-  /** Sessions kept open (the pool); one operation runs on a session at a time. Default 4. */
+}
+
+/**
+ * How to reach the module's tokens (env.ts reads them: PKCS11_MODULE, PKCS11_TOKEN_LABEL or
+ * PKCS11_TOKEN_LABELS, the PINs, PKCS11_SESSIONS, PKCS11_TIMEOUT_MS). `tokenLabel`/`pin` are the default
+ * token; `moreTokens` are further tokens of the same module, used from the same thread.
+ */
+export interface Pkcs11Settings extends Pkcs11TokenLogin {
+  /** The vendor's PKCS#11 library (e.g. /usr/lib/softhsm/libsofthsm2.so). */
+  modulePath: string;
+  /** Further tokens of the same module (PKCS11_TOKEN_LABELS after the first), each with its own PIN. */
+  moreTokens?: Pkcs11TokenLogin[];
+  /** Sessions kept open per token (the pool); one operation runs on a session at a time. Default 4. */
   sessions?: number;
   /**
    * Milliseconds an operation (waiting for a session included) may take before it is given up as
@@ -72,8 +82,8 @@ type Reply =
   | { id: number; error: { kind: "unavailable" | "not-in-token" | "failed"; message: string } };
 
 /**
- * One PKCS#11 token, used from a thread of its own (./pkcs11-worker.mjs): the module is loaded and
- * initialised there, with a logged-in pool of sessions and reconnection (any failure of an operation
+ * The tokens of one PKCS#11 module, used from a thread of its own (./pkcs11-worker.mjs): the module is
+ * loaded and initialised there once, with a logged-in pool of sessions per token and reconnection (any failure of an operation
  * drops the connection and runs the operation once more on a new one, so a token that went away and came
  * back is used again without a restart). The main thread only posts operations and waits for the answers,
  * each at most `timeoutMs`: an operation not answered by then is `TokenUnavailableError`, whatever call it
@@ -90,18 +100,29 @@ export class Pkcs11Token {
 
   constructor(private readonly settings: Pkcs11Settings) {}
 
+  /** The default token's label. */
   get label(): string {
     return this.settings.tokenLabel;
+  }
+
+  /** Every token's label, the default first. */
+  get labels(): readonly string[] {
+    return [this.settings.tokenLabel, ...(this.settings.moreTokens ?? []).map((t) => t.tokenLabel)];
   }
 
   private get timeoutMs(): number {
     return this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  /** Runs an operation in the token's thread; `TokenUnavailableError` when the token fails or is late. */
+  /**
+   * Runs an operation on the token `tokenLabel` (default: the default token) in the module's thread;
+   * `TokenUnavailableError` when the token fails or is late. A timeout replaces the thread, and so the
+   * connection of every token of the module (their operations in flight fail with it).
+   */
   request<K extends TokenOperation>(
     op: K,
     args: TokenOperations[K]["args"],
+    tokenLabel: string = this.label,
   ): Promise<TokenOperations[K]["result"]> {
     let thread: TokenThread;
     try {
@@ -115,7 +136,7 @@ export class Pkcs11Token {
       const timer = setTimeout(() => {
         // Given up: the call may be stuck in native code (no timer there can interrupt it), so the thread
         // goes, with every operation it had; the next operation starts a fresh one.
-        this.abandon(thread, `the token '${this.label}' did not answer within ${limit} ms`, id);
+        this.abandon(thread, `the token '${tokenLabel}' did not answer within ${limit} ms`, id);
       }, limit);
       thread.pending.set(id, {
         resolve: (value) => {
@@ -127,14 +148,14 @@ export class Pkcs11Token {
           reject(error);
         },
       });
-      thread.worker.postMessage({ id, op, args });
+      thread.worker.postMessage({ id, op, args, token: tokenLabel });
     });
   }
 
   /** Whether the token answers now (it is asked for its info, which fails once it is gone). */
-  async reachable(): Promise<{ reachable: boolean; reason?: string }> {
+  async reachable(tokenLabel: string = this.label): Promise<{ reachable: boolean; reason?: string }> {
     try {
-      await this.request("tokenInfo", {});
+      await this.request("tokenInfo", {}, tokenLabel);
       return { reachable: true };
     } catch (error) {
       return { reachable: false, reason: reasonOf(error) };
@@ -170,8 +191,10 @@ export class Pkcs11Token {
       // The PIN goes to the thread as data (never logged; the thread puts only return codes in reasons).
       workerData: {
         modulePath: this.settings.modulePath,
-        tokenLabel: this.settings.tokenLabel,
-        pin: this.settings.pin,
+        tokens: [
+          { tokenLabel: this.settings.tokenLabel, pin: this.settings.pin },
+          ...(this.settings.moreTokens ?? []).map(({ tokenLabel, pin }) => ({ tokenLabel, pin })),
+        ],
         sessions: this.settings.sessions ?? 4,
         othersInside: this.hung > 0,
       },

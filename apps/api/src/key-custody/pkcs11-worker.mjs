@@ -1,5 +1,6 @@
-// The PKCS#11 token's own thread (./pkcs11-token.ts starts it): it alone loads the vendor module through
-// pkcs11js, keeps the logged-in session pool and answers the operations the main thread posts. Every
+// The PKCS#11 module's own thread (./pkcs11-token.ts starts it): it alone loads the vendor module through
+// pkcs11js (one C_Initialize for all its tokens), keeps a logged-in session pool per token and answers the
+// operations the main thread posts, each naming its token by label. Every
 // PKCS#11 call, synchronous ones included (C_SignInit, C_FindObjects*, C_GetAttributeValue, C_Login, …),
 // runs here, so a token that hangs inside one stalls this thread, never the server's event loop; the main
 // thread gives the operation up after PKCS11_TIMEOUT_MS and terminates this thread (docs/key-custody.md).
@@ -8,8 +9,15 @@
 import { parentPort, workerData } from "node:worker_threads";
 import pkcs11js from "pkcs11js";
 
-/** @type {{ modulePath: string, tokenLabel: string, pin: string, sessions: number, othersInside: boolean }} */
+/**
+ * @type {{
+ *   modulePath: string, tokens: { tokenLabel: string, pin: string }[], sessions: number,
+ *   othersInside: boolean,
+ * }}
+ */
 const settings = workerData;
+/** Each token's PIN by label (never logged; only the login uses it). */
+const pins = new Map(settings.tokens.map((t) => [t.tokenLabel, t.pin]));
 
 /** After a failed connection attempt, requests fail at once for this long instead of each trying again. */
 const RECONNECT_PAUSE_MS = 1_000;
@@ -21,12 +29,23 @@ const P256_PARAMS = Buffer.from("06082a8648ce3d030107", "hex");
 class TokenUnavailable extends Error {}
 /** The token is reachable but holds no key with this id. */
 class KeyNotInToken extends Error {}
+/** The token refused the login (a wrong PIN): initialising the module again would not help. */
+class LoginRefused extends TokenUnavailable {}
 
 /**
+ * One token of the module while a connection lasts: its slot, its logged-in session pool and the key
+ * handles found in it.
  * @typedef {{
- *   module: pkcs11js.PKCS11, slot: Buffer, idle: Buffer[], waiting: ((session: Buffer) => void)[],
- *   handles: Map<string, Buffer>, busy: number, dropped: boolean, finalise: () => void,
- *   finalised: Promise<void>, opened: Buffer[],
+ *   label: string, slot: Buffer, idle: Buffer[], waiting: ((session: Buffer) => void)[],
+ *   handles: Map<string, Buffer>, opened: Buffer[],
+ * }} Token
+ */
+/**
+ * The module, initialised once (C_Initialize acts on the whole module, every token of it), and the tokens
+ * opened on it so far (each on its first operation, so a token that is missing fails only its own).
+ * @typedef {{
+ *   module: pkcs11js.PKCS11, tokens: Map<string, Token>, busy: number, dropped: boolean,
+ *   finalise: () => void, finalised: Promise<void>,
  * }} Connection
  */
 
@@ -39,38 +58,50 @@ let retiring = Promise.resolve();
 let failedAt = 0;
 let lastFailure = "";
 /**
- * Whether a terminated token thread of this process may still be inside the module (its call hung): then
+ * Tokens that could not be opened: when, and why. Their operations fail at once for RECONNECT_PAUSE_MS,
+ * so a missing token makes the module re-initialise at most once a pause, not on every request.
+ * @type {Map<string, { at: number, reason: string }>}
+ */
+const tokenFailures = new Map();
+/**
+ * Whether a terminated thread of this process may still be inside the module (its call hung): then
  * the module must not be finalised under it, so a dropped connection only closes its own sessions.
  */
 let othersInside = settings.othersInside;
 
-/** Runs `operation` on a session (reconnecting once when it fails), as the provider did on the main thread. */
-async function run(operation) {
+/**
+ * Runs `operation` on a session of the token `label` (reconnecting once when it fails). A reconnection
+ * finalises and initialises the module: every token's sessions are opened again on their next operation.
+ */
+async function run(label, operation) {
   try {
-    return await once(operation);
+    return await once(label, operation);
   } catch (error) {
     if (error instanceof TokenUnavailable) throw error;
     // A key not found may be a token that went away (SoftHSM then finds nothing): look again anew.
     drop();
     try {
-      return await once(operation);
+      return await once(label, operation);
     } catch (retried) {
       if (retried instanceof TokenUnavailable || retried instanceof KeyNotInToken) throw retried;
       drop();
-      throw new TokenUnavailable(`the token '${settings.tokenLabel}' failed: ${reasonOf(retried)}`);
+      throw new TokenUnavailable(`the token '${label}' failed: ${reasonOf(retried)}`);
     }
   }
 }
 
-async function once(operation) {
-  const c = await connect();
+async function once(label, operation) {
+  const failed = tokenFailures.get(label);
+  if (failed && Date.now() - failed.at < RECONNECT_PAUSE_MS) throw new TokenUnavailable(failed.reason);
+  const c = await connect(label);
   c.busy++;
   try {
-    const session = await acquire(c);
+    const token = tokenOf(c, label);
+    const session = await acquire(token);
     try {
-      return await operation(c, session);
+      return await operation(c, token, session);
     } finally {
-      release(c, session);
+      release(token, session);
     }
   } finally {
     c.busy--;
@@ -79,9 +110,10 @@ async function once(operation) {
 }
 
 /** @returns {Promise<Connection>} */
-function connect() {
+function connect(label) {
+  const unreachable = (reason) => new TokenUnavailable(`the token '${label}' cannot be reached: ${reason}`);
   if (connection) return connection;
-  if (Date.now() - failedAt < RECONNECT_PAUSE_MS) return Promise.reject(new TokenUnavailable(lastFailure));
+  if (Date.now() - failedAt < RECONNECT_PAUSE_MS) return Promise.reject(unreachable(lastFailure));
   // The module is one per process: a dropped connection is finalised before a new one initialises it.
   const attempt = retiring.then(open);
   connection = attempt;
@@ -96,25 +128,17 @@ function connect() {
     (error) => {
       if (connection === attempt) connection = null;
       failedAt = Date.now();
-      lastFailure =
-        error instanceof TokenUnavailable
-          ? error.message
-          : `the token '${settings.tokenLabel}' cannot be reached: ${reasonOf(error)}`;
+      lastFailure = reasonOf(error);
     },
   );
   return attempt.catch((error) => {
-    throw error instanceof TokenUnavailable
-      ? error
-      : new TokenUnavailable(`the token '${settings.tokenLabel}' cannot be reached: ${reasonOf(error)}`);
+    throw unreachable(reasonOf(error));
   });
 }
 
-/** @returns {Connection} */
+/** Loads and initialises the module (its tokens are opened on their first operation). @returns {Connection} */
 function open() {
   const module = new pkcs11js.PKCS11();
-  let initialised = false;
-  /** @type {Buffer[]} */
-  const opened = [];
   try {
     module.load(settings.modulePath);
     try {
@@ -124,48 +148,71 @@ function open() {
     } catch (error) {
       if (codeOf(error) !== "CKR_CRYPTOKI_ALREADY_INITIALIZED") throw error;
     }
-    initialised = true;
-    const slot = module
-      .C_GetSlotList(true)
-      .find((s) => module.C_GetTokenInfo(s).label.trim() === settings.tokenLabel);
-    if (slot === undefined)
-      throw new TokenUnavailable(`no token labelled '${settings.tokenLabel}' is present`);
-    const flags = pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION;
-    for (let i = 0; i < Math.max(1, settings.sessions); i++) opened.push(module.C_OpenSession(slot, flags));
+  } catch (error) {
     try {
-      module.C_Login(opened[0], pkcs11js.CKU_USER, settings.pin);
+      module.close();
+    } catch {}
+    throw error;
+  }
+  /** @type {Map<string, Token>} */
+  const tokens = new Map();
+  let finalise = () => {};
+  const finalised = new Promise((resolve) => {
+    finalise = () => {
+      close(
+        module,
+        [...tokens.values()].flatMap((token) => token.opened),
+      );
+      resolve(undefined);
+    };
+  });
+  return { module, tokens, busy: 0, dropped: false, finalise, finalised };
+}
+
+/**
+ * The token `label` on this connection, opened (its session pool, one login) on its first use. A token
+ * that is not there or refuses the login fails alone (TokenUnavailable), the module's other tokens go on.
+ * @returns {Token}
+ */
+function tokenOf(c, label) {
+  const known = c.tokens.get(label);
+  if (known) return known;
+  const pin = pins.get(label);
+  if (pin === undefined) throw new TokenUnavailable(`the token '${label}' is not configured in this process`);
+  /** @type {Buffer[]} */
+  const opened = [];
+  try {
+    const slot = c.module.C_GetSlotList(true).find((s) => c.module.C_GetTokenInfo(s).label.trim() === label);
+    if (slot === undefined) throw new TokenUnavailable(`no token labelled '${label}' is present`);
+    const flags = pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION;
+    for (let i = 0; i < Math.max(1, settings.sessions); i++) opened.push(c.module.C_OpenSession(slot, flags));
+    try {
+      c.module.C_Login(opened[0], pkcs11js.CKU_USER, pin);
     } catch (error) {
       if (codeOf(error) !== "CKR_USER_ALREADY_LOGGED_IN") {
         // The PIN itself never appears in the reason.
-        throw new TokenUnavailable(`login to the token '${settings.tokenLabel}' failed: ${codeOf(error)}`);
+        throw new LoginRefused(`login to the token '${label}' failed: ${codeOf(error)}`);
       }
     }
-    let finalise = () => {};
-    const finalised = new Promise((resolve) => {
-      finalise = () => {
-        close(module, opened);
-        resolve(undefined);
-      };
-    });
-    return {
-      module,
-      slot,
-      idle: [...opened],
-      waiting: [],
-      handles: new Map(),
-      busy: 0,
-      dropped: false,
-      finalise,
-      finalised,
-      opened,
-    };
+    /** @type {Token} */
+    const token = { label, slot, idle: [...opened], waiting: [], handles: new Map(), opened };
+    c.tokens.set(label, token);
+    tokenFailures.delete(label);
+    return token;
   } catch (error) {
-    if (initialised) close(module, opened);
-    else
+    for (const session of opened)
       try {
-        module.close();
+        c.module.C_CloseSession(session);
       } catch {}
-    throw error;
+    const reason =
+      error instanceof TokenUnavailable
+        ? error.message
+        : `the token '${label}' cannot be reached: ${reasonOf(error)}`;
+    tokenFailures.set(label, { at: Date.now(), reason });
+    // The module lists its tokens when it is initialised (SoftHSM does): a token missing now is looked
+    // for again on a fresh initialisation, after the pause; a refused login is not retried that way.
+    if (!(error instanceof LoginRefused) && c === current) drop();
+    throw new TokenUnavailable(reason);
   }
 }
 
@@ -200,16 +247,16 @@ function close(module, sessions) {
 }
 
 /** @returns {Promise<Buffer>} */
-function acquire(c) {
-  const session = c.idle.pop();
+function acquire(token) {
+  const session = token.idle.pop();
   if (session !== undefined) return Promise.resolve(session);
-  return new Promise((resolve) => c.waiting.push(resolve));
+  return new Promise((resolve) => token.waiting.push(resolve));
 }
 
-function release(c, session) {
-  const next = c.waiting.shift();
+function release(token, session) {
+  const next = token.waiting.shift();
   if (next) next(session);
-  else c.idle.push(session);
+  else token.idle.push(session);
 }
 
 function codeOf(error) {
@@ -225,14 +272,14 @@ function reasonOf(error) {
 const bytes = (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 const handleKey = (id, objectClass) => `${objectClass}:${id.toString("hex")}`;
 
-/** The object of a class with this CKA_ID (handles are kept per connection); none → KeyNotInToken. */
-function findKey(c, session, id, objectClass) {
+/** The object of a class with this CKA_ID (handles are kept per token and connection); none → KeyNotInToken. */
+function findKey(c, token, session, id, objectClass) {
   const cacheKey = handleKey(id, objectClass);
-  const known = c.handles.get(cacheKey);
+  const known = token.handles.get(cacheKey);
   if (known) return known;
   const [handle] = findAll(c.module, session, id, objectClass);
-  if (!handle) throw new KeyNotInToken("the key is not in the token");
-  c.handles.set(cacheKey, handle);
+  if (!handle) throw new KeyNotInToken(`the key is not in the token '${token.label}'`);
+  token.handles.set(cacheKey, handle);
   return handle;
 }
 
@@ -258,10 +305,10 @@ function findAll(module, session, id, objectClass) {
  * plain data (byte arrays arrive as Uint8Array). `TokenOperations` in ./pkcs11-token.ts types them.
  */
 const operations = {
-  tokenInfo: (c) => c.module.C_GetTokenInfo(c.slot).label.trim(),
+  tokenInfo: (c, token) => c.module.C_GetTokenInfo(token.slot).label.trim(),
 
   /** A P-256 key pair (sensitive, not extractable); its public point (CKA_EC_POINT) comes back. */
-  generate: async (c, session, { id, label, usage }) => {
+  generate: async (c, _token, session, { id, label, usage }) => {
     const keyId = bytes(id);
     const keys = await c.module.C_GenerateKeyPairAsync(
       session,
@@ -290,14 +337,14 @@ const operations = {
   },
 
   /** CKM_ECDSA over a digest: `r || s`. C_Sign runs on libuv's pool, so several sessions sign at once. */
-  sign: async (c, session, { id, digest }) => {
-    const handle = findKey(c, session, bytes(id), pkcs11js.CKO_PRIVATE_KEY);
+  sign: async (c, token, session, { id, digest }) => {
+    const handle = findKey(c, token, session, bytes(id), pkcs11js.CKO_PRIVATE_KEY);
     c.module.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, handle);
     return c.module.C_SignAsync(session, bytes(digest), Buffer.alloc(64));
   },
 
-  publicKey: (c, session, { id }) => {
-    const handle = findKey(c, session, bytes(id), pkcs11js.CKO_PUBLIC_KEY);
+  publicKey: (c, token, session, { id }) => {
+    const handle = findKey(c, token, session, bytes(id), pkcs11js.CKO_PUBLIC_KEY);
     const [point, canSign] = c.module.C_GetAttributeValue(session, handle, [
       { type: pkcs11js.CKA_EC_POINT },
       { type: pkcs11js.CKA_VERIFY },
@@ -306,8 +353,8 @@ const operations = {
   },
 
   /** CKM_ECDH1_DERIVE (CKD_NULL): the shared secret Z, a session object read and destroyed at once. */
-  derive: async (c, session, { id, peerPoint }) => {
-    const handle = findKey(c, session, bytes(id), pkcs11js.CKO_PRIVATE_KEY);
+  derive: async (c, token, session, { id, peerPoint }) => {
+    const handle = findKey(c, token, session, bytes(id), pkcs11js.CKO_PRIVATE_KEY);
     const secret = await c.module.C_DeriveKeyAsync(
       session,
       {
@@ -332,17 +379,17 @@ const operations = {
     }
   },
 
-  destroy: (c, session, { id }) => {
+  destroy: (c, token, session, { id }) => {
     const keyId = bytes(id);
     for (const objectClass of [pkcs11js.CKO_PRIVATE_KEY, pkcs11js.CKO_PUBLIC_KEY]) {
       for (const handle of findAll(c.module, session, keyId, objectClass))
         c.module.C_DestroyObject(session, handle);
-      c.handles.delete(handleKey(keyId, objectClass));
+      token.handles.delete(handleKey(keyId, objectClass));
     }
   },
 
   /** Every key pair's CKA_ID and CKA_LABEL. */
-  list: (c, session) =>
+  list: (c, _token, session) =>
     findAll(c.module, session, null, pkcs11js.CKO_PRIVATE_KEY).map((handle) => {
       const [id, label] = c.module.C_GetAttributeValue(session, handle, [
         { type: pkcs11js.CKA_ID },
@@ -376,7 +423,9 @@ parentPort.on("message", async (message) => {
   const operation = operations[message.op];
   try {
     if (!operation) throw new Error(`no operation '${message.op}'`);
-    const value = await run((c, session) => operation(c, session, message.args ?? {}));
+    const value = await run(message.token, (c, token, session) =>
+      operation(c, token, session, message.args ?? {}),
+    );
     parentPort.postMessage({ id: message.id, value });
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: { kind: kindOf(error), message: reasonOf(error) } });

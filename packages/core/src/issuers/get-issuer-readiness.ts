@@ -86,7 +86,7 @@ async function keyCheck(
       problem: "that provider is not configured in this process",
     };
   const provider = deps.keyCustody.provider(key.provider);
-  const status = await provider.status();
+  const status = await provider.status(storedKeyOf(key));
   if (!status.reachable)
     return {
       usable: false,

@@ -45,8 +45,8 @@ async function keyLocation(
       usable: false,
     };
   const custodian = keyCustody.provider(provider);
-  const status = await custodian.status();
   const key = { provider, providerKeyRef: row.providerKeyRef, privateKeyCipher: null, sealedFor: "" };
+  const status = await custodian.status(key);
   if (!status.reachable)
     return {
       text: ` Its key is held in ${status.location}, which is unreachable (${status.reason ?? "no answer"}): request objects cannot be signed until it answers.`,

@@ -75,8 +75,11 @@ export interface KeyProvider {
   deriveSharedSecret(key: StoredKeyReference, peerPoint: Uint8Array): Promise<Uint8Array>;
   /** Destroys the private key (a rotation discarded it). A key already gone is no error. */
   destroy(key: StoredKeyReference): Promise<void>;
-  /** Whether the provider is reachable now (the readiness checklist). */
-  status(): Promise<KeyProviderStatus>;
+  /**
+   * Whether the provider is reachable now (the readiness checklist): with `key`, the store that key is in
+   * (a provider reaching several tokens reports the key's token), else the provider's own.
+   */
+  status(key?: StoredKeyReference): Promise<KeyProviderStatus>;
   /** Whether the key is present in the provider (the readiness checklist); software: the sealed value is there. */
   holds(key: StoredKeyReference): Promise<boolean>;
   /**
