@@ -264,10 +264,10 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     });
     expect(JSON.stringify(otlp.spans)).not.toMatch(/s3cret/);
 
-    // Log lines carry the ids beside the request id.
-    const credentialLine = s
-      .logLines()
-      .find((line) => line.msg === "request" && line.route === "/issuers/:issuerId/credential");
+    // Log lines carry the ids beside the request id (the server process's stdout may lag its spans).
+    const credentialLine = await until("the credential request's log line", async () =>
+      s.logLines().find((line) => line.msg === "request" && line.route === "/issuers/:issuerId/credential"),
+    );
     expect(credentialLine).toMatchObject({ trace_id: credentialStep.traceId });
     expect(credentialLine?.span_id).toMatch(/^[0-9a-f]{16}$/);
     expect(credentialLine?.requestId).toBeDefined();
