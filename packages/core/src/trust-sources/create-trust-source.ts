@@ -12,6 +12,7 @@ import { assertPublicHttpsUrl, UrlPolicyViolation } from "../shared/network-poli
 import type { TenantScope } from "../shared/principal";
 import { fetchTrustSourceLists, RefreshFailure } from "./fetch-trust-source-lists";
 import { trustListRefused } from "./refresh-trust-source";
+import { earliestNextUpdate } from "./stored-lists";
 import { toTrustSourceDto } from "./trust-source-dto";
 import { recordTrustSourceRefresh } from "./trust-source-refreshes";
 import { trustSourceRepository as repo } from "./trust-source-repository";
@@ -78,8 +79,7 @@ export async function createTrustSource(
     throw trustListRefused(failure.error);
   }
   deps.metrics.trustSourceRefreshed("succeeded");
-  const times = lists.flatMap((list) => (list.nextUpdate ? [new Date(list.nextUpdate).getTime()] : []));
-  const nextUpdate = times.length > 0 ? new Date(Math.min(...times)) : null;
+  const nextUpdate = earliestNextUpdate(lists);
   const byInterval = now.getTime() + refreshIntervalSeconds * 1000;
   const row = await db.transaction(async (tx) => {
     const created = await repo.create(tx, {

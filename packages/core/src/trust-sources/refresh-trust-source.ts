@@ -4,7 +4,7 @@ import { DomainError, notFound } from "../shared/errors";
 import { emitEvent } from "../shared/outbox";
 import type { TenantScope } from "../shared/principal";
 import { fetchTrustSourceLists, RefreshFailure } from "./fetch-trust-source-lists";
-import type { RefreshError, StoredList } from "./stored-lists";
+import { earliestNextUpdate, type RefreshError, type StoredList } from "./stored-lists";
 import { storedListsOf, toTrustSourceDto, trustSourceStatus } from "./trust-source-dto";
 import { type RefreshTrigger, recordTrustSourceRefresh } from "./trust-source-refreshes";
 import { trustSourceRepository as repo, type TrustSourceRow } from "./trust-source-repository";
@@ -23,11 +23,6 @@ function nextAfterSuccess(intervalSeconds: number, nextUpdate: Date | null, now:
 /** After a failure the refresh is retried after a tenth of the interval, at least a minute. */
 function nextAfterFailure(intervalSeconds: number, now: Date): Date {
   return new Date(now.getTime() + Math.max(MIN_DELAY_MS, intervalSeconds * 100));
-}
-
-function earliestNextUpdate(lists: StoredList[]): Date | null {
-  const times = lists.flatMap((list) => (list.nextUpdate ? [new Date(list.nextUpdate).getTime()] : []));
-  return times.length > 0 ? new Date(Math.min(...times)) : null;
 }
 
 export type RefreshOutcome = { row: TrustSourceRow; error: RefreshError | null };

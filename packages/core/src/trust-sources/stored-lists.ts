@@ -102,6 +102,12 @@ export function isCurrent(list: Pick<StoredList, "nextUpdate">, at: Date): boole
   return list.nextUpdate !== null && new Date(list.nextUpdate).getTime() > at.getTime();
 }
 
+/** The earliest NextUpdate of the stored lists (when the copy stops being current), or null when none has one. */
+export function earliestNextUpdate(lists: readonly StoredList[]): Date | null {
+  const times = lists.flatMap((list) => (list.nextUpdate ? [new Date(list.nextUpdate).getTime()] : []));
+  return times.length > 0 ? new Date(Math.min(...times)) : null;
+}
+
 export function serviceCount(list: StoredList): number {
   return list.providers.reduce((n, provider) => n + provider.services.length, 0);
 }

@@ -4,7 +4,7 @@ import { notFound } from "../shared/errors";
 import { newId } from "../shared/ids";
 import { decodeCursor, toPage } from "../shared/pagination";
 import type { TenantScope } from "../shared/principal";
-import { type RefreshError, type StoredList, serviceCount } from "./stored-lists";
+import { earliestNextUpdate, type RefreshError, type StoredList, serviceCount } from "./stored-lists";
 import {
   trustSourceRefreshRepository as refreshes,
   type TrustSourceRefreshRow,
@@ -17,11 +17,6 @@ export type RefreshTrigger = TTrustSourceRefresh["trigger"];
 function outcomeOf(error: RefreshError | null): TTrustSourceRefresh["outcome"] {
   if (!error) return "ok";
   return error.code === "FetchFailed" ? "failed" : "refused";
-}
-
-function earliestNextUpdate(lists: readonly StoredList[]): Date | null {
-  const times = lists.flatMap((list) => (list.nextUpdate ? [new Date(list.nextUpdate).getTime()] : []));
-  return times.length > 0 ? new Date(Math.min(...times)) : null;
 }
 
 /**
