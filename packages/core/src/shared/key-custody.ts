@@ -123,11 +123,10 @@ export function isKeyCustodyUnavailable(error: unknown): error is DomainError {
  * `providerFor` finds the one holding a token by its label, the first of the name being the default.
  */
 export class KeyCustody {
-  private readonly providers = new Map<string, KeyProvider>();
+  /** Each name's providers in registration order; the first is the name's default. */
   private readonly byName = new Map<string, KeyProvider[]>();
   constructor(providers: readonly KeyProvider[]) {
     for (const provider of providers) {
-      if (!this.providers.has(provider.name)) this.providers.set(provider.name, provider);
       this.byName.set(provider.name, [...(this.byName.get(provider.name) ?? []), provider]);
     }
   }
@@ -162,17 +161,17 @@ export class KeyCustody {
 
   /** Whether a provider of this name is configured. */
   has(name: string): boolean {
-    return this.providers.has(name);
+    return this.byName.has(name);
   }
 
   /** The configured providers' names. */
   get names(): string[] {
-    return [...this.providers.keys()];
+    return [...this.byName.keys()];
   }
 
   /** The provider of a name; a key row naming one this process lacks is unusable here (503). */
   provider(name: string | null): KeyProvider {
-    const provider = this.providers.get(name ?? "software");
+    const provider = this.byName.get(name ?? "software")?.[0];
     if (!provider) throw keyCustodyUnavailable(`no '${name}' key provider is configured in this process`);
     return provider;
   }
