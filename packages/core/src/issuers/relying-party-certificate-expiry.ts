@@ -101,25 +101,38 @@ async function registrationCertificate(
       detail:
         "No registration certificate is installed; verifications are not limited by one nor carry it (VerifierRegistrationCertificates_Upload).",
     } satisfies TRelyingPartyCertificateExpiry;
-  if (!row.expiresAt)
+  return registrationExpiryEntry(base, row.expiresAt, now, {
+    subject: "The registration certificate",
+    expired: "verifications are refused (409 NotRegistered) until a renewed one is uploaded",
+    expiring: "ask the registrar for a renewed one and upload it",
+  });
+}
+
+/**
+ * A registration certificate's readiness entry: valid without an expiry (`exp`), else its status at `now`
+ * with `texts.subject` and what to do when it has expired or is about to.
+ */
+function registrationExpiryEntry<Base extends Pick<TRelyingPartyCertificateExpiry, "id" | "title">>(
+  base: Base,
+  expiresAt: Date | null,
+  now: Date,
+  texts: { subject: string; expired: string; expiring: string },
+) {
+  if (!expiresAt)
     return {
       ...base,
       status: "valid",
       expiresAt: null,
-      detail: "The registration certificate names no expiry (exp).",
+      detail: `${texts.subject} names no expiry (exp).`,
     } satisfies TRelyingPartyCertificateExpiry;
-  const status = statusOf(row.expiresAt, now);
+  const status = statusOf(expiresAt, now);
+  const advice =
+    status === "expired" ? `; ${texts.expired}.` : status === "expiring" ? `; ${texts.expiring}.` : ".";
   return {
     ...base,
     status,
-    expiresAt: row.expiresAt.toISOString(),
-    detail: `The registration certificate ${whenText(row.expiresAt, now)}${
-      status === "expired"
-        ? "; verifications are refused (409 NotRegistered) until a renewed one is uploaded."
-        : status === "expiring"
-          ? "; ask the registrar for a renewed one and upload it."
-          : "."
-    }`,
+    expiresAt: expiresAt.toISOString(),
+    detail: `${texts.subject} ${whenText(expiresAt, now)}${advice}`,
   } satisfies TRelyingPartyCertificateExpiry;
 }
 
@@ -139,26 +152,12 @@ async function otherRegistrationCertificates(db: UnitOfWork, scope: TenantScope,
       registrationCertificateId: row.id,
       relyingPartyId: row.relyingPartyId,
     } as const;
-    if (!row.expiresAt)
-      return {
-        ...base,
-        status: "valid",
-        expiresAt: null,
-        detail: `Registration certificate ${row.id} names no expiry (exp).`,
-      } satisfies TRelyingPartyCertificateExpiry;
-    const status = statusOf(row.expiresAt, now);
-    return {
-      ...base,
-      status,
-      expiresAt: row.expiresAt.toISOString(),
-      detail: `Registration certificate ${row.id} ${whenText(row.expiresAt, now)}${
-        status === "expired"
-          ? "; verifications under policies naming it are refused (409 NotRegistered) until a renewed one is added and named."
-          : status === "expiring"
-            ? "; ask the registrar for a renewed one, add it and name it in the policies."
-            : "."
-      }`,
-    } satisfies TRelyingPartyCertificateExpiry;
+    return registrationExpiryEntry(base, row.expiresAt, now, {
+      subject: `Registration certificate ${row.id}`,
+      expired:
+        "verifications under policies naming it are refused (409 NotRegistered) until a renewed one is added and named",
+      expiring: "ask the registrar for a renewed one, add it and name it in the policies",
+    });
   });
 }
 
