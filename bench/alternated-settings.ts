@@ -25,6 +25,8 @@ export interface SettingRun {
   flow: string;
   result: DriverResult;
   serverCpuSeconds: number;
+  /** The server's CPU seconds over the recorded window by thread name, user and system apart. */
+  threads?: Record<string, { user: number; system: number }>;
 }
 
 /** What one setting's server gets; `finished` returns notes once the server stopped. */
@@ -47,6 +49,31 @@ export function settingsTable(runs: SettingRun[]): string {
     f(r.result.latency.p99),
     String(r.result.errors),
     f(r.result.ops ? (r.serverCpuSeconds * 1000) / r.result.ops : Number.NaN, 3),
+  ]);
+  return [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+/**
+ * The server's CPU per flow by thread (ms, user + system, the system part in brackets): where a setting's
+ * extra CPU goes — the request thread, the embedded database's thread, V8's GC and compiler workers.
+ */
+export function threadsTable(runs: SettingRun[]): string {
+  const totals = new Map<string, number>();
+  for (const r of runs)
+    for (const [name, t] of Object.entries(r.threads ?? {}))
+      totals.set(name, (totals.get(name) ?? 0) + t.user + t.system);
+  const names = [...totals].sort((a, b) => b[1] - a[1]).map(([name]) => name);
+  if (names.length === 0) return "";
+  const header = ["setting", "round", "flow", ...names];
+  const rows = runs.map((r) => [
+    r.setting,
+    String(r.round),
+    r.flow,
+    ...names.map((name) => {
+      const t = r.threads?.[name];
+      if (!t || !r.result.ops) return "–";
+      return `${f(((t.user + t.system) * 1000) / r.result.ops, 3)} (${f((t.system * 1000) / r.result.ops, 3)})`;
+    }),
   ]);
   return [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
@@ -127,10 +154,106 @@ export function roundRatios(runs: SettingRun[], base: string, other: string): st
 export const settingsOrder = (settings: readonly string[], round: number) =>
   round % 2 === 1 ? [...settings] : [...settings].reverse();
 
+export type Threads = Record<string, { user: number; system: number }>;
+export interface Measured {
+  result: DriverResult;
+  serverCpuSeconds: number;
+  threads: Threads;
+}
+
+/** One driver job against a server, its CPU sampled over the driver's recorded window only. */
+async function measure(
+  options: BenchOptions,
+  pid: number,
+  target: OursTarget,
+  flow: string,
+  durationMs: number,
+  warmupMs: number,
+): Promise<Measured> {
+  let sampler = sampleProcess(pid);
+  let measured: { cpuSeconds: number; threads: Threads } | undefined;
+  const result = await runDriver(
+    {
+      side: "ours",
+      workload: flow,
+      target,
+      concurrency: options.concurrency,
+      durationMs,
+      warmupMs,
+      // `--rate`: open loop at that arrival rate, the same load for every setting, instead of closed loop
+      // at the concurrency (where a slower setting also runs at a lower load).
+      ...(options.rate && { rate: options.rate }),
+    },
+    options.driverCpuProf,
+    (mark) => {
+      if (mark === "recording") {
+        sampler.stop();
+        sampler = sampleProcess(pid);
+      } else measured = sampler.stop();
+    },
+  );
+  measured ??= sampler.stop();
+  return { result, serverCpuSeconds: measured.cpuSeconds, threads: measured.threads };
+}
+
 /**
- * Runs the flows once per setting and round, `--rounds` rounds (default 2); the rounds alternate the
- * settings' order (A B, B A, …), so a machine getting steadily busier or quieter does not favour the
- * setting that always runs second. Returns runs and notes.
+ * Bursts of one server summed into one measurement: operations, errors, CPU and threads added,
+ * throughput over the recorded time, latencies the operation-weighted mean of the bursts' (an
+ * approximation of the pooled percentiles).
+ */
+export function mergeMeasured(parts: Measured[]): Measured {
+  const ops = parts.reduce((n, p) => n + p.result.ops, 0);
+  const elapsedMs = parts.reduce((n, p) => n + p.result.elapsedMs, 0);
+  const weighted = (pick: (m: Measured) => number) =>
+    ops ? parts.reduce((n, p) => n + pick(p) * p.result.ops, 0) / ops : Number.NaN;
+  const latency = Object.fromEntries(
+    Object.keys(parts[0]!.result.latency).map((key) => [
+      key,
+      weighted((p) => p.result.latency[key as keyof DriverResult["latency"]] as number),
+    ]),
+  ) as unknown as DriverResult["latency"];
+  latency.count = parts.reduce((n, p) => n + p.result.latency.count, 0);
+  latency.max = Math.max(...parts.map((p) => p.result.latency.max));
+  const threads: Threads = {};
+  for (const p of parts)
+    for (const [name, t] of Object.entries(p.threads)) {
+      const sum = threads[name] ?? { user: 0, system: 0 };
+      threads[name] = sum;
+      sum.user += t.user;
+      sum.system += t.system;
+    }
+  const first = parts[0]!.result;
+  return {
+    result: {
+      ...first,
+      ops,
+      errors: parts.reduce((n, p) => n + p.result.errors, 0),
+      errorSamples: parts.flatMap((p) => p.result.errorSamples).slice(0, 5),
+      shed: parts.reduce((n, p) => n + p.result.shed, 0),
+      elapsedMs,
+      throughput: elapsedMs ? (ops * 1000) / elapsedMs : 0,
+      latency,
+      clientCpuMs: parts.reduce((n, p) => n + p.result.clientCpuMs, 0),
+    },
+    serverCpuSeconds: parts.reduce((n, p) => n + p.serverCpuSeconds, 0),
+    threads,
+  };
+}
+
+interface Started {
+  setting: string;
+  ours: Awaited<ReturnType<typeof startOurs>>;
+  beside: ReturnType<NonNullable<SettingStart["beside"]>> | undefined;
+  cpuProfDir: string | undefined;
+  target?: OursTarget;
+}
+
+/**
+ * Runs the flows once per setting and round, `--rounds` rounds (default 2). Each setting's server is
+ * warmed up (`--warmup`) before its window is recorded. Without `--bursts`, one setting's server runs
+ * after the other's, the rounds alternating the settings' order (A B, B A, …). With `--bursts K`, a
+ * round starts every setting's server side by side and records each in K short bursts, taking turns
+ * (A B B A …), so what the machine does over the minutes of a round falls on every setting alike.
  */
 export async function runAlternated(
   options: BenchOptions,
@@ -141,58 +264,83 @@ export async function runAlternated(
   const flows = FLOWS.filter((id) => !options.only || options.only.includes(id));
   const rounds = options.smoke ? 1 : (options.rounds ?? 2);
   const durationMs = options.duration * 1000;
+  const warmupMs = options.smoke ? 300 : options.warmup * 1000;
+  const bursts = options.smoke ? 0 : (options.bursts ?? 0);
   const runs: SettingRun[] = [];
   const notes: string[] = [];
+
+  const launch = async (setting: string, round: number): Promise<Started> => {
+    const given = start(setting, round);
+    log(`${label} ${setting}, round ${round}: starting our service (${options.db})…`);
+    const cpuProfDir = options.cpuProf
+      ? path.join(HERE, "results", `cpu-${label}-${setting}-${round}-${Date.now()}`)
+      : undefined;
+    const ours = await startOurs({
+      db: options.db,
+      env: given.env,
+      cpuProfDir,
+      nodeArgs: options.serverNodeArgs,
+    });
+    if (cpuProfDir) notes.push(`${setting}, round ${round}: server CPU profile in ${cpuProfDir}`);
+    const started: Started = { setting, ours, beside: given.beside?.(ours.service.baseUrl), cpuProfDir };
+    try {
+      started.target = await setupOurs(ours.service.baseUrl, ours.apiKey, given.issuer);
+    } catch (error) {
+      await stop(started, round);
+      throw error;
+    }
+    return started;
+  };
+  const stop = async ({ setting, ours, beside, cpuProfDir }: Started, round: number) => {
+    await beside?.stopping();
+    await ours.stop();
+    if (beside) notes.push(...(await beside.finished()).map((n) => `${setting}, round ${round}: ${n}`));
+    if (cpuProfDir) notes.push(`${setting}, round ${round}: ${sharesLine(cpuProfDir)}`);
+  };
+  const record = (setting: string, round: number, flow: string, m: Measured) => {
+    runs.push({ setting, round, flow, ...m });
+    log(
+      `  ${setting} ${flow}: ${f(m.result.throughput)}/s, p99 ${f(m.result.latency.p99)} ms, ${m.result.errors} errors, ` +
+        `server CPU ${f(m.result.ops ? (m.serverCpuSeconds * 1000) / m.result.ops : Number.NaN, 3)} ms/flow`,
+    );
+  };
+
   for (let round = 1; round <= rounds; round++) {
-    for (const setting of settingsOrder(settings, round)) {
-      const given = start(setting, round);
-      log(`${label} ${setting}, round ${round}: starting our service (${options.db})…`);
-      const cpuProfDir = options.cpuProf
-        ? path.join(HERE, "results", `cpu-${label}-${setting}-${round}-${Date.now()}`)
-        : undefined;
-      const ours = await startOurs({
-        db: options.db,
-        env: given.env,
-        cpuProfDir,
-        nodeArgs: options.serverNodeArgs,
-      });
-      if (cpuProfDir) notes.push(`${setting}, round ${round}: server CPU profile in ${cpuProfDir}`);
-      const beside = given.beside?.(ours.service.baseUrl);
-      try {
-        const target: OursTarget = await setupOurs(ours.service.baseUrl, ours.apiKey, given.issuer);
-        for (const flow of flows) {
-          let sampler = sampleProcess(ours.service.pid);
-          let serverCpuSeconds: number | undefined;
-          const result = await runDriver(
-            {
-              side: "ours",
-              workload: flow,
-              target,
-              concurrency: options.concurrency,
-              durationMs,
-              warmupMs: options.smoke ? 300 : Math.min(2000, durationMs / 5),
-            },
-            options.driverCpuProf,
-            (mark) => {
-              if (mark === "recording") {
-                sampler.stop();
-                sampler = sampleProcess(ours.service.pid);
-              } else serverCpuSeconds = sampler.stop().cpuSeconds;
-            },
-          );
-          serverCpuSeconds ??= sampler.stop().cpuSeconds;
-          runs.push({ setting, round, flow, result, serverCpuSeconds });
-          log(
-            `  ${setting} ${flow}: ${f(result.throughput)}/s, p99 ${f(result.latency.p99)} ms, ${result.errors} errors, ` +
-              `server CPU ${f(result.ops ? (serverCpuSeconds * 1000) / result.ops : Number.NaN, 3)} ms/flow`,
-          );
+    if (!bursts) {
+      for (const setting of settingsOrder(settings, round)) {
+        const started = await launch(setting, round);
+        try {
+          for (const flow of flows)
+            record(
+              setting,
+              round,
+              flow,
+              await measure(options, started.ours.service.pid, started.target!, flow, durationMs, warmupMs),
+            );
+        } finally {
+          await stop(started, round);
         }
-      } finally {
-        await beside?.stopping();
-        await ours.stop();
-        if (beside) notes.push(...(await beside.finished()).map((n) => `${setting}, round ${round}: ${n}`));
-        if (cpuProfDir) notes.push(`${setting}, round ${round}: ${sharesLine(cpuProfDir)}`);
       }
+      continue;
+    }
+    const servers: Started[] = [];
+    try {
+      for (const setting of settingsOrder(settings, round)) servers.push(await launch(setting, round));
+      for (const flow of flows) {
+        // Warm every server up first; a burst's own short warm-up only readies its fresh driver.
+        for (const s of servers) await measure(options, s.ours.service.pid, s.target!, flow, warmupMs, 0);
+        const parts = new Map<string, Measured[]>(servers.map((s) => [s.setting, []]));
+        for (let burst = 1; burst <= bursts; burst++)
+          for (const setting of settingsOrder(settings, burst + round - 1)) {
+            const s = servers.find((x) => x.setting === setting)!;
+            parts
+              .get(setting)!
+              .push(await measure(options, s.ours.service.pid, s.target!, flow, durationMs / bursts, 300));
+          }
+        for (const setting of settings) record(setting, round, flow, mergeMeasured(parts.get(setting)!));
+      }
+    } finally {
+      for (const s of servers) await stop(s, round);
     }
   }
   return { runs, notes };
@@ -216,11 +364,15 @@ export function writeSettingsReport(report: {
   const text = `# ${report.title} ${started.toISOString()}
 
 ${cores} cores (${os.cpus()[0]?.model ?? ""}), Node ${process.version}, db ${options.db}; load average at the end:
-${load.join(", ")}. ${options.duration}s per flow, concurrency ${options.concurrency}, closed loop, a fresh server per
+${load.join(", ")}. ${options.duration}s per flow, ${options.rate ? `open loop at ${options.rate} flows/s` : `concurrency ${options.concurrency}, closed loop`}, a fresh server per
 setting and round. ${report.what} Server CPU per flow: the API process's user + system time over the recorded
 window, divided by the flows completed.
 
 ${settingsTable(runs)}
+
+Server CPU ms per flow by thread (user + system, system in brackets):
+
+${threadsTable(runs)}
 
 ${report.ratios.map((l) => `- ${l}`).join("\n")}
 

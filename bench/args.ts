@@ -45,11 +45,27 @@ export interface BenchOptions {
   /** With `--observability`: the share of traces sampled when on (1 = every span, the default). */
   traceRatio: number;
   /**
+   * `--parts metrics,tracing`: with `--observability`, what "on" turns on (default both). One part alone
+   * splits the cost; `none` runs the same server twice, an A/A check of the bench's own bias.
+   */
+  observabilityParts: ("metrics" | "tracing")[];
+  /**
    * `--rounds`: with `--observability` or `--keys`, how many rounds of each setting (default 2; 1 with
    * --smoke). Rounds alternate the settings' order (ABBA), and each round's ratio is reported with the
    * median and spread over the rounds.
    */
   rounds: number | undefined;
+  /**
+   * `--warmup <s>`: with `--observability` or `--keys`, seconds of load on each server before its
+   * window is recorded (default 12: on this machine a fresh server's CPU per flow keeps falling for ~10 s
+   * as V8 optimises its code and the embedded database's WebAssembly).
+   */
+  warmup: number;
+  /**
+   * `--bursts K`: with `--observability` or `--keys`, a round's servers run side by side and each is
+   * recorded in K bursts, taking turns, instead of one after the other.
+   */
+  bursts: number | undefined;
   /**
    * `--keys pkcs11`: our issuance and verification flows with the issuer's keys in software and in a
    * SoftHSM2 token, alternated in one run (key-custody-bench.ts).
@@ -77,7 +93,10 @@ export function parseArgs(argv: string[]): BenchOptions {
     apiProcesses: undefined,
     observability: false,
     traceRatio: 1,
+    observabilityParts: ["metrics", "tracing"],
     rounds: undefined,
+    warmup: 12,
+    bursts: undefined,
     keys: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -113,7 +132,15 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--seed-rows") options.seedRows = Number(value());
     else if (arg === "--observability") options.observability = true;
     else if (arg === "--trace-ratio") options.traceRatio = Number(value());
-    else if (arg === "--rounds") options.rounds = Number(value());
+    else if (arg === "--parts") {
+      const parts = value().split(",");
+      if (parts.length === 1 && parts[0] === "none") options.observabilityParts = [];
+      else if (parts.every((p) => p === "metrics" || p === "tracing"))
+        options.observabilityParts = [...new Set(parts as ("metrics" | "tracing")[])];
+      else throw new Error("--parts is metrics, tracing, metrics,tracing or none");
+    } else if (arg === "--rounds") options.rounds = Number(value());
+    else if (arg === "--warmup") options.warmup = Number(value());
+    else if (arg === "--bursts") options.bursts = Number(value());
     else if (arg === "--keys") {
       if (value() !== "pkcs11") throw new Error("--keys is pkcs11 (software keys are the default)");
       options.keys = "pkcs11";
@@ -127,7 +154,8 @@ export function parseArgs(argv: string[]): BenchOptions {
           "           [--seed-rows <n>]\n" +
           "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n" +
           "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1] [--rounds 2]\n" +
-          "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--rounds 2]\n",
+          "           [--parts metrics,tracing|metrics|tracing|none] [--warmup 12] [--bursts K]\n" +
+          "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--rounds 2] [--warmup 12] [--bursts K]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -159,6 +187,13 @@ export function parseArgs(argv: string[]): BenchOptions {
       throw new Error("bad --rounds (an integer from 1 to 20)");
     if (!options.observability && !options.keys)
       throw new Error("--rounds is for the alternated runs: --observability or --keys");
+  }
+  if (!(options.warmup >= 0 && options.warmup <= 600)) throw new Error("bad --warmup (seconds, 0 to 600)");
+  if (options.bursts !== undefined) {
+    if (!(Number.isInteger(options.bursts) && options.bursts >= 1 && options.bursts <= 100))
+      throw new Error("bad --bursts (an integer from 1 to 100)");
+    if (!options.observability && !options.keys)
+      throw new Error("--bursts is for the alternated runs: --observability or --keys");
   }
   if (options.seedRows !== undefined && !(Number.isInteger(options.seedRows) && options.seedRows >= 100))
     throw new Error("bad --seed-rows (an integer, at least 100)");

@@ -73,34 +73,52 @@ export const observabilityRatios = (runs: SettingRun[]) => [
   ...roundRatios(runs, "off", "on"),
 ];
 
+/** What "on" is, for the report. */
+function onWhat(options: BenchOptions): string {
+  const parts = options.observabilityParts;
+  const said = [
+    parts.includes("metrics") && "METRICS_TOKEN set with /metrics scraped every 5 s",
+    parts.includes("tracing") &&
+      `OpenTelemetry tracing with ${options.traceRatio === 1 ? "every trace" : `${options.traceRatio * 100}% of traces`} ` +
+        "sampled and exported over OTLP/HTTP (protobuf) to a sink in the bench process",
+  ].filter(Boolean);
+  return said.length
+    ? `"on": ${said.join(", and ")}.`
+    : '"on" is the same server as "off" (`--parts none`): an A/A check of the bench itself.';
+}
+
 /** Runs the flows with metrics and tracing off and on, alternated; returns the exit status. */
 export async function runObservabilityBench(options: BenchOptions): Promise<number> {
   const started = new Date();
   const sink = await otlpSink();
   let result: { runs: SettingRun[]; notes: string[] };
   try {
+    const metrics = options.observabilityParts.includes("metrics");
+    const tracing = options.observabilityParts.includes("tracing");
     result = await runAlternated(options, "observability", SETTINGS, (setting) => {
       if (setting === "off") return {};
       const token = randomBytes(32).toString("hex");
       return {
         env: {
-          METRICS_TOKEN: token,
-          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-          OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-          ...(options.traceRatio === 1
-            ? { OTEL_TRACES_SAMPLER: "always_on" }
-            : {
-                OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
-                OTEL_TRACES_SAMPLER_ARG: String(options.traceRatio),
-              }),
+          ...(metrics && { METRICS_TOKEN: token }),
+          ...(tracing && {
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+            ...(options.traceRatio === 1
+              ? { OTEL_TRACES_SAMPLER: "always_on" }
+              : {
+                  OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+                  OTEL_TRACES_SAMPLER_ARG: String(options.traceRatio),
+                }),
+          }),
         },
         beside: (baseUrl) => {
           const before = sink.counts();
-          const scrapes = scraper(baseUrl, token);
+          const scrapes = metrics ? scraper(baseUrl, token) : undefined;
           let scraped = { scrapes: 0, failures: 0 };
           return {
             async stopping() {
-              scraped = await scrapes.stop();
+              if (scrapes) scraped = await scrapes.stop();
             },
             async finished() {
               // Give the exporter's last batch (sent at shutdown) a moment to arrive before counting.
@@ -111,7 +129,7 @@ export async function runObservabilityBench(options: BenchOptions): Promise<numb
                 `${exported} OTLP exports (${f((after.bytes - before.bytes) / 1024)} KiB) received, ` +
                   `/metrics scraped ${scraped.scrapes} times (${scraped.failures} failed)`,
               ];
-              if (exported === 0 || !scraped.scrapes)
+              if ((tracing && exported === 0) || (metrics && !scraped.scrapes))
                 notes.push("tracing or metrics were not on: the comparison is void");
               return notes;
             },
@@ -128,10 +146,7 @@ export async function runObservabilityBench(options: BenchOptions): Promise<numb
     title: "Observability overhead",
     started,
     options,
-    what:
-      `"on": METRICS_TOKEN set with /metrics scraped every 5 s, and OpenTelemetry tracing with ` +
-      `${options.traceRatio === 1 ? "every trace" : `${options.traceRatio * 100}% of traces`} sampled and exported over ` +
-      "OTLP/HTTP (protobuf) to a sink in the bench process.",
+    what: onWhat(options),
     runs,
     ratios: observabilityRatios(runs),
     notes,

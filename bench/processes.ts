@@ -41,11 +41,16 @@ export async function startService(options: {
   logFile?: string;
 }): Promise<Service> {
   let out = "";
-  const child = spawn(process.execPath, options.args, {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const pin = process.env.BENCH_SERVER_CPUS;
+  const child = spawn(
+    pin ? "taskset" : process.execPath,
+    pin ? ["-c", pin, process.execPath, ...options.args] : options.args,
+    {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const keep = (chunk: Buffer) => {
     out = (out + chunk.toString()).slice(-65536);
   };
@@ -114,9 +119,39 @@ export function procStats(
   }
 }
 
+/**
+ * CPU seconds used so far by each of a process's threads, summed by thread name (the main thread, V8's
+ * workers for GC and compilation, libuv's pool, worker threads such as the embedded database's), with
+ * user and system time apart.
+ */
+export function threadCpu(pid: number): Map<string, { user: number; system: number }> {
+  const byName = new Map<string, { user: number; system: number }>();
+  let tasks: string[] = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = tid === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const sum = byName.get(name) ?? { user: 0, system: 0 };
+      sum.user += Number(fields[11]) / CLK_TCK;
+      sum.system += Number(fields[12]) / CLK_TCK;
+      byName.set(name, sum);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+
 /** Samples a process's RSS every `intervalMs` while a phase runs; returns the peak, the CPU used and the main thread's preemptions per second. */
 export function sampleProcess(pid: number, intervalMs = 100) {
   const start = procStats(pid);
+  const startThreads = threadCpu(pid);
   const startedAt = performance.now();
   let peakRssMb = start?.rssMb ?? 0;
   const timer = setInterval(() => {
@@ -128,7 +163,13 @@ export function sampleProcess(pid: number, intervalMs = 100) {
       clearInterval(timer);
       const end = procStats(pid);
       if (end && end.rssMb > peakRssMb) peakRssMb = end.rssMb;
+      const threads: Record<string, { user: number; system: number }> = {};
+      for (const [name, used] of threadCpu(pid)) {
+        const before = startThreads.get(name) ?? { user: 0, system: 0 };
+        threads[name] = { user: used.user - before.user, system: used.system - before.system };
+      }
       return {
+        threads,
         peakRssMb,
         hwmMb: end?.hwmMb ?? 0,
         cpuSeconds: end && start ? end.cpuSeconds - start.cpuSeconds : 0,
