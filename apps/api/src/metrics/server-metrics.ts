@@ -1,6 +1,7 @@
 import { type DomainMetrics, readOperationalGauges } from "@cred/core";
 import type { Database, StatementObserver } from "@cred/db";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { BucketHistogram, type HistogramSeries } from "./bucket-histogram";
 import { statusClass } from "./labels";
 
 /** Which surface a request came in by: its `operation` label is named by that surface's rule (labels.ts). */
@@ -32,7 +33,7 @@ interface PendingCount {
 
 interface RequestSeries {
   count: PendingCount;
-  durationLabels: Record<string, string>;
+  duration: HistogramSeries;
 }
 
 /** The map's value for `key`, made by `make` the first time. */
@@ -71,8 +72,9 @@ export function createServerMetrics(): ServerMetrics {
     registry.removeSingleMetric(name);
 
   // Per request, a series' counts are added to a number of its own and handed to prom-client on each
-  // scrape (the counters' collect), and its histogram gets a label object made once: prom-client's inc
-  // hashes and checks the labels on every call, which per request is most of what metrics cost.
+  // scrape (the counters' collect), and its duration goes to a series of a BucketHistogram found once:
+  // prom-client's inc and observe hash and check the labels on every call, which per request and per
+  // statement was most of what metrics cost.
   // Keyed by the label values themselves (constant strings, whose hashes V8 keeps; the status a number),
   // so finding a series builds no string.
   const requestSeries = new Map<Surface, Map<string, Map<number, RequestSeries>>>();
@@ -93,13 +95,12 @@ export function createServerMetrics(): ServerMetrics {
       for (const series of allRequestSeries()) flush(this, series.count);
     },
   });
-  const requestDuration = new Histogram({
-    name: "cred_http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer, by surface, operation and status class.",
-    labelNames: ["surface", "operation", "status_class"] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
+  const requestDuration = new BucketHistogram(
+    "cred_http_request_duration_seconds",
+    "Time from a request's arrival to its answer, by surface, operation and status class.",
+    REQUEST_BUCKETS,
+    registry,
+  );
   new Counter({
     name: "cred_wallet_outcomes_total",
     help: "Wallet endpoint answers by endpoint and outcome: ok, or the OAuth/OpenID error code (other when unlisted).",
@@ -145,12 +146,13 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ["reason"] as const,
     registers,
   });
-  const statementDuration = new Histogram({
-    name: "cred_db_statement_duration_seconds",
-    help: "SQL statements run over the database pool (Prisma and direct), from send to result.",
-    buckets: STATEMENT_BUCKETS,
-    registers,
-  });
+  const statementDuration = new BucketHistogram(
+    "cred_db_statement_duration_seconds",
+    "SQL statements run over the database pool (Prisma and direct), from send to result.",
+    STATEMENT_BUCKETS,
+    registry,
+  );
+  const statements = statementDuration.seriesOf("", {});
   for (const outcome of ["verified", "rejected"]) verificationsCompleted.inc({ outcome }, 0);
   for (const action of ["revoked", "suspended", "reinstated"]) credentialStatusChanges.inc({ action }, 0);
 
@@ -256,7 +258,7 @@ export function createServerMetrics(): ServerMetrics {
         if (result !== "success") webhookFailures.inc({ reason: result });
       },
     },
-    observeStatement: (seconds) => statementDuration.observe(seconds),
+    observeStatement: (seconds) => statementDuration.observe(statements, seconds),
     request(surface, operation, status, seconds) {
       const byStatus = entry(
         entry(requestSeries, surface, () => new Map()),
@@ -271,12 +273,16 @@ export function createServerMetrics(): ServerMetrics {
             labels: { surface, operation, status_class: klass, status_code: String(status) },
             pending: 0,
           },
-          durationLabels: { surface, operation, status_class: klass },
+          duration: requestDuration.seriesOf(`${surface} ${operation} ${klass}`, {
+            surface,
+            operation,
+            status_class: klass,
+          }),
         };
         byStatus.set(status, series);
       }
       series.count.pending++;
-      requestDuration.observe(series.durationLabels, seconds);
+      requestDuration.observe(series.duration, seconds);
     },
     walletOutcome(endpoint, outcome) {
       const byOutcome = entry(outcomeSeries, endpoint, () => new Map());
