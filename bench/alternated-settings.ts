@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
 import { type OursTarget, setupOurs, startOurs } from "./ours";
-import { sampleProcess } from "./processes";
+import { type CpuTimes, sampleProcess } from "./processes";
 import { AREAS, profileShares } from "./profile-shares";
 import { runDriver } from "./run-driver";
 
@@ -26,7 +26,7 @@ export interface SettingRun {
   result: DriverResult;
   serverCpuSeconds: number;
   /** The server's CPU seconds over the recorded window by thread name, user and system apart. */
-  threads?: Record<string, { user: number; system: number }>;
+  threads?: Threads;
 }
 
 /** What one setting's server gets; `finished` returns notes once the server stopped. */
@@ -154,7 +154,7 @@ export function roundRatios(runs: SettingRun[], base: string, other: string): st
 export const settingsOrder = (settings: readonly string[], round: number) =>
   round % 2 === 1 ? [...settings] : [...settings].reverse();
 
-export type Threads = Record<string, { user: number; system: number }>;
+export type Threads = Record<string, CpuTimes>;
 export interface Measured {
   result: DriverResult;
   serverCpuSeconds: number;

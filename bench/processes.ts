@@ -41,16 +41,11 @@ export async function startService(options: {
   logFile?: string;
 }): Promise<Service> {
   let out = "";
-  const pin = process.env.BENCH_SERVER_CPUS;
-  const child = spawn(
-    pin ? "taskset" : process.execPath,
-    pin ? ["-c", pin, process.execPath, ...options.args] : options.args,
-    {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const keep = (chunk: Buffer) => {
     out = (out + chunk.toString()).slice(-65536);
   };
@@ -97,6 +92,18 @@ export async function startService(options: {
 
 const CLK_TCK = 100;
 
+/** CPU seconds a process or thread has used, user and system apart. */
+export interface CpuTimes {
+  user: number;
+  system: number;
+}
+
+/** The CPU times in a /proc `stat` line: utime and stime, its fields 14 and 15 (1-based), after the name. */
+function cpuTimes(stat: string): CpuTimes {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { user: Number(fields[11]) / CLK_TCK, system: Number(fields[12]) / CLK_TCK };
+}
+
 /**
  * Memory and CPU of a process from /proc: RSS now, peak RSS (VmHWM), CPU seconds used so far, and how
  * often its main thread (the server's request thread) was preempted so far: the kernel took its core
@@ -108,10 +115,8 @@ export function procStats(
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime are fields 14 and 15 (1-based) of stat; fields[] starts at field 3.
-    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    const times = cpuTimes(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+    const cpuSeconds = times.user + times.system;
     const preemptions = Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
     return { rssMb: kb("VmRSS") / 1024, hwmMb: kb("VmHWM") / 1024, cpuSeconds, preemptions };
   } catch {
@@ -124,8 +129,8 @@ export function procStats(
  * workers for GC and compilation, libuv's pool, worker threads such as the embedded database's), with
  * user and system time apart.
  */
-export function threadCpu(pid: number): Map<string, { user: number; system: number }> {
-  const byName = new Map<string, { user: number; system: number }>();
+export function threadCpu(pid: number): Map<string, CpuTimes> {
+  const byName = new Map<string, CpuTimes>();
   let tasks: string[] = [];
   try {
     tasks = fs.readdirSync(`/proc/${pid}/task`);
@@ -136,10 +141,10 @@ export function threadCpu(pid: number): Map<string, { user: number; system: numb
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
       const name = tid === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const times = cpuTimes(stat);
       const sum = byName.get(name) ?? { user: 0, system: 0 };
-      sum.user += Number(fields[11]) / CLK_TCK;
-      sum.system += Number(fields[12]) / CLK_TCK;
+      sum.user += times.user;
+      sum.system += times.system;
       byName.set(name, sum);
     } catch {
       // The thread ended between the listing and the read.
@@ -163,7 +168,7 @@ export function sampleProcess(pid: number, intervalMs = 100) {
       clearInterval(timer);
       const end = procStats(pid);
       if (end && end.rssMb > peakRssMb) peakRssMb = end.rssMb;
-      const threads: Record<string, { user: number; system: number }> = {};
+      const threads: Record<string, CpuTimes> = {};
       for (const [name, used] of threadCpu(pid)) {
         const before = startThreads.get(name) ?? { user: 0, system: 0 };
         threads[name] = { user: used.user - before.user, system: used.system - before.system };
