@@ -280,6 +280,8 @@ export async function runAlternated(
       env: given.env,
       cpuProfDir,
       nodeArgs: options.serverNodeArgs,
+      // `--server-log <file>`: each server's output, appended in the order the servers ran.
+      logFile: options.serverLog && `${options.serverLog}.${label}-${setting}-${round}`,
     });
     if (cpuProfDir) notes.push(`${setting}, round ${round}: server CPU profile in ${cpuProfDir}`);
     const started: Started = { setting, ours, beside: given.beside?.(ours.service.baseUrl), cpuProfDir };

@@ -26,7 +26,10 @@ export interface BenchOptions {
   only: string[] | undefined;
   /** Extra V8/Node flags for our server (experiments, e.g. `--trace-gc`), after the `pnpm start` ones. */
   serverNodeArgs: string[];
-  /** Where our server's stdout and stderr go, in full (otherwise only its last 64 KB are kept for errors). */
+  /**
+   * Where our server's stdout and stderr go, in full (otherwise only its last 64 KB are kept for errors).
+   * In the alternated runs each server gets a file of its own: `<file>.<run>-<setting>-<round>`.
+   */
   serverLog: string | undefined;
   /** Time per SQL statement in the embedded database's thread, per phase (embedded only). */
   dbStatements: boolean;

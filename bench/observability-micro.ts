@@ -6,7 +6,7 @@
 // Settings alternate round by round (ABBA), and each setting's median over the rounds is reported.
 //
 //   tsx bench/observability-micro.ts [--rounds 4] [--requests 20000] [--warmup 20000] [--only off,traced-100]
-//   [--protocol http/json]
+//   [--protocol http/json] [--cpu-prof <dir>]
 //
 // Settings: off (no hooks), metrics (prom-client's hooks only), traced-0 (metrics, and tracing with no trace
 // sampled), traced-10 (10% sampled), traced-100 (every trace). "traced" runs the OpenTelemetry SDK as
@@ -38,18 +38,17 @@ async function child(setting: Setting, requests: number, warmup: number) {
     await startTracing("observability-micro", tracingEnv(process.env));
   }
   const app = Fastify({ logger: false });
+  // Every setting loads the same modules (the server loads them all, whatever its settings): a bigger heap
+  // makes each garbage collection dearer, which would otherwise count against the settings that load more.
+  const { registerRequestSpans, requestDeps } = await import("../apps/api/src/tracing/request-spans");
+  const { traceWalletSteps } = await import("../apps/api/src/tracing/wallet-steps");
+  const { createServerMetrics } = await import("../apps/api/src/metrics/server-metrics");
+  const { registerRequestMetrics } = await import("../apps/api/src/metrics/request-metrics");
   if (setting.startsWith("traced")) {
-    const { registerRequestSpans } = await import("../apps/api/src/tracing/request-spans");
-    const { traceWalletSteps } = await import("../apps/api/src/tracing/wallet-steps");
     registerRequestSpans(app);
     traceWalletSteps(app);
   }
-  if (setting !== "off") {
-    const { createServerMetrics } = await import("../apps/api/src/metrics/server-metrics");
-    const { registerRequestMetrics } = await import("../apps/api/src/metrics/request-metrics");
-    registerRequestMetrics(app, createServerMetrics());
-  }
-  const { requestDeps } = await import("../apps/api/src/tracing/request-spans");
+  if (setting !== "off") registerRequestMetrics(app, createServerMetrics());
   const done = Promise.resolve({ rows: [], affected: 1 });
   const root = {
     prisma: { nonce: { findUnique: () => Promise.resolve(null) } },
@@ -58,7 +57,8 @@ async function child(setting: Setting, requests: number, warmup: number) {
     transaction: () => Promise.reject(new Error("not used")),
     afterCommit: (effect: () => void) => effect(),
   };
-  const deps = { database: { root } } as never;
+  // As the server's deps (server.ts): the traced copy overwrites outboundTrace rather than adding it.
+  const deps = { database: { root }, outboundTrace: undefined } as never;
   app.post("/issuers/:issuerId/token", async (request) => {
     const own = requestDeps(request, deps) as unknown as { database: { root: typeof root } };
     await own.database.root.prisma.nonce.findUnique();
@@ -100,6 +100,7 @@ async function parent() {
   const only = option("--only")?.split(",");
   const settings = SETTINGS.filter((s) => !only || only.includes(s));
   const protocol = option("--protocol") ?? "http/protobuf";
+  const cpuProfDir = option("--cpu-prof");
   let spansBytes = 0;
   const sink = http.createServer((req, res) => {
     req.on("data", (chunk: Buffer) => {
@@ -123,7 +124,8 @@ async function parent() {
           ["--child", setting, String(requests), String(warmup)],
           {
             execPath: process.execPath,
-            execArgv: [tsx],
+            // tsx's cli runs the script in a process of its own: a profile needs tsx loaded in this one.
+            execArgv: cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", cpuProfDir, "--import", "tsx"] : [tsx],
             env: {
               ...process.env,
               OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
