@@ -31,13 +31,18 @@ async function child(setting: Setting, requests: number, warmup: number) {
     post(url: string, handler: (request: Request) => Promise<unknown>): void;
     inject(options: { method: string; url: string; payload: unknown }): Promise<unknown>;
   };
-  const Fastify = api("fastify") as (options: { logger: boolean }) => App;
+  const Fastify = api("fastify") as (options: { logger: object }) => App;
   if (setting.startsWith("traced")) {
     const { startTracing } = await import("../apps/api/src/tracing/start-tracing");
     const { tracingEnv } = await import("../apps/api/src/tracing/tracing-env");
     await startTracing("observability-micro", tracingEnv(process.env));
   }
-  const app = Fastify({ logger: false });
+  const { traceIdsOfLogger } = await import("../apps/api/src/tracing/log-trace-ids");
+  // The server's logger (server.ts): pino at the level the bench's servers run at, with the trace ids'
+  // mixin when tracing is on; each request gets its own child logger, as in the server.
+  const app = Fastify({
+    logger: { level: "warn", ...(setting.startsWith("traced") && { mixin: traceIdsOfLogger }) },
+  });
   // Every setting loads the same modules (the server loads them all, whatever its settings): a bigger heap
   // makes each garbage collection dearer, which would otherwise count against the settings that load more.
   const { registerRequestSpans, requestDeps } = await import("../apps/api/src/tracing/request-spans");

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import type { AppDeps } from "@cred/core";
 import type { UnitOfWork } from "@cred/db";
-import { context, propagation, SpanKind, trace } from "@opentelemetry/api";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { tracing } from "@opentelemetry/sdk-node";
 import Fastify from "fastify";
@@ -78,6 +78,10 @@ app.post("/issuers/:issuerId/token", async (request) => {
 });
 app.get("/healthz", async (request) => {
   expect(requestDeps(request, deps)).toBe(deps);
+  return { ok: true };
+});
+app.get("/slow", async () => {
+  await new Promise((resolve) => setTimeout(resolve, 300));
   return { ok: true };
 });
 let base: string;
@@ -160,6 +164,29 @@ describe("request spans without an async context", () => {
       for (const child of children) expect(child.spanContext().traceId).toBe(step.spanContext().traceId);
     }
     expect(new Set(steps.map((s) => s.spanContext().traceId)).size).toBe(3);
+  });
+
+  it("a request the client drops ends its span, failed, without a status code", async () => {
+    const req = http.request(`${base}/slow`);
+    req.on("error", () => {});
+    req.end();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    req.destroy();
+    await expect.poll(() => finished().length).toBe(1);
+    const [server] = finished();
+    expect(server?.name).toBe("GET /slow");
+    expect(server?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(server?.attributes["http.response.status_code"]).toBeUndefined();
+    // The handler's late answer ends nothing twice.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(finished()).toHaveLength(1);
+  });
+
+  it("a request answered ends its span once, with its status code", async () => {
+    expect((await fetch(`${base}/slow`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(finished()).toHaveLength(1);
+    expect(finished()[0]?.attributes["http.response.status_code"]).toBe(200);
   });
 
   it("probes are not traced and get the deps unchanged", async () => {
