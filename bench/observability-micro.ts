@@ -1,6 +1,6 @@
 // The per-request CPU cost of the server's observability path, without the rest of the server and without the
 // machine's wall clock: the real hooks (tracing/request-spans.ts, tracing/wallet-steps.ts,
-// metrics/request-metrics.ts) on a Fastify app whose wallet route runs two statements through the request's
+// metrics/request-metrics.ts) on a Fastify app with the server's pino logger, whose wallet route runs two statements through the request's
 // deps (one Prisma model call, one SQL text), driven by `inject` (no sockets) in a child process per setting;
 // what is measured is the child's CPU time (process.cpuUsage: every thread, the GC's helpers too) per request.
 // Settings alternate round by round (ABBA), and each setting's median over the rounds is reported.
