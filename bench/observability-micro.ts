@@ -1,8 +1,9 @@
 // The per-request CPU cost of the server's observability path, without the rest of the server and without the
 // machine's wall clock: the real hooks (tracing/request-spans.ts, tracing/wallet-steps.ts,
-// metrics/request-metrics.ts) on a Fastify app with the server's pino logger, whose wallet route runs two statements through the request's
-// deps (one Prisma model call, one SQL text), driven by `inject` (no sockets) in a child process per setting;
-// what is measured is the child's CPU time (process.cpuUsage: every thread, the GC's helpers too) per request.
+// metrics/request-metrics.ts) on a Fastify app with the server's pino logger, whose wallet route runs two
+// statements through the request's deps (one Prisma model call, one SQL text), driven by `inject` (no sockets)
+// in a child process per setting; what is measured is the child's CPU time (process.cpuUsage: every thread,
+// the GC's helpers too) per request.
 // Settings alternate round by round (ABBA), and each setting's median over the rounds is reported.
 //
 //   tsx bench/observability-micro.ts [--rounds 4] [--requests 20000] [--warmup 20000] [--only off,traced-100]
@@ -32,7 +33,8 @@ async function child(setting: Setting, requests: number, warmup: number) {
     inject(options: { method: string; url: string; payload: unknown }): Promise<unknown>;
   };
   const Fastify = api("fastify") as (options: { logger: object }) => App;
-  if (setting.startsWith("traced")) {
+  const traced = setting.startsWith("traced");
+  if (traced) {
     const { startTracing } = await import("../apps/api/src/tracing/start-tracing");
     const { tracingEnv } = await import("../apps/api/src/tracing/tracing-env");
     await startTracing("observability-micro", tracingEnv(process.env));
@@ -41,7 +43,7 @@ async function child(setting: Setting, requests: number, warmup: number) {
   // The server's logger (server.ts): pino at the level the bench's servers run at, with the trace ids'
   // mixin when tracing is on; each request gets its own child logger, as in the server.
   const app = Fastify({
-    logger: { level: "warn", ...(setting.startsWith("traced") && { mixin: traceIdsOfLogger }) },
+    logger: { level: "warn", ...(traced && { mixin: traceIdsOfLogger }) },
   });
   // Every setting loads the same modules (the server loads them all, whatever its settings): a bigger heap
   // makes each garbage collection dearer, which would otherwise count against the settings that load more.
@@ -49,7 +51,7 @@ async function child(setting: Setting, requests: number, warmup: number) {
   const { traceWalletSteps } = await import("../apps/api/src/tracing/wallet-steps");
   const { createServerMetrics } = await import("../apps/api/src/metrics/server-metrics");
   const { registerRequestMetrics } = await import("../apps/api/src/metrics/request-metrics");
-  if (setting.startsWith("traced")) {
+  if (traced) {
     registerRequestSpans(app);
     traceWalletSteps(app);
   }

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AppDeps } from "@cred/core";
 import type { UnitOfWork } from "@cred/db";
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
@@ -28,7 +29,7 @@ const root = {
     async query(text: string) {
       statements.push(text);
       // Another request's work runs meanwhile: only what is handed down keeps the parents apart.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       return { rows: [], affected: 0 };
     },
   },
@@ -81,7 +82,7 @@ app.get("/healthz", async (request) => {
   return { ok: true };
 });
 app.get("/slow", async () => {
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   return { ok: true };
 });
 let base: string;
@@ -170,7 +171,7 @@ describe("request spans without an async context", () => {
     const req = http.request(`${base}/slow`);
     req.on("error", () => {});
     req.end();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     req.destroy();
     await expect.poll(() => finished().length).toBe(1);
     const [server] = finished();
@@ -178,7 +179,7 @@ describe("request spans without an async context", () => {
     expect(server?.status.code).toBe(SpanStatusCode.ERROR);
     expect(server?.attributes["http.response.status_code"]).toBeUndefined();
     // The handler's late answer ends nothing twice.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sleep(400);
     expect(finished()).toHaveLength(1);
   });
 
@@ -187,7 +188,7 @@ describe("request spans without an async context", () => {
     expect(res.status).toBe(200);
     await res.text();
     await expect.poll(() => finished().length).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(finished()).toHaveLength(1);
     expect(finished()[0]?.attributes["http.response.status_code"]).toBe(200);
   });
