@@ -145,8 +145,17 @@ export const verificationRepository = {
   findVerifierCertificate(db: UnitOfWork, scope: TenantScope) {
     return db.prisma.verifierCertificate.findUnique({ where: { tenantId_environment: scope } });
   },
-  createVerifierCertificate(db: UnitOfWork, data: Prisma.VerifierCertificateUncheckedCreateInput) {
-    return db.prisma.verifierCertificate.create({ data });
+  /**
+   * Stores the partition's first verifier certificate unless one is there already (ON CONFLICT DO
+   * NOTHING): a conflict leaves an enclosing transaction usable, where a failed insert would abort it on
+   * PostgreSQL. True when this call stored it.
+   */
+  async createVerifierCertificateIfAbsent(
+    db: UnitOfWork,
+    data: Prisma.VerifierCertificateCreateManyInput,
+  ): Promise<boolean> {
+    const { count } = await db.prisma.verifierCertificate.createMany({ data: [data], skipDuplicates: true });
+    return count === 1;
   },
   /** The environment's default registration certificate (policies naming none use it). */
   findVerifierRegistrationCertificate(db: UnitOfWork, scope: TenantScope) {

@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { TVerifierKeyLocation } from "@cred/contracts/verifier-certificates";
-import { isUniqueViolation } from "@cred/db";
+import type { UnitOfWork } from "@cred/db";
 import {
   DECENTRALIZED_IDENTIFIER_PREFIX,
   didJwkOf,
@@ -143,10 +143,15 @@ export function verifierDnsName(publicBaseUrl: string): string | null {
 /**
  * The stored certificate row of a tenant + environment; the first call generates one (a CA + leaf
  * whose dNSName SAN is the host of the public base URL, so `x509_san_dns` works out of the box; the CA
- * key is discarded, so the leaf can never be re-issued from it: upload a chain to replace it).
+ * key is discarded, so the leaf can never be re-issued from it: upload a chain to replace it). Read and
+ * written through `db`: the root, or the unit of work of the operation that needs it (an
+ * Idempotency-Key's transaction, in which a generated one commits with the operation or not at all).
  */
-export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScope) {
-  const db = deps.database.root;
+export async function ensureVerifierCertificate(
+  deps: AppDeps,
+  scope: TenantScope,
+  db: UnitOfWork = deps.database.root,
+) {
   const row = await verificationRepository.findVerifierCertificate(db, scope);
   if (row) return row;
   // An IP address (IPv4 or IPv6) cannot be a dNSName: the reserved `.invalid` name keeps x509_hash
@@ -154,24 +159,21 @@ export async function ensureVerifierCertificate(deps: AppDeps, scope: TenantScop
   const generated = await generateVerifierCertificate({
     dnsName: verifierDnsName(deps.config.publicBaseUrl) ?? "verifier.invalid",
   });
-  try {
-    return await verificationRepository.createVerifierCertificate(db, {
-      id: newId("vcert"),
-      ...scope,
-      chainPem: generated.certificateChainPem,
-      privateKeyCipher: deps.secretBox.seal(
-        JSON.stringify(generated.privateKeyJwk),
-        verifierKeySealContext(scope),
-      ),
-      dnsName: generated.dnsName,
-      uploaded: false,
-    });
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const raced = await verificationRepository.findVerifierCertificate(db, scope);
-    if (!raced) throw error;
-    return raced;
-  }
+  // A concurrent first use may store its own first: then that one is read and used.
+  await verificationRepository.createVerifierCertificateIfAbsent(db, {
+    id: newId("vcert"),
+    ...scope,
+    chainPem: generated.certificateChainPem,
+    privateKeyCipher: deps.secretBox.seal(
+      JSON.stringify(generated.privateKeyJwk),
+      verifierKeySealContext(scope),
+    ),
+    dnsName: generated.dnsName,
+    uploaded: false,
+  });
+  const stored = await verificationRepository.findVerifierCertificate(db, scope);
+  if (!stored) throw new Error("the verifier certificate was neither stored nor found");
+  return stored;
 }
 
 async function load(deps: AppDeps, scope: TenantScope): Promise<VerifierIdentity> {
