@@ -128,6 +128,36 @@ describe("VerifierRegistrationCertificates_Add / _List / _GetById / _Remove", ()
     expect((await call(t, "GET", `${PLURAL}/${id}`, { key: reader })).status).toBe(404);
   });
 
+  it("accepts Idempotency-Key: a repeat is answered the same certificate (same id) and adds none; another body → 409; without it each call adds one", async () => {
+    const jwt = await registration("Shop once", ["given_name"]);
+    const body = { registrationCertificate: jwt, trustAnchorPem: registrar.rootPem };
+    const headers = { "idempotency-key": "vreg-add-once" };
+    const first = await call(t, "POST", PLURAL, { key: t.adminKey, body, headers });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const again = await call(t, "POST", PLURAL, { key: t.adminKey, body, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const stored = async () =>
+      (await call(t, "GET", `${PLURAL}?limit=100`, { key: t.adminKey })).body.data
+        .filter((c: { registrationCertificate: string }) => c.registrationCertificate === jwt)
+        .map((c: { id: string }) => c.id);
+    expect(await stored()).toEqual([first.body.data.id]);
+
+    const reused = await call(t, "POST", PLURAL, {
+      key: t.adminKey,
+      body: { ...body, registrationCertificate: await registration("Shop twice", ["given_name"]) },
+      headers,
+    });
+    expect(reused.status).toBe(409);
+    expect(errorCode(reused)).toBe("IdempotencyKeyReused");
+
+    const plain = [await add(jwt), await add(jwt)];
+    expect(plain.map((r) => r.status)).toEqual([201, 201]);
+    expect(plain.map((r) => r.headers.get("idempotent-replayed"))).toEqual([null, null]);
+    expect(new Set(await stored()).size).toBe(3);
+  });
+
   it("400 for a certificate that does not verify or is not a JWT; 400 for a limit out of range", async () => {
     const other = await createTestRegistrar();
     const bad = await call(t, "POST", PLURAL, {

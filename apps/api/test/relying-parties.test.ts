@@ -334,6 +334,43 @@ describe("RelyingParties_AddRegistrationCertificate / _ListRegistrationCertifica
     expect(listed.body.data).toEqual([]);
   });
 
+  it("accepts Idempotency-Key: a repeat is answered the same certificate (same id) and adds none; another body or party → 409; without it each call adds one", async () => {
+    const p = await party("Shop once");
+    const jwt = await registration(p.identifiers[0]!, ["given_name"]);
+    const body = { registrationCertificate: jwt, trustAnchorPem: registrar.rootPem };
+    const path = `${BASE}/${p.id}/registration-certificates`;
+    const headers = { "idempotency-key": `rp-registration-${p.id}` };
+    const first = await call(t, "POST", path, { key: t.adminKey, body, headers });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const again = await call(t, "POST", path, { key: t.adminKey, body, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const listed = async () =>
+      (await call(t, "GET", path, { key: t.adminKey })).body.data.map((c: { id: string }) => c.id);
+    expect(await listed()).toEqual([first.body.data.id]);
+
+    const otherBody = {
+      ...body,
+      registrationCertificate: await registration(p.identifiers[0]!, ["family_name"]),
+    };
+    const other = await party("Shop other");
+    for (const [target, payload] of [
+      [path, otherBody],
+      [`${BASE}/${other.id}/registration-certificates`, body],
+    ] as const) {
+      const reused = await call(t, "POST", target, { key: t.adminKey, body: payload, headers });
+      expect(reused.status).toBe(409);
+      expect(errorCode(reused)).toBe("IdempotencyKeyReused");
+    }
+    expect(await listed()).toEqual([first.body.data.id]);
+
+    const plain = [await addFor(p.id, jwt), await addFor(p.id, jwt)];
+    expect(plain.map((r) => r.status)).toEqual([201, 201]);
+    expect(plain.map((r) => r.headers.get("idempotent-replayed"))).toEqual([null, null]);
+    expect(new Set(await listed()).size).toBe(3);
+  });
+
   it("409 InvalidState on update when the new identifiers no longer name its registrations", async () => {
     const p = await party("Renamed");
     await addedFor(p, ["given_name"]);

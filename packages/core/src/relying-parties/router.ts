@@ -137,18 +137,19 @@ export const relyingPartiesRouter = router({
         operationId: "RelyingParties_AddRegistrationCertificate",
         summary: "Add a registration certificate of the relying party",
         description:
-          "Extension. Checks the registration certificate as VerifierRegistrationCertificates_Add does (400 InvalidCertificate, 409 InvalidState without an access certificate) and that it is this relying party's as served by this intermediary: a `sub` identifier is one of the relying party's identifiers (else detail RelyingPartyMismatch) and `act.sub` is the access certificate's organizationIdentifier (else NotIntermediated); nothing is written otherwise. It gets an id (`vreg_…`) policies of this relying party name in `registrationCertificateIds`; remove it with VerifierRegistrationCertificates_Remove.",
+          "Extension. Checks the registration certificate as VerifierRegistrationCertificates_Add does (400 InvalidCertificate, 409 InvalidState without an access certificate) and that it is this relying party's as served by this intermediary: a `sub` identifier is one of the relying party's identifiers (else detail RelyingPartyMismatch) and `act.sub` is the access certificate's organizationIdentifier (else NotIntermediated); nothing is written otherwise. It gets an id (`vreg_…`) policies of this relying party name in `registrationCertificateIds`; remove it with VerifierRegistrationCertificates_Remove. Accepts Idempotency-Key.",
         tags: TAGS,
         successDescription: "The registration certificate was added for the relying party.",
       },
       scopes: ["verification-policies.manage"],
       successStatus: 201,
       errorStatuses: [400, 401, 403, 404, 409, 429],
+      idempotent: true,
     })
     .input(ZAddRelyingPartyRegistrationCertificateRequest)
     .output(ZVerifierRegistrationCertificateResponse)
     .mutation(async ({ ctx, input }) => ({
-      data: await addRegistrationCertificateOfRelyingParty(ctx.deps, scopeOf(ctx), input),
+      data: await addRegistrationCertificateOfRelyingParty(ctx.deps, ctx.db, scopeOf(ctx), input),
     })),
 
   listRegistrationCertificates: protectedProcedure

@@ -3,6 +3,7 @@ import type {
   TUploadVerifierRegistrationCertificateRequest,
   TVerifierRegistrationCertificate,
 } from "@cred/contracts/verifier-certificates";
+import type { UnitOfWork } from "@cred/db";
 import {
   InvalidRegistrationCertificateError,
   organisationIdentifiersOf,
@@ -56,8 +57,9 @@ export async function uploadVerifierRegistrationCertificate(
   scope: TenantScope,
   input: TUploadVerifierRegistrationCertificateRequest,
 ): Promise<TVerifierRegistrationCertificate> {
-  const { organisationIds: _ids, ...checked } = await checkRegistrationCertificate(deps, scope, input);
-  const row = await repo.replaceRegistration(deps.database.root, deps.caches, scope, {
+  const db = deps.database.root;
+  const { organisationIds: _ids, ...checked } = await checkRegistrationCertificate(deps, db, scope, input);
+  const row = await repo.replaceRegistration(db, deps.caches, scope, {
     id: newId("vreg"),
     ...checked,
   });
@@ -67,15 +69,18 @@ export async function uploadVerifierRegistrationCertificate(
 /**
  * VerifierRegistrationCertificates_Add: the same checks as Upload, but the certificate is kept beside the
  * default one under an id of its own, for verification policies to name (`registrationCertificateIds`):
- * one per policy, or one per relying party an intermediary acts for.
+ * one per policy, or one per relying party an intermediary acts for. The verifier certificate is read
+ * (on first use, generated) and the certificate stored through `db`, the operation's unit of work: under
+ * an Idempotency-Key the row commits with the recorded answer, so a retry is answered the same id.
  */
 export async function addVerifierRegistrationCertificate(
   deps: AppDeps,
+  db: UnitOfWork,
   scope: TenantScope,
   input: TUploadVerifierRegistrationCertificateRequest,
 ): Promise<TVerifierRegistrationCertificate> {
-  const { organisationIds: _ids, ...checked } = await checkRegistrationCertificate(deps, scope, input);
-  const row = await repo.addRegistration(deps.database.root, scope, { id: newId("vreg"), ...checked });
+  const { organisationIds: _ids, ...checked } = await checkRegistrationCertificate(deps, db, scope, input);
+  const row = await repo.addRegistration(db, scope, { id: newId("vreg"), ...checked });
   return toDto(row);
 }
 
@@ -84,14 +89,16 @@ export async function addVerifierRegistrationCertificate(
  * relying party's as served by this intermediary: one `sub` identifier is one of the relying party's
  * identifiers, and `act.sub` is the access certificate's organizationIdentifier (ARF RPRC_04, TS 119 475
  * `act`). Otherwise 400 InvalidCertificate (`RelyingPartyMismatch`, `NotIntermediated`), nothing written.
+ * Reads and writes through `db`, as Add does.
  */
 export async function addRelyingPartyRegistrationCertificate(
   deps: AppDeps,
+  db: UnitOfWork,
   scope: TenantScope,
   relyingParty: { id: string; identifiers: readonly string[] },
   input: TUploadVerifierRegistrationCertificateRequest,
 ): Promise<TVerifierRegistrationCertificate> {
-  const checked = await checkRegistrationCertificate(deps, scope, input);
+  const checked = await checkRegistrationCertificate(deps, db, scope, input);
   const { registration, organisationIds } = checked;
   const details = [];
   if (!registration.subjectIds.some((id) => relyingParty.identifiers.includes(id)))
@@ -113,7 +120,7 @@ export async function addRelyingPartyRegistrationCertificate(
       details,
     );
   const { organisationIds: _ids, ...data } = checked;
-  const row = await repo.addRegistration(deps.database.root, scope, {
+  const row = await repo.addRegistration(db, scope, {
     id: newId("vreg"),
     ...data,
     relyingPartyId: relyingParty.id,
@@ -138,10 +145,11 @@ export async function listRelyingPartyRegistrationCertificates(
 
 async function checkRegistrationCertificate(
   deps: AppDeps,
+  db: UnitOfWork,
   scope: TenantScope,
   input: TUploadVerifierRegistrationCertificateRequest,
 ) {
-  const certificate = await ensureVerifierCertificate(deps, scope);
+  const certificate = await ensureVerifierCertificate(deps, scope, db);
   const leafPem = splitPemCertificates(certificate.chainPem)[0]!;
   const organisationIds = organisationIdentifiersOf(leafPem);
   if (organisationIds.length === 0)

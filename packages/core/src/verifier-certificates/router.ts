@@ -186,18 +186,19 @@ export const verifierCertificatesRouter = router({
         operationId: "VerifierRegistrationCertificates_Add",
         summary: "Add a registration certificate by id",
         description:
-          "Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered).",
+          "Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered). Accepts Idempotency-Key.",
         tags: REGISTRATION_TAGS,
         successDescription: "The registration certificate was added.",
       },
       scopes: ["verification-policies.manage"],
       successStatus: 201,
       errorStatuses: [400, 401, 403, 409, 429],
+      idempotent: true,
     })
     .input(ZAddVerifierRegistrationCertificateRequest)
     .output(ZVerifierRegistrationCertificateResponse)
     .mutation(async ({ ctx, input }) => ({
-      data: await addVerifierRegistrationCertificate(ctx.deps, scopeOf(ctx), input),
+      data: await addVerifierRegistrationCertificate(ctx.deps, ctx.db, scopeOf(ctx), input),
     })),
 
   listRegistrations: protectedProcedure

@@ -822,7 +822,7 @@ export interface paths {
         put?: never;
         /**
          * Add a registration certificate by id
-         * @description Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered).
+         * @description Extension. Checks a registration certificate as VerifierRegistrationCertificates_Upload does (400 InvalidCertificate, 409 InvalidState) and keeps it beside the environment's default one under an id of its own: verification policies name it in `registrationCertificateIds` (one or more per policy; one per relying party an intermediary acts for). Verifications under such a policy carry those certificates in verifier_info and may ask only for what one of them registers (409 NotRegistered). Accepts Idempotency-Key.
          *
          *     Requires the API key scope `verification-policies.manage`.
          */
@@ -934,7 +934,7 @@ export interface paths {
         put?: never;
         /**
          * Add a registration certificate of the relying party
-         * @description Extension. Checks the registration certificate as VerifierRegistrationCertificates_Add does (400 InvalidCertificate, 409 InvalidState without an access certificate) and that it is this relying party's as served by this intermediary: a `sub` identifier is one of the relying party's identifiers (else detail RelyingPartyMismatch) and `act.sub` is the access certificate's organizationIdentifier (else NotIntermediated); nothing is written otherwise. It gets an id (`vreg_…`) policies of this relying party name in `registrationCertificateIds`; remove it with VerifierRegistrationCertificates_Remove.
+         * @description Extension. Checks the registration certificate as VerifierRegistrationCertificates_Add does (400 InvalidCertificate, 409 InvalidState without an access certificate) and that it is this relying party's as served by this intermediary: a `sub` identifier is one of the relying party's identifiers (else detail RelyingPartyMismatch) and `act.sub` is the access certificate's organizationIdentifier (else NotIntermediated); nothing is written otherwise. It gets an id (`vreg_…`) policies of this relying party name in `registrationCertificateIds`; remove it with VerifierRegistrationCertificates_Remove. Accepts Idempotency-Key.
          *
          *     Requires the API key scope `verification-policies.manage`.
          */
@@ -11265,6 +11265,8 @@ export interface operations {
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
                 "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -11295,6 +11297,7 @@ export interface operations {
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12160,6 +12163,8 @@ export interface operations {
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
                 "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The relying party's id. */
@@ -12193,6 +12198,7 @@ export interface operations {
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
