@@ -6,7 +6,7 @@ import { createTestAccessCa, type TestAccessCa } from "@cred/oid4vc";
 import { x509 } from "@cred/oid4vc/x509";
 import { setGlobalConfig } from "@openid4vc/oauth2";
 import { compactVerify, decodeProtectedHeader, exportJWK, type JWK } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parsePkcs11Uri } from "../src/key-custody/pkcs11-uri";
 import { type ActiveIssuer, activeIssuer, employeePolicyBody, issueCredential } from "./fixtures";
 import { freshSoftHsmToken, type SoftHsmToken, softHsmMissing, viewTokenKey } from "./fixtures/softhsm";
@@ -123,6 +123,26 @@ describe.skipIf(softHsmMissing !== null)(
       expect(second.keyLocation.keyReference).not.toBe(first.keyLocation.keyReference);
       expect(viewTokenKey(hsm.settings, parsePkcs11Uri(first.keyLocation.keyReference)!.id).objects).toBe(0);
       expect(viewTokenKey(hsm.settings, parsePkcs11Uri(second.keyLocation.keyReference)!.id).objects).toBe(2);
+    });
+
+    it("Idempotency-Key: a repeat is answered the same request and makes no second key in the token; the replaced request's key is destroyed once the new one commits", async () => {
+      const replaced = await requestInToken();
+      const listKeys = () => t.server.deps.keyCustody.provider("pkcs11").listKeys!();
+      const body = { ...SUBJECT, keyCustody: { provider: "pkcs11" } };
+      const headers = { "idempotency-key": "hsm-signing-request" };
+      const first = await call(t, "POST", CSR, { key: t.adminKey, body, headers });
+      expect(first.status, JSON.stringify(first.body)).toBe(201);
+      const ref = first.body.data.keyLocation.keyReference as string;
+      const keys = (await listKeys()).length;
+      const again = await call(t, "POST", CSR, { key: t.adminKey, body, headers });
+      expect(again.status).toBe(201);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.body).toEqual(first.body);
+      expect((await listKeys()).length).toBe(keys);
+      expect((await certificateRow())!.pendingProviderKeyRef).toBe(ref);
+      expect(viewTokenKey(hsm.settings, parsePkcs11Uri(ref)!.id).objects).toBe(2);
+      const replacedId = parsePkcs11Uri(replaced.keyLocation.keyReference)!.id;
+      await vi.waitFor(() => expect(viewTokenKey(hsm.settings, replacedId).objects).toBe(0));
     });
 
     it("after import, request objects (request_uri, by value, DC API) are signed in the token: each verifies against x5c, whose leaf key is the token key; a wallet (oid4vc-ts) accepts them", async () => {

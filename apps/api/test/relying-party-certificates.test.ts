@@ -509,3 +509,51 @@ describe("security and isolation", () => {
     expect(r.body.error.details[0].code).toBe("RegistrationSubjectMismatch");
   });
 });
+
+describe("VerifierCertificates_CreateSigningRequest with an Idempotency-Key", () => {
+  const body = { organisationName: "Webshop Oy", organisationIdentifier: OUR_ID, country: "FI" };
+
+  it("a repeat is answered the first request (same CSR, Idempotent-Replayed) and replaces it by no other; another body → 409", async () => {
+    // A tenant's first use: its verifier certificate is generated inside the key's unit of work.
+    const { key } = await t.otherTenant();
+    const headers = { "idempotency-key": "csr-once" };
+    const first = await call(t, "POST", CSR, { key, body, headers });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await call(t, "POST", CSR, { key, body, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(await pendingRequest(key)).toEqual(first.body.data);
+
+    const reused = await call(t, "POST", CSR, {
+      key,
+      body: { ...body, organisationName: "Someone Else Oy" },
+      headers,
+    });
+    expect(reused.status).toBe(409);
+    expect(errorCode(reused)).toBe("IdempotencyKeyReused");
+    expect(await pendingRequest(key)).toEqual(first.body.data);
+
+    // The CSR answered twice is the pending key's: the CA's certificate for it imports.
+    const imported = await call(t, "PUT", ACCESS, {
+      key,
+      body: {
+        certificateChainPem: await accessCa.issue(again.body.data.csrPem),
+        trustAnchorPem: accessCa.rootPem,
+      },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body.data.organisationIdentifiers).toEqual([OUR_ID]);
+  });
+
+  it("without the header each call makes a new key and CSR, replacing the pending one", async () => {
+    const { key } = await t.otherTenant();
+    const first = await call(t, "POST", CSR, { key, body });
+    const second = await call(t, "POST", CSR, { key, body });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.body.data.csrPem).not.toBe(first.body.data.csrPem);
+    expect(await pendingRequest(key)).toEqual(second.body.data);
+  });
+});

@@ -4,6 +4,7 @@ import type {
   TImportVerifierAccessCertificateRequest,
   TVerifierCertificateSigningRequest,
 } from "@cred/contracts/verifier-certificates";
+import type { UnitOfWork } from "@cred/db";
 import {
   createAccessCertificateRequest,
   type Jwk,
@@ -24,7 +25,11 @@ import {
 } from "../verification";
 import { verifierCertificateRepository as repo } from "./verifier-certificate-repository";
 import { installVerifierCertificate } from "./verifier-certificates";
-import { destroyVerifierKeyQuietly, generateVerifierKey } from "./verifier-key-custody";
+import {
+  destroyVerifierKeyOnceCommitted,
+  destroyVerifierKeyQuietly,
+  generateVerifierKey,
+} from "./verifier-key-custody";
 
 /**
  * Starts an access certificate (WRPAC, ETSI TS 119 411-8): a fresh P-256 key, sealed (or generated in
@@ -32,9 +37,15 @@ import { destroyVerifierKeyQuietly, generateVerifierKey } from "./verifier-key-c
  * use until the CA's certificate is imported, and a PKCS#10 request with the
  * legal-person subject (C, O, organizationIdentifier, CN), the dNSName SANs (the public host by default),
  * the contact SANs given and the requested certificate policies (NCP-l-eudiwrp by default). A new request replaces a pending one.
+ *
+ * Everything it reads and writes goes through `db`, the operation's unit of work, so that under an
+ * Idempotency-Key the pending request commits with the recorded answer (a retry is answered that CSR
+ * and makes no second key). A key made in a token before a failure here is destroyed again; the key of
+ * the request replaced is destroyed only once the replacement is committed.
  */
 export async function createVerifierCertificateSigningRequest(
   deps: AppDeps,
+  db: UnitOfWork,
   scope: TenantScope,
   input: TCreateVerifierCertificateSigningRequestRequest,
 ): Promise<TVerifierCertificateSigningRequest> {
@@ -55,7 +66,7 @@ export async function createVerifierCertificateSigningRequest(
     provider: input.keyCustody?.provider ?? "software",
     tokenLabel: input.keyCustody?.tokenLabel ?? null,
   };
-  const current = await ensureVerifierCertificate(deps, scope);
+  const current = await ensureVerifierCertificate(deps, scope, db);
   // A key held by a provider (an HSM) is generated there first; the CSR is signed there too. A
   // failure after that (the token gone between the two, the write failing) destroys it again.
   const held =
@@ -87,7 +98,7 @@ export async function createVerifierCertificateSigningRequest(
           }
         : {}),
     });
-    await repo.setPendingRequest(deps.database.root, scope, {
+    await repo.setPendingRequest(db, scope, {
       pendingPrivateKeyCipher: request.privateKeyJwk
         ? deps.secretBox.seal(JSON.stringify(request.privateKeyJwk), verifierKeySealContext(scope))
         : null,
@@ -100,8 +111,9 @@ export async function createVerifierCertificateSigningRequest(
     if (held) await destroyVerifierKeyQuietly(deps, scope, heldColumns);
     throw error;
   }
-  // The request replaced is gone: a key of its in a token is destroyed there.
-  await destroyVerifierKeyQuietly(deps, scope, {
+  // The request replaced is gone: a key of its in a token is destroyed there, once that is committed
+  // (a rolled-back replacement leaves the request, and its key, as they were).
+  await destroyVerifierKeyOnceCommitted(deps, db, scope, {
     keyProvider: current.pendingKeyProvider,
     providerKeyRef: current.pendingProviderKeyRef,
   });

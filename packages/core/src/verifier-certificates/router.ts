@@ -85,18 +85,20 @@ export const verifierCertificatesRouter = router({
         operationId: "VerifierCertificates_CreateSigningRequest",
         summary: "Start an access certificate (WRPAC): key and CSR",
         description:
-          "Extension. Generates a P-256 key (kept sealed, never returned) and a PKCS#10 request whose subject carries C, O, organizationIdentifier and CN as ETSI TS 119 411-8 asks of a relying-party access certificate, with dNSName SANs (the public host by default) and the requested certificate policies. Send the CSR to the access CA, then import its certificate with VerifierCertificates_ImportAccessCertificate. The certificate in use keeps signing until then; a new request replaces a pending one.",
+          "Extension. Generates a P-256 key (kept sealed, never returned) and a PKCS#10 request whose subject carries C, O, organizationIdentifier and CN as ETSI TS 119 411-8 asks of a relying-party access certificate, with dNSName SANs (the public host by default) and the requested certificate policies. Send the CSR to the access CA, then import its certificate with VerifierCertificates_ImportAccessCertificate. The certificate in use keeps signing until then; a new request replaces a pending one. A retry with the same Idempotency-Key is answered the first request's CSR and makes no second key. Accepts Idempotency-Key.",
         tags: TAGS,
         successDescription: "The request was made; its key waits for the certificate.",
       },
       scopes: ["verification-policies.manage"],
       successStatus: 201,
-      errorStatuses: [400, 401, 403, 429],
+      // 409: IdempotencyKeyReused / IdempotencyKeyInUse.
+      errorStatuses: [400, 401, 403, 409, 429],
+      idempotent: true,
     })
     .input(ZCreateVerifierCertificateSigningRequestRequest)
     .output(ZVerifierCertificateSigningRequestResponse)
     .mutation(async ({ ctx, input }) => ({
-      data: await createVerifierCertificateSigningRequest(ctx.deps, scopeOf(ctx), input),
+      data: await createVerifierCertificateSigningRequest(ctx.deps, ctx.db, scopeOf(ctx), input),
     })),
 
   importAccessCertificate: protectedProcedure

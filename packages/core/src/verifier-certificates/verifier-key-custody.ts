@@ -1,3 +1,4 @@
+import type { UnitOfWork } from "@cred/db";
 import type { AppDeps } from "../shared/context";
 import {
   type CustodyChoice,
@@ -53,4 +54,19 @@ export async function destroyVerifierKeyQuietly(
   try {
     await deps.keyCustody.of(key).destroy(key);
   } catch {}
+}
+
+/**
+ * Destroys a verifier key held outside the database once what `db` wrote commits (at once, awaited, at
+ * the root): a key the replaced row named must stay while a rollback could bring that row back.
+ */
+export async function destroyVerifierKeyOnceCommitted(
+  deps: AppDeps,
+  db: UnitOfWork,
+  scope: TenantScope,
+  columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">,
+): Promise<void> {
+  if (!isHeldElsewhere(columns)) return;
+  if (!db.inTransaction) return destroyVerifierKeyQuietly(deps, scope, columns);
+  db.afterCommit(() => void destroyVerifierKeyQuietly(deps, scope, columns));
 }

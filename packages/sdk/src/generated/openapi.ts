@@ -738,7 +738,7 @@ export interface paths {
         put?: never;
         /**
          * Start an access certificate (WRPAC): key and CSR
-         * @description Extension. Generates a P-256 key (kept sealed, never returned) and a PKCS#10 request whose subject carries C, O, organizationIdentifier and CN as ETSI TS 119 411-8 asks of a relying-party access certificate, with dNSName SANs (the public host by default) and the requested certificate policies. Send the CSR to the access CA, then import its certificate with VerifierCertificates_ImportAccessCertificate. The certificate in use keeps signing until then; a new request replaces a pending one.
+         * @description Extension. Generates a P-256 key (kept sealed, never returned) and a PKCS#10 request whose subject carries C, O, organizationIdentifier and CN as ETSI TS 119 411-8 asks of a relying-party access certificate, with dNSName SANs (the public host by default) and the requested certificate policies. Send the CSR to the access CA, then import its certificate with VerifierCertificates_ImportAccessCertificate. The certificate in use keeps signing until then; a new request replaces a pending one. A retry with the same Idempotency-Key is answered the first request's CSR and makes no second key. Accepts Idempotency-Key.
          *
          *     Requires the API key scope `verification-policies.manage`.
          */
@@ -10713,6 +10713,8 @@ export interface operations {
             header?: {
                 /** @description Caller's own request id; echoed back and logged, never used for anything else. */
                 "x-ms-client-request-id"?: components["parameters"]["ClientRequestId"];
+                /** @description Replays the original result for a repeated request with the same payload for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -10779,6 +10781,7 @@ export interface operations {
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10809,6 +10812,17 @@ export interface operations {
             };
             /** @description Authenticated, but the key does not carry the required scope. */
             403: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource state, or an idempotency key was reused with a different payload. */
+            409: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
