@@ -18,7 +18,7 @@ const SETTINGS = ["off", "on"] as const;
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 
 /** An OTLP/HTTP sink: accepts every export (protobuf or JSON) with an empty success answer and counts them. */
-async function otlpSink() {
+export async function otlpSink() {
   let exports = 0;
   let bytes = 0;
   const server = http.createServer((req, res) => {

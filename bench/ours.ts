@@ -83,6 +83,10 @@ export async function startOurs(options: {
   statementStatsFile?: string;
   /** More environment for the server (e.g. `--observability`'s METRICS_TOKEN and OTEL_* variables). */
   env?: Record<string, string>;
+  /** Runs the server under this command (processes.ts `startService`), e.g. valgrind. */
+  wrapper?: string[];
+  /** How long the server may take to answer /healthz (default 60 s). */
+  startTimeoutMs?: number;
 }) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-bench-"));
   const database = options.db === "postgres" ? await freshPostgresDatabase() : undefined;
@@ -101,6 +105,8 @@ export async function startOurs(options: {
       port,
       readyPath: "/healthz",
       logFile: options.logFile,
+      wrapper: options.wrapper,
+      timeoutMs: options.startTimeoutMs,
       env: {
         ...start.env,
         PORT: String(port),

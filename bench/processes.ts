@@ -39,9 +39,12 @@ export async function startService(options: {
   timeoutMs?: number;
   /** Also append everything the process prints to this file. */
   logFile?: string;
+  /** A command that runs node (e.g. `valgrind --tool=callgrind`): node and its arguments follow it. */
+  wrapper?: string[];
 }): Promise<Service> {
   let out = "";
-  const child = spawn(process.execPath, options.args, {
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, ...options.args];
+  const child = spawn(command!, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
