@@ -3,7 +3,7 @@ import type { Scope } from "@cred/contracts/scopes";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { type ReactNode, Suspense, useEffect } from "react";
+import { type ReactNode, Suspense, useEffect, useRef } from "react";
 import { SessionContext } from "../../components/session";
 import { ErrorAlert, Loading } from "../../components/status";
 import { signInPathFor } from "../../lib/return-path";
@@ -47,9 +47,12 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
   const session = me.data?.data ?? null;
   if (session) setCsrfToken(session.csrfToken);
 
+  // Set on signing out: the session query then answers "none" too, and whoever signs in next starts
+  // at the dashboard, not on the page the last user left.
+  const signedOut = useRef(false);
   useEffect(() => {
     // Back here after signing in (only a path on the console is followed: lib/return-path.ts).
-    if (me.isSuccess && !session)
+    if (me.isSuccess && !session && !signedOut.current)
       router.replace(signInPathFor(`${window.location.pathname}${window.location.search}`));
   }, [me.isSuccess, session, router]);
 
@@ -72,6 +75,7 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
   const signOut = useMutation(
     trpc.staff.signOut.mutationOptions({
       onSettled: () => {
+        signedOut.current = true;
         setCsrfToken(null);
         queryClient.clear();
         router.replace("/");
