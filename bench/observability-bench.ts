@@ -40,6 +40,32 @@ export async function otlpSink() {
   };
 }
 
+/**
+ * The server's environment for "on": METRICS_TOKEN (the scrapes' bearer token) with metrics, the OTEL_*
+ * variables exporting OTLP/HTTP protobuf to `sinkUrl` with tracing (every trace at ratio 1, else that share).
+ */
+export function observabilityOnEnv(on: {
+  metrics: boolean;
+  tracing: boolean;
+  token: string;
+  sinkUrl: string;
+  traceRatio: number;
+}): Record<string, string> {
+  return {
+    ...(on.metrics && { METRICS_TOKEN: on.token }),
+    ...(on.tracing && {
+      OTEL_EXPORTER_OTLP_ENDPOINT: on.sinkUrl,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      ...(on.traceRatio === 1
+        ? { OTEL_TRACES_SAMPLER: "always_on" }
+        : {
+            OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+            OTEL_TRACES_SAMPLER_ARG: String(on.traceRatio),
+          }),
+    }),
+  };
+}
+
 /** Scrapes /metrics every `intervalMs` (Prometheus' default is 15 s; this is busier on purpose). */
 function scraper(baseUrl: string, token: string, intervalMs = 5_000) {
   let scrapes = 0;
@@ -99,19 +125,13 @@ export async function runObservabilityBench(options: BenchOptions): Promise<numb
       if (setting === "off") return {};
       const token = randomBytes(32).toString("hex");
       return {
-        env: {
-          ...(metrics && { METRICS_TOKEN: token }),
-          ...(tracing && {
-            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-            OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-            ...(options.traceRatio === 1
-              ? { OTEL_TRACES_SAMPLER: "always_on" }
-              : {
-                  OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
-                  OTEL_TRACES_SAMPLER_ARG: String(options.traceRatio),
-                }),
-          }),
-        },
+        env: observabilityOnEnv({
+          metrics,
+          tracing,
+          token,
+          sinkUrl: sink.url,
+          traceRatio: options.traceRatio,
+        }),
         beside: (baseUrl) => {
           const before = sink.counts();
           const scrapes = metrics ? scraper(baseUrl, token) : undefined;

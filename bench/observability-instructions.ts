@@ -30,7 +30,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "./http";
 import { dumpTotal, type FlowWindow, projectedPerFlow } from "./instruction-counts";
-import { otlpSink } from "./observability-bench";
+import { observabilityOnEnv, otlpSink } from "./observability-bench";
 import { setupOurs, startOurs } from "./ours";
 import { oursWorkload } from "./workloads";
 
@@ -51,7 +51,7 @@ const rounds = number("--rounds", 1);
 // as a difference between the passes).
 const passes = number("--passes", 1);
 const passList = Array.from({ length: passes }, (_, i) => i + 1);
-const traceRatio = option("--trace-ratio") ?? "0.1";
+const traceRatio = number("--trace-ratio", 0.1);
 const idleSeconds = number("--idle", 20);
 const rate = number("--rate", 250);
 const scrapeEvery = number("--scrape-every", 5);
@@ -121,7 +121,6 @@ interface Counted {
   /** Per flow kind, pass by pass: the window's instructions, its seconds, and its flows. */
   windows: Record<string, FlowWindow[]>;
   perScrape?: number;
-  exportedKiB?: number;
 }
 
 async function countSetting(
@@ -131,16 +130,10 @@ async function countSetting(
 ): Promise<Counted> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cred-callgrind-"));
   const token = randomBytes(32).toString("hex");
-  const env: Record<string, string> =
+  const env =
     setting === "off"
       ? {}
-      : {
-          METRICS_TOKEN: token,
-          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-          OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-          OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
-          OTEL_TRACES_SAMPLER_ARG: traceRatio,
-        };
+      : observabilityOnEnv({ metrics: true, tracing: true, token, sinkUrl: sink.url, traceRatio });
   log(`${setting}, round ${round}: starting the server under callgrind…`);
   const ours = await startOurs({
     db: "embedded",
@@ -256,7 +249,7 @@ const lines = [
   ),
   "",
   `${flowsPerWindow} flows per window, ${concurrency} in flight, after ${warmup} warm-up flows of each kind; ` +
-    `"on": METRICS_TOKEN set, tracing at ${traceRatio} sampled to an OTLP/HTTP sink in this process; ` +
+    `"on": METRICS_TOKEN set, tracing at ${traceRatio === 1 ? "every trace" : traceRatio} sampled to an OTLP/HTTP sink in this process; ` +
     `projection: one scrape every ${scrapeEvery} s at ${rate} flows/s.`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
