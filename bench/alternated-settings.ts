@@ -3,12 +3,14 @@
 // between the settings. `pnpm bench --observability` (metrics and tracing off/on) and `pnpm bench --keys
 // pkcs11` (issuer keys in software/in a PKCS#11 token) are runs of this kind. The figure they answer with:
 // server CPU per flow, pooled over each setting's rounds.
+
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
+import { medianInterval } from "./median-interval";
 import { type OursTarget, setupOurs, startOurs } from "./ours";
 import { type CpuTimes, sampleProcess } from "./processes";
 import { AREAS, profileShares } from "./profile-shares";
@@ -122,28 +124,41 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/** Per round, `other`'s server CPU per flow over `base`'s in that round (rounds one of them did not complete left out). */
+export function roundRatioValues(runs: SettingRun[], base: string, other: string, flow: string): number[] {
+  const cpuPerFlow = (setting: string, round: number) => {
+    const run = runs.find((r) => r.flow === flow && r.setting === setting && r.round === round);
+    return run && run.result.ops > 0 ? run.serverCpuSeconds / run.result.ops : undefined;
+  };
+  const rounds = [...new Set(runs.filter((r) => r.flow === flow).map((r) => r.round))].sort((a, b) => a - b);
+  return rounds.flatMap((round) => {
+    const b = cpuPerFlow(base, round);
+    const o = cpuPerFlow(other, round);
+    return b && o ? [o / b] : [];
+  });
+}
+
+/** "95% interval a–b" for the median of the ratios (median-interval.ts), or why there is none. */
+function intervalText(ratios: number[]): string {
+  const interval = medianInterval(ratios);
+  return interval
+    ? `the median's ${f(interval.coverage * 100, 1)}% interval ${f(interval.low, 3)}–${f(interval.high, 3)}×`
+    : "too few rounds for a 95% interval of the median (6 are needed)";
+}
+
 /**
  * Per flow, `other` against `base` round by round: each round's ratio of server CPU per flow (the two
- * settings ran back to back in that round), their median and their spread. One noisy run of a setting
- * moves one round's ratio, not the median; the spread shows how far the machine let the rounds agree.
+ * settings ran back to back in that round), their median, a distribution-free interval for it, and their
+ * spread. One noisy run of a setting moves one round's ratio, not the median; the interval says what the
+ * rounds can and cannot tell apart.
  */
 export function roundRatios(runs: SettingRun[], base: string, other: string): string[] {
   return FLOWS.flatMap((flow) => {
-    const cpuPerFlow = (setting: string, round: number) => {
-      const run = runs.find((r) => r.flow === flow && r.setting === setting && r.round === round);
-      return run && run.result.ops > 0 ? run.serverCpuSeconds / run.result.ops : undefined;
-    };
-    const rounds = [...new Set(runs.filter((r) => r.flow === flow).map((r) => r.round))].sort(
-      (a, b) => a - b,
-    );
-    const ratios = rounds.flatMap((round) => {
-      const b = cpuPerFlow(base, round);
-      const o = cpuPerFlow(other, round);
-      return b && o ? [o / b] : [];
-    });
+    const ratios = roundRatioValues(runs, base, other, flow);
     if (ratios.length === 0) return [];
     return [
-      `${flow}: ${other} / ${base}, server CPU per flow round by round: median ${f(median(ratios), 3)}× ` +
+      `${flow}: ${other} / ${base}, server CPU per flow round by round: median ${f(median(ratios), 3)}×, ` +
+        `${intervalText(ratios)} ` +
         `(${f(Math.min(...ratios), 3)}–${f(Math.max(...ratios), 3)} over ${ratios.length} round${ratios.length === 1 ? "" : "s"}: ` +
         `${ratios.map((r) => f(r, 2)).join(", ")})`,
     ];

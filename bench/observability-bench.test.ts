@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "./args";
 import type { DriverResult } from "./driver";
-import { observabilityRatios } from "./observability-bench";
+import { budgetVerdict, observabilityRatios } from "./observability-bench";
 
 const result = (ops: number, throughput: number, p99: number) =>
   ({ ops, throughput, errors: 0, latency: { p50: p99 / 2, p99 } }) as unknown as DriverResult;
@@ -26,7 +26,8 @@ describe("pnpm bench --observability", () => {
     // off: 8 s / 4000 flows = 2 ms; on: 4.4 s / 2000 flows = 2.2 ms.
     expect(lines).toEqual([
       "issuance: on / off: server CPU per flow 1.100× (2.000 → 2.200 ms), throughput 0.45×, p99 1.20×",
-      "issuance: on / off, server CPU per flow round by round: median 1.100× (1.100–1.100 over 2 rounds: 1.10, 1.10)",
+      "issuance: on / off, server CPU per flow round by round: median 1.100×, too few rounds for a 95% interval of the median (6 are needed) (1.100–1.100 over 2 rounds: 1.10, 1.10)",
+      "issuance: the 5% budget is not resolved: too few rounds for a 95% interval",
     ]);
   });
 
@@ -37,5 +38,18 @@ describe("pnpm bench --observability", () => {
         { setting: "on", round: 1, flow: "verification", result: result(0, 0, 0), serverCpuSeconds: 1 },
       ]),
     ).toEqual([]);
+  });
+
+  it("calls the 5% budget met or exceeded only when the whole interval of the median is on one side", () => {
+    expect(budgetVerdict("issuance", [1.01, 0.98, 1.03, 1.0, 1.04, 0.99])).toEqual([
+      "issuance: within the 5% budget (interval 0.980–1.040×)",
+    ]);
+    expect(budgetVerdict("issuance", [1.08, 1.12, 1.06, 1.1, 1.09, 1.07])).toEqual([
+      "issuance: over the 5% budget (interval 1.060–1.120×)",
+    ]);
+    expect(budgetVerdict("verification", [1.01, 1.08, 0.97, 1.1, 1.0, 1.06])).toEqual([
+      "verification: the 5% budget is not resolved by these rounds (interval 0.970–1.100× straddles it)",
+    ]);
+    expect(budgetVerdict("verification", [])).toEqual([]);
   });
 });

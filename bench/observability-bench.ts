@@ -6,13 +6,16 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  FLOWS,
   roundRatios,
+  roundRatioValues,
   runAlternated,
   type SettingRun,
   settingRatios,
   writeSettingsReport,
 } from "./alternated-settings";
 import type { BenchOptions } from "./args";
+import { medianInterval } from "./median-interval";
 
 const SETTINGS = ["off", "on"] as const;
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
@@ -97,7 +100,26 @@ function scraper(baseUrl: string, token: string, intervalMs = 5_000) {
 export const observabilityRatios = (runs: SettingRun[]) => [
   ...settingRatios(runs, "off", "on"),
   ...roundRatios(runs, "off", "on"),
+  ...FLOWS.flatMap((flow) => budgetVerdict(flow, roundRatioValues(runs, "off", "on", flow))),
 ];
+
+/** Server CPU per flow that observability may add (issue #26). */
+export const OVERHEAD_BUDGET = 1.05;
+
+/**
+ * Whether the rounds show "on" within the budget: met when the whole 95% interval of the median ratio is at
+ * or under it, exceeded when the whole interval is above it, otherwise not resolved by these rounds.
+ */
+export function budgetVerdict(flow: string, ratios: number[]): string[] {
+  if (ratios.length === 0) return [];
+  const interval = medianInterval(ratios);
+  const budget = `the ${f((OVERHEAD_BUDGET - 1) * 100, 0)}% budget`;
+  if (!interval) return [`${flow}: ${budget} is not resolved: too few rounds for a 95% interval`];
+  const range = `${f(interval.low, 3)}–${f(interval.high, 3)}×`;
+  if (interval.high <= OVERHEAD_BUDGET) return [`${flow}: within ${budget} (interval ${range})`];
+  if (interval.low > OVERHEAD_BUDGET) return [`${flow}: over ${budget} (interval ${range})`];
+  return [`${flow}: ${budget} is not resolved by these rounds (interval ${range} straddles it)`];
+}
 
 /** What "on" is, for the report. */
 function onWhat(options: BenchOptions): string {

@@ -45,7 +45,7 @@ describe("alternated rounds", () => {
       run("off", 4, 1000, 2.0),
     ];
     expect(roundRatios(runs, "off", "on")).toEqual([
-      "verification: on / off, server CPU per flow round by round: median 1.065× (0.600–1.100 over 4 rounds: 1.05, 1.10, 0.60, 1.08)",
+      "verification: on / off, server CPU per flow round by round: median 1.065×, too few rounds for a 95% interval of the median (6 are needed) (0.600–1.100 over 4 rounds: 1.05, 1.10, 0.60, 1.08)",
     ]);
   });
 
@@ -56,7 +56,15 @@ describe("alternated rounds", () => {
       "on",
     );
     expect(lines).toEqual([
-      "verification: on / off, server CPU per flow round by round: median 1.500× (1.500–1.500 over 1 round: 1.50)",
+      "verification: on / off, server CPU per flow round by round: median 1.500×, too few rounds for a 95% interval of the median (6 are needed) (1.500–1.500 over 1 round: 1.50)",
+    ]);
+  });
+
+  it("gives the median's interval from 6 rounds on", () => {
+    const cpu = [2.1, 2.0, 2.2, 2.04, 1.96, 2.3];
+    const runs = cpu.flatMap((on, i) => [run("off", i + 1, 1000, 2), run("on", i + 1, 1000, on)]);
+    expect(roundRatios(runs, "off", "on")).toEqual([
+      "verification: on / off, server CPU per flow round by round: median 1.035×, the median's 96.9% interval 0.980–1.150× (0.980–1.150 over 6 rounds: 1.05, 1.00, 1.10, 1.02, 0.98, 1.15)",
     ]);
   });
 });
