@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not visible to this caller. A resource in another tenant or environment reports as not found.",
   409: "The request conflicts with the resource state, or an idempotency key was reused with a different payload.",
   429: "Throttled. Retry after the number of seconds in Retry-After.",
-  503: "KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After.",
+  503: "KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After.",
 };
 
 const errorEnvelopeSchema = {

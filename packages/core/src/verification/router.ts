@@ -41,7 +41,8 @@ export const verificationsRouter = router({
       },
       scopes: ["verification.execute"],
       successStatus: 201,
-      errorStatuses: [400, 401, 403, 409, 429],
+      // 503: a signed request (by value or DC API) whose access-certificate key is in a token that cannot be reached.
+      errorStatuses: [400, 401, 403, 409, 429, 503],
       idempotent: true,
     })
     .input(ZCreateVerificationRequest)

@@ -91,8 +91,8 @@ export const verifierCertificatesRouter = router({
       },
       scopes: ["verification-policies.manage"],
       successStatus: 201,
-      // 409: IdempotencyKeyReused / IdempotencyKeyInUse.
-      errorStatuses: [400, 401, 403, 409, 429],
+      // 409: IdempotencyKeyReused / IdempotencyKeyInUse. 503: keyCustody pkcs11 with the token unreachable.
+      errorStatuses: [400, 401, 403, 409, 429, 503],
       idempotent: true,
     })
     .input(ZCreateVerifierCertificateSigningRequestRequest)

@@ -7054,7 +7054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            /** @description KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
             503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
@@ -7497,7 +7497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            /** @description KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
             503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
@@ -7709,7 +7709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            /** @description KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
             503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
@@ -7909,7 +7909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description KeyCustodyUnavailable: the key store holding the issuer's key (a PKCS#11 token) cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            /** @description KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
             503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
@@ -9900,6 +9900,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            503: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    "X-Request-Id": components["headers"]["ProductRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     Verifications_Get: {
@@ -10834,6 +10849,19 @@ export interface operations {
             };
             /** @description Throttled. Retry after the number of seconds in Retry-After. */
             429: {
+                headers: {
+                    "x-ms-request-id": components["headers"]["RequestId"];
+                    "x-ms-client-request-id": components["headers"]["ClientRequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description KeyCustodyUnavailable: the key store (a PKCS#11 token) holding a key this operation needs cannot be reached; nothing was changed. Retry after the number of seconds in Retry-After. */
+            503: {
                 headers: {
                     "x-ms-request-id": components["headers"]["RequestId"];
                     "x-ms-client-request-id": components["headers"]["ClientRequestId"];
