@@ -138,6 +138,19 @@ export function roundRatioValues(runs: SettingRun[], base: string, other: string
   });
 }
 
+/**
+ * The runs of several alternated runs of the same options as one (`tsx bench/pool-rounds.ts`): each run's
+ * rounds numbered after the previous run's, so a round still pairs the servers that ran back to back.
+ */
+export function poolRounds(reports: { runs: SettingRun[] }[]): SettingRun[] {
+  let offset = 0;
+  return reports.flatMap(({ runs }) => {
+    const pooled = runs.map((run) => ({ ...run, round: run.round + offset }));
+    offset += Math.max(0, ...runs.map((run) => run.round));
+    return pooled;
+  });
+}
+
 /** "95% interval a–b" for the median of the ratios (median-interval.ts), or why there is none. */
 function intervalText(ratios: number[]): string {
   const interval = medianInterval(ratios);

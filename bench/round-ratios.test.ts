@@ -1,7 +1,7 @@
 // The alternated runs' rounds (`--rounds`): the order of the settings in each round, and the ratio per
 // round with its median and spread, which one noisy run of a setting does not decide.
 import { describe, expect, it } from "vitest";
-import { roundRatios, type SettingRun, settingsOrder } from "./alternated-settings";
+import { poolRounds, roundRatios, type SettingRun, settingsOrder } from "./alternated-settings";
 import { parseArgs } from "./args";
 import type { DriverResult } from "./driver";
 
@@ -66,5 +66,25 @@ describe("alternated rounds", () => {
     expect(roundRatios(runs, "off", "on")).toEqual([
       "verification: on / off, server CPU per flow round by round: median 1.035×, the median's 96.9% interval 0.980–1.150× (0.980–1.150 over 6 rounds: 1.05, 1.00, 1.10, 1.02, 0.98, 1.15)",
     ]);
+  });
+
+  it("pools two runs' rounds as one run: the second's rounds follow the first's, each still pairing its own servers", () => {
+    const first = [
+      run("off", 1, 1000, 2),
+      run("on", 1, 1000, 2.2),
+      run("on", 2, 1000, 2.1),
+      run("off", 2, 1000, 2),
+    ];
+    const second = [run("off", 1, 1000, 2), run("on", 1, 1000, 2.4)];
+    const pooled = poolRounds([{ runs: first }, { runs: second }]);
+    expect(pooled.map((r) => `${r.setting}${r.round}`)).toEqual([
+      "off1",
+      "on1",
+      "on2",
+      "off2",
+      "off3",
+      "on3",
+    ]);
+    expect(roundRatios(pooled, "off", "on")[0]).toContain("over 3 rounds: 1.10, 1.05, 1.20");
   });
 });
