@@ -125,6 +125,17 @@ describe.skipIf(softHsmMissing !== null)(
       expect(viewTokenKey(hsm.settings, parsePkcs11Uri(second.keyLocation.keyReference)!.id).objects).toBe(2);
     });
 
+    it("requests at once: one ends up pending and every other one's key is destroyed in the token, none left unreferenced", async () => {
+      const made = await Promise.all([requestInToken(), requestInToken(), requestInToken()]);
+      const refs = made.map((m) => m.keyLocation.keyReference);
+      expect(new Set(refs).size).toBe(3);
+      const pending = (await certificateRow())!.pendingProviderKeyRef!;
+      expect(refs).toContain(pending);
+      for (const ref of refs.filter((r) => r !== pending))
+        await vi.waitFor(() => expect(viewTokenKey(hsm.settings, parsePkcs11Uri(ref)!.id).objects).toBe(0));
+      expect(viewTokenKey(hsm.settings, parsePkcs11Uri(pending)!.id).objects).toBe(2);
+    });
+
     it("Idempotency-Key: a repeat is answered the same request and makes no second key in the token; the replaced request's key is destroyed once the new one commits", async () => {
       const replaced = await requestInToken();
       const listKeys = () => t.server.deps.keyCustody.provider("pkcs11").listKeys!();

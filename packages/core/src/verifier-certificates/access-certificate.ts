@@ -66,7 +66,7 @@ export async function createVerifierCertificateSigningRequest(
     provider: input.keyCustody?.provider ?? "software",
     tokenLabel: input.keyCustody?.tokenLabel ?? null,
   };
-  const current = await ensureVerifierCertificate(deps, scope, db);
+  await ensureVerifierCertificate(deps, scope, db);
   // A key held by a provider (an HSM) is generated there first; the CSR is signed there too. A
   // failure after that (the token gone between the two, the write failing) destroys it again.
   const held =
@@ -78,6 +78,7 @@ export async function createVerifierCertificateSigningRequest(
     : { keyProvider: null, providerKeyRef: null };
   let request: Awaited<ReturnType<typeof createAccessCertificateRequest>>;
   const createdAt = new Date();
+  let replaced: { pendingKeyProvider: string | null; pendingProviderKeyRef: string | null };
   try {
     const heldKey = held ? verifierKeyOf({ ...heldColumns, privateKeyCipher: null }, scope) : null;
     request = await createAccessCertificateRequest({
@@ -98,7 +99,7 @@ export async function createVerifierCertificateSigningRequest(
           }
         : {}),
     });
-    await repo.setPendingRequest(db, scope, {
+    replaced = await repo.setPendingRequest(db, scope, {
       pendingPrivateKeyCipher: request.privateKeyJwk
         ? deps.secretBox.seal(JSON.stringify(request.privateKeyJwk), verifierKeySealContext(scope))
         : null,
@@ -114,8 +115,8 @@ export async function createVerifierCertificateSigningRequest(
   // The request replaced is gone: a key of its in a token is destroyed there, once that is committed
   // (a rolled-back replacement leaves the request, and its key, as they were).
   await destroyVerifierKeyOnceCommitted(deps, db, scope, {
-    keyProvider: current.pendingKeyProvider,
-    providerKeyRef: current.pendingProviderKeyRef,
+    keyProvider: replaced.pendingKeyProvider,
+    providerKeyRef: replaced.pendingProviderKeyRef,
   });
   return {
     csrPem: request.csrPem,

@@ -56,7 +56,7 @@ export const verifierCertificateRepository = {
 
   /**
    * Keeps an access-certificate request (its key, sealed or held by a provider, and the CSR) beside the
-   * certificate in use, replacing any pending one.
+   * certificate in use, replacing any pending one; answers the key columns of the request it replaced.
    */
   setPendingRequest(
     db: UnitOfWork,
@@ -68,8 +68,16 @@ export const verifierCertificateRepository = {
       pendingCsrPem: string;
       pendingCreatedAt: Date;
     },
-  ) {
-    return db.prisma.verifierCertificate.update({ where: { tenantId_environment: scope }, data });
+  ): Promise<{ pendingKeyProvider: string | null; pendingProviderKeyRef: string | null }> {
+    // The row is locked before the request it replaces is read: of two requests at once, the second
+    // waits, then sees (and so can destroy) the first's key instead of leaving it unreferenced.
+    return db.transaction(async (tx) => {
+      const [replaced] = await tx.prisma.$queryRaw<
+        { pendingKeyProvider: string | null; pendingProviderKeyRef: string | null }[]
+      >`SELECT "pendingKeyProvider", "pendingProviderKeyRef" FROM "VerifierCertificate" WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment} FOR UPDATE`;
+      await tx.prisma.verifierCertificate.update({ where: { tenantId_environment: scope }, data });
+      return replaced ?? { pendingKeyProvider: null, pendingProviderKeyRef: null };
+    });
   },
 
   /** Every verifier certificate's key location across tenants (the operator's `issuer-keys list`). */
