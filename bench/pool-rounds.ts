@@ -1,5 +1,6 @@
 // `tsx bench/pool-rounds.ts <report.json>…`: the rounds of several `pnpm bench --observability` runs of the
-// same options taken as one run, for a median and interval no single run's rounds fit in a session. Each
+// same options taken as one run, for a median and interval no single run's rounds fit in a session (one
+// report alone: its ratios and verdict again, e.g. for a report written before the interval was). Each
 // run's rounds are numbered after the previous run's, so a round still pairs the two servers that ran
 // back to back.
 import fs from "node:fs";
@@ -27,8 +28,8 @@ const SAME = [
 ];
 
 function main(files: string[]): number {
-  if (files.length < 2) {
-    process.stderr.write("usage: tsx bench/pool-rounds.ts <observability report.json> <another>…\n");
+  if (files.length === 0) {
+    process.stderr.write("usage: tsx bench/pool-rounds.ts <observability report.json>…\n");
     return 2;
   }
   const reports = files.map((file) => JSON.parse(fs.readFileSync(file, "utf8")) as Report);
