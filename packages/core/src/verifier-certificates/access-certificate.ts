@@ -78,7 +78,7 @@ export async function createVerifierCertificateSigningRequest(
     : { keyProvider: null, providerKeyRef: null };
   let request: Awaited<ReturnType<typeof createAccessCertificateRequest>>;
   const createdAt = new Date();
-  let replaced: { pendingKeyProvider: string | null; pendingProviderKeyRef: string | null };
+  let replaced: Awaited<ReturnType<typeof repo.setPendingRequest>>;
   try {
     const heldKey = held ? verifierKeyOf({ ...heldColumns, privateKeyCipher: null }, scope) : null;
     request = await createAccessCertificateRequest({
@@ -114,10 +114,7 @@ export async function createVerifierCertificateSigningRequest(
   }
   // The request replaced is gone: a key of its in a token is destroyed there, once that is committed
   // (a rolled-back replacement leaves the request, and its key, as they were).
-  await destroyVerifierKeyOnceCommitted(deps, db, scope, {
-    keyProvider: replaced.pendingKeyProvider,
-    providerKeyRef: replaced.pendingProviderKeyRef,
-  });
+  await destroyVerifierKeyOnceCommitted(deps, db, scope, replaced);
   return {
     csrPem: request.csrPem,
     subject: request.subject,

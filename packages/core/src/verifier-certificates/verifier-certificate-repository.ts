@@ -1,7 +1,7 @@
 import type { UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
-import { verifierIdentityCache, verifierIdentityKey } from "../verification";
+import { type VerifierKeyColumns, verifierIdentityCache, verifierIdentityKey } from "../verification";
 
 /** Every Prisma call of the verifier-certificates slice (the read and the generation live in verification). */
 /** A validated registration certificate as it is stored. */
@@ -56,7 +56,7 @@ export const verifierCertificateRepository = {
 
   /**
    * Keeps an access-certificate request (its key, sealed or held by a provider, and the CSR) beside the
-   * certificate in use, replacing any pending one; answers the key columns of the request it replaced.
+   * certificate in use, replacing any pending one; answers where the replaced request's key is held.
    */
   setPendingRequest(
     db: UnitOfWork,
@@ -68,15 +68,18 @@ export const verifierCertificateRepository = {
       pendingCsrPem: string;
       pendingCreatedAt: Date;
     },
-  ): Promise<{ pendingKeyProvider: string | null; pendingProviderKeyRef: string | null }> {
+  ): Promise<Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">> {
     // The row is locked before the request it replaces is read: of two requests at once, the second
     // waits, then sees (and so can destroy) the first's key instead of leaving it unreferenced.
     return db.transaction(async (tx) => {
       const [replaced] = await tx.prisma.$queryRaw<
-        { pendingKeyProvider: string | null; pendingProviderKeyRef: string | null }[]
-      >`SELECT "pendingKeyProvider", "pendingProviderKeyRef" FROM "VerifierCertificate" WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment} FOR UPDATE`;
+        Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">[]
+      >`
+        SELECT "pendingKeyProvider" AS "keyProvider", "pendingProviderKeyRef" AS "providerKeyRef"
+        FROM "VerifierCertificate"
+        WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment} FOR UPDATE`;
       await tx.prisma.verifierCertificate.update({ where: { tenantId_environment: scope }, data });
-      return replaced ?? { pendingKeyProvider: null, pendingProviderKeyRef: null };
+      return replaced ?? { keyProvider: null, providerKeyRef: null };
     });
   },
 
