@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FastSql } from "./fast-sql";
 import {
+  compactSql,
   type StatementTracer,
   sqlOperation,
   type TracedStatement,
@@ -107,6 +108,30 @@ describe("a unit of work with a span per statement", () => {
     );
     await expect(failing.sql.query("INSERT INTO x VALUES ($1)", [1])).rejects.toThrow("boom");
     expect(traced.at(-1)).toEqual({ text: "INSERT INTO x VALUES ($1)", operation: "INSERT", failed: true });
+  });
+
+  it("a multi-line statement is recorded on one line, its indentation gone", async () => {
+    const calls: unknown[][] = [];
+    const { traced, trace } = recorder();
+    const unit = tracedUnitOfWork(fakeUnit(calls), trace);
+    const text = `
+      WITH spent AS (
+        DELETE FROM "Nonce"
+         WHERE "id" = $1 AND "note" = 'two  spaces'
+        RETURNING "id")\r
+      SELECT * FROM spent
+    `;
+    await unit.sql.query(text, ["n"]);
+    await unit.sql.query(text, ["m"]);
+    expect(traced[0]).toEqual({
+      text: `WITH spent AS ( DELETE FROM "Nonce" WHERE "id" = $1 AND "note" = 'two  spaces' RETURNING "id") SELECT * FROM spent`,
+      operation: "WITH",
+    });
+    // Worked out once per text: both statements record the same object.
+    expect(traced[1]).toEqual(traced[0]);
+    // The database got the statement as written.
+    expect(calls.map((call) => call[1])).toEqual([text, text]);
+    expect(compactSql("SELECT 1")).toBe("SELECT 1");
   });
 
   it("the operation is the statement's first word", () => {

@@ -14,20 +14,37 @@ export interface TracedStatement {
 /** Runs one statement (`run`) inside a span of the caller's, whose parent the caller holds. */
 export type StatementTracer = <T>(statement: TracedStatement, run: () => Promise<T>) => Promise<T>;
 
-/** Operations by statement text: the texts are the code's own constants, so a few hundred at most. */
-const operations = new Map<string, string>();
-const MAX_OPERATIONS = 1_000;
+/**
+ * What a span records of a statement, by the statement's text: the texts are the code's own constants, so
+ * a few hundred at most, each worked out once.
+ */
+const statements = new Map<string, TracedStatement>();
+const MAX_STATEMENTS = 1_000;
 
 /** The first word of a statement, upper-cased: its operation (`SELECT`, `WITH`, …). */
 export function sqlOperation(text: string): string {
-  let operation = operations.get(text);
-  if (operation !== undefined) return operation;
   const match = /^\s*([A-Za-z]+)/.exec(text);
-  operation = match ? match[1]!.toUpperCase() : "SQL";
+  return match ? match[1]!.toUpperCase() : "SQL";
+}
+
+/**
+ * A statement's text as a span records it: its line breaks and their indentation made one space, so a
+ * trace shows it on one line and each sampled span exports (and the exporter encodes) fewer bytes. A
+ * break inside a string literal would be shown as a space too: the code's statements have none.
+ */
+export function compactSql(text: string): string {
+  return text.replace(/[ \t]*[\r\n]\s*/g, " ").trim();
+}
+
+/** The statement a span records for `text`: worked out once per text and shared, never changed. */
+export function tracedSqlStatement(text: string): TracedStatement {
+  let statement = statements.get(text);
+  if (statement !== undefined) return statement;
+  statement = Object.freeze({ text: compactSql(text), operation: sqlOperation(text) });
   // An unsafe raw statement's text could vary without end: the cache starts over instead of growing.
-  if (operations.size >= MAX_OPERATIONS) operations.clear();
-  operations.set(text, operation);
-  return operation;
+  if (statements.size >= MAX_STATEMENTS) statements.clear();
+  statements.set(text, statement);
+  return statement;
 }
 
 /** A tagged template's text with `$1`, `$2`, … where its values go (Prisma numbers them the same way). */
@@ -54,7 +71,7 @@ function tracedPrisma(prisma: Db, trace: StatementTracer): Db {
           const text = Array.isArray(first)
             ? templateText(first as unknown as TemplateStringsArray)
             : String(first);
-          return trace({ text, operation: sqlOperation(text) }, () =>
+          return trace(tracedSqlStatement(text), () =>
             (value as (...args: unknown[]) => Promise<unknown>).call(target, first, ...rest),
           );
         };
@@ -87,7 +104,7 @@ function tracedDelegate(delegate: Record<string, unknown>, model: string, trace:
 
 function tracedSql(sql: FastSql, trace: StatementTracer): FastSql {
   return {
-    query: (text, params) => trace({ text, operation: sqlOperation(text) }, () => sql.query(text, params)),
+    query: (text, params) => trace(tracedSqlStatement(text), () => sql.query(text, params)),
   };
 }
 
