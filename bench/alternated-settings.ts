@@ -12,6 +12,15 @@ import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
 import { medianInterval } from "./median-interval";
 import { type OursTarget, setupOurs, startOurs } from "./ours";
+import {
+  kindsComparison,
+  kindsLine,
+  type PerfKind,
+  perfAvailable,
+  perfKindsOf,
+  perfNodeArgs,
+  recordPerf,
+} from "./perf-kinds";
 import { type CpuTimes, sampleProcess } from "./processes";
 import { AREAS, profileShares } from "./profile-shares";
 import { runDriver } from "./run-driver";
@@ -273,6 +282,8 @@ interface Started {
   ours: Awaited<ReturnType<typeof startOurs>>;
   beside: ReturnType<NonNullable<SettingStart["beside"]>> | undefined;
   cpuProfDir: string | undefined;
+  /** `--perf`: where the server's perf recording goes, and its end. */
+  perf?: { dir: string; finished: Promise<void> };
   target?: OursTarget;
 }
 
@@ -296,6 +307,9 @@ export async function runAlternated(
   const bursts = options.smoke ? 0 : (options.bursts ?? 0);
   const runs: SettingRun[] = [];
   const notes: string[] = [];
+  if (options.perf && !perfAvailable())
+    throw new Error("--perf needs Linux perf on the PATH (Debian: apt-get install linux-perf)");
+  const perfKinds = new Map<string, Record<PerfKind, number>[]>(settings.map((setting) => [setting, []]));
 
   const launch = async (setting: string, round: number): Promise<Started> => {
     const given = start(setting, round);
@@ -303,16 +317,25 @@ export async function runAlternated(
     const cpuProfDir = options.cpuProf
       ? path.join(HERE, "results", `cpu-${label}-${setting}-${round}-${Date.now()}`)
       : undefined;
+    const perfDir = options.perf
+      ? path.join(HERE, "results", `perf-${label}-${setting}-${round}-${Date.now()}`)
+      : undefined;
+    if (perfDir) fs.mkdirSync(perfDir, { recursive: true });
     const ours = await startOurs({
       db: options.db,
       env: given.env,
       cpuProfDir,
-      nodeArgs: options.serverNodeArgs,
+      nodeArgs: [...(perfDir ? perfNodeArgs(perfDir) : []), ...options.serverNodeArgs],
       // `--server-log <file>`: each server's output, appended in the order the servers ran.
       logFile: options.serverLog && `${options.serverLog}.${label}-${setting}-${round}`,
     });
     if (cpuProfDir) notes.push(`${setting}, round ${round}: server CPU profile in ${cpuProfDir}`);
     const started: Started = { setting, ours, beside: given.beside?.(ours.service.baseUrl), cpuProfDir };
+    if (perfDir)
+      started.perf = {
+        dir: perfDir,
+        finished: recordPerf(ours.service.pid, path.join(perfDir, "perf.data")).finished,
+      };
     try {
       started.target = await setupOurs(ours.service.baseUrl, ours.apiKey, given.issuer);
     } catch (error) {
@@ -321,9 +344,17 @@ export async function runAlternated(
     }
     return started;
   };
-  const stop = async ({ setting, ours, beside, cpuProfDir }: Started, round: number) => {
+  const stop = async ({ setting, ours, beside, cpuProfDir, perf }: Started, round: number) => {
     await beside?.stopping();
     await ours.stop();
+    if (perf) {
+      // perf writes its file once the server has exited; the server's symbol map is read, then removed.
+      await perf.finished;
+      const kinds = perfKindsOf(path.join(perf.dir, "perf.data"));
+      fs.rmSync(`/tmp/perf-${ours.service.pid}.map`, { force: true });
+      perfKinds.get(setting)!.push(kinds);
+      notes.push(`${setting}, round ${round}: perf (CPU time, every thread) ${kindsLine(kinds)}`);
+    }
     if (beside) notes.push(...(await beside.finished()).map((n) => `${setting}, round ${round}: ${n}`));
     if (cpuProfDir) notes.push(`${setting}, round ${round}: ${sharesLine(cpuProfDir)}`);
   };
@@ -373,6 +404,11 @@ export async function runAlternated(
       for (const s of servers) await stop(s, round);
     }
   }
+  if (options.perf)
+    for (const setting of settings.slice(1))
+      notes.push(
+        ...kindsComparison(perfKinds.get(settings[0]!)!, perfKinds.get(setting)!, [settings[0]!, setting]),
+      );
   return { runs, notes };
 }
 

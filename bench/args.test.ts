@@ -20,4 +20,11 @@ describe("parseArgs --peer", () => {
     expect(() => parseArgs(["--peer", "eudiplo"])).toThrow(/--peer is library, credo, all or none/);
     expect(() => parseArgs(["--peer"])).toThrow(/--peer needs a value/);
   });
+
+  it("records perf only in the alternated runs", () => {
+    expect(parseArgs(["--observability", "--perf"]).perf).toBe(true);
+    expect(parseArgs(["--keys", "pkcs11", "--perf"]).perf).toBe(true);
+    expect(parseArgs([]).perf).toBe(false);
+    expect(() => parseArgs(["--perf"])).toThrow(/--perf is for the alternated runs/);
+  });
 });

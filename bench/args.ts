@@ -20,6 +20,11 @@ export interface BenchOptions {
   rate: number | undefined;
   /** Run the server under `--cpu-prof` and summarise the profile. */
   cpuProf: boolean;
+  /**
+   * `--perf`: with `--observability` or `--keys`, record each server's CPU time with Linux perf (every
+   * thread) and report it by kind of work (perf-kinds.ts), per server and setting against setting.
+   */
+  perf: boolean;
   /** Write V8 CPU profiles of the load driver (one per phase) into this directory. */
   driverCpuProf: string | undefined;
   /** Only these workloads (comma-separated ids), when given. */
@@ -87,6 +92,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     noLatencyRun: false,
     rate: undefined,
     cpuProf: false,
+    perf: false,
     driverCpuProf: undefined,
     only: undefined,
     serverNodeArgs: [],
@@ -126,6 +132,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       else throw new Error("--peer is library, credo, all or none");
     } else if (arg === "--no-latency-run") options.noLatencyRun = true;
     else if (arg === "--cpu-prof") options.cpuProf = true;
+    else if (arg === "--perf") options.perf = true;
     else if (arg === "--rate") options.rate = Number(value());
     else if (arg === "--driver-cpu-prof") options.driverCpuProf = value();
     else if (arg === "--only") options.only = value().split(",");
@@ -157,7 +164,7 @@ export function parseArgs(argv: string[]): BenchOptions {
           "           [--seed-rows <n>]\n" +
           "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n" +
           "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1] [--rounds 2]\n" +
-          "           [--parts metrics,tracing|metrics|tracing|none] [--warmup 12] [--bursts K]\n" +
+          "           [--parts metrics,tracing|metrics|tracing|none] [--warmup 12] [--bursts K] [--perf]\n" +
           "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--rounds 2] [--warmup 12] [--bursts K]\n",
       );
       process.exit(0);
@@ -192,6 +199,8 @@ export function parseArgs(argv: string[]): BenchOptions {
       throw new Error("--rounds is for the alternated runs: --observability or --keys");
   }
   if (!(options.warmup >= 0 && options.warmup <= 600)) throw new Error("bad --warmup (seconds, 0 to 600)");
+  if (options.perf && !options.observability && !options.keys)
+    throw new Error("--perf is for the alternated runs: --observability or --keys");
   if (options.bursts !== undefined) {
     if (!(Number.isInteger(options.bursts) && options.bursts >= 1 && options.bursts <= 100))
       throw new Error("bad --bursts (an integer from 1 to 100)");

@@ -1,0 +1,87 @@
+// bench/perf-kinds.ts: a perf recording's samples by kind of work.
+import { describe, expect, it } from "vitest";
+import {
+  kindOfSymbol,
+  kindsComparison,
+  PERF_KINDS,
+  type PerfKind,
+  parsePerfReport,
+  samplesByKind,
+} from "./perf-kinds";
+
+// As `perf report --stdio -n --sort sym` prints them (the header and blank lines are skipped).
+const REPORT = `# Samples: 36K of event 'cpu-clock'
+#
+# Overhead       Samples  Symbol
+# ........  ............  ......
+#
+     2.32%           851  [.] Builtins_LoadIC
+     1.04%           382  [.] Builtins_LoadIC_Megamorphic
+     0.98%           359  [.] v8::internal::ConcurrentMarking::RunMajor
+     0.99%           364  [.] v8::internal::compiler::GraphReducer::ReduceTop
+     1.08%           395  [k] _raw_spin_unlock_irqrestore
+     0.11%            39  [.] JS:*startSpan file:///x/node_modules/@opentelemetry/sdk-trace/build/src/Tracer.js:41
+     0.05%            20  [.] JS:^handler file:///x/apps/api/dist/serve.mjs:10:1
+     0.98%           359  [.] JS:wasm-function[923]-923-liftoff
+     0.20%            73  [.] Builtins_InterpreterEntryTrampoline
+     0.40%           146  [.] Builtins_CallFunction_ReceiverIsAny
+     0.30%           110  [.] v8::internal::LookupIterator::LookupInRegularHolder<false>
+     0.10%            30  [.] Builtins_LoadIC
+`;
+
+describe("perf kinds", () => {
+  it("names V8's JIT code, builtins and C++ by kind, anything else native", () => {
+    const cases: [string, PerfKind][] = [
+      ["JS:*startSpan file:///x/Tracer.js:41", "optimised JS"],
+      ["JS:^handler file:///x/serve.mjs:10:1", "unoptimised JS"],
+      ["JS:~handler file:///x/serve.mjs:10:1", "unoptimised JS"],
+      ["JS:wasm-function[923]-923-liftoff", "database (wasm)"],
+      ["Builtins_LoadIC", "inline caches"],
+      ["Builtins_KeyedLoadIC_Megamorphic", "inline caches"],
+      ["Builtins_LoadICTrampoline", "inline caches"],
+      ["Builtins_InterpreterEntryTrampoline", "unoptimised JS"],
+      ["Builtins_LdaNamedPropertyHandler", "unoptimised JS"],
+      ["Builtins_BaselineOutOfLinePrologue", "unoptimised JS"],
+      ["Builtins_RecordWriteSaveFP", "garbage collection"],
+      ["Builtins_CallFunction_ReceiverIsAny", "other builtins"],
+      ["v8::internal::compiler::GraphReducer::ReduceTop", "compiler"],
+      ["v8::internal::Scavenger::ScavengeObject<v8::internal::FullHeapObjectSlot>", "garbage collection"],
+      ["v8::internal::ConcurrentMarking::RunMajor", "garbage collection"],
+      ["v8::internal::LookupIterator::LookupInRegularHolder<false>", "V8 runtime"],
+      ["_int_malloc", "native and kernel"],
+      ["_raw_spin_unlock_irqrestore", "native and kernel"],
+    ];
+    for (const [symbol, kind] of cases) expect([symbol, kindOfSymbol(symbol)]).toEqual([symbol, kind]);
+  });
+
+  it("sums a report's samples by symbol and by kind", () => {
+    const bySymbol = parsePerfReport(REPORT);
+    expect(bySymbol.get("Builtins_LoadIC")).toBe(881);
+    expect(bySymbol.size).toBe(11);
+    const kinds = samplesByKind(bySymbol);
+    expect(kinds["inline caches"]).toBe(881 + 382);
+    expect(kinds["garbage collection"]).toBe(359);
+    expect(kinds.compiler).toBe(364);
+    expect(kinds["optimised JS"]).toBe(39);
+    expect(kinds["unoptimised JS"]).toBe(20 + 73);
+    expect(kinds["database (wasm)"]).toBe(359);
+    expect(kinds["other builtins"]).toBe(146);
+    expect(kinds["V8 runtime"]).toBe(110);
+    expect(kinds["native and kernel"]).toBe(395);
+    expect(PERF_KINDS.reduce((sum, kind) => sum + kinds[kind], 0)).toBe(3128);
+  });
+
+  it("compares two settings per server: the whole's ratio and each kind's share of the difference", () => {
+    const zero = Object.fromEntries(PERF_KINDS.map((kind) => [kind, 0])) as Record<PerfKind, number>;
+    const off = [
+      { ...zero, compiler: 100, "optimised JS": 900 },
+      { ...zero, compiler: 100, "optimised JS": 1100 },
+    ];
+    const on = [{ ...zero, compiler: 200, "optimised JS": 1000 }];
+    const lines = kindsComparison(off, on, ["off", "on"]);
+    expect(lines[0]).toBe("perf samples per server, on / off: 1.091× (1100 → 1200; 2 and 1 servers)");
+    expect(lines).toContain("perf, compiler: 100 → 200 (2.00×), 9.1 points of the whole");
+    expect(lines).toContain("perf, optimised JS: 1000 → 1000 (1.00×), 0.0 points of the whole");
+    expect(lines).toContain("perf, garbage collection: 0 → 0 (–×), 0.0 points of the whole");
+  });
+});

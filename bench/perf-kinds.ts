@@ -1,0 +1,162 @@
+// Where a server's CPU time goes, by kind of work, from Linux `perf` (`pnpm bench --observability --perf`).
+// perf samples a process's CPU clock on every thread (its request thread, the embedded database's, V8's
+// compiler and garbage-collector threads), so, unlike V8's --cpu-prof, whose samples follow the wall clock
+// of the request thread, a thread that waits for a core is not charged for the wait. The kinds tell the
+// code itself (optimised JavaScript, the database's WebAssembly) from the engine's work around it (the
+// compiler, the collector, inline-cache misses and the interpreter), which is where an added module or
+// hook can cost more than its own functions do.
+//
+//   tsx bench/perf-kinds.ts <perf.data> [<perf.data> …]   # each recording's samples by kind
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export type PerfKind =
+  | "optimised JS"
+  | "unoptimised JS"
+  | "inline caches"
+  | "other builtins"
+  | "compiler"
+  | "garbage collection"
+  | "V8 runtime"
+  | "database (wasm)"
+  | "native and kernel";
+
+export const PERF_KINDS: PerfKind[] = [
+  "optimised JS",
+  "unoptimised JS",
+  "inline caches",
+  "other builtins",
+  "compiler",
+  "garbage collection",
+  "V8 runtime",
+  "database (wasm)",
+  "native and kernel",
+];
+
+const GC = /Heap|Scaveng|MarkCompact|Marking|Sweep|Evacuat|Compactor|\bGC|Concurrent(Marking|Allocator)/;
+
+/**
+ * The kind of work of one symbol as `perf report` names it: V8's JIT code as `--perf-basic-prof` names it
+ * (`JS:*fn` optimised, `JS:^fn` baseline, `JS:~fn` interpreted, `JS:wasm-function[…]`), V8's builtins
+ * (`Builtins_…`) and its C++ (`v8::internal::…`), anything else native.
+ */
+export function kindOfSymbol(symbol: string): PerfKind {
+  if (symbol.includes("wasm-function")) return "database (wasm)";
+  if (symbol.startsWith("JS:*") || symbol.startsWith("JS:+")) return "optimised JS";
+  if (symbol.startsWith("JS:")) return "unoptimised JS";
+  if (/v8::internal::(compiler|maglev|baseline)::|Turbofan|Pipeline|OptimizingCompile/.test(symbol))
+    return "compiler";
+  if (symbol.startsWith("v8::") && GC.test(symbol)) return "garbage collection";
+  if (symbol.startsWith("Builtins_")) {
+    if (/IC(_|Trampoline|Baseline|$)|IC_Megamorphic/.test(symbol)) return "inline caches";
+    if (/^Builtins_(Interpreter|Baseline)|Handler$/.test(symbol)) return "unoptimised JS";
+    if (/RecordWrite|Allocate/.test(symbol)) return "garbage collection";
+    return "other builtins";
+  }
+  if (symbol.startsWith("v8::") || symbol.startsWith("Runtime_")) return "V8 runtime";
+  return "native and kernel";
+}
+
+/** Samples by symbol from `perf report --stdio -n --sort sym` (lines `  1.23%  456  [.] symbol`). */
+export function parsePerfReport(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const match = /^\s*[\d.]+%\s+(\d+)\s+\[[^\]]*\]\s+(.*)$/.exec(line);
+    if (!match) continue;
+    const symbol = match[2]!.trim();
+    samples.set(symbol, (samples.get(symbol) ?? 0) + Number(match[1]));
+  }
+  return samples;
+}
+
+/** Samples by kind, from samples by symbol. */
+export function samplesByKind(bySymbol: Map<string, number>): Record<PerfKind, number> {
+  const kinds = Object.fromEntries(PERF_KINDS.map((kind) => [kind, 0])) as Record<PerfKind, number>;
+  for (const [symbol, samples] of bySymbol) kinds[kindOfSymbol(symbol)] += samples;
+  return kinds;
+}
+
+/** A recording's samples by kind (`perf report` finds JIT symbols in /tmp/perf-<pid>.map). */
+export function perfKindsOf(dataFile: string): Record<PerfKind, number> {
+  const report = execFileSync("perf", ["report", "-i", dataFile, "--stdio", "-n", "--sort", "sym"], {
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return samplesByKind(parsePerfReport(report));
+}
+
+/** Whether `perf` can be run here. */
+export function perfAvailable(): boolean {
+  try {
+    execFileSync("perf", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The V8 flags a server needs for perf to name its JIT code, its V8 log kept in `dir`. */
+export const perfNodeArgs = (dir: string) => [
+  "--perf-basic-prof",
+  `--logfile=${dir}/v8.log`,
+  "--no-logfile-per-isolate",
+];
+
+/**
+ * Records the CPU clock of process `pid` (every thread) at ~1 kHz into `dataFile` until the process exits;
+ * `finished` settles once perf has written the file.
+ */
+export function recordPerf(pid: number, dataFile: string): { finished: Promise<void> } {
+  const perf: ChildProcess = spawn(
+    "perf",
+    ["record", "-q", "-e", "cpu-clock", "-F", "999", "-p", String(pid), "-o", dataFile],
+    { stdio: "ignore" },
+  );
+  const finished = new Promise<void>((resolve) => {
+    perf.once("exit", () => resolve());
+    perf.once("error", () => resolve());
+  });
+  return { finished };
+}
+
+/** `kind a%, kind b%, …` of a recording's samples, with their total. */
+export function kindsLine(kinds: Record<PerfKind, number>): string {
+  const total = PERF_KINDS.reduce((sum, kind) => sum + kinds[kind], 0);
+  const cells = PERF_KINDS.map((kind) => `${kind} ${((kinds[kind] / (total || 1)) * 100).toFixed(1)}%`);
+  return `${total} samples: ${cells.join(", ")}`;
+}
+
+/**
+ * Each kind's samples under `other` against `base`, summed over their recordings: the kinds' own ratios and
+ * each kind's share of the difference in the whole.
+ */
+export function kindsComparison(
+  base: Record<PerfKind, number>[],
+  other: Record<PerfKind, number>[],
+  names: [string, string],
+): string[] {
+  const sum = (all: Record<PerfKind, number>[], kind: PerfKind) => all.reduce((s, k) => s + k[kind], 0);
+  const totalOf = (all: Record<PerfKind, number>[]) => PERF_KINDS.reduce((s, kind) => s + sum(all, kind), 0);
+  // Per recording, so settings with different numbers of servers compare.
+  const perRun = (all: Record<PerfKind, number>[], n: number) => n / (all.length || 1);
+  const baseTotal = perRun(base, totalOf(base));
+  const otherTotal = perRun(other, totalOf(other));
+  const lines = [
+    `perf samples per server, ${names[1]} / ${names[0]}: ${(otherTotal / baseTotal).toFixed(3)}× ` +
+      `(${baseTotal.toFixed(0)} → ${otherTotal.toFixed(0)}; ${base.length} and ${other.length} servers)`,
+  ];
+  for (const kind of PERF_KINDS) {
+    const a = perRun(base, sum(base, kind));
+    const b = perRun(other, sum(other, kind));
+    lines.push(
+      `perf, ${kind}: ${a.toFixed(0)} → ${b.toFixed(0)} (${a ? (b / a).toFixed(2) : "–"}×), ` +
+        `${(((b - a) / baseTotal) * 100).toFixed(1)} points of the whole`,
+    );
+  }
+  return lines;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const file of process.argv.slice(2)) console.log(`${file}: ${kindsLine(perfKindsOf(file))}`);
+}
