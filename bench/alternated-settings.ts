@@ -350,10 +350,17 @@ export async function runAlternated(
     if (perf) {
       // perf writes its file once the server has exited; the server's symbol map is read, then removed.
       await perf.finished;
-      const kinds = perfKindsOf(path.join(perf.dir, "perf.data"));
-      fs.rmSync(`/tmp/perf-${ours.service.pid}.map`, { force: true });
-      perfKinds.get(setting)!.push(kinds);
-      notes.push(`${setting}, round ${round}: perf (CPU time, every thread) ${kindsLine(kinds)}`);
+      try {
+        const kinds = perfKindsOf(path.join(perf.dir, "perf.data"));
+        perfKinds.get(setting)!.push(kinds);
+        notes.push(`${setting}, round ${round}: perf (CPU time, every thread) ${kindsLine(kinds)}`);
+      } catch (error) {
+        notes.push(
+          `${setting}, round ${round}: perf report failed, this server is left out: ${String(error)}`,
+        );
+      } finally {
+        fs.rmSync(`/tmp/perf-${ours.service.pid}.map`, { force: true });
+      }
     }
     if (beside) notes.push(...(await beside.finished()).map((n) => `${setting}, round ${round}: ${n}`));
     if (cpuProfDir) notes.push(`${setting}, round ${round}: ${sharesLine(cpuProfDir)}`);
