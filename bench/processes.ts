@@ -49,6 +49,11 @@ export async function startService(options: {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // A bench that ends on an error would otherwise leave the service running, orphaned, and the next
+  // run measure beside it.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   const keep = (chunk: Buffer) => {
     out = (out + chunk.toString()).slice(-65536);
   };
