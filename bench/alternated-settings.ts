@@ -334,7 +334,7 @@ export async function runAlternated(
     if (perfDir)
       started.perf = {
         dir: perfDir,
-        finished: recordPerf(ours.service.pid, path.join(perfDir, "perf.data")).finished,
+        finished: recordPerf(ours.service.pid, path.join(perfDir, "perf.data")),
       };
     try {
       started.target = await setupOurs(ours.service.baseUrl, ours.apiKey, given.issuer);

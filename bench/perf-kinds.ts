@@ -7,7 +7,7 @@
 // hook can cost more than its own functions do.
 //
 //   tsx bench/perf-kinds.ts <perf.data> [<perf.data> …]   # each recording's samples by kind
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export type PerfKind =
@@ -57,6 +57,11 @@ export function kindOfSymbol(symbol: string): PerfKind {
   return "native and kernel";
 }
 
+const noSamples = () => Object.fromEntries(PERF_KINDS.map((kind) => [kind, 0])) as Record<PerfKind, number>;
+
+/** A recording's samples, all kinds together. */
+const totalOf = (kinds: Record<PerfKind, number>) => PERF_KINDS.reduce((sum, kind) => sum + kinds[kind], 0);
+
 /** Samples by symbol from `perf report --stdio -n --sort sym` (lines `  1.23%  456  [.] symbol`). */
 export function parsePerfReport(text: string): Map<string, number> {
   const samples = new Map<string, number>();
@@ -71,7 +76,7 @@ export function parsePerfReport(text: string): Map<string, number> {
 
 /** Samples by kind, from samples by symbol. */
 export function samplesByKind(bySymbol: Map<string, number>): Record<PerfKind, number> {
-  const kinds = Object.fromEntries(PERF_KINDS.map((kind) => [kind, 0])) as Record<PerfKind, number>;
+  const kinds = noSamples();
   for (const [symbol, samples] of bySymbol) kinds[kindOfSymbol(symbol)] += samples;
   return kinds;
 }
@@ -105,24 +110,23 @@ export const perfNodeArgs = (dir: string) => [
 
 /**
  * Records the CPU clock of process `pid` (every thread) at ~1 kHz into `dataFile` until the process exits;
- * `finished` settles once perf has written the file.
+ * settles once perf has written the file.
  */
-export function recordPerf(pid: number, dataFile: string): { finished: Promise<void> } {
-  const perf: ChildProcess = spawn(
+export function recordPerf(pid: number, dataFile: string): Promise<void> {
+  const perf = spawn(
     "perf",
     ["record", "-q", "-e", "cpu-clock", "-F", "999", "-p", String(pid), "-o", dataFile],
     { stdio: "ignore" },
   );
-  const finished = new Promise<void>((resolve) => {
+  return new Promise<void>((resolve) => {
     perf.once("exit", () => resolve());
     perf.once("error", () => resolve());
   });
-  return { finished };
 }
 
 /** `kind a%, kind b%, …` of a recording's samples, with their total. */
 export function kindsLine(kinds: Record<PerfKind, number>): string {
-  const total = PERF_KINDS.reduce((sum, kind) => sum + kinds[kind], 0);
+  const total = totalOf(kinds);
   const cells = PERF_KINDS.map((kind) => `${kind} ${((kinds[kind] / (total || 1)) * 100).toFixed(1)}%`);
   return `${total} samples: ${cells.join(", ")}`;
 }
@@ -136,24 +140,27 @@ export function kindsComparison(
   other: Record<PerfKind, number>[],
   names: [string, string],
 ): string[] {
-  const sum = (all: Record<PerfKind, number>[], kind: PerfKind) => all.reduce((s, k) => s + k[kind], 0);
-  const totalOf = (all: Record<PerfKind, number>[]) => PERF_KINDS.reduce((s, kind) => s + sum(all, kind), 0);
   // Per recording, so settings with different numbers of servers compare.
-  const perRun = (all: Record<PerfKind, number>[], n: number) => n / (all.length || 1);
-  const baseTotal = perRun(base, totalOf(base));
-  const otherTotal = perRun(other, totalOf(other));
+  const perServer = (all: Record<PerfKind, number>[]) => {
+    const mean = noSamples();
+    for (const kinds of all) for (const kind of PERF_KINDS) mean[kind] += kinds[kind];
+    for (const kind of PERF_KINDS) mean[kind] /= all.length || 1;
+    return mean;
+  };
+  const a = perServer(base);
+  const b = perServer(other);
+  const baseTotal = totalOf(a);
+  const otherTotal = totalOf(b);
   const lines = [
     `perf samples per server, ${names[1]} / ${names[0]}: ${(otherTotal / baseTotal).toFixed(3)}× ` +
       `(${baseTotal.toFixed(0)} → ${otherTotal.toFixed(0)}; ${base.length} and ${other.length} servers)`,
   ];
-  for (const kind of PERF_KINDS) {
-    const a = perRun(base, sum(base, kind));
-    const b = perRun(other, sum(other, kind));
+  for (const kind of PERF_KINDS)
     lines.push(
-      `perf, ${kind}: ${a.toFixed(0)} → ${b.toFixed(0)} (${a ? (b / a).toFixed(2) : "–"}×), ` +
-        `${(((b - a) / baseTotal) * 100).toFixed(1)} points of the whole`,
+      `perf, ${kind}: ${a[kind].toFixed(0)} → ${b[kind].toFixed(0)} ` +
+        `(${a[kind] ? (b[kind] / a[kind]).toFixed(2) : "–"}×), ` +
+        `${(((b[kind] - a[kind]) / baseTotal) * 100).toFixed(1)} points of the whole`,
     );
-  }
   return lines;
 }
 
