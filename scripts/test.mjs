@@ -2,8 +2,8 @@
 // The whole test suite: contract check, unit tests, use-case and HTTP tests on the embedded database and,
 // when TEST_POSTGRES_URL names a PostgreSQL server, both again on PostgreSQL; then browser tests and a
 // few-second smoke of the benchmark. Every suite runs, also after one failed; the run ends with one line
-// per suite (passed, failed, skipped, duration) and every skipped test with its reason
-// (scripts/test-summary/summary.mjs), and exits 1 if any suite failed.
+// per suite (passed, failed, skipped, duration), every skipped test with its reason and every failed test
+// with its error (scripts/test-summary/summary.mjs), and exits 1 if any suite failed.
 // `node scripts/test.mjs --only unit,bench` runs the named suites alone (keys below).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

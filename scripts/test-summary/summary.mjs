@@ -1,5 +1,6 @@
-// The end of `pnpm test` (scripts/test.mjs): one line per suite (passed, failed, skipped, duration) and
-// every skipped test with its reason. Pure functions over what the runners report, tested on samples.
+// The end of `pnpm test` (scripts/test.mjs): one line per suite (passed, failed, skipped, duration),
+// every skipped test with its reason, and last every failed test with the first line of its error (last,
+// so that the tail of a long CI log still names them). Pure functions over what the runners report, tested on samples.
 //
 // Where a skip's reason comes from (docs/testing.md): vitest: `ctx.skip("reason")`, else a trailing
 // `[reason]` in the name of the skipped test or of the nearest suite around it that has one (how
@@ -18,9 +19,16 @@ export function vitestSkipReason(test) {
   return null;
 }
 
-/** Counts and skips of one vitest run, from vitest-outcomes-reporter.mjs's file. */
+/** The first non-empty line of an error message, at most 300 characters, or null. */
+function firstLine(message) {
+  const line = message?.split("\n").find((l) => l.trim());
+  if (!line) return null;
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** Counts, skips and failures of one vitest run, from vitest-outcomes-reporter.mjs's file. */
 export function vitestOutcome(report) {
-  const outcome = { passed: 0, failed: 0, skipped: 0, skips: [] };
+  const outcome = { passed: 0, failed: 0, skipped: 0, skips: [], failures: [] };
   for (const test of report.tests) {
     if (test.state === "passed") outcome.passed++;
     else if (test.state === "skipped") {
@@ -29,16 +37,29 @@ export function vitestOutcome(report) {
         name: [test.file, ...test.suites, test.name].join(" > "),
         reason: vitestSkipReason(test),
       });
-    } else outcome.failed++; // failed, or still pending when the run ended
+    } else {
+      // failed, or still pending when the run ended
+      outcome.failed++;
+      outcome.failures.push({
+        name: [test.file, ...test.suites, test.name].join(" > "),
+        error: firstLine(test.error) ?? (test.state === "failed" ? null : `ended ${test.state}`),
+      });
+    }
   }
   // A file that did not load has no tests to count: it counts as one failure.
   outcome.failed += report.moduleErrors.length + report.unhandledErrors;
+  for (const { file, message } of report.moduleErrors) {
+    outcome.failures.push({ name: file, error: firstLine(message) });
+  }
+  for (const message of report.unhandledErrorMessages ?? []) {
+    outcome.failures.push({ name: "(unhandled error)", error: firstLine(message) });
+  }
   return outcome;
 }
 
-/** Counts and skips of one Playwright run, from its JSON reporter. */
+/** Counts, skips and failures of one Playwright run, from its JSON reporter. */
 export function playwrightOutcome(report) {
-  const outcome = { passed: 0, failed: 0, skipped: 0, skips: [] };
+  const outcome = { passed: 0, failed: 0, skipped: 0, skips: [], failures: [] };
   const visit = (suite, titles) => {
     const here = suite.title && suite.title !== suite.file ? [...titles, suite.title] : titles;
     for (const spec of suite.specs ?? []) {
@@ -54,13 +75,23 @@ export function playwrightOutcome(report) {
             .find(Boolean);
           outcome.skips.push({ name, reason: annotation?.description || tagged || null });
         } else if (test.status === "expected" || test.status === "flaky") outcome.passed++;
-        else outcome.failed++;
+        else {
+          outcome.failed++;
+          const last = test.results?.at(-1);
+          outcome.failures.push({
+            name,
+            error: firstLine(last?.error?.message ?? last?.errors?.[0]?.message) ?? `ended ${test.status}`,
+          });
+        }
       }
     }
     for (const child of suite.suites ?? []) visit(child, here);
   };
   for (const suite of report.suites ?? []) visit(suite, []);
   outcome.failed += (report.errors ?? []).length;
+  for (const error of report.errors ?? []) {
+    outcome.failures.push({ name: "(run error)", error: firstLine(error.message) });
+  }
   return outcome;
 }
 
@@ -99,6 +130,15 @@ export function summaryLines(suites) {
         `  ${skip.suite}: ${skip.name}`,
         `      reason: ${skip.reason ?? "none given (see docs/testing.md)"}`,
       );
+    }
+  }
+  const failed = suites.flatMap((s) =>
+    (s.outcome?.failures ?? []).map((failure) => ({ suite: s.label, ...failure })),
+  );
+  if (failed.length) {
+    lines.push("", `Failed tests (${failed.length}):`);
+    for (const failure of failed) {
+      lines.push(`  ${failure.suite}: ${failure.name}`, `      error: ${failure.error ?? "none reported"}`);
     }
   }
   return lines;

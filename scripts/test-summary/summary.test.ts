@@ -49,6 +49,9 @@ it.skip("says nothing", () => {});
 `);
     const outcome = vitestOutcome(report);
     expect(outcome).toMatchObject({ passed: 1, failed: 1, skipped: 4 });
+    expect(outcome.failures).toEqual([
+      { name: "sample.spec.ts > fails", error: "expected 1 to be 2 // Object.is equality" },
+    ]);
     expect(outcome.skips).toEqual([
       {
         name: "sample.spec.ts > runs on PostgreSQL [needs TEST_POSTGRES_URL]",
@@ -65,7 +68,11 @@ it.skip("says nothing", () => {});
 
   it("counts a file that does not load as a failure", () => {
     const report = vitestReportOf(`import "./missing-module";\n`);
-    expect(vitestOutcome(report)).toMatchObject({ passed: 0, failed: 1, skipped: 0 });
+    const outcome = vitestOutcome(report);
+    expect(outcome).toMatchObject({ passed: 0, failed: 1, skipped: 0 });
+    expect(outcome.failures).toEqual([
+      { name: "sample.spec.ts", error: expect.stringContaining("missing-module") },
+    ]);
   }, 120_000);
 
   it("counts a Playwright JSON report and takes a skip's reason from its annotation", () => {
@@ -75,9 +82,12 @@ it.skip("says nothing", () => {});
       { name: "sample.spec.ts > skipped statically", reason: null },
       { name: "sample.spec.ts > group > skipped inside", reason: "needs a wallet" },
     ]);
+    expect(outcome.failures).toEqual([
+      { name: "sample.spec.ts > group > fails", error: "Error: expect(received).toBe(expected)" },
+    ]);
   });
 
-  it("ends with one line per suite, then every skipped test with its reason", () => {
+  it("ends with one line per suite, every skipped test with its reason, then every failed test with its error", () => {
     const lines = summaryLines([
       {
         label: "Unit tests",
@@ -91,18 +101,35 @@ it.skip("says nothing", () => {});
         durationMs: 0,
         note: "TEST_POSTGRES_URL not set",
       },
+      {
+        label: "HTTP tests (embedded PGlite)",
+        status: "failed",
+        durationMs: 4200,
+        outcome: {
+          passed: 3,
+          failed: 1,
+          skipped: 0,
+          skips: [],
+          failures: [{ name: "b.test.ts > y", error: "expected 500 to be 200" }],
+        },
+      },
       { label: "Benchmark smoke", status: "failed", durationMs: 4200 },
     ]);
     expect(lines).toEqual([
       "",
       "=== Summary ===",
-      "ok   Unit tests               10 passed, 0 failed, 1 skipped  1m 15s",
-      "--   HTTP tests (PostgreSQL)  not run (TEST_POSTGRES_URL not set)",
-      "FAIL Benchmark smoke          failed  4.2s",
+      "ok   Unit tests                    10 passed, 0 failed, 1 skipped  1m 15s",
+      "--   HTTP tests (PostgreSQL)       not run (TEST_POSTGRES_URL not set)",
+      "FAIL HTTP tests (embedded PGlite)  3 passed, 1 failed, 0 skipped  4.2s",
+      "FAIL Benchmark smoke               failed  4.2s",
       "",
       "Skipped tests (1):",
       "  Unit tests: a.test.ts > x",
       "      reason: why",
+      "",
+      "Failed tests (1):",
+      "  HTTP tests (embedded PGlite): b.test.ts > y",
+      "      error: expected 500 to be 200",
     ]);
     expect(formatDuration(3_605_000)).toBe("60m 05s");
   });

@@ -1,5 +1,6 @@
 // A vitest reporter for `pnpm test` (scripts/test.mjs): writes every test's outcome, with the reason of a
-// skipped one (its `ctx.skip(note)`), to the file TEST_OUTCOMES_FILE names, for the summary at the end.
+// skipped one (its `ctx.skip(note)`) and the error of a failed one, to the file TEST_OUTCOMES_FILE names,
+// for the summary at the end.
 // The default reporter still prints the run as before.
 import fs from "node:fs";
 import path from "node:path";
@@ -27,10 +28,19 @@ export default class OutcomesReporter {
           name: test.name,
           state: result.state,
           note: result.note ?? null,
+          error: result.errors?.[0]?.message ?? null,
           durationMs: test.diagnostic()?.duration ?? 0,
         });
       }
     }
-    fs.writeFileSync(file, JSON.stringify({ tests, moduleErrors, unhandledErrors: unhandledErrors.length }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        tests,
+        moduleErrors,
+        unhandledErrors: unhandledErrors.length,
+        unhandledErrorMessages: unhandledErrors.map((error) => error?.message ?? String(error)),
+      }),
+    );
   }
 }
