@@ -31,6 +31,7 @@ import { registerJsonParser } from "./http/json-body";
 import { type LogFormat, prettyLogStream } from "./http/log-format";
 import { registerOps } from "./http/ops";
 import { answerClientError, answerFrameworkError, registerProtocolGuards } from "./http/protocol-errors";
+import { declareRequestFields } from "./http/request-fields";
 import { genRequestId, registerRequestIds } from "./http/request-ids";
 import { registerStorableTargetCheck } from "./http/storable-text";
 import type { Pkcs11Settings } from "./key-custody/pkcs11-token";
@@ -316,6 +317,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     http: { requireHostHeader: false },
   });
   logger = app.log;
+  declareRequestFields(app);
   // Before any route is registered: it wraps the wallet steps' handlers as they are added.
   if (options.tracing) {
     registerRequestSpans(app);

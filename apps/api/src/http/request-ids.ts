@@ -4,12 +4,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 const CLIENT_ID_MAX = 128;
 const HEADER_SAFE = /^[\x20-\x7e]+$/;
 
-declare module "fastify" {
-  interface FastifyRequest {
-    clientRequestId?: string;
-  }
-}
-
 /** Echoes a caller-supplied id only when it is short and header-safe; otherwise drops it. */
 export function sanitiseClientId(value: string | string[] | undefined): string | undefined {
   const v = Array.isArray(value) ? value[0] : value;

@@ -3,15 +3,6 @@ import { CONSOLE_TRPC_PREFIX } from "../console/mount-console";
 import { consoleProcedureLabel, oauthErrorLabel, WALLET_ENDPOINTS } from "./labels";
 import type { ServerMetrics, Surface } from "./server-metrics";
 
-declare module "fastify" {
-  interface FastifyRequest {
-    /** REST: the operation id of the procedure that answered (rest/mount-rest.ts), for the metrics. */
-    metricsOperation?: string;
-    /** Wallet endpoints: the OAuth error code answered (wallet/oauth-error-reply.ts), for the metrics. */
-    oauthError?: string;
-  }
-}
-
 const REST_ROUTES = new Set(["/v1.0/*", "/management/*"]);
 const CONSOLE_ROUTE = `${CONSOLE_TRPC_PREFIX}/*`;
 

@@ -5,13 +5,6 @@ import { setLoggerSpan } from "./log-trace-ids";
 import { incomingUrlAttributes } from "./span-urls";
 import { TraceScope } from "./trace-scope";
 
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The request's trace scope when tracing is on (tracing/request-spans.ts); its spans hang there. */
-    traceScope?: TraceScope;
-  }
-}
-
 /** Probes and scrapes: no trace for each of them. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
