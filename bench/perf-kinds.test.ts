@@ -83,5 +83,20 @@ describe("perf kinds", () => {
     expect(lines).toContain("perf, compiler: 100 → 200 (2.00×), 9.1 points of the whole");
     expect(lines).toContain("perf, optimised JS: 1000 → 1000 (1.00×), 0.0 points of the whole");
     expect(lines).toContain("perf, garbage collection: 0 → 0 (–×), 0.0 points of the whole");
+    // No database samples: no line relative to them.
+    expect(lines.some((line) => line.includes("database's work"))).toBe(false);
+  });
+
+  it("divides the whole by the database's ratio, the same statements in both settings", () => {
+    const zero = Object.fromEntries(PERF_KINDS.map((k) => [k, 0])) as Record<PerfKind, number>;
+    const off = [{ ...zero, "database (wasm)": 1000, compiler: 1000 }];
+    // A slower machine for "on": the database took 10% more samples for the same statements.
+    const on = [{ ...zero, "database (wasm)": 1100, compiler: 1320 }];
+    const lines = kindsComparison(off, on, ["off", "on"]);
+    expect(lines[0]).toBe("perf samples per server, on / off: 1.210× (2000 → 2420; 1 and 1 servers)");
+    expect(lines[1]).toBe(
+      "perf samples per server, on / off, per sample of the database's work (the same statements in both): " +
+        "1.100× (the database's own ratio 1.100×)",
+    );
   });
 });
