@@ -314,12 +314,10 @@ export async function runAlternated(
   const launch = async (setting: string, round: number): Promise<Started> => {
     const given = start(setting, round);
     log(`${label} ${setting}, round ${round}: starting our service (${options.db})…`);
-    const cpuProfDir = options.cpuProf
-      ? path.join(HERE, "results", `cpu-${label}-${setting}-${round}-${Date.now()}`)
-      : undefined;
-    const perfDir = options.perf
-      ? path.join(HERE, "results", `perf-${label}-${setting}-${round}-${Date.now()}`)
-      : undefined;
+    const resultsDir = (kind: string) =>
+      path.join(HERE, "results", `${kind}-${label}-${setting}-${round}-${Date.now()}`);
+    const cpuProfDir = options.cpuProf ? resultsDir("cpu") : undefined;
+    const perfDir = options.perf ? resultsDir("perf") : undefined;
     if (perfDir) fs.mkdirSync(perfDir, { recursive: true });
     const ours = await startOurs({
       db: options.db,

@@ -5,6 +5,7 @@ export {
   isHeldElsewhere,
   publicHost,
   type VerifierKeyColumns,
+  type VerifierKeyPlace,
   verifierDnsName,
   verifierIdentityCache,
   verifierIdentityKey,

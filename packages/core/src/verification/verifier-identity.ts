@@ -103,6 +103,9 @@ export interface VerifierKeyColumns {
   privateKeyCipher: string | null;
 }
 
+/** The columns that say which provider holds a key, and under what reference. */
+export type VerifierKeyPlace = Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">;
+
 /** How a verifier certificate row's key (or its pending key) is found in its provider. */
 export function verifierKeyOf(columns: VerifierKeyColumns, scope: TenantScope): StoredKeyReference {
   return {
@@ -114,7 +117,7 @@ export function verifierKeyOf(columns: VerifierKeyColumns, scope: TenantScope): 
 }
 
 /** Where a verifier key is held, as the VerifierCertificate resource shows it. */
-export function verifierKeyLocation(columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">) {
+export function verifierKeyLocation(columns: VerifierKeyPlace) {
   return {
     provider: (columns.keyProvider ?? "software") as TVerifierKeyLocation["provider"],
     keyReference: columns.providerKeyRef,
@@ -122,7 +125,7 @@ export function verifierKeyLocation(columns: Pick<VerifierKeyColumns, "keyProvid
 }
 
 /** Whether a key is held outside the database (an HSM): it must be destroyed there once unused. */
-export const isHeldElsewhere = (columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">) =>
+export const isHeldElsewhere = (columns: VerifierKeyPlace) =>
   (columns.keyProvider ?? "software") !== "software" && columns.providerKeyRef !== null;
 
 /** The host of the public base URL (the response_uri host), lower case, an IPv6 literal without brackets. */

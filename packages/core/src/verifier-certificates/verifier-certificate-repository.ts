@@ -1,7 +1,7 @@
 import type { UnitOfWork } from "@cred/db";
 import type { Caches } from "../shared/caches";
 import type { TenantScope } from "../shared/principal";
-import { type VerifierKeyColumns, verifierIdentityCache, verifierIdentityKey } from "../verification";
+import { type VerifierKeyPlace, verifierIdentityCache, verifierIdentityKey } from "../verification";
 
 /** Every Prisma call of the verifier-certificates slice (the read and the generation live in verification). */
 /** A validated registration certificate as it is stored. */
@@ -68,13 +68,11 @@ export const verifierCertificateRepository = {
       pendingCsrPem: string;
       pendingCreatedAt: Date;
     },
-  ): Promise<Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">> {
+  ): Promise<VerifierKeyPlace> {
     // The row is locked before the request it replaces is read: of two requests at once, the second
     // waits, then sees (and so can destroy) the first's key instead of leaving it unreferenced.
     return db.transaction(async (tx) => {
-      const [replaced] = await tx.prisma.$queryRaw<
-        Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">[]
-      >`
+      const [replaced] = await tx.prisma.$queryRaw<VerifierKeyPlace[]>`
         SELECT "pendingKeyProvider" AS "keyProvider", "pendingProviderKeyRef" AS "providerKeyRef"
         FROM "VerifierCertificate"
         WHERE "tenantId" = ${scope.tenantId} AND "environment" = ${scope.environment} FOR UPDATE`;

@@ -10,7 +10,7 @@ import {
 import type { TenantScope } from "../shared/principal";
 import {
   isHeldElsewhere,
-  type VerifierKeyColumns,
+  type VerifierKeyPlace,
   verifierKeyOf,
   verifierKeySealContext,
 } from "../verification";
@@ -47,7 +47,7 @@ export async function generateVerifierKey(
 export async function destroyVerifierKeyQuietly(
   deps: AppDeps,
   scope: TenantScope,
-  columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">,
+  columns: VerifierKeyPlace,
 ): Promise<void> {
   if (!isHeldElsewhere(columns)) return;
   const key: StoredKeyReference = verifierKeyOf({ ...columns, privateKeyCipher: null }, scope);
@@ -64,7 +64,7 @@ export async function destroyVerifierKeyOnceCommitted(
   deps: AppDeps,
   db: UnitOfWork,
   scope: TenantScope,
-  columns: Pick<VerifierKeyColumns, "keyProvider" | "providerKeyRef">,
+  columns: VerifierKeyPlace,
 ): Promise<void> {
   if (!isHeldElsewhere(columns)) return;
   if (!db.inTransaction) return destroyVerifierKeyQuietly(deps, scope, columns);
