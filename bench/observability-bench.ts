@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   FLOWS,
+  f,
   roundRatios,
   roundRatioValues,
   runAlternated,
@@ -18,7 +19,6 @@ import type { BenchOptions } from "./args";
 import { medianInterval } from "./median-interval";
 
 const SETTINGS = ["off", "on"] as const;
-const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 
 /** An OTLP/HTTP sink: accepts every export (protobuf or JSON) with an empty success answer and counts them. */
 export async function otlpSink() {
@@ -168,7 +168,7 @@ export async function runObservabilityBench(options: BenchOptions): Promise<numb
               const after = sink.counts();
               const exported = after.exports - before.exports;
               const notes = [
-                `${exported} OTLP exports (${f((after.bytes - before.bytes) / 1024)} KiB) received, ` +
+                `${exported} OTLP exports (${f((after.bytes - before.bytes) / 1024, 0)} KiB) received, ` +
                   `/metrics scraped ${scraped.scrapes} times (${scraped.failures} failed)`,
               ];
               if ((tracing && exported === 0) || (metrics && !scraped.scrapes))
