@@ -1,6 +1,7 @@
 // The end of `pnpm test` (scripts/test.mjs): one line per suite (passed, failed, skipped, duration),
 // every skipped test with its reason, and last every failed test with the first line of its error (last,
-// so that the tail of a long CI log still names them). Pure functions over what the runners report, tested on samples.
+// so that the tail of a long CI log still names them). Pure functions over what the runners report,
+// tested on samples.
 //
 // Where a skip's reason comes from (docs/testing.md): vitest: `ctx.skip("reason")`, else a trailing
 // `[reason]` in the name of the skipped test or of the nearest suite around it that has one (how
