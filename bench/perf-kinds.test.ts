@@ -29,6 +29,8 @@ const REPORT = `# Samples: 36K of event 'cpu-clock'
      0.10%            30  [.] Builtins_LoadIC
 `;
 
+const zero = Object.fromEntries(PERF_KINDS.map((kind) => [kind, 0])) as Record<PerfKind, number>;
+
 describe("perf kinds", () => {
   it("names V8's JIT code, builtins and C++ by kind, anything else native", () => {
     const cases: [string, PerfKind][] = [
@@ -72,7 +74,6 @@ describe("perf kinds", () => {
   });
 
   it("compares two settings per server: the whole's ratio and each kind's share of the difference", () => {
-    const zero = Object.fromEntries(PERF_KINDS.map((kind) => [kind, 0])) as Record<PerfKind, number>;
     const off = [
       { ...zero, compiler: 100, "optimised JS": 900 },
       { ...zero, compiler: 100, "optimised JS": 1100 },
@@ -88,7 +89,6 @@ describe("perf kinds", () => {
   });
 
   it("divides the whole by the database's ratio, the same statements in both settings", () => {
-    const zero = Object.fromEntries(PERF_KINDS.map((k) => [k, 0])) as Record<PerfKind, number>;
     const off = [{ ...zero, "database (wasm)": 1000, compiler: 1000 }];
     // A slower machine for "on": the database took 10% more samples for the same statements.
     const on = [{ ...zero, "database (wasm)": 1100, compiler: 1320 }];

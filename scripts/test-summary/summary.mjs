@@ -31,30 +31,30 @@ function firstLine(message) {
 export function vitestOutcome(report) {
   const outcome = { passed: 0, failed: 0, skipped: 0, skips: [], failures: [] };
   for (const test of report.tests) {
-    if (test.state === "passed") outcome.passed++;
-    else if (test.state === "skipped") {
+    if (test.state === "passed") {
+      outcome.passed++;
+      continue;
+    }
+    const name = [test.file, ...test.suites, test.name].join(" > ");
+    if (test.state === "skipped") {
       outcome.skipped++;
-      outcome.skips.push({
-        name: [test.file, ...test.suites, test.name].join(" > "),
-        reason: vitestSkipReason(test),
-      });
+      outcome.skips.push({ name, reason: vitestSkipReason(test) });
     } else {
       // failed, or still pending when the run ended
-      outcome.failed++;
       outcome.failures.push({
-        name: [test.file, ...test.suites, test.name].join(" > "),
+        name,
         error: firstLine(test.error) ?? (test.state === "failed" ? null : `ended ${test.state}`),
       });
     }
   }
   // A file that did not load has no tests to count: it counts as one failure.
-  outcome.failed += report.moduleErrors.length + report.unhandledErrors;
   for (const { file, message } of report.moduleErrors) {
     outcome.failures.push({ name: file, error: firstLine(message) });
   }
-  for (const message of report.unhandledErrorMessages ?? []) {
+  for (const message of report.unhandledErrors) {
     outcome.failures.push({ name: "(unhandled error)", error: firstLine(message) });
   }
+  outcome.failed = outcome.failures.length;
   return outcome;
 }
 
@@ -77,7 +77,6 @@ export function playwrightOutcome(report) {
           outcome.skips.push({ name, reason: annotation?.description || tagged || null });
         } else if (test.status === "expected" || test.status === "flaky") outcome.passed++;
         else {
-          outcome.failed++;
           const last = test.results?.at(-1);
           outcome.failures.push({
             name,
@@ -89,10 +88,10 @@ export function playwrightOutcome(report) {
     for (const child of suite.suites ?? []) visit(child, here);
   };
   for (const suite of report.suites ?? []) visit(suite, []);
-  outcome.failed += (report.errors ?? []).length;
   for (const error of report.errors ?? []) {
     outcome.failures.push({ name: "(run error)", error: firstLine(error.message) });
   }
+  outcome.failed = outcome.failures.length;
   return outcome;
 }
 

@@ -38,8 +38,7 @@ export default class OutcomesReporter {
       JSON.stringify({
         tests,
         moduleErrors,
-        unhandledErrors: unhandledErrors.length,
-        unhandledErrorMessages: unhandledErrors.map((error) => error?.message ?? String(error)),
+        unhandledErrors: unhandledErrors.map((error) => error?.message ?? String(error)),
       }),
     );
   }
