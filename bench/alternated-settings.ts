@@ -17,9 +17,11 @@ import {
   kindsLine,
   type PerfKind,
   perfAvailable,
-  perfKindsOf,
   perfNodeArgs,
+  perfSymbolsOf,
   recordPerf,
+  samplesByKind,
+  symbolDifferences,
 } from "./perf-kinds";
 import { type CpuTimes, sampleProcess } from "./processes";
 import { AREAS, profileShares } from "./profile-shares";
@@ -310,6 +312,7 @@ export async function runAlternated(
   if (options.perf && !perfAvailable())
     throw new Error("--perf needs Linux perf on the PATH (Debian: apt-get install linux-perf)");
   const perfKinds = new Map<string, Record<PerfKind, number>[]>(settings.map((setting) => [setting, []]));
+  const perfSymbols = new Map<string, Map<string, number>[]>(settings.map((setting) => [setting, []]));
 
   const launch = async (setting: string, round: number): Promise<Started> => {
     const given = start(setting, round);
@@ -349,8 +352,10 @@ export async function runAlternated(
       // perf writes its file once the server has exited; the server's symbol map is read, then removed.
       await perf.finished;
       try {
-        const kinds = perfKindsOf(path.join(perf.dir, "perf.data"));
+        const bySymbol = perfSymbolsOf(path.join(perf.dir, "perf.data"));
+        const kinds = samplesByKind(bySymbol);
         perfKinds.get(setting)!.push(kinds);
+        perfSymbols.get(setting)!.push(bySymbol);
         notes.push(`${setting}, round ${round}: perf (CPU time, every thread) ${kindsLine(kinds)}`);
       } catch (error) {
         notes.push(
@@ -410,10 +415,13 @@ export async function runAlternated(
     }
   }
   if (options.perf)
-    for (const setting of settings.slice(1))
+    for (const setting of settings.slice(1)) {
+      const names: [string, string] = [settings[0]!, setting];
       notes.push(
-        ...kindsComparison(perfKinds.get(settings[0]!)!, perfKinds.get(setting)!, [settings[0]!, setting]),
+        ...kindsComparison(perfKinds.get(settings[0]!)!, perfKinds.get(setting)!, names),
+        ...symbolDifferences(perfSymbols.get(settings[0]!)!, perfSymbols.get(setting)!, names),
       );
+    }
   return { runs, notes };
 }
 

@@ -7,6 +7,7 @@ import {
   type PerfKind,
   parsePerfReport,
   samplesByKind,
+  symbolDifferences,
 } from "./perf-kinds";
 
 // As `perf report --stdio -n --sort sym` prints them (the header and blank lines are skipped).
@@ -98,5 +99,34 @@ describe("perf kinds", () => {
       "perf samples per server, on / off, per sample of the database's work (the same statements in both): " +
         "1.100× (the database's own ratio 1.100×)",
     );
+  });
+
+  it("lists the symbols whose samples per server moved most, up then down, with their kinds", () => {
+    const off = [
+      new Map([
+        ["JS:*handle a.js:1", 100],
+        ["Builtins_LoadIC_Megamorphic", 50],
+        ["JS:wasm-function[1]", 500],
+      ]),
+      new Map([
+        ["JS:*handle a.js:1", 300],
+        ["Builtins_LoadIC_Megamorphic", 50],
+        ["JS:wasm-function[1]", 500],
+      ]),
+    ];
+    // One server for "on": its optimised handle ran less, its interpreted tier (absent "off") more.
+    const on = [
+      new Map([
+        ["JS:*handle a.js:1", 150],
+        ["JS:~handle a.js:1", 80],
+        ["Builtins_LoadIC_Megamorphic", 70],
+        ["JS:wasm-function[1]", 500],
+      ]),
+    ];
+    expect(symbolDifferences(off, on, ["off", "on"], 2)).toEqual([
+      "perf symbol, on against off: +80 (0 → 80, 10.67 points of the whole) [unoptimised JS] JS:~handle a.js:1",
+      "perf symbol, on against off: +20 (50 → 70, 2.67 points of the whole) [inline caches] Builtins_LoadIC_Megamorphic",
+      "perf symbol, on against off: -50 (200 → 150, -6.67 points of the whole) [optimised JS] JS:*handle a.js:1",
+    ]);
   });
 });

@@ -81,14 +81,50 @@ export function samplesByKind(bySymbol: Map<string, number>): Record<PerfKind, n
   return kinds;
 }
 
-/** A recording's samples by kind (`perf report` finds JIT symbols in /tmp/perf-<pid>.map). */
-export function perfKindsOf(dataFile: string): Record<PerfKind, number> {
+/** A recording's samples by symbol (`perf report` finds JIT symbols in /tmp/perf-<pid>.map). */
+export function perfSymbolsOf(dataFile: string): Map<string, number> {
   const report = execFileSync("perf", ["report", "-i", dataFile, "--stdio", "-n", "--sort", "sym"], {
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
     stdio: ["ignore", "pipe", "ignore"],
   });
-  return samplesByKind(parsePerfReport(report));
+  return parsePerfReport(report);
+}
+
+/** Samples per recording, by symbol: the mean over `recordings` (a symbol missing from one counts 0 there). */
+function meanBySymbol(recordings: Map<string, number>[]): Map<string, number> {
+  const mean = new Map<string, number>();
+  for (const bySymbol of recordings)
+    for (const [symbol, samples] of bySymbol)
+      mean.set(symbol, (mean.get(symbol) ?? 0) + samples / recordings.length);
+  return mean;
+}
+
+/**
+ * The `count` symbols whose samples per server moved most between two settings, up and down, each with its
+ * kind: where a kind's difference (kindsComparison) comes from. JIT code is named by function and tier
+ * (`JS:*` optimised, `JS:^`/`JS:~` baseline and interpreted), so a function that runs less optimised under
+ * `other` shows as one tier down and another up.
+ */
+export function symbolDifferences(
+  base: Map<string, number>[],
+  other: Map<string, number>[],
+  names: [string, string],
+  count = 12,
+): string[] {
+  const a = meanBySymbol(base);
+  const b = meanBySymbol(other);
+  const total = [...a.values()].reduce((sum, samples) => sum + samples, 0) || 1;
+  const moved = [...new Set([...a.keys(), ...b.keys()])]
+    .map((symbol) => ({ symbol, from: a.get(symbol) ?? 0, to: b.get(symbol) ?? 0 }))
+    .map((row) => ({ ...row, by: row.to - row.from }));
+  const line = ({ symbol, from, to, by }: (typeof moved)[number]) =>
+    `perf symbol, ${names[1]} against ${names[0]}: ${by > 0 ? "+" : ""}${by.toFixed(0)} ` +
+    `(${from.toFixed(0)} → ${to.toFixed(0)}, ${((by / total) * 100).toFixed(2)} points of the whole) ` +
+    `[${kindOfSymbol(symbol)}] ${symbol.length > 140 ? `${symbol.slice(0, 140)}…` : symbol}`;
+  const up = moved.filter((row) => row.by > 0).sort((x, y) => y.by - x.by);
+  const down = moved.filter((row) => row.by < 0).sort((x, y) => x.by - y.by);
+  return [...up.slice(0, count).map(line), ...down.slice(0, count).map(line)];
 }
 
 /** Whether `perf` can be run here. */
@@ -176,5 +212,6 @@ export function kindsComparison(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const file of process.argv.slice(2)) console.log(`${file}: ${kindsLine(perfKindsOf(file))}`);
+  for (const file of process.argv.slice(2))
+    console.log(`${file}: ${kindsLine(samplesByKind(perfSymbolsOf(file)))}`);
 }
