@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
+import { f } from "./format";
 import { medianInterval } from "./median-interval";
 import { type OursTarget, setupOurs, startOurs } from "./ours";
 import {
@@ -30,7 +31,6 @@ import { runDriver } from "./run-driver";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const FLOWS = ["issuance", "verification"] as const;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-export const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 
 export interface SettingRun {
   setting: string;

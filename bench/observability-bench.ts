@@ -7,7 +7,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   FLOWS,
-  f,
   roundRatios,
   roundRatioValues,
   runAlternated,
@@ -16,6 +15,7 @@ import {
   writeSettingsReport,
 } from "./alternated-settings";
 import type { BenchOptions } from "./args";
+import { f } from "./format";
 import { medianInterval } from "./median-interval";
 
 const SETTINGS = ["off", "on"] as const;

@@ -4,6 +4,7 @@ import type { BenchOptions } from "./args";
 import { type CryptoRates, SERVER_CRYPTO } from "./crypto-bound";
 import type { StatementShare } from "./db-statements";
 import type { DriverResult } from "./driver";
+import { f } from "./format";
 import type { WebhookReceipts } from "./webhook-receiver";
 
 export interface PhaseReport extends DriverResult {
@@ -51,9 +52,6 @@ function webhookLines(report: Report): string[] {
     ];
   });
 }
-
-const f = (n: number | null | undefined, digits = 1) =>
-  n === null || n === undefined ? "–" : n.toFixed(digits);
 
 function rows(report: Report): string[][] {
   const out: string[][] = [];

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
+import { f } from "./format";
 import { credentialIds, setupOurs } from "./ours";
 import { runDriver } from "./run-driver";
 import { type CpuComponent, type CpuSnapshot, cpuBetween, startTopology } from "./topology";
@@ -23,7 +24,6 @@ interface TopologyResult {
   cpu: Record<CpuComponent, number>;
 }
 
-const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const msPerOp = (seconds: number, ops: number) => (ops ? (seconds * 1000) / ops : Number.NaN);
 const totalCpu = (cpu: Record<CpuComponent, number>) => Object.values(cpu).reduce((a, b) => a + b, 0);
 
