@@ -24,7 +24,8 @@ export function traceIdsOfLogger(
   const span = (logger as { [SPAN]?: Span })[SPAN];
   if (!span) return {};
   const context = span.spanContext();
-  // A request left unsampled still has its ids (they are propagated): they are logged too.
+  // A caller's trace that is not sampled still has its ids (the caller made them and passes them on):
+  // they are logged too. A trace this server would start and does not sample gets no span here at all.
   if (!isSpanContextValid(context)) return {};
   return { trace_id: context.traceId, span_id: context.spanId };
 }

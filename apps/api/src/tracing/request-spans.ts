@@ -10,10 +10,17 @@ const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
 const SERVER_SPAN = { kind: SpanKind.SERVER };
 
+/** Whether `headers` has any of `names` (a loop: no closure per request). */
+function carriesAny(headers: FastifyRequest["headers"], names: string[]): boolean {
+  for (const name of names) if (headers[name] !== undefined) return true;
+  return false;
+}
+
 /**
  * The request's server span, started by the first `onRequest` hook and ended when the answer is sent:
  * named by route (`POST /issuers/:issuerId/token`), a child of the caller's span when the request
- * carries a W3C `traceparent` (the propagators of OTEL_PROPAGATORS). The span and its context are kept
+ * carries a W3C `traceparent` (the propagators of OTEL_PROPAGATORS). A request that starts a trace the
+ * sampler drops gets nothing more. The span and its context are kept
  * on the request (`request.traceScope`), where the wallet step, the statements and the outbound
  * requests of the request find their parent, and on its logger, whose lines get the ids
  * (log-trace-ids.ts). This replaces the http and fastify instrumentations (ADR 0022).
@@ -31,15 +38,27 @@ export function registerRequestSpans(app: FastifyInstance) {
     span.end();
     request.traceScope = undefined;
   };
+  // The header names the propagators of OTEL_PROPAGATORS read, looked up on first use (the SDK sets the
+  // global propagator when it starts, which may be after this registration).
+  let fields: string[] | undefined;
   app.addHook("onRequest", (request, _reply, done) => {
     const url = request.url;
     const at = url.indexOf("?");
     if (UNTRACED_PATHS.has(at === -1 ? url : url.slice(0, at))) return done();
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const headers = request.headers;
+    fields ??= propagation.fields();
+    const joined = carriesAny(headers, fields);
+    const parent = joined ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     // Named by the method until the sampler has decided: the samplers OTEL_TRACES_SAMPLER names decide
     // by trace id and parent, not by name, and an unsampled request needs no route name, attributes or
     // string building (fastify's routeOptions makes an object on each read).
     const span = tracer.startSpan(request.method, SERVER_SPAN, parent);
+    // A trace this request would start and the sampler drops: its ids are made here and recorded nowhere,
+    // so the request goes on as if tracing were off (no scope, no ids in its log lines, no traceparent on
+    // its outbound requests: a service downstream decides for itself). The per-request work of such a
+    // trace was most of what tracing cost at a low sampling ratio (docs/performance.md, Session 29). A
+    // caller's trace, sampled or not, is joined below.
+    if (!joined && !span.isRecording()) return done();
     if (span.isRecording()) {
       const route = request.routeOptions.url;
       span.setAttributes({ "http.request.method": request.method, ...incomingUrlAttributes(url) });

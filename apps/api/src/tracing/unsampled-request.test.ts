@@ -1,6 +1,7 @@
 // A request the sampler drops costs (nearly) nothing: its handlers get the database as it is, with no
-// proxy or per-statement call between them and Prisma, and no route name or span attributes are built;
-// its outbound requests still carry the unsampled traceparent.
+// proxy or per-statement call between them and Prisma, and no route name or span attributes are built.
+// A trace the request would start gets nothing else either (its outbound requests carry no traceparent);
+// a caller's unsampled trace is joined: its outbound requests carry the unsampled traceparent on.
 import type { AddressInfo } from "node:net";
 import type { AppDeps } from "@cred/core";
 import type { UnitOfWork } from "@cred/db";
@@ -29,7 +30,9 @@ const root = {
 } as unknown as UnitOfWork;
 const deps = { database: { root } } as unknown as AppDeps;
 
-let seen: { database: unknown; headers: Record<string, string>; routeOptionsReads: number } | undefined;
+let seen:
+  | { database: unknown; headers: Record<string, string>; routeOptionsReads: number; scoped: boolean }
+  | undefined;
 const app = Fastify();
 // Counts reads of fastify's routeOptions (an object made on each read) while the request is traced.
 let routeOptionsReads = 0;
@@ -54,7 +57,7 @@ app.post("/issuers/:issuerId/token", async (request) => {
     headers = given;
     return {};
   });
-  seen = { database: own.database, headers, routeOptionsReads };
+  seen = { database: own.database, headers, routeOptionsReads, scoped: request.traceScope !== undefined };
   return { ok: true };
 });
 let base: string;
@@ -70,17 +73,18 @@ afterAll(async () => {
 });
 
 describe("an unsampled request", () => {
-  it("gets the database unwrapped, records no span, and propagates its unsampled traceparent", async () => {
+  it("starting a trace that is dropped, goes on as untraced: its deps as they are, no span, no traceparent", async () => {
     const res = await fetch(`${base}/issuers/iss_1/token`, { method: "POST" });
     expect(res.status).toBe(200);
     expect(seen?.database).toBe(deps.database);
+    expect(seen?.scoped).toBe(false);
     expect(exporter.getFinishedSpans()).toEqual([]);
-    expect(seen?.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(seen?.headers).toEqual({});
     // No route name is looked up for a span that is not recorded.
     expect(seen?.routeOptionsReads).toBe(0);
   });
 
-  it("joins a caller's unsampled trace the same way", async () => {
+  it("joins a caller's unsampled trace: the database unwrapped, the caller's traceparent passed on", async () => {
     const callerTrace = "0af7651916cd43dd8448eb211c80319c";
     const res = await fetch(`${base}/issuers/iss_1/token`, {
       method: "POST",
@@ -88,7 +92,9 @@ describe("an unsampled request", () => {
     });
     expect(res.status).toBe(200);
     expect(seen?.database).toBe(deps.database);
+    expect(seen?.scoped).toBe(true);
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(seen?.headers.traceparent).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-00$`));
+    expect(seen?.routeOptionsReads).toBe(0);
   });
 });
