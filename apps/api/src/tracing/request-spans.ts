@@ -20,10 +20,10 @@ function carriesAny(headers: FastifyRequest["headers"], names: string[]): boolea
  * The request's server span, started by the first `onRequest` hook and ended when the answer is sent:
  * named by route (`POST /issuers/:issuerId/token`), a child of the caller's span when the request
  * carries a W3C `traceparent` (the propagators of OTEL_PROPAGATORS). A request that starts a trace the
- * sampler drops gets nothing more. The span and its context are kept
- * on the request (`request.traceScope`), where the wallet step, the statements and the outbound
- * requests of the request find their parent, and on its logger, whose lines get the ids
- * (log-trace-ids.ts). This replaces the http and fastify instrumentations (ADR 0022).
+ * sampler drops gets nothing more. The span and its context are kept on the request
+ * (`request.traceScope`), where the wallet step, the statements and the outbound requests of the
+ * request find their parent, and on its logger, whose lines get the ids (log-trace-ids.ts). This
+ * replaces the http and fastify instrumentations (ADR 0022).
  */
 export function registerRequestSpans(app: FastifyInstance) {
   const tracer = trace.getTracer("@cred/api");

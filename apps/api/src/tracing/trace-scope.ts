@@ -105,7 +105,7 @@ export class TraceScope {
     return inSpan(span, run);
   };
 
-  /** A client span per outbound request, its `traceparent` on the request (an unsampled one too). */
+  /** A client span per outbound request, its `traceparent` on the request (a caller's unsampled one too). */
   readonly outbound: OutboundTracer = async (method, url, run, statusOf) => {
     const headers: Record<string, string> = {};
     if (!this.recording) {
@@ -129,9 +129,10 @@ export class TraceScope {
   /**
    * `deps` as this piece of work uses them: the database's root unit of work with a span per statement,
    * and outbound requests with theirs, both under this scope's current parent. Made once per scope.
-   * Under a span that is not recorded the database is left as it is (no proxy between a handler and
-   * Prisma, no per-statement call): only outbound requests are wrapped, to carry the unsampled
-   * `traceparent` on, so a downstream service does not sample what this one dropped.
+   * Under a span that is not recorded (a caller's trace that is not sampled: a dropped trace of this
+   * server's own gets no scope) the database is left as it is (no proxy between a handler and Prisma, no
+   * per-statement call): only outbound requests are wrapped, to carry the caller's unsampled
+   * `traceparent` on, so a downstream service does not sample what the caller dropped.
    */
   depsOf<D extends Pick<AppDeps, "database" | "outboundTrace">>(deps: D): D {
     if (this.depsOfBase === (deps as unknown as AppDeps) && this.deps) return this.deps as unknown as D;

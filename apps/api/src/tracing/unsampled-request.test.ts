@@ -73,7 +73,7 @@ afterAll(async () => {
 });
 
 describe("an unsampled request", () => {
-  it("starting a trace that is dropped, goes on as untraced: its deps as they are, no span, no traceparent", async () => {
+  it("starting a dropped trace, goes on untraced: deps as they are, no span, no traceparent", async () => {
     const res = await fetch(`${base}/issuers/iss_1/token`, { method: "POST" });
     expect(res.status).toBe(200);
     expect(seen?.database).toBe(deps.database);
@@ -84,7 +84,7 @@ describe("an unsampled request", () => {
     expect(seen?.routeOptionsReads).toBe(0);
   });
 
-  it("joins a caller's unsampled trace: the database unwrapped, the caller's traceparent passed on", async () => {
+  it("joins a caller's unsampled trace: database unwrapped, the caller's trace passed on", async () => {
     const callerTrace = "0af7651916cd43dd8448eb211c80319c";
     const res = await fetch(`${base}/issuers/iss_1/token`, {
       method: "POST",

@@ -41,7 +41,7 @@ afterAll(() => {
 });
 
 describe("a webhook attempt's span", () => {
-  it("is recorded with the delivery's attributes and result when sampled; the attempt gets its scope", async () => {
+  it("when sampled, has the delivery's attributes and result; the attempt gets its scope", async () => {
     decision = tracing.SamplingDecision.RECORD_AND_SAMPLED;
     let headers: Record<string, string> = {};
     const result = await traceAttempt(delivery, async (scope) => {
