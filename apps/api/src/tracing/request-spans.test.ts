@@ -3,12 +3,12 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AppDeps } from "@cred/core";
-import type { UnitOfWork } from "@cred/db";
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { tracing } from "@opentelemetry/sdk-node";
 import Fastify from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fakeRootUnit } from "./fake-unit-of-work";
 import { traceIdsOfLogger } from "./log-trace-ids";
 import { registerRequestSpans, requestDeps } from "./request-spans";
 import { traceWalletSteps } from "./wallet-steps";
@@ -23,20 +23,12 @@ trace.setGlobalTracerProvider(provider);
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 
 const statements: string[] = [];
-const root = {
-  prisma: {},
-  sql: {
-    async query(text: string) {
-      statements.push(text);
-      // Another request's work runs meanwhile: only what is handed down keeps the parents apart.
-      await sleep(20);
-      return { rows: [], affected: 0 };
-    },
-  },
-  inTransaction: false,
-  transaction: () => Promise.reject(new Error("not used")),
-  afterCommit: (effect: () => void) => effect(),
-} as unknown as UnitOfWork;
+const root = fakeRootUnit(async (text) => {
+  statements.push(text);
+  // Another request's work runs meanwhile: only what is handed down keeps the parents apart.
+  await sleep(20);
+  return { rows: [], affected: 0 };
+});
 const deps = { database: { root } } as unknown as AppDeps;
 
 /** A receiver for the outbound request: the traceparent it got. */

@@ -4,12 +4,12 @@
 // a caller's unsampled trace is joined: its outbound requests carry the unsampled traceparent on.
 import type { AddressInfo } from "node:net";
 import type { AppDeps } from "@cred/core";
-import type { UnitOfWork } from "@cred/db";
 import { propagation, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { tracing } from "@opentelemetry/sdk-node";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeRootUnit } from "./fake-unit-of-work";
 import { registerRequestSpans, requestDeps } from "./request-spans";
 import { traceWalletSteps } from "./wallet-steps";
 
@@ -21,13 +21,7 @@ const provider = new tracing.BasicTracerProvider({
 trace.setGlobalTracerProvider(provider);
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 
-const root = {
-  prisma: {},
-  sql: { query: async () => ({ rows: [], affected: 0 }) },
-  inTransaction: false,
-  transaction: () => Promise.reject(new Error("not used")),
-  afterCommit: (effect: () => void) => effect(),
-} as unknown as UnitOfWork;
+const root = fakeRootUnit();
 const deps = { database: { root } } as unknown as AppDeps;
 
 let seen:

@@ -1,11 +1,11 @@
 // A webhook attempt's trace: sampled, a `webhook attempt` span whose scope the attempt gets (its POST's
 // traceparent comes from it); dropped by the sampler, nothing, as if tracing were off.
 import type { AppDeps, ClaimedDelivery } from "@cred/core";
-import type { UnitOfWork } from "@cred/db";
 import { propagation, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { tracing } from "@opentelemetry/sdk-node";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { fakeRootUnit } from "./fake-unit-of-work";
 import { traceAttempt } from "./webhook-attempt-span";
 
 let decision = tracing.SamplingDecision.RECORD_AND_SAMPLED;
@@ -26,13 +26,7 @@ const delivery = {
   attempts: 2,
 } as ClaimedDelivery;
 
-const root = {
-  prisma: {},
-  sql: { query: async () => ({ rows: [], affected: 0 }) },
-  inTransaction: false,
-  transaction: () => Promise.reject(new Error("not used")),
-  afterCommit: (effect: () => void) => effect(),
-} as unknown as UnitOfWork;
+const root = fakeRootUnit();
 
 beforeEach(() => exporter.reset());
 afterAll(() => {
