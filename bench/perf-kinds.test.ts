@@ -7,6 +7,7 @@ import {
   type PerfKind,
   parsePerfReport,
   samplesByKind,
+  shortSymbol,
   symbolDifferences,
 } from "./perf-kinds";
 
@@ -128,5 +129,20 @@ describe("perf kinds", () => {
       "perf symbol, on against off: +20 (50 → 70, 2.67 points of the whole) [inline caches] Builtins_LoadIC_Megamorphic",
       "perf symbol, on against off: -50 (200 → 150, -6.67 points of the whole) [optimised JS] JS:*handle a.js:1",
     ]);
+  });
+
+  it("shortens a symbol's paths: a package from its name on, the project's files from the checkout", () => {
+    expect(
+      shortSymbol(
+        "JS:*startSpan /w/node_modules/.pnpm/@opentelemetry+sdk-trace@2.12.0_@opentelemetry+api@1.9.1/" +
+          "node_modules/@opentelemetry/sdk-trace/build/src/Tracer.js:41:14",
+        "/w",
+      ),
+    ).toBe("JS:*startSpan @opentelemetry/sdk-trace/build/src/Tracer.js:41:14");
+    expect(shortSymbol("JS:*handle file:///w/apps/api/dist/serve.mjs:10:1", "/w")).toBe(
+      "JS:*handle apps/api/dist/serve.mjs:10:1",
+    );
+    expect(shortSymbol("Builtins_LoadIC", "/w")).toBe("Builtins_LoadIC");
+    expect(shortSymbol(`JS:~f ${"x".repeat(200)}`, "/w")).toHaveLength(161);
   });
 });

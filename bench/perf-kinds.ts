@@ -91,6 +91,18 @@ export function perfSymbolsOf(dataFile: string): Map<string, number> {
   return parsePerfReport(report);
 }
 
+/**
+ * A symbol as the report prints it: a package's file from its name on (`@opentelemetry/sdk-trace/build/…`,
+ * not pnpm's store path), the project's files from the checkout, cut at 160 characters.
+ */
+export function shortSymbol(symbol: string, root = process.cwd()): string {
+  const short = symbol
+    .replace(/(?:file:\/\/)?\/\S*?\/node_modules\/\.pnpm\/[^/\s]+\/node_modules\//g, "")
+    .replaceAll(`file://${root}/`, "")
+    .replaceAll(`${root}/`, "");
+  return short.length > 160 ? `${short.slice(0, 160)}…` : short;
+}
+
 /** Samples per recording, by symbol: the mean over `recordings` (a symbol missing from one counts 0 there). */
 function meanBySymbol(recordings: Map<string, number>[]): Map<string, number> {
   const mean = new Map<string, number>();
@@ -115,13 +127,15 @@ export function symbolDifferences(
   const a = meanBySymbol(base);
   const b = meanBySymbol(other);
   const total = [...a.values()].reduce((sum, samples) => sum + samples, 0) || 1;
-  const moved = [...new Set([...a.keys(), ...b.keys()])]
-    .map((symbol) => ({ symbol, from: a.get(symbol) ?? 0, to: b.get(symbol) ?? 0 }))
-    .map((row) => ({ ...row, by: row.to - row.from }));
+  const moved = [...new Set([...a.keys(), ...b.keys()])].map((symbol) => {
+    const from = a.get(symbol) ?? 0;
+    const to = b.get(symbol) ?? 0;
+    return { symbol, from, to, by: to - from };
+  });
   const line = ({ symbol, from, to, by }: (typeof moved)[number]) =>
     `perf symbol, ${names[1]} against ${names[0]}: ${by > 0 ? "+" : ""}${by.toFixed(0)} ` +
     `(${from.toFixed(0)} → ${to.toFixed(0)}, ${((by / total) * 100).toFixed(2)} points of the whole) ` +
-    `[${kindOfSymbol(symbol)}] ${symbol.length > 140 ? `${symbol.slice(0, 140)}…` : symbol}`;
+    `[${kindOfSymbol(symbol)}] ${shortSymbol(symbol)}`;
   const up = moved.filter((row) => row.by > 0).sort((x, y) => y.by - x.by);
   const down = moved.filter((row) => row.by < 0).sort((x, y) => x.by - y.by);
   return [...up.slice(0, count).map(line), ...down.slice(0, count).map(line)];
