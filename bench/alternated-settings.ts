@@ -16,7 +16,6 @@ import { type OursTarget, setupOurs, startOurs } from "./ours";
 import {
   kindsComparison,
   kindsLine,
-  type PerfKind,
   perfAvailable,
   perfNodeArgs,
   perfSymbolsOf,
@@ -311,7 +310,6 @@ export async function runAlternated(
   const notes: string[] = [];
   if (options.perf && !perfAvailable())
     throw new Error("--perf needs Linux perf on the PATH (Debian: apt-get install linux-perf)");
-  const perfKinds = new Map<string, Record<PerfKind, number>[]>(settings.map((setting) => [setting, []]));
   const perfSymbols = new Map<string, Map<string, number>[]>(settings.map((setting) => [setting, []]));
 
   const launch = async (setting: string, round: number): Promise<Started> => {
@@ -354,7 +352,6 @@ export async function runAlternated(
       try {
         const bySymbol = perfSymbolsOf(path.join(perf.dir, "perf.data"));
         const kinds = samplesByKind(bySymbol);
-        perfKinds.get(setting)!.push(kinds);
         perfSymbols.get(setting)!.push(bySymbol);
         notes.push(`${setting}, round ${round}: perf (CPU time, every thread) ${kindsLine(kinds)}`);
       } catch (error) {
@@ -417,9 +414,10 @@ export async function runAlternated(
   if (options.perf)
     for (const setting of settings.slice(1)) {
       const names: [string, string] = [settings[0]!, setting];
+      const [base, other] = [perfSymbols.get(settings[0]!)!, perfSymbols.get(setting)!];
       notes.push(
-        ...kindsComparison(perfKinds.get(settings[0]!)!, perfKinds.get(setting)!, names),
-        ...symbolDifferences(perfSymbols.get(settings[0]!)!, perfSymbols.get(setting)!, names),
+        ...kindsComparison(base.map(samplesByKind), other.map(samplesByKind), names),
+        ...symbolDifferences(base, other, names),
       );
     }
   return { runs, notes };

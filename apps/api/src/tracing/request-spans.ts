@@ -58,8 +58,9 @@ export function registerRequestSpans(app: FastifyInstance) {
     // its outbound requests: a service downstream decides for itself). The per-request work of such a
     // trace was most of what tracing cost at a low sampling ratio (docs/performance.md, Session 29). A
     // caller's trace, sampled or not, is joined below.
-    if (!joined && !span.isRecording()) return done();
-    if (span.isRecording()) {
+    const recording = span.isRecording();
+    if (!joined && !recording) return done();
+    if (recording) {
       const route = request.routeOptions.url;
       span.setAttributes({ "http.request.method": request.method, ...incomingUrlAttributes(url) });
       if (route !== undefined) {
