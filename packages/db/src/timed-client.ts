@@ -8,7 +8,7 @@ export type StatementObserver = (seconds: number) => void;
  * the server passes through the pool's connections (Prisma's adapter, the fast path, migrations run by
  * the schema engine over the adapter), so this is the one place to measure them. The promise and
  * callback forms are timed; a submittable (a cursor or stream) is passed through untimed, as nothing
- * here uses one. The cost is one `process.hrtime.bigint()` pair and a callback per statement.
+ * here uses one. The cost is two `performance.now()` calls and a callback per statement.
  */
 export function timedClientClass(
   observe: StatementObserver,
