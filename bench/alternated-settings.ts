@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { BenchOptions } from "./args";
 import type { DriverResult } from "./driver";
 import { f } from "./format";
+import { type ProbeReading, startMachineProbe } from "./machine-probe";
 import { medianInterval } from "./median-interval";
 import { type OursTarget, setupOurs, startOurs } from "./ours";
 import {
@@ -39,6 +40,8 @@ export interface SettingRun {
   serverCpuSeconds: number;
   /** The server's CPU seconds over the recorded window by thread name, user and system apart. */
   threads?: Threads;
+  /** The machine probe's pieces and CPU over the same window (machine-probe.ts). */
+  probe?: ProbeReading;
 }
 
 /** What one setting's server gets; `finished` returns notes once the server stopped. */
@@ -101,6 +104,8 @@ export function settingRatios(runs: SettingRun[], base: string, other: string): 
         cpuPerFlow: (of.reduce((a, r) => a + r.serverCpuSeconds, 0) * 1000) / ops,
         throughput: of.reduce((a, r) => a + r.result.throughput, 0) / of.length,
         p99: of.reduce((a, r) => a + r.result.latency.p99, 0) / of.length,
+        driverCpuMs: of.reduce((a, r) => a + (r.result.clientCpuMs ?? 0), 0),
+        serverCpuMs: of.reduce((a, r) => a + r.serverCpuSeconds, 0) * 1000,
       };
     };
     const b = pooled(base);
@@ -109,7 +114,10 @@ export function settingRatios(runs: SettingRun[], base: string, other: string): 
     return [
       `${flow}: ${other} / ${base}: server CPU per flow ${f(o.cpuPerFlow / b.cpuPerFlow, 3)}× ` +
         `(${f(b.cpuPerFlow, 3)} → ${f(o.cpuPerFlow, 3)} ms), throughput ${f(o.throughput / b.throughput, 2)}×, ` +
-        `p99 ${f(o.p99 / b.p99, 2)}×`,
+        `p99 ${f(o.p99 / b.p99, 2)}×` +
+        (b.driverCpuMs > 0 && o.driverCpuMs > 0
+          ? `, server CPU over the load driver's ${f(o.serverCpuMs / o.driverCpuMs / (b.serverCpuMs / b.driverCpuMs), 3)}×`
+          : ""),
     ];
   });
 }
@@ -134,16 +142,55 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Per round, `other`'s server CPU per flow over `base`'s in that round (rounds one of them did not complete left out). */
-export function roundRatioValues(runs: SettingRun[], base: string, other: string, flow: string): number[] {
-  const cpuPerFlow = (setting: string, round: number) => {
+/** What a round's ratio compares: a run's figure, or undefined for a run that did not complete. */
+export type RunMeasure = (run: SettingRun) => number | undefined;
+
+/** The server's CPU per flow. */
+export const serverCpuPerFlow: RunMeasure = (run) =>
+  run.result.ops > 0 ? run.serverCpuSeconds / run.result.ops : undefined;
+
+/**
+ * The server's CPU over the load driver's over the same window. The driver runs the same flows in every
+ * setting, so its CPU per flow moves only with the machine (on this VM, by ±10% from one window to the
+ * next, the server's with it); the ratio of this figure between two settings is their ratio of server
+ * CPU per flow with the machine's speed in each window taken out (docs/performance.md, Session 30).
+ */
+export const serverCpuPerDriverCpu: RunMeasure = (run) =>
+  run.result.ops > 0 && run.result.clientCpuMs > 0
+    ? (run.serverCpuSeconds * 1000) / run.result.clientCpuMs
+    : undefined;
+
+/**
+ * The server's CPU per flow over the machine probe's CPU per piece over the same window: the machine's
+ * speed taken out by a fixed piece of work that talks to neither the server nor the driver.
+ */
+export const serverCpuPerProbeCpu: RunMeasure = (run) =>
+  run.result.ops > 0 && run.probe && run.probe.pieces > 0 && run.probe.cpuMs > 0
+    ? run.serverCpuSeconds / run.result.ops / (run.probe.cpuMs / run.probe.pieces)
+    : undefined;
+
+/** The figures with the machine's speed taken out, and how the report names each. */
+export const MACHINE_ADJUSTED: { name: string; measure: RunMeasure }[] = [
+  { name: "server CPU over the load driver's", measure: serverCpuPerDriverCpu },
+  { name: "server CPU per flow over the machine probe's per piece", measure: serverCpuPerProbeCpu },
+];
+
+/** Per round, `other`'s figure over `base`'s in that round (rounds one of them did not complete left out). */
+export function roundRatioValues(
+  runs: SettingRun[],
+  base: string,
+  other: string,
+  flow: string,
+  measure: RunMeasure = serverCpuPerFlow,
+): number[] {
+  const of = (setting: string, round: number) => {
     const run = runs.find((r) => r.flow === flow && r.setting === setting && r.round === round);
-    return run && run.result.ops > 0 ? run.serverCpuSeconds / run.result.ops : undefined;
+    return run && measure(run);
   };
   const rounds = [...new Set(runs.filter((r) => r.flow === flow).map((r) => r.round))].sort((a, b) => a - b);
   return rounds.flatMap((round) => {
-    const b = cpuPerFlow(base, round);
-    const o = cpuPerFlow(other, round);
+    const b = of(base, round);
+    const o = of(other, round);
     return b && o ? [o / b] : [];
   });
 }
@@ -169,21 +216,34 @@ function intervalText(ratios: number[]): string {
     : "too few rounds for a 95% interval of the median (6 are needed)";
 }
 
+/** "median m×, interval, (min–max over n rounds: …)" of a round's ratios. */
+function ratiosText(ratios: number[]): string {
+  return (
+    `median ${f(median(ratios), 3)}×, ${intervalText(ratios)} ` +
+    `(${f(Math.min(...ratios), 3)}–${f(Math.max(...ratios), 3)} over ${ratios.length} round${ratios.length === 1 ? "" : "s"}: ` +
+    `${ratios.map((r) => f(r, 2)).join(", ")})`
+  );
+}
+
 /**
  * Per flow, `other` against `base` round by round: each round's ratio of server CPU per flow (the two
  * settings ran back to back in that round), their median, a distribution-free interval for it, and their
- * spread. One noisy run of a setting moves one round's ratio, not the median; the interval says what the
- * rounds can and cannot tell apart.
+ * spread; then the same with the machine's speed taken out (`MACHINE_ADJUSTED`), where the run measured
+ * what it takes. One noisy run of a setting moves one round's ratio, not the median; the interval says
+ * what the rounds can and cannot tell apart.
  */
 export function roundRatios(runs: SettingRun[], base: string, other: string): string[] {
   return FLOWS.flatMap((flow) => {
     const ratios = roundRatioValues(runs, base, other, flow);
     if (ratios.length === 0) return [];
     return [
-      `${flow}: ${other} / ${base}, server CPU per flow round by round: median ${f(median(ratios), 3)}×, ` +
-        `${intervalText(ratios)} ` +
-        `(${f(Math.min(...ratios), 3)}–${f(Math.max(...ratios), 3)} over ${ratios.length} round${ratios.length === 1 ? "" : "s"}: ` +
-        `${ratios.map((r) => f(r, 2)).join(", ")})`,
+      `${flow}: ${other} / ${base}, server CPU per flow round by round: ${ratiosText(ratios)}`,
+      ...MACHINE_ADJUSTED.flatMap(({ name, measure }) => {
+        const adjusted = roundRatioValues(runs, base, other, flow, measure);
+        return adjusted.length
+          ? [`${flow}: ${other} / ${base}, ${name}, round by round: ${ratiosText(adjusted)}`]
+          : [];
+      }),
     ];
   });
 }
@@ -197,11 +257,15 @@ export interface Measured {
   result: DriverResult;
   serverCpuSeconds: number;
   threads: Threads;
+  probe?: ProbeReading;
 }
+
+type MachineProbe = ReturnType<typeof startMachineProbe>;
 
 /** One driver job against a server, its CPU sampled over the driver's recorded window only. */
 async function measure(
   options: BenchOptions,
+  probe: MachineProbe,
   pid: number,
   target: OursTarget,
   flow: string,
@@ -210,6 +274,8 @@ async function measure(
 ): Promise<Measured> {
   let sampler = sampleProcess(pid);
   let measured: { cpuSeconds: number; threads: Threads } | undefined;
+  let probeWindow: Promise<() => Promise<ProbeReading>> | undefined;
+  let probeReading: Promise<ProbeReading> | undefined;
   const result = await runDriver(
     {
       side: "ours",
@@ -227,11 +293,20 @@ async function measure(
       if (mark === "recording") {
         sampler.stop();
         sampler = sampleProcess(pid);
-      } else measured = sampler.stop();
+        probeWindow = probe.window();
+      } else {
+        measured = sampler.stop();
+        probeReading = probeWindow?.then((end) => end());
+      }
     },
   );
   measured ??= sampler.stop();
-  return { result, serverCpuSeconds: measured.cpuSeconds, threads: measured.threads };
+  return {
+    result,
+    serverCpuSeconds: measured.cpuSeconds,
+    threads: measured.threads,
+    ...(probeReading && { probe: await probeReading }),
+  };
 }
 
 /**
@@ -261,6 +336,7 @@ export function mergeMeasured(parts: Measured[]): Measured {
       sum.system += t.system;
     }
   const first = parts[0]!.result;
+  const probes = parts.flatMap((p) => (p.probe ? [p.probe] : []));
   return {
     result: {
       ...first,
@@ -275,6 +351,12 @@ export function mergeMeasured(parts: Measured[]): Measured {
     },
     serverCpuSeconds: parts.reduce((n, p) => n + p.serverCpuSeconds, 0),
     threads,
+    ...(probes.length === parts.length && {
+      probe: {
+        pieces: probes.reduce((n, p) => n + p.pieces, 0),
+        cpuMs: probes.reduce((n, p) => n + p.cpuMs, 0),
+      },
+    }),
   };
 }
 
@@ -373,43 +455,68 @@ export async function runAlternated(
     );
   };
 
-  for (let round = 1; round <= rounds; round++) {
-    if (!bursts) {
-      for (const setting of settingsOrder(settings, round)) {
-        const started = await launch(setting, round);
-        try {
-          for (const flow of flows)
-            record(
-              setting,
-              round,
-              flow,
-              await measure(options, started.ours.service.pid, started.target!, flow, durationMs, warmupMs),
-            );
-        } finally {
-          await stop(started, round);
-        }
-      }
-      continue;
-    }
-    const servers: Started[] = [];
-    try {
-      for (const setting of settingsOrder(settings, round)) servers.push(await launch(setting, round));
-      for (const flow of flows) {
-        // Warm every server up first; a burst's own short warm-up only readies its fresh driver.
-        for (const s of servers) await measure(options, s.ours.service.pid, s.target!, flow, warmupMs, 0);
-        const parts = new Map<string, Measured[]>(servers.map((s) => [s.setting, []]));
-        for (let burst = 1; burst <= bursts; burst++)
-          for (const setting of settingsOrder(settings, burst + round - 1)) {
-            const s = servers.find((x) => x.setting === setting)!;
-            parts
-              .get(setting)!
-              .push(await measure(options, s.ours.service.pid, s.target!, flow, durationMs / bursts, 300));
+  // Started once for the whole run: its own code is warm before the first window.
+  const probe = startMachineProbe();
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      if (!bursts) {
+        for (const setting of settingsOrder(settings, round)) {
+          const started = await launch(setting, round);
+          try {
+            for (const flow of flows)
+              record(
+                setting,
+                round,
+                flow,
+                await measure(
+                  options,
+                  probe,
+                  started.ours.service.pid,
+                  started.target!,
+                  flow,
+                  durationMs,
+                  warmupMs,
+                ),
+              );
+          } finally {
+            await stop(started, round);
           }
-        for (const setting of settings) record(setting, round, flow, mergeMeasured(parts.get(setting)!));
+        }
+        continue;
       }
-    } finally {
-      for (const s of servers) await stop(s, round);
+      const servers: Started[] = [];
+      try {
+        for (const setting of settingsOrder(settings, round)) servers.push(await launch(setting, round));
+        for (const flow of flows) {
+          // Warm every server up first; a burst's own short warm-up only readies its fresh driver.
+          for (const s of servers)
+            await measure(options, probe, s.ours.service.pid, s.target!, flow, warmupMs, 0);
+          const parts = new Map<string, Measured[]>(servers.map((s) => [s.setting, []]));
+          for (let burst = 1; burst <= bursts; burst++)
+            for (const setting of settingsOrder(settings, burst + round - 1)) {
+              const s = servers.find((x) => x.setting === setting)!;
+              parts
+                .get(setting)!
+                .push(
+                  await measure(
+                    options,
+                    probe,
+                    s.ours.service.pid,
+                    s.target!,
+                    flow,
+                    durationMs / bursts,
+                    300,
+                  ),
+                );
+            }
+          for (const setting of settings) record(setting, round, flow, mergeMeasured(parts.get(setting)!));
+        }
+      } finally {
+        for (const s of servers) await stop(s, round);
+      }
     }
+  } finally {
+    probe.stop();
   }
   if (options.perf)
     for (const setting of settings.slice(1)) {

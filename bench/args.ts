@@ -58,6 +58,12 @@ export interface BenchOptions {
    */
   observabilityParts: ("metrics" | "tracing")[];
   /**
+   * `--parts each`: with `--observability`, four settings alternated in every round instead of two: off,
+   * metrics alone, tracing alone, and both ("on"), each part's ratio to off measured on the same
+   * machine's minutes as the whole's.
+   */
+  observabilityEach: boolean;
+  /**
    * `--rounds`: with `--observability` or `--keys`, how many rounds of each setting (default 2; 1 with
    * --smoke). Rounds alternate the settings' order (ABBA), and each round's ratio is reported with the
    * median and spread over the rounds.
@@ -103,6 +109,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     observability: false,
     traceRatio: 1,
     observabilityParts: ["metrics", "tracing"],
+    observabilityEach: false,
     rounds: undefined,
     warmup: 12,
     bursts: undefined,
@@ -144,10 +151,12 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (arg === "--trace-ratio") options.traceRatio = Number(value());
     else if (arg === "--parts") {
       const parts = value().split(",");
-      if (parts.length === 1 && parts[0] === "none") options.observabilityParts = [];
+      options.observabilityEach = parts.length === 1 && parts[0] === "each";
+      if (options.observabilityEach) options.observabilityParts = ["metrics", "tracing"];
+      else if (parts.length === 1 && parts[0] === "none") options.observabilityParts = [];
       else if (parts.every((p) => p === "metrics" || p === "tracing"))
         options.observabilityParts = [...new Set(parts as ("metrics" | "tracing")[])];
-      else throw new Error("--parts is metrics, tracing, metrics,tracing or none");
+      else throw new Error("--parts is metrics, tracing, metrics,tracing, none or each");
     } else if (arg === "--rounds") options.rounds = Number(value());
     else if (arg === "--warmup") options.warmup = Number(value());
     else if (arg === "--bursts") options.bursts = Number(value());
@@ -164,7 +173,7 @@ export function parseArgs(argv: string[]): BenchOptions {
           "           [--seed-rows <n>]\n" +
           "pnpm bench --db postgres --api-processes 1,2 [--duration 10] [--concurrency 16] [--only issuance,verification,revoke]\n" +
           "pnpm bench --observability [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--trace-ratio 1] [--rounds 2]\n" +
-          "           [--parts metrics,tracing|metrics|tracing|none] [--warmup 12] [--bursts K] [--perf]\n" +
+          "           [--parts metrics,tracing|metrics|tracing|none|each] [--warmup 12] [--bursts K] [--perf]\n" +
           "pnpm bench --keys pkcs11 [--db embedded|postgres] [--duration 10] [--concurrency 16] [--only issuance,verification] [--rounds 2] [--warmup 12] [--bursts K]\n",
       );
       process.exit(0);

@@ -31,6 +31,33 @@ describe("pnpm bench --observability", () => {
     ]);
   });
 
+  it("with --parts each, gives each part's ratio to off and the budget's verdict on both parts", () => {
+    expect(parseArgs(["--observability", "--parts", "each"])).toMatchObject({
+      observabilityEach: true,
+      observabilityParts: ["metrics", "tracing"],
+    });
+    expect(parseArgs(["--observability"]).observabilityEach).toBe(false);
+    const run = (setting: string, cpu: number) => ({
+      setting,
+      round: 1,
+      flow: "issuance",
+      result: result(1000, 100, 10),
+      serverCpuSeconds: cpu,
+    });
+    const lines = observabilityRatios([
+      run("off", 2),
+      run("metrics", 2.02),
+      run("tracing", 2.1),
+      run("on", 2.2),
+    ]);
+    expect(lines.filter((l) => l.includes("server CPU per flow 1"))).toEqual([
+      "issuance: metrics / off: server CPU per flow 1.010× (2.000 → 2.020 ms), throughput 1.00×, p99 1.00×",
+      "issuance: tracing / off: server CPU per flow 1.050× (2.000 → 2.100 ms), throughput 1.00×, p99 1.00×",
+      "issuance: on / off: server CPU per flow 1.100× (2.000 → 2.200 ms), throughput 1.00×, p99 1.00×",
+    ]);
+    expect(lines.at(-1)).toBe("issuance: the 5% budget is not resolved: too few rounds for a 95% interval");
+  });
+
   it("says nothing for a flow one setting did not complete", () => {
     expect(
       observabilityRatios([

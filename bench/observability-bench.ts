@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   FLOWS,
+  MACHINE_ADJUSTED,
   roundRatios,
   roundRatioValues,
   runAlternated,
@@ -18,7 +19,8 @@ import type { BenchOptions } from "./args";
 import { f } from "./format";
 import { medianInterval } from "./median-interval";
 
-const SETTINGS = ["off", "on"] as const;
+/** The settings of a run: off and on, or with `--parts each` each part alone between them. */
+const settingsOf = (each: boolean) => (each ? ["off", "metrics", "tracing", "on"] : ["off", "on"]);
 
 /** An OTLP/HTTP sink: accepts every export (protobuf or JSON) with an empty success answer and counts them. */
 export async function otlpSink() {
@@ -94,14 +96,25 @@ function scraper(baseUrl: string, token: string, intervalMs = 5_000) {
 }
 
 /**
- * Per flow, on against off with each setting's runs pooled (server CPU per flow, throughput and p99), and
- * round by round (the median of the rounds' ratios, and their spread).
+ * Per flow, each setting against off with its runs pooled (server CPU per flow, throughput and p99), and
+ * round by round (the median of the rounds' ratios, and their spread); the budget's verdict is on "on",
+ * both parts.
  */
-export const observabilityRatios = (runs: SettingRun[]) => [
-  ...settingRatios(runs, "off", "on"),
-  ...roundRatios(runs, "off", "on"),
-  ...FLOWS.flatMap((flow) => budgetVerdict(flow, roundRatioValues(runs, "off", "on", flow))),
-];
+export function observabilityRatios(runs: SettingRun[]): string[] {
+  const others = [...new Set(runs.map((r) => r.setting))].filter((s) => s !== "off");
+  return [
+    ...others.flatMap((setting) => [
+      ...settingRatios(runs, "off", setting),
+      ...roundRatios(runs, "off", setting),
+    ]),
+    ...FLOWS.flatMap((flow) => [
+      ...budgetVerdict(flow, roundRatioValues(runs, "off", "on", flow)),
+      ...MACHINE_ADJUSTED.flatMap(({ name, measure }) =>
+        budgetVerdict(`${flow} (${name})`, roundRatioValues(runs, "off", "on", flow, measure)),
+      ),
+    ]),
+  ];
+}
 
 /** Server CPU per flow that observability may add (issue #26). */
 export const OVERHEAD_BUDGET = 1.05;
@@ -124,6 +137,13 @@ export function budgetVerdict(flow: string, ratios: number[]): string[] {
 /** What "on" is, for the report. */
 function onWhat(options: BenchOptions): string {
   const parts = options.observabilityParts;
+  if (options.observabilityEach)
+    return (
+      '"on": METRICS_TOKEN set with /metrics scraped every 5 s, and OpenTelemetry tracing with ' +
+      `${options.traceRatio === 1 ? "every trace" : `${options.traceRatio * 100}% of traces`} sampled and exported ` +
+      'over OTLP/HTTP (protobuf) to a sink in the bench process; "metrics" and "tracing" each part alone, all four ' +
+      "settings alternated in every round."
+    );
   const said = [
     parts.includes("metrics") && "METRICS_TOKEN set with /metrics scraped every 5 s",
     parts.includes("tracing") &&
@@ -141,44 +161,50 @@ export async function runObservabilityBench(options: BenchOptions): Promise<numb
   const sink = await otlpSink();
   let result: { runs: SettingRun[]; notes: string[] };
   try {
-    const metrics = options.observabilityParts.includes("metrics");
-    const tracing = options.observabilityParts.includes("tracing");
-    result = await runAlternated(options, "observability", SETTINGS, (setting) => {
-      if (setting === "off") return {};
-      const token = randomBytes(32).toString("hex");
-      return {
-        env: observabilityOnEnv({
-          metrics,
-          tracing,
-          token,
-          sinkUrl: sink.url,
-          traceRatio: options.traceRatio,
-        }),
-        beside: (baseUrl) => {
-          const before = sink.counts();
-          const scrapes = metrics ? scraper(baseUrl, token) : undefined;
-          let scraped = { scrapes: 0, failures: 0 };
-          return {
-            async stopping() {
-              if (scrapes) scraped = await scrapes.stop();
-            },
-            async finished() {
-              // Give the exporter's last batch (sent at shutdown) a moment to arrive before counting.
-              await new Promise((resolve) => setTimeout(resolve, 500));
-              const after = sink.counts();
-              const exported = after.exports - before.exports;
-              const notes = [
-                `${exported} OTLP exports (${f((after.bytes - before.bytes) / 1024, 0)} KiB) received, ` +
-                  `/metrics scraped ${scraped.scrapes} times (${scraped.failures} failed)`,
-              ];
-              if ((tracing && exported === 0) || (metrics && !scraped.scrapes))
-                notes.push("tracing or metrics were not on: the comparison is void");
-              return notes;
-            },
-          };
-        },
-      };
-    });
+    result = await runAlternated(
+      options,
+      "observability",
+      settingsOf(options.observabilityEach),
+      (setting) => {
+        if (setting === "off") return {};
+        const parts = setting === "on" ? options.observabilityParts : [setting];
+        const metrics = parts.includes("metrics");
+        const tracing = parts.includes("tracing");
+        const token = randomBytes(32).toString("hex");
+        return {
+          env: observabilityOnEnv({
+            metrics,
+            tracing,
+            token,
+            sinkUrl: sink.url,
+            traceRatio: options.traceRatio,
+          }),
+          beside: (baseUrl) => {
+            const before = sink.counts();
+            const scrapes = metrics ? scraper(baseUrl, token) : undefined;
+            let scraped = { scrapes: 0, failures: 0 };
+            return {
+              async stopping() {
+                if (scrapes) scraped = await scrapes.stop();
+              },
+              async finished() {
+                // Give the exporter's last batch (sent at shutdown) a moment to arrive before counting.
+                await new Promise((resolve) => setTimeout(resolve, 500));
+                const after = sink.counts();
+                const exported = after.exports - before.exports;
+                const notes = [
+                  `${exported} OTLP exports (${f((after.bytes - before.bytes) / 1024, 0)} KiB) received, ` +
+                    `/metrics scraped ${scraped.scrapes} times (${scraped.failures} failed)`,
+                ];
+                if ((tracing && exported === 0) || (metrics && !scraped.scrapes))
+                  notes.push("tracing or metrics were not on: the comparison is void");
+                return notes;
+              },
+            };
+          },
+        };
+      },
+    );
   } finally {
     await sink.close();
   }

@@ -24,6 +24,7 @@ const SAME = [
   "only",
   "traceRatio",
   "observabilityParts",
+  "observabilityEach",
   "serverNodeArgs",
 ];
 

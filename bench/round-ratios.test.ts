@@ -1,7 +1,14 @@
 // The alternated runs' rounds (`--rounds`): the order of the settings in each round, and the ratio per
 // round with its median and spread, which one noisy run of a setting does not decide.
 import { describe, expect, it } from "vitest";
-import { poolRounds, roundRatios, type SettingRun, settingsOrder } from "./alternated-settings";
+import {
+  poolRounds,
+  roundRatios,
+  roundRatioValues,
+  type SettingRun,
+  serverCpuPerDriverCpu,
+  settingsOrder,
+} from "./alternated-settings";
 import { parseArgs } from "./args";
 import type { DriverResult } from "./driver";
 
@@ -66,6 +73,31 @@ describe("alternated rounds", () => {
     expect(roundRatios(runs, "off", "on")).toEqual([
       "verification: on / off, server CPU per flow round by round: median 1.035×, the median's 96.9% interval 0.980–1.150× (0.980–1.150 over 6 rounds: 1.05, 1.00, 1.10, 1.02, 0.98, 1.15)",
     ]);
+  });
+
+  it("takes the machine's speed out: server CPU over the driver's (the same flows) and the probe's (the same pieces)", () => {
+    // Each server ran in a window where the machine was this much slower; the driver's CPU shows it too.
+    const slow = [1.0, 1.2, 0.9, 1.15, 1.05, 0.95, 1.1, 1.0, 1.25, 0.9, 1.0, 1.05];
+    const runs = slow.map((speed, i): SettingRun => {
+      const setting = i % 2 ? "on" : "off";
+      const cost = setting === "on" ? 1.03 : 1;
+      return {
+        ...run(setting, Math.floor(i / 2) + 1, 1000, 2 * speed * cost),
+        result: { ...run(setting, 1, 1000, 0).result, clientCpuMs: 500 * speed },
+        probe: { pieces: 400, cpuMs: 200 * speed },
+      };
+    });
+    const lines = roundRatios(runs, "off", "on");
+    expect(lines[0]).toContain("over 6 rounds: 1.24, 1.32, 0.93, 0.94, 0.74, 1.08");
+    expect(lines[1]).toBe(
+      "verification: on / off, server CPU over the load driver's, round by round: median 1.030×, the median's 96.9% interval 1.030–1.030× (1.030–1.030 over 6 rounds: 1.03, 1.03, 1.03, 1.03, 1.03, 1.03)",
+    );
+    expect(lines[2]).toBe(
+      "verification: on / off, server CPU per flow over the machine probe's per piece, round by round: median 1.030×, the median's 96.9% interval 1.030–1.030× (1.030–1.030 over 6 rounds: 1.03, 1.03, 1.03, 1.03, 1.03, 1.03)",
+    );
+    expect(roundRatioValues(runs, "off", "on", "verification", serverCpuPerDriverCpu)).toHaveLength(6);
+    // Runs without the driver's CPU (older reports): no such line.
+    expect(roundRatios([run("off", 1, 1000, 2), run("on", 1, 1000, 2.2)], "off", "on")).toHaveLength(1);
   });
 
   it("pools two runs' rounds as one run: the second's rounds follow the first's, each still pairing its own servers", () => {

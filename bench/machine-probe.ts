@@ -1,0 +1,73 @@
+// A machine probe for the alternated runs: a process of its own that does one fixed piece of work 20 times
+// a second (SHA-256 over 256 KiB, and a JSON document written and read back) and counts its CPU time.
+// Its CPU per piece says how fast the machine ran over a window, from outside the server and the load
+// driver: the probe talks to neither, so nothing a setting changes in them reaches its figure except
+// through the cores they share.
+import { type ChildProcess, fork } from "node:child_process";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PIECES_PER_SECOND = 20;
+const DATA = Buffer.alloc(256 * 1024, 7);
+const DOCUMENT = {
+  items: Array.from({ length: 200 }, (_, i) => ({ id: `item-${i}`, n: i, tags: ["a", "b", `t${i % 7}`] })),
+};
+
+/** One piece of the probe's work; returns something derived from it so none of it is optimised away. */
+export function probePiece(): number {
+  const digest = createHash("sha256").update(DATA).digest();
+  const parsed = JSON.parse(JSON.stringify(DOCUMENT)) as typeof DOCUMENT;
+  return digest[0]! + parsed.items.length;
+}
+
+export interface ProbeReading {
+  pieces: number;
+  cpuMs: number;
+}
+
+/** Starts the probe process; `window()` starts a window and returns its end, which reads the probe. */
+export function startMachineProbe() {
+  const file = fileURLToPath(import.meta.url);
+  const child: ChildProcess = fork(file, ["--probe"], {
+    cwd: path.dirname(file),
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  let pending: ((reading: ProbeReading) => void) | undefined;
+  child.on("message", (reading: ProbeReading) => {
+    pending?.(reading);
+    pending = undefined;
+  });
+  const ask = () =>
+    new Promise<ProbeReading>((resolve, reject) => {
+      pending = resolve;
+      child.send("read", (error) => error && reject(error));
+    });
+  return {
+    /** Starts a window now; its function ends it and gives the probe's CPU and pieces over it. */
+    async window(): Promise<() => Promise<ProbeReading>> {
+      const start = await ask();
+      return async () => {
+        const end = await ask();
+        return { pieces: end.pieces - start.pieces, cpuMs: end.cpuMs - start.cpuMs };
+      };
+    },
+    stop() {
+      child.kill();
+    },
+  };
+}
+
+if (process.argv.includes("--probe") && process.send) {
+  let pieces = 0;
+  const timer = setInterval(() => {
+    probePiece();
+    pieces++;
+  }, 1000 / PIECES_PER_SECOND);
+  process.on("message", () => {
+    const cpu = process.cpuUsage();
+    process.send!({ pieces, cpuMs: (cpu.user + cpu.system) / 1000 } satisfies ProbeReading);
+  });
+  process.on("disconnect", () => clearInterval(timer));
+}
