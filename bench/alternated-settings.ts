@@ -151,9 +151,10 @@ export const serverCpuPerFlow: RunMeasure = (run) =>
 
 /**
  * The server's CPU over the load driver's over the same window. The driver runs the same flows in every
- * setting, so its CPU per flow moves only with the machine (on this VM, by ±10% from one window to the
- * next, the server's with it); the ratio of this figure between two settings is their ratio of server
- * CPU per flow with the machine's speed in each window taken out (docs/performance.md, Session 30).
+ * setting, so its CPU per flow should move only with the machine (on this VM, by ±10% from one window to
+ * the next, the server's with it); the ratio of this figure between two settings is then their ratio of
+ * server CPU per flow with the machine's speed in each window taken out. A setting that made the driver
+ * dearer too would be understated: the machine probe's figure is the check (docs/performance.md, Session 30).
  */
 export const serverCpuPerDriverCpu: RunMeasure = (run) =>
   run.result.ops > 0 && run.result.clientCpuMs > 0

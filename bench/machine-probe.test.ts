@@ -14,9 +14,9 @@ describe("machine probe", () => {
       const end = await probe.window();
       await new Promise((resolve) => setTimeout(resolve, 600));
       const reading = await end();
-      // 20 pieces a second: about 12 in 600 ms, fewer on a busy machine, never none.
-      expect(reading.pieces).toBeGreaterThan(2);
-      expect(reading.pieces).toBeLessThan(20);
+      // 10 pieces a second: about 6 in 600 ms, fewer on a busy machine, never none.
+      expect(reading.pieces).toBeGreaterThan(1);
+      expect(reading.pieces).toBeLessThan(12);
       expect(reading.cpuMs).toBeGreaterThan(0);
     } finally {
       probe.stop();

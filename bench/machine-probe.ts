@@ -1,5 +1,8 @@
-// A machine probe for the alternated runs: a process of its own that does one fixed piece of work 20 times
-// a second (SHA-256 over 256 KiB, and a JSON document written and read back) and counts its CPU time.
+// A machine probe for the alternated runs: a process of its own that does one fixed piece of work 10 times
+// a second and counts its CPU time. The piece has a compute part (SHA-256 over 256 KiB), an allocating
+// part (a JSON document written and read back) and a memory part (100,000 reads at scattered places of a
+// 64 MiB array, each likely a cache miss): a first probe with only the first two, all in cache, moved
+// far less than the server and the driver did from window to window (docs/performance.md, Session 30).
 // Its CPU per piece says how fast the machine ran over a window, from outside the server and the load
 // driver: the probe talks to neither, so nothing a setting changes in them reaches its figure except
 // through the cores they share.
@@ -8,7 +11,9 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const PIECES_PER_SECOND = 20;
+const PIECES_PER_SECOND = 10;
+let scattered: Float64Array | undefined;
+const READS = 100_000;
 const DATA = Buffer.alloc(256 * 1024, 7);
 const DOCUMENT = {
   items: Array.from({ length: 200 }, (_, i) => ({ id: `item-${i}`, n: i, tags: ["a", "b", `t${i % 7}`] })),
@@ -18,7 +23,17 @@ const DOCUMENT = {
 export function probePiece(): number {
   const digest = createHash("sha256").update(DATA).digest();
   const parsed = JSON.parse(JSON.stringify(DOCUMENT)) as typeof DOCUMENT;
-  return digest[0]! + parsed.items.length;
+  // The same scattered places every time (a fixed xorshift sequence).
+  scattered ??= new Float64Array((64 * 1024 * 1024) / 8).fill(1);
+  let x = 2463534242;
+  let sum = 0;
+  for (let i = 0; i < READS; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    sum += scattered[(x >>> 0) % scattered.length]!;
+  }
+  return digest[0]! + parsed.items.length + sum;
 }
 
 export interface ProbeReading {

@@ -137,22 +137,18 @@ export function budgetVerdict(flow: string, ratios: number[]): string[] {
 /** What "on" is, for the report. */
 function onWhat(options: BenchOptions): string {
   const parts = options.observabilityParts;
-  if (options.observabilityEach)
-    return (
-      '"on": METRICS_TOKEN set with /metrics scraped every 5 s, and OpenTelemetry tracing with ' +
-      `${options.traceRatio === 1 ? "every trace" : `${options.traceRatio * 100}% of traces`} sampled and exported ` +
-      'over OTLP/HTTP (protobuf) to a sink in the bench process; "metrics" and "tracing" each part alone, all four ' +
-      "settings alternated in every round."
-    );
   const said = [
     parts.includes("metrics") && "METRICS_TOKEN set with /metrics scraped every 5 s",
     parts.includes("tracing") &&
       `OpenTelemetry tracing with ${options.traceRatio === 1 ? "every trace" : `${options.traceRatio * 100}% of traces`} ` +
         "sampled and exported over OTLP/HTTP (protobuf) to a sink in the bench process",
   ].filter(Boolean);
-  return said.length
-    ? `"on": ${said.join(", and ")}.`
-    : '"on" is the same server as "off" (`--parts none`): an A/A check of the bench itself.';
+  if (!said.length)
+    return '"on" is the same server as "off" (`--parts none`): an A/A check of the bench itself.';
+  const each = options.observabilityEach
+    ? '; "metrics" and "tracing" are each part alone, all four settings alternated in every round'
+    : "";
+  return `"on": ${said.join(", and ")}${each}.`;
 }
 
 /** Runs the flows with metrics and tracing off and on, alternated; returns the exit status. */

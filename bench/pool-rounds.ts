@@ -5,6 +5,7 @@
 // back to back.
 import fs from "node:fs";
 import { poolRounds, type SettingRun } from "./alternated-settings";
+import { parseArgs } from "./args";
 import { observabilityRatios } from "./observability-bench";
 
 interface Report {
@@ -34,10 +35,11 @@ function main(files: string[]): number {
     return 2;
   }
   const reports = files.map((file) => JSON.parse(fs.readFileSync(file, "utf8")) as Report);
+  // A report written before an option existed has the option's default.
+  const defaults = parseArgs([]) as unknown as Record<string, unknown>;
+  const option = (report: Report, key: string) => JSON.stringify(report.options[key] ?? defaults[key]);
   for (const report of reports.slice(1)) {
-    const differs = SAME.filter(
-      (key) => JSON.stringify(report.options[key]) !== JSON.stringify(reports[0]!.options[key]),
-    );
+    const differs = SAME.filter((key) => option(report, key) !== option(reports[0]!, key));
     if (differs.length) {
       process.stderr.write(`${report.startedAt}: options differ (${differs.join(", ")}); not pooled\n`);
       return 1;
