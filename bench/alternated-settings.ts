@@ -295,9 +295,11 @@ async function measure(
         sampler.stop();
         sampler = sampleProcess(pid);
         probeWindow = probe.window();
+        probeWindow.catch(() => undefined);
       } else {
         measured = sampler.stop();
         probeReading = probeWindow?.then((end) => end());
+        probeReading?.catch(() => undefined);
       }
     },
   );
@@ -306,7 +308,8 @@ async function measure(
     result,
     serverCpuSeconds: measured.cpuSeconds,
     threads: measured.threads,
-    ...(probeReading && { probe: await probeReading }),
+    // Without its probe a run still has its other figures.
+    ...(probeReading && { probe: await probeReading.catch(() => undefined) }),
   };
 }
 

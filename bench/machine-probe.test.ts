@@ -22,4 +22,12 @@ describe("machine probe", () => {
       probe.stop();
     }
   }, 20_000);
+
+  it("fails a window of a probe that died instead of hanging it", async () => {
+    const probe = startMachineProbe();
+    await (await probe.window())();
+    probe.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(probe.window()).rejects.toThrow(/probe exited/);
+  }, 20_000);
 });

@@ -49,14 +49,22 @@ export function startMachineProbe() {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
-  let pending: ((reading: ProbeReading) => void) | undefined;
+  let pending: { resolve(reading: ProbeReading): void; reject(error: Error): void } | undefined;
+  let exited = false;
   child.on("message", (reading: ProbeReading) => {
-    pending?.(reading);
+    pending?.resolve(reading);
+    pending = undefined;
+  });
+  // A probe that died fails its windows (the runs then have no probe figure) rather than hanging them.
+  child.on("exit", () => {
+    exited = true;
+    pending?.reject(new Error("the machine probe exited"));
     pending = undefined;
   });
   const ask = () =>
     new Promise<ProbeReading>((resolve, reject) => {
-      pending = resolve;
+      if (exited) return reject(new Error("the machine probe exited"));
+      pending = { resolve, reject };
       child.send("read", (error) => error && reject(error));
     });
   return {
