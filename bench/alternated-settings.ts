@@ -100,12 +100,13 @@ export function settingRatios(runs: SettingRun[], base: string, other: string): 
       const of = runs.filter((r) => r.flow === flow && r.setting === setting && r.result.ops > 0);
       if (of.length === 0) return undefined;
       const ops = of.reduce((a, r) => a + r.result.ops, 0);
+      const serverCpuMs = of.reduce((a, r) => a + r.serverCpuSeconds, 0) * 1000;
       return {
-        cpuPerFlow: (of.reduce((a, r) => a + r.serverCpuSeconds, 0) * 1000) / ops,
+        cpuPerFlow: serverCpuMs / ops,
         throughput: of.reduce((a, r) => a + r.result.throughput, 0) / of.length,
         p99: of.reduce((a, r) => a + r.result.latency.p99, 0) / of.length,
         driverCpuMs: of.reduce((a, r) => a + (r.result.clientCpuMs ?? 0), 0),
-        serverCpuMs: of.reduce((a, r) => a + r.serverCpuSeconds, 0) * 1000,
+        serverCpuMs,
       };
     };
     const b = pooled(base);
@@ -165,10 +166,12 @@ export const serverCpuPerDriverCpu: RunMeasure = (run) =>
  * The server's CPU per flow over the machine probe's CPU per piece over the same window: the machine's
  * speed taken out by a fixed piece of work that talks to neither the server nor the driver.
  */
-export const serverCpuPerProbeCpu: RunMeasure = (run) =>
-  run.result.ops > 0 && run.probe && run.probe.pieces > 0 && run.probe.cpuMs > 0
-    ? run.serverCpuSeconds / run.result.ops / (run.probe.cpuMs / run.probe.pieces)
+export const serverCpuPerProbeCpu: RunMeasure = (run) => {
+  const perFlow = serverCpuPerFlow(run);
+  return perFlow !== undefined && run.probe && run.probe.pieces > 0 && run.probe.cpuMs > 0
+    ? perFlow / (run.probe.cpuMs / run.probe.pieces)
     : undefined;
+};
 
 /** The figures with the machine's speed taken out, and how the report names each. */
 export const MACHINE_ADJUSTED: { name: string; measure: RunMeasure }[] = [
