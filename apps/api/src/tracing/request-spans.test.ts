@@ -69,6 +69,11 @@ app.post("/issuers/:issuerId/token", async (request) => {
   request.log.info("stepped");
   return { ok: true };
 });
+// A wallet step whose handler answers through the reply and its instance: the wrapper passes both on.
+app.post("/issuers/:issuerId/nonce", function (this: unknown, _request, reply) {
+  reply.code(201).header("x-instance", String(this === app));
+  return { ok: true };
+});
 app.get("/healthz", async (request) => {
   expect(requestDeps(request, deps)).toBe(deps);
   return { ok: true };
@@ -144,6 +149,18 @@ describe("request spans without an async context", () => {
       trace_id: callerTrace,
       span_id: server.spanContext().spanId,
     });
+  });
+
+  it("a wallet step's handler gets fastify's instance and its reply, inside the step's span", async () => {
+    const res = await fetch(`${base}/issuers/iss_1/nonce`, { method: "POST" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-instance")).toBe("true");
+    await expect.poll(() => finished().length).toBe(2);
+    const spans = finished();
+    const step = spans.find((span) => span.name === "wallet nonce");
+    const server = spans.find((span) => span.name === "POST /issuers/:issuerId/nonce");
+    expect(step?.parentSpanContext?.spanId).toBe(server?.spanContext().spanId);
+    expect(server?.attributes["http.response.status_code"]).toBe(201);
   });
 
   it("concurrent requests keep their own parents", async () => {

@@ -54,6 +54,11 @@ app.post("/issuers/:issuerId/token", async (request) => {
   seen = { database: own.database, headers, routeOptionsReads, scoped: request.traceScope !== undefined };
   return { ok: true };
 });
+// A wallet step whose handler answers through the reply and its instance: the wrapper passes both on.
+app.post("/issuers/:issuerId/nonce", function (this: unknown, _request, reply) {
+  reply.code(201).header("x-instance", String(this === app));
+  return { ok: true };
+});
 let base: string;
 
 beforeAll(async () => {
@@ -76,6 +81,16 @@ describe("an unsampled request", () => {
     expect(seen?.headers).toEqual({});
     // No route name is looked up for a span that is not recorded.
     expect(seen?.routeOptionsReads).toBe(0);
+  });
+
+  it("reaches a wallet step's handler with fastify's instance and its reply", async () => {
+    const unsampled = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00" };
+    for (const headers of [{} as Record<string, string>, unsampled]) {
+      const res = await fetch(`${base}/issuers/iss_1/nonce`, { method: "POST", headers });
+      expect(res.status).toBe(201);
+      expect(res.headers.get("x-instance")).toBe("true");
+    }
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
   it("joins a caller's unsampled trace: database unwrapped, the caller's trace passed on", async () => {
