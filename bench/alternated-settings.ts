@@ -537,6 +537,17 @@ export async function runAlternated(
   return { runs, notes };
 }
 
+/** How a run's windows were recorded (runAlternated), for its report: the warm-up, and whether in bursts. */
+export function measurementMethod(options: Pick<BenchOptions, "smoke" | "warmup" | "bursts">): string {
+  const warmup = options.smoke ? 0.3 : options.warmup;
+  const bursts = options.smoke ? 0 : (options.bursts ?? 0);
+  return bursts
+    ? `a fresh server per setting and round, a round's servers side by side, each warmed up for ${warmup} s, ` +
+        `then each window recorded in ${bursts} bursts taking turns (ABBA).`
+    : `a fresh server per setting and round, warmed up for ${warmup} s before its window, one after the ` +
+        "other, the rounds alternating the settings' order (ABBA).";
+}
+
 /** Writes bench/results/<name>-<time>.{md,json}, prints the Markdown; 1 when a run failed or was void. */
 export function writeSettingsReport(report: {
   name: string;
@@ -555,8 +566,8 @@ export function writeSettingsReport(report: {
   const text = `# ${report.title} ${started.toISOString()}
 
 ${cores} cores (${os.cpus()[0]?.model ?? ""}), Node ${process.version}, db ${options.db}; load average at the end:
-${load.join(", ")}. ${options.duration}s per flow, ${options.rate ? `open loop at ${options.rate} flows/s` : `concurrency ${options.concurrency}, closed loop`}, a fresh server per
-setting and round. ${report.what} Server CPU per flow: the API process's user + system time over the recorded
+${load.join(", ")}. ${options.duration}s per flow, ${options.rate ? `open loop at ${options.rate} flows/s` : `concurrency ${options.concurrency}, closed loop`}, ${measurementMethod(options)}
+${report.what} Server CPU per flow: the API process's user + system time over the recorded
 window, divided by the flows completed.
 
 ${settingsTable(runs)}
