@@ -393,8 +393,7 @@ export async function runAlternated(
   const flows = FLOWS.filter((id) => !options.only || options.only.includes(id));
   const rounds = options.smoke ? 1 : (options.rounds ?? 2);
   const durationMs = options.duration * 1000;
-  const warmupMs = options.smoke ? 300 : options.warmup * 1000;
-  const bursts = options.smoke ? 0 : (options.bursts ?? 0);
+  const { warmupMs, bursts } = recordingPlan(options);
   const runs: SettingRun[] = [];
   const notes: string[] = [];
   if (options.perf && !perfAvailable())
@@ -537,10 +536,22 @@ export async function runAlternated(
   return { runs, notes };
 }
 
+type RecordingOptions = Pick<BenchOptions, "smoke" | "warmup" | "bursts">;
+
+/**
+ * Each server's warm-up and the bursts a window is recorded in (0: one server after the other), as
+ * runAlternated runs them and measurementMethod reports them; a smoke run's are short.
+ */
+function recordingPlan(options: RecordingOptions): { warmupMs: number; bursts: number } {
+  return options.smoke
+    ? { warmupMs: 300, bursts: 0 }
+    : { warmupMs: options.warmup * 1000, bursts: options.bursts ?? 0 };
+}
+
 /** How a run's windows were recorded (runAlternated), for its report: the warm-up, and whether in bursts. */
-export function measurementMethod(options: Pick<BenchOptions, "smoke" | "warmup" | "bursts">): string {
-  const warmup = options.smoke ? 0.3 : options.warmup;
-  const bursts = options.smoke ? 0 : (options.bursts ?? 0);
+export function measurementMethod(options: RecordingOptions): string {
+  const { warmupMs, bursts } = recordingPlan(options);
+  const warmup = warmupMs / 1000;
   return bursts
     ? `a fresh server per setting and round, a round's servers side by side, each warmed up for ${warmup} s, ` +
         `then each window recorded in ${bursts} bursts taking turns (ABBA).`
