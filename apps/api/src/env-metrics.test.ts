@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readEnv } from "./env";
 import { envProblems as problems } from "./env-problems";
 
-const TOKEN = "a".repeat(16) + "0123456789abcdef";
+const TOKEN = `${"a".repeat(16)}0123456789abcdef`;
 
 describe("metrics settings from the environment", () => {
   it("unset or empty: no metrics exposure at all", () => {

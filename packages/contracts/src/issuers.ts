@@ -167,12 +167,12 @@ export const zAllowedRedirectUris = z
       "The redirect URIs wallets may name in the authorization code flow, compared exactly (RFC 9700 §4.1.1); a pushed authorization request with any other is refused (400 invalid_request).",
     example: ["https://wallet.example.org/callback", "eudi-openid4ci://authorize"],
   });
-/** Trust anchors: PEM X.509 CA certificates, one to ten. */
+/** Trust anchors: PEM X.509 CA certificates, up to ten, none by default (a trust source may stand instead). */
 const zTrustedRoots = (description: string) =>
   z
     .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
-    .min(1)
     .max(10)
+    .default([])
     .meta({ description });
 
 /** A trust source (docs/api/trust-sources.md) whose services of a type are trusted as attesters. */
@@ -198,14 +198,9 @@ const zAttesterTrustSource = z
 
 export const zWalletAttestation = z
   .strictObject({
-    trustedRoots: z
-      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
-      .max(10)
-      .default([])
-      .meta({
-        description:
-          "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
-      }),
+    trustedRoots: zTrustedRoots(
+      "PEM X.509 CA certificates of the wallet providers trusted to attest wallets: a wallet attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
+    ),
     trustSources: z.array(zAttesterTrustSource).min(1).max(5).optional().meta({
       description:
         "Trust sources whose wallet providers are trusted: an attestation whose x5c chain ends at a CA a source grants under the service type now is accepted, as for `trustedRoots`.",
@@ -246,14 +241,9 @@ const zResistanceLevels = (what: string) =>
 
 export const zKeyAttestation = z
   .strictObject({
-    trustedRoots: z
-      .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
-      .max(10)
-      .default([])
-      .meta({
-        description:
-          "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
-      }),
+    trustedRoots: zTrustedRoots(
+      "PEM X.509 CA certificates of the key attesters (wallet providers, key storage vendors) trusted: a key attestation is accepted when its x5c chain ends at one of them (or at a CA of `trustSources`). At least one root or one trust source.",
+    ),
     trustSources: z.array(zAttesterTrustSource).min(1).max(5).optional().meta({
       description:
         "Trust sources whose services of the type are trusted key attesters: a key attestation whose x5c chain ends at a CA a source grants now is accepted, as for `trustedRoots`.",
