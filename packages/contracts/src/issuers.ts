@@ -2,9 +2,10 @@ import { z } from "zod";
 import { EXAMPLE_ISSUER_CERTIFICATE_CHAIN_PEM, EXAMPLE_ISSUER_ID } from "./examples";
 import { zOrganisationReference } from "./organisation-reference";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { zPemCaCertificate } from "./pem-ca-certificate";
 import { registerRequestExample } from "./request-example";
 import { zResourceFields } from "./resource-fields";
-import { isAcceptableRedirectUri, isPemCaCertificate } from "./server-checks";
+import { isAcceptableRedirectUri } from "./server-checks";
 
 export const ISSUER_STATUSES = ["draft", "active"] as const;
 export type IssuerStatus = (typeof ISSUER_STATUSES)[number];
@@ -169,11 +170,7 @@ export const zAllowedRedirectUris = z
   });
 /** Trust anchors: PEM X.509 CA certificates, up to ten, none by default (a trust source may stand instead). */
 const zTrustedRoots = (description: string) =>
-  z
-    .array(z.string().max(20_000).refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate."))
-    .max(10)
-    .default([])
-    .meta({ description });
+  z.array(zPemCaCertificate).max(10).default([]).meta({ description });
 
 /** A trust source (docs/api/trust-sources.md) whose services of a type are trusted as attesters. */
 const zAttesterTrustSource = z

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { zPolicyDcApi } from "./dc-api";
 import { EXAMPLE_CREDENTIAL_TYPE, EXAMPLE_ISSUER_ID } from "./examples";
 import { collectionOf, resourceOf, zListQuery } from "./pagination";
+import { zPemCaCertificate } from "./pem-ca-certificate";
 import { registerRequestExample } from "./request-example";
-import { isPemCaCertificate } from "./server-checks";
 
 const ISO_EXAMPLE = "2026-08-30T12:00:00.000Z";
 
@@ -79,14 +79,10 @@ export const zTrustedIssuer = z
       }),
     z
       .strictObject({
-        x5cRoot: z
-          .string()
-          .max(20_000)
-          .refine(isPemCaCertificate, "Give one PEM-encoded X.509 CA certificate.")
-          .meta({
-            description:
-              "PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted.",
-          }),
+        x5cRoot: zPemCaCertificate.meta({
+          description:
+            "PEM X.509 CA root certificate; credentials whose x5c chain ends at it (RFC 5280 path validation) are trusted.",
+        }),
       })
       .meta({ title: "TrustedX5cRoot", description: "External issuers certified under an X.509 root." }),
     z
